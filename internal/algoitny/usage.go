@@ -1,0 +1,47 @@
+package algoitny
+
+import "time"
+
+// UsageLog records one metered action (an execution or a hint request). Logs
+// expire 90 days after they are written.
+type UsageLog struct {
+	ID        string
+	UserID    string
+	Action    UsageAction
+	Platform  Platform
+	ProblemID string
+	HistoryID string
+	JobID     string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+}
+
+// Usage is how much of one action's daily quota a user has used.
+type Usage struct {
+	Action UsageAction
+	Used   int
+	// Limit is the plan's daily limit; -1 means unlimited.
+	Limit   int
+	ResetAt time.Time
+}
+
+// Remaining returns how many more actions are allowed today (-1 = unlimited).
+func (u Usage) Remaining() int {
+	if u.Limit < 0 {
+		return -1
+	}
+	return max(0, u.Limit-u.Used)
+}
+
+// UsageDayRetention is how long usage logs are kept.
+const UsageDayRetention = 90 * 24 * time.Hour
+
+// UsageDay returns the quota day of t. Quota days are UTC calendar days: every
+// user's counters reset at 00:00 UTC, whatever their time zone.
+func UsageDay(t time.Time) string { return t.UTC().Format("2006-01-02") }
+
+// NextReset returns when the quota day containing t ends.
+func NextReset(t time.Time) time.Time {
+	y, m, d := t.UTC().Date()
+	return time.Date(y, m, d+1, 0, 0, 0, 0, time.UTC)
+}

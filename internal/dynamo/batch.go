@@ -1,0 +1,141 @@
+package dynamo
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// DynamoDB's batch limits.
+const (
+	maxBatchGet   = 100
+	maxBatchWrite = 25
+	// maxBatchRetries bounds the retries of unprocessed keys or items.
+	maxBatchRetries = 12
+)
+
+// itemKey is the primary key of an item.
+type itemKey struct{ PK, SK string }
+
+func (k itemKey) av() map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		attrPK: &types.AttributeValueMemberS{Value: k.PK},
+		attrSK: &types.AttributeValueMemberS{Value: k.SK},
+	}
+}
+
+func keyOf(item map[string]types.AttributeValue) itemKey {
+	return itemKey{PK: stringAttr(item, attrPK), SK: stringAttr(item, attrSK)}
+}
+
+func stringAttr(item map[string]types.AttributeValue, name string) string {
+	if s, ok := item[name].(*types.AttributeValueMemberS); ok {
+		return s.Value
+	}
+	return ""
+}
+
+// backoff sleeps before retry attempt n (0-based) with full jitter, or returns
+// ctx's error.
+func backoff(ctx context.Context, n int) error {
+	ceiling := min(25*time.Millisecond<<n, time.Second)
+	d := time.Duration(rand.Int64N(int64(ceiling))) + time.Millisecond
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
+}
+
+// batchGet reads the items with the given keys from table, 100 keys per call,
+// retrying unprocessed keys with backoff. Duplicate keys are read once;
+// missing items are simply absent from the result.
+func (db *DB) batchGet(ctx context.Context, table string, keys []itemKey) (map[itemKey]map[string]types.AttributeValue, error) {
+	found := make(map[itemKey]map[string]types.AttributeValue, len(keys))
+	seen := make(map[itemKey]bool, len(keys))
+	var unique []itemKey
+	for _, k := range keys {
+		if !seen[k] {
+			seen[k] = true
+			unique = append(unique, k)
+		}
+	}
+	for start := 0; start < len(unique); start += maxBatchGet {
+		chunk := unique[start:min(start+maxBatchGet, len(unique))]
+		avs := make([]map[string]types.AttributeValue, len(chunk))
+		for i, k := range chunk {
+			avs[i] = k.av()
+		}
+		req := map[string]types.KeysAndAttributes{table: {Keys: avs}}
+		for attempt := 0; len(req) > 0; attempt++ {
+			if attempt > maxBatchRetries {
+				return nil, algoitny.Internal(nil, "batch get: keys still unprocessed after %d retries", maxBatchRetries)
+			}
+			if attempt > 0 {
+				if err := backoff(ctx, attempt-1); err != nil {
+					return nil, translate(err, "batch get")
+				}
+			}
+			out, err := db.client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
+			if err != nil {
+				return nil, translate(err, "batch get")
+			}
+			for _, item := range out.Responses[table] {
+				found[keyOf(item)] = item
+			}
+			req = out.UnprocessedKeys
+		}
+	}
+	return found, nil
+}
+
+// batchWrite applies the write requests to table, 25 per call, retrying
+// unprocessed items with backoff. Batch writes are not atomic: callers order
+// their writes so that a partial failure leaves nothing visible half-written.
+func (db *DB) batchWrite(ctx context.Context, table string, writes []types.WriteRequest) error {
+	for start := 0; start < len(writes); start += maxBatchWrite {
+		req := map[string][]types.WriteRequest{table: writes[start:min(start+maxBatchWrite, len(writes))]}
+		for attempt := 0; len(req) > 0; attempt++ {
+			if attempt > maxBatchRetries {
+				return algoitny.Internal(nil, "batch write: items still unprocessed after %d retries", maxBatchRetries)
+			}
+			if attempt > 0 {
+				if err := backoff(ctx, attempt-1); err != nil {
+					return translate(err, "batch write")
+				}
+			}
+			out, err := db.client.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: req})
+			if err != nil {
+				return translate(err, "batch write")
+			}
+			req = out.UnprocessedItems
+		}
+	}
+	return nil
+}
+
+func putRequest(item map[string]types.AttributeValue) types.WriteRequest {
+	return types.WriteRequest{PutRequest: &types.PutRequest{Item: item}}
+}
+
+func deleteRequest(k itemKey) types.WriteRequest {
+	return types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: k.av()}}
+}
+
+// getItem reads one item with a strongly consistent read; nil if absent.
+func (db *DB) getItem(ctx context.Context, table string, k itemKey) (map[string]types.AttributeValue, error) {
+	out, err := db.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: k.av(), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return nil, translate(err, "get item")
+	}
+	if len(out.Item) == 0 {
+		return nil, nil
+	}
+	return out.Item, nil
+}

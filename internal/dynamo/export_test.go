@@ -1,0 +1,47 @@
+package dynamo
+
+import (
+	"context"
+	"time"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// PutOrphanPart writes a test case part whose test case does not exist, as a
+// crash between the two writes of AddTestCases would leave it.
+func (db *DB) PutOrphanPart(ctx context.Context, ref algoitny.ProblemRef, at time.Time) error {
+	id, t := newID(at)
+	_, err := db.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(db.tables.Main), Item: map[string]types.AttributeValue{
+		attrPK: &types.AttributeValueMemberS{Value: problemPK(ref.Platform, ref.ProblemID)},
+		attrSK: &types.AttributeValueMemberS{Value: testCasePartSK(testCaseSK(t, id), 0)},
+		"Data": &types.AttributeValueMemberB{Value: []byte("garbage")},
+	}})
+	return err
+}
+
+// ItemCount counts the raw items of a partition of the main table.
+func ItemCount(ctx context.Context, db *DB, pk string) (int, error) {
+	n := 0
+	var start map[string]types.AttributeValue
+	for {
+		out, err := db.client.Query(ctx, &dynamodb.QueryInput{
+			TableName: aws.String(db.tables.Main), KeyConditionExpression: aws.String("PK = :pk"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: pk}},
+			Select:                    types.SelectCount, ExclusiveStartKey: start,
+		})
+		if err != nil {
+			return 0, err
+		}
+		n += int(out.Count)
+		if len(out.LastEvaluatedKey) == 0 {
+			return n, nil
+		}
+		start = out.LastEvaluatedKey
+	}
+}
+
+// ProblemPK exposes the key builder for tests that count raw items.
+func ProblemPK(ref algoitny.ProblemRef) string { return problemPK(ref.Platform, ref.ProblemID) }

@@ -1,0 +1,315 @@
+package dynamo
+
+import (
+	"context"
+	"time"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// historyItem is an execution in its owner's partition. GSI1 (the public
+// feed) is set only while the code is public; GSI2 and GSI3 index every
+// execution by platform and by language.
+type historyItem struct {
+	PK, SK            string
+	EntityType        string
+	HistoryID         string
+	UserID            string
+	UserIdentifier    string // the owner's email, as in seed 001
+	ProblemPK         string
+	ProblemInternalID string `dynamodbav:",omitempty"`
+	Platform          string
+	ProblemNumber     string
+	ProblemTitle      string
+	Language          string
+	Code              string
+	PassedCount       int
+	FailedCount       int
+	TotalCount        int
+	IsCodePublic      bool
+	Verdict           string
+	CompileMessage    string `dynamodbav:",omitempty"`
+	TestResults       []testResultItem
+	Hints             []string `dynamodbav:",omitempty"`
+	JobID             string   `dynamodbav:",omitempty"`
+	MaxTimeMs         int
+	MaxMemoryKB       int
+	CreatedAt         time.Time
+	GSI1PK, GSI1SK    string `dynamodbav:",omitempty"`
+	GSI2PK, GSI2SK    string
+	GSI3PK, GSI3SK    string
+}
+
+type testResultItem struct {
+	TestCaseID string `dynamodbav:"test_case_id"`
+	Verdict    string `dynamodbav:"status"`
+	Output     string `dynamodbav:"actual_output,omitempty"`
+	TimeMs     int    `dynamodbav:"time_ms"`
+	MemoryKB   int    `dynamodbav:"memory_kb"`
+	Message    string `dynamodbav:"message,omitempty"`
+}
+
+func marshalHistory(h *algoitny.SearchHistory) (map[string]types.AttributeValue, error) {
+	sk, err := historySK(h.ID)
+	if err != nil {
+		return nil, err
+	}
+	created := keyTime(h.CreatedAt)
+	it := historyItem{
+		PK: userPK(h.UserID), SK: sk, EntityType: "SearchHistory",
+		HistoryID: h.ID, UserID: h.UserID, UserIdentifier: h.UserEmail,
+		ProblemPK: problemPK(h.Platform, h.ProblemID), ProblemInternalID: h.ProblemInternalID,
+		Platform: string(h.Platform), ProblemNumber: h.ProblemID, ProblemTitle: h.ProblemTitle,
+		Language: string(h.Language), Code: h.Code,
+		PassedCount: h.PassedCount, FailedCount: h.FailedCount, TotalCount: h.TotalCount,
+		IsCodePublic: h.IsCodePublic, Verdict: string(h.Verdict), CompileMessage: h.CompileMessage,
+		Hints: h.Hints, JobID: h.JobID, MaxTimeMs: h.MaxTimeMs, MaxMemoryKB: h.MaxMemoryKB, CreatedAt: h.CreatedAt,
+		GSI2PK: gsiHistoryPlatform(h.Platform), GSI2SK: created,
+		GSI3PK: gsiHistoryLanguage(h.Language), GSI3SK: created,
+	}
+	it.TestResults = make([]testResultItem, len(h.TestResults))
+	for i, r := range h.TestResults {
+		it.TestResults[i] = testResultItem{TestCaseID: r.TestCaseID, Verdict: string(r.Verdict), Output: r.Output, TimeMs: r.TimeMs, MemoryKB: r.MemoryKB, Message: r.Message}
+	}
+	if h.IsCodePublic {
+		it.GSI1PK, it.GSI1SK = gsiPublicHistory, created
+	}
+	av, err := attributevalue.MarshalMap(it)
+	if err != nil {
+		return nil, algoitny.Internal(err, "encode history")
+	}
+	return av, nil
+}
+
+func unmarshalHistory(av map[string]types.AttributeValue) (*algoitny.SearchHistory, error) {
+	var it historyItem
+	if err := attributevalue.UnmarshalMap(av, &it); err != nil {
+		return nil, algoitny.Internal(err, "decode history")
+	}
+	h := &algoitny.SearchHistory{
+		ID: it.HistoryID, UserID: it.UserID, UserEmail: it.UserIdentifier,
+		Platform: algoitny.Platform(it.Platform), ProblemID: it.ProblemNumber, ProblemTitle: it.ProblemTitle,
+		ProblemInternalID: it.ProblemInternalID, Language: algoitny.Language(it.Language), Code: it.Code,
+		PassedCount: it.PassedCount, FailedCount: it.FailedCount, TotalCount: it.TotalCount,
+		IsCodePublic: it.IsCodePublic, Verdict: algoitny.Verdict(it.Verdict), CompileMessage: it.CompileMessage,
+		Hints: it.Hints, JobID: it.JobID, MaxTimeMs: it.MaxTimeMs, MaxMemoryKB: it.MaxMemoryKB, CreatedAt: it.CreatedAt,
+	}
+	h.TestResults = make([]algoitny.TestResult, len(it.TestResults))
+	for i, r := range it.TestResults {
+		h.TestResults[i] = algoitny.TestResult{TestCaseID: r.TestCaseID, Verdict: algoitny.Verdict(r.Verdict), Output: r.Output, TimeMs: r.TimeMs, MemoryKB: r.MemoryKB, Message: r.Message}
+	}
+	return h, nil
+}
+
+// NewHistoryID returns a fresh history id and its creation time. Callers that
+// need the id before the item is written (a job that will produce it) use
+// this; CreateHistory assigns one otherwise.
+func (db *DB) NewHistoryID() (string, time.Time) { return newID(db.now()) }
+
+// CreateHistory stores a new execution (seed pattern #12) and counts it in
+// the platform × language execution statistics. If h.ID is empty an id is
+// assigned; a given id must come from NewHistoryID. Writing the same id twice
+// returns ECONFLICT, which makes a retried job idempotent.
+func (db *DB) CreateHistory(ctx context.Context, h *algoitny.SearchHistory) error {
+	if h.ID == "" {
+		h.ID, h.CreatedAt = db.NewHistoryID()
+	} else {
+		t, err := idTime(h.ID)
+		if err != nil {
+			return err
+		}
+		h.CreatedAt = t
+	}
+	av, err := marshalHistory(h)
+	if err != nil {
+		return err
+	}
+	_, err = db.client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String(db.tables.Main), Item: av, ConditionExpression: aws.String("attribute_not_exists(PK)"),
+	})
+	if isConditionFailed(err) {
+		return algoitny.Errorf(algoitny.ECONFLICT, "history %s already exists", h.ID)
+	}
+	if err != nil {
+		return translate(err, "create history")
+	}
+	// The statistics item is hot (every execution adds to it), so it is not
+	// part of a transaction, where concurrent writers would cancel each
+	// other; a plain ADD serializes. A crash in between undercounts by one.
+	_, err = db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(db.tables.Main), Key: itemKey{statsPK(), statsSK(h.Platform, h.Language)}.av(),
+		UpdateExpression:          aws.String("ADD #c :one"),
+		ExpressionAttributeNames:  map[string]string{"#c": "Count"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":one": &types.AttributeValueMemberN{Value: "1"}},
+	})
+	return translate(err, "count execution")
+}
+
+// GetHistory returns one execution of a user (#10), or ENOTFOUND.
+func (db *DB) GetHistory(ctx context.Context, ref algoitny.HistoryRef) (*algoitny.SearchHistory, error) {
+	sk, err := historySK(ref.ID)
+	if err != nil {
+		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "history not found")
+	}
+	av, err := db.getItem(ctx, db.tables.Main, itemKey{userPK(ref.UserID), sk})
+	if err != nil {
+		return nil, err
+	}
+	if av == nil {
+		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "history not found")
+	}
+	return unmarshalHistory(av)
+}
+
+// GetHistories loads many executions with BatchGetItem; missing or malformed
+// refs are absent from the map.
+func (db *DB) GetHistories(ctx context.Context, refs []algoitny.HistoryRef) (map[algoitny.HistoryRef]*algoitny.SearchHistory, error) {
+	keys := make([]itemKey, 0, len(refs))
+	for _, r := range refs {
+		if sk, err := historySK(r.ID); err == nil {
+			keys = append(keys, itemKey{userPK(r.UserID), sk})
+		}
+	}
+	found, err := db.batchGet(ctx, db.tables.Main, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[algoitny.HistoryRef]*algoitny.SearchHistory, len(found))
+	for _, av := range found {
+		h, err := unmarshalHistory(av)
+		if err != nil {
+			return nil, err
+		}
+		out[h.Ref()] = h
+	}
+	return out, nil
+}
+
+func historyFilter(f algoitny.HistoryFilter) *expression.ConditionBuilder {
+	var conds []expression.ConditionBuilder
+	if f.Platform != nil {
+		conds = append(conds, expression.Name("Platform").Equal(expression.Value(string(*f.Platform))))
+	}
+	if f.Language != nil {
+		conds = append(conds, expression.Name("Language").Equal(expression.Value(string(*f.Language))))
+	}
+	if f.ProblemID != "" {
+		conds = append(conds, expression.Name("ProblemNumber").Equal(expression.Value(f.ProblemID)))
+	}
+	return andAll(conds)
+}
+
+// ListUserHistory pages through a user's executions, newest first (#7, #11:
+// platform, language and problem narrow the user's own partition).
+func (db *DB) ListUserHistory(ctx context.Context, userID string, f algoitny.HistoryFilter, page algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
+	p, err := db.page(ctx, &query{list: "userHistory", table: db.tables.Main, pk: userPK(userID), skPrefix: skPrefixHistory, filter: historyFilter(f)}, page)
+	if err != nil {
+		return algoitny.Page[*algoitny.SearchHistory]{}, err
+	}
+	return convertPage(p, unmarshalHistory)
+}
+
+// ListPublicHistory pages through everyone's public executions, newest first
+// (#8, the sparse GSI1).
+func (db *DB) ListPublicHistory(ctx context.Context, f algoitny.HistoryFilter, page algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
+	p, err := db.page(ctx, &query{list: "publicHistory", table: db.tables.Main, index: indexGSI1, pk: gsiPublicHistory, filter: historyFilter(f)}, page)
+	if err != nil {
+		return algoitny.Page[*algoitny.SearchHistory]{}, err
+	}
+	return convertPage(p, unmarshalHistory)
+}
+
+// ListHistoryByPlatform pages through all executions on a platform, newest
+// first (GSI2; staff only — it includes private code).
+func (db *DB) ListHistoryByPlatform(ctx context.Context, platform algoitny.Platform, page algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
+	p, err := db.page(ctx, &query{list: "historyByPlatform", table: db.tables.Main, index: indexGSI2, pk: gsiHistoryPlatform(platform)}, page)
+	if err != nil {
+		return algoitny.Page[*algoitny.SearchHistory]{}, err
+	}
+	return convertPage(p, unmarshalHistory)
+}
+
+// ListHistoryByLanguage pages through all executions in a language, newest
+// first (GSI3, history only; staff only).
+func (db *DB) ListHistoryByLanguage(ctx context.Context, lang algoitny.Language, page algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
+	p, err := db.page(ctx, &query{list: "historyByLanguage", table: db.tables.Main, index: indexGSI3, pk: gsiHistoryLanguage(lang)}, page)
+	if err != nil {
+		return algoitny.Page[*algoitny.SearchHistory]{}, err
+	}
+	return convertPage(p, unmarshalHistory)
+}
+
+// SetHistoryVisibility makes an execution public (it enters the public feed)
+// or private (it leaves it). ENOTFOUND if there is no such execution.
+func (db *DB) SetHistoryVisibility(ctx context.Context, ref algoitny.HistoryRef, public bool) (*algoitny.SearchHistory, error) {
+	h, err := db.GetHistory(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	upd := expression.Set(expression.Name("IsCodePublic"), expression.Value(public))
+	if public {
+		upd = upd.Set(expression.Name(attrGSI1PK), expression.Value(gsiPublicHistory)).
+			Set(expression.Name(attrGSI1SK), expression.Value(keyTime(h.CreatedAt)))
+	} else {
+		upd = upd.Remove(expression.Name(attrGSI1PK)).Remove(expression.Name(attrGSI1SK))
+	}
+	return db.updateHistory(ctx, ref, upd)
+}
+
+// SetHints stores the hints of an execution (#17). ENOTFOUND if there is no
+// such execution.
+func (db *DB) SetHints(ctx context.Context, ref algoitny.HistoryRef, hints []string) (*algoitny.SearchHistory, error) {
+	return db.updateHistory(ctx, ref, expression.Set(expression.Name("Hints"), expression.Value(hints)))
+}
+
+func (db *DB) updateHistory(ctx context.Context, ref algoitny.HistoryRef, upd expression.UpdateBuilder) (*algoitny.SearchHistory, error) {
+	sk, err := historySK(ref.ID)
+	if err != nil {
+		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "history not found")
+	}
+	av, err := db.update(ctx, db.tables.Main, itemKey{userPK(ref.UserID), sk}, upd, nil)
+	if isConditionFailed(err) {
+		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "history not found")
+	}
+	if err != nil {
+		return nil, translate(err, "update history")
+	}
+	return unmarshalHistory(av)
+}
+
+// ExecutionStat is the number of executions on one platform in one language.
+type ExecutionStat struct {
+	Platform algoitny.Platform
+	Language algoitny.Language
+	Count    int
+}
+
+// ExecutionStats returns the execution counts by platform and language,
+// pre-aggregated on write (seed 001 "Aggregations"), in one Query.
+func (db *DB) ExecutionStats(ctx context.Context) ([]ExecutionStat, error) {
+	items, err := db.all(ctx, &query{list: "stats", table: db.tables.Main, pk: statsPK(), forward: true})
+	if err != nil {
+		return nil, err
+	}
+	stats := make([]ExecutionStat, 0, len(items))
+	for _, av := range items {
+		var it struct {
+			SK    string
+			Count int
+		}
+		if err := attributevalue.UnmarshalMap(av, &it); err != nil {
+			return nil, algoitny.Internal(err, "decode stats")
+		}
+		p, l, ok := parseStatsSK(it.SK)
+		if !ok {
+			continue
+		}
+		stats = append(stats, ExecutionStat{Platform: p, Language: l, Count: it.Count})
+	}
+	return stats, nil
+}

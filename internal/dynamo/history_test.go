@@ -1,0 +1,154 @@
+package dynamo_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/dynamo"
+)
+
+func newHistory(user string, platform algoitny.Platform, problem string, lang algoitny.Language, public bool) *algoitny.SearchHistory {
+	return &algoitny.SearchHistory{
+		UserID: user, UserEmail: user + "@example.com", Platform: platform, ProblemID: problem, ProblemTitle: "T" + problem,
+		Language: lang, Code: "print(1)", IsCodePublic: public, PassedCount: 1, FailedCount: 1, TotalCount: 2,
+		Verdict: algoitny.VerdictWrongAnswer,
+		TestResults: []algoitny.TestResult{
+			{TestCaseID: "a", Verdict: algoitny.VerdictAccepted, Output: "3", TimeMs: 4, MemoryKB: 900},
+			{TestCaseID: "b", Verdict: algoitny.VerdictWrongAnswer, Output: "4", TimeMs: 5, MemoryKB: 901, Message: "expected 5"},
+		},
+	}
+}
+
+func historyProblems(hs []*algoitny.SearchHistory) string {
+	var out []string
+	for _, h := range hs {
+		out = append(out, h.ProblemID)
+	}
+	return fmt.Sprint(out)
+}
+
+func TestHistory(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+
+	t.Run("CreateGetBatch", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		h := newHistory("u1", algoitny.PlatformBaekjoon, "1000", algoitny.LanguagePython, false)
+		ok(t, db.CreateHistory(ctx, h))
+		got := must[*algoitny.SearchHistory](t)(db.GetHistory(ctx, h.Ref()))
+		if got.ID != h.ID || got.UserEmail != "u1@example.com" || len(got.TestResults) != 2 || got.TestResults[1].Message != "expected 5" || got.Verdict != algoitny.VerdictWrongAnswer {
+			t.Fatalf("got %+v", got)
+		}
+		if !got.CreatedAt.Equal(h.CreatedAt) {
+			t.Fatalf("created %v, read %v", h.CreatedAt, got.CreatedAt)
+		}
+		// A job retrying its write with a pre-assigned id gets a conflict, not a duplicate.
+		dup := *h
+		errCode(t, db.CreateHistory(ctx, &dup), algoitny.ECONFLICT)
+
+		_, err := db.GetHistory(ctx, algoitny.HistoryRef{UserID: "u2", ID: h.ID})
+		errCode(t, err, algoitny.ENOTFOUND)
+		_, err = db.GetHistory(ctx, algoitny.HistoryRef{UserID: "u1", ID: "not-a-uuid"})
+		errCode(t, err, algoitny.ENOTFOUND)
+
+		h2 := newHistory("u2", algoitny.PlatformBaekjoon, "1001", algoitny.LanguageC, true)
+		ok(t, db.CreateHistory(ctx, h2))
+		many := must[map[algoitny.HistoryRef]*algoitny.SearchHistory](t)(db.GetHistories(ctx, []algoitny.HistoryRef{h.Ref(), h2.Ref(), {UserID: "u9", ID: h.ID}, {UserID: "x", ID: "junk"}}))
+		if len(many) != 2 || many[h2.Ref()].ProblemID != "1001" {
+			t.Fatalf("batch = %v", many)
+		}
+	})
+
+	t.Run("ListsAndFeeds", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		db.SetClock(tick())
+		// u1: 7 executions (odd ones public); u2: 3 (all public).
+		for i := range 7 {
+			platform := algoitny.PlatformBaekjoon
+			if i >= 5 {
+				platform = algoitny.PlatformAtCoder
+			}
+			ok(t, db.CreateHistory(ctx, newHistory("u1", platform, fmt.Sprint(i), algoitny.LanguagePython, i%2 == 1)))
+		}
+		for i := range 3 {
+			ok(t, db.CreateHistory(ctx, newHistory("u2", algoitny.PlatformBaekjoon, fmt.Sprint(10+i), algoitny.LanguageCPP, true)))
+		}
+		// #7 own history over 3 pages, newest first.
+		own, pages := listAll(t, 3, func(r algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
+			return db.ListUserHistory(ctx, "u1", algoitny.HistoryFilter{}, r)
+		})
+		if got := historyProblems(own); got != "[6 5 4 3 2 1 0]" || pages != 3 {
+			t.Fatalf("own = %s in %d pages", got, pages)
+		}
+		// #11 filtered within the user's partition.
+		ac := algoitny.PlatformAtCoder
+		filtered, _ := listAll(t, 1, func(r algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
+			return db.ListUserHistory(ctx, "u1", algoitny.HistoryFilter{Platform: &ac}, r)
+		})
+		if got := historyProblems(filtered); got != "[6 5]" {
+			t.Fatalf("filtered = %s", got)
+		}
+		// #8 public feed: only public items, everyone's, newest first.
+		public, _ := listAll(t, 2, func(r algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
+			return db.ListPublicHistory(ctx, algoitny.HistoryFilter{}, r)
+		})
+		if got := historyProblems(public); got != "[12 11 10 5 3 1]" {
+			t.Fatalf("public = %s", got)
+		}
+		cpp := algoitny.LanguageCPP
+		publicCPP, _ := listAll(t, 2, func(r algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
+			return db.ListPublicHistory(ctx, algoitny.HistoryFilter{Language: &cpp}, r)
+		})
+		if got := historyProblems(publicCPP); got != "[12 11 10]" {
+			t.Fatalf("public cpp = %s", got)
+		}
+		// GSI2 / GSI3 across users.
+		byPlatform, _ := listAll(t, 4, func(r algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
+			return db.ListHistoryByPlatform(ctx, algoitny.PlatformAtCoder, r)
+		})
+		if got := historyProblems(byPlatform); got != "[6 5]" {
+			t.Fatalf("by platform = %s", got)
+		}
+		byLang, _ := listAll(t, 4, func(r algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
+			return db.ListHistoryByLanguage(ctx, algoitny.LanguageCPP, r)
+		})
+		if got := historyProblems(byLang); got != "[12 11 10]" {
+			t.Fatalf("by language = %s", got)
+		}
+		// Visibility toggles move items in and out of the feed.
+		h := own[0] // problem 6, private
+		must[*algoitny.SearchHistory](t)(db.SetHistoryVisibility(ctx, h.Ref(), true))
+		must[*algoitny.SearchHistory](t)(db.SetHistoryVisibility(ctx, own[1].Ref(), false)) // problem 5
+		public, _ = listAll(t, 10, func(r algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
+			return db.ListPublicHistory(ctx, algoitny.HistoryFilter{}, r)
+		})
+		if got := historyProblems(public); got != "[12 11 10 6 3 1]" {
+			t.Fatalf("public after toggles = %s", got)
+		}
+		_, err := db.SetHistoryVisibility(ctx, algoitny.HistoryRef{UserID: "u3", ID: h.ID}, true)
+		errCode(t, err, algoitny.ENOTFOUND)
+	})
+
+	t.Run("HintsAndStats", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		h := newHistory("u1", algoitny.PlatformBaekjoon, "1", algoitny.LanguagePython, false)
+		ok(t, db.CreateHistory(ctx, h))
+		ok(t, db.CreateHistory(ctx, newHistory("u2", algoitny.PlatformBaekjoon, "1", algoitny.LanguagePython, false)))
+		ok(t, db.CreateHistory(ctx, newHistory("u2", algoitny.PlatformAtCoder, "1", algoitny.LanguageGo, false)))
+		got := must[*algoitny.SearchHistory](t)(db.SetHints(ctx, h.Ref(), []string{"check overflow", "sort first"}))
+		if !slices.Equal(got.Hints, []string{"check overflow", "sort first"}) {
+			t.Fatalf("hints %v", got.Hints)
+		}
+		stats := must[[]dynamo.ExecutionStat](t)(db.ExecutionStats(ctx))
+		want := []dynamo.ExecutionStat{{Platform: "atcoder", Language: "go", Count: 1}, {Platform: "baekjoon", Language: "python", Count: 2}}
+		if !slices.Equal(stats, want) {
+			t.Fatalf("stats %v, want %v", stats, want)
+		}
+	})
+}

@@ -1,0 +1,426 @@
+package dynamo
+
+import (
+	"context"
+	"time"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// jobItem is a job's METADATA item: GSI1 by type (sorted by creation), GSI2
+// by status (sorted by last update, so stale PROCESSING jobs are a key
+// range), GSI3 by River job id once it is known.
+type jobItem struct {
+	PK, SK         string
+	EntityType     string
+	JobID          string
+	JobType        string
+	Status         string
+	UserID         string `dynamodbav:",omitempty"`
+	RiverJobID     int64  `dynamodbav:",omitempty"`
+	IdempotencyKey string `dynamodbav:",omitempty"`
+	Platform       string `dynamodbav:",omitempty"`
+	ProblemID      string `dynamodbav:",omitempty"`
+	Title          string `dynamodbav:",omitempty"`
+	ProblemURL     string `dynamodbav:",omitempty"`
+	Tags           []string
+	SolutionCode   string     `dynamodbav:",omitempty"`
+	Language       string     `dynamodbav:",omitempty"`
+	Constraints    string     `dynamodbav:",omitempty"`
+	HistoryID      string     `dynamodbav:",omitempty"`
+	GeneratorCode  string     `dynamodbav:",omitempty"`
+	Result         string     `dynamodbav:",omitempty"`
+	ErrorMessage   string     `dynamodbav:",omitempty"`
+	Attempt        int        `dynamodbav:",omitempty"`
+	CreatedAt      time.Time  //
+	UpdatedAt      time.Time  //
+	StartedAt      *time.Time `dynamodbav:",omitempty"`
+	FinishedAt     *time.Time `dynamodbav:",omitempty"`
+	GSI1PK, GSI1SK string
+	GSI2PK, GSI2SK string
+	GSI3PK, GSI3SK string `dynamodbav:",omitempty"`
+}
+
+// userJobItem points from a user's partition to one of their jobs; it
+// mirrors the job's type and status so that "my jobs" can be filtered.
+type userJobItem struct {
+	PK, SK     string
+	EntityType string
+	JobID      string
+	JobType    string
+	Status     string
+}
+
+type jobProgressItem struct {
+	PK, SK     string
+	EntityType string
+	JobID      string
+	Step       string
+	Message    string `dynamodbav:",omitempty"`
+	Status     string
+	Percent    int
+	CreatedAt  time.Time
+}
+
+func marshalJob(j *algoitny.Job) (map[string]types.AttributeValue, error) {
+	it := jobItem{
+		PK: jobPK(j.ID), SK: skMetadata, EntityType: "Job",
+		JobID: j.ID, JobType: string(j.Type), Status: string(j.Status), UserID: j.UserID, RiverJobID: j.RiverJobID,
+		IdempotencyKey: j.IdempotencyKey, Platform: string(j.Platform), ProblemID: j.ProblemID, Title: j.Title,
+		ProblemURL: j.ProblemURL, Tags: j.Tags, SolutionCode: j.SolutionCode, Language: string(j.Language),
+		Constraints: j.Constraints, HistoryID: j.HistoryID, GeneratorCode: j.GeneratorCode, Result: j.Result,
+		ErrorMessage: j.ErrorMessage, Attempt: j.Attempt, CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt,
+		StartedAt: j.StartedAt, FinishedAt: j.FinishedAt,
+		GSI1PK: gsiJobType(j.Type), GSI1SK: keyTime(j.CreatedAt),
+		GSI2PK: gsiJobStatus(j.Status), GSI2SK: keyTime(j.UpdatedAt),
+	}
+	if j.RiverJobID != 0 {
+		it.GSI3PK, it.GSI3SK = gsiJobTask(j.RiverJobID), skMetadata
+	}
+	av, err := attributevalue.MarshalMap(it)
+	if err != nil {
+		return nil, algoitny.Internal(err, "encode job")
+	}
+	return av, nil
+}
+
+func unmarshalJob(av map[string]types.AttributeValue) (*algoitny.Job, error) {
+	var it jobItem
+	if err := attributevalue.UnmarshalMap(av, &it); err != nil {
+		return nil, algoitny.Internal(err, "decode job")
+	}
+	return &algoitny.Job{
+		ID: it.JobID, Type: algoitny.JobType(it.JobType), Status: algoitny.JobStatus(it.Status), UserID: it.UserID,
+		RiverJobID: it.RiverJobID, IdempotencyKey: it.IdempotencyKey, Platform: algoitny.Platform(it.Platform),
+		ProblemID: it.ProblemID, Title: it.Title, ProblemURL: it.ProblemURL, Tags: it.Tags, SolutionCode: it.SolutionCode,
+		Language: algoitny.Language(it.Language), Constraints: it.Constraints, HistoryID: it.HistoryID,
+		GeneratorCode: it.GeneratorCode, Result: it.Result, ErrorMessage: it.ErrorMessage, Attempt: it.Attempt,
+		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt, StartedAt: it.StartedAt, FinishedAt: it.FinishedAt,
+	}, nil
+}
+
+// idempotencyTTL is how long an idempotency key keeps returning its job.
+const idempotencyTTL = 24 * time.Hour
+
+// CreateJob stores a new PENDING job (seed pattern #19), its pointer in the
+// owner's partition and, when it has an IdempotencyKey, a marker reserving
+// that key for 24 hours — all in one transaction. If the key was already
+// used by the same user, the earlier job is returned with created=false.
+func (db *DB) CreateJob(ctx context.Context, j *algoitny.Job) (job *algoitny.Job, created bool, err error) {
+	j.ID, j.CreatedAt = newID(db.now())
+	j.UpdatedAt, j.Status = j.CreatedAt, algoitny.JobPending
+	av, err := marshalJob(j)
+	if err != nil {
+		return nil, false, err
+	}
+	items := []types.TransactWriteItem{{Put: &types.Put{
+		TableName: aws.String(db.tables.Main), Item: av, ConditionExpression: aws.String("attribute_not_exists(PK)"),
+	}}}
+	if j.UserID != "" {
+		ptr, err := attributevalue.MarshalMap(userJobItem{PK: userPK(j.UserID), SK: userJobSK(j.ID), EntityType: "UserJob", JobID: j.ID, JobType: string(j.Type), Status: string(j.Status)})
+		if err != nil {
+			return nil, false, algoitny.Internal(err, "encode job pointer")
+		}
+		items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(db.tables.Main), Item: ptr}})
+	}
+	markerAt := -1
+	if j.IdempotencyKey != "" {
+		marker, err := attributevalue.MarshalMap(map[string]any{
+			attrPK: idempotencyPK(j.UserID, j.IdempotencyKey), attrSK: skMetadata, "EntityType": "IdempotencyKey",
+			"JobID": j.ID, attrTTL: j.CreatedAt.Add(idempotencyTTL).Unix(),
+		})
+		if err != nil {
+			return nil, false, algoitny.Internal(err, "encode idempotency key")
+		}
+		markerAt = len(items)
+		// An expired marker (TTL passed, not yet deleted) may be replaced.
+		items = append(items, types.TransactWriteItem{Put: &types.Put{
+			TableName: aws.String(db.tables.Main), Item: marker,
+			ConditionExpression:       aws.String("attribute_not_exists(PK) OR #ttl < :now"),
+			ExpressionAttributeNames:  map[string]string{"#ttl": attrTTL},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":now": &types.AttributeValueMemberN{Value: itoa(db.now().Unix())}},
+		}})
+	}
+	_, err = db.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	if markerAt >= 0 && conditionFailedAt(err, markerAt) {
+		marker, err := db.getItem(ctx, db.tables.Main, itemKey{idempotencyPK(j.UserID, j.IdempotencyKey), skMetadata})
+		if err != nil {
+			return nil, false, err
+		}
+		if marker == nil { // expired and deleted in between: let the client retry
+			return nil, false, algoitny.Errorf(algoitny.ECONFLICT, "idempotency key is being reused; retry")
+		}
+		existing, err := db.GetJob(ctx, stringAttr(marker, "JobID"))
+		return existing, false, err
+	}
+	if err != nil {
+		return nil, false, translate(err, "create job")
+	}
+	return j, true, nil
+}
+
+// GetJob returns a job by id (#20), or ENOTFOUND.
+func (db *DB) GetJob(ctx context.Context, id string) (*algoitny.Job, error) {
+	av, err := db.getItem(ctx, db.tables.Main, itemKey{jobPK(id), skMetadata})
+	if err != nil {
+		return nil, err
+	}
+	if av == nil {
+		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "job not found")
+	}
+	return unmarshalJob(av)
+}
+
+// GetJobs loads many jobs with BatchGetItem; missing ones are absent.
+func (db *DB) GetJobs(ctx context.Context, ids []string) (map[string]*algoitny.Job, error) {
+	keys := make([]itemKey, len(ids))
+	for i, id := range ids {
+		keys[i] = itemKey{jobPK(id), skMetadata}
+	}
+	found, err := db.batchGet(ctx, db.tables.Main, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*algoitny.Job, len(found))
+	for _, av := range found {
+		j, err := unmarshalJob(av)
+		if err != nil {
+			return nil, err
+		}
+		out[j.ID] = j
+	}
+	return out, nil
+}
+
+// GetJobByRiverID returns the job linked to a River job (GSI3, the seed's
+// Celery task lookup), or ENOTFOUND.
+func (db *DB) GetJobByRiverID(ctx context.Context, riverJobID int64) (*algoitny.Job, error) {
+	items, err := db.all(ctx, &query{list: "jobByTask", table: db.tables.Main, index: indexGSI3, pk: gsiJobTask(riverJobID)})
+	if err != nil {
+		return nil, err
+	}
+	if len(items) == 0 {
+		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "job not found")
+	}
+	return unmarshalJob(items[0])
+}
+
+// SetRiverJobID links a job to its River job. ENOTFOUND for an unknown job.
+func (db *DB) SetRiverJobID(ctx context.Context, id string, riverJobID int64) (*algoitny.Job, error) {
+	av, err := db.update(ctx, db.tables.Main, itemKey{jobPK(id), skMetadata}, expression.
+		Set(expression.Name("RiverJobID"), expression.Value(riverJobID)).
+		Set(expression.Name(attrGSI3PK), expression.Value(gsiJobTask(riverJobID))).
+		Set(expression.Name(attrGSI3SK), expression.Value(skMetadata)), nil)
+	if isConditionFailed(err) {
+		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "job not found")
+	}
+	if err != nil {
+		return nil, translate(err, "link River job")
+	}
+	return unmarshalJob(av)
+}
+
+// TransitionJob moves a job to t.Status with the fields that change with it
+// (#22). The write is conditional on the current status being one from which
+// t.Status may be reached (algoitny.JobStatus.CanTransition), so two workers
+// can never both complete a job or revive a cancelled one. The owner's
+// pointer follows in the same transaction. It returns ENOTFOUND for an
+// unknown job and ECONFLICT when the transition is not allowed.
+func (db *DB) TransitionJob(ctx context.Context, id string, t algoitny.JobTransition) (*algoitny.Job, error) {
+	cur, err := db.GetJob(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if !cur.Status.CanTransition(t.Status) {
+		return nil, algoitny.Errorf(algoitny.ECONFLICT, "job is %s and cannot become %s", cur.Status, t.Status)
+	}
+	now := db.now().UTC()
+	upd := expression.Set(expression.Name("Status"), expression.Value(string(t.Status))).
+		Set(expression.Name("UpdatedAt"), expression.Value(now)).
+		Set(expression.Name(attrGSI2PK), expression.Value(gsiJobStatus(t.Status))).
+		Set(expression.Name(attrGSI2SK), expression.Value(keyTime(now)))
+	set := func(attr string, v any) { upd = upd.Set(expression.Name(attr), expression.Value(v)) }
+	switch {
+	case t.Status == algoitny.JobProcessing:
+		set("StartedAt", now)
+	case t.Status.Final():
+		set("FinishedAt", now)
+	}
+	if t.RiverJobID != nil {
+		set("RiverJobID", *t.RiverJobID)
+		set(attrGSI3PK, gsiJobTask(*t.RiverJobID))
+		set(attrGSI3SK, skMetadata)
+	}
+	if t.HistoryID != nil {
+		set("HistoryID", *t.HistoryID)
+	}
+	if t.GeneratorCode != nil {
+		set("GeneratorCode", *t.GeneratorCode)
+	}
+	if t.Result != nil {
+		set("Result", *t.Result)
+	}
+	if t.ErrorMessage != nil {
+		set("ErrorMessage", *t.ErrorMessage)
+	}
+	if t.Attempt != nil {
+		set("Attempt", *t.Attempt)
+	}
+	// Condition on the status we read: a concurrent transition makes this fail.
+	expr, err := expression.NewBuilder().WithUpdate(upd).
+		WithCondition(expression.Name("Status").Equal(expression.Value(string(cur.Status)))).Build()
+	if err != nil {
+		return nil, algoitny.Internal(err, "build transition")
+	}
+	items := []types.TransactWriteItem{{Update: &types.Update{
+		TableName: aws.String(db.tables.Main), Key: itemKey{jobPK(id), skMetadata}.av(),
+		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}}}
+	if cur.UserID != "" {
+		items = append(items, types.TransactWriteItem{Update: &types.Update{
+			TableName: aws.String(db.tables.Main), Key: itemKey{userPK(cur.UserID), userJobSK(id)}.av(),
+			UpdateExpression:          aws.String("SET #s = :s"),
+			ConditionExpression:       aws.String("attribute_exists(PK)"),
+			ExpressionAttributeNames:  map[string]string{"#s": "Status"},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":s": &types.AttributeValueMemberS{Value: string(t.Status)}},
+		}})
+	}
+	_, err = db.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	if conditionFailedAt(err, 0) {
+		now, gerr := db.GetJob(ctx, id)
+		if gerr != nil {
+			return nil, gerr
+		}
+		return nil, algoitny.Errorf(algoitny.ECONFLICT, "job changed concurrently: it is %s and cannot become %s", now.Status, t.Status)
+	}
+	if conditionFailedAt(err, 1) { // pointer gone: the owner deleted their account
+		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "job not found")
+	}
+	if err != nil {
+		return nil, translate(err, "transition job")
+	}
+	return db.GetJob(ctx, id)
+}
+
+// ListJobs pages through jobs, newest first. With a UserID it lists that
+// user's jobs (their pointers, then one BatchGetItem), filtered by type and
+// status; otherwise by type (GSI1, #21) or by status (GSI2), one of which is
+// then required. EINVALID if neither a user, a type nor a status is given.
+func (db *DB) ListJobs(ctx context.Context, f algoitny.JobFilter, page algoitny.PageRequest) (algoitny.Page[*algoitny.Job], error) {
+	var conds []expression.ConditionBuilder
+	if f.UserID != "" {
+		if f.Type != nil {
+			conds = append(conds, expression.Name("JobType").Equal(expression.Value(string(*f.Type))))
+		}
+		if f.Status != nil {
+			conds = append(conds, expression.Name("Status").Equal(expression.Value(string(*f.Status))))
+		}
+		p, err := db.page(ctx, &query{list: "userJobs", table: db.tables.Main, pk: userPK(f.UserID), skPrefix: skPrefixUserJob, filter: andAll(conds)}, page)
+		if err != nil {
+			return algoitny.Page[*algoitny.Job]{}, err
+		}
+		ids := make([]string, len(p.items))
+		for i, it := range p.items {
+			ids[i] = stringAttr(it, "JobID")
+		}
+		jobs, err := db.GetJobs(ctx, ids)
+		if err != nil {
+			return algoitny.Page[*algoitny.Job]{}, err
+		}
+		out := algoitny.Page[*algoitny.Job]{EndCursor: p.endCursor, HasNextPage: p.hasNextPage}
+		for i, id := range ids {
+			if j, ok := jobs[id]; ok {
+				out.Items = append(out.Items, j)
+				out.Cursors = append(out.Cursors, p.cursors[i])
+			}
+		}
+		return out, nil
+	}
+	q := &query{table: db.tables.Main}
+	switch {
+	case f.Type != nil:
+		q.list, q.index, q.pk = "jobsByType", indexGSI1, gsiJobType(*f.Type)
+		if f.Status != nil {
+			conds = append(conds, expression.Name("Status").Equal(expression.Value(string(*f.Status))))
+		}
+	case f.Status != nil:
+		q.list, q.index, q.pk = "jobsByStatus", indexGSI2, gsiJobStatus(*f.Status)
+	default:
+		return algoitny.Page[*algoitny.Job]{}, algoitny.Invalid("type", "listing all jobs needs a type or a status")
+	}
+	q.filter = andAll(conds)
+	p, err := db.page(ctx, q, page)
+	if err != nil {
+		return algoitny.Page[*algoitny.Job]{}, err
+	}
+	return convertPage(p, unmarshalJob)
+}
+
+// ListStaleJobs returns up to limit jobs in status that have not been updated
+// since before cutoff, oldest first (seed 003 "find stale jobs", as a key
+// range of GSI2 rather than a filter).
+func (db *DB) ListStaleJobs(ctx context.Context, status algoitny.JobStatus, cutoff time.Time, limit int) ([]*algoitny.Job, error) {
+	p, err := db.page(ctx, &query{list: "staleJobs", table: db.tables.Main, index: indexGSI2, pk: gsiJobStatus(status), skBefore: keyTime(cutoff), forward: true},
+		algoitny.PageRequest{First: min(max(limit, 1), algoitny.MaxPageSize)})
+	if err != nil {
+		return nil, err
+	}
+	jobs, err := convertPage(p, unmarshalJob)
+	return jobs.Items, err
+}
+
+// AddJobProgress appends a progress step to a job's history (seed 003
+// JobProgressHistory). The step is truncated to 100 characters as the seed
+// says. Timestamps and ids are assigned here.
+func (db *DB) AddJobProgress(ctx context.Context, p *algoitny.JobProgress) error {
+	var id string
+	id, p.CreatedAt = newID(db.now())
+	if r := []rune(p.Step); len(r) > 100 {
+		p.Step = string(r[:100])
+	}
+	av, err := attributevalue.MarshalMap(jobProgressItem{
+		PK: jobPK(p.JobID), SK: progressSK(p.CreatedAt, id), EntityType: "JobProgress",
+		JobID: p.JobID, Step: p.Step, Message: p.Message, Status: string(p.Status), Percent: p.Percent, CreatedAt: p.CreatedAt,
+	})
+	if err != nil {
+		return algoitny.Internal(err, "encode job progress")
+	}
+	_, err = db.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(db.tables.Main), Item: av})
+	return translate(err, "add job progress")
+}
+
+func unmarshalProgress(av map[string]types.AttributeValue) (*algoitny.JobProgress, error) {
+	var it jobProgressItem
+	if err := attributevalue.UnmarshalMap(av, &it); err != nil {
+		return nil, algoitny.Internal(err, "decode job progress")
+	}
+	return &algoitny.JobProgress{JobID: it.JobID, Step: it.Step, Message: it.Message, Status: algoitny.JobStatus(it.Status), Percent: it.Percent, CreatedAt: it.CreatedAt}, nil
+}
+
+// ListJobProgress pages through a job's progress steps, oldest first.
+func (db *DB) ListJobProgress(ctx context.Context, jobID string, page algoitny.PageRequest) (algoitny.Page[*algoitny.JobProgress], error) {
+	p, err := db.page(ctx, &query{list: "jobProgress", table: db.tables.Main, pk: jobPK(jobID), skPrefix: skPrefixProgress, forward: true}, page)
+	if err != nil {
+		return algoitny.Page[*algoitny.JobProgress]{}, err
+	}
+	return convertPage(p, unmarshalProgress)
+}
+
+// LatestJobProgress returns a job's most recent progress step, or ENOTFOUND
+// if it has none.
+func (db *DB) LatestJobProgress(ctx context.Context, jobID string) (*algoitny.JobProgress, error) {
+	p, err := db.page(ctx, &query{list: "jobProgress", table: db.tables.Main, pk: jobPK(jobID), skPrefix: skPrefixProgress}, algoitny.PageRequest{First: 1})
+	if err != nil {
+		return nil, err
+	}
+	if len(p.items) == 0 {
+		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "no progress yet")
+	}
+	return unmarshalProgress(p.items[0])
+}

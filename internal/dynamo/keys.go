@@ -1,0 +1,220 @@
+package dynamo
+
+// Every key of every table is built in this file. The formats are those of
+// design.md §4 (from seed 001), with the seed's defects fixed where noted.
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/google/uuid"
+)
+
+// Attribute names of keys and indexes.
+const (
+	attrPK     = "PK"
+	attrSK     = "SK"
+	attrGSI1PK = "GSI1PK"
+	attrGSI1SK = "GSI1SK"
+	attrGSI2PK = "GSI2PK"
+	attrGSI2SK = "GSI2SK"
+	attrGSI3PK = "GSI3PK"
+	attrGSI3SK = "GSI3SK"
+	attrTTL    = "TTL"
+)
+
+// Index names.
+const (
+	indexGSI1 = "GSI1"
+	indexGSI2 = "GSI2"
+	indexGSI3 = "GSI3"
+)
+
+const skMetadata = "METADATA"
+
+// timeLayout is the timestamp format inside keys: UTC, fixed width, millisecond
+// precision, so that string order is time order.
+const timeLayout = "2006-01-02T15:04:05.000Z"
+
+func keyTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+
+// newID returns a new time-ordered id (UUIDv7) and the millisecond timestamp
+// embedded in it. Ids of items whose sort key starts with a timestamp are
+// UUIDv7 so that the sort key can be rebuilt from the id alone (see
+// historySK): a GetItem by id needs no index.
+func newID(now time.Time) (string, time.Time) {
+	id := uuid.Must(uuid.NewV7())
+	// Overwrite the 48-bit millisecond timestamp with our clock so tests can
+	// control it and the key's time equals CreatedAt.
+	ms := uint64(now.UnixMilli())
+	for i := 0; i < 6; i++ {
+		id[i] = byte(ms >> (40 - 8*i))
+	}
+	return id.String(), time.UnixMilli(int64(ms)).UTC()
+}
+
+// idTime returns the timestamp embedded in a UUIDv7 id. It returns EINVALID
+// (and ENOTFOUND-worthy garbage never reaches DynamoDB) for anything else.
+func idTime(id string) (time.Time, error) {
+	u, err := uuid.Parse(id)
+	if err != nil || u.Version() != 7 {
+		return time.Time{}, algoitny.Invalid("id", "malformed id %q", id)
+	}
+	var ms int64
+	for i := 0; i < 6; i++ {
+		ms = ms<<8 | int64(u[i])
+	}
+	return time.UnixMilli(ms).UTC(), nil
+}
+
+// --- Main table: problems and test cases -----------------------------------
+
+func problemPK(platform algoitny.Platform, problemID string) string {
+	return "PROBLEM#" + string(platform) + "#" + problemID
+}
+
+const skPrefixTestCase = "TESTCASE#"
+
+func testCaseSK(createdAt time.Time, id string) string {
+	return skPrefixTestCase + keyTime(createdAt) + "#" + id
+}
+
+// testCasePartSK is the key of one part of a test case too large for one item.
+// Parts sort right after their test case (its SK is a prefix of theirs), so
+// one Query of the problem's partition reads a test case and then its parts.
+func testCasePartSK(parentSK string, n int) string {
+	return fmt.Sprintf("%s#PART#%05d", parentSK, n)
+}
+
+// isTestCasePartSK reports whether sk is a part key rather than a test case.
+func isTestCasePartSK(sk string) bool { return strings.Contains(sk, "#PART#") }
+
+func gsiProblemPlatform(p algoitny.Platform) string { return "PLATFORM#" + string(p) }
+
+func gsiProblemCompleted(completed bool) string {
+	return "COMPLETED#" + strconv.FormatBool(completed)
+}
+
+// gsiProblemLanguage fixes a seed defect: the seed writes GSI3PK
+// "LANGUAGE#python" on both problems and history items, so a "problems by
+// language" Query also returned history. Values are now qualified per entity.
+func gsiProblemLanguage(l algoitny.Language) string { return "PROBLEM#LANGUAGE#" + string(l) }
+
+// userProblemsSK is the per-user counter of registered problems, which gates a
+// plan's MaxProblems exactly (a conditional ADD in the same transaction as the
+// problem).
+const skUserProblemCount = "PROBLEMCOUNT"
+
+// --- Main table: a user's partition ----------------------------------------
+
+func userPK(userID string) string { return "USER#" + userID }
+
+const skPrefixHistory = "HISTORY#"
+
+// historySK is rebuilt from the history id alone: ids are UUIDv7 whose
+// embedded time is the item's CreatedAt.
+func historySK(id string) (string, error) {
+	t, err := idTime(id)
+	if err != nil {
+		return "", err
+	}
+	return skPrefixHistory + keyTime(t) + "#" + id, nil
+}
+
+// gsiPublicHistory is the sparse public feed: only public items carry it.
+const gsiPublicHistory = "PUBLIC#true"
+
+func gsiHistoryPlatform(p algoitny.Platform) string { return "PLATFORM#" + string(p) }
+
+// gsiHistoryLanguage: see gsiProblemLanguage.
+func gsiHistoryLanguage(l algoitny.Language) string { return "HISTORY#LANGUAGE#" + string(l) }
+
+const skPrefixUsage = "USAGE#"
+
+func usageDayPrefix(day string) string { return skPrefixUsage + day + "#" }
+
+func usageSK(day string, action algoitny.UsageAction, createdAt time.Time, id string) string {
+	return usageDayPrefix(day) + string(action) + "#" + keyTime(createdAt) + "#" + id
+}
+
+// quotaSK is the per-user, per-day, per-action counter that makes quotas
+// exact. The seed counted today's logs and then wrote one, which lets
+// concurrent requests overshoot the limit; a conditional ADD on this counter
+// in the same transaction as the log cannot.
+func quotaSK(day string, action algoitny.UsageAction) string {
+	return "QUOTA#" + day + "#" + string(action)
+}
+
+const skPrefixUserJob = "JOB#"
+
+// userJobSK is a pointer from the user's partition to one of their jobs, so
+// that "my jobs" is a Query (the job's own GSIs are taken by type, status and
+// River id).
+func userJobSK(jobID string) string { return skPrefixUserJob + jobID }
+
+// --- Main table: jobs --------------------------------------------------------
+
+func jobPK(jobID string) string { return "JOB#" + jobID }
+
+const skPrefixProgress = "PROG#"
+
+// progressSK adds a unique suffix to the seed's PROG#{timestamp}: two steps in
+// the same millisecond must not overwrite each other.
+func progressSK(createdAt time.Time, id string) string {
+	return skPrefixProgress + keyTime(createdAt) + "#" + id
+}
+
+func gsiJobType(t algoitny.JobType) string     { return "JOBTYPE#" + string(t) }
+func gsiJobStatus(s algoitny.JobStatus) string { return "STATUS#" + string(s) }
+func gsiJobTask(riverJobID int64) string       { return "TASK#" + strconv.FormatInt(riverJobID, 10) }
+func idempotencyPK(userID, key string) string  { return "IDEMPOTENCY#" + userID + "#" + key }
+func statsPK() string                          { return "STATS#EXECUTIONS" }
+func statsSK(p algoitny.Platform, l algoitny.Language) string {
+	return "PLATFORM#" + string(p) + "#LANGUAGE#" + string(l)
+}
+
+// --- Users table -------------------------------------------------------------
+
+func userEmailPK(email string) string { return "USER#" + strings.ToLower(email) }
+
+func gsiUserGoogleID(googleID string) string { return "GOOGLEID#" + googleID }
+
+func gsiUserPlan(planID string) string { return "PLAN#" + planID }
+
+func gsiUserID(userID string) string { return "USERID#" + userID }
+
+// googleIDMarkerPK is a uniqueness marker. DynamoDB does not enforce unique
+// GSI values, so the seed's GSI1 alone would let two concurrent first
+// sign-ins create two users for one Google account; the marker is written in
+// the same transaction as the user with attribute_not_exists.
+func googleIDMarkerPK(googleID string) string { return "GOOGLEID#" + googleID }
+
+const skUnique = "UNIQUE"
+
+// --- Plans table -------------------------------------------------------------
+
+func planPK(name string) string { return "PLAN#" + name }
+
+func gsiPlanActive(active bool) string { return "ACTIVE#" + strconv.FormatBool(active) }
+
+// parseStatsSK is the inverse of statsSK.
+func parseStatsSK(sk string) (algoitny.Platform, algoitny.Language, bool) {
+	rest, ok := strings.CutPrefix(sk, "PLATFORM#")
+	if !ok {
+		return "", "", false
+	}
+	p, l, ok := strings.Cut(rest, "#LANGUAGE#")
+	return algoitny.Platform(p), algoitny.Language(l), ok
+}
+
+// parseProblemPK is the inverse of problemPK.
+func parseProblemPK(pk string) (algoitny.Platform, string) {
+	rest, _ := strings.CutPrefix(pk, "PROBLEM#")
+	p, id, _ := strings.Cut(rest, "#")
+	return algoitny.Platform(p), id
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -1,0 +1,224 @@
+package dynamo
+
+import (
+	"context"
+	"time"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/google/uuid"
+)
+
+// planItem is a plan in the Plans table. GSI1 lists plans by activity, sorted by name.
+type planItem struct {
+	PK, SK              string
+	EntityType          string
+	PlanID              string
+	Name                string
+	Description         string
+	MaxHintsPerDay      int
+	MaxExecutionsPerDay int
+	MaxProblems         int
+	CanViewAllProblems  bool
+	CanRegisterProblems bool
+	PriceCents          int
+	IsActive            bool
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
+	GSI1PK, GSI1SK      string
+}
+
+func marshalPlan(p *algoitny.Plan) (map[string]types.AttributeValue, error) {
+	return attributevalue.MarshalMap(planItem{
+		PK: planPK(p.Name), SK: skMetadata, EntityType: "SubscriptionPlan",
+		PlanID: p.ID, Name: p.Name, Description: p.Description,
+		MaxHintsPerDay: p.MaxHintsPerDay, MaxExecutionsPerDay: p.MaxExecutionsPerDay, MaxProblems: p.MaxProblems,
+		CanViewAllProblems: p.CanViewAllProblems, CanRegisterProblems: p.CanRegisterProblems,
+		PriceCents: p.PriceCents, IsActive: p.IsActive, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
+		GSI1PK: gsiPlanActive(p.IsActive), GSI1SK: p.Name,
+	})
+}
+
+func unmarshalPlan(av map[string]types.AttributeValue) (*algoitny.Plan, error) {
+	var it planItem
+	if err := attributevalue.UnmarshalMap(av, &it); err != nil {
+		return nil, algoitny.Internal(err, "decode plan")
+	}
+	return &algoitny.Plan{
+		ID: it.PlanID, Name: it.Name, Description: it.Description,
+		MaxHintsPerDay: it.MaxHintsPerDay, MaxExecutionsPerDay: it.MaxExecutionsPerDay, MaxProblems: it.MaxProblems,
+		CanViewAllProblems: it.CanViewAllProblems, CanRegisterProblems: it.CanRegisterProblems,
+		PriceCents: it.PriceCents, IsActive: it.IsActive, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
+	}, nil
+}
+
+// CreatePlan stores a new plan, assigning its id and timestamps. It returns
+// ECONFLICT if a plan with the same name exists.
+func (db *DB) CreatePlan(ctx context.Context, p *algoitny.Plan) error {
+	now := db.now().UTC()
+	p.ID, p.CreatedAt, p.UpdatedAt = uuid.NewString(), now, now
+	av, err := marshalPlan(p)
+	if err != nil {
+		return algoitny.Internal(err, "encode plan")
+	}
+	_, err = db.client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String(db.tables.Plans), Item: av,
+		ConditionExpression: aws.String("attribute_not_exists(PK)"),
+	})
+	if isConditionFailed(err) {
+		return algoitny.Errorf(algoitny.ECONFLICT, "plan %q already exists", p.Name)
+	}
+	return translate(err, "create plan")
+}
+
+// GetPlan returns the plan named name, or ENOTFOUND.
+func (db *DB) GetPlan(ctx context.Context, name string) (*algoitny.Plan, error) {
+	av, err := db.getItem(ctx, db.tables.Plans, itemKey{planPK(name), skMetadata})
+	if err != nil {
+		return nil, err
+	}
+	if av == nil {
+		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "plan %q not found", name)
+	}
+	return unmarshalPlan(av)
+}
+
+// GetPlans returns the plans with the given names in one BatchGetItem (per
+// 100 names); names without a plan are absent from the map.
+func (db *DB) GetPlans(ctx context.Context, names []string) (map[string]*algoitny.Plan, error) {
+	keys := make([]itemKey, len(names))
+	for i, n := range names {
+		keys[i] = itemKey{planPK(n), skMetadata}
+	}
+	found, err := db.batchGet(ctx, db.tables.Plans, keys)
+	if err != nil {
+		return nil, err
+	}
+	plans := make(map[string]*algoitny.Plan, len(found))
+	for _, av := range found {
+		p, err := unmarshalPlan(av)
+		if err != nil {
+			return nil, err
+		}
+		plans[p.Name] = p
+	}
+	return plans, nil
+}
+
+// ListPlans returns the active plans sorted by name, followed by the inactive
+// ones when includeInactive is set. Two Queries on GSI1, never a Scan.
+func (db *DB) ListPlans(ctx context.Context, includeInactive bool) ([]*algoitny.Plan, error) {
+	states := []bool{true}
+	if includeInactive {
+		states = append(states, false)
+	}
+	var plans []*algoitny.Plan
+	for _, active := range states {
+		items, err := db.all(ctx, &query{list: "plans", table: db.tables.Plans, index: indexGSI1, pk: gsiPlanActive(active), forward: true})
+		if err != nil {
+			return nil, err
+		}
+		for _, av := range items {
+			p, err := unmarshalPlan(av)
+			if err != nil {
+				return nil, err
+			}
+			plans = append(plans, p)
+		}
+	}
+	return plans, nil
+}
+
+// UpdatePlan changes the given fields of the plan named name and returns the
+// result. It returns ENOTFOUND if there is no such plan.
+func (db *DB) UpdatePlan(ctx context.Context, name string, u algoitny.PlanUpdate) (*algoitny.Plan, error) {
+	upd := expression.Set(expression.Name("UpdatedAt"), expression.Value(db.now().UTC()))
+	setIf := func(attr string, v any, ok bool) {
+		if ok {
+			upd = upd.Set(expression.Name(attr), expression.Value(v))
+		}
+	}
+	setIf("Description", deref(u.Description), u.Description != nil)
+	setIf("MaxHintsPerDay", deref(u.MaxHintsPerDay), u.MaxHintsPerDay != nil)
+	setIf("MaxExecutionsPerDay", deref(u.MaxExecutionsPerDay), u.MaxExecutionsPerDay != nil)
+	setIf("MaxProblems", deref(u.MaxProblems), u.MaxProblems != nil)
+	setIf("CanViewAllProblems", deref(u.CanViewAllProblems), u.CanViewAllProblems != nil)
+	setIf("CanRegisterProblems", deref(u.CanRegisterProblems), u.CanRegisterProblems != nil)
+	setIf("PriceCents", deref(u.PriceCents), u.PriceCents != nil)
+	if u.IsActive != nil {
+		upd = upd.Set(expression.Name("IsActive"), expression.Value(*u.IsActive)).
+			Set(expression.Name(attrGSI1PK), expression.Value(gsiPlanActive(*u.IsActive)))
+	}
+	av, err := db.update(ctx, db.tables.Plans, itemKey{planPK(name), skMetadata}, upd, nil)
+	if isConditionFailed(err) {
+		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "plan %q not found", name)
+	}
+	if err != nil {
+		return nil, translate(err, "update plan")
+	}
+	return unmarshalPlan(av)
+}
+
+// SeedPlans creates the given plans where no plan of that name exists and, if
+// overwrite is set, resets existing ones to the given values. It returns the
+// names it created or reset. Safe to run any number of times.
+func (db *DB) SeedPlans(ctx context.Context, plans []algoitny.Plan, overwrite bool) ([]string, error) {
+	var changed []string
+	for _, p := range plans {
+		err := db.CreatePlan(ctx, &p)
+		switch {
+		case err == nil:
+			changed = append(changed, p.Name)
+		case algoitny.IsCode(err, algoitny.ECONFLICT) && overwrite:
+			_, err := db.UpdatePlan(ctx, p.Name, algoitny.PlanUpdate{
+				Description: &p.Description, MaxHintsPerDay: &p.MaxHintsPerDay, MaxExecutionsPerDay: &p.MaxExecutionsPerDay,
+				MaxProblems: &p.MaxProblems, CanViewAllProblems: &p.CanViewAllProblems, CanRegisterProblems: &p.CanRegisterProblems,
+				PriceCents: &p.PriceCents, IsActive: &p.IsActive,
+			})
+			if err != nil {
+				return changed, err
+			}
+			changed = append(changed, p.Name)
+		case algoitny.IsCode(err, algoitny.ECONFLICT):
+		default:
+			return changed, err
+		}
+	}
+	return changed, nil
+}
+
+// update applies upd to the existing item k (condition: it exists, and cond
+// if given) and returns the new item. A failed condition is returned raw so
+// that callers can say which entity was missing.
+func (db *DB) update(ctx context.Context, table string, k itemKey, upd expression.UpdateBuilder, cond *expression.ConditionBuilder) (map[string]types.AttributeValue, error) {
+	c := expression.AttributeExists(expression.Name(attrPK))
+	if cond != nil {
+		c = c.And(*cond)
+	}
+	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(c).Build()
+	if err != nil {
+		return nil, algoitny.Internal(err, "build update")
+	}
+	out, err := db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(table), Key: k.av(),
+		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		ReturnValues: types.ReturnValueAllNew,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out.Attributes, nil
+}
+
+func deref[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
+	}
+	return *p
+}

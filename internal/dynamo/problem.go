@@ -1,0 +1,345 @@
+package dynamo
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/google/uuid"
+)
+
+// problemItem is a problem's METADATA item. Its three GSI keys (by platform,
+// by completion, by language) are removed on soft delete so that the problem
+// leaves every list but stays readable by key.
+type problemItem struct {
+	PK, SK          string
+	EntityType      string
+	InternalID      string
+	Platform        string
+	ProblemID       string
+	Title           string
+	TitleLower      string
+	ProblemURL      string
+	Tags            []string
+	SolutionCode    string
+	Language        string
+	Constraints     string
+	CheckerKind     string  `dynamodbav:",omitempty"`
+	CheckerEpsilon  float64 `dynamodbav:",omitempty"`
+	CheckerCode     string  `dynamodbav:",omitempty"`
+	CheckerLanguage string  `dynamodbav:",omitempty"`
+	TimeLimitMs     int
+	MemoryLimitMB   int
+	IsCompleted     bool
+	IsDeleted       bool
+	DeletedAt       *time.Time `dynamodbav:",omitempty"`
+	DeletedReason   string     `dynamodbav:",omitempty"`
+	TestCaseCount   int
+	CreatedBy       string `dynamodbav:",omitempty"`
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+	GSI1PK, GSI1SK  string `dynamodbav:",omitempty"`
+	GSI2PK, GSI2SK  string `dynamodbav:",omitempty"`
+	GSI3PK, GSI3SK  string `dynamodbav:",omitempty"`
+}
+
+func marshalProblem(p *algoitny.Problem) (map[string]types.AttributeValue, error) {
+	it := problemItem{
+		PK: problemPK(p.Platform, p.ProblemID), SK: skMetadata, EntityType: "Problem",
+		InternalID: p.InternalID, Platform: string(p.Platform), ProblemID: p.ProblemID,
+		Title: p.Title, TitleLower: strings.ToLower(p.Title), ProblemURL: p.ProblemURL, Tags: p.Tags,
+		SolutionCode: p.SolutionCode, Language: string(p.Language), Constraints: p.Constraints,
+		CheckerKind: string(p.Checker.Kind), CheckerEpsilon: p.Checker.Epsilon, CheckerCode: p.Checker.Code, CheckerLanguage: string(p.Checker.Language),
+		TimeLimitMs: p.TimeLimitMs, MemoryLimitMB: p.MemoryLimitMB,
+		IsCompleted: p.IsCompleted, IsDeleted: p.IsDeleted, DeletedAt: p.DeletedAt, DeletedReason: p.DeletedReason,
+		TestCaseCount: p.TestCaseCount, CreatedBy: p.CreatedBy, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
+	}
+	if !p.IsDeleted {
+		created := keyTime(p.CreatedAt)
+		it.GSI1PK, it.GSI1SK = gsiProblemPlatform(p.Platform), created
+		it.GSI2PK, it.GSI2SK = gsiProblemCompleted(p.IsCompleted), created
+		it.GSI3PK, it.GSI3SK = gsiProblemLanguage(p.Language), created
+	}
+	av, err := attributevalue.MarshalMap(it)
+	if err != nil {
+		return nil, algoitny.Internal(err, "encode problem")
+	}
+	return av, nil
+}
+
+func unmarshalProblem(av map[string]types.AttributeValue) (*algoitny.Problem, error) {
+	var it problemItem
+	if err := attributevalue.UnmarshalMap(av, &it); err != nil {
+		return nil, algoitny.Internal(err, "decode problem")
+	}
+	return &algoitny.Problem{
+		Platform: algoitny.Platform(it.Platform), ProblemID: it.ProblemID, InternalID: it.InternalID,
+		Title: it.Title, ProblemURL: it.ProblemURL, Tags: it.Tags, SolutionCode: it.SolutionCode,
+		Language: algoitny.Language(it.Language), Constraints: it.Constraints,
+		Checker:     algoitny.Checker{Kind: algoitny.CheckerKind(it.CheckerKind), Epsilon: it.CheckerEpsilon, Code: it.CheckerCode, Language: algoitny.Language(it.CheckerLanguage)},
+		TimeLimitMs: it.TimeLimitMs, MemoryLimitMB: it.MemoryLimitMB,
+		IsCompleted: it.IsCompleted, IsDeleted: it.IsDeleted, DeletedAt: it.DeletedAt, DeletedReason: it.DeletedReason,
+		TestCaseCount: it.TestCaseCount, CreatedBy: it.CreatedBy, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
+	}, nil
+}
+
+// CreateProblem stores a new problem (its id, timestamps and test case count
+// are assigned here). When the problem has a CreatedBy user and maxProblems
+// is not -1, the user's problem counter is raised in the same transaction, so
+// that a plan's MaxProblems holds exactly under concurrency. It returns
+// ECONFLICT if the problem exists and ERATELIMITED if the user is at the limit.
+func (db *DB) CreateProblem(ctx context.Context, p *algoitny.Problem, maxProblems int) error {
+	now := db.now().UTC()
+	p.InternalID, p.CreatedAt, p.UpdatedAt, p.TestCaseCount = uuid.NewString(), now, now, 0
+	p.IsDeleted, p.DeletedAt, p.DeletedReason = false, nil, ""
+	av, err := marshalProblem(p)
+	if err != nil {
+		return err
+	}
+	items := []types.TransactWriteItem{{Put: &types.Put{
+		TableName: aws.String(db.tables.Main), Item: av,
+		ConditionExpression: aws.String("attribute_not_exists(PK)"),
+	}}}
+	limited := &algoitny.Error{Code: algoitny.ERATELIMITED, Message: "your plan's problem limit is reached",
+		RateLimit: &algoitny.RateLimit{Limit: maxProblems, Used: maxProblems}}
+	if p.CreatedBy != "" {
+		counter, ok := db.counterAdd(itemKey{userPK(p.CreatedBy), skUserProblemCount}, 1, maxProblems, nil)
+		if !ok {
+			return limited
+		}
+		items = append(items, counter)
+	}
+	_, err = db.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	if conditionFailedAt(err, 0) {
+		return algoitny.Errorf(algoitny.ECONFLICT, "problem %s/%s already exists", p.Platform, p.ProblemID)
+	}
+	if conditionFailedAt(err, 1) {
+		return limited
+	}
+	return translate(err, "create problem")
+}
+
+// counterAdd is a transaction item adding delta to the Count of the counter
+// item k, refused (ConditionalCheckFailed) when the new count would pass
+// limit; a negative limit means unlimited. ok is false when delta alone
+// passes the limit, so that no write can succeed. ttl, if set, expires the counter.
+func (db *DB) counterAdd(k itemKey, delta, limit int, ttl *time.Time) (item types.TransactWriteItem, ok bool) {
+	if limit >= 0 && delta > limit {
+		return types.TransactWriteItem{}, false
+	}
+	upd := expression.Add(expression.Name("Count"), expression.Value(delta)).
+		Set(expression.Name("EntityType"), expression.Value("Counter"))
+	if ttl != nil {
+		upd = upd.Set(expression.Name(attrTTL), expression.Value(ttl.Unix()))
+	}
+	b := expression.NewBuilder().WithUpdate(upd)
+	if limit >= 0 {
+		b = b.WithCondition(expression.AttributeNotExists(expression.Name("Count")).
+			Or(expression.Name("Count").LessThanEqual(expression.Value(limit - delta))))
+	}
+	expr, _ := b.Build() // static expressions always build
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName: aws.String(db.tables.Main), Key: k.av(),
+		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}}, true
+}
+
+// GetProblem returns a problem by platform and problem id (seed patterns #1,
+// #2), including a soft-deleted one (IsDeleted tells). ENOTFOUND if absent.
+func (db *DB) GetProblem(ctx context.Context, ref algoitny.ProblemRef) (*algoitny.Problem, error) {
+	av, err := db.getItem(ctx, db.tables.Main, itemKey{problemPK(ref.Platform, ref.ProblemID), skMetadata})
+	if err != nil {
+		return nil, err
+	}
+	if av == nil {
+		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "problem %s/%s not found", ref.Platform, ref.ProblemID)
+	}
+	return unmarshalProblem(av)
+}
+
+// GetProblems loads many problems with BatchGetItem (100 keys per call,
+// unprocessed keys retried). Missing problems are absent from the map.
+func (db *DB) GetProblems(ctx context.Context, refs []algoitny.ProblemRef) (map[algoitny.ProblemRef]*algoitny.Problem, error) {
+	keys := make([]itemKey, len(refs))
+	for i, r := range refs {
+		keys[i] = itemKey{problemPK(r.Platform, r.ProblemID), skMetadata}
+	}
+	found, err := db.batchGet(ctx, db.tables.Main, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[algoitny.ProblemRef]*algoitny.Problem, len(found))
+	for _, av := range found {
+		p, err := unmarshalProblem(av)
+		if err != nil {
+			return nil, err
+		}
+		out[p.Ref()] = p
+	}
+	return out, nil
+}
+
+// ListProblems pages through problems, newest first (seed patterns #3–#5).
+// A platform filter queries GSI1, a language filter GSI3 (problems only, see
+// gsiProblemLanguage), otherwise GSI2 by completion; the remaining criteria
+// are filters. Soft-deleted problems are in no index and never listed.
+func (db *DB) ListProblems(ctx context.Context, f algoitny.ProblemFilter, page algoitny.PageRequest) (algoitny.Page[*algoitny.Problem], error) {
+	completed := true
+	if f.Completed != nil {
+		completed = *f.Completed
+	}
+	q := &query{list: "problems", table: db.tables.Main}
+	var conds []expression.ConditionBuilder
+	switch {
+	case f.Platform != nil:
+		q.list, q.index, q.pk = "problemsByPlatform", indexGSI1, gsiProblemPlatform(*f.Platform)
+		conds = append(conds, expression.Name("IsCompleted").Equal(expression.Value(completed)))
+		if f.Language != nil {
+			conds = append(conds, expression.Name("Language").Equal(expression.Value(string(*f.Language))))
+		}
+	case f.Language != nil:
+		q.list, q.index, q.pk = "problemsByLanguage", indexGSI3, gsiProblemLanguage(*f.Language)
+		conds = append(conds, expression.Name("IsCompleted").Equal(expression.Value(completed)))
+	default:
+		q.list, q.index, q.pk = "problemsByCompletion", indexGSI2, gsiProblemCompleted(completed)
+	}
+	if t := strings.ToLower(strings.TrimSpace(f.TitleContains)); t != "" {
+		conds = append(conds, expression.Contains(expression.Name("TitleLower"), t))
+	}
+	q.filter = andAll(conds)
+	p, err := db.page(ctx, q, page)
+	if err != nil {
+		return algoitny.Page[*algoitny.Problem]{}, err
+	}
+	return convertPage(p, unmarshalProblem)
+}
+
+// andAll joins conditions with AND; nil for none.
+func andAll(conds []expression.ConditionBuilder) *expression.ConditionBuilder {
+	switch len(conds) {
+	case 0:
+		return nil
+	case 1:
+		return &conds[0]
+	}
+	c := expression.And(conds[0], conds[1], conds[2:]...)
+	return &c
+}
+
+// UpdateProblem changes the given fields of a live problem, moving it between
+// index partitions when its language or completion changes. It returns
+// ENOTFOUND for a missing or deleted problem.
+func (db *DB) UpdateProblem(ctx context.Context, ref algoitny.ProblemRef, u algoitny.ProblemUpdate) (*algoitny.Problem, error) {
+	upd := expression.Set(expression.Name("UpdatedAt"), expression.Value(db.now().UTC()))
+	set := func(attr string, v any) { upd = upd.Set(expression.Name(attr), expression.Value(v)) }
+	if u.Title != nil {
+		set("Title", *u.Title)
+		set("TitleLower", strings.ToLower(*u.Title))
+	}
+	if u.ProblemURL != nil {
+		set("ProblemURL", *u.ProblemURL)
+	}
+	if u.Tags != nil {
+		set("Tags", *u.Tags)
+	}
+	if u.SolutionCode != nil {
+		set("SolutionCode", *u.SolutionCode)
+	}
+	if u.Language != nil {
+		set("Language", string(*u.Language))
+		set(attrGSI3PK, gsiProblemLanguage(*u.Language))
+	}
+	if u.Constraints != nil {
+		set("Constraints", *u.Constraints)
+	}
+	if u.Checker != nil {
+		set("CheckerKind", string(u.Checker.Kind))
+		set("CheckerEpsilon", u.Checker.Epsilon)
+		set("CheckerCode", u.Checker.Code)
+		set("CheckerLanguage", string(u.Checker.Language))
+	}
+	if u.TimeLimitMs != nil {
+		set("TimeLimitMs", *u.TimeLimitMs)
+	}
+	if u.MemoryLimitMB != nil {
+		set("MemoryLimitMB", *u.MemoryLimitMB)
+	}
+	if u.IsCompleted != nil {
+		set("IsCompleted", *u.IsCompleted)
+		set(attrGSI2PK, gsiProblemCompleted(*u.IsCompleted))
+	}
+	live := expression.Name("IsDeleted").Equal(expression.Value(false))
+	av, err := db.update(ctx, db.tables.Main, itemKey{problemPK(ref.Platform, ref.ProblemID), skMetadata}, upd, &live)
+	if isConditionFailed(err) {
+		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "problem %s/%s not found", ref.Platform, ref.ProblemID)
+	}
+	if err != nil {
+		return nil, translate(err, "update problem")
+	}
+	return unmarshalProblem(av)
+}
+
+// DeleteProblem soft-deletes a problem: it is marked deleted with a reason and
+// its index keys are removed (sparse indexes), so it leaves every list but
+// stays readable by key. The creator's problem counter goes down with it.
+// It returns ENOTFOUND for a missing or already deleted problem.
+func (db *DB) DeleteProblem(ctx context.Context, ref algoitny.ProblemRef, reason string) error {
+	p, err := db.GetProblem(ctx, ref)
+	if err != nil {
+		return err
+	}
+	if p.IsDeleted {
+		return algoitny.Errorf(algoitny.ENOTFOUND, "problem %s/%s not found", ref.Platform, ref.ProblemID)
+	}
+	now := db.now().UTC()
+	upd := expression.Set(expression.Name("IsDeleted"), expression.Value(true)).
+		Set(expression.Name("DeletedAt"), expression.Value(now)).
+		Set(expression.Name("DeletedReason"), expression.Value(reason)).
+		Set(expression.Name("UpdatedAt"), expression.Value(now))
+	for _, a := range []string{attrGSI1PK, attrGSI1SK, attrGSI2PK, attrGSI2SK, attrGSI3PK, attrGSI3SK} {
+		upd = upd.Remove(expression.Name(a))
+	}
+	expr, err := expression.NewBuilder().WithUpdate(upd).
+		WithCondition(expression.AttributeExists(expression.Name(attrPK)).And(expression.Name("IsDeleted").Equal(expression.Value(false)))).Build()
+	if err != nil {
+		return algoitny.Internal(err, "build delete")
+	}
+	items := []types.TransactWriteItem{{Update: &types.Update{
+		TableName: aws.String(db.tables.Main), Key: itemKey{problemPK(ref.Platform, ref.ProblemID), skMetadata}.av(),
+		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}}}
+	if p.CreatedBy != "" {
+		counter, _ := db.counterAdd(itemKey{userPK(p.CreatedBy), skUserProblemCount}, -1, algoitny.Unlimited, nil)
+		items = append(items, counter)
+	}
+	_, err = db.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	if conditionFailedAt(err, 0) {
+		return algoitny.Errorf(algoitny.ENOTFOUND, "problem %s/%s not found", ref.Platform, ref.ProblemID)
+	}
+	return translate(err, "delete problem")
+}
+
+// CountUserProblems returns how many live problems a user has registered.
+func (db *DB) CountUserProblems(ctx context.Context, userID string) (int, error) {
+	av, err := db.getItem(ctx, db.tables.Main, itemKey{userPK(userID), skUserProblemCount})
+	if err != nil || av == nil {
+		return 0, err
+	}
+	return intAttr(av, "Count"), nil
+}
+
+func intAttr(item map[string]types.AttributeValue, name string) int {
+	var n int
+	if v, ok := item[name]; ok {
+		_ = attributevalue.Unmarshal(v, &n)
+	}
+	return n
+}

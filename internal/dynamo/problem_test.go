@@ -1,0 +1,259 @@
+package dynamo_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/algoitny/api/internal/algoitny"
+)
+
+func newProblem(platform algoitny.Platform, id string, lang algoitny.Language, completed bool) *algoitny.Problem {
+	return &algoitny.Problem{Platform: platform, ProblemID: id, Title: "Problem " + id, Language: lang, IsCompleted: completed, Tags: []string{"math"}, TimeLimitMs: 1000, MemoryLimitMB: 256}
+}
+
+// listAll pages through a list with page size `first` and returns every item
+// and the number of pages.
+func listAll[T any](t *testing.T, first int, list func(algoitny.PageRequest) (algoitny.Page[T], error)) ([]T, int) {
+	t.Helper()
+	var all []T
+	pages := 0
+	for after := ""; ; {
+		p, err := list(algoitny.PageRequest{First: first, After: after})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		if len(p.Items) > first || len(p.Cursors) != len(p.Items) {
+			t.Fatalf("page of %d items with %d cursors (first=%d)", len(p.Items), len(p.Cursors), first)
+		}
+		all = append(all, p.Items...)
+		if !p.HasNextPage {
+			return all, pages
+		}
+		after = p.EndCursor
+	}
+}
+
+func problemIDs(ps []*algoitny.Problem) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.ProblemID)
+	}
+	return out
+}
+
+// tick returns a clock that advances 1 ms per call, so items get distinct times.
+func tick() func() time.Time {
+	var mu sync.Mutex
+	t := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	return func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		t = t.Add(time.Millisecond)
+		return t
+	}
+}
+
+func TestProblems(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+
+	t.Run("CreateGetConflict", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		p := newProblem(algoitny.PlatformBaekjoon, "1000", algoitny.LanguagePython, true)
+		p.Checker = algoitny.Checker{Kind: algoitny.CheckerFloat, Epsilon: 1e-6}
+		ok(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
+		got := must[*algoitny.Problem](t)(db.GetProblem(ctx, p.Ref()))
+		if got.InternalID == "" || got.Title != "Problem 1000" || got.Checker.Epsilon != 1e-6 || got.Tags[0] != "math" {
+			t.Fatalf("got %+v", got)
+		}
+		errCode(t, db.CreateProblem(ctx, newProblem(algoitny.PlatformBaekjoon, "1000", algoitny.LanguageC, false), algoitny.Unlimited), algoitny.ECONFLICT)
+		_, err := db.GetProblem(ctx, algoitny.ProblemRef{Platform: algoitny.PlatformBaekjoon, ProblemID: "404"})
+		errCode(t, err, algoitny.ENOTFOUND)
+	})
+
+	t.Run("ListByIndexes", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		db.SetClock(tick())
+		for i := range 9 {
+			platform := algoitny.PlatformBaekjoon
+			if i%3 == 0 {
+				platform = algoitny.PlatformCodeforces
+			}
+			lang := algoitny.LanguagePython
+			if i%2 == 0 {
+				lang = algoitny.LanguageCPP
+			}
+			p := newProblem(platform, fmt.Sprint(100+i), lang, i != 8)
+			if i == 4 {
+				p.Title = "Shortest Path Queries"
+			}
+			ok(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
+		}
+		// A history item in Python must not show up among Python problems (GSI3 fix).
+		ok(t, db.CreateHistory(ctx, &algoitny.SearchHistory{UserID: "u1", Platform: algoitny.PlatformBaekjoon, ProblemID: "101", Language: algoitny.LanguagePython, IsCodePublic: true}))
+
+		list := func(f algoitny.ProblemFilter) func(algoitny.PageRequest) (algoitny.Page[*algoitny.Problem], error) {
+			return func(r algoitny.PageRequest) (algoitny.Page[*algoitny.Problem], error) {
+				return db.ListProblems(ctx, f, r)
+			}
+		}
+		// #4 completed, newest first, across 3 pages.
+		completed, pages := listAll(t, 3, list(algoitny.ProblemFilter{}))
+		if got := strings.Join(problemIDs(completed), ","); got != "107,106,105,104,103,102,101,100" || pages != 3 {
+			t.Fatalf("completed = %s in %d pages", got, pages)
+		}
+		// #5 drafts.
+		no := false
+		drafts, _ := listAll(t, 10, list(algoitny.ProblemFilter{Completed: &no}))
+		if got := strings.Join(problemIDs(drafts), ","); got != "108" {
+			t.Fatalf("drafts = %s", got)
+		}
+		// #3 by platform.
+		cf := algoitny.PlatformCodeforces
+		byPlatform, _ := listAll(t, 2, list(algoitny.ProblemFilter{Platform: &cf}))
+		if got := strings.Join(problemIDs(byPlatform), ","); got != "106,103,100" {
+			t.Fatalf("codeforces = %s", got)
+		}
+		// By language: problems only.
+		py := algoitny.LanguagePython
+		byLang, _ := listAll(t, 2, list(algoitny.ProblemFilter{Language: &py}))
+		if got := strings.Join(problemIDs(byLang), ","); got != "107,105,103,101" {
+			t.Fatalf("python problems = %s", got)
+		}
+		// Platform and language together, and title search (filters, pages still full).
+		bj, cpp := algoitny.PlatformBaekjoon, algoitny.LanguageCPP
+		both, _ := listAll(t, 1, list(algoitny.ProblemFilter{Platform: &bj, Language: &cpp}))
+		if got := strings.Join(problemIDs(both), ","); got != "104,102" {
+			t.Fatalf("baekjoon cpp = %s", got)
+		}
+		byTitle, _ := listAll(t, 5, list(algoitny.ProblemFilter{TitleContains: "shortest PATH"}))
+		if got := strings.Join(problemIDs(byTitle), ","); got != "104" {
+			t.Fatalf("title search = %s", got)
+		}
+	})
+
+	t.Run("UpdateMovesIndexes", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		p := newProblem(algoitny.PlatformAtCoder, "abc100_a", algoitny.LanguagePython, false)
+		ok(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
+		yes, java, title := true, algoitny.LanguageJava, "Renamed"
+		up := must[*algoitny.Problem](t)(db.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{IsCompleted: &yes, Language: &java, Title: &title}))
+		if !up.IsCompleted || up.Language != java || up.Title != "Renamed" || up.TimeLimitMs != 1000 {
+			t.Fatalf("updated %+v", up)
+		}
+		got := must[algoitny.Page[*algoitny.Problem]](t)(db.ListProblems(ctx, algoitny.ProblemFilter{Language: &java}, algoitny.PageRequest{}))
+		if len(got.Items) != 1 {
+			t.Fatalf("not listed under java: %d", len(got.Items))
+		}
+		py := algoitny.LanguagePython
+		if got := must[algoitny.Page[*algoitny.Problem]](t)(db.ListProblems(ctx, algoitny.ProblemFilter{Language: &py}, algoitny.PageRequest{})); len(got.Items) != 0 {
+			t.Fatal("still listed under python")
+		}
+		_, err := db.UpdateProblem(ctx, algoitny.ProblemRef{Platform: algoitny.PlatformAtCoder, ProblemID: "none"}, algoitny.ProblemUpdate{Title: &title})
+		errCode(t, err, algoitny.ENOTFOUND)
+	})
+
+	t.Run("SoftDelete", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		p := newProblem(algoitny.PlatformBaekjoon, "1", algoitny.LanguagePython, true)
+		ok(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
+		ok(t, db.CreateProblem(ctx, newProblem(algoitny.PlatformBaekjoon, "2", algoitny.LanguagePython, true), algoitny.Unlimited))
+		ok(t, db.DeleteProblem(ctx, p.Ref(), "duplicate"))
+		bj, py := algoitny.PlatformBaekjoon, algoitny.LanguagePython
+		for _, f := range []algoitny.ProblemFilter{{}, {Platform: &bj}, {Language: &py}} {
+			got := must[algoitny.Page[*algoitny.Problem]](t)(db.ListProblems(ctx, f, algoitny.PageRequest{}))
+			if ids := problemIDs(got.Items); len(ids) != 1 || ids[0] != "2" {
+				t.Fatalf("filter %+v lists %v after delete", f, ids)
+			}
+		}
+		got := must[*algoitny.Problem](t)(db.GetProblem(ctx, p.Ref()))
+		if !got.IsDeleted || got.DeletedReason != "duplicate" || got.DeletedAt == nil {
+			t.Fatalf("deleted problem reads as %+v", got)
+		}
+		errCode(t, db.DeleteProblem(ctx, p.Ref(), "again"), algoitny.ENOTFOUND)
+		title := "x"
+		_, err := db.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{Title: &title})
+		errCode(t, err, algoitny.ENOTFOUND)
+		errCode(t, db.AddTestCases(ctx, p.Ref(), []*algoitny.TestCase{{Input: "1", Output: "1"}}), algoitny.ENOTFOUND)
+	})
+
+	t.Run("MaxProblemsIsExact", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		const limit = 3
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		admitted, limited := 0, 0
+		for i := range 12 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				p := newProblem(algoitny.PlatformCustom, fmt.Sprint(i), algoitny.LanguageC, false)
+				p.CreatedBy = "author"
+				err := db.CreateProblem(ctx, p, limit)
+				mu.Lock()
+				defer mu.Unlock()
+				switch algoitny.ErrorCode(err) {
+				case "":
+					admitted++
+				case algoitny.ERATELIMITED:
+					limited++
+				default:
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		if admitted != limit || limited != 12-limit {
+			t.Fatalf("admitted %d, limited %d", admitted, limited)
+		}
+		if n := must[int](t)(db.CountUserProblems(ctx, "author")); n != limit {
+			t.Fatalf("counter = %d", n)
+		}
+		// Deleting one frees a slot.
+		no := false
+		drafts := must[algoitny.Page[*algoitny.Problem]](t)(db.ListProblems(ctx, algoitny.ProblemFilter{Completed: &no}, algoitny.PageRequest{}))
+		ok(t, db.DeleteProblem(ctx, drafts.Items[0].Ref(), "make room"))
+		p := newProblem(algoitny.PlatformCustom, "later", algoitny.LanguageC, false)
+		p.CreatedBy = "author"
+		ok(t, db.CreateProblem(ctx, p, limit))
+		p0 := newProblem(algoitny.PlatformCustom, "zero", algoitny.LanguageC, false)
+		p0.CreatedBy = "nobody"
+		errCode(t, db.CreateProblem(ctx, p0, 0), algoitny.ERATELIMITED)
+	})
+
+	t.Run("BatchGet250", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		var refs []algoitny.ProblemRef
+		for i := range 250 {
+			p := newProblem(algoitny.PlatformCodeforces, fmt.Sprintf("%04d", i), algoitny.LanguageGo, true)
+			ok(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
+			refs = append(refs, p.Ref())
+		}
+		refs = append(refs, algoitny.ProblemRef{Platform: algoitny.PlatformCodeforces, ProblemID: "missing"}, refs[0])
+		before := db.Requests()
+		got := must[map[algoitny.ProblemRef]*algoitny.Problem](t)(db.GetProblems(ctx, refs))
+		if len(got) != 250 {
+			t.Fatalf("got %d of 250", len(got))
+		}
+		for _, r := range refs[:250] {
+			if got[r] == nil || got[r].ProblemID != r.ProblemID {
+				t.Fatalf("missing %v", r)
+			}
+		}
+		if calls := db.Requests() - before; calls < 3 {
+			t.Fatalf("%d BatchGetItem calls for 250 keys; the 100-key limit needs at least 3", calls)
+		}
+	})
+}
+

@@ -1,0 +1,198 @@
+package dynamo
+
+import (
+	"context"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// query describes one paginated list: a partition of a table or index, an
+// optional sort-key condition and an optional filter.
+type query struct {
+	// list names the list for cursors, so that a cursor of one list is refused by another.
+	list  string
+	table string
+	index string // "" = the table itself
+	pk    string // partition key value
+	// skPrefix restricts the sort key with begins_with.
+	skPrefix string
+	// skBefore restricts the sort key with < (stale-job sweeps).
+	skBefore string
+	// skBetween restricts the sort key to a closed range (usage logs of some days).
+	skBetween [2]string
+	filter    *expression.ConditionBuilder
+	// forward is ascending order; the default is newest first.
+	forward bool
+	// scan reads the whole table instead of one partition (the admin scans
+	// seed 001 allows, nothing else). pk and the sort-key conditions are unused.
+	scan bool
+}
+
+func (q *query) keyNames() (pk, sk string) {
+	if q.index == "" {
+		return attrPK, attrSK
+	}
+	return gsiKeyAttrs(q.index)
+}
+
+func (q *query) input(limit int32, start map[string]types.AttributeValue) (*dynamodb.QueryInput, error) {
+	pkName, skName := q.keyNames()
+	kc := expression.Key(pkName).Equal(expression.Value(q.pk))
+	switch {
+	case q.skPrefix != "":
+		kc = kc.And(expression.Key(skName).BeginsWith(q.skPrefix))
+	case q.skBefore != "":
+		kc = kc.And(expression.Key(skName).LessThan(expression.Value(q.skBefore)))
+	case q.skBetween[0] != "":
+		kc = kc.And(expression.Key(skName).Between(expression.Value(q.skBetween[0]), expression.Value(q.skBetween[1])))
+	}
+	b := expression.NewBuilder().WithKeyCondition(kc)
+	if q.filter != nil {
+		b = b.WithFilter(*q.filter)
+	}
+	expr, err := b.Build()
+	if err != nil {
+		return nil, algoitny.Internal(err, "build query")
+	}
+	in := &dynamodb.QueryInput{
+		TableName:                 aws.String(q.table),
+		KeyConditionExpression:    expr.KeyCondition(),
+		FilterExpression:          expr.Filter(),
+		ExpressionAttributeNames:  expr.Names(),
+		ExpressionAttributeValues: expr.Values(),
+		ScanIndexForward:          aws.Bool(q.forward),
+		ExclusiveStartKey:         start,
+	}
+	if limit > 0 {
+		in.Limit = aws.Int32(limit)
+	}
+	if q.index != "" {
+		in.IndexName = aws.String(q.index)
+	} else {
+		// Read-your-writes on the table itself (a fresh execution shows up in
+		// "my history" at once). Indexes are eventually consistent only.
+		in.ConsistentRead = aws.Bool(true)
+	}
+	return in, nil
+}
+
+// rawPage is one page of items with their cursors.
+type rawPage struct {
+	items       []map[string]types.AttributeValue
+	cursors     []string
+	endCursor   string
+	hasNextPage bool
+}
+
+// page reads one page of q: up to `first` items after the cursor `after`. It
+// reads one item more than asked to know whether another page exists, and
+// with a filter keeps reading until the page is full or the partition ends.
+// Each item's cursor is built from its own key, so a page that stops in the
+// middle of a DynamoDB page still resumes exactly after its last item.
+func (db *DB) page(ctx context.Context, q *query, req algoitny.PageRequest) (rawPage, error) {
+	first, err := req.Validate()
+	if err != nil {
+		return rawPage{}, err
+	}
+	var start map[string]types.AttributeValue
+	if req.After != "" {
+		if start, err = decodeCursor(req.After, q); err != nil {
+			return rawPage{}, err
+		}
+	}
+	var items []map[string]types.AttributeValue
+	for {
+		need := first + 1 - len(items)
+		limit := int32(need)
+		if q.filter != nil {
+			limit = int32(max(need, 50)) // filtered pages read ahead
+		}
+		got, next, err := db.fetch(ctx, q, limit, start)
+		if err != nil {
+			return rawPage{}, err
+		}
+		items = append(items, got...)
+		if len(items) > first || len(next) == 0 {
+			break
+		}
+		start = next
+	}
+	p := rawPage{items: items}
+	if len(items) > first {
+		p.items, p.hasNextPage = items[:first], true
+	}
+	p.cursors = make([]string, len(p.items))
+	for i, it := range p.items {
+		p.cursors[i] = encodeCursor(q.list, q.index, it)
+	}
+	if n := len(p.cursors); n > 0 {
+		p.endCursor = p.cursors[n-1]
+	}
+	return p, nil
+}
+
+// fetch issues one Query (or Scan) call and returns its items and LastEvaluatedKey.
+func (db *DB) fetch(ctx context.Context, q *query, limit int32, start map[string]types.AttributeValue) ([]map[string]types.AttributeValue, map[string]types.AttributeValue, error) {
+	if q.scan {
+		in := &dynamodb.ScanInput{TableName: aws.String(q.table), ExclusiveStartKey: start, ConsistentRead: aws.Bool(true)}
+		if limit > 0 {
+			in.Limit = aws.Int32(limit)
+		}
+		if q.filter != nil {
+			expr, err := expression.NewBuilder().WithFilter(*q.filter).Build()
+			if err != nil {
+				return nil, nil, algoitny.Internal(err, "build scan")
+			}
+			in.FilterExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues = expr.Filter(), expr.Names(), expr.Values()
+		}
+		out, err := db.client.Scan(ctx, in)
+		if err != nil {
+			return nil, nil, translate(err, "scan "+q.list)
+		}
+		return out.Items, out.LastEvaluatedKey, nil
+	}
+	in, err := q.input(limit, start)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := db.client.Query(ctx, in)
+	if err != nil {
+		return nil, nil, translate(err, "query "+q.list)
+	}
+	return out.Items, out.LastEvaluatedKey, nil
+}
+
+// all reads every item of q (bounded lists only: a user's counters, a job's
+// progress, the plans).
+func (db *DB) all(ctx context.Context, q *query) ([]map[string]types.AttributeValue, error) {
+	var items []map[string]types.AttributeValue
+	var start map[string]types.AttributeValue
+	for {
+		got, next, err := db.fetch(ctx, q, 0, start)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, got...)
+		if len(next) == 0 {
+			return items, nil
+		}
+		start = next
+	}
+}
+
+// convertPage unmarshals the items of a raw page into domain values.
+func convertPage[T any](p rawPage, conv func(map[string]types.AttributeValue) (T, error)) (algoitny.Page[T], error) {
+	out := algoitny.Page[T]{Items: make([]T, 0, len(p.items)), Cursors: p.cursors, EndCursor: p.endCursor, HasNextPage: p.hasNextPage}
+	for _, it := range p.items {
+		v, err := conv(it)
+		if err != nil {
+			return algoitny.Page[T]{}, err
+		}
+		out.Items = append(out.Items, v)
+	}
+	return out, nil
+}

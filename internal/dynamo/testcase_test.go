@@ -1,0 +1,106 @@
+package dynamo_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/dynamo"
+)
+
+// incompressible returns n bytes of base64 text that gzip cannot shrink much.
+func incompressible(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return base64.StdEncoding.EncodeToString(b)[:n]
+}
+
+func TestTestCases(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+
+	t.Run("SizesRoundTrip", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		p := newProblem(algoitny.PlatformBaekjoon, "1000", algoitny.LanguagePython, true)
+		ok(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
+		cases := []*algoitny.TestCase{
+			{Input: "1 2\n", Output: "3\n", Generator: "gen.py", Seed: 7},
+			{Input: strings.Repeat("1 2 3 4 5\n", 50_000), Output: "ok\n"}, // 500 KB, compresses into the item
+			{Input: incompressible(3 << 20), Output: incompressible(1000)}, // 3 MB, split into parts
+			{Input: "", Output: ""},
+		}
+		ok(t, db.AddTestCases(ctx, p.Ref(), cases))
+		got, tests := func() (*algoitny.Problem, []*algoitny.TestCase) {
+			p, tc, err := db.GetProblemWithTestCases(ctx, p.Ref())
+			ok(t, err)
+			return p, tc
+		}()
+		if got.TestCaseCount != 4 || len(tests) != 4 {
+			t.Fatalf("count %d, read %d", got.TestCaseCount, len(tests))
+		}
+		for i, tc := range tests {
+			if tc.Input != cases[i].Input || tc.Output != cases[i].Output {
+				t.Fatalf("case %d: input %d bytes (want %d), output %d bytes (want %d)", i, len(tc.Input), len(cases[i].Input), len(tc.Output), len(cases[i].Output))
+			}
+			if tc.ID != cases[i].ID || tc.ID == "" {
+				t.Fatalf("case %d id %q, want %q", i, tc.ID, cases[i].ID)
+			}
+		}
+		if tests[0].Generator != "gen.py" || tests[0].Seed != 7 {
+			t.Fatalf("provenance lost: %+v", tests[0])
+		}
+		if n := must[int](t)(dynamo.ItemCount(ctx, db, dynamo.ProblemPK(p.Ref()))); n < 1+4+7 {
+			t.Fatalf("only %d items: the 3 MB case was not split", n)
+		}
+		errCode(t, db.AddTestCases(ctx, p.Ref(), []*algoitny.TestCase{{Input: strings.Repeat("x", dynamo.MaxTestCaseBytes+1)}}), algoitny.EINVALID)
+	})
+
+	t.Run("ListPagesOverParts", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		db.SetClock(tick())
+		p := newProblem(algoitny.PlatformBaekjoon, "2000", algoitny.LanguageCPP, true)
+		ok(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
+		var cases []*algoitny.TestCase
+		for i := range 7 {
+			in := fmt.Sprintf("case %d\n", i)
+			if i == 2 || i == 3 { // two large ones, each followed by parts
+				in += incompressible(700 << 10)
+			}
+			cases = append(cases, &algoitny.TestCase{Input: in, Output: fmt.Sprint(i)})
+		}
+		ok(t, db.AddTestCases(ctx, p.Ref(), cases))
+		// An orphan part (a crashed write) between the cases is never read.
+		ok(t, db.PutOrphanPart(ctx, p.Ref(), cases[4].CreatedAt))
+		got, pages := listAll(t, 2, func(r algoitny.PageRequest) (algoitny.Page[*algoitny.TestCase], error) {
+			return db.ListTestCases(ctx, p.Ref(), r)
+		})
+		if len(got) != 7 || pages != 4 {
+			t.Fatalf("listed %d cases in %d pages", len(got), pages)
+		}
+		for i, tc := range got {
+			if tc.Input != cases[i].Input || tc.Output != fmt.Sprint(i) {
+				t.Fatalf("case %d mismatch (input %d bytes)", i, len(tc.Input))
+			}
+		}
+		_, all, err := db.GetProblemWithTestCases(ctx, p.Ref())
+		ok(t, err)
+		if len(all) != 7 {
+			t.Fatalf("GetProblemWithTestCases read %d", len(all))
+		}
+	})
+
+	t.Run("MissingProblem", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		ref := algoitny.ProblemRef{Platform: algoitny.PlatformBaekjoon, ProblemID: "none"}
+		errCode(t, db.AddTestCases(ctx, ref, []*algoitny.TestCase{{Input: "1", Output: "1"}}), algoitny.ENOTFOUND)
+		_, _, err := db.GetProblemWithTestCases(ctx, ref)
+		errCode(t, err, algoitny.ENOTFOUND)
+	})
+}

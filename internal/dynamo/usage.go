@@ -1,0 +1,154 @@
+package dynamo
+
+import (
+	"context"
+	"time"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+type usageItem struct {
+	PK, SK     string
+	EntityType string
+	LogID      string
+	UserID     string
+	Action     string
+	ProblemPK  string `dynamodbav:",omitempty"`
+	HistoryID  string `dynamodbav:",omitempty"`
+	JobID      string `dynamodbav:",omitempty"`
+	CreatedAt  time.Time
+	TTL        int64
+}
+
+func unmarshalUsage(av map[string]types.AttributeValue) (*algoitny.UsageLog, error) {
+	var it usageItem
+	if err := attributevalue.UnmarshalMap(av, &it); err != nil {
+		return nil, algoitny.Internal(err, "decode usage log")
+	}
+	l := &algoitny.UsageLog{
+		ID: it.LogID, UserID: it.UserID, Action: algoitny.UsageAction(it.Action), HistoryID: it.HistoryID, JobID: it.JobID,
+		CreatedAt: it.CreatedAt, ExpiresAt: time.Unix(it.TTL, 0).UTC(),
+	}
+	if it.ProblemPK != "" {
+		l.Platform, l.ProblemID = parseProblemPK(it.ProblemPK)
+	}
+	return l, nil
+}
+
+// ConsumeQuota records one use of log.Action by log.UserID if today's count
+// is below limit (-1 = unlimited), and refuses it otherwise. The counter
+// increment (conditional) and the usage log are one transaction, so N
+// concurrent calls against limit L admit exactly L. Quota days are UTC days
+// (algoitny.UsageDay). On success log gets its id, time and expiry (90 days).
+// It returns ERATELIMITED, with the limit, the count and the reset time.
+func (db *DB) ConsumeQuota(ctx context.Context, log *algoitny.UsageLog, limit int) error {
+	now := db.now()
+	log.ID, log.CreatedAt = newID(now)
+	log.ExpiresAt = log.CreatedAt.Add(algoitny.UsageDayRetention)
+	day := algoitny.UsageDay(log.CreatedAt)
+	it := usageItem{
+		PK: userPK(log.UserID), SK: usageSK(day, log.Action, log.CreatedAt, log.ID), EntityType: "UsageLog",
+		LogID: log.ID, UserID: log.UserID, Action: string(log.Action), HistoryID: log.HistoryID, JobID: log.JobID,
+		CreatedAt: log.CreatedAt, TTL: log.ExpiresAt.Unix(),
+	}
+	if log.ProblemID != "" {
+		it.ProblemPK = problemPK(log.Platform, log.ProblemID)
+	}
+	av, err := attributevalue.MarshalMap(it)
+	if err != nil {
+		return algoitny.Internal(err, "encode usage log")
+	}
+	limited := func() error {
+		used, err := db.usageCount(ctx, log.UserID, day, log.Action)
+		if err != nil {
+			return err
+		}
+		return &algoitny.Error{
+			Code:      algoitny.ERATELIMITED,
+			Message:   "daily " + string(log.Action) + " limit reached",
+			RateLimit: &algoitny.RateLimit{Action: log.Action, Limit: limit, Used: used, ResetAt: algoitny.NextReset(log.CreatedAt)},
+		}
+	}
+	counter, ok := db.counterAdd(itemKey{userPK(log.UserID), quotaSK(day, log.Action)}, 1, limit, &log.ExpiresAt)
+	if !ok {
+		return limited()
+	}
+	_, err = db.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		counter,
+		{Put: &types.Put{TableName: aws.String(db.tables.Main), Item: av}},
+	}})
+	if conditionFailedAt(err, 0) {
+		return limited()
+	}
+	return translate(err, "consume quota")
+}
+
+// ReleaseQuota gives back a use recorded by ConsumeQuota (when the work it
+// paid for could not even be enqueued): the log is deleted and the counter
+// lowered in one transaction. Releasing twice is a no-op.
+func (db *DB) ReleaseQuota(ctx context.Context, log *algoitny.UsageLog) error {
+	day := algoitny.UsageDay(log.CreatedAt)
+	counter, _ := db.counterAdd(itemKey{userPK(log.UserID), quotaSK(day, log.Action)}, -1, algoitny.Unlimited, nil)
+	_, err := db.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Delete: &types.Delete{
+			TableName: aws.String(db.tables.Main), Key: itemKey{userPK(log.UserID), usageSK(day, log.Action, log.CreatedAt, log.ID)}.av(),
+			ConditionExpression: aws.String("attribute_exists(PK)"),
+		}},
+		counter,
+	}})
+	if conditionFailedAt(err, 0) {
+		return nil
+	}
+	return translate(err, "release quota")
+}
+
+func (db *DB) usageCount(ctx context.Context, userID, day string, action algoitny.UsageAction) (int, error) {
+	av, err := db.getItem(ctx, db.tables.Main, itemKey{userPK(userID), quotaSK(day, action)})
+	if err != nil || av == nil {
+		return 0, err
+	}
+	return intAttr(av, "Count"), nil
+}
+
+// UsageCounts returns how many of each action a user has used on day (a
+// UsageDay string), reading the counters of both actions in one BatchGetItem
+// (seed pattern #14 without counting logs).
+func (db *DB) UsageCounts(ctx context.Context, userID, day string) (map[algoitny.UsageAction]int, error) {
+	keys := make([]itemKey, len(algoitny.UsageActions))
+	for i, a := range algoitny.UsageActions {
+		keys[i] = itemKey{userPK(userID), quotaSK(day, a)}
+	}
+	found, err := db.batchGet(ctx, db.tables.Main, keys)
+	if err != nil {
+		return nil, err
+	}
+	counts := make(map[algoitny.UsageAction]int, len(keys))
+	for i, a := range algoitny.UsageActions {
+		counts[a] = intAttr(found[keys[i]], "Count")
+	}
+	return counts, nil
+}
+
+// ListUsageLogs pages through a user's usage logs from fromDay to toDay
+// inclusive (UsageDay strings), newest first. Logs past their TTL are
+// filtered out even before DynamoDB deletes them (which can take days).
+func (db *DB) ListUsageLogs(ctx context.Context, userID, fromDay, toDay string, page algoitny.PageRequest) (algoitny.Page[*algoitny.UsageLog], error) {
+	if fromDay > toDay {
+		return algoitny.Page[*algoitny.UsageLog]{}, algoitny.Invalid("from", "from must not be after to")
+	}
+	live := expression.Name(attrTTL).GreaterThan(expression.Value(db.now().Unix()))
+	p, err := db.page(ctx, &query{
+		list: "usageLogs", table: db.tables.Main, pk: userPK(userID),
+		skBetween: [2]string{usageDayPrefix(fromDay), usageDayPrefix(toDay) + "\uffff"},
+		filter:    &live,
+	}, page)
+	if err != nil {
+		return algoitny.Page[*algoitny.UsageLog]{}, err
+	}
+	return convertPage(p, unmarshalUsage)
+}
