@@ -29,8 +29,14 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"version": {"print the version and exit", runVersion},
-		"judge":   {"judge a solution against a directory of tests (see `algoitny judge -h`)", runJudge},
+		"serve":      {"serve the GraphQL API (and run job workers unless --no-workers)", runServe},
+		"worker":     {"run job workers only (scale-out)", runWorker},
+		"migrate":    {"create or upgrade the DynamoDB tables and River's schema (idempotent)", runMigrate},
+		"seed-plans": {"create the default plans Free, Pro and Admin if missing", runSeedPlans},
+		"version":    {"print the version and exit", runVersion},
+		"judge":      {"judge a solution against a directory of tests (see `algoitny judge -h`)", runJudge},
+		"dev":        {"local development: start DynamoDB Local + PostgreSQL, migrate, seed, serve (make run)", runDev},
+		"stack":      {"run a command against throw-away DynamoDB Local + PostgreSQL (make test)", runStack},
 	}
 }
 

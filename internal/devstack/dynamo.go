@@ -2,6 +2,7 @@ package devstack
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -119,6 +120,8 @@ func StartDynamo(ctx context.Context, opts DynamoOptions) (*Dynamo, error) {
 	}
 	d := &Dynamo{Endpoint: fmt.Sprintf("http://127.0.0.1:%d", port), log: &bytes.Buffer{}, exited: make(chan struct{})}
 	d.cmd = exec.Command(java, args...)
+	// DynamoDB Local writes a metadata file into its working directory.
+	d.cmd.Dir = cmp.Or(opts.DBPath, os.TempDir())
 	d.cmd.Stdout, d.cmd.Stderr = &lockedWriter{w: d.log}, &lockedWriter{w: d.log}
 	d.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	if err := d.cmd.Start(); err != nil {

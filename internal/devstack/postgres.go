@@ -201,3 +201,21 @@ func startPrivateCluster(ctx context.Context, opts PostgresOptions) (*Postgres, 
 	}
 	return &Postgres{URL: u, Source: "private cluster", stop: stop}, nil
 }
+
+// PostgresForTests returns a database URL for a test package: DATABASE_URL
+// (set by `make test`), else the local server's algoitny_test database, else
+// a private cluster that stop shuts down. Tests isolate themselves further by
+// using a schema of their own.
+func PostgresForTests(ctx context.Context) (url string, stop func(), err error) {
+	dir, err := os.MkdirTemp("", "algoitny-pg-")
+	if err != nil {
+		return "", nil, err
+	}
+	os.Chmod(dir, 0o755)
+	pg, err := EnsurePostgres(ctx, PostgresOptions{Database: "algoitny_test", ClusterDir: filepath.Join(dir, "pg")})
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", nil, err
+	}
+	return pg.URL, func() { pg.Stop(); os.RemoveAll(dir) }, nil
+}

@@ -1,0 +1,285 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/devstack"
+	"github.com/algoitny/api/internal/dynamo"
+	"github.com/algoitny/api/internal/jobs"
+)
+
+// newFlags returns a flag set whose usage goes to stderr and whose errors are returned.
+func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: algoitny %s\n", usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// fail prints err for an operator (tool problems as install hints) and returns exit code 1.
+func fail(stderr io.Writer, cmd string, err error) int {
+	fmt.Fprintf(stderr, "algoitny %s: %s\n", cmd, devstack.Describe(err))
+	return 1
+}
+
+func loadConfig(stderr io.Writer, cmd string) (Config, bool) {
+	cfg, err := configFromEnv()
+	if err != nil {
+		fail(stderr, cmd, err)
+		return cfg, false
+	}
+	return cfg, true
+}
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("serve", "serve [--no-workers]", stderr)
+	noWorkers := fs.Bool("no-workers", false, "serve the API only; run jobs in `algoitny worker` processes")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	cfg, ok := loadConfig(stderr, "serve")
+	if !ok {
+		return 1
+	}
+	if *noWorkers {
+		cfg.Workers = false
+	}
+	return serve(ctx, cfg, stdout, stderr)
+}
+
+func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) int {
+	m := &Main{Config: cfg}
+	defer m.Close()
+	if err := m.Open(ctx, true); err != nil {
+		return fail(stderr, "serve", err)
+	}
+	host, port, _ := net.SplitHostPort(m.Addr())
+	if host == "" || host == "::" || host == "0.0.0.0" {
+		host = "localhost"
+	}
+	fmt.Fprintf(stdout, "algoitny %s listening on %s (workers: %v)\n", version, m.Addr(), cfg.Workers)
+	if cfg.Dev {
+		fmt.Fprintf(stdout, "playground: http://%s/playground\n", net.JoinHostPort(host, port))
+	}
+	if err := m.Run(ctx); err != nil {
+		return fail(stderr, "serve", err)
+	}
+	return 0
+}
+
+func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("worker", "worker", stderr)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	cfg, ok := loadConfig(stderr, "worker")
+	if !ok {
+		return 1
+	}
+	cfg.Workers = true
+	m := &Main{Config: cfg}
+	defer m.Close()
+	if err := m.Open(ctx, false); err != nil {
+		return fail(stderr, "worker", err)
+	}
+	fmt.Fprintln(stdout, "algoitny worker running")
+	if err := m.Run(ctx); err != nil {
+		return fail(stderr, "worker", err)
+	}
+	return 0
+}
+
+func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("migrate", "migrate", stderr)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	cfg, ok := loadConfig(stderr, "migrate")
+	if !ok {
+		return 1
+	}
+	if err := migrate(ctx, cfg, stdout); err != nil {
+		return fail(stderr, "migrate", err)
+	}
+	return 0
+}
+
+// migrate creates or upgrades the DynamoDB tables and applies River's migrations.
+func migrate(ctx context.Context, cfg Config, stdout io.Writer) error {
+	db, err := dynamo.Open(ctx, cfg.Dynamo)
+	if err != nil {
+		return err
+	}
+	rep, err := db.Migrate(ctx)
+	if err != nil {
+		return err
+	}
+	t := db.Tables()
+	fmt.Fprintf(stdout, "DynamoDB: tables %s, %s, %s ready", t.Main, t.Users, t.Plans)
+	if n := len(rep.Created) + len(rep.IndexesAdded) + len(rep.TTLEnabled); n > 0 {
+		fmt.Fprintf(stdout, " (created %v, indexes added %v, TTL enabled %v)", rep.Created, rep.IndexesAdded, rep.TTLEnabled)
+	}
+	fmt.Fprintln(stdout)
+	pool, err := openPool(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	applied, err := jobs.Migrate(ctx, pool, cfg.RiverSchema)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "River: schema up to date (applied %d migrations)\n", len(applied))
+	return nil
+}
+
+func runSeedPlans(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("seed-plans", "seed-plans [--force]", stderr)
+	force := fs.Bool("force", false, "reset existing default plans to their default values")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	cfg, ok := loadConfig(stderr, "seed-plans")
+	if !ok {
+		return 1
+	}
+	if err := seedPlans(ctx, cfg, *force, stdout); err != nil {
+		return fail(stderr, "seed-plans", err)
+	}
+	return 0
+}
+
+func seedPlans(ctx context.Context, cfg Config, force bool, stdout io.Writer) error {
+	db, err := dynamo.Open(ctx, cfg.Dynamo)
+	if err != nil {
+		return err
+	}
+	changed, err := db.SeedPlans(ctx, algoitny.DefaultPlans(), force)
+	if err != nil {
+		return err
+	}
+	if len(changed) == 0 {
+		fmt.Fprintln(stdout, "plans: Free, Pro and Admin already exist (use --force to reset them)")
+	} else {
+		fmt.Fprintf(stdout, "plans: wrote %s\n", strings.Join(changed, ", "))
+	}
+	return nil
+}
+
+// runDev is `make run`: a persistent local stack (DynamoDB Local with data in
+// .data/dynamodb, PostgreSQL), migrations, default plans, and the server in
+// dev mode with in-process workers.
+func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("dev", "dev   (what `make run` runs)", stderr)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if os.Getenv("ALGOITNY_DEV") == "" {
+		os.Setenv("ALGOITNY_DEV", "true")
+	}
+	cfg, ok := loadConfig(stderr, "dev")
+	if !ok {
+		return 1
+	}
+	root, err := devstack.RepoRoot()
+	if err != nil {
+		return fail(stderr, "dev", err)
+	}
+	data := filepath.Join(root, ".data")
+	if cfg.Dynamo.Endpoint == "" {
+		port := 8000
+		if !portFree(port) {
+			port = 0
+		}
+		d, err := devstack.StartDynamo(ctx, devstack.DynamoOptions{DBPath: filepath.Join(data, "dynamodb"), Port: port})
+		if err != nil {
+			return fail(stderr, "dev", err)
+		}
+		defer d.Stop()
+		cfg.Dynamo.Endpoint = d.Endpoint
+		fmt.Fprintf(stdout, "DynamoDB Local: %s (data in %s)\n", d.Endpoint, filepath.Join(data, "dynamodb"))
+	}
+	pg, err := devstack.EnsurePostgres(ctx, devstack.PostgresOptions{Database: "algoitny", ClusterDir: filepath.Join(data, "postgres")})
+	if err != nil {
+		return fail(stderr, "dev", err)
+	}
+	defer pg.Stop()
+	cfg.DatabaseURL = pg.URL
+	fmt.Fprintf(stdout, "PostgreSQL: %s (%s)\n", redact(pg.URL), pg.Source)
+	if err := migrate(ctx, cfg, stdout); err != nil {
+		return fail(stderr, "dev", err)
+	}
+	if err := seedPlans(ctx, cfg, false, stdout); err != nil {
+		return fail(stderr, "dev", err)
+	}
+	return serve(ctx, cfg, stdout, stderr)
+}
+
+// runStack is `make test`: throw-away DynamoDB Local (in memory) and a
+// PostgreSQL test database, exported to the command it runs.
+func runStack(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "--" {
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, "Usage: algoitny stack -- COMMAND [ARGS...]")
+		return 2
+	}
+	d, err := devstack.StartDynamo(ctx, devstack.DynamoOptions{})
+	if err != nil {
+		return fail(stderr, "stack", err)
+	}
+	defer d.Stop()
+	pgURL, stopPG, err := devstack.PostgresForTests(ctx)
+	if err != nil {
+		return fail(stderr, "stack", err)
+	}
+	defer stopPG()
+	fmt.Fprintf(stdout, "stack: DynamoDB Local %s, PostgreSQL %s\n", d.Endpoint, redact(pgURL))
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
+	cmd.Env = append(os.Environ(), "DYNAMODB_ENDPOINT="+d.Endpoint, "DATABASE_URL="+pgURL)
+	if err := cmd.Run(); err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return exit.ExitCode()
+		}
+		return fail(stderr, "stack", err)
+	}
+	return 0
+}
+
+func portFree(port int) bool {
+	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		return false
+	}
+	l.Close()
+	return true
+}
+
+// redact hides a password in a database URL.
+func redact(u string) string {
+	if i := strings.Index(u, "://"); i >= 0 {
+		if at := strings.Index(u[i+3:], "@"); at >= 0 {
+			cred := u[i+3 : i+3+at]
+			if user, _, ok := strings.Cut(cred, ":"); ok {
+				return u[:i+3] + user + ":***" + u[i+3+at:]
+			}
+		}
+	}
+	return u
+}

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/algoitny/api/internal/dynamo"
+)
+
+// Config is the whole configuration of the binary, read from the environment
+// (design.md §3) so that any operator or test harness starts it the same way.
+type Config struct {
+	Addr        string // ALGOITNY_ADDR
+	Dev         bool   // ALGOITNY_DEV: devLogin, playground, introspection
+	Workers     bool   // ALGOITNY_WORKERS: run River workers in serve
+	Dynamo      dynamo.Config
+	DatabaseURL string // DATABASE_URL
+	RiverSchema string // ALGOITNY_RIVER_SCHEMA: PostgreSQL schema of River's tables ("" = search path)
+
+	SessionSecret  string // SESSION_SECRET
+	GoogleClientID string // GOOGLE_CLIENT_ID
+	GoogleJWKSURL  string // GOOGLE_JWKS_URL
+
+	LLMProvider  string // LLM_PROVIDER: offline | gemini | openai
+	GeminiAPIKey string // GEMINI_API_KEY
+	LLMBaseURL   string // LLM_BASE_URL
+	LLMModel     string // LLM_MODEL
+
+	JudgeSandbox string // JUDGE_SANDBOX: bwrap | none
+}
+
+// configFromEnv reads and validates the configuration.
+func configFromEnv() (Config, error) {
+	cfg := Config{
+		Addr:           envOr("ALGOITNY_ADDR", ":8080"),
+		Dynamo:         dynamo.ConfigFromEnv(),
+		DatabaseURL:    os.Getenv("DATABASE_URL"),
+		RiverSchema:    os.Getenv("ALGOITNY_RIVER_SCHEMA"),
+		SessionSecret:  os.Getenv("SESSION_SECRET"),
+		GoogleClientID: os.Getenv("GOOGLE_CLIENT_ID"),
+		GoogleJWKSURL:  envOr("GOOGLE_JWKS_URL", "https://www.googleapis.com/oauth2/v3/certs"),
+		LLMProvider:    envOr("LLM_PROVIDER", "offline"),
+		GeminiAPIKey:   os.Getenv("GEMINI_API_KEY"),
+		LLMBaseURL:     os.Getenv("LLM_BASE_URL"),
+		LLMModel:       os.Getenv("LLM_MODEL"),
+		JudgeSandbox:   envOr("JUDGE_SANDBOX", "bwrap"),
+	}
+	var err error
+	if cfg.Dev, err = envBool("ALGOITNY_DEV", false); err != nil {
+		return cfg, err
+	}
+	if cfg.Workers, err = envBool("ALGOITNY_WORKERS", true); err != nil {
+		return cfg, err
+	}
+	switch cfg.LLMProvider {
+	case "offline", "gemini", "openai":
+	default:
+		return cfg, fmt.Errorf("LLM_PROVIDER=%q: want offline, gemini or openai", cfg.LLMProvider)
+	}
+	switch cfg.JudgeSandbox {
+	case "bwrap", "none":
+	default:
+		return cfg, fmt.Errorf("JUDGE_SANDBOX=%q: want bwrap or none", cfg.JudgeSandbox)
+	}
+	return cfg, nil
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+func envBool(name string, def bool) (bool, error) {
+	v := strings.TrimSpace(os.Getenv(name))
+	if v == "" {
+		return def, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return def, fmt.Errorf("%s=%q: want true or false", name, v)
+	}
+	return b, nil
+}

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/algoitny/api/internal/devstack"
+	"github.com/algoitny/api/internal/dynamo"
+)
+
+var dynamoEndpoint, databaseURL string
+
+func TestMain(m *testing.M) {
+	ctx := context.Background()
+	ep, stopDynamo, err := devstack.DynamoForTests(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, devstack.Describe(err))
+		os.Exit(1)
+	}
+	pg, stopPG, err := devstack.PostgresForTests(ctx)
+	if err != nil {
+		stopDynamo()
+		fmt.Fprintln(os.Stderr, devstack.Describe(err))
+		os.Exit(1)
+	}
+	dynamoEndpoint, databaseURL = ep, pg
+	code := m.Run()
+	stopPG()
+	stopDynamo()
+	os.Exit(code)
+}
+
+// testConfig returns a configuration on tables and a River schema of the test's own.
+func testConfig(t *testing.T) Config {
+	t.Helper()
+	id := fmt.Sprintf("e2e%d", time.Now().UnixNano()%1e10)
+	return Config{
+		Addr: "127.0.0.1:0", Dev: true, Workers: true,
+		Dynamo:      dynamo.Config{Endpoint: dynamoEndpoint, TablePrefix: id + "-"},
+		DatabaseURL: databaseURL, RiverSchema: id,
+		LLMProvider: "offline", JudgeSandbox: "bwrap",
+	}
+}
+
+func TestServeEndToEnd(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg := testConfig(t)
+	var out bytes.Buffer
+	if err := migrate(ctx, cfg, &out); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrate(ctx, cfg, &out); err != nil { // idempotent
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "applied 0 migrations") {
+		t.Fatalf("second migrate output:\n%s", out.String())
+	}
+	if err := seedPlans(ctx, cfg, false, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	m := &Main{Config: cfg}
+	defer m.Close()
+	if err := m.Open(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	base := "http://" + m.Addr()
+
+	for path, want := range map[string]int{"/healthz": 200, "/readyz": 200, "/playground": 200} {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Fatalf("GET %s = %d, want %d", path, resp.StatusCode, want)
+		}
+	}
+	resp, err := http.Post(base+"/query", "application/json", strings.NewReader(`{"query":"{ plans { name maxHintsPerDay maxExecutionsPerDay } }"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		Data struct {
+			Plans []struct {
+				Name                string
+				MaxHintsPerDay      int
+				MaxExecutionsPerDay int
+			}
+		}
+	}
+	json.NewDecoder(resp.Body).Decode(&body)
+	resp.Body.Close()
+	if len(body.Data.Plans) != 3 || body.Data.Plans[1].Name != "Free" || body.Data.Plans[1].MaxExecutionsPerDay != 10 {
+		t.Fatalf("plans = %+v", body.Data.Plans)
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+	case <-time.After(40 * time.Second):
+		t.Fatal("no graceful shutdown")
+	}
+}
+
+func TestReadyzFailsWithoutDynamo(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg := testConfig(t)
+	cfg.Workers = false
+	cfg.Dynamo.MaxAttempts = 1 // tables were never created
+	m := &Main{Config: cfg}
+	defer m.Close()
+	if err := m.Open(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	go m.Run(ctx)
+	resp, err := http.Get("http://" + m.Addr() + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("readyz = %d without tables", resp.StatusCode)
+	}
+}
+
+func TestCommandLine(t *testing.T) {
+	run := func(args ...string) (int, string) {
+		var out, errOut bytes.Buffer
+		code := dispatch(context.Background(), args, &out, &errOut)
+		return code, out.String() + errOut.String()
+	}
+	if code, out := run("bogus"); code != 2 || !strings.Contains(out, `unknown command "bogus"`) || !strings.Contains(out, "seed-plans") {
+		t.Fatalf("bogus: %d %q", code, out)
+	}
+	if code, _ := run(); code != 2 {
+		t.Fatalf("no command: %d", code)
+	}
+	if code, out := run("version"); code != 0 || !strings.HasPrefix(out, "algoitny ") {
+		t.Fatalf("version: %d %q", code, out)
+	}
+	if code, _ := run("serve", "--no-such-flag"); code != 2 {
+		t.Fatalf("bad flag: %d", code)
+	}
+	t.Setenv("ALGOITNY_WORKERS", "maybe")
+	if code, out := run("migrate"); code != 1 || !strings.Contains(out, "ALGOITNY_WORKERS") {
+		t.Fatalf("bad env: %d %q", code, out)
+	}
+}

@@ -1,0 +1,118 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+)
+
+// ReapArgs is the periodic stale-job sweep.
+type ReapArgs struct{}
+
+// Kind implements river.JobArgs.
+func (ReapArgs) Kind() string { return "reap_stale_jobs" }
+
+// InsertOpts makes concurrent sweeps (several replicas) collapse into one.
+func (ReapArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning, rivertype.JobStateScheduled}}}
+}
+
+// reapWorker repairs Job records that the River job behind them can no longer
+// move: a worker killed mid-job (River retries it; the record goes back to
+// PENDING instead of sitting in PROCESSING), a River job that was discarded,
+// cancelled or deleted (the record becomes FAILED or CANCELLED with the
+// reason), and a record whose River job was never inserted (FAILED).
+type reapWorker struct {
+	river.WorkerDefaults[ReapArgs]
+	runner *Runner
+}
+
+// Work implements river.Worker.
+func (w *reapWorker) Work(ctx context.Context, _ *river.Job[ReapArgs]) error {
+	_, err := w.runner.Reap(ctx)
+	return err
+}
+
+// Reap runs one sweep and returns how many records it repaired.
+func (r *Runner) Reap(ctx context.Context) (int, error) {
+	cutoff := time.Now().Add(-r.cfg.StaleAfter)
+	repaired := 0
+	for _, status := range []algoitny.JobStatus{algoitny.JobProcessing, algoitny.JobPending} {
+		stale, err := r.cfg.Store.ListStaleJobs(ctx, status, cutoff, algoitny.MaxPageSize)
+		if err != nil {
+			return repaired, err
+		}
+		for _, job := range stale {
+			fixed, err := r.reapOne(ctx, job)
+			if err != nil {
+				r.cfg.Logger.Warn("reaper: could not repair job", "job", job.ID, "err", err)
+				continue
+			}
+			if fixed {
+				repaired++
+			}
+		}
+	}
+	return repaired, nil
+}
+
+// reapOne decides what a stale record should become from its River job's state.
+func (r *Runner) reapOne(ctx context.Context, job *algoitny.Job) (bool, error) {
+	next, reason, ok := algoitny.JobStatus(""), "", false
+	if job.RiverJobID == 0 {
+		next, reason, ok = algoitny.JobFailed, "the job could not be queued; please submit it again", true
+	} else {
+		row, err := r.client.JobGet(ctx, job.RiverJobID)
+		switch {
+		case errors.Is(err, river.ErrNotFound):
+			next, reason, ok = algoitny.JobFailed, "the job was lost by the job runner; please submit it again", true
+		case err != nil:
+			return false, err
+		default:
+			next, reason, ok = reapDecision(job.Status, row)
+		}
+	}
+	if !ok || next == job.Status {
+		return false, nil
+	}
+	t := algoitny.JobTransition{Status: next}
+	if next == algoitny.JobFailed {
+		t.ErrorMessage = &reason
+	}
+	if _, err := r.cfg.Store.TransitionJob(ctx, job.ID, t); err != nil {
+		if algoitny.IsCode(err, algoitny.ECONFLICT) { // it moved meanwhile: nothing to repair
+			return false, nil
+		}
+		return false, err
+	}
+	err := r.cfg.Store.AddJobProgress(ctx, &algoitny.JobProgress{JobID: job.ID, Step: "reaper", Message: reason, Status: next, Percent: -1})
+	return true, err
+}
+
+// reapDecision maps a River job state to what its stale record should become.
+func reapDecision(status algoitny.JobStatus, row *rivertype.JobRow) (algoitny.JobStatus, string, bool) {
+	switch row.State {
+	case rivertype.JobStateDiscarded:
+		msg := "the job failed too many times"
+		if n := len(row.Errors); n > 0 {
+			msg = fmt.Sprintf("the job failed %d times; last error: %s", n, row.Errors[n-1].Error)
+		}
+		return algoitny.JobFailed, msg, true
+	case rivertype.JobStateCancelled:
+		return algoitny.JobCancelled, "the job was cancelled", true
+	case rivertype.JobStateCompleted:
+		// River finished but the record never reached a final state.
+		return algoitny.JobFailed, "the job finished without storing its result; please submit it again", true
+	case rivertype.JobStateAvailable, rivertype.JobStateRetryable, rivertype.JobStateScheduled, rivertype.JobStatePending:
+		// Back in the queue (a worker died and River rescued it): waiting, not processing.
+		if status == algoitny.JobProcessing {
+			return algoitny.JobPending, "the worker stopped; the job is queued again", true
+		}
+	}
+	return "", "", false // running: a worker is on it
+}

@@ -1,0 +1,142 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
+)
+
+// Store is what the jobs package needs from storage (internal/dynamo).
+type Store interface {
+	ListStaleJobs(ctx context.Context, status algoitny.JobStatus, cutoff time.Time, limit int) ([]*algoitny.Job, error)
+	TransitionJob(ctx context.Context, id string, t algoitny.JobTransition) (*algoitny.Job, error)
+	AddJobProgress(ctx context.Context, p *algoitny.JobProgress) error
+}
+
+// Migrate applies River's migrations to the database of pool, in schema
+// ("" = the connection's search path). It is idempotent and returns the
+// versions it applied.
+func Migrate(ctx context.Context, pool *pgxpool.Pool, schema string) ([]int, error) {
+	if schema != "" {
+		if _, err := pool.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{schema}.Sanitize()); err != nil {
+			return nil, fmt.Errorf("create schema %s: %w", schema, err)
+		}
+	}
+	m, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Schema: schema, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return nil, err
+	}
+	res, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil)
+	if err != nil {
+		return nil, fmt.Errorf("river migrations: %w", err)
+	}
+	var versions []int
+	for _, v := range res.Versions {
+		versions = append(versions, v.Version)
+	}
+	return versions, nil
+}
+
+// Config configures a Runner.
+type Config struct {
+	Pool   *pgxpool.Pool
+	Schema string // River's schema; "" = search path
+	Store  Store
+	Logger *slog.Logger
+	// Work runs workers in this process; false makes an insert-only client
+	// (API-only replicas, `serve --no-workers`).
+	Work bool
+	// MaxWorkers bounds concurrent jobs in this process (default 4).
+	MaxWorkers int
+	// ReapInterval is how often the stale-job reaper runs (default 1 min).
+	ReapInterval time.Duration
+	// StaleAfter is how long a job may sit in PENDING or PROCESSING without an
+	// update before the reaper looks at it (default 10 min).
+	StaleAfter time.Duration
+	// FetchCooldown and FetchPollInterval tune River's job fetching (defaults
+	// are River's); tests shorten them.
+	FetchCooldown, FetchPollInterval time.Duration
+}
+
+// Runner owns the River client.
+type Runner struct {
+	cfg    Config
+	client *river.Client[pgx.Tx]
+}
+
+// New builds the River client with every job kind registered.
+func New(cfg Config) (*Runner, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.MaxWorkers == 0 {
+		cfg.MaxWorkers = 4
+	}
+	if cfg.ReapInterval == 0 {
+		cfg.ReapInterval = time.Minute
+	}
+	if cfg.StaleAfter == 0 {
+		cfg.StaleAfter = 10 * time.Minute
+	}
+	r := &Runner{cfg: cfg}
+	rc := &river.Config{
+		Schema:            cfg.Schema,
+		Logger:            cfg.Logger,
+		FetchCooldown:     cfg.FetchCooldown,
+		FetchPollInterval: cfg.FetchPollInterval,
+	}
+	if cfg.Work {
+		workers := river.NewWorkers()
+		if err := river.AddWorkerSafely(workers, &reapWorker{runner: r}); err != nil {
+			return nil, err
+		}
+		rc.Workers = workers
+		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.MaxWorkers}}
+		rc.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(
+			river.PeriodicInterval(cfg.ReapInterval),
+			func() (river.JobArgs, *river.InsertOpts) { return ReapArgs{}, nil },
+			&river.PeriodicJobOpts{ID: "reap_stale_jobs", RunOnStart: true},
+		)}
+	}
+	client, err := river.NewClient(riverpgxv5.New(cfg.Pool), rc)
+	if err != nil {
+		return nil, fmt.Errorf("river client: %w", err)
+	}
+	r.client = client
+	return r, nil
+}
+
+// Start starts working jobs (a no-op for an insert-only runner).
+func (r *Runner) Start(ctx context.Context) error {
+	if !r.cfg.Work {
+		return nil
+	}
+	return r.client.Start(ctx)
+}
+
+// Stop stops fetching new jobs and waits for running ones to finish until ctx
+// is done; then it cancels them, and River retries them later.
+func (r *Runner) Stop(ctx context.Context) error {
+	if !r.cfg.Work {
+		return nil
+	}
+	err := r.client.Stop(ctx)
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		hard, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		return r.client.StopAndCancel(hard)
+	}
+	return err
+}
+
+// Client exposes the River client (for tests and the reaper).
+func (r *Runner) Client() *river.Client[pgx.Tx] { return r.client }
