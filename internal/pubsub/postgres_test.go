@@ -1,0 +1,337 @@
+package pubsub_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/pubsub"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+func TestPostgres(t *testing.T) {
+	t.Parallel()
+	testBroker(t, postgresBrokers)
+
+	t.Run("SameProcess", func(t *testing.T) {
+		t.Parallel()
+		p := newPgProcesses(t, pubsub.PostgresConfig{})
+		s := subscribe(t, context.Background(), p.A, "job:1")
+		publish(t, p.A, "job:1", []byte("1"))
+		publish(t, p.A, "job:1", []byte("2"))
+		// Exactly once each: through the listener, not also directly.
+		if e := receive(t, s); string(e.Payload) != "1" {
+			t.Fatalf("got %q", e.Payload)
+		}
+		if e := receive(t, s); string(e.Payload) != "2" {
+			t.Fatalf("got %q", e.Payload)
+		}
+	})
+
+	t.Run("NotifySizeBoundary", func(t *testing.T) {
+		t.Parallel()
+		// Sizes on both sides of the 8000-byte NOTIFY limit, for text (sent
+		// as is; "é" is two bytes) and binary (sent as base64) payloads.
+		p := newPgProcesses(t, pubsub.PostgresConfig{BufferSize: 200}) // all are read at the end
+		s := subscribe(t, context.Background(), p.B, "job:1")
+		var payloads [][]byte
+		for n := 7930; n <= 8010; n++ {
+			payloads = append(payloads, []byte(strings.Repeat("é", n/2)+strings.Repeat("a", n%2)))
+		}
+		for n := 5930; n <= 6010; n++ {
+			b := make([]byte, n)
+			rand.Read(b)
+			b[0] = 0xff // never valid UTF-8
+			payloads = append(payloads, b)
+		}
+		for _, payload := range payloads {
+			publish(t, p.A, "job:1", payload)
+		}
+		for i, want := range payloads {
+			if e := receive(t, s); !bytes.Equal(e.Payload, want) {
+				t.Fatalf("payload %d (%d bytes) arrived as %d bytes", i, len(want), len(e.Payload))
+			}
+		}
+		var stored int
+		if err := p.PoolA.QueryRow(context.Background(), "SELECT count(*) FROM algoitny_pubsub_payloads").Scan(&stored); err != nil {
+			t.Fatal(err)
+		}
+		if stored == 0 || stored == len(payloads) {
+			t.Fatalf("%d of %d payloads went through the table: the boundary was not crossed", stored, len(payloads))
+		}
+	})
+
+	t.Run("StoredPayloadsPruned", func(t *testing.T) {
+		t.Parallel()
+		p := newPgProcesses(t, pubsub.PostgresConfig{PayloadTTL: 100 * time.Millisecond})
+		s := subscribe(t, context.Background(), p.B, "hint:1")
+		for _, fill := range []string{"a", "b"} {
+			big := []byte(strings.Repeat(fill, 20_000))
+			publish(t, p.A, "hint:1", big)
+			if e := receive(t, s); !bytes.Equal(e.Payload, big) {
+				t.Fatal("the large payload did not arrive intact")
+			}
+			time.Sleep(300 * time.Millisecond)
+		}
+		var rows int
+		if err := p.PoolA.QueryRow(context.Background(), "SELECT count(*) FROM algoitny_pubsub_payloads").Scan(&rows); err != nil {
+			t.Fatal(err)
+		}
+		if rows != 1 {
+			t.Fatalf("%d stored payloads, want 1: the expired one should be pruned", rows)
+		}
+	})
+
+	t.Run("ReconnectAfterTerminate", func(t *testing.T) {
+		t.Parallel()
+		p := newPgProcesses(t, pubsub.PostgresConfig{ReconnectMin: 10 * time.Millisecond, ReconnectMax: 200 * time.Millisecond})
+		s := subscribe(t, context.Background(), p.B, "job:1")
+		publish(t, p.A, "job:1", []byte("before"))
+		if e := receive(t, s); string(e.Payload) != "before" {
+			t.Fatalf("got %q", e.Payload)
+		}
+		old := terminateListeners(t, p.Channel)
+		if len(old) != 2 {
+			t.Fatalf("terminated %d listener connections, want 2 (one per process)", len(old))
+		}
+		waitForListener(t, p.A, s, "job:1")
+		for i := range 10 {
+			publish(t, p.A, "job:1", fmt.Appendf(nil, "after %d", i))
+		}
+		for i := 0; i < 10; {
+			e := receive(t, s)
+			if string(e.Payload) == "probe" {
+				continue
+			}
+			if want := fmt.Sprintf("after %d", i); string(e.Payload) != want {
+				t.Fatalf("got %q, want %q", e.Payload, want)
+			}
+			i++
+		}
+		now := listenerPIDs(t, p.Channel)
+		if len(now) != 2 || slices.ContainsFunc(now, func(pid int32) bool { return slices.Contains(old, pid) }) {
+			t.Fatalf("listener backends %v after terminating %v, want two new ones", now, old)
+		}
+	})
+
+	t.Run("LargePayloadAfterReconnect", func(t *testing.T) {
+		t.Parallel()
+		p := newPgProcesses(t, pubsub.PostgresConfig{ReconnectMin: 10 * time.Millisecond})
+		s := subscribe(t, context.Background(), p.B, "hint:1")
+		terminateListeners(t, p.Channel)
+		waitForListener(t, p.A, s, "hint:1")
+		big := bytes.Repeat([]byte("z"), 50_000)
+		publish(t, p.A, "hint:1", big)
+		for {
+			if e := receive(t, s); string(e.Payload) != "probe" {
+				if !bytes.Equal(e.Payload, big) {
+					t.Fatalf("got %d bytes", len(e.Payload))
+				}
+				return
+			}
+		}
+	})
+
+	t.Run("HealthChecksBetweenEvents", func(t *testing.T) {
+		t.Parallel()
+		// A wait for notifications that times out (every millisecond here)
+		// pings the connection and resumes waiting on it: nothing is lost
+		// or garbled, and the connection is kept.
+		p := newPgProcesses(t, pubsub.PostgresConfig{HealthCheckInterval: time.Millisecond, BufferSize: 100})
+		before := listenerPIDs(t, p.Channel)
+		s := subscribe(t, context.Background(), p.B, "job:1")
+		for i := range 100 {
+			publish(t, p.A, "job:1", fmt.Appendf(nil, "%d %s", i, strings.Repeat("x", i*50)))
+			if i%10 == 0 {
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
+		for i := range 100 {
+			if e := receive(t, s); string(e.Payload) != fmt.Sprintf("%d %s", i, strings.Repeat("x", i*50)) {
+				t.Fatalf("event %d: got %.20q…", i, e.Payload)
+			}
+		}
+		if after := listenerPIDs(t, p.Channel); !slices.Equal(before, after) {
+			t.Fatalf("listener backends %v became %v: a health check replaced a good connection", before, after)
+		}
+	})
+
+	t.Run("MalformedNotificationIgnored", func(t *testing.T) {
+		t.Parallel()
+		p := newPgProcesses(t, pubsub.PostgresConfig{})
+		s := subscribe(t, context.Background(), p.B, "job:1")
+		for _, msg := range []string{"not json", `{"t":""}`, `{"t":"job:1","b":"!!"}`, `{"t":"job:1","id":999999999}`} {
+			if _, err := p.PoolA.Exec(context.Background(), "SELECT pg_notify($1, $2)", p.Channel, msg); err != nil {
+				t.Fatal(err)
+			}
+		}
+		publish(t, p.A, "job:1", []byte("ok"))
+		if e := receive(t, s); string(e.Payload) != "ok" {
+			t.Fatalf("got %q", e.Payload)
+		}
+	})
+
+	t.Run("ErrNewPostgres", func(t *testing.T) {
+		t.Parallel()
+		unreachable, err := pgxpool.New(context.Background(), "postgres://postgres@127.0.0.1:1/postgres?connect_timeout=2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(unreachable.Close)
+		pool := newPool(t, "public")
+		for name, tc := range map[string]struct {
+			cfg  pubsub.PostgresConfig
+			code string
+		}{
+			"NoPool":         {pubsub.PostgresConfig{}, algoitny.EINVALID},
+			"ChannelTooLong": {pubsub.PostgresConfig{Pool: pool, Channel: strings.Repeat("c", 64)}, algoitny.EINVALID},
+			"ChannelQuoted":  {pubsub.PostgresConfig{Pool: pool, Channel: `a"; DROP TABLE x; --`}, algoitny.EINVALID},
+			"ChannelDigit":   {pubsub.PostgresConfig{Pool: pool, Channel: "1events"}, algoitny.EINVALID},
+			"Unreachable":    {pubsub.PostgresConfig{Pool: unreachable}, algoitny.EINTERNAL},
+		} {
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				b, err := pubsub.NewPostgres(context.Background(), tc.cfg)
+				if err == nil {
+					b.Close()
+				}
+				requireCode(t, err, tc.code)
+			})
+		}
+	})
+
+	t.Run("ErrPublishWithoutTable", func(t *testing.T) {
+		t.Parallel()
+		pool := newPool(t, createSchema(t)) // not migrated
+		b := newPostgres(t, pubsub.PostgresConfig{Pool: pool, Channel: uniqueName()})
+		requireCode(t, b.Publish(context.Background(), "job:1", make([]byte, 10_000)), algoitny.EINTERNAL)
+		publish(t, b, "job:1", []byte("small events need no table"))
+	})
+
+	t.Run("MigrateConcurrently", func(t *testing.T) {
+		t.Parallel()
+		pool := newPool(t, createSchema(t))
+		var wg sync.WaitGroup
+		errs := make([]error, 4)
+		for i := range errs {
+			wg.Go(func() { errs[i] = pubsub.Migrate(context.Background(), pool) })
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := pubsub.Migrate(context.Background(), pool); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// TestPostgresCloseLeavesNoGoroutines is not parallel: it counts every
+// goroutine of the process, which only means something while no other test
+// runs.
+func TestPostgresCloseLeavesNoGoroutines(t *testing.T) {
+	ctx := context.Background()
+	name := newSchema(t)
+	poolA, poolB := newPool(t, name), newPool(t, name)
+	for _, pool := range []*pgxpool.Pool{poolA, poolB} {
+		if err := pool.Ping(ctx); err != nil { // its goroutines belong to the baseline
+			t.Fatal(err)
+		}
+	}
+	base := baselineGoroutines()
+
+	cfg := pubsub.PostgresConfig{Pool: poolA, Channel: name, ReconnectMin: 10 * time.Millisecond}
+	a := newPostgres(t, cfg)
+	cfg.Pool = poolB
+	b := newPostgres(t, cfg)
+	cfg.Channel = uniqueName()
+	c := newPostgres(t, cfg) // closed while it reconnects
+
+	s := subscribe(t, ctx, b, "job:1")
+	open := subscribe(t, ctx, b, "job:2") // left to Close
+	publish(t, a, "job:1", []byte("small"))
+	publish(t, a, "job:1", bytes.Repeat([]byte("L"), 20_000))
+	receive(t, s)
+	receive(t, s)
+	terminateListeners(t, name)
+	waitForListener(t, a, s, "job:1")
+	terminateListeners(t, cfg.Channel)
+
+	a.Close()
+	b.Close()
+	c.Close()
+	requireEnded(t, open, pubsub.ErrClosed)
+	requireEnded(t, s, pubsub.ErrClosed)
+	if n := settledGoroutines(base); n > base {
+		t.Fatalf("%d goroutines after Close, %d before\n%s", n, base, goroutineDump())
+	}
+}
+
+// listenerPIDs returns the backends of the listener connections on channel.
+func listenerPIDs(tb testing.TB, channel string) []int32 {
+	tb.Helper()
+	conn, err := pgx.Connect(context.Background(), databaseURL)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	rows, _ := conn.Query(context.Background(), "SELECT pid FROM pg_stat_activity WHERE application_name = $1 ORDER BY pid",
+		pubsub.ListenerApplicationName(channel))
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return pids
+}
+
+// terminateListeners kills the listener connections on channel, as a server
+// restart or a network failure would, and returns their backend pids.
+func terminateListeners(tb testing.TB, channel string) []int32 {
+	tb.Helper()
+	pids := listenerPIDs(tb, channel)
+	conn, err := pgx.Connect(context.Background(), databaseURL)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	for _, pid := range pids {
+		var ok bool
+		// The timeout makes it wait until the backend is gone.
+		if err := conn.QueryRow(context.Background(), "SELECT pg_terminate_backend($1, 5000)", pid).Scan(&ok); err != nil || !ok {
+			tb.Fatalf("terminate %d: %v %v", pid, ok, err)
+		}
+	}
+	return pids
+}
+
+// waitForListener publishes "probe" on topic until s receives one: events
+// published while a listener reconnects are lost, so only then is it back.
+func waitForListener(tb testing.TB, pub pubsub.Broker, s *pubsub.Subscription, topic string) {
+	tb.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for time.Now().Before(deadline) {
+		publish(tb, pub, topic, []byte("probe"))
+		select {
+		case e, ok := <-s.Events():
+			if !ok {
+				tb.Fatalf("the subscription ended: %v", s.Err())
+			}
+			if string(e.Payload) != "probe" {
+				tb.Fatalf("unexpected event %q", e.Payload)
+			}
+			return
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	tb.Fatal("the listener did not come back")
+}
