@@ -1,0 +1,525 @@
+package judge
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// SandboxMode selects how user code is isolated.
+type SandboxMode string
+
+const (
+	// SandboxBwrap runs every compile and run inside bubblewrap. The default.
+	SandboxBwrap SandboxMode = "bwrap"
+	// SandboxNone runs user code as a plain process with rlimits only: for local
+	// development on machines without bubblewrap. It needs AllowUnsandboxed.
+	SandboxNone SandboxMode = "none"
+)
+
+// Config configures an Engine. Every field has a working default.
+type Config struct {
+	// Sandbox is SandboxBwrap (default) or SandboxNone.
+	Sandbox SandboxMode
+	// AllowUnsandboxed must be true for SandboxNone; without it New refuses,
+	// because unsandboxed user code can read the server's files and network.
+	AllowUnsandboxed bool
+	// BwrapPath is the bubblewrap binary; default "bwrap" from PATH.
+	BwrapPath string
+	// Workers is how many sandboxed processes (compiles, runs, checkers) the
+	// engine runs at once, across all submissions. Default runtime.NumCPU(): more
+	// would not distort CPU-time verdicts but would inflate wall times.
+	Workers int
+	// WorkDir holds per-submission build directories and per-run scratch
+	// directories. Default: a fresh directory under os.TempDir(), removed by
+	// Close. When running as root it must be reachable by other uids (the engine
+	// sets its mode to 0711).
+	WorkDir string
+	// CacheDir holds persistent language caches (Go's build cache), shared by
+	// engines and processes. Default: os.TempDir()/algoitny-judge-cache-<uid>.
+	CacheDir string
+	// UIDBase is the first of the host uids used for user code when the engine
+	// runs as root: UIDBase compiles, UIDBase+1... run, one uid per concurrent
+	// run, so RLIMIT_NPROC and leftover-process sweeps are per run. Default
+	// 1500000. Give each judge process on one host its own range.
+	UIDBase int
+	// Languages replaces DefaultLanguages.
+	Languages []Language
+	// ReadOnlyPaths are extra host directories made visible (read-only) inside
+	// the sandbox, e.g. a toolchain installed under /opt.
+	ReadOnlyPaths []string
+	// CompileLimits bound compilers. Default: 60s CPU, 120s wall, 2 GiB data,
+	// 256 processes/threads.
+	CompileLimits Limits
+	// CheckerLimits bound custom checkers, per test. Default: 10s CPU, 512 MiB.
+	CheckerLimits Limits
+}
+
+// Engine compiles and runs untrusted programs in a sandbox and judges them. It
+// exists so that the API server, the job workers and the CLI share one
+// implementation of limits, verdicts and checkers. An Engine is safe for
+// concurrent use; Close it to remove its work directory.
+type Engine struct {
+	cfg         Config
+	sandboxed   bool
+	switchUID   bool
+	bwrap       string
+	bwrapPrefix []string
+	reaper      string
+	workDir     string
+	ownWorkDir  bool
+	cacheDir    string
+	compileUID  int
+	slots       chan struct{}
+	langs       []Language
+
+	mu     sync.Mutex
+	cond   *sync.Cond
+	active int
+	closed bool
+}
+
+// DefaultCompileLimits are the limits compilers run under unless
+// Config.CompileLimits says otherwise.
+func DefaultCompileLimits() Limits {
+	return Limits{
+		CPUTime:       60 * time.Second,
+		WallTime:      120 * time.Second,
+		MemoryBytes:   2 << 30,
+		OutputBytes:   1 << 20,
+		FileSizeBytes: 256 << 20,
+		MaxProcesses:  256,
+	}
+}
+
+// DefaultCheckerLimits are the limits a custom checker runs under for each test
+// unless Config.CheckerLimits says otherwise.
+func DefaultCheckerLimits() Limits {
+	return Limits{
+		CPUTime:       10 * time.Second,
+		WallTime:      30 * time.Second,
+		MemoryBytes:   512 << 20,
+		OutputBytes:   1 << 20,
+		FileSizeBytes: 16 << 20,
+		MaxProcesses:  1,
+	}
+}
+
+// New checks the sandbox and the toolchains and returns a ready Engine.
+//
+// It returns ErrSandboxUnavailable when bubblewrap is missing or broken (with
+// the command to install it), or when SandboxNone is asked for without
+// AllowUnsandboxed; ErrInvalidInput for an unusable configuration. Detecting the
+// languages runs each toolchain's version command once (about a second).
+func New(cfg Config) (*Engine, error) {
+	if cfg.Sandbox == "" {
+		cfg.Sandbox = SandboxBwrap
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = runtime.NumCPU()
+	}
+	if cfg.UIDBase <= 0 {
+		cfg.UIDBase = 1_500_000
+	}
+	if cfg.Languages == nil {
+		cfg.Languages = DefaultLanguages()
+	}
+	var err error
+	if cfg.CompileLimits, err = cfg.CompileLimits.withDefaults(DefaultCompileLimits()); err != nil {
+		return nil, err
+	}
+	if cfg.CheckerLimits, err = cfg.CheckerLimits.withDefaults(DefaultCheckerLimits()); err != nil {
+		return nil, err
+	}
+	e := &Engine{
+		cfg:        cfg,
+		switchUID:  os.Geteuid() == 0,
+		compileUID: cfg.UIDBase,
+		slots:      make(chan struct{}, cfg.Workers),
+	}
+	e.cond = sync.NewCond(&e.mu)
+
+	switch cfg.Sandbox {
+	case SandboxBwrap:
+		e.sandboxed = true
+		path := cmp.Or(cfg.BwrapPath, "bwrap")
+		if e.bwrap, err = exec.LookPath(path); err != nil {
+			return nil, fmt.Errorf("%w: bubblewrap (%s) not found: install it (Debian/Ubuntu: apt-get install -y bubblewrap); "+
+				"for local development only, Config{Sandbox: \"none\", AllowUnsandboxed: true} runs code without isolation",
+				ErrSandboxUnavailable, path)
+		}
+	case SandboxNone:
+		if !cfg.AllowUnsandboxed {
+			return nil, fmt.Errorf("%w: refusing to run user code without a sandbox: set AllowUnsandboxed for local development",
+				ErrSandboxUnavailable)
+		}
+	default:
+		return nil, fmt.Errorf("%w: unknown sandbox mode %q", ErrInvalidInput, cfg.Sandbox)
+	}
+	for _, p := range cfg.ReadOnlyPaths {
+		if !filepath.IsAbs(p) {
+			return nil, fmt.Errorf("%w: read-only path %q is not absolute", ErrInvalidInput, p)
+		}
+	}
+	if err := e.setupDirs(); err != nil {
+		return nil, err
+	}
+	if e.reaper, err = e.ensureReaper(); err != nil {
+		e.removeWorkDir()
+		return nil, err
+	}
+	if e.sandboxed {
+		if err := e.probeSandbox(); err != nil {
+			e.removeWorkDir()
+			return nil, err
+		}
+	}
+	e.langs = e.detectLanguages()
+	return e, nil
+}
+
+// setupDirs creates the work and cache directories with modes that let the
+// sandbox uids traverse (but not list) them.
+func (e *Engine) setupDirs() error {
+	dirMode := os.FileMode(0o700)
+	if e.switchUID {
+		dirMode = 0o711
+	}
+	if e.cfg.WorkDir == "" {
+		dir, err := os.MkdirTemp("", "algoitny-judge-")
+		if err != nil {
+			return err
+		}
+		e.workDir, e.ownWorkDir = dir, true
+	} else {
+		abs, err := filepath.Abs(e.cfg.WorkDir)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(abs, 0o700); err != nil {
+			return err
+		}
+		e.workDir = abs
+	}
+	if err := os.Chmod(e.workDir, dirMode); err != nil {
+		return err
+	}
+	e.cacheDir = e.cfg.CacheDir
+	if e.cacheDir == "" {
+		e.cacheDir = filepath.Join(os.TempDir(), fmt.Sprintf("algoitny-judge-cache-%d", os.Geteuid()))
+	}
+	if err := os.MkdirAll(e.cacheDir, dirMode); err != nil {
+		return err
+	}
+	// A cache in a shared directory must not be someone else's (or a symlink).
+	fi, err := os.Lstat(e.cacheDir)
+	if err != nil {
+		return err
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); !fi.IsDir() || (ok && int(st.Uid) != os.Geteuid()) {
+		return fmt.Errorf("%w: cache directory %s is not a directory owned by uid %d", ErrInvalidInput, e.cacheDir, os.Geteuid())
+	}
+	if err := os.Chmod(e.cacheDir, dirMode); err != nil {
+		return err
+	}
+	if e.switchUID {
+		for _, d := range []string{e.workDir, e.cacheDir} {
+			if err := checkTraversable(d); err != nil {
+				e.removeWorkDir()
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkTraversable verifies that every ancestor of dir can be traversed by
+// other uids, which bwrap (running as a sandbox uid) needs to bind it.
+func checkTraversable(dir string) error {
+	for p := filepath.Dir(dir); ; p = filepath.Dir(p) {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return err
+		}
+		if fi.Mode().Perm()&0o001 == 0 {
+			return fmt.Errorf("%w: %s is not reachable by the sandbox uids: %s has mode %v (needs o+x); choose another WorkDir/CacheDir",
+				ErrInvalidInput, dir, p, fi.Mode().Perm())
+		}
+		if p == "/" {
+			return nil
+		}
+	}
+}
+
+// probeSandbox runs `true` in the sandbox, falling back to a bwrap without
+// --disable-userns (older than 0.8) if needed, so that a broken setup (no user
+// namespaces, seccomp-restricted container) is reported at start-up.
+func (e *Engine) probeSandbox() error {
+	base := []string{"--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--as-pid-1",
+		"--hostname", "judge"}
+	sys := systemMounts(e.cfg.ReadOnlyPaths)
+	var lastErr error
+	for _, extra := range [][]string{{"--disable-userns"}, nil} {
+		e.bwrapPrefix = append(append(append([]string{}, base...), extra...), sys...)
+		e.bwrapPrefix = append(e.bwrapPrefix, "--proc", "/proc", "--dev", "/dev")
+		res, err := e.runTool(context.Background(), []string{"true"}, nil, 10*time.Second)
+		if err == nil && res.exitCode == 0 && !res.setupFailed {
+			return nil
+		}
+		lastErr = fmt.Errorf("exit %d: %s", res.exitCode, strings.TrimSpace(string(res.stderr)))
+		if err != nil {
+			lastErr = err
+		}
+	}
+	return fmt.Errorf("%w: bubblewrap does not work here (%v); it needs unprivileged user namespaces "+
+		"(sysctl kernel.unprivileged_userns_clone=1 / user.max_user_namespaces>0)", ErrSandboxUnavailable, lastErr)
+}
+
+// runTool runs a trusted command (probe, version check) in the sandbox with
+// the compile limits and a throw-away scratch directory.
+func (e *Engine) runTool(ctx context.Context, argv, env []string, wall time.Duration) (spawnRes, error) {
+	scratch, err := e.newScratch(e.compileUID)
+	if err != nil {
+		return spawnRes{}, err
+	}
+	defer removeAll(scratch)
+	lim := e.cfg.CompileLimits
+	lim.WallTime = wall
+	var out strings.Builder
+	res, err := e.spawn(ctx, spawnReq{
+		argv: argv, env: env, dir: boxDir, hostDir: scratch, scratch: scratch,
+		uid: e.uidOr(e.compileUID), lim: lim.effective(Language{MemoryPolicy: MemoryDataSegment}),
+		stdout: &cappedWriter{b: &out, n: 4096}, stderrCap: 4096,
+	})
+	res.stderr = append([]byte(out.String()), res.stderr...)
+	return res, err
+}
+
+// detectLanguages fills Available/Version/Reason by running every language's
+// version command inside the sandbox, concurrently.
+func (e *Engine) detectLanguages() []Language {
+	langs := make([]Language, len(e.cfg.Languages))
+	copy(langs, e.cfg.Languages)
+	var wg sync.WaitGroup
+	for i := range langs {
+		wg.Add(1)
+		go func(l *Language) {
+			defer wg.Done()
+			l.Available, l.Version, l.Reason = false, "", ""
+			for _, tool := range l.tools() {
+				if _, err := lookSandboxPath(tool); err != nil {
+					l.Reason = fmt.Sprintf("%s not found in %s", tool, sandboxPATH)
+					return
+				}
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			res, err := e.runTool(ctx, l.versionArgs(), nil, 30*time.Second)
+			out := strings.TrimSpace(string(res.stderr))
+			switch {
+			case err != nil:
+				l.Reason = err.Error()
+			case res.setupFailed || res.exitCode != 0:
+				l.Reason = fmt.Sprintf("%s failed in the sandbox: %s", strings.Join(l.versionArgs(), " "), firstLine(out))
+			default:
+				l.Available, l.Version = true, firstLine(out)
+			}
+		}(&langs[i])
+	}
+	wg.Wait()
+	return langs
+}
+
+// Languages returns every configured language with its availability on this
+// machine. Unavailable languages are listed (with Reason), not omitted, so an
+// API can show them greyed out.
+func (e *Engine) Languages() []Language {
+	out := make([]Language, len(e.langs))
+	copy(out, e.langs)
+	return out
+}
+
+// Sandboxed reports whether user code runs inside bubblewrap. It is false only
+// in the explicitly allowed local-development mode.
+func (e *Engine) Sandboxed() bool { return e.sandboxed }
+
+// language resolves an ID to an available language.
+func (e *Engine) language(id string) (Language, error) {
+	for _, l := range e.langs {
+		if l.ID == id {
+			if !l.Available {
+				return l, fmt.Errorf("%w: %s: %s", ErrLanguageUnavailable, id, l.Reason)
+			}
+			return l, nil
+		}
+	}
+	return Language{}, fmt.Errorf("%w: %q", ErrUnknownLanguage, id)
+}
+
+// Close waits for running operations to finish, then removes the work
+// directory if the engine created it. Later calls return ErrClosed.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return ErrClosed
+	}
+	e.closed = true
+	for e.active > 0 {
+		e.cond.Wait()
+	}
+	e.mu.Unlock()
+	e.removeWorkDir()
+	return nil
+}
+
+func (e *Engine) removeWorkDir() {
+	if e.ownWorkDir {
+		removeAll(e.workDir)
+	}
+}
+
+// enter registers an operation that uses the work directory.
+func (e *Engine) enter() (func(), error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, ErrClosed
+	}
+	e.active++
+	return func() {
+		e.mu.Lock()
+		e.active--
+		if e.active == 0 {
+			e.cond.Broadcast()
+		}
+		e.mu.Unlock()
+	}, nil
+}
+
+// acquireSlot waits for one of the Workers slots.
+func (e *Engine) acquireSlot(ctx context.Context) (func(), error) {
+	select {
+	case e.slots <- struct{}{}:
+		return func() { <-e.slots }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// uidOr returns uid when the engine switches uids, -1 otherwise.
+func (e *Engine) uidOr(uid int) int {
+	if e.switchUID {
+		return uid
+	}
+	return -1
+}
+
+// runUIDs hands out the per-run uids; shared by every Engine of the process so
+// that two engines never give the same uid to concurrent runs.
+var runUIDs = struct {
+	sync.Mutex
+	used map[int]bool
+}{used: map[int]bool{}}
+
+// maxRunUIDs bounds the uid range above UIDBase.
+const maxRunUIDs = 4096
+
+func (e *Engine) acquireRunUID() (int, func(), error) {
+	if !e.switchUID {
+		return -1, func() {}, nil
+	}
+	runUIDs.Lock()
+	defer runUIDs.Unlock()
+	for i := 1; i <= maxRunUIDs; i++ {
+		uid := e.cfg.UIDBase + i
+		if !runUIDs.used[uid] {
+			runUIDs.used[uid] = true
+			return uid, func() {
+				runUIDs.Lock()
+				delete(runUIDs.used, uid)
+				runUIDs.Unlock()
+			}, nil
+		}
+	}
+	return 0, nil, errors.New("judge: no free sandbox uid")
+}
+
+// newScratch creates a fresh scratch directory owned by uid (mode 0700).
+func (e *Engine) newScratch(uid int) (string, error) {
+	dir, err := os.MkdirTemp(e.workDir, "box-")
+	if err != nil {
+		return "", err
+	}
+	if e.switchUID {
+		if err := os.Chown(dir, uid, uid); err != nil {
+			removeAll(dir)
+			return "", err
+		}
+	}
+	return dir, nil
+}
+
+// removeAll removes a directory the sandbox wrote to. os.RemoveAll never
+// follows symlinks; directories the program made unreadable are fixed first.
+func removeAll(dir string) {
+	if os.RemoveAll(dir) == nil {
+		return
+	}
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if d != nil && d.IsDir() {
+			_ = os.Chmod(p, 0o700)
+		}
+		return nil
+	})
+	_ = os.RemoveAll(dir)
+}
+
+// lookSandboxPath finds a tool in the fixed sandbox PATH.
+func lookSandboxPath(tool string) (string, error) {
+	if filepath.IsAbs(tool) {
+		return exec.LookPath(tool)
+	}
+	for _, dir := range filepath.SplitList(sandboxPATH) {
+		p := filepath.Join(dir, tool)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s: not found", tool)
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return strings.TrimSpace(s)
+}
+
+// cappedWriter keeps the first n bytes written to it and discards the rest.
+type cappedWriter struct {
+	b         *strings.Builder
+	n         int
+	truncated bool
+}
+
+func (w *cappedWriter) Write(p []byte) (int, error) {
+	room := w.n - w.b.Len()
+	if len(p) > room {
+		w.truncated = true
+		w.b.Write(p[:max0(room)])
+	} else {
+		w.b.Write(p)
+	}
+	return len(p), nil
+}

@@ -1,0 +1,135 @@
+package judge
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Limits are the resource limits of one run (one test). A zero field takes the
+// value from DefaultLimits; a negative one is invalid (ErrInvalidInput). The
+// language's own allowance (Language.ExtraTime, Language.ExtraMemoryBytes,
+// Language.ExtraProcesses) is added on top by the engine, so a problem states one
+// set of limits for every language.
+type Limits struct {
+	// CPUTime is the CPU time (user+system, all threads and children) the program
+	// may use. It alone decides TIME_LIMIT_EXCEEDED for busy programs, so runs
+	// executing in parallel do not distort each other's verdicts.
+	CPUTime time.Duration
+	// WallTime is the real-time limit, a safety net for programs that sleep or
+	// block. It is raised to at least 2×CPUTime; zero means 2×CPUTime + 1s.
+	WallTime time.Duration
+	// MemoryBytes is the peak memory (resident set) allowed. How it is enforced
+	// depends on the language (Language.MemoryPolicy).
+	MemoryBytes int64
+	// OutputBytes is the maximum size of standard output.
+	OutputBytes int64
+	// FileSizeBytes is the maximum size of any file the program writes in its
+	// scratch directory (RLIMIT_FSIZE).
+	FileSizeBytes int64
+	// MaxProcesses is the number of processes and threads the program itself may
+	// have, itself included (1 = no fork, no threads). The runtime's own threads
+	// (JVM, Go, Node) are allowed on top of it.
+	MaxProcesses int
+}
+
+// DefaultLimits returns the limits used for zero fields: 2s CPU, 256 MiB memory,
+// 64 MiB output, 16 MiB files, a single process. They exist so that callers can
+// leave fields unset; problems normally state CPUTime and MemoryBytes.
+func DefaultLimits() Limits {
+	return Limits{
+		CPUTime:       2 * time.Second,
+		MemoryBytes:   256 << 20,
+		OutputBytes:   64 << 20,
+		FileSizeBytes: 16 << 20,
+		MaxProcesses:  1,
+	}
+}
+
+// withDefaults fills zero fields from def and rejects negative ones.
+func (l Limits) withDefaults(def Limits) (Limits, error) {
+	if l.CPUTime < 0 || l.WallTime < 0 || l.MemoryBytes < 0 || l.OutputBytes < 0 ||
+		l.FileSizeBytes < 0 || l.MaxProcesses < 0 {
+		return l, fmt.Errorf("%w: negative limit in %+v", ErrInvalidInput, l)
+	}
+	if l.CPUTime == 0 {
+		l.CPUTime = def.CPUTime
+	}
+	if l.MemoryBytes == 0 {
+		l.MemoryBytes = def.MemoryBytes
+	}
+	if l.OutputBytes == 0 {
+		l.OutputBytes = def.OutputBytes
+	}
+	if l.FileSizeBytes == 0 {
+		l.FileSizeBytes = def.FileSizeBytes
+	}
+	if l.MaxProcesses == 0 {
+		l.MaxProcesses = def.MaxProcesses
+	}
+	if l.WallTime == 0 {
+		l.WallTime = def.WallTime
+	}
+	return l, nil
+}
+
+// effLimits are the limits actually enforced for one run of one language.
+type effLimits struct {
+	cpu, wall  time.Duration
+	memory     int64 // verdict threshold on peak RSS: limit + language allowance
+	userMemory int64 // the problem's limit alone (for -Xmx, GOMEMLIMIT, ...)
+	as, data   int64 // RLIMIT_AS / RLIMIT_DATA; 0 = not set
+	stack      int64 // RLIMIT_STACK; 0 = inherited
+	output     int64
+	fsize      int64
+	nproc      int // processes+threads of the program incl. runtime threads
+	pollRSS    bool
+}
+
+// effective combines the problem's limits with the language's allowances.
+func (l Limits) effective(lang Language) effLimits {
+	cpu := l.CPUTime + lang.ExtraTime
+	wall := l.WallTime
+	if wall == 0 {
+		wall = 2*cpu + time.Second
+	}
+	if wall < 2*cpu {
+		wall = 2 * cpu
+	}
+	mem := l.MemoryBytes + lang.ExtraMemoryBytes
+	e := effLimits{
+		cpu:        cpu,
+		wall:       wall,
+		memory:     mem,
+		userMemory: l.MemoryBytes,
+		output:     l.OutputBytes,
+		fsize:      l.FileSizeBytes,
+		nproc:      l.MaxProcesses + lang.ExtraProcesses,
+	}
+	switch lang.MemoryPolicy {
+	case MemoryAddressSpace:
+		e.as = satAdd(mem, lang.AddressSpaceSlackBytes)
+		// Deep recursion is common in contest code: the main stack may use the
+		// whole memory limit. Not for runtimes with threads, whose default
+		// pthread stack size is RLIMIT_STACK.
+		e.stack = mem
+	case MemoryDataSegment:
+		e.data = satAdd(mem, lang.DataSlackBytes)
+		if lang.AddressSpaceSlackBytes > 0 {
+			e.as = satAdd(mem, lang.AddressSpaceSlackBytes)
+		}
+	case MemoryResident:
+		e.pollRSS = true
+		if lang.AddressSpaceSlackBytes > 0 {
+			e.as = satAdd(mem, lang.AddressSpaceSlackBytes)
+		}
+	}
+	return e
+}
+
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}

@@ -1,0 +1,146 @@
+/*
+ * reaper: the process supervisor of the AlgoItny judge (internal/judge).
+ *
+ * It runs as pid 1 of the sandbox (bwrap --as-pid-1), or as the direct child of
+ * the judge when unsandboxed. It sets the resource limits, forks the program,
+ * reaps every process that ends up as its child, and reports the program's exit
+ * status and resource usage on a pipe the program cannot reach.
+ *
+ * Why a separate binary: the judge is a Go program, and Go starts children with
+ * vfork, so the kernel records the judge's own peak RSS as the child's
+ * ru_maxrss at exec. Only a small process that forks the program itself can
+ * measure the program's peak memory.
+ *
+ * Usage: reaper FD [key=value...] -- command [args...]
+ *   FD   file descriptor receiving the report (closed before exec)
+ *   keys cpu (seconds; hard limit is cpu+1), as, data, fsize, stack (bytes),
+ *        nproc, nofile, core
+ * Report (one line): status=N utime_us=N stime_us=N maxrss_kb=N execerr=N
+ *   status is the raw wait status of the program; execerr the errno of a failed
+ *   exec (0 when the program started).
+ *
+ * Built once per machine by the judge with the system C compiler.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct named_limit {
+	const char *key;
+	int resource;
+};
+
+static const struct named_limit names[] = {
+	{"cpu", RLIMIT_CPU},     {"as", RLIMIT_AS},       {"data", RLIMIT_DATA},
+	{"fsize", RLIMIT_FSIZE}, {"stack", RLIMIT_STACK}, {"nproc", RLIMIT_NPROC},
+	{"nofile", RLIMIT_NOFILE}, {"core", RLIMIT_CORE},
+};
+
+struct limit {
+	int resource;
+	rlim_t value;
+};
+
+int main(int argc, char **argv)
+{
+	struct limit limits[16];
+	int nlimits = 0, i, out, errpipe[2], execerr = 0, status = 0;
+	pid_t pid;
+	struct rusage ru;
+
+	if (argc < 4) {
+		fputs("usage: reaper FD [key=value...] -- command [args...]\n", stderr);
+		return 125;
+	}
+	out = atoi(argv[1]);
+	/* The program runs as the same uid: it must not ptrace its supervisor to
+	 * forge the report. */
+	prctl(PR_SET_DUMPABLE, 0);
+	/* Unsandboxed, orphans come back to us instead of the host's init. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	if (fcntl(out, F_SETFD, FD_CLOEXEC) < 0) {
+		perror("reaper: report fd");
+		return 125;
+	}
+	for (i = 2; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		char *eq = strchr(argv[i], '=');
+		size_t k, n = eq ? (size_t)(eq - argv[i]) : 0;
+		int found = 0;
+		for (k = 0; eq && k < sizeof names / sizeof names[0]; k++) {
+			if (strlen(names[k].key) == n && strncmp(names[k].key, argv[i], n) == 0 &&
+			    nlimits < (int)(sizeof limits / sizeof limits[0])) {
+				limits[nlimits].resource = names[k].resource;
+				limits[nlimits].value = (rlim_t)strtoull(eq + 1, NULL, 10);
+				nlimits++;
+				found = 1;
+			}
+		}
+		if (!found) {
+			fprintf(stderr, "reaper: bad limit %s\n", argv[i]);
+			return 125;
+		}
+	}
+	if (i >= argc - 1) {
+		fputs("reaper: missing command\n", stderr);
+		return 125;
+	}
+	if (pipe2(errpipe, O_CLOEXEC) < 0) {
+		perror("reaper: pipe");
+		return 125;
+	}
+	pid = fork();
+	if (pid < 0) {
+		perror("reaper: fork");
+		return 125;
+	}
+	if (pid == 0) {
+		int k, e;
+		close(errpipe[0]);
+		for (k = 0; k < nlimits; k++) {
+			struct rlimit rl;
+			rl.rlim_cur = limits[k].value;
+			rl.rlim_max = limits[k].value;
+			if (limits[k].resource == RLIMIT_CPU)
+				rl.rlim_max = limits[k].value + 1; /* SIGXCPU first, SIGKILL 1s later */
+			if (setrlimit(limits[k].resource, &rl) < 0) {
+				e = errno;
+				if (write(errpipe[1], &e, sizeof e) < 0)
+					_exit(125);
+				_exit(125);
+			}
+		}
+		execvp(argv[i + 1], argv + i + 1);
+		e = errno;
+		if (write(errpipe[1], &e, sizeof e) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(errpipe[1]);
+	if (read(errpipe[0], &execerr, sizeof execerr) != (ssize_t)sizeof execerr)
+		execerr = 0;
+	close(errpipe[0]);
+	for (;;) {
+		int st;
+		pid_t w = waitpid(-1, &st, 0);
+		if (w == pid) {
+			status = st;
+			break;
+		}
+		if (w < 0 && errno != EINTR)
+			break;
+	}
+	getrusage(RUSAGE_CHILDREN, &ru);
+	dprintf(out, "status=%d utime_us=%lld stime_us=%lld maxrss_kb=%ld execerr=%d\n", status,
+		(long long)ru.ru_utime.tv_sec * 1000000LL + ru.ru_utime.tv_usec,
+		(long long)ru.ru_stime.tv_sec * 1000000LL + ru.ru_stime.tv_usec, (long)ru.ru_maxrss,
+		execerr);
+	return 0;
+}

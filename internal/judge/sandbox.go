@@ -1,0 +1,496 @@
+package judge
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// sandboxPATH is the fixed PATH of every sandboxed process. Tools are looked up
+// here (not in the server's PATH, which may contain shims that do not work in
+// the sandbox).
+const sandboxPATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/usr/local/go/bin"
+
+// Paths inside the sandbox.
+const (
+	boxDir   = "/box"   // per-run scratch directory, the only writable place
+	progDir  = "/prog"  // source and build output
+	cacheDir = "/cache" // language cache, compilation only
+	checkDir = "/check" // input/output/answer for a custom checker
+)
+
+// etcAllowlist are the only /etc entries visible in the sandbox: what the
+// dynamic linker, the JVM and Python need. /etc as a whole may hold secrets.
+var etcAllowlist = []string{
+	"alternatives", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime",
+	"passwd", "group", "nsswitch.conf", "java-*-openjdk", "python3*",
+}
+
+// mount is one bind mount of a host directory into the sandbox.
+type mount struct {
+	src, dst string
+	rw       bool
+}
+
+// killReason records why the engine killed a process.
+type killReason int
+
+const (
+	killNone killReason = iota
+	killCPU
+	killWall
+	killOutput
+	killMemory
+	killCancel
+)
+
+// spawnReq is one process to run under the sandbox.
+type spawnReq struct {
+	argv      []string // command, placeholders already expanded
+	env       []string // KEY=VALUE on top of the fixed environment
+	dir       string   // working directory inside the sandbox
+	hostDir   string   // working directory when unsandboxed
+	scratch   string   // host scratch dir, mounted at /box
+	mounts    []mount
+	uid       int  // host uid to run as; -1 keeps the engine's
+	sweepUID  bool // uid is exclusive to this run: kill whatever still has it
+	lim       effLimits
+	stdin     io.Reader // nil = empty
+	stdout    io.Writer // nil = discard
+	stderrCap int
+}
+
+// spawnRes is what the engine observed about one process (tree).
+type spawnRes struct {
+	cpu, wall       time.Duration
+	maxRSS          int64         // peak resident set of the largest process
+	polledCPU       time.Duration // CPU time of the tree when the watchdog last looked
+	polledRSS       int64         // peak resident set of the whole tree seen by the watchdog
+	execErr         syscall.Errno // the program could not be executed
+	exitCode        int
+	signal          syscall.Signal
+	killed          killReason
+	stderr          []byte
+	stderrTruncated bool
+	stdoutBytes     int64
+	setupFailed     bool
+	leftovers       int
+}
+
+// fixedEnv is the complete environment of user code: nothing of the server's
+// environment (secrets, credentials, DATABASE_URL) reaches it.
+func fixedEnv(home string, extra []string) []string {
+	env := []string{
+		"PATH=" + sandboxPATH,
+		"HOME=" + home,
+		"TMPDIR=" + home,
+		"LANG=C.UTF-8",
+		"LC_ALL=C.UTF-8",
+	}
+	for _, kv := range extra {
+		k, _, _ := strings.Cut(kv, "=")
+		replaced := false
+		for i, old := range env {
+			if strings.HasPrefix(old, k+"=") {
+				env[i] = kv
+				replaced = true
+			}
+		}
+		if !replaced {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// systemMounts returns the read-only view of the host system shared by every
+// sandbox: /usr, the /bin-style top-level links or directories, an allowlist of
+// /etc, and the operator's extra paths.
+func systemMounts(extra []string) []string {
+	args := []string{"--ro-bind", "/usr", "/usr"}
+	for _, name := range []string{"bin", "sbin", "lib", "lib32", "lib64", "libx32"} {
+		p := "/" + name
+		fi, err := os.Lstat(p)
+		switch {
+		case err != nil:
+		case fi.Mode()&os.ModeSymlink != 0:
+			if target, err := os.Readlink(p); err == nil {
+				args = append(args, "--symlink", target, p)
+			}
+		case fi.IsDir():
+			args = append(args, "--ro-bind", p, p)
+		}
+	}
+	for _, pattern := range etcAllowlist {
+		matches, _ := filepath.Glob("/etc/" + pattern)
+		for _, m := range matches {
+			args = append(args, "--ro-bind", m, m)
+		}
+	}
+	for _, p := range extra {
+		args = append(args, "--ro-bind", p, p)
+	}
+	return args
+}
+
+// commandLine builds the argv that runs r: bwrap + supervisor + command, or
+// supervisor + command when unsandboxed. The supervisor's report goes to fd 3.
+func (e *Engine) commandLine(r *spawnReq) (argv []string, dir string, env []string) {
+	sup := append([]string{"3"}, e.reaperArgs(r.lim)...)
+	sup = append(sup, "--")
+	if !e.sandboxed {
+		argv = append(append([]string{e.reaper}, sup...), r.argv...)
+		return argv, r.hostDir, fixedEnv(r.scratch, r.env)
+	}
+	argv = append([]string{e.bwrap}, e.bwrapPrefix...)
+	for _, m := range r.mounts {
+		op := "--ro-bind"
+		if m.rw {
+			op = "--bind"
+		}
+		argv = append(argv, op, m.src, m.dst)
+	}
+	argv = append(argv,
+		"--ro-bind", e.reaper, reaperPath,
+		"--bind", r.scratch, boxDir,
+		"--symlink", boxDir, "/tmp",
+		"--remount-ro", "/dev",
+		"--remount-ro", "/",
+		"--chdir", r.dir,
+		"--clearenv")
+	for _, kv := range fixedEnv(boxDir, r.env) {
+		k, v, _ := strings.Cut(kv, "=")
+		argv = append(argv, "--setenv", k, v)
+	}
+	argv = append(append(argv, "--", reaperPath), sup...)
+	return append(argv, r.argv...), "/", []string{"PATH=" + sandboxPATH}
+}
+
+// spawn runs one process tree to completion under the limits, streaming stdin
+// and stdout, and reports what happened. It returns an error only when the
+// process could not be started or ctx was cancelled (the result is then still
+// filled in as far as known).
+func (e *Engine) spawn(ctx context.Context, r spawnReq) (spawnRes, error) {
+	var res spawnRes
+	argv, dir, env := e.commandLine(&r)
+
+	var files []*os.File // parent-side ends, closed on return
+	closeAll := func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+	pipe := func() (*os.File, *os.File, error) {
+		rd, wr, err := os.Pipe()
+		if err == nil {
+			files = append(files, rd, wr)
+		}
+		return rd, wr, err
+	}
+	stdoutR, stdoutW, err := pipe()
+	if err != nil {
+		return res, err
+	}
+	stderrR, stderrW, err := pipe()
+	if err != nil {
+		closeAll()
+		return res, err
+	}
+	var stdinR, stdinW *os.File
+	if r.stdin != nil {
+		if stdinR, stdinW, err = pipe(); err != nil {
+			closeAll()
+			return res, err
+		}
+	} else {
+		if stdinR, err = os.Open(os.DevNull); err != nil {
+			closeAll()
+			return res, err
+		}
+		files = append(files, stdinR)
+	}
+	cmd := &exec.Cmd{
+		Path:   argv[0],
+		Args:   argv,
+		Env:    env,
+		Dir:    dir,
+		Stdin:  stdinR,
+		Stdout: stdoutW,
+		Stderr: stderrW,
+	}
+	reportR, reportW, err := pipe()
+	if err != nil {
+		closeAll()
+		return res, err
+	}
+	cmd.ExtraFiles = []*os.File{reportW}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: !e.sandboxed}
+	if r.uid >= 0 {
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(r.uid), Gid: uint32(r.uid), Groups: []uint32{}}
+	}
+
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		closeAll()
+		return res, fmt.Errorf("%w: start %s: %v", ErrSandboxFailed, filepath.Base(argv[0]), err)
+	}
+	defer closeAll()
+	// The child has its copies; drop ours so EOF arrives when it exits.
+	stdoutW.Close()
+	stderrW.Close()
+	stdinR.Close()
+	reportW.Close()
+
+	var (
+		once                 sync.Once
+		reason               killReason
+		killedCPU, killedRSS = time.Duration(0), int64(0)
+	)
+	kill := func(why killReason) {
+		once.Do(func() {
+			reason = why
+			// Last look at the tree: once killed, nobody can report its usage.
+			killedCPU, killedRSS = treeUsage(cmd.Process.Pid)
+			if e.sandboxed {
+				// The sandboxed pid 1 dies with the outer bwrap (--die-with-parent),
+				// and the kernel then kills everything in its pid namespace.
+				_ = cmd.Process.Kill()
+			} else {
+				_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			}
+			if r.sweepUID {
+				killUID(r.uid)
+			}
+		})
+	}
+
+	var wg sync.WaitGroup
+	if stdinW != nil {
+		go func() {
+			// EPIPE when the program stops reading is expected, not an error.
+			_, _ = io.Copy(stdinW, r.stdin)
+			stdinW.Close()
+		}()
+	}
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		res.stdoutBytes = copyLimited(stdoutR, r.stdout, r.lim.output, func() { kill(killOutput) })
+	}()
+	go func() {
+		defer wg.Done()
+		res.stderr, res.stderrTruncated = readCapped(stderrR, r.stderrCap)
+	}()
+	var reportBytes []byte
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		reportBytes, _ = readCapped(reportR, 4<<10)
+	}()
+
+	done := make(chan struct{})
+	watchdogDone := make(chan struct{})
+	go func() {
+		defer close(watchdogDone)
+		res.polledCPU, res.polledRSS = e.watch(ctx, cmd.Process.Pid, r.lim, done, kill)
+	}()
+
+	waitErr := cmd.Wait()
+	res.wall = time.Since(start)
+	close(done)
+	<-watchdogDone
+	if r.sweepUID {
+		res.leftovers = killUID(r.uid)
+	} else if !e.sandboxed {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	if stdinW != nil {
+		stdinW.Close()
+	}
+	// Every process of the run is dead, so the pipes reach EOF; the timeout only
+	// guards against an unsandboxed grandchild that escaped its process group.
+	ioDone := make(chan struct{})
+	go func() { wg.Wait(); close(ioDone) }()
+	select {
+	case <-ioDone:
+	case <-time.After(2 * time.Second):
+		stdoutR.Close()
+		stderrR.Close()
+		reportR.Close()
+		<-ioDone
+	}
+
+	res.killed = reason
+	rep, ok := parseReport(reportBytes)
+	switch {
+	case ok:
+		res.cpu, res.maxRSS, res.execErr = rep.cpu, rep.maxRSS, rep.execErr
+		if rep.status.Signaled() {
+			res.signal, res.exitCode = rep.status.Signal(), -1
+		} else {
+			res.exitCode = rep.status.ExitStatus()
+		}
+	case reason != killNone:
+		// Killed by the engine before the supervisor could report: what the
+		// watchdog saw last is the best account.
+		res.cpu, res.maxRSS = max(res.polledCPU, killedCPU), max(res.polledRSS, killedRSS)
+		res.exitCode, res.signal = -1, syscall.SIGKILL
+	default:
+		res.setupFailed = true
+		res.exitCode = -1
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Exited() {
+			res.exitCode = ws.ExitStatus()
+		}
+	}
+	if reason == killCancel {
+		return res, ctx.Err()
+	}
+	var exitErr *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &exitErr) {
+		return res, fmt.Errorf("%w: wait: %v", ErrSandboxFailed, waitErr)
+	}
+	return res, nil
+}
+
+// watch enforces the CPU, wall and (polled) memory limits until done is closed,
+// killing the process tree rooted at pid when a limit is crossed or ctx ends. It
+// returns the CPU time and the largest tree RSS it observed.
+//
+// CPU time is checked when the program could first have used its whole budget
+// (CPU time cannot grow faster than wall time for one thread) and then again
+// after the remaining budget, so a busy loop is stopped a few milliseconds after
+// its limit while a short run is never polled at all.
+func (e *Engine) watch(ctx context.Context, pid int, l effLimits, done <-chan struct{}, kill func(killReason)) (time.Duration, int64) {
+	const rssPeriod = 50 * time.Millisecond
+	var (
+		peak int64
+		used time.Duration
+	)
+	wall := time.NewTimer(l.wall)
+	defer wall.Stop()
+	first := l.cpu
+	if l.pollRSS && first > rssPeriod {
+		first = rssPeriod
+	}
+	poll := time.NewTimer(first)
+	defer poll.Stop()
+	for {
+		select {
+		case <-done:
+			return used, peak
+		case <-ctx.Done():
+			kill(killCancel)
+			return used, peak
+		case <-wall.C:
+			kill(killWall)
+			return used, peak
+		case <-poll.C:
+			cpu, rss := treeUsage(pid)
+			used, peak = cpu, max(peak, rss)
+			if cpu >= l.cpu {
+				kill(killCPU)
+				return used, peak
+			}
+			if l.memory > 0 && rss > l.memory {
+				kill(killMemory)
+				return used, peak
+			}
+			next := min(max(l.cpu-cpu, 5*time.Millisecond), 500*time.Millisecond)
+			if l.pollRSS {
+				next = min(next, rssPeriod)
+			}
+			poll.Reset(next)
+		}
+	}
+}
+
+// copyLimited copies src to dst (nil = discard) up to limit bytes, calls over
+// once when src has more, then drains src so the writer never blocks. A failing
+// dst stops the copying, not the draining.
+func copyLimited(src io.Reader, dst io.Writer, limit int64, over func()) int64 {
+	buf := make([]byte, 64<<10)
+	var total int64
+	overCalled := false
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			chunk := buf[:n]
+			if total+int64(n) > limit {
+				keep := max(limit-total, 0)
+				chunk = chunk[:keep]
+				if !overCalled {
+					overCalled = true
+					over()
+				}
+			}
+			if dst != nil && len(chunk) > 0 {
+				if _, werr := dst.Write(chunk); werr != nil {
+					dst = nil
+				}
+			}
+			total += int64(n)
+		}
+		if err != nil {
+			return total
+		}
+	}
+}
+
+// readCapped reads r to EOF keeping at most max bytes.
+func readCapped(r io.Reader, max int) ([]byte, bool) {
+	var buf bytes.Buffer
+	tmp := make([]byte, 32<<10)
+	truncated := false
+	for {
+		n, err := r.Read(tmp)
+		if n > 0 {
+			room := max - buf.Len()
+			if n > room {
+				truncated = true
+				n = max0(room)
+			}
+			buf.Write(tmp[:n])
+		}
+		if err != nil {
+			return buf.Bytes(), truncated
+		}
+	}
+}
+
+func max0(n int) int {
+	if n < 0 {
+		return 0
+	}
+	return n
+}
+
+// signalNames maps the signals a judged program typically dies of to the names
+// users know; others fall back to "signal N".
+var signalNames = map[syscall.Signal]string{
+	syscall.SIGHUP: "SIGHUP", syscall.SIGINT: "SIGINT", syscall.SIGQUIT: "SIGQUIT",
+	syscall.SIGILL: "SIGILL", syscall.SIGTRAP: "SIGTRAP", syscall.SIGABRT: "SIGABRT",
+	syscall.SIGBUS: "SIGBUS", syscall.SIGFPE: "SIGFPE", syscall.SIGKILL: "SIGKILL",
+	syscall.SIGUSR1: "SIGUSR1", syscall.SIGSEGV: "SIGSEGV", syscall.SIGUSR2: "SIGUSR2",
+	syscall.SIGPIPE: "SIGPIPE", syscall.SIGALRM: "SIGALRM", syscall.SIGTERM: "SIGTERM",
+	syscall.SIGXCPU: "SIGXCPU", syscall.SIGXFSZ: "SIGXFSZ", syscall.SIGSYS: "SIGSYS",
+}
+
+func signalName(s syscall.Signal) string {
+	if s == 0 {
+		return ""
+	}
+	if n, ok := signalNames[s]; ok {
+		return n
+	}
+	return "signal " + strconv.Itoa(int(s))
+}
