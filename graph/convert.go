@@ -5,18 +5,99 @@ import (
 	"github.com/algoitny/api/internal/algoitny"
 )
 
-func mapSlice[T, U any](in []T, f func(T) U) []U {
-	out := make([]U, len(in))
-	for i, v := range in {
-		out[i] = f(v)
+func pageRequest(first *int, after *string) algoitny.PageRequest {
+	r := algoitny.PageRequest{}
+	if first != nil {
+		r.First = *first
+		if r.First == 0 { // an explicit 0 is out of range, unlike an omitted first
+			r.First = -1
+		}
+	}
+	if after != nil {
+		r.After = *after
+	}
+	return r
+}
+
+// connection converts a page into a Relay connection's edges and page info.
+func connection[T, E any](p algoitny.Page[T], edge func(cursor string, node T) E) ([]E, *model.PageInfo) {
+	edges := make([]E, len(p.Items))
+	for i, item := range p.Items {
+		edges[i] = edge(p.Cursors[i], item)
+	}
+	info := &model.PageInfo{HasNextPage: p.HasNextPage}
+	if p.EndCursor != "" {
+		info.EndCursor = &p.EndCursor
+	}
+	return edges, info
+}
+
+func problemConnection(p algoitny.Page[*algoitny.Problem]) *model.ProblemConnection {
+	edges, info := connection(p, func(c string, n *algoitny.Problem) *model.ProblemEdge { return &model.ProblemEdge{Cursor: c, Node: n} })
+	return &model.ProblemConnection{Edges: edges, PageInfo: info}
+}
+
+func historyConnection(p algoitny.Page[*algoitny.SearchHistory]) *model.SearchHistoryConnection {
+	edges, info := connection(p, func(c string, n *algoitny.SearchHistory) *model.SearchHistoryEdge {
+		return &model.SearchHistoryEdge{Cursor: c, Node: n}
+	})
+	return &model.SearchHistoryConnection{Edges: edges, PageInfo: info}
+}
+
+func jobConnection(p algoitny.Page[*algoitny.Job]) *model.JobConnection {
+	edges, info := connection(p, func(c string, n *algoitny.Job) *model.JobEdge { return &model.JobEdge{Cursor: c, Node: n} })
+	return &model.JobConnection{Edges: edges, PageInfo: info}
+}
+
+func userConnection(p algoitny.Page[*algoitny.User]) *model.UserConnection {
+	edges, info := connection(p, func(c string, n *algoitny.User) *model.UserEdge { return &model.UserEdge{Cursor: c, Node: n} })
+	return &model.UserConnection{Edges: edges, PageInfo: info}
+}
+
+func orEmpty(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func historyFilter(f *model.HistoryFilter) algoitny.HistoryFilter {
+	if f == nil {
+		return algoitny.HistoryFilter{}
+	}
+	return algoitny.HistoryFilter{Platform: f.Platform, Language: f.Language, ProblemID: orEmpty(f.ProblemID)}
+}
+
+func checker(in *model.CheckerInput) *algoitny.Checker {
+	if in == nil {
+		return nil
+	}
+	c := &algoitny.Checker{Kind: in.Kind, Code: orEmpty(in.Code)}
+	if in.Epsilon != nil {
+		c.Epsilon = *in.Epsilon
+	}
+	if in.Language != nil {
+		c.Language = *in.Language
+	}
+	return c
+}
+
+func testCases(in []*model.TestCaseInput) []*algoitny.TestCase {
+	out := make([]*algoitny.TestCase, len(in))
+	for i, tc := range in {
+		out[i] = &algoitny.TestCase{Input: tc.Input, Output: tc.Output}
 	}
 	return out
 }
 
-func toPlan(p *algoitny.Plan) *model.Plan {
-	return &model.Plan{
-		Name: p.Name, Description: p.Description,
-		MaxHintsPerDay: p.MaxHintsPerDay, MaxExecutionsPerDay: p.MaxExecutionsPerDay, MaxProblems: p.MaxProblems,
-		CanViewAllProblems: p.CanViewAllProblems, CanRegisterProblems: p.CanRegisterProblems, IsActive: p.IsActive,
+func problemUpdate(in model.UpdateProblemInput) algoitny.ProblemUpdate {
+	u := algoitny.ProblemUpdate{
+		Title: in.Title, ProblemURL: in.ProblemURL, Language: in.Language, SolutionCode: in.SolutionCode,
+		Constraints: in.Constraints, Checker: checker(in.Checker), TimeLimitMs: in.TimeLimitMs,
+		MemoryLimitMB: in.MemoryLimitMb, IsCompleted: in.IsCompleted,
 	}
+	if in.Tags != nil {
+		u.Tags = &in.Tags
+	}
+	return u
 }

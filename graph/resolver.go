@@ -1,23 +1,93 @@
 // Package graph is the GraphQL layer: gqlgen's generated code and thin
-// resolvers that convert arguments, call one service method and convert the
-// result. Business rules live in internal/; errors are mapped to
-// `extensions.code` once, in errors.go.
+// resolvers that convert arguments, call one service method and return. The
+// rules live in the services of internal/; errors are mapped to
+// `extensions.code` once, in errors.go; per-operation dataloaders come from
+// internal/loader.
 package graph
 
 import (
 	"context"
 
+	"github.com/algoitny/api/graph/model"
+	"github.com/algoitny/api/internal/accounts"
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/jobs"
+	"github.com/algoitny/api/internal/problems"
 )
 
 //go:generate go tool gqlgen generate
 
-// PlanStore is what the resolvers need to read plans.
-type PlanStore interface {
-	ListPlans(ctx context.Context, includeInactive bool) ([]*algoitny.Plan, error)
+// Accounts is users, plans, sessions and quotas (accounts.Service).
+type Accounts interface {
+	LoginWithGoogle(ctx context.Context, idToken string) (*accounts.Session, error)
+	DevLogin(ctx context.Context, email string) (*accounts.Session, error)
+	Logout(ctx context.Context) error
+	Me(ctx context.Context) *algoitny.User
+	Plans(ctx context.Context) ([]*algoitny.Plan, error)
+	Plan(ctx context.Context, name string) (*algoitny.Plan, error)
+	CreatePlan(ctx context.Context, p *algoitny.Plan) error
+	UpdatePlan(ctx context.Context, name string, u algoitny.PlanUpdate) (*algoitny.Plan, error)
+	User(ctx context.Context, id string) (*algoitny.User, error)
+	Users(ctx context.Context, planName string, page algoitny.PageRequest) (algoitny.Page[*algoitny.User], error)
+	SetUserPlan(ctx context.Context, userID, planName string) (*algoitny.User, error)
+	SetUserActive(ctx context.Context, userID string, active bool) (*algoitny.User, error)
+	MyUsage(ctx context.Context) ([]*algoitny.Usage, error)
+	UsageLog(ctx context.Context, userID string, action algoitny.UsageAction, id string) (*algoitny.UsageLog, error)
+	UsageStats(ctx context.Context) ([]algoitny.ExecutionStat, error)
+	DeleteMyAccount(ctx context.Context) error
+}
+
+// Problems is problem reading and registration (problems.Service).
+type Problems interface {
+	Get(ctx context.Context, ref algoitny.ProblemRef) (*algoitny.Problem, error)
+	List(ctx context.Context, f algoitny.ProblemFilter, page algoitny.PageRequest) (algoitny.Page[*algoitny.Problem], error)
+	Create(ctx context.Context, in problems.CreateInput) (*algoitny.Problem, error)
+	Update(ctx context.Context, ref algoitny.ProblemRef, u algoitny.ProblemUpdate) (*algoitny.Problem, error)
+	Delete(ctx context.Context, ref algoitny.ProblemRef, reason string) (*algoitny.Problem, error)
+	AddTestCases(ctx context.Context, ref algoitny.ProblemRef, cases []*algoitny.TestCase) (*algoitny.Problem, error)
+	TestCase(ctx context.Context, ref algoitny.ProblemRef, id string) (*algoitny.TestCase, error)
+}
+
+// History is reading users' executions (history.Service).
+type History interface {
+	Get(ctx context.Context, ref algoitny.HistoryRef) (*algoitny.SearchHistory, error)
+	Mine(ctx context.Context, f algoitny.HistoryFilter, page algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error)
+	Public(ctx context.Context, f algoitny.HistoryFilter, page algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error)
+	Feed(ctx context.Context, page algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error)
+	SetVisibility(ctx context.Context, ref algoitny.HistoryRef, public bool) (*algoitny.SearchHistory, error)
+}
+
+// Jobs is starting, reading and cancelling async work (jobs.Service).
+type Jobs interface {
+	Execute(ctx context.Context, in jobs.ExecuteInput) (*algoitny.Job, error)
+	GenerateHints(ctx context.Context, ref algoitny.HistoryRef) (*algoitny.Job, error)
+	GenerateTestCases(ctx context.Context, in jobs.ScriptInput) (*algoitny.Job, error)
+	ExtractProblem(ctx context.Context, url string) (*algoitny.Job, error)
+	Get(ctx context.Context, id string) (*algoitny.Job, error)
+	List(ctx context.Context, typ *algoitny.JobType, status *algoitny.JobStatus, page algoitny.PageRequest) (algoitny.Page[*algoitny.Job], error)
+	Progress(ctx context.Context, j *algoitny.Job, page algoitny.PageRequest) (algoitny.Page[*algoitny.JobProgress], error)
+	ProgressStep(ctx context.Context, jobID, id string) (*algoitny.JobProgress, error)
+	Cancel(ctx context.Context, id string) (*algoitny.Job, error)
+}
+
+// Authoring produces test cases from a generator (saveProblem).
+type Authoring interface {
+	SaveProblem(ctx context.Context, in model.SaveProblemInput) (*algoitny.Problem, error)
+}
+
+// Events feeds the subscriptions.
+type Events interface {
+	JobEvents(ctx context.Context, job *algoitny.Job) (<-chan *model.JobEvent, error)
+	ExecutionEvents(ctx context.Context, job *algoitny.Job) (<-chan *model.ExecutionProgressEvent, error)
+	HintEvents(ctx context.Context, h *algoitny.SearchHistory) (<-chan *model.HintProgressEvent, error)
 }
 
 // Resolver is the root resolver; it holds only interfaces.
 type Resolver struct {
-	Plans PlanStore
+	Accounts  Accounts
+	Problems  Problems
+	History   History
+	Jobs      Jobs
+	Authoring Authoring
+	Events    Events
 }

@@ -9,16 +9,507 @@ import (
 	"context"
 
 	"github.com/algoitny/api/graph/model"
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/jobs"
+	"github.com/algoitny/api/internal/loader"
+	"github.com/algoitny/api/internal/problems"
 )
 
-func (r *queryResolver) Plans(ctx context.Context) ([]*model.Plan, error) {
-	plans, err := r.Resolver.Plans.ListPlans(ctx, false)
+func (r *checkerResolver) Kind(ctx context.Context, obj *algoitny.Checker) (algoitny.CheckerKind, error) {
+	if obj.Kind == "" {
+		return algoitny.CheckerLines, nil
+	}
+	return obj.Kind, nil
+}
+
+func (r *jobResolver) ID(ctx context.Context, obj *algoitny.Job) (string, error) {
+	return globalID("Job", obj.ID), nil
+}
+
+func (r *jobResolver) Problem(ctx context.Context, obj *algoitny.Job) (*algoitny.Problem, error) {
+	if obj.ProblemID == "" {
+		return nil, nil
+	}
+	return visibleProblem(ctx, algoitny.ProblemRef{Platform: obj.Platform, ProblemID: obj.ProblemID})
+}
+
+func (r *jobResolver) Platform(ctx context.Context, obj *algoitny.Job) (*algoitny.Platform, error) {
+	if obj.Platform == "" {
+		return nil, nil
+	}
+	return &obj.Platform, nil
+}
+
+func (r *jobResolver) History(ctx context.Context, obj *algoitny.Job) (*algoitny.SearchHistory, error) {
+	if obj.HistoryID == "" {
+		return nil, nil
+	}
+	h, err := r.Resolver.History.Get(ctx, algoitny.HistoryRef{UserID: obj.UserID, ID: obj.HistoryID})
+	if algoitny.IsCode(err, algoitny.ENOTFOUND) {
+		return nil, nil
+	}
+	return h, err
+}
+
+func (r *jobResolver) Progress(ctx context.Context, obj *algoitny.Job, first *int, after *string) (*model.JobProgressConnection, error) {
+	p, err := r.Resolver.Jobs.Progress(ctx, obj, pageRequest(first, after))
 	if err != nil {
 		return nil, err
 	}
-	return mapSlice(plans, toPlan), nil
+	edges, info := connection(p, func(c string, n *algoitny.JobProgress) *model.JobProgressEdge {
+		return &model.JobProgressEdge{Cursor: c, Node: n}
+	})
+	return &model.JobProgressConnection{Edges: edges, PageInfo: info}, nil
 }
+
+func (r *jobProgressResolver) ID(ctx context.Context, obj *algoitny.JobProgress) (string, error) {
+	return globalID("JobProgress", obj.JobID, obj.ID), nil
+}
+
+func (r *mutationResolver) LoginWithGoogle(ctx context.Context, idToken string) (*model.AuthPayload, error) {
+	s, err := r.Accounts.LoginWithGoogle(ctx, idToken)
+	return authPayload(s, err)
+}
+
+func (r *mutationResolver) DevLogin(ctx context.Context, email string) (*model.AuthPayload, error) {
+	s, err := r.Accounts.DevLogin(ctx, email)
+	return authPayload(s, err)
+}
+
+func (r *mutationResolver) Logout(ctx context.Context) (bool, error) {
+	return true, r.Accounts.Logout(ctx)
+}
+
+func (r *mutationResolver) ExecuteCode(ctx context.Context, input model.ExecuteCodeInput) (*algoitny.Job, error) {
+	return r.Jobs.Execute(ctx, jobs.ExecuteInput{
+		Problem:  algoitny.ProblemRef{Platform: input.Platform, ProblemID: input.ProblemID},
+		Language: input.Language, Code: input.Code,
+		IsCodePublic: input.IsCodePublic != nil && *input.IsCodePublic, IdempotencyKey: orEmpty(input.IdempotencyKey),
+	})
+}
+
+func (r *mutationResolver) GenerateHints(ctx context.Context, historyID string) (*algoitny.Job, error) {
+	ref, err := parseHistoryID("historyId", historyID)
+	if err != nil {
+		return nil, err
+	}
+	return r.Jobs.GenerateHints(ctx, ref)
+}
+
+func (r *mutationResolver) GenerateTestCases(ctx context.Context, input model.GenerateTestCasesInput) (*algoitny.Job, error) {
+	return r.Jobs.GenerateTestCases(ctx, jobs.ScriptInput{
+		Problem: algoitny.ProblemRef{Platform: input.Platform, ProblemID: input.ProblemID},
+		Title:   input.Title, ProblemURL: orEmpty(input.ProblemURL), Tags: input.Tags,
+		SolutionCode: input.SolutionCode, Language: input.Language, Constraints: input.Constraints,
+	})
+}
+
+func (r *mutationResolver) SaveProblem(ctx context.Context, input model.SaveProblemInput) (*algoitny.Problem, error) {
+	if r.Authoring == nil {
+		return nil, errUnavailable
+	}
+	return r.Authoring.SaveProblem(ctx, input)
+}
+
+func (r *mutationResolver) CreateProblem(ctx context.Context, input model.CreateProblemInput) (*algoitny.Problem, error) {
+	p := algoitny.Problem{
+		Platform: input.Platform, ProblemID: input.ProblemID, Title: input.Title, ProblemURL: orEmpty(input.ProblemURL),
+		Tags: input.Tags, Language: input.Language, SolutionCode: orEmpty(input.SolutionCode), Constraints: orEmpty(input.Constraints),
+		IsCompleted: input.IsCompleted != nil && *input.IsCompleted,
+	}
+	if c := checker(input.Checker); c != nil {
+		p.Checker = *c
+	}
+	if input.TimeLimitMs != nil {
+		p.TimeLimitMs = *input.TimeLimitMs
+	}
+	if input.MemoryLimitMb != nil {
+		p.MemoryLimitMB = *input.MemoryLimitMb
+	}
+	return r.Problems.Create(ctx, problems.CreateInput{Problem: p, TestCases: testCases(input.TestCases)})
+}
+
+func (r *mutationResolver) UpdateProblem(ctx context.Context, platform algoitny.Platform, problemID string, input model.UpdateProblemInput) (*algoitny.Problem, error) {
+	return r.Problems.Update(ctx, algoitny.ProblemRef{Platform: platform, ProblemID: problemID}, problemUpdate(input))
+}
+
+func (r *mutationResolver) DeleteProblem(ctx context.Context, platform algoitny.Platform, problemID string, reason *string) (*algoitny.Problem, error) {
+	return r.Problems.Delete(ctx, algoitny.ProblemRef{Platform: platform, ProblemID: problemID}, orEmpty(reason))
+}
+
+func (r *mutationResolver) AddTestCases(ctx context.Context, platform algoitny.Platform, problemID string, testCases_ []*model.TestCaseInput) (*algoitny.Problem, error) {
+	return r.Problems.AddTestCases(ctx, algoitny.ProblemRef{Platform: platform, ProblemID: problemID}, testCases(testCases_))
+}
+
+func (r *mutationResolver) ExtractProblem(ctx context.Context, url string) (*algoitny.Job, error) {
+	return r.Jobs.ExtractProblem(ctx, url)
+}
+
+func (r *mutationResolver) CancelJob(ctx context.Context, id string) (*algoitny.Job, error) {
+	jobID, err := parseJobID("id", id)
+	if err != nil {
+		return nil, err
+	}
+	return r.Jobs.Cancel(ctx, jobID)
+}
+
+func (r *mutationResolver) SetHistoryVisibility(ctx context.Context, id string, isCodePublic bool) (*algoitny.SearchHistory, error) {
+	ref, err := parseHistoryID("id", id)
+	if err != nil {
+		return nil, err
+	}
+	return r.History.SetVisibility(ctx, ref, isCodePublic)
+}
+
+func (r *mutationResolver) DeleteMyAccount(ctx context.Context) (bool, error) {
+	return true, r.Accounts.DeleteMyAccount(ctx)
+}
+
+func (r *mutationResolver) CreatePlan(ctx context.Context, input model.CreatePlanInput) (*algoitny.Plan, error) {
+	p := &algoitny.Plan{
+		Name: input.Name, Description: orEmpty(input.Description),
+		MaxHintsPerDay: input.MaxHintsPerDay, MaxExecutionsPerDay: input.MaxExecutionsPerDay, MaxProblems: input.MaxProblems,
+		CanViewAllProblems: input.CanViewAllProblems, CanRegisterProblems: input.CanRegisterProblems,
+		IsActive: input.IsActive == nil || *input.IsActive,
+	}
+	if input.PriceCents != nil {
+		p.PriceCents = *input.PriceCents
+	}
+	return p, r.Accounts.CreatePlan(ctx, p)
+}
+
+func (r *mutationResolver) UpdatePlan(ctx context.Context, name string, input model.UpdatePlanInput) (*algoitny.Plan, error) {
+	return r.Accounts.UpdatePlan(ctx, name, algoitny.PlanUpdate{
+		Description: input.Description, MaxHintsPerDay: input.MaxHintsPerDay, MaxExecutionsPerDay: input.MaxExecutionsPerDay,
+		MaxProblems: input.MaxProblems, CanViewAllProblems: input.CanViewAllProblems, CanRegisterProblems: input.CanRegisterProblems,
+		PriceCents: input.PriceCents, IsActive: input.IsActive,
+	})
+}
+
+func (r *mutationResolver) SetUserPlan(ctx context.Context, userID string, plan string) (*algoitny.User, error) {
+	id, err := parseUserID("userId", userID)
+	if err != nil {
+		return nil, err
+	}
+	return r.Accounts.SetUserPlan(ctx, id, plan)
+}
+
+func (r *mutationResolver) SetUserActive(ctx context.Context, userID string, active bool) (*algoitny.User, error) {
+	id, err := parseUserID("userId", userID)
+	if err != nil {
+		return nil, err
+	}
+	return r.Accounts.SetUserActive(ctx, id, active)
+}
+
+func (r *planResolver) ID(ctx context.Context, obj *algoitny.Plan) (string, error) {
+	return globalID("Plan", obj.Name), nil
+}
+
+func (r *problemResolver) ID(ctx context.Context, obj *algoitny.Problem) (string, error) {
+	return problemGID(obj), nil
+}
+
+func (r *problemResolver) SolutionCode(ctx context.Context, obj *algoitny.Problem) (*string, error) {
+	if !algoitny.ActorFrom(ctx).CanEditProblem(obj) {
+		return nil, nil
+	}
+	return &obj.SolutionCode, nil
+}
+
+func (r *problemResolver) TestCases(ctx context.Context, obj *algoitny.Problem, first *int, after *string) (*model.TestCaseConnection, error) {
+	req := pageRequest(first, after)
+	if _, err := req.Validate(); err != nil {
+		return nil, err
+	}
+	p, err := loader.For(ctx).TestCases.Load(ctx, loader.TestCasePage{Ref: obj.Ref(), First: req.First, After: req.After})()
+	if err != nil {
+		return nil, err
+	}
+	edges, info := connection(p, func(c string, n *algoitny.TestCase) *model.TestCaseEdge {
+		return &model.TestCaseEdge{Cursor: c, Node: n}
+	})
+	return &model.TestCaseConnection{Edges: edges, PageInfo: info, TotalCount: obj.TestCaseCount}, nil
+}
+
+func (r *queryResolver) Node(ctx context.Context, id string) (model.Node, error) {
+	typ, parts, err := parseID("id", id, "", 0)
+	if err != nil {
+		return nil, err
+	}
+	node, err := r.node(ctx, typ, parts)
+	if algoitny.IsCode(err, algoitny.ENOTFOUND) {
+		return nil, nil
+	}
+	return node, err
+}
+
+func (r *queryResolver) Me(ctx context.Context) (*algoitny.User, error) {
+	return r.Accounts.Me(ctx), nil
+}
+
+func (r *queryResolver) Problem(ctx context.Context, platform algoitny.Platform, problemID string) (*algoitny.Problem, error) {
+	return nilIfNotFound(r.Resolver.Problems.Get(ctx, algoitny.ProblemRef{Platform: platform, ProblemID: problemID}))
+}
+
+func (r *queryResolver) Problems(ctx context.Context, filter *model.ProblemFilter, first *int, after *string) (*model.ProblemConnection, error) {
+	f := algoitny.ProblemFilter{}
+	if filter != nil {
+		f = algoitny.ProblemFilter{Platform: filter.Platform, Language: filter.Language, Completed: filter.Completed, TitleContains: orEmpty(filter.TitleContains)}
+	}
+	p, err := r.Resolver.Problems.List(ctx, f, pageRequest(first, after))
+	if err != nil {
+		return nil, err
+	}
+	return problemConnection(p), nil
+}
+
+func (r *queryResolver) SearchHistory(ctx context.Context, id string) (*algoitny.SearchHistory, error) {
+	ref, err := parseHistoryID("id", id)
+	if err != nil {
+		return nil, err
+	}
+	return nilIfNotFound(r.History.Get(ctx, ref))
+}
+
+func (r *queryResolver) MyHistory(ctx context.Context, filter *model.HistoryFilter, first *int, after *string) (*model.SearchHistoryConnection, error) {
+	p, err := r.History.Mine(ctx, historyFilter(filter), pageRequest(first, after))
+	if err != nil {
+		return nil, err
+	}
+	return historyConnection(p), nil
+}
+
+func (r *queryResolver) PublicHistory(ctx context.Context, filter *model.HistoryFilter, first *int, after *string) (*model.SearchHistoryConnection, error) {
+	p, err := r.History.Public(ctx, historyFilter(filter), pageRequest(first, after))
+	if err != nil {
+		return nil, err
+	}
+	return historyConnection(p), nil
+}
+
+func (r *queryResolver) HistoryFeed(ctx context.Context, first *int, after *string) (*model.SearchHistoryConnection, error) {
+	p, err := r.History.Feed(ctx, pageRequest(first, after))
+	if err != nil {
+		return nil, err
+	}
+	return historyConnection(p), nil
+}
+
+func (r *queryResolver) Job(ctx context.Context, id string) (*algoitny.Job, error) {
+	jobID, err := parseJobID("id", id)
+	if err != nil {
+		return nil, err
+	}
+	return nilIfNotFound(r.Resolver.Jobs.Get(ctx, jobID))
+}
+
+func (r *queryResolver) Jobs(ctx context.Context, typeArg *algoitny.JobType, status *algoitny.JobStatus, first *int, after *string) (*model.JobConnection, error) {
+	p, err := r.Resolver.Jobs.List(ctx, typeArg, status, pageRequest(first, after))
+	if err != nil {
+		return nil, err
+	}
+	return jobConnection(p), nil
+}
+
+func (r *queryResolver) Plans(ctx context.Context) ([]*algoitny.Plan, error) {
+	return r.Accounts.Plans(ctx)
+}
+
+func (r *queryResolver) MyUsage(ctx context.Context) ([]*algoitny.Usage, error) {
+	return r.Accounts.MyUsage(ctx)
+}
+
+func (r *queryResolver) Users(ctx context.Context, plan *string, first *int, after *string) (*model.UserConnection, error) {
+	p, err := r.Accounts.Users(ctx, orEmpty(plan), pageRequest(first, after))
+	if err != nil {
+		return nil, err
+	}
+	return userConnection(p), nil
+}
+
+func (r *queryResolver) User(ctx context.Context, id string) (*algoitny.User, error) {
+	userID, err := parseUserID("id", id)
+	if err != nil {
+		return nil, err
+	}
+	return nilIfNotFound(r.Accounts.User(ctx, userID))
+}
+
+func (r *queryResolver) UsageStats(ctx context.Context) (*model.UsageStats, error) {
+	stats, err := r.Accounts.UsageStats(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &model.UsageStats{ByPlatformAndLanguage: make([]*algoitny.ExecutionStat, len(stats))}
+	for i := range stats {
+		out.ByPlatformAndLanguage[i] = &stats[i]
+		out.TotalExecutions += stats[i].Count
+	}
+	return out, nil
+}
+
+func (r *searchHistoryResolver) ID(ctx context.Context, obj *algoitny.SearchHistory) (string, error) {
+	return historyGID(obj), nil
+}
+
+func (r *searchHistoryResolver) Problem(ctx context.Context, obj *algoitny.SearchHistory) (*algoitny.Problem, error) {
+	return visibleProblem(ctx, algoitny.ProblemRef{Platform: obj.Platform, ProblemID: obj.ProblemID})
+}
+
+func (r *searchHistoryResolver) User(ctx context.Context, obj *algoitny.SearchHistory) (*algoitny.User, error) {
+	if obj.UserEmail == "" {
+		return nil, nil
+	}
+	return loader.For(ctx).User.Load(ctx, obj.UserEmail)()
+}
+
+func (r *searchHistoryResolver) Code(ctx context.Context, obj *algoitny.SearchHistory) (*string, error) {
+	if !algoitny.ActorFrom(ctx).CanSeeCode(obj) {
+		return nil, nil
+	}
+	return &obj.Code, nil
+}
+
+func (r *searchHistoryResolver) Job(ctx context.Context, obj *algoitny.SearchHistory) (*algoitny.Job, error) {
+	if obj.JobID == "" || !algoitny.ActorFrom(ctx).OwnsOrStaff(obj.UserID) {
+		return nil, nil
+	}
+	return loader.For(ctx).Job.Load(ctx, obj.JobID)()
+}
+
+func (r *subscriptionResolver) JobUpdated(ctx context.Context, id string) (<-chan *model.JobEvent, error) {
+	jobID, err := parseJobID("id", id)
+	if err != nil {
+		return nil, err
+	}
+	j, err := r.Jobs.Get(ctx, jobID)
+	if err != nil {
+		return nil, err
+	}
+	if r.Events == nil {
+		return nil, errUnavailable
+	}
+	return r.Events.JobEvents(ctx, j)
+}
+
+func (r *subscriptionResolver) ExecutionProgress(ctx context.Context, jobID string) (<-chan *model.ExecutionProgressEvent, error) {
+	id, err := parseJobID("jobId", jobID)
+	if err != nil {
+		return nil, err
+	}
+	j, err := r.Jobs.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if j.Type != algoitny.JobCodeExecution {
+		return nil, algoitny.Invalid("jobId", "not a CODE_EXECUTION job")
+	}
+	if r.Events == nil {
+		return nil, errUnavailable
+	}
+	return r.Events.ExecutionEvents(ctx, j)
+}
+
+func (r *subscriptionResolver) HintProgress(ctx context.Context, historyID string) (<-chan *model.HintProgressEvent, error) {
+	ref, err := parseHistoryID("historyId", historyID)
+	if err != nil {
+		return nil, err
+	}
+	h, err := r.History.Get(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	if !algoitny.ActorFrom(ctx).OwnsOrStaff(h.UserID) {
+		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "history not found")
+	}
+	if r.Events == nil {
+		return nil, errUnavailable
+	}
+	return r.Events.HintEvents(ctx, h)
+}
+
+func (r *testCaseResolver) ID(ctx context.Context, obj *algoitny.TestCase) (string, error) {
+	return globalID("TestCase", string(obj.Platform), obj.ProblemID, obj.ID), nil
+}
+
+func (r *testCaseResolver) Generator(ctx context.Context, obj *algoitny.TestCase) (*string, error) {
+	if obj.Generator == "" {
+		return nil, nil
+	}
+	return &obj.Generator, nil
+}
+
+func (r *testCaseResolver) Seed(ctx context.Context, obj *algoitny.TestCase) (*int, error) {
+	if obj.Generator == "" {
+		return nil, nil
+	}
+	seed := int(obj.Seed)
+	return &seed, nil
+}
+
+func (r *usageLogResolver) ID(ctx context.Context, obj *algoitny.UsageLog) (string, error) {
+	return globalID("UsageLog", obj.UserID, string(obj.Action), obj.ID), nil
+}
+
+func (r *usageLogResolver) Platform(ctx context.Context, obj *algoitny.UsageLog) (*algoitny.Platform, error) {
+	if obj.Platform == "" {
+		return nil, nil
+	}
+	return &obj.Platform, nil
+}
+
+func (r *userResolver) ID(ctx context.Context, obj *algoitny.User) (string, error) {
+	return globalID("User", obj.ID), nil
+}
+
+func (r *userResolver) Email(ctx context.Context, obj *algoitny.User) (*string, error) {
+	if !algoitny.ActorFrom(ctx).OwnsOrStaff(obj.ID) {
+		return nil, nil
+	}
+	return &obj.Email, nil
+}
+
+func (r *userResolver) Plan(ctx context.Context, obj *algoitny.User) (*algoitny.Plan, error) {
+	if obj.PlanName == "" {
+		return nil, nil
+	}
+	return loader.For(ctx).Plan.Load(ctx, obj.PlanName)()
+}
+
+func (r *Resolver) Checker() CheckerResolver { return &checkerResolver{r} }
+
+func (r *Resolver) Job() JobResolver { return &jobResolver{r} }
+
+func (r *Resolver) JobProgress() JobProgressResolver { return &jobProgressResolver{r} }
+
+func (r *Resolver) Mutation() MutationResolver { return &mutationResolver{r} }
+
+func (r *Resolver) Plan() PlanResolver { return &planResolver{r} }
+
+func (r *Resolver) Problem() ProblemResolver { return &problemResolver{r} }
 
 func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
 
+func (r *Resolver) SearchHistory() SearchHistoryResolver { return &searchHistoryResolver{r} }
+
+func (r *Resolver) Subscription() SubscriptionResolver { return &subscriptionResolver{r} }
+
+func (r *Resolver) TestCase() TestCaseResolver { return &testCaseResolver{r} }
+
+func (r *Resolver) UsageLog() UsageLogResolver { return &usageLogResolver{r} }
+
+func (r *Resolver) User() UserResolver { return &userResolver{r} }
+
+type checkerResolver struct{ *Resolver }
+type jobResolver struct{ *Resolver }
+type jobProgressResolver struct{ *Resolver }
+type mutationResolver struct{ *Resolver }
+type planResolver struct{ *Resolver }
+type problemResolver struct{ *Resolver }
 type queryResolver struct{ *Resolver }
+type searchHistoryResolver struct{ *Resolver }
+type subscriptionResolver struct{ *Resolver }
+type testCaseResolver struct{ *Resolver }
+type usageLogResolver struct{ *Resolver }
+type userResolver struct{ *Resolver }

@@ -2,19 +2,27 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"time"
 
-	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/algoitny/api/graph"
+	"github.com/algoitny/api/internal/accounts"
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/auth"
 	"github.com/algoitny/api/internal/devstack"
 	"github.com/algoitny/api/internal/dynamo"
+	"github.com/algoitny/api/internal/history"
 	"github.com/algoitny/api/internal/httpserver"
 	"github.com/algoitny/api/internal/jobs"
+	"github.com/algoitny/api/internal/problems"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -24,20 +32,22 @@ type Main struct {
 	Config Config
 	Logger *slog.Logger
 
-	DB   *dynamo.DB
-	Pool *pgxpool.Pool
-	Jobs *jobs.Runner
+	DB       *dynamo.DB
+	Pool     *pgxpool.Pool
+	Jobs     *jobs.Runner
+	Accounts *accounts.Service
 
 	listener net.Listener
 	server   *http.Server
 }
 
-// Open connects to DynamoDB and PostgreSQL and builds the River runner. With
-// serveHTTP it also listens on Config.Addr (so Addr is known before Run).
+// Open connects to DynamoDB and PostgreSQL, builds the services and the River
+// runner. With serveHTTP it also listens on Config.Addr (so Addr is known
+// before Run).
 func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 	var err error
 	if m.Logger == nil {
-		m.Logger = slog.Default()
+		m.Logger = slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	}
 	if m.DB, err = dynamo.Open(ctx, m.Config.Dynamo); err != nil {
 		return err
@@ -55,11 +65,28 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 	if !serveHTTP {
 		return nil
 	}
-	gql := handler.NewDefaultServer(graph.NewExecutableSchema(graph.Config{Resolvers: &graph.Resolver{Plans: m.DB}}))
-	gql.SetErrorPresenter(graph.ErrorPresenter(m.Logger))
+	if err := m.openAccounts(); err != nil {
+		return err
+	}
+	problemSvc := &problems.Service{Store: m.DB}
+	resolver := &graph.Resolver{
+		Accounts: m.Accounts,
+		Problems: problemSvc,
+		History:  &history.Service{Store: m.DB},
+		Jobs: &jobs.Service{
+			Store: m.DB, Problems: problemSvc, Quota: m.Accounts,
+			CanRegister: problems.CheckCanRegister, Runner: m.Jobs,
+		},
+	}
+	metrics := httpserver.NewMetrics(func() float64 { return float64(m.DB.Requests()) })
+	gql := httpserver.NewGraphQL(httpserver.GraphQLConfig{
+		Resolver: resolver, Loaders: m.DB, Dev: m.Config.Dev, Logger: m.Logger,
+		Observe: httpserver.ObserveOperation,
+	})
 	m.server = &http.Server{
 		Handler: httpserver.New(httpserver.Config{
-			GraphQL: gql, Dev: m.Config.Dev, Logger: m.Logger,
+			GraphQL: gql, Auth: m.Accounts, Dev: m.Config.Dev, Logger: m.Logger, Metrics: metrics,
+			CORSOrigins: m.Config.CORSOrigins,
 			Ready: func(ctx context.Context) error {
 				if err := m.DB.Ping(ctx); err != nil {
 					return err
@@ -73,6 +100,54 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 		return fmt.Errorf("listen on %s: %w", m.Config.Addr, err)
 	}
 	return nil
+}
+
+// openAccounts builds sessions, Google sign-in and the accounts service.
+func (m *Main) openAccounts() error {
+	secret, err := sessionSecret(m.Config)
+	if err != nil {
+		return err
+	}
+	sessions, err := auth.NewSessions(auth.SessionConfig{Secret: secret, Lifetime: m.Config.SessionLifetime})
+	if err != nil {
+		return fmt.Errorf("SESSION_SECRET: %s", algoitny.ErrorMessage(err))
+	}
+	m.Accounts = &accounts.Service{Store: m.DB, Tokens: sessions, Dev: m.Config.Dev}
+	if m.Config.GoogleClientID != "" {
+		v, err := auth.NewGoogleVerifier(auth.GoogleConfig{ClientID: m.Config.GoogleClientID, JWKSURL: m.Config.GoogleJWKSURL})
+		if err != nil {
+			return fmt.Errorf("Google sign-in: %s", algoitny.ErrorMessage(err))
+		}
+		m.Accounts.Google = v
+	}
+	return nil
+}
+
+// sessionSecret returns SESSION_SECRET. In dev mode without one, a random
+// secret is kept in .data/session-secret so that sessions survive restarts of
+// `make run`; outside dev mode it is required.
+func sessionSecret(cfg Config) ([]byte, error) {
+	if cfg.SessionSecret != "" {
+		return []byte(cfg.SessionSecret), nil
+	}
+	if !cfg.Dev {
+		return nil, errors.New("SESSION_SECRET is required (at least 32 bytes, e.g. `openssl rand -hex 32`)")
+	}
+	path := ""
+	if root, err := devstack.RepoRoot(); err == nil {
+		path = filepath.Join(root, ".data", "session-secret")
+		if b, err := os.ReadFile(path); err == nil && len(b) >= auth.MinSessionSecretLen {
+			return b, nil
+		}
+	}
+	b := make([]byte, 32)
+	rand.Read(b)
+	secret := []byte(hex.EncodeToString(b))
+	if path != "" {
+		os.MkdirAll(filepath.Dir(path), 0o700)
+		os.WriteFile(path, secret, 0o600)
+	}
+	return secret, nil
 }
 
 // Addr is the address the server listens on.

@@ -5,8 +5,10 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/algoitny/api/internal/dynamo"
+	"github.com/algoitny/api/internal/httpserver"
 )
 
 // Config is the whole configuration of the binary, read from the environment
@@ -29,6 +31,10 @@ type Config struct {
 	LLMModel     string // LLM_MODEL
 
 	JudgeSandbox string // JUDGE_SANDBOX: bwrap | none
+
+	CORSOrigins []string // ALGOITNY_CORS_ORIGINS: comma-separated browser origins allowed to call the API
+	// SessionLifetime is how long a session token lasts (SESSION_LIFETIME, default 7 days).
+	SessionLifetime time.Duration
 }
 
 // configFromEnv reads and validates the configuration.
@@ -46,6 +52,14 @@ func configFromEnv() (Config, error) {
 		LLMBaseURL:     os.Getenv("LLM_BASE_URL"),
 		LLMModel:       os.Getenv("LLM_MODEL"),
 		JudgeSandbox:   envOr("JUDGE_SANDBOX", "bwrap"),
+		CORSOrigins:    httpserver.ParseOrigins(os.Getenv("ALGOITNY_CORS_ORIGINS")),
+	}
+	if v := os.Getenv("SESSION_LIFETIME"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return cfg, fmt.Errorf("SESSION_LIFETIME=%q: want a duration such as 168h", v)
+		}
+		cfg.SessionLifetime = d
 	}
 	var err error
 	if cfg.Dev, err = envBool("ALGOITNY_DEV", false); err != nil {

@@ -47,6 +47,7 @@ func testConfig(t *testing.T) Config {
 		Dynamo:      dynamo.Config{Endpoint: dynamoEndpoint, TablePrefix: id + "-"},
 		DatabaseURL: databaseURL, RiverSchema: id,
 		LLMProvider: "offline", JudgeSandbox: "bwrap",
+		SessionSecret: "test-secret-test-secret-test-secret-0123",
 	}
 }
 

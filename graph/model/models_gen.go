@@ -2,17 +2,236 @@
 
 package model
 
-// A subscription plan: daily quotas and capabilities. -1 means unlimited.
-type Plan struct {
-	Name                string `json:"name"`
-	Description         string `json:"description"`
-	MaxHintsPerDay      int    `json:"maxHintsPerDay"`
-	MaxExecutionsPerDay int    `json:"maxExecutionsPerDay"`
-	MaxProblems         int    `json:"maxProblems"`
-	CanViewAllProblems  bool   `json:"canViewAllProblems"`
-	CanRegisterProblems bool   `json:"canRegisterProblems"`
-	IsActive            bool   `json:"isActive"`
+import (
+	"time"
+
+	"github.com/algoitny/api/internal/algoitny"
+)
+
+type AuthPayload struct {
+	// Send as `Authorization: Bearer <token>` (or in connection_init for websockets).
+	Token     string         `json:"token"`
+	ExpiresAt time.Time      `json:"expiresAt"`
+	User      *algoitny.User `json:"user"`
+}
+
+type CheckerInput struct {
+	Kind     algoitny.CheckerKind `json:"kind"`
+	Epsilon  *float64             `json:"epsilon,omitempty"`
+	Code     *string              `json:"code,omitempty"`
+	Language *algoitny.Language   `json:"language,omitempty"`
+}
+
+type CreatePlanInput struct {
+	Name                string  `json:"name"`
+	Description         *string `json:"description,omitempty"`
+	MaxHintsPerDay      int     `json:"maxHintsPerDay"`
+	MaxExecutionsPerDay int     `json:"maxExecutionsPerDay"`
+	MaxProblems         int     `json:"maxProblems"`
+	CanViewAllProblems  bool    `json:"canViewAllProblems"`
+	CanRegisterProblems bool    `json:"canRegisterProblems"`
+	PriceCents          *int    `json:"priceCents,omitempty"`
+	IsActive            *bool   `json:"isActive,omitempty"`
+}
+
+type CreateProblemInput struct {
+	Platform      algoitny.Platform `json:"platform"`
+	ProblemID     string            `json:"problemId"`
+	Title         string            `json:"title"`
+	ProblemURL    *string           `json:"problemUrl,omitempty"`
+	Tags          []string          `json:"tags,omitempty"`
+	Language      algoitny.Language `json:"language"`
+	SolutionCode  *string           `json:"solutionCode,omitempty"`
+	Constraints   *string           `json:"constraints,omitempty"`
+	Checker       *CheckerInput     `json:"checker,omitempty"`
+	TimeLimitMs   *int              `json:"timeLimitMs,omitempty"`
+	MemoryLimitMb *int              `json:"memoryLimitMb,omitempty"`
+	TestCases     []*TestCaseInput  `json:"testCases,omitempty"`
+	// Mark completed at once (needs at least one test case).
+	IsCompleted *bool `json:"isCompleted,omitempty"`
+}
+
+type ExecuteCodeInput struct {
+	Platform     algoitny.Platform `json:"platform"`
+	ProblemID    string            `json:"problemId"`
+	Language     algoitny.Language `json:"language"`
+	Code         string            `json:"code"`
+	IsCodePublic *bool             `json:"isCodePublic,omitempty"`
+	// Repeating a submission with the same key returns the same job (24 h).
+	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
+}
+
+// One finished test of an execution.
+type ExecutionProgressEvent struct {
+	JobID string `json:"jobId"`
+	// 0-based index of the test.
+	Index  int                  `json:"index"`
+	Total  int                  `json:"total"`
+	Result *algoitny.TestResult `json:"result"`
+}
+
+type GenerateTestCasesInput struct {
+	Platform     algoitny.Platform `json:"platform"`
+	ProblemID    string            `json:"problemId"`
+	Title        string            `json:"title"`
+	ProblemURL   *string           `json:"problemUrl,omitempty"`
+	Tags         []string          `json:"tags,omitempty"`
+	SolutionCode string            `json:"solutionCode"`
+	Language     algoitny.Language `json:"language"`
+	Constraints  string            `json:"constraints"`
+}
+
+// Hint text as it is produced.
+type HintProgressEvent struct {
+	HistoryID string `json:"historyId"`
+	// The new text since the previous event.
+	Delta string `json:"delta"`
+	Done  bool   `json:"done"`
+	// All hints, on the final event.
+	Hints []string `json:"hints,omitempty"`
+}
+
+type HistoryFilter struct {
+	Platform  *algoitny.Platform `json:"platform,omitempty"`
+	Language  *algoitny.Language `json:"language,omitempty"`
+	ProblemID *string            `json:"problemId,omitempty"`
+}
+
+type JobConnection struct {
+	Edges    []*JobEdge `json:"edges"`
+	PageInfo *PageInfo  `json:"pageInfo"`
+}
+
+type JobEdge struct {
+	Cursor string        `json:"cursor"`
+	Node   *algoitny.Job `json:"node"`
+}
+
+// A job's status change or progress step.
+type JobEvent struct {
+	Job *algoitny.Job `json:"job"`
+	// Set when the event is a progress step.
+	Progress *algoitny.JobProgress `json:"progress,omitempty"`
+}
+
+type JobProgressConnection struct {
+	Edges    []*JobProgressEdge `json:"edges"`
+	PageInfo *PageInfo          `json:"pageInfo"`
+}
+
+type JobProgressEdge struct {
+	Cursor string                `json:"cursor"`
+	Node   *algoitny.JobProgress `json:"node"`
+}
+
+type Mutation struct {
+}
+
+type PageInfo struct {
+	HasNextPage bool `json:"hasNextPage"`
+	// Pass as `after` to get the next page.
+	EndCursor *string `json:"endCursor,omitempty"`
+}
+
+type ProblemConnection struct {
+	Edges    []*ProblemEdge `json:"edges"`
+	PageInfo *PageInfo      `json:"pageInfo"`
+}
+
+type ProblemEdge struct {
+	Cursor string            `json:"cursor"`
+	Node   *algoitny.Problem `json:"node"`
+}
+
+type ProblemFilter struct {
+	Platform *algoitny.Platform `json:"platform,omitempty"`
+	Language *algoitny.Language `json:"language,omitempty"`
+	// true (default): completed problems; false: drafts (staff and authors).
+	Completed     *bool   `json:"completed,omitempty"`
+	TitleContains *string `json:"titleContains,omitempty"`
 }
 
 type Query struct {
+}
+
+type SaveProblemInput struct {
+	// A completed SCRIPT_GENERATION job whose generator to use…
+	JobID *string `json:"jobId,omitempty"`
+	// …or the problem and generator given directly.
+	Platform      *algoitny.Platform `json:"platform,omitempty"`
+	ProblemID     *string            `json:"problemId,omitempty"`
+	GeneratorCode *string            `json:"generatorCode,omitempty"`
+	// How many tests to generate (default 20).
+	TestCount *int `json:"testCount,omitempty"`
+	// Optional Polygon-style validator for generated inputs.
+	ValidatorCode *string `json:"validatorCode,omitempty"`
+}
+
+type SearchHistoryConnection struct {
+	Edges    []*SearchHistoryEdge `json:"edges"`
+	PageInfo *PageInfo            `json:"pageInfo"`
+}
+
+type SearchHistoryEdge struct {
+	Cursor string                  `json:"cursor"`
+	Node   *algoitny.SearchHistory `json:"node"`
+}
+
+type Subscription struct {
+}
+
+type TestCaseConnection struct {
+	Edges      []*TestCaseEdge `json:"edges"`
+	PageInfo   *PageInfo       `json:"pageInfo"`
+	TotalCount int             `json:"totalCount"`
+}
+
+type TestCaseEdge struct {
+	Cursor string             `json:"cursor"`
+	Node   *algoitny.TestCase `json:"node"`
+}
+
+type TestCaseInput struct {
+	Input  string `json:"input"`
+	Output string `json:"output"`
+}
+
+type UpdatePlanInput struct {
+	Description         *string `json:"description,omitempty"`
+	MaxHintsPerDay      *int    `json:"maxHintsPerDay,omitempty"`
+	MaxExecutionsPerDay *int    `json:"maxExecutionsPerDay,omitempty"`
+	MaxProblems         *int    `json:"maxProblems,omitempty"`
+	CanViewAllProblems  *bool   `json:"canViewAllProblems,omitempty"`
+	CanRegisterProblems *bool   `json:"canRegisterProblems,omitempty"`
+	PriceCents          *int    `json:"priceCents,omitempty"`
+	IsActive            *bool   `json:"isActive,omitempty"`
+}
+
+type UpdateProblemInput struct {
+	Title         *string            `json:"title,omitempty"`
+	ProblemURL    *string            `json:"problemUrl,omitempty"`
+	Tags          []string           `json:"tags,omitempty"`
+	Language      *algoitny.Language `json:"language,omitempty"`
+	SolutionCode  *string            `json:"solutionCode,omitempty"`
+	Constraints   *string            `json:"constraints,omitempty"`
+	Checker       *CheckerInput      `json:"checker,omitempty"`
+	TimeLimitMs   *int               `json:"timeLimitMs,omitempty"`
+	MemoryLimitMb *int               `json:"memoryLimitMb,omitempty"`
+	IsCompleted   *bool              `json:"isCompleted,omitempty"`
+}
+
+// Execution counts, pre-aggregated when executions are stored.
+type UsageStats struct {
+	TotalExecutions       int                       `json:"totalExecutions"`
+	ByPlatformAndLanguage []*algoitny.ExecutionStat `json:"byPlatformAndLanguage"`
+}
+
+type UserConnection struct {
+	Edges    []*UserEdge `json:"edges"`
+	PageInfo *PageInfo   `json:"pageInfo"`
+}
+
+type UserEdge struct {
+	Cursor string         `json:"cursor"`
+	Node   *algoitny.User `json:"node"`
 }

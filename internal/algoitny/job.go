@@ -23,6 +23,8 @@ type Job struct {
 	Constraints  string
 	// HistoryID is the execution this job produced or the one it hints.
 	HistoryID string
+	// IsCodePublic is the visibility an execution asked for.
+	IsCodePublic bool
 	// GeneratorCode is the result of a SCRIPT_GENERATION job.
 	GeneratorCode string
 	// Result holds a job type's JSON result.
@@ -38,6 +40,8 @@ type Job struct {
 // JobProgress is one step of a job's progress, kept as history (seed 003's
 // JobProgressHistory).
 type JobProgress struct {
+	// ID is unique within the job and orders steps in time.
+	ID      string
 	JobID   string
 	Step    string
 	Message string

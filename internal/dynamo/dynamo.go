@@ -149,3 +149,12 @@ func (db *DB) countRequests(stack *middleware.Stack) error {
 			return next.HandleInitialize(ctx, in)
 		}), middleware.Before)
 }
+
+// RequestCounterFrom returns the innermost counter of ctx, nil if none.
+func RequestCounterFrom(ctx context.Context) *RequestCounter {
+	counters, _ := ctx.Value(requestCounterKey{}).([]*RequestCounter)
+	if len(counters) == 0 {
+		return nil
+	}
+	return counters[len(counters)-1]
+}

@@ -201,6 +201,9 @@ func historyFilter(f algoitny.HistoryFilter) *expression.ConditionBuilder {
 	if f.ProblemID != "" {
 		conds = append(conds, expression.Name("ProblemNumber").Equal(expression.Value(f.ProblemID)))
 	}
+	if f.ExcludeUserID != "" {
+		conds = append(conds, expression.Name("UserID").NotEqual(expression.Value(f.ExcludeUserID)))
+	}
 	return andAll(conds)
 }
 
@@ -282,21 +285,14 @@ func (db *DB) updateHistory(ctx context.Context, ref algoitny.HistoryRef, upd ex
 	return unmarshalHistory(av)
 }
 
-// ExecutionStat is the number of executions on one platform in one language.
-type ExecutionStat struct {
-	Platform algoitny.Platform
-	Language algoitny.Language
-	Count    int
-}
-
 // ExecutionStats returns the execution counts by platform and language,
 // pre-aggregated on write (seed 001 "Aggregations"), in one Query.
-func (db *DB) ExecutionStats(ctx context.Context) ([]ExecutionStat, error) {
+func (db *DB) ExecutionStats(ctx context.Context) ([]algoitny.ExecutionStat, error) {
 	items, err := db.all(ctx, &query{list: "stats", table: db.tables.Main, pk: statsPK(), forward: true})
 	if err != nil {
 		return nil, err
 	}
-	stats := make([]ExecutionStat, 0, len(items))
+	stats := make([]algoitny.ExecutionStat, 0, len(items))
 	for _, av := range items {
 		var it struct {
 			SK    string
@@ -309,7 +305,7 @@ func (db *DB) ExecutionStats(ctx context.Context) ([]ExecutionStat, error) {
 		if !ok {
 			continue
 		}
-		stats = append(stats, ExecutionStat{Platform: p, Language: l, Count: it.Count})
+		stats = append(stats, algoitny.ExecutionStat{Platform: p, Language: l, Count: it.Count})
 	}
 	return stats, nil
 }

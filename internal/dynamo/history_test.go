@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/algoitny/api/internal/algoitny"
-	"github.com/algoitny/api/internal/dynamo"
 )
 
 func newHistory(user string, platform algoitny.Platform, problem string, lang algoitny.Language, public bool) *algoitny.SearchHistory {
@@ -145,8 +144,8 @@ func TestHistory(t *testing.T) {
 		if !slices.Equal(got.Hints, []string{"check overflow", "sort first"}) {
 			t.Fatalf("hints %v", got.Hints)
 		}
-		stats := must[[]dynamo.ExecutionStat](t)(db.ExecutionStats(ctx))
-		want := []dynamo.ExecutionStat{{Platform: "atcoder", Language: "go", Count: 1}, {Platform: "baekjoon", Language: "python", Count: 2}}
+		stats := must[[]algoitny.ExecutionStat](t)(db.ExecutionStats(ctx))
+		want := []algoitny.ExecutionStat{{Platform: "atcoder", Language: "go", Count: 1}, {Platform: "baekjoon", Language: "python", Count: 2}}
 		if !slices.Equal(stats, want) {
 			t.Fatalf("stats %v, want %v", stats, want)
 		}

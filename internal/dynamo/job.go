@@ -33,6 +33,7 @@ type jobItem struct {
 	Language       string     `dynamodbav:",omitempty"`
 	Constraints    string     `dynamodbav:",omitempty"`
 	HistoryID      string     `dynamodbav:",omitempty"`
+	IsCodePublic   bool       `dynamodbav:",omitempty"`
 	GeneratorCode  string     `dynamodbav:",omitempty"`
 	Result         string     `dynamodbav:",omitempty"`
 	ErrorMessage   string     `dynamodbav:",omitempty"`
@@ -59,6 +60,7 @@ type userJobItem struct {
 type jobProgressItem struct {
 	PK, SK     string
 	EntityType string
+	ProgressID string
 	JobID      string
 	Step       string
 	Message    string `dynamodbav:",omitempty"`
@@ -73,7 +75,7 @@ func marshalJob(j *algoitny.Job) (map[string]types.AttributeValue, error) {
 		JobID: j.ID, JobType: string(j.Type), Status: string(j.Status), UserID: j.UserID, RiverJobID: j.RiverJobID,
 		IdempotencyKey: j.IdempotencyKey, Platform: string(j.Platform), ProblemID: j.ProblemID, Title: j.Title,
 		ProblemURL: j.ProblemURL, Tags: j.Tags, SolutionCode: j.SolutionCode, Language: string(j.Language),
-		Constraints: j.Constraints, HistoryID: j.HistoryID, GeneratorCode: j.GeneratorCode, Result: j.Result,
+		Constraints: j.Constraints, HistoryID: j.HistoryID, IsCodePublic: j.IsCodePublic, GeneratorCode: j.GeneratorCode, Result: j.Result,
 		ErrorMessage: j.ErrorMessage, Attempt: j.Attempt, CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt,
 		StartedAt: j.StartedAt, FinishedAt: j.FinishedAt,
 		GSI1PK: gsiJobType(j.Type), GSI1SK: keyTime(j.CreatedAt),
@@ -98,7 +100,7 @@ func unmarshalJob(av map[string]types.AttributeValue) (*algoitny.Job, error) {
 		ID: it.JobID, Type: algoitny.JobType(it.JobType), Status: algoitny.JobStatus(it.Status), UserID: it.UserID,
 		RiverJobID: it.RiverJobID, IdempotencyKey: it.IdempotencyKey, Platform: algoitny.Platform(it.Platform),
 		ProblemID: it.ProblemID, Title: it.Title, ProblemURL: it.ProblemURL, Tags: it.Tags, SolutionCode: it.SolutionCode,
-		Language: algoitny.Language(it.Language), Constraints: it.Constraints, HistoryID: it.HistoryID,
+		Language: algoitny.Language(it.Language), Constraints: it.Constraints, HistoryID: it.HistoryID, IsCodePublic: it.IsCodePublic,
 		GeneratorCode: it.GeneratorCode, Result: it.Result, ErrorMessage: it.ErrorMessage, Attempt: it.Attempt,
 		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt, StartedAt: it.StartedAt, FinishedAt: it.FinishedAt,
 	}, nil
@@ -131,7 +133,7 @@ func (db *DB) CreateJob(ctx context.Context, j *algoitny.Job) (job *algoitny.Job
 	markerAt := -1
 	if j.IdempotencyKey != "" {
 		marker, err := attributevalue.MarshalMap(map[string]any{
-			attrPK: idempotencyPK(j.UserID, j.IdempotencyKey), attrSK: skMetadata, "EntityType": "IdempotencyKey",
+			attrPK: userPK(j.UserID), attrSK: idempotencySK(j.IdempotencyKey), "EntityType": "IdempotencyKey",
 			"JobID": j.ID, attrTTL: j.CreatedAt.Add(idempotencyTTL).Unix(),
 		})
 		if err != nil {
@@ -148,7 +150,7 @@ func (db *DB) CreateJob(ctx context.Context, j *algoitny.Job) (job *algoitny.Job
 	}
 	_, err = db.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	if markerAt >= 0 && conditionFailedAt(err, markerAt) {
-		marker, err := db.getItem(ctx, db.tables.Main, itemKey{idempotencyPK(j.UserID, j.IdempotencyKey), skMetadata})
+		marker, err := db.getItem(ctx, db.tables.Main, itemKey{userPK(j.UserID), idempotencySK(j.IdempotencyKey)})
 		if err != nil {
 			return nil, false, err
 		}
@@ -174,6 +176,19 @@ func (db *DB) GetJob(ctx context.Context, id string) (*algoitny.Job, error) {
 		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "job not found")
 	}
 	return unmarshalJob(av)
+}
+
+// GetJobByIdempotencyKey returns the job a user created with an idempotency
+// key in the last 24 hours, or ENOTFOUND.
+func (db *DB) GetJobByIdempotencyKey(ctx context.Context, userID, key string) (*algoitny.Job, error) {
+	marker, err := db.getItem(ctx, db.tables.Main, itemKey{userPK(userID), idempotencySK(key)})
+	if err != nil {
+		return nil, err
+	}
+	if marker == nil || int64(intAttr(marker, attrTTL)) < db.now().Unix() {
+		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "job not found")
+	}
+	return db.GetJob(ctx, stringAttr(marker, "JobID"))
 }
 
 // GetJobs loads many jobs with BatchGetItem; missing ones are absent.
@@ -379,14 +394,13 @@ func (db *DB) ListStaleJobs(ctx context.Context, status algoitny.JobStatus, cuto
 // JobProgressHistory). The step is truncated to 100 characters as the seed
 // says. Timestamps and ids are assigned here.
 func (db *DB) AddJobProgress(ctx context.Context, p *algoitny.JobProgress) error {
-	var id string
-	id, p.CreatedAt = newID(db.now())
+	p.ID, p.CreatedAt = newID(db.now())
 	if r := []rune(p.Step); len(r) > 100 {
 		p.Step = string(r[:100])
 	}
 	av, err := attributevalue.MarshalMap(jobProgressItem{
-		PK: jobPK(p.JobID), SK: progressSK(p.CreatedAt, id), EntityType: "JobProgress",
-		JobID: p.JobID, Step: p.Step, Message: p.Message, Status: string(p.Status), Percent: p.Percent, CreatedAt: p.CreatedAt,
+		PK: jobPK(p.JobID), SK: progressSK(p.CreatedAt, p.ID), EntityType: "JobProgress",
+		ProgressID: p.ID, JobID: p.JobID, Step: p.Step, Message: p.Message, Status: string(p.Status), Percent: p.Percent, CreatedAt: p.CreatedAt,
 	})
 	if err != nil {
 		return algoitny.Internal(err, "encode job progress")
@@ -400,7 +414,7 @@ func unmarshalProgress(av map[string]types.AttributeValue) (*algoitny.JobProgres
 	if err := attributevalue.UnmarshalMap(av, &it); err != nil {
 		return nil, algoitny.Internal(err, "decode job progress")
 	}
-	return &algoitny.JobProgress{JobID: it.JobID, Step: it.Step, Message: it.Message, Status: algoitny.JobStatus(it.Status), Percent: it.Percent, CreatedAt: it.CreatedAt}, nil
+	return &algoitny.JobProgress{ID: it.ProgressID, JobID: it.JobID, Step: it.Step, Message: it.Message, Status: algoitny.JobStatus(it.Status), Percent: it.Percent, CreatedAt: it.CreatedAt}, nil
 }
 
 // ListJobProgress pages through a job's progress steps, oldest first.
@@ -423,4 +437,20 @@ func (db *DB) LatestJobProgress(ctx context.Context, jobID string) (*algoitny.Jo
 		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "no progress yet")
 	}
 	return unmarshalProgress(p.items[0])
+}
+
+// GetJobProgress returns one progress step of a job, or ENOTFOUND.
+func (db *DB) GetJobProgress(ctx context.Context, jobID, id string) (*algoitny.JobProgress, error) {
+	t, err := idTime(id)
+	if err != nil {
+		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "progress not found")
+	}
+	av, err := db.getItem(ctx, db.tables.Main, itemKey{jobPK(jobID), progressSK(t, id)})
+	if err != nil {
+		return nil, err
+	}
+	if av == nil {
+		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "progress not found")
+	}
+	return unmarshalProgress(av)
 }

@@ -170,7 +170,6 @@ func progressSK(createdAt time.Time, id string) string {
 func gsiJobType(t algoitny.JobType) string     { return "JOBTYPE#" + string(t) }
 func gsiJobStatus(s algoitny.JobStatus) string { return "STATUS#" + string(s) }
 func gsiJobTask(riverJobID int64) string       { return "TASK#" + strconv.FormatInt(riverJobID, 10) }
-func idempotencyPK(userID, key string) string  { return "IDEMPOTENCY#" + userID + "#" + key }
 func statsPK() string                          { return "STATS#EXECUTIONS" }
 func statsSK(p algoitny.Platform, l algoitny.Language) string {
 	return "PLATFORM#" + string(p) + "#LANGUAGE#" + string(l)
@@ -193,6 +192,11 @@ func gsiUserID(userID string) string { return "USERID#" + userID }
 func googleIDMarkerPK(googleID string) string { return "GOOGLEID#" + googleID }
 
 const skUnique = "UNIQUE"
+
+// sessionRevokedPK marks a logged-out session until its token would expire.
+func sessionRevokedPK(sessionID string) string { return "SESSION#" + sessionID }
+
+const skRevoked = "REVOKED"
 
 // --- Plans table -------------------------------------------------------------
 
@@ -218,3 +222,7 @@ func parseProblemPK(pk string) (algoitny.Platform, string) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// idempotencySK lives in the user's partition, so that deleting an account
+// finds it with everything else.
+func idempotencySK(key string) string { return "IDEMPOTENCY#" + key }

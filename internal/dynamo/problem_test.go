@@ -256,4 +256,3 @@ func TestProblems(t *testing.T) {
 		}
 	})
 }
-

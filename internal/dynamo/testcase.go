@@ -378,3 +378,29 @@ func (db *DB) ListTestCases(ctx context.Context, ref algoitny.ProblemRef, page a
 	}
 	return out, nil
 }
+
+// GetTestCase returns one test case of a problem by id (its key is rebuilt
+// from the UUIDv7 id), with its parts. ENOTFOUND if absent.
+func (db *DB) GetTestCase(ctx context.Context, ref algoitny.ProblemRef, id string) (*algoitny.TestCase, error) {
+	t, err := idTime(id)
+	if err != nil {
+		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "test case not found")
+	}
+	items, err := db.all(ctx, &query{list: "testCase", table: db.tables.Main, pk: problemPK(ref.Platform, ref.ProblemID), skPrefix: testCaseSK(t, id), forward: true})
+	if err != nil {
+		return nil, err
+	}
+	var r testCaseReader
+	for _, av := range items {
+		if err := r.add(av); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.flush(); err != nil {
+		return nil, err
+	}
+	if len(r.cases) != 1 {
+		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "test case not found")
+	}
+	return r.cases[0], nil
+}

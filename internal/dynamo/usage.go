@@ -152,3 +152,20 @@ func (db *DB) ListUsageLogs(ctx context.Context, userID, fromDay, toDay string, 
 	}
 	return convertPage(p, unmarshalUsage)
 }
+
+// GetUsageLog returns one usage log by its owner, action and id, or
+// ENOTFOUND (also once it has expired).
+func (db *DB) GetUsageLog(ctx context.Context, userID string, action algoitny.UsageAction, id string) (*algoitny.UsageLog, error) {
+	t, err := idTime(id)
+	if err != nil {
+		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "usage log not found")
+	}
+	av, err := db.getItem(ctx, db.tables.Main, itemKey{userPK(userID), usageSK(algoitny.UsageDay(t), action, t, id)})
+	if err != nil {
+		return nil, err
+	}
+	if av == nil || int64(intAttr(av, attrTTL)) <= db.now().Unix() {
+		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "usage log not found")
+	}
+	return unmarshalUsage(av)
+}

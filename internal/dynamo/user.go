@@ -358,3 +358,40 @@ func conflictOn(err error, field string) bool {
 	var e *algoitny.Error
 	return errors.As(err, &e) && e.Code == algoitny.ECONFLICT && e.Field == field
 }
+
+// AuthLookup reads, in one BatchGetItem, the user a session token names and
+// whether the session was revoked (logged out). It returns ENOTFOUND if the
+// user no longer exists.
+func (db *DB) AuthLookup(ctx context.Context, email, sessionID string) (*algoitny.User, bool, error) {
+	userKey, revokedKey := itemKey{userEmailPK(email), skMetadata}, itemKey{sessionRevokedPK(sessionID), skRevoked}
+	found, err := db.batchGet(ctx, db.tables.Users, []itemKey{userKey, revokedKey})
+	if err != nil {
+		return nil, false, err
+	}
+	av, ok := found[userKey]
+	if !ok {
+		return nil, false, algoitny.Errorf(algoitny.ENOTFOUND, "user not found")
+	}
+	u, err := unmarshalUser(av)
+	if err != nil {
+		return nil, false, err
+	}
+	// A marker past its TTL is ignored even before DynamoDB deletes it.
+	revoked := false
+	if m, ok := found[revokedKey]; ok {
+		revoked = int64(intAttr(m, attrTTL)) > db.now().Unix()
+	}
+	return u, revoked, nil
+}
+
+// RevokeSession marks a session as logged out until expiresAt, when its token
+// stops being accepted anyway and DynamoDB's TTL removes the marker.
+func (db *DB) RevokeSession(ctx context.Context, sessionID string, expiresAt time.Time) error {
+	_, err := db.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(db.tables.Users), Item: map[string]types.AttributeValue{
+		attrPK:       &types.AttributeValueMemberS{Value: sessionRevokedPK(sessionID)},
+		attrSK:       &types.AttributeValueMemberS{Value: skRevoked},
+		"EntityType": &types.AttributeValueMemberS{Value: "RevokedSession"},
+		attrTTL:      &types.AttributeValueMemberN{Value: itoa(expiresAt.Unix())},
+	}})
+	return translate(err, "revoke session")
+}

@@ -1,5 +1,7 @@
-// Package httpserver is the HTTP surface of the API: the GraphQL endpoint,
-// the playground, health and readiness probes, and the middleware around them.
+// Package httpserver is the HTTP surface of the API: the GraphQL endpoint
+// (GraphQL-over-HTTP and websockets), the playground, health and readiness
+// probes, Prometheus metrics, and the middleware around them (request ids,
+// structured logs, CORS, body and time limits, authentication).
 package httpserver
 
 import (
@@ -7,26 +9,55 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql/playground"
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/auth"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 )
+
+// Authenticator turns a bearer session token into the request's actor
+// (accounts.Service). It returns EUNAUTHENTICATED for a bad token.
+type Authenticator interface {
+	Authenticate(ctx context.Context, token string) (*algoitny.Actor, error)
+}
 
 // Config wires the handler.
 type Config struct {
-	// GraphQL serves /query.
+	// GraphQL serves /query (see NewGraphQL).
 	GraphQL http.Handler
+	Auth    Authenticator
 	// Dev turns on the playground.
 	Dev bool
 	// Ready checks the dependencies for /readyz (DynamoDB, PostgreSQL).
-	Ready func(ctx context.Context) error
-	Logger *slog.Logger
+	Ready   func(ctx context.Context) error
+	Logger  *slog.Logger
+	Metrics *Metrics
+	// CORSOrigins may call the API from a browser ("*" allows any origin).
+	CORSOrigins []string
+	// MaxBodyBytes bounds a request body (default 10 MB: test cases are large).
+	MaxBodyBytes int64
+	// RequestTimeout bounds an HTTP request (default 30 s); websockets are exempt.
+	RequestTimeout time.Duration
 }
 
 // New returns the handler of every route.
 func New(cfg Config) http.Handler {
+	if cfg.MaxBodyBytes == 0 {
+		cfg.MaxBodyBytes = 10 << 20
+	}
+	if cfg.RequestTimeout == 0 {
+		cfg.RequestTimeout = 30 * time.Second
+	}
 	mux := http.NewServeMux()
-	mux.Handle("/query", cfg.GraphQL)
+	query := cfg.authenticate(cfg.GraphQL)
+	query = cfg.limit(query)
+	query = cfg.cors(query)
+	mux.Handle("/query", query)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
@@ -40,15 +71,111 @@ func New(cfg Config) http.Handler {
 		}
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 	})
+	if cfg.Metrics != nil {
+		mux.Handle("GET /metrics", promhttp.HandlerFor(cfg.Metrics.registry, promhttp.HandlerOpts{}))
+	}
 	if cfg.Dev {
 		mux.Handle("GET /playground", playground.Handler("AlgoItny", "/query"))
 		mux.Handle("GET /{$}", http.RedirectHandler("/playground", http.StatusFound))
 	}
-	return mux
+	return cfg.observe(mux)
+}
+
+// authenticate puts the request's actor in its context: anonymous without an
+// Authorization header, the session's user with a valid bearer token, and a
+// 401 UNAUTHENTICATED response for a bad one (a client that sends a token
+// expects to be someone; silently serving it anonymously would hide the
+// problem). Websocket upgrades authenticate in connection_init instead.
+func (cfg Config) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Upgrade") != "" || r.Header.Get("Authorization") == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		token, ok := auth.BearerToken(r)
+		var actor *algoitny.Actor
+		var err error = algoitny.Errorf(algoitny.EUNAUTHENTICATED, "use Authorization: Bearer <session token>")
+		if ok {
+			actor, err = cfg.Auth.Authenticate(r.Context(), token)
+		}
+		if err != nil {
+			code, msg := "UNAUTHENTICATED", algoitny.ErrorMessage(err)
+			status := http.StatusUnauthorized
+			if !algoitny.IsCode(err, algoitny.EUNAUTHENTICATED) {
+				cfg.Logger.ErrorContext(r.Context(), "authentication failed", "err", err)
+				code, msg, status = "INTERNAL", "internal error", http.StatusInternalServerError
+			}
+			w.Header().Set("WWW-Authenticate", `Bearer realm="algoitny"`)
+			w.Header().Set("Content-Type", "application/json; charset=utf-8")
+			writeResponse(w, status, response{Errors: gqlerror.List{{Message: msg, Extensions: map[string]any{"code": code}}}})
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(algoitny.WithActor(r.Context(), actor)))
+	})
+}
+
+// limit bounds the request body and, except for websockets, the request time.
+func (cfg Config) limit(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Upgrade") != "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, cfg.MaxBodyBytes)
+		ctx, cancel := context.WithTimeout(r.Context(), cfg.RequestTimeout)
+		defer cancel()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// cors answers preflights and sets CORS headers for allowed origins only.
+// Tokens travel in the Authorization header, never in cookies, so
+// credentials are not allowed.
+func (cfg Config) cors(next http.Handler) http.Handler {
+	allowAny := slices.Contains(cfg.CORSOrigins, "*")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin := r.Header.Get("Origin")
+		if origin == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		allowed := allowAny || slices.Contains(cfg.CORSOrigins, origin)
+		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+			if !allowed {
+				http.Error(w, "origin not allowed", http.StatusForbidden)
+				return
+			}
+			h := w.Header()
+			h.Set("Access-Control-Allow-Origin", origin)
+			h.Set("Access-Control-Allow-Methods", "GET, POST")
+			h.Set("Access-Control-Allow-Headers", "Content-Type, Authorization, Accept, X-Request-Id")
+			h.Set("Access-Control-Max-Age", "600")
+			h.Add("Vary", "Origin")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		if allowed {
+			w.Header().Set("Access-Control-Allow-Origin", origin)
+			w.Header().Set("Access-Control-Expose-Headers", "X-Request-Id")
+		}
+		w.Header().Add("Vary", "Origin")
+		next.ServeHTTP(w, r)
+	})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(v)
+}
+
+// ParseOrigins splits a comma-separated CORS allow-list.
+func ParseOrigins(s string) []string {
+	var out []string
+	for _, o := range strings.Split(s, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			out = append(out, strings.TrimSuffix(o, "/"))
+		}
+	}
+	return out
 }

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/algoitny/api/internal/algoitny"
+)
+
+// apiServer is a started Main with helpers to call its GraphQL API.
+type apiServer struct {
+	*Main
+	URL string
+}
+
+// startAPI runs Main on :0 against tables and a River schema of the test's
+// own, migrated and seeded, and stops it when the test ends.
+func startAPI(t *testing.T, tweak func(*Config)) *apiServer {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg := testConfig(t)
+	cfg.Workers = false
+	cfg.SessionSecret = "test-secret-test-secret-test-secret-0123"
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	if err := migrate(ctx, cfg, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if err := seedPlans(ctx, cfg, false, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	m := &Main{Config: cfg, Logger: testLogger(t)}
+	if err := m.Open(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { m.Run(ctx); close(done) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		m.Close()
+		m.DB.DropTables(context.Background())
+	})
+	return &apiServer{Main: m, URL: "http://" + m.Addr() + "/query"}
+}
+
+// gqlResult is a decoded GraphQL response.
+type gqlResult struct {
+	Status     int
+	Header     http.Header
+	Data       json.RawMessage
+	Errors     []gqlErr
+	Extensions map[string]any
+	Raw        []byte
+}
+
+type gqlErr struct {
+	Message    string
+	Path       []any
+	Extensions map[string]any
+}
+
+// code returns the extensions.code of the first error, "" if none.
+func (r *gqlResult) code() string {
+	if len(r.Errors) == 0 {
+		return ""
+	}
+	c, _ := r.Errors[0].Extensions["code"].(string)
+	return c
+}
+
+// decode unmarshals data into v, failing the test on GraphQL errors.
+func (r *gqlResult) decode(t *testing.T, v any) {
+	t.Helper()
+	if len(r.Errors) > 0 {
+		t.Fatalf("unexpected errors: %s", r.Raw)
+	}
+	if err := json.Unmarshal(r.Data, v); err != nil {
+		t.Fatalf("decode %s: %v", r.Raw, err)
+	}
+}
+
+// query posts a GraphQL request as token ("" = anonymous).
+func (s *apiServer) query(t *testing.T, token, query string, vars map[string]any) *gqlResult {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+	return s.post(t, token, "application/json", body, nil)
+}
+
+func (s *apiServer) post(t *testing.T, token, contentType string, body []byte, header http.Header) *gqlResult {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, s.URL, bytes.NewReader(body))
+	req.Header.Set("Content-Type", contentType)
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	return s.send(t, req)
+}
+
+func (s *apiServer) send(t *testing.T, req *http.Request) *gqlResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(req.Context(), 30*time.Second)
+	defer cancel()
+	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	r := &gqlResult{Status: resp.StatusCode, Header: resp.Header, Raw: raw}
+	var body struct {
+		Data       json.RawMessage
+		Errors     []gqlErr
+		Extensions map[string]any
+	}
+	json.Unmarshal(raw, &body)
+	r.Data, r.Errors, r.Extensions = body.Data, body.Errors, body.Extensions
+	return r
+}
+
+// login signs in with devLogin and returns the session token.
+func (s *apiServer) login(t *testing.T, email string) string {
+	t.Helper()
+	var out struct {
+		DevLogin struct{ Token string }
+	}
+	s.query(t, "", `mutation($e: String!) { devLogin(email: $e) { token } }`, map[string]any{"e": email}).decode(t, &out)
+	return out.DevLogin.Token
+}
+
+// staff signs in a user and grants it staff rights (what `algoitny admin grant` does).
+func (s *apiServer) staff(t *testing.T, email string) string {
+	t.Helper()
+	token := s.login(t, email)
+	if _, err := s.Accounts.GrantStaff(context.Background(), email, true); err != nil {
+		t.Fatal(err)
+	}
+	return token
+}
+
+// user returns the stored user of an email.
+func (s *apiServer) user(t *testing.T, email string) *algoitny.User {
+	t.Helper()
+	u, err := s.DB.GetUserByEmail(context.Background(), email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// testLogger discards logs unless ALGOITNY_TEST_LOGS is set.
+func testLogger(t *testing.T) *slog.Logger {
+	if os.Getenv("ALGOITNY_TEST_LOGS") != "" {
+		return slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// globalIDOf builds a global id the way the API does.
+func globalIDOf(typ string, parts ...string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(typ + ":" + strings.Join(parts, ":")))
+}

@@ -1,0 +1,34 @@
+package graph
+
+import (
+	"github.com/algoitny/api/graph/model"
+	"github.com/algoitny/api/internal/algoitny"
+)
+
+// Complexity returns the per-field costs used by the complexity limit: every
+// field costs 1 plus its children, and a connection costs its children times
+// the page size it asks for (first, default 20), so `problems(first: 100) {
+// testCases(first: 100) { ... } }` costs 100 × 100 × its fields.
+func Complexity() ComplexityRoot {
+	var c ComplexityRoot
+	c.Query.Problems = func(child int, _ *model.ProblemFilter, first *int, _ *string) int { return page(child, first) }
+	c.Query.MyHistory = func(child int, _ *model.HistoryFilter, first *int, _ *string) int { return page(child, first) }
+	c.Query.PublicHistory = func(child int, _ *model.HistoryFilter, first *int, _ *string) int { return page(child, first) }
+	c.Query.HistoryFeed = func(child int, first *int, _ *string) int { return page(child, first) }
+	c.Query.Jobs = func(child int, _ *algoitny.JobType, _ *algoitny.JobStatus, first *int, _ *string) int {
+		return page(child, first)
+	}
+	c.Query.Users = func(child int, _ *string, first *int, _ *string) int { return page(child, first) }
+	c.Problem.TestCases = func(child int, first *int, _ *string) int { return page(child, first) }
+	c.Job.Progress = func(child int, first *int, _ *string) int { return page(child, first) }
+	return c
+}
+
+// page is the cost of a connection field.
+func page(child int, first *int) int {
+	n := algoitny.DefaultPageSize
+	if first != nil && *first > 0 {
+		n = min(*first, algoitny.MaxPageSize)
+	}
+	return 1 + child*n
+}

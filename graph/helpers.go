@@ -1,0 +1,73 @@
+package graph
+
+import (
+	"context"
+
+	"github.com/algoitny/api/graph/model"
+	"github.com/algoitny/api/internal/accounts"
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/loader"
+)
+
+// errUnavailable answers operations whose backing service is not wired in
+// this process.
+var errUnavailable = algoitny.Errorf(algoitny.EINTERNAL, "this operation is not available on this server")
+
+// nilIfNotFound turns ENOTFOUND into a null result: a nullable root field
+// answers "no such thing" with null, not an error.
+func nilIfNotFound[T any](v *T, err error) (*T, error) {
+	if algoitny.IsCode(err, algoitny.ENOTFOUND) {
+		return nil, nil
+	}
+	return v, err
+}
+
+// visibleProblem loads a problem through the operation's loader and returns
+// it only if the actor may see it.
+func visibleProblem(ctx context.Context, ref algoitny.ProblemRef) (*algoitny.Problem, error) {
+	p, err := loader.For(ctx).Problem.Load(ctx, ref)()
+	if err != nil || p == nil || !algoitny.ActorFrom(ctx).CanSeeProblem(p) {
+		return nil, err
+	}
+	return p, nil
+}
+
+func authPayload(s *accounts.Session, err error) (*model.AuthPayload, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &model.AuthPayload{Token: s.Token, ExpiresAt: s.ExpiresAt, User: s.User}, nil
+}
+
+// node loads the object a global id names, applying the same access rules
+// as the typed queries.
+func (r *queryResolver) node(ctx context.Context, typ string, parts []string) (model.Node, error) {
+	want := map[string]int{"Problem": 2, "TestCase": 3, "SearchHistory": 2, "UsageLog": 3, "Job": 1, "JobProgress": 2, "User": 1, "Plan": 1}
+	if n, ok := want[typ]; !ok || n != len(parts) {
+		return nil, algoitny.Invalid("id", "invalid id")
+	}
+	ref := func() algoitny.ProblemRef {
+		return algoitny.ProblemRef{Platform: algoitny.Platform(parts[0]), ProblemID: parts[1]}
+	}
+	switch typ {
+	case "Problem":
+		return r.Resolver.Problems.Get(ctx, ref())
+	case "TestCase":
+		return r.Resolver.Problems.TestCase(ctx, ref(), parts[2])
+	case "SearchHistory":
+		return r.Resolver.History.Get(ctx, algoitny.HistoryRef{UserID: parts[0], ID: parts[1]})
+	case "UsageLog":
+		return r.Resolver.Accounts.UsageLog(ctx, parts[0], algoitny.UsageAction(parts[1]), parts[2])
+	case "Job":
+		return r.Resolver.Jobs.Get(ctx, parts[0])
+	case "JobProgress":
+		return r.Resolver.Jobs.ProgressStep(ctx, parts[0], parts[1])
+	case "User":
+		if me := r.Resolver.Accounts.Me(ctx); me != nil && me.ID == parts[0] {
+			return me, nil
+		}
+		return r.Resolver.Accounts.User(ctx, parts[0])
+	default: // Plan
+		return r.Resolver.Accounts.Plan(ctx, parts[0])
+	}
+}

@@ -1,0 +1,58 @@
+package dynamo
+
+import (
+	"context"
+	"strings"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// DeleteAccount erases every item of a user in every table: their partition
+// of the main table (history — so public items leave the feed — usage logs,
+// quota counters, job pointers, idempotency keys, the problem counter), their
+// jobs with their progress, and finally the user item and Google id marker.
+// The user item goes last so that an interrupted deletion can be retried by
+// the same user; deleting again after success is a no-op. Problems the user
+// registered stay: they are shared content.
+func (db *DB) DeleteAccount(ctx context.Context, u *algoitny.User) error {
+	items, err := db.all(ctx, &query{list: "account", table: db.tables.Main, pk: userPK(u.ID), forward: true})
+	if err != nil {
+		return err
+	}
+	var jobIDs []string
+	for _, it := range items {
+		if sk := stringAttr(it, attrSK); strings.HasPrefix(sk, skPrefixUserJob) {
+			jobIDs = append(jobIDs, strings.TrimPrefix(sk, skPrefixUserJob))
+		}
+	}
+	for _, id := range jobIDs {
+		jobItems, err := db.all(ctx, &query{list: "jobItems", table: db.tables.Main, pk: jobPK(id), forward: true})
+		if err != nil {
+			return err
+		}
+		if err := db.deleteItems(ctx, jobItems); err != nil {
+			return err
+		}
+	}
+	// The pointers go after their jobs, so a retry still finds the jobs.
+	if err := db.deleteItems(ctx, items); err != nil {
+		return err
+	}
+	return db.DeleteUser(ctx, u.Email)
+}
+
+func (db *DB) deleteItems(ctx context.Context, items []map[string]types.AttributeValue) error {
+	writes := make([]types.WriteRequest, len(items))
+	for i, it := range items {
+		writes[i] = deleteRequest(keyOf(it))
+	}
+	return db.batchWrite(ctx, db.tables.Main, writes)
+}
+
+// CountUserItems counts the items left in a user's partition (tests of
+// account deletion use it to assert nothing is left).
+func (db *DB) CountUserItems(ctx context.Context, userID string) (int, error) {
+	items, err := db.all(ctx, &query{list: "account", table: db.tables.Main, pk: userPK(userID), forward: true})
+	return len(items), err
+}

@@ -1,0 +1,168 @@
+package httpserver
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metrics are the Prometheus metrics of the server.
+type Metrics struct {
+	registry   *prometheus.Registry
+	requests   *prometheus.CounterVec
+	duration   *prometheus.HistogramVec
+	operations opNames
+}
+
+// NewMetrics registers the server's metrics; dynamoRequests, if set, is
+// exported as algoitny_dynamodb_requests_total.
+func NewMetrics(dynamoRequests func() float64) *Metrics {
+	m := &Metrics{
+		registry: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "algoitny_http_requests_total", Help: "HTTP requests by route, GraphQL operation and status code.",
+		}, []string{"route", "operation", "code"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "algoitny_http_request_duration_seconds", Help: "HTTP request latency by route and GraphQL operation.",
+			Buckets: prometheus.ExponentialBuckets(0.002, 2, 14),
+		}, []string{"route", "operation"}),
+	}
+	m.registry.MustRegister(m.requests, m.duration, prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+	if dynamoRequests != nil {
+		m.registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "algoitny_dynamodb_requests_total", Help: "DynamoDB API calls made by this process.",
+		}, dynamoRequests))
+	}
+	return m
+}
+
+// opNames bounds the operation label's cardinality: clients choose
+// operation names, so only well-formed ones count and at most 200 distinct.
+type opNames struct {
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+var opNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
+
+func (o *opNames) label(name string) string {
+	if name == "" {
+		return "anonymous"
+	}
+	if !opNameRE.MatchString(name) {
+		return "other"
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.seen == nil {
+		o.seen = map[string]bool{}
+	}
+	if !o.seen[name] {
+		if len(o.seen) >= 200 {
+			return "other"
+		}
+		o.seen[name] = true
+	}
+	return name
+}
+
+// requestInfo is filled while a request is served (the transport reports the
+// operation name) and read by the access log and metrics.
+type requestInfo struct {
+	id        string
+	operation string
+}
+
+type requestInfoKey struct{}
+
+// RequestID returns the id of the request in ctx ("" outside a request).
+func RequestID(ctx context.Context) string {
+	if ri, ok := ctx.Value(requestInfoKey{}).(*requestInfo); ok {
+		return ri.id
+	}
+	return ""
+}
+
+// ObserveOperation records the GraphQL operation name of the request in ctx.
+func ObserveOperation(ctx context.Context, name string) {
+	if ri, ok := ctx.Value(requestInfoKey{}).(*requestInfo); ok {
+		ri.operation = name
+	}
+}
+
+var requestIDRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+func newRequestID() string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += n
+	return n, err
+}
+
+// Unwrap lets http.ResponseController (and websocket upgrades) reach the writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// observe gives every request an id (X-Request-Id, the client's if sane),
+// logs one structured line per request and records metrics.
+func (cfg Config) observe(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		ri := &requestInfo{id: r.Header.Get("X-Request-Id")}
+		if !requestIDRE.MatchString(ri.id) {
+			ri.id = newRequestID()
+		}
+		w.Header().Set("X-Request-Id", ri.id)
+		sw := &statusWriter{ResponseWriter: w}
+		ctx := context.WithValue(r.Context(), requestInfoKey{}, ri)
+		next.ServeHTTP(sw, r.WithContext(ctx))
+		elapsed := time.Since(start)
+		route := r.URL.Path
+		switch route {
+		case "/query", "/healthz", "/readyz", "/metrics", "/playground":
+		default:
+			route = "other"
+		}
+		op := ""
+		if cfg.Metrics != nil {
+			op = cfg.Metrics.operations.label(ri.operation)
+			cfg.Metrics.requests.WithLabelValues(route, op, strconv.Itoa(sw.status)).Inc()
+			cfg.Metrics.duration.WithLabelValues(route, op).Observe(elapsed.Seconds())
+		}
+		if route == "/healthz" || route == "/readyz" || route == "/metrics" {
+			return
+		}
+		cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "request",
+			slog.String("request_id", ri.id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.Int("status", sw.status), slog.Int("bytes", sw.bytes), slog.Duration("duration", elapsed),
+			slog.String("operation", ri.operation))
+	})
+}

@@ -1,0 +1,292 @@
+package httpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/errcode"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+)
+
+// Media types of the GraphQL-over-HTTP specification.
+const (
+	mediaGraphQLResponse = "application/graphql-response+json"
+	mediaJSON            = "application/json"
+)
+
+// httpTransport serves GraphQL over HTTP GET and POST following the
+// GraphQL-over-HTTP specification, where gqlgen's stock transports deviate:
+//
+//   - The response media type is negotiated from Accept:
+//     application/graphql-response+json when the client accepts it,
+//     application/json otherwise (also when Accept is missing); 406 when the
+//     client accepts neither.
+//   - With application/json every well-formed request gets 200, whatever its
+//     GraphQL errors; with application/graphql-response+json a request that
+//     fails before execution (parse, validation, variables, limits) gets 400.
+//     A body that is not a GraphQL request gets 400 either way.
+//   - A response to a request that failed before execution has no "data"
+//     entry at all (gqlgen writes "data": null).
+//   - GET runs queries only: a mutation over GET is 405 with "Allow: POST".
+//   - POST needs a JSON body (Content-Type application/json); anything a
+//     browser could send cross-site without a preflight (form-encoded,
+//     multipart, text/plain) is refused with 415, which closes the CSRF door.
+//   - A JSON array body is a batch of operations, at most MaxBatch of them.
+type httpTransport struct {
+	// MaxBatch caps the operations of one batched request.
+	MaxBatch int
+	// Observe, if set, learns each operation's name and whether it failed
+	// before execution (for logs and metrics).
+	Observe func(ctx context.Context, operation string)
+}
+
+var _ graphql.Transport = httpTransport{}
+
+// Supports implements graphql.Transport: every GET and POST that is not a
+// websocket upgrade. Unsupported content types are answered by Do, with a
+// proper status, rather than by gqlgen's generic "transport not supported".
+func (t httpTransport) Supports(r *http.Request) bool {
+	return r.Header.Get("Upgrade") == "" && (r.Method == http.MethodGet || r.Method == http.MethodPost)
+}
+
+// response is a GraphQL response as the specification wants it: "data"
+// present (possibly null) once execution started, absent before — a nil
+// Data is omitted, json.RawMessage("null") is written.
+type response struct {
+	Errors     gqlerror.List   `json:"errors,omitempty"`
+	Data       json.RawMessage `json:"data,omitempty"`
+	Extensions map[string]any  `json:"extensions,omitempty"`
+}
+
+// executed marks a response whose operation was executed: its data key must
+// stay even when null.
+func executed(resp *graphql.Response) response {
+	data := resp.Data
+	if data == nil {
+		data = json.RawMessage("null")
+	}
+	return response{Errors: resp.Errors, Data: data, Extensions: resp.Extensions}
+}
+
+// Do implements graphql.Transport.
+func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+	media, ok := negotiate(r.Header.Get("Accept"))
+	if !ok {
+		http.Error(w, "Not Acceptable: accept application/graphql-response+json or application/json", http.StatusNotAcceptable)
+		return
+	}
+	w.Header().Set("Content-Type", media+"; charset=utf-8")
+	w.Header().Add("Vary", "Accept")
+
+	var batch []*graphql.RawParams
+	var isBatch bool
+	var err error
+	if r.Method == http.MethodGet {
+		var p *graphql.RawParams
+		p, err = paramsFromQuery(r)
+		batch = []*graphql.RawParams{p}
+	} else {
+		if !jsonContentType(r.Header.Get("Content-Type")) {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			http.Error(w, "Unsupported Media Type: send the request as application/json", http.StatusUnsupportedMediaType)
+			return
+		}
+		batch, isBatch, err = paramsFromBody(r.Body, t.MaxBatch)
+	}
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		status := http.StatusBadRequest
+		if errors.As(err, &tooLarge) {
+			status = http.StatusRequestEntityTooLarge
+		}
+		writeResponse(w, status, response{Errors: gqlerror.List{requestError(err.Error())}})
+		return
+	}
+
+	results := make([]response, len(batch))
+	status := http.StatusOK
+	for i, params := range batch {
+		params.Headers = r.Header
+		res, failedEarly, methodNotAllowed := t.run(r.Context(), r.Method, params, exec)
+		if methodNotAllowed {
+			w.Header().Set("Allow", http.MethodPost)
+			writeResponse(w, http.StatusMethodNotAllowed, res)
+			return
+		}
+		if failedEarly && media == mediaGraphQLResponse && !isBatch {
+			status = http.StatusBadRequest
+		}
+		results[i] = res
+	}
+	if isBatch {
+		writeResponse(w, status, results)
+		return
+	}
+	writeResponse(w, status, results[0])
+}
+
+// run executes one operation. failedEarly reports a request error (nothing
+// executed); methodNotAllowed a mutation or subscription over GET.
+func (t httpTransport) run(ctx context.Context, method string, params *graphql.RawParams, exec graphql.GraphExecutor) (res response, failedEarly, methodNotAllowed bool) {
+	start := graphql.Now()
+	params.ReadTime = graphql.TraceTiming{Start: start, End: start}
+	opCtx, errs := exec.CreateOperationContext(ctx, params)
+	if t.Observe != nil {
+		name := params.OperationName
+		if errs == nil && opCtx.Operation.Name != "" {
+			name = opCtx.Operation.Name
+		}
+		t.Observe(ctx, name)
+	}
+	if errs != nil {
+		resp := exec.DispatchError(graphql.WithOperationContext(ctx, opCtx), errs)
+		return response{Errors: resp.Errors, Extensions: resp.Extensions}, true, false
+	}
+	if opCtx.Operation.Operation != ast.Query && method == http.MethodGet {
+		return response{Errors: gqlerror.List{requestError("GET requests may only run queries; send mutations with POST")}}, true, true
+	}
+	if opCtx.Operation.Operation == ast.Subscription {
+		return response{Errors: gqlerror.List{requestError("subscriptions need a websocket connection to /query")}}, true, false
+	}
+	handler, ctx := exec.DispatchOperation(ctx, opCtx)
+	return executed(handler(ctx)), false, false
+}
+
+// requestError is an error about the HTTP request itself.
+func requestError(msg string) *gqlerror.Error {
+	err := &gqlerror.Error{Message: msg}
+	errcode.Set(err, "BAD_REQUEST")
+	return err
+}
+
+func writeResponse(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b = []byte(`{"errors":[{"message":"internal error","extensions":{"code":"INTERNAL"}}]}`)
+	}
+	w.WriteHeader(status)
+	w.Write(b)
+}
+
+// negotiate picks the response media type from an Accept header.
+func negotiate(accept string) (string, bool) {
+	if strings.TrimSpace(accept) == "" {
+		return mediaJSON, true
+	}
+	best, bestQ := "", -1.0
+	for _, part := range strings.Split(accept, ",") {
+		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		q := 1.0
+		if qs, ok := params["q"]; ok {
+			if v, err := strconv.ParseFloat(qs, 64); err == nil {
+				q = v
+			} else {
+				q = 0
+			}
+		}
+		if q <= 0 {
+			continue
+		}
+		var candidate string
+		switch mt {
+		case mediaGraphQLResponse:
+			candidate = mediaGraphQLResponse
+		case mediaJSON:
+			candidate = mediaJSON
+		case "application/*", "*/*":
+			candidate = mediaJSON
+		default:
+			continue
+		}
+		// Prefer the higher q; on a tie prefer graphql-response+json.
+		if q > bestQ || (q == bestQ && candidate == mediaGraphQLResponse) {
+			best, bestQ = candidate, q
+		}
+	}
+	return best, best != ""
+}
+
+func jsonContentType(ct string) bool {
+	mt, params, err := mime.ParseMediaType(ct)
+	if err != nil || mt != mediaJSON {
+		return false
+	}
+	cs, ok := params["charset"]
+	return !ok || strings.EqualFold(cs, "utf-8")
+}
+
+// paramsFromQuery reads a GET request's query, operationName, variables and
+// extensions parameters.
+func paramsFromQuery(r *http.Request) (*graphql.RawParams, error) {
+	q := r.URL.Query()
+	p := &graphql.RawParams{Query: q.Get("query"), OperationName: q.Get("operationName")}
+	if v := q.Get("variables"); v != "" {
+		if err := json.Unmarshal([]byte(v), &p.Variables); err != nil {
+			return nil, errors.New("the variables parameter is not a JSON object")
+		}
+	}
+	if e := q.Get("extensions"); e != "" {
+		if err := json.Unmarshal([]byte(e), &p.Extensions); err != nil {
+			return nil, errors.New("the extensions parameter is not a JSON object")
+		}
+	}
+	if p.Query == "" && p.Extensions == nil {
+		return nil, errors.New("a GraphQL request needs a query parameter")
+	}
+	return p, nil
+}
+
+// paramsFromBody decodes a POST body: one request object or a batch array.
+func paramsFromBody(body io.Reader, maxBatch int) ([]*graphql.RawParams, bool, error) {
+	raw, err := io.ReadAll(body)
+	if err != nil {
+		return nil, false, err
+	}
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return nil, false, errors.New("the request body is empty; send {\"query\": \"...\"}")
+	}
+	decode := func(b []byte) (*graphql.RawParams, error) {
+		var p graphql.RawParams
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.UseNumber()
+		if err := d.Decode(&p); err != nil {
+			return nil, errors.New("the request body is not a JSON GraphQL request")
+		}
+		if p.Query == "" && p.Extensions == nil {
+			return nil, errors.New("a GraphQL request needs a query")
+		}
+		return &p, nil
+	}
+	if raw[0] != '[' {
+		p, err := decode(raw)
+		return []*graphql.RawParams{p}, false, err
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, true, errors.New("the request body is not a JSON array of GraphQL requests")
+	}
+	if len(items) == 0 || len(items) > maxBatch {
+		return nil, true, errors.New("a batch holds 1 to " + strconv.Itoa(maxBatch) + " operations")
+	}
+	out := make([]*graphql.RawParams, len(items))
+	for i, it := range items {
+		if out[i], err = decode(it); err != nil {
+			return nil, true, err
+		}
+	}
+	return out, true, nil
+}

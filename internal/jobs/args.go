@@ -1,0 +1,66 @@
+package jobs
+
+import "github.com/riverqueue/river"
+
+// The River job kinds. Each carries only the id of its DynamoDB Job record;
+// everything else is read from the record, so a retried River job works on
+// the current state.
+
+// ExecuteArgs runs a CODE_EXECUTION job.
+type ExecuteArgs struct {
+	JobID string `json:"job_id"`
+}
+
+// Kind implements river.JobArgs.
+func (ExecuteArgs) Kind() string { return "code_execution" }
+
+// InsertOpts: a few retries; the judge is deterministic, so retries only
+// cover crashes and infrastructure errors.
+func (ExecuteArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 3} }
+
+// HintArgs runs a HINT_GENERATION job.
+type HintArgs struct {
+	JobID string `json:"job_id"`
+}
+
+// Kind implements river.JobArgs.
+func (HintArgs) Kind() string { return "hint_generation" }
+
+// InsertOpts: LLM providers fail transiently; retry more.
+func (HintArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 5} }
+
+// ScriptArgs runs a SCRIPT_GENERATION job (a test-case generator from an LLM).
+type ScriptArgs struct {
+	JobID string `json:"job_id"`
+}
+
+// Kind implements river.JobArgs.
+func (ScriptArgs) Kind() string { return "script_generation" }
+
+// InsertOpts implements river.JobArgsWithInsertOpts.
+func (ScriptArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 5} }
+
+// ExtractArgs runs a PROBLEM_EXTRACTION job.
+type ExtractArgs struct {
+	JobID string `json:"job_id"`
+}
+
+// Kind implements river.JobArgs.
+func (ExtractArgs) Kind() string { return "problem_extraction" }
+
+// InsertOpts implements river.JobArgsWithInsertOpts.
+func (ExtractArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 5} }
+
+// argsFor returns the River args of a job type.
+func argsFor(t string, jobID string) river.JobArgs {
+	switch t {
+	case "CODE_EXECUTION":
+		return ExecuteArgs{JobID: jobID}
+	case "HINT_GENERATION":
+		return HintArgs{JobID: jobID}
+	case "SCRIPT_GENERATION":
+		return ScriptArgs{JobID: jobID}
+	default:
+		return ExtractArgs{JobID: jobID}
+	}
+}

@@ -1,0 +1,356 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/riverqueue/river"
+)
+
+// Input limits of the job-starting operations.
+const (
+	MaxCodeBytes          = 64 << 10
+	MaxIdempotencyKeyLen  = 100
+	MaxConstraintsLen     = 4000
+	MaxTitleLen           = 200
+	maxURLLen             = 2000
+	maxTags               = 20
+	maxProblemIDLen       = 64
+	maxJobsListedPerQuery = algoitny.MaxPageSize
+)
+
+// JobStore is the storage the job service and the workers need.
+type JobStore interface {
+	Store
+	CreateJob(ctx context.Context, j *algoitny.Job) (*algoitny.Job, bool, error)
+	GetJob(ctx context.Context, id string) (*algoitny.Job, error)
+	GetJobByIdempotencyKey(ctx context.Context, userID, key string) (*algoitny.Job, error)
+	SetRiverJobID(ctx context.Context, id string, riverJobID int64) (*algoitny.Job, error)
+	ListJobs(ctx context.Context, f algoitny.JobFilter, page algoitny.PageRequest) (algoitny.Page[*algoitny.Job], error)
+	ListJobProgress(ctx context.Context, jobID string, page algoitny.PageRequest) (algoitny.Page[*algoitny.JobProgress], error)
+	GetHistory(ctx context.Context, ref algoitny.HistoryRef) (*algoitny.SearchHistory, error)
+	GetJobProgress(ctx context.Context, jobID, id string) (*algoitny.JobProgress, error)
+}
+
+// Problems reads problems with the caller's visibility rules (problems.Service).
+type Problems interface {
+	Get(ctx context.Context, ref algoitny.ProblemRef) (*algoitny.Problem, error)
+}
+
+// Quota meters actions against the caller's plan (accounts.Service).
+type Quota interface {
+	ConsumeQuota(ctx context.Context, log *algoitny.UsageLog) error
+	ReleaseQuota(ctx context.Context, log *algoitny.UsageLog) error
+}
+
+// Service starts, reads and cancels jobs on behalf of users.
+//
+// Enqueueing writes the DynamoDB record first (PENDING), then inserts the
+// River job, then links the two. The stores cannot share a transaction, so
+// each gap has a repair path: if the River insert fails the record is marked
+// FAILED and the quota given back; if the process dies before the insert the
+// reaper fails the record (no River id) after StaleAfter; if it dies after the
+// insert the worker links the record itself when it starts.
+type Service struct {
+	Store    JobStore
+	Problems Problems
+	Quota    Quota
+	// CanRegister says whether the caller may register problems (test-case
+	// generation and extraction need it).
+	CanRegister func(ctx context.Context) error
+	Runner      *Runner
+}
+
+// ExecuteInput is a code submission.
+type ExecuteInput struct {
+	Problem        algoitny.ProblemRef
+	Language       algoitny.Language
+	Code           string
+	IsCodePublic   bool
+	IdempotencyKey string
+}
+
+// Execute submits code against a problem's test cases. It charges one
+// execution from the caller's daily quota (exactly, under concurrency) and
+// returns the PENDING job; a repeated IdempotencyKey returns the first job
+// without charging again. Returns EUNAUTHENTICATED, EINVALID, ENOTFOUND (no
+// such visible problem), ERATELIMITED.
+func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*algoitny.Job, error) {
+	a := algoitny.ActorFrom(ctx)
+	if err := a.RequireUser(); err != nil {
+		return nil, err
+	}
+	if _, err := algoitny.ParseLanguage(string(in.Language)); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(in.Code) == "" {
+		return nil, algoitny.Invalid("code", "code is required")
+	}
+	if len(in.Code) > MaxCodeBytes {
+		return nil, algoitny.Invalid("code", "code must be at most %d KB", MaxCodeBytes>>10)
+	}
+	if !utf8.ValidString(in.Code) {
+		return nil, algoitny.Invalid("code", "code must be valid UTF-8")
+	}
+	if err := validateIdempotencyKey(in.IdempotencyKey); err != nil {
+		return nil, err
+	}
+	if existing, err := s.existing(ctx, in.IdempotencyKey); existing != nil || err != nil {
+		return existing, err
+	}
+	p, err := s.Problems.Get(ctx, in.Problem)
+	if err != nil {
+		return nil, err
+	}
+	if p.IsDeleted || p.TestCaseCount == 0 {
+		return nil, algoitny.Invalid("problemId", "the problem has no test cases yet")
+	}
+	job := &algoitny.Job{
+		Type: algoitny.JobCodeExecution, UserID: a.UserID(), IdempotencyKey: in.IdempotencyKey,
+		Platform: p.Platform, ProblemID: p.ProblemID, Title: p.Title, Language: in.Language,
+		SolutionCode: in.Code, IsCodePublic: in.IsCodePublic,
+	}
+	log := &algoitny.UsageLog{Action: algoitny.ActionExecution, Platform: p.Platform, ProblemID: p.ProblemID}
+	return s.enqueue(ctx, job, log)
+}
+
+// GenerateHints asks for hints on one of the caller's executions. It charges
+// one hint unless the execution already has hints (the job then completes at
+// once with them). Returns EUNAUTHENTICATED, ENOTFOUND, ERATELIMITED.
+func (s *Service) GenerateHints(ctx context.Context, ref algoitny.HistoryRef) (*algoitny.Job, error) {
+	a := algoitny.ActorFrom(ctx)
+	if err := a.RequireUser(); err != nil {
+		return nil, err
+	}
+	h, err := s.Store.GetHistory(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	if !a.OwnsOrStaff(h.UserID) {
+		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "history not found")
+	}
+	if h.Verdict == algoitny.VerdictAccepted {
+		return nil, algoitny.Invalid("historyId", "every test passed; there is nothing to hint")
+	}
+	job := &algoitny.Job{
+		Type: algoitny.JobHintGeneration, UserID: h.UserID, HistoryID: h.ID,
+		Platform: h.Platform, ProblemID: h.ProblemID, Title: h.ProblemTitle, Language: h.Language,
+	}
+	var log *algoitny.UsageLog
+	if len(h.Hints) == 0 {
+		log = &algoitny.UsageLog{Action: algoitny.ActionHint, Platform: h.Platform, ProblemID: h.ProblemID, HistoryID: h.ID}
+	}
+	return s.enqueue(ctx, job, log)
+}
+
+// ScriptInput describes a problem whose test-case generator an LLM should write.
+type ScriptInput struct {
+	Problem      algoitny.ProblemRef
+	Title        string
+	ProblemURL   string
+	Tags         []string
+	SolutionCode string
+	Language     algoitny.Language
+	Constraints  string
+}
+
+// GenerateTestCases starts a SCRIPT_GENERATION job. The caller must be able
+// to register problems. Returns EUNAUTHENTICATED, EFORBIDDEN, EINVALID.
+func (s *Service) GenerateTestCases(ctx context.Context, in ScriptInput) (*algoitny.Job, error) {
+	a := algoitny.ActorFrom(ctx)
+	if err := s.CanRegister(ctx); err != nil {
+		return nil, err
+	}
+	if err := validateScript(&in); err != nil {
+		return nil, err
+	}
+	job := &algoitny.Job{
+		Type: algoitny.JobScriptGeneration, UserID: a.UserID(),
+		Platform: in.Problem.Platform, ProblemID: in.Problem.ProblemID, Title: in.Title, ProblemURL: in.ProblemURL,
+		Tags: in.Tags, SolutionCode: in.SolutionCode, Language: in.Language, Constraints: in.Constraints,
+	}
+	return s.enqueue(ctx, job, nil)
+}
+
+func validateScript(in *ScriptInput) error {
+	if _, err := algoitny.ParsePlatform(string(in.Problem.Platform)); err != nil {
+		return err
+	}
+	if _, err := algoitny.ParseLanguage(string(in.Language)); err != nil {
+		return err
+	}
+	in.Problem.ProblemID = strings.TrimSpace(in.Problem.ProblemID)
+	if in.Problem.ProblemID == "" || len(in.Problem.ProblemID) > maxProblemIDLen {
+		return algoitny.Invalid("problemId", "problemId must be 1–%d characters", maxProblemIDLen)
+	}
+	if t := strings.TrimSpace(in.Title); t == "" || utf8.RuneCountInString(t) > MaxTitleLen {
+		return algoitny.Invalid("title", "title must be 1–%d characters", MaxTitleLen)
+	}
+	if strings.TrimSpace(in.SolutionCode) == "" || len(in.SolutionCode) > MaxCodeBytes {
+		return algoitny.Invalid("solutionCode", "solutionCode is required (at most %d KB)", MaxCodeBytes>>10)
+	}
+	if utf8.RuneCountInString(in.Constraints) > MaxConstraintsLen {
+		return algoitny.Invalid("constraints", "constraints must be at most %d characters", MaxConstraintsLen)
+	}
+	if len(in.Tags) > maxTags {
+		return algoitny.Invalid("tags", "at most %d tags", maxTags)
+	}
+	if in.ProblemURL != "" {
+		if _, err := parseHTTPURL(in.ProblemURL); err != nil {
+			return algoitny.Invalid("problemUrl", "problemUrl must be an http(s) URL")
+		}
+	}
+	return nil
+}
+
+// ExtractProblem starts a PROBLEM_EXTRACTION job for a judge's problem page.
+// The caller must be able to register problems. Returns EUNAUTHENTICATED,
+// EFORBIDDEN, EINVALID.
+func (s *Service) ExtractProblem(ctx context.Context, rawURL string) (*algoitny.Job, error) {
+	a := algoitny.ActorFrom(ctx)
+	if err := s.CanRegister(ctx); err != nil {
+		return nil, err
+	}
+	u, err := parseHTTPURL(rawURL)
+	if err != nil {
+		return nil, algoitny.Invalid("url", "url must be an http(s) URL")
+	}
+	job := &algoitny.Job{Type: algoitny.JobProblemExtraction, UserID: a.UserID(), ProblemURL: u.String()}
+	return s.enqueue(ctx, job, nil)
+}
+
+func parseHTTPURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || len(raw) > maxURLLen {
+		return nil, errors.New("not an http(s) URL")
+	}
+	return u, nil
+}
+
+func validateIdempotencyKey(k string) error {
+	if len(k) > MaxIdempotencyKeyLen || strings.ContainsAny(k, "#\x00") {
+		return algoitny.Invalid("idempotencyKey", "idempotencyKey must be at most %d characters without '#'", MaxIdempotencyKeyLen)
+	}
+	return nil
+}
+
+// existing returns the caller's job for an idempotency key, if any.
+func (s *Service) existing(ctx context.Context, key string) (*algoitny.Job, error) {
+	if key == "" {
+		return nil, nil
+	}
+	j, err := s.Store.GetJobByIdempotencyKey(ctx, algoitny.ActorFrom(ctx).UserID(), key)
+	if algoitny.IsCode(err, algoitny.ENOTFOUND) {
+		return nil, nil
+	}
+	return j, err
+}
+
+// enqueue charges the quota (if log is set), creates the record and inserts
+// the River job, undoing what it can when a later step fails.
+func (s *Service) enqueue(ctx context.Context, job *algoitny.Job, log *algoitny.UsageLog) (*algoitny.Job, error) {
+	if log != nil {
+		if err := s.Quota.ConsumeQuota(ctx, log); err != nil {
+			return nil, err
+		}
+	}
+	release := func() {
+		if log != nil {
+			s.Quota.ReleaseQuota(context.WithoutCancel(ctx), log)
+		}
+	}
+	created, isNew, err := s.Store.CreateJob(ctx, job)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	if !isNew { // an idempotent repeat that raced past the first check
+		release()
+		return created, nil
+	}
+	res, err := s.Runner.client.Insert(ctx, argsFor(string(created.Type), created.ID), nil)
+	if err != nil {
+		ctx := context.WithoutCancel(ctx)
+		msg := "the job could not be queued; please submit it again"
+		s.Store.TransitionJob(ctx, created.ID, algoitny.JobTransition{Status: algoitny.JobFailed, ErrorMessage: &msg})
+		release()
+		return nil, algoitny.Internal(err, "queue job")
+	}
+	linked, err := s.Store.SetRiverJobID(ctx, created.ID, res.Job.ID)
+	if err != nil {
+		return created, nil // the worker links it when it starts
+	}
+	return linked, nil
+}
+
+// Get returns a job of the caller (staff: any job). ENOTFOUND otherwise.
+func (s *Service) Get(ctx context.Context, id string) (*algoitny.Job, error) {
+	j, err := s.Store.GetJob(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if !algoitny.ActorFrom(ctx).OwnsOrStaff(j.UserID) {
+		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "job not found")
+	}
+	return j, nil
+}
+
+// List pages through the caller's jobs, or for staff through everyone's jobs
+// of a type or status. EUNAUTHENTICATED when anonymous.
+func (s *Service) List(ctx context.Context, typ *algoitny.JobType, status *algoitny.JobStatus, page algoitny.PageRequest) (algoitny.Page[*algoitny.Job], error) {
+	a := algoitny.ActorFrom(ctx)
+	if err := a.RequireUser(); err != nil {
+		return algoitny.Page[*algoitny.Job]{}, err
+	}
+	f := algoitny.JobFilter{Type: typ, Status: status, UserID: a.UserID()}
+	if a.IsStaff() && (typ != nil || status != nil) {
+		f.UserID = ""
+	}
+	return s.Store.ListJobs(ctx, f, page)
+}
+
+// Progress pages through a job's progress steps (the job must be the caller's).
+func (s *Service) Progress(ctx context.Context, j *algoitny.Job, page algoitny.PageRequest) (algoitny.Page[*algoitny.JobProgress], error) {
+	if !algoitny.ActorFrom(ctx).OwnsOrStaff(j.UserID) {
+		return algoitny.Page[*algoitny.JobProgress]{}, algoitny.Errorf(algoitny.ENOTFOUND, "job not found")
+	}
+	return s.Store.ListJobProgress(ctx, j.ID, page)
+}
+
+// ProgressStep returns one progress step of a job of the caller. ENOTFOUND otherwise.
+func (s *Service) ProgressStep(ctx context.Context, jobID, id string) (*algoitny.JobProgress, error) {
+	if _, err := s.Get(ctx, jobID); err != nil {
+		return nil, err
+	}
+	return s.Store.GetJobProgress(ctx, jobID, id)
+}
+
+// Cancel stops a job of the caller: a pending job never runs, a running one
+// is stopped at once (its processes are killed). Returns ENOTFOUND, or
+// ECONFLICT for a job that already finished.
+func (s *Service) Cancel(ctx context.Context, id string) (*algoitny.Job, error) {
+	j, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if j.Status.Final() {
+		return nil, algoitny.Errorf(algoitny.ECONFLICT, "the job already finished (%s)", j.Status)
+	}
+	cancelled, err := s.Store.TransitionJob(ctx, id, algoitny.JobTransition{Status: algoitny.JobCancelled})
+	if err != nil {
+		return nil, err
+	}
+	s.Store.AddJobProgress(ctx, &algoitny.JobProgress{JobID: id, Step: "cancelled", Message: "cancelled by the user", Status: algoitny.JobCancelled, Percent: -1})
+	if j.RiverJobID != 0 {
+		// River cancels a running job's context (the worker kills its
+		// processes) and makes sure a queued one never starts.
+		if _, err := s.Runner.client.JobCancel(ctx, j.RiverJobID); err != nil && !errors.Is(err, river.ErrNotFound) {
+			return cancelled, nil // the record is CANCELLED; the worker checks it before storing results
+		}
+	}
+	return cancelled, nil
+}

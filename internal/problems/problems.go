@@ -1,0 +1,378 @@
+// Package problems holds the rules for reading and registering problems:
+// who may see drafts and deleted problems, who may register or edit them,
+// input limits, and plan capabilities (canRegisterProblems, maxProblems).
+package problems
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/algoitny/api/internal/algoitny"
+)
+
+// Input limits.
+const (
+	MaxTitleLen       = 200
+	MaxProblemIDLen   = 64
+	MaxCodeBytes      = 64 << 10
+	MaxConstraintsLen = 4000
+	MaxTags           = 20
+	MaxTagLen         = 50
+	MaxURLLen         = 2000
+	MaxTestCasesAdded = 500
+	// MaxTestCaseInputBytes bounds one test case added through the API
+	// (generated tests may be larger; storage takes up to 64 MB).
+	MaxTestCaseInputBytes = 8 << 20
+	DefaultTimeLimitMs    = 2000
+	DefaultMemoryLimitMB  = 256
+)
+
+// Store is what the service needs from storage.
+type Store interface {
+	CreateProblem(ctx context.Context, p *algoitny.Problem, maxProblems int) error
+	GetProblem(ctx context.Context, ref algoitny.ProblemRef) (*algoitny.Problem, error)
+	ListProblems(ctx context.Context, f algoitny.ProblemFilter, page algoitny.PageRequest) (algoitny.Page[*algoitny.Problem], error)
+	UpdateProblem(ctx context.Context, ref algoitny.ProblemRef, u algoitny.ProblemUpdate) (*algoitny.Problem, error)
+	DeleteProblem(ctx context.Context, ref algoitny.ProblemRef, reason string) error
+	AddTestCases(ctx context.Context, ref algoitny.ProblemRef, cases []*algoitny.TestCase) error
+	ListTestCases(ctx context.Context, ref algoitny.ProblemRef, page algoitny.PageRequest) (algoitny.Page[*algoitny.TestCase], error)
+	GetTestCase(ctx context.Context, ref algoitny.ProblemRef, id string) (*algoitny.TestCase, error)
+}
+
+// Service applies the problem rules on top of a Store.
+type Service struct {
+	Store Store
+}
+
+// notFound is the one answer for problems the actor may not see, so that
+// drafts and deleted problems do not reveal they exist.
+func notFound(ref algoitny.ProblemRef) error {
+	return algoitny.Errorf(algoitny.ENOTFOUND, "problem %s/%s not found", ref.Platform, ref.ProblemID)
+}
+
+// Get returns a problem the actor may see. ENOTFOUND otherwise.
+func (s *Service) Get(ctx context.Context, ref algoitny.ProblemRef) (*algoitny.Problem, error) {
+	if err := validateRef(ref); err != nil {
+		return nil, err
+	}
+	p, err := s.Store.GetProblem(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	if !algoitny.ActorFrom(ctx).CanSeeProblem(p) {
+		return nil, notFound(ref)
+	}
+	return p, nil
+}
+
+// List pages through problems. Drafts (Completed=false) are listed for staff
+// and plans that can view all problems; other users see only their own
+// drafts. EFORBIDDEN for anonymous draft listings.
+func (s *Service) List(ctx context.Context, f algoitny.ProblemFilter, page algoitny.PageRequest) (algoitny.Page[*algoitny.Problem], error) {
+	if len(f.TitleContains) > MaxTitleLen {
+		return algoitny.Page[*algoitny.Problem]{}, algoitny.Invalid("titleContains", "at most %d characters", MaxTitleLen)
+	}
+	if f.Completed != nil && !*f.Completed {
+		a := algoitny.ActorFrom(ctx)
+		if err := a.RequireUser(); err != nil {
+			return algoitny.Page[*algoitny.Problem]{}, err
+		}
+		if !a.IsStaff() && (a.Plan == nil || !a.Plan.CanViewAllProblems) {
+			return algoitny.Page[*algoitny.Problem]{}, algoitny.Errorf(algoitny.EFORBIDDEN, "your plan cannot list draft problems")
+		}
+	}
+	return s.Store.ListProblems(ctx, f, page)
+}
+
+// CreateInput is a new problem with optional initial test cases.
+type CreateInput struct {
+	Problem   algoitny.Problem
+	TestCases []*algoitny.TestCase
+}
+
+// Create registers a problem. The actor must be staff or on a plan that can
+// register problems; the plan's MaxProblems is enforced exactly (staff are
+// unlimited). A problem marked completed needs test cases. Returns
+// EUNAUTHENTICATED, EFORBIDDEN, EINVALID, ECONFLICT (exists) or ERATELIMITED.
+func (s *Service) Create(ctx context.Context, in CreateInput) (*algoitny.Problem, error) {
+	a := algoitny.ActorFrom(ctx)
+	limit, err := registrationLimit(a)
+	if err != nil {
+		return nil, err
+	}
+	p := in.Problem
+	normalize(&p)
+	if err := validateProblem(&p); err != nil {
+		return nil, err
+	}
+	if err := validateTestCases(in.TestCases); err != nil {
+		return nil, err
+	}
+	completed := p.IsCompleted
+	if completed && len(in.TestCases) == 0 {
+		return nil, algoitny.Invalid("isCompleted", "a problem needs test cases to be completed")
+	}
+	p.CreatedBy = a.UserID()
+	p.IsCompleted = false // completed only once its test cases are stored
+	if err := s.Store.CreateProblem(ctx, &p, limit); err != nil {
+		return nil, err
+	}
+	ref := p.Ref()
+	if len(in.TestCases) > 0 {
+		if err := s.Store.AddTestCases(ctx, ref, in.TestCases); err != nil {
+			return nil, err
+		}
+	}
+	if completed {
+		return s.Store.UpdateProblem(ctx, ref, algoitny.ProblemUpdate{IsCompleted: &completed})
+	}
+	return s.Store.GetProblem(ctx, ref)
+}
+
+// registrationLimit returns the actor's MaxProblems, or an error when the
+// actor may not register problems at all.
+func registrationLimit(a *algoitny.Actor) (int, error) {
+	if err := a.RequireUser(); err != nil {
+		return 0, err
+	}
+	if a.IsStaff() {
+		return algoitny.Unlimited, nil
+	}
+	if a.Plan == nil || !a.Plan.CanRegisterProblems {
+		return 0, algoitny.Errorf(algoitny.EFORBIDDEN, "your plan cannot register problems")
+	}
+	return a.Plan.MaxProblems, nil
+}
+
+// CheckCanRegister returns nil when the actor may register problems (used
+// before starting test-case generation jobs).
+func CheckCanRegister(ctx context.Context) error {
+	_, err := registrationLimit(algoitny.ActorFrom(ctx))
+	return err
+}
+
+// Update changes a problem the actor may edit (staff or its author).
+// Completing a problem needs at least one test case. Returns ENOTFOUND,
+// EFORBIDDEN or EINVALID.
+func (s *Service) Update(ctx context.Context, ref algoitny.ProblemRef, u algoitny.ProblemUpdate) (*algoitny.Problem, error) {
+	p, err := s.editable(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	next := *p
+	applyUpdate(&next, u)
+	normalize(&next)
+	if err := validateProblem(&next); err != nil {
+		return nil, err
+	}
+	if u.IsCompleted != nil && *u.IsCompleted && p.TestCaseCount == 0 {
+		return nil, algoitny.Invalid("isCompleted", "a problem needs test cases to be completed")
+	}
+	return s.Store.UpdateProblem(ctx, ref, u)
+}
+
+// Delete soft-deletes a problem the actor may edit and returns it as deleted.
+func (s *Service) Delete(ctx context.Context, ref algoitny.ProblemRef, reason string) (*algoitny.Problem, error) {
+	if _, err := s.editable(ctx, ref); err != nil {
+		return nil, err
+	}
+	if utf8.RuneCountInString(reason) > 500 {
+		return nil, algoitny.Invalid("reason", "at most 500 characters")
+	}
+	if err := s.Store.DeleteProblem(ctx, ref, strings.TrimSpace(reason)); err != nil {
+		return nil, err
+	}
+	return s.Store.GetProblem(ctx, ref)
+}
+
+// AddTestCases adds hand-written test cases to a problem the actor may edit.
+func (s *Service) AddTestCases(ctx context.Context, ref algoitny.ProblemRef, cases []*algoitny.TestCase) (*algoitny.Problem, error) {
+	if _, err := s.editable(ctx, ref); err != nil {
+		return nil, err
+	}
+	if len(cases) == 0 {
+		return nil, algoitny.Invalid("testCases", "give at least one test case")
+	}
+	if err := validateTestCases(cases); err != nil {
+		return nil, err
+	}
+	if err := s.Store.AddTestCases(ctx, ref, cases); err != nil {
+		return nil, err
+	}
+	return s.Store.GetProblem(ctx, ref)
+}
+
+// TestCases pages through the test cases of a problem the actor may see.
+func (s *Service) TestCases(ctx context.Context, p *algoitny.Problem, page algoitny.PageRequest) (algoitny.Page[*algoitny.TestCase], error) {
+	if !algoitny.ActorFrom(ctx).CanSeeProblem(p) {
+		return algoitny.Page[*algoitny.TestCase]{}, notFound(p.Ref())
+	}
+	return s.Store.ListTestCases(ctx, p.Ref(), page)
+}
+
+// TestCase returns one test case of a problem the actor may see. ENOTFOUND otherwise.
+func (s *Service) TestCase(ctx context.Context, ref algoitny.ProblemRef, id string) (*algoitny.TestCase, error) {
+	if _, err := s.Get(ctx, ref); err != nil {
+		return nil, err
+	}
+	return s.Store.GetTestCase(ctx, ref, id)
+}
+
+// editable loads a live problem the actor may change.
+func (s *Service) editable(ctx context.Context, ref algoitny.ProblemRef) (*algoitny.Problem, error) {
+	a := algoitny.ActorFrom(ctx)
+	if err := a.RequireUser(); err != nil {
+		return nil, err
+	}
+	p, err := s.Get(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	if p.IsDeleted {
+		return nil, notFound(ref)
+	}
+	if !a.CanEditProblem(p) {
+		return nil, algoitny.Errorf(algoitny.EFORBIDDEN, "only staff and the problem's author may change it")
+	}
+	return p, nil
+}
+
+func applyUpdate(p *algoitny.Problem, u algoitny.ProblemUpdate) {
+	set := func(dst *string, src *string) {
+		if src != nil {
+			*dst = *src
+		}
+	}
+	set(&p.Title, u.Title)
+	set(&p.ProblemURL, u.ProblemURL)
+	set(&p.SolutionCode, u.SolutionCode)
+	set(&p.Constraints, u.Constraints)
+	if u.Tags != nil {
+		p.Tags = *u.Tags
+	}
+	if u.Language != nil {
+		p.Language = *u.Language
+	}
+	if u.Checker != nil {
+		p.Checker = *u.Checker
+	}
+	if u.TimeLimitMs != nil {
+		p.TimeLimitMs = *u.TimeLimitMs
+	}
+	if u.MemoryLimitMB != nil {
+		p.MemoryLimitMB = *u.MemoryLimitMB
+	}
+}
+
+func normalize(p *algoitny.Problem) {
+	p.ProblemID = strings.TrimSpace(p.ProblemID)
+	p.Title = strings.TrimSpace(p.Title)
+	p.ProblemURL = strings.TrimSpace(p.ProblemURL)
+	if p.TimeLimitMs == 0 {
+		p.TimeLimitMs = DefaultTimeLimitMs
+	}
+	if p.MemoryLimitMB == 0 {
+		p.MemoryLimitMB = DefaultMemoryLimitMB
+	}
+	if p.Checker.Kind == "" {
+		p.Checker.Kind = algoitny.CheckerLines
+	}
+	if p.Tags == nil {
+		p.Tags = []string{}
+	}
+}
+
+func validateRef(ref algoitny.ProblemRef) error {
+	if _, err := algoitny.ParsePlatform(string(ref.Platform)); err != nil {
+		return err
+	}
+	id := ref.ProblemID
+	if id == "" || len(id) > MaxProblemIDLen {
+		return algoitny.Invalid("problemId", "problemId must be 1–%d characters", MaxProblemIDLen)
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
+			return algoitny.Invalid("problemId", "problemId may contain letters, digits, '_', '-' and '.' only")
+		}
+	}
+	return nil
+}
+
+func validateProblem(p *algoitny.Problem) error {
+	if err := validateRef(p.Ref()); err != nil {
+		return err
+	}
+	if _, err := algoitny.ParseLanguage(string(p.Language)); err != nil {
+		return err
+	}
+	switch n := utf8.RuneCountInString(p.Title); {
+	case n == 0:
+		return algoitny.Invalid("title", "title is required")
+	case n > MaxTitleLen:
+		return algoitny.Invalid("title", "title must be at most %d characters", MaxTitleLen)
+	}
+	if p.ProblemURL != "" {
+		u, err := url.Parse(p.ProblemURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || len(p.ProblemURL) > MaxURLLen {
+			return algoitny.Invalid("problemUrl", "problemUrl must be an http(s) URL")
+		}
+	}
+	if len(p.SolutionCode) > MaxCodeBytes {
+		return algoitny.Invalid("solutionCode", "solutionCode must be at most %d KB", MaxCodeBytes>>10)
+	}
+	if utf8.RuneCountInString(p.Constraints) > MaxConstraintsLen {
+		return algoitny.Invalid("constraints", "constraints must be at most %d characters", MaxConstraintsLen)
+	}
+	if len(p.Tags) > MaxTags {
+		return algoitny.Invalid("tags", "at most %d tags", MaxTags)
+	}
+	for _, t := range p.Tags {
+		if t == "" || utf8.RuneCountInString(t) > MaxTagLen {
+			return algoitny.Invalid("tags", "tags must be 1–%d characters", MaxTagLen)
+		}
+	}
+	if p.TimeLimitMs < 100 || p.TimeLimitMs > 20_000 {
+		return algoitny.Invalid("timeLimitMs", "timeLimitMs must be between 100 and 20000")
+	}
+	if p.MemoryLimitMB < 16 || p.MemoryLimitMB > 2048 {
+		return algoitny.Invalid("memoryLimitMb", "memoryLimitMb must be between 16 and 2048")
+	}
+	return validateChecker(p.Checker)
+}
+
+func validateChecker(c algoitny.Checker) error {
+	switch c.Kind {
+	case algoitny.CheckerLines, algoitny.CheckerTokens, algoitny.CheckerExact, algoitny.CheckerYesNo:
+	case algoitny.CheckerFloat:
+		if c.Epsilon <= 0 || c.Epsilon >= 1 {
+			return algoitny.Invalid("checker.epsilon", "a float checker needs 0 < epsilon < 1")
+		}
+	case algoitny.CheckerCustom:
+		if c.Code == "" || len(c.Code) > MaxCodeBytes {
+			return algoitny.Invalid("checker.code", "a custom checker needs code (at most %d KB)", MaxCodeBytes>>10)
+		}
+		if _, err := algoitny.ParseLanguage(string(c.Language)); err != nil {
+			return algoitny.Invalid("checker.language", "a custom checker needs a language")
+		}
+	default:
+		return algoitny.Invalid("checker.kind", "unknown checker %q", c.Kind)
+	}
+	return nil
+}
+
+func validateTestCases(cases []*algoitny.TestCase) error {
+	if len(cases) > MaxTestCasesAdded {
+		return algoitny.Invalid("testCases", "at most %d test cases at once", MaxTestCasesAdded)
+	}
+	for i, tc := range cases {
+		if len(tc.Input)+len(tc.Output) > MaxTestCaseInputBytes {
+			return algoitny.Invalid("testCases", "test case %d is larger than %d MB", i+1, MaxTestCaseInputBytes>>20)
+		}
+		if !utf8.ValidString(tc.Input) || !utf8.ValidString(tc.Output) {
+			return algoitny.Invalid("testCases", "test case %d is not valid UTF-8", i+1)
+		}
+	}
+	return nil
+}
