@@ -76,10 +76,11 @@ func (l Limits) withDefaults(def Limits) (Limits, error) {
 // effLimits are the limits actually enforced for one run of one language.
 type effLimits struct {
 	cpu, wall  time.Duration
-	memory     int64 // verdict threshold on peak RSS: limit + language allowance
-	userMemory int64 // the problem's limit alone (for -Xmx, GOMEMLIMIT, ...)
-	as, data   int64 // RLIMIT_AS / RLIMIT_DATA; 0 = not set
-	stack      int64 // RLIMIT_STACK; 0 = inherited
+	userCPU    time.Duration // the problem's CPU limit alone
+	memory     int64         // verdict threshold on peak RSS: limit + language allowance
+	userMemory int64         // the problem's limit alone (for -Xmx, GOMEMLIMIT, ...)
+	as, data   int64         // RLIMIT_AS / RLIMIT_DATA; 0 = not set
+	stack      int64         // RLIMIT_STACK; 0 = inherited
 	output     int64
 	fsize      int64
 	nproc      int // processes+threads of the program incl. runtime threads
@@ -99,6 +100,7 @@ func (l Limits) effective(lang Language) effLimits {
 	mem := l.MemoryBytes + lang.ExtraMemoryBytes
 	e := effLimits{
 		cpu:        cpu,
+		userCPU:    l.CPUTime,
 		wall:       wall,
 		memory:     mem,
 		userMemory: l.MemoryBytes,

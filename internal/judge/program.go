@@ -351,14 +351,14 @@ func classify(res spawnRes, l effLimits, lang Language) RunResult {
 		rr.Verdict, rr.Message = OutputLimitExceeded, fmt.Sprintf("output exceeded %s", formatBytes(l.output))
 	case res.killed == killMemory:
 		rr.MemoryBytes = max(rr.MemoryBytes, res.polledRSS)
-		rr.Verdict, rr.Message = MemoryLimitExceeded, fmt.Sprintf("memory exceeded %s", formatBytes(l.memory))
+		rr.Verdict, rr.Message = MemoryLimitExceeded, "memory exceeded "+memoryLimitText(l)
 	case res.killed == killCPU || res.cpu > l.cpu || res.signal == syscall.SIGXCPU:
-		rr.Verdict, rr.Message = TimeLimitExceeded, fmt.Sprintf("CPU time limit %v exceeded", l.cpu)
+		rr.Verdict, rr.Message = TimeLimitExceeded, "CPU time limit "+cpuLimitText(l)+" exceeded"
 	case res.killed == killWall:
 		rr.Verdict, rr.Message = TimeLimitExceeded,
 			fmt.Sprintf("wall time limit %v exceeded (CPU time used %v): the program was sleeping or waiting", l.wall, res.cpu.Round(time.Millisecond))
 	case res.maxRSS > l.memory:
-		rr.Verdict, rr.Message = MemoryLimitExceeded, fmt.Sprintf("peak memory %s over the limit %s", formatBytes(res.maxRSS), formatBytes(l.memory))
+		rr.Verdict, rr.Message = MemoryLimitExceeded, fmt.Sprintf("peak memory %s over the limit %s", formatBytes(res.maxRSS), memoryLimitText(l))
 	case res.signal == syscall.SIGXFSZ:
 		rr.Verdict, rr.Message = OutputLimitExceeded, fmt.Sprintf("file size limit %s exceeded", formatBytes(l.fsize))
 	case res.execErr == syscall.ENOMEM || res.execErr == syscall.E2BIG:
@@ -368,7 +368,7 @@ func classify(res spawnRes, l effLimits, lang Language) RunResult {
 	case res.execErr != 0:
 		rr.Verdict, rr.Message = InternalError, "could not start the program: "+res.execErr.Error()
 	case abnormal && hasAny(stderr, lang.OutOfMemoryMarkers):
-		rr.Verdict, rr.Message = MemoryLimitExceeded, fmt.Sprintf("allocation failed at the memory limit %s", formatBytes(l.memory))
+		rr.Verdict, rr.Message = MemoryLimitExceeded, "allocation failed at the memory limit "+memoryLimitText(l)
 	case res.signal != 0:
 		rr.Verdict, rr.Message = RuntimeError, "killed by "+signalName(res.signal)
 	case res.exitCode != 0:
@@ -420,6 +420,22 @@ func truncate(s string, n int) string {
 		s = s[:n]
 	}
 	return strings.ToValidUTF8(s, "")
+}
+
+// cpuLimitText shows the problem's CPU limit and the runtime's allowance.
+func cpuLimitText(l effLimits) string {
+	if extra := l.cpu - l.userCPU; extra > 0 && l.userCPU > 0 {
+		return fmt.Sprintf("%v (+%v for the runtime)", l.userCPU, extra)
+	}
+	return l.cpu.String()
+}
+
+// memoryLimitText shows the problem's limit and the runtime's allowance.
+func memoryLimitText(l effLimits) string {
+	if extra := l.memory - l.userMemory; extra > 0 {
+		return fmt.Sprintf("%s (+%s for the runtime)", formatBytes(l.userMemory), formatBytes(extra))
+	}
+	return formatBytes(l.memory)
 }
 
 func formatBytes(n int64) string {

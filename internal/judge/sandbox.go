@@ -3,6 +3,7 @@ package judge
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -172,7 +173,7 @@ func (e *Engine) commandLine(r *spawnReq) (argv []string, dir string, env []stri
 		k, v, _ := strings.Cut(kv, "=")
 		argv = append(argv, "--setenv", k, v)
 	}
-	argv = append(append(argv, "--", reaperPath), sup...)
+	argv = append(append(argv, "--json-status-fd", "4", "--", reaperPath), sup...)
 	return append(argv, r.argv...), "/", []string{"PATH=" + sandboxPATH}
 }
 
@@ -234,6 +235,14 @@ func (e *Engine) spawn(ctx context.Context, r spawnReq) (spawnRes, error) {
 		return res, err
 	}
 	cmd.ExtraFiles = []*os.File{reportW}
+	var statusR, statusW *os.File
+	if e.sandboxed {
+		if statusR, statusW, err = pipe(); err != nil {
+			closeAll()
+			return res, err
+		}
+		cmd.ExtraFiles = append(cmd.ExtraFiles, statusW)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: !e.sandboxed}
 	if r.uid >= 0 {
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(r.uid), Gid: uint32(r.uid), Groups: []uint32{}}
@@ -250,29 +259,12 @@ func (e *Engine) spawn(ctx context.Context, r spawnReq) (spawnRes, error) {
 	stderrW.Close()
 	stdinR.Close()
 	reportW.Close()
-
-	var (
-		once                 sync.Once
-		reason               killReason
-		killedCPU, killedRSS = time.Duration(0), int64(0)
-	)
-	kill := func(why killReason) {
-		once.Do(func() {
-			reason = why
-			// Last look at the tree: once killed, nobody can report its usage.
-			killedCPU, killedRSS = treeUsage(cmd.Process.Pid)
-			if e.sandboxed {
-				// The sandboxed pid 1 dies with the outer bwrap (--die-with-parent),
-				// and the kernel then kills everything in its pid namespace.
-				_ = cmd.Process.Kill()
-			} else {
-				_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			}
-			if r.sweepUID {
-				killUID(r.uid)
-			}
-		})
+	if statusW != nil {
+		statusW.Close()
 	}
+
+	k := &killer{sandboxed: e.sandboxed, outer: cmd.Process, exited: make(chan struct{})}
+	kill := k.kill
 
 	var wg sync.WaitGroup
 	if stdinW != nil {
@@ -297,6 +289,13 @@ func (e *Engine) spawn(ctx context.Context, r spawnReq) (spawnRes, error) {
 		defer wg.Done()
 		reportBytes, _ = readCapped(reportR, 4<<10)
 	}()
+	if statusR != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			k.readStatus(statusR)
+		}()
+	}
 
 	done := make(chan struct{})
 	watchdogDone := make(chan struct{})
@@ -307,6 +306,7 @@ func (e *Engine) spawn(ctx context.Context, r spawnReq) (spawnRes, error) {
 
 	waitErr := cmd.Wait()
 	res.wall = time.Since(start)
+	close(k.exited)
 	close(done)
 	<-watchdogDone
 	if r.sweepUID {
@@ -327,9 +327,13 @@ func (e *Engine) spawn(ctx context.Context, r spawnReq) (spawnRes, error) {
 		stdoutR.Close()
 		stderrR.Close()
 		reportR.Close()
+		if statusR != nil {
+			statusR.Close()
+		}
 		<-ioDone
 	}
 
+	reason := k.reason()
 	res.killed = reason
 	rep, ok := parseReport(reportBytes)
 	switch {
@@ -343,7 +347,7 @@ func (e *Engine) spawn(ctx context.Context, r spawnReq) (spawnRes, error) {
 	case reason != killNone:
 		// Killed by the engine before the supervisor could report: what the
 		// watchdog saw last is the best account.
-		res.cpu, res.maxRSS = max(res.polledCPU, killedCPU), max(res.polledRSS, killedRSS)
+		res.cpu, res.maxRSS = max(res.polledCPU, k.lastCPU), max(res.polledRSS, k.lastRSS)
 		res.exitCode, res.signal = -1, syscall.SIGKILL
 	default:
 		res.setupFailed = true
@@ -360,6 +364,97 @@ func (e *Engine) spawn(ctx context.Context, r spawnReq) (spawnRes, error) {
 		return res, fmt.Errorf("%w: wait: %v", ErrSandboxFailed, waitErr)
 	}
 	return res, nil
+}
+
+// killer stops a run at a limit (or on cancellation) without leaving orphans:
+// it asks the supervisor (SIGTERM) to kill everything else, report and exit,
+// so that bwrap reaps it; SIGKILLs follow if that does not happen promptly.
+// Killing the outer bwrap first would orphan the sandbox's pid 1, which the
+// host's init may never reap.
+type killer struct {
+	sandboxed bool
+	outer     *os.Process
+	exited    chan struct{} // closed when the outer process has been waited for
+
+	mu      sync.Mutex
+	why     killReason
+	inner   int  // host pid of the supervisor in the sandbox, once bwrap says
+	pending bool // a kill arrived before inner was known
+
+	lastCPU time.Duration // the tree's usage just before the kill
+	lastRSS int64
+}
+
+func (k *killer) reason() killReason {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.why
+}
+
+func (k *killer) kill(why killReason) {
+	k.mu.Lock()
+	if k.why != killNone {
+		k.mu.Unlock()
+		return
+	}
+	k.why = why
+	k.lastCPU, k.lastRSS = treeUsage(k.outer.Pid)
+	inner := k.inner
+	if k.sandboxed && inner == 0 {
+		k.pending = true
+	}
+	k.mu.Unlock()
+	switch {
+	case !k.sandboxed:
+		_ = k.outer.Signal(syscall.SIGTERM)
+		go k.escalate(func() { _ = syscall.Kill(-k.outer.Pid, syscall.SIGKILL) }, nil)
+	case inner != 0:
+		_ = syscall.Kill(inner, syscall.SIGTERM)
+		go k.escalate(func() { _ = syscall.Kill(inner, syscall.SIGKILL) }, func() { _ = k.outer.Kill() })
+	default:
+		// bwrap has not started the supervisor yet: it is told as soon as
+		// readStatus learns its pid; the outer bwrap is the last resort.
+		go k.escalate(nil, func() { _ = k.outer.Kill() })
+	}
+}
+
+// escalate runs first after 500ms and last after 2s unless the run ended.
+func (k *killer) escalate(first, last func()) {
+	for _, step := range []struct {
+		after time.Duration
+		do    func()
+	}{{500 * time.Millisecond, first}, {1500 * time.Millisecond, last}} {
+		select {
+		case <-k.exited:
+			return
+		case <-time.After(step.after):
+			if step.do != nil {
+				step.do()
+			}
+		}
+	}
+}
+
+// readStatus learns the supervisor's host pid from bwrap's --json-status-fd.
+func (k *killer) readStatus(r io.Reader) {
+	dec := json.NewDecoder(r)
+	for {
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			_, _ = io.Copy(io.Discard, r)
+			return
+		}
+		if v, ok := m["child-pid"].(float64); ok {
+			k.mu.Lock()
+			k.inner = int(v)
+			pending := k.pending
+			k.mu.Unlock()
+			if pending {
+				_ = syscall.Kill(int(v), syscall.SIGTERM)
+				go k.escalate(func() { _ = syscall.Kill(int(v), syscall.SIGKILL) }, nil)
+			}
+		}
+	}
 }
 
 // watch enforces the CPU, wall and (polled) memory limits until done is closed,

@@ -11,6 +11,11 @@
  * ru_maxrss at exec. Only a small process that forks the program itself can
  * measure the program's peak memory.
  *
+ * SIGTERM asks it to kill the program: everything in the sandbox when it is
+ * pid 1 of the sandbox's pid namespace, the program's process group otherwise.
+ * It still reports (status will show SIGKILL), so the judge learns the usage of
+ * a program it stopped at a limit.
+ *
  * Usage: reaper FD [key=value...] -- command [args...]
  *   FD   file descriptor receiving the report (closed before exec)
  *   keys cpu (seconds; hard limit is cpu+1), as, data, fsize, stack (bytes),
@@ -48,6 +53,17 @@ struct limit {
 	int resource;
 	rlim_t value;
 };
+
+static volatile pid_t child;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	if (getpid() == 1)
+		kill(-1, SIGKILL); /* every other process of the namespace */
+	else if (child > 0)
+		kill(-child, SIGKILL);
+}
 
 int main(int argc, char **argv)
 {
@@ -96,6 +112,12 @@ int main(int argc, char **argv)
 		perror("reaper: pipe");
 		return 125;
 	}
+	{
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_term;
+		sigaction(SIGTERM, &sa, NULL);
+	}
 	pid = fork();
 	if (pid < 0) {
 		perror("reaper: fork");
@@ -104,6 +126,7 @@ int main(int argc, char **argv)
 	if (pid == 0) {
 		int k, e;
 		close(errpipe[0]);
+		setpgid(0, 0);
 		for (k = 0; k < nlimits; k++) {
 			struct rlimit rl;
 			rl.rlim_cur = limits[k].value;
@@ -123,6 +146,7 @@ int main(int argc, char **argv)
 			_exit(127);
 		_exit(127);
 	}
+	child = pid;
 	close(errpipe[1]);
 	if (read(errpipe[0], &execerr, sizeof execerr) != (ssize_t)sizeof execerr)
 		execerr = 0;
