@@ -82,7 +82,7 @@ func checker(in *model.CheckerInput) *algoitny.Checker {
 	return c
 }
 
-func testCases(in []*model.TestCaseInput) []*algoitny.TestCase {
+func toTestCases(in []*model.TestCaseInput) []*algoitny.TestCase {
 	out := make([]*algoitny.TestCase, len(in))
 	for i, tc := range in {
 		out[i] = &algoitny.TestCase{Input: tc.Input, Output: tc.Output}

@@ -31,6 +31,8 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
 	Checker() CheckerResolver
+	ExecutionProgressEvent() ExecutionProgressEventResolver
+	HintProgressEvent() HintProgressEventResolver
 	Job() JobResolver
 	JobProgress() JobProgressResolver
 	Mutation() MutationResolver
@@ -341,6 +343,12 @@ type ComplexityRoot struct {
 type CheckerResolver interface {
 	Kind(ctx context.Context, obj *algoitny.Checker) (algoitny.CheckerKind, error)
 }
+type ExecutionProgressEventResolver interface {
+	JobID(ctx context.Context, obj *algoitny.ExecutionEvent) (string, error)
+}
+type HintProgressEventResolver interface {
+	HistoryID(ctx context.Context, obj *algoitny.HintEvent) (string, error)
+}
 type JobResolver interface {
 	ID(ctx context.Context, obj *algoitny.Job) (string, error)
 
@@ -412,9 +420,9 @@ type SearchHistoryResolver interface {
 	Job(ctx context.Context, obj *algoitny.SearchHistory) (*algoitny.Job, error)
 }
 type SubscriptionResolver interface {
-	JobUpdated(ctx context.Context, id string) (<-chan *model.JobEvent, error)
-	ExecutionProgress(ctx context.Context, jobID string) (<-chan *model.ExecutionProgressEvent, error)
-	HintProgress(ctx context.Context, historyID string) (<-chan *model.HintProgressEvent, error)
+	JobUpdated(ctx context.Context, id string) (<-chan *algoitny.JobEvent, error)
+	ExecutionProgress(ctx context.Context, jobID string) (<-chan *algoitny.ExecutionEvent, error)
+	HintProgress(ctx context.Context, historyID string) (<-chan *algoitny.HintEvent, error)
 }
 type TestCaseResolver interface {
 	ID(ctx context.Context, obj *algoitny.TestCase) (string, error)
@@ -3833,7 +3841,7 @@ func (ec *executionContext) fieldContext_Checker_epsilon(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Checker", field, false, false, errors.New("field of type Float does not have child fields"))
 }
 
-func (ec *executionContext) _ExecutionProgressEvent_jobId(ctx context.Context, field graphql.CollectedField, obj *model.ExecutionProgressEvent) (ret graphql.Marshaler) {
+func (ec *executionContext) _ExecutionProgressEvent_jobId(ctx context.Context, field graphql.CollectedField, obj *algoitny.ExecutionEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -3842,7 +3850,7 @@ func (ec *executionContext) _ExecutionProgressEvent_jobId(ctx context.Context, f
 			return ec.fieldContext_ExecutionProgressEvent_jobId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.JobID, nil
+			return ec.Resolvers.ExecutionProgressEvent().JobID(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -3853,10 +3861,10 @@ func (ec *executionContext) _ExecutionProgressEvent_jobId(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_ExecutionProgressEvent_jobId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ExecutionProgressEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("ExecutionProgressEvent", field, true, true, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _ExecutionProgressEvent_index(ctx context.Context, field graphql.CollectedField, obj *model.ExecutionProgressEvent) (ret graphql.Marshaler) {
+func (ec *executionContext) _ExecutionProgressEvent_index(ctx context.Context, field graphql.CollectedField, obj *algoitny.ExecutionEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -3879,7 +3887,7 @@ func (ec *executionContext) fieldContext_ExecutionProgressEvent_index(_ context.
 	return graphql.NewScalarFieldContext("ExecutionProgressEvent", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _ExecutionProgressEvent_total(ctx context.Context, field graphql.CollectedField, obj *model.ExecutionProgressEvent) (ret graphql.Marshaler) {
+func (ec *executionContext) _ExecutionProgressEvent_total(ctx context.Context, field graphql.CollectedField, obj *algoitny.ExecutionEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -3902,7 +3910,7 @@ func (ec *executionContext) fieldContext_ExecutionProgressEvent_total(_ context.
 	return graphql.NewScalarFieldContext("ExecutionProgressEvent", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _ExecutionProgressEvent_result(ctx context.Context, field graphql.CollectedField, obj *model.ExecutionProgressEvent) (ret graphql.Marshaler) {
+func (ec *executionContext) _ExecutionProgressEvent_result(ctx context.Context, field graphql.CollectedField, obj *algoitny.ExecutionEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -3914,8 +3922,8 @@ func (ec *executionContext) _ExecutionProgressEvent_result(ctx context.Context, 
 			return obj.Result, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.TestResult) graphql.Marshaler {
-			return ec.marshalNTestResult2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐTestResult(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v algoitny.TestResult) graphql.Marshaler {
+			return ec.marshalNTestResult2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐTestResult(ctx, selections, v)
 		},
 		true,
 		true,
@@ -4003,7 +4011,7 @@ func (ec *executionContext) fieldContext_ExecutionStat_count(_ context.Context, 
 	return graphql.NewScalarFieldContext("ExecutionStat", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _HintProgressEvent_historyId(ctx context.Context, field graphql.CollectedField, obj *model.HintProgressEvent) (ret graphql.Marshaler) {
+func (ec *executionContext) _HintProgressEvent_historyId(ctx context.Context, field graphql.CollectedField, obj *algoitny.HintEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4012,7 +4020,7 @@ func (ec *executionContext) _HintProgressEvent_historyId(ctx context.Context, fi
 			return ec.fieldContext_HintProgressEvent_historyId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.HistoryID, nil
+			return ec.Resolvers.HintProgressEvent().HistoryID(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -4023,10 +4031,10 @@ func (ec *executionContext) _HintProgressEvent_historyId(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_HintProgressEvent_historyId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("HintProgressEvent", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("HintProgressEvent", field, true, true, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _HintProgressEvent_delta(ctx context.Context, field graphql.CollectedField, obj *model.HintProgressEvent) (ret graphql.Marshaler) {
+func (ec *executionContext) _HintProgressEvent_delta(ctx context.Context, field graphql.CollectedField, obj *algoitny.HintEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4049,7 +4057,7 @@ func (ec *executionContext) fieldContext_HintProgressEvent_delta(_ context.Conte
 	return graphql.NewScalarFieldContext("HintProgressEvent", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _HintProgressEvent_done(ctx context.Context, field graphql.CollectedField, obj *model.HintProgressEvent) (ret graphql.Marshaler) {
+func (ec *executionContext) _HintProgressEvent_done(ctx context.Context, field graphql.CollectedField, obj *algoitny.HintEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4072,7 +4080,7 @@ func (ec *executionContext) fieldContext_HintProgressEvent_done(_ context.Contex
 	return graphql.NewScalarFieldContext("HintProgressEvent", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _HintProgressEvent_hints(ctx context.Context, field graphql.CollectedField, obj *model.HintProgressEvent) (ret graphql.Marshaler) {
+func (ec *executionContext) _HintProgressEvent_hints(ctx context.Context, field graphql.CollectedField, obj *algoitny.HintEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4621,7 +4629,7 @@ func (ec *executionContext) fieldContext_JobEdge_node(_ context.Context, field g
 	return fc, nil
 }
 
-func (ec *executionContext) _JobEvent_job(ctx context.Context, field graphql.CollectedField, obj *model.JobEvent) (ret graphql.Marshaler) {
+func (ec *executionContext) _JobEvent_job(ctx context.Context, field graphql.CollectedField, obj *algoitny.JobEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4653,7 +4661,7 @@ func (ec *executionContext) fieldContext_JobEvent_job(_ context.Context, field g
 	return fc, nil
 }
 
-func (ec *executionContext) _JobEvent_progress(ctx context.Context, field graphql.CollectedField, obj *model.JobEvent) (ret graphql.Marshaler) {
+func (ec *executionContext) _JobEvent_progress(ctx context.Context, field graphql.CollectedField, obj *algoitny.JobEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7891,8 +7899,8 @@ func (ec *executionContext) _Subscription_jobUpdated(ctx context.Context, field 
 			return ec.Resolvers.Subscription().JobUpdated(ctx, fc.Args["id"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.JobEvent) graphql.Marshaler {
-			return ec.marshalNJobEvent2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐJobEvent(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.JobEvent) graphql.Marshaler {
+			return ec.marshalNJobEvent2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐJobEvent(ctx, selections, v)
 		},
 		true,
 		true,
@@ -7935,8 +7943,8 @@ func (ec *executionContext) _Subscription_executionProgress(ctx context.Context,
 			return ec.Resolvers.Subscription().ExecutionProgress(ctx, fc.Args["jobId"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.ExecutionProgressEvent) graphql.Marshaler {
-			return ec.marshalNExecutionProgressEvent2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐExecutionProgressEvent(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.ExecutionEvent) graphql.Marshaler {
+			return ec.marshalNExecutionProgressEvent2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐExecutionEvent(ctx, selections, v)
 		},
 		true,
 		true,
@@ -7979,8 +7987,8 @@ func (ec *executionContext) _Subscription_hintProgress(ctx context.Context, fiel
 			return ec.Resolvers.Subscription().HintProgress(ctx, fc.Args["historyId"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.HintProgressEvent) graphql.Marshaler {
-			return ec.marshalNHintProgressEvent2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐHintProgressEvent(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.HintEvent) graphql.Marshaler {
+			return ec.marshalNHintProgressEvent2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐHintEvent(ctx, selections, v)
 		},
 		true,
 		true,
@@ -11097,7 +11105,7 @@ func (ec *executionContext) _Checker(ctx context.Context, sel ast.SelectionSet, 
 
 var executionProgressEventImplementors = []string{"ExecutionProgressEvent"}
 
-func (ec *executionContext) _ExecutionProgressEvent(ctx context.Context, sel ast.SelectionSet, obj *model.ExecutionProgressEvent) graphql.Marshaler {
+func (ec *executionContext) _ExecutionProgressEvent(ctx context.Context, sel ast.SelectionSet, obj *algoitny.ExecutionEvent) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, executionProgressEventImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -11108,24 +11116,57 @@ func (ec *executionContext) _ExecutionProgressEvent(ctx context.Context, sel ast
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("ExecutionProgressEvent")
 		case "jobId":
-			out.Values[i] = ec._ExecutionProgressEvent_jobId(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ExecutionProgressEvent_jobId(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
 			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "index":
 			out.Values[i] = ec._ExecutionProgressEvent_index(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "total":
 			out.Values[i] = ec._ExecutionProgressEvent_total(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "result":
 			out.Values[i] = ec._ExecutionProgressEvent_result(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -11198,7 +11239,7 @@ func (ec *executionContext) _ExecutionStat(ctx context.Context, sel ast.Selectio
 
 var hintProgressEventImplementors = []string{"HintProgressEvent"}
 
-func (ec *executionContext) _HintProgressEvent(ctx context.Context, sel ast.SelectionSet, obj *model.HintProgressEvent) graphql.Marshaler {
+func (ec *executionContext) _HintProgressEvent(ctx context.Context, sel ast.SelectionSet, obj *algoitny.HintEvent) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, hintProgressEventImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -11209,24 +11250,57 @@ func (ec *executionContext) _HintProgressEvent(ctx context.Context, sel ast.Sele
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("HintProgressEvent")
 		case "historyId":
-			out.Values[i] = ec._HintProgressEvent_historyId(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._HintProgressEvent_historyId(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
 			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "delta":
 			out.Values[i] = ec._HintProgressEvent_delta(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "done":
 			out.Values[i] = ec._HintProgressEvent_done(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "hints":
 			out.Values[i] = ec._HintProgressEvent_hints(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -11615,7 +11689,7 @@ func (ec *executionContext) _JobEdge(ctx context.Context, sel ast.SelectionSet, 
 
 var jobEventImplementors = []string{"JobEvent"}
 
-func (ec *executionContext) _JobEvent(ctx context.Context, sel ast.SelectionSet, obj *model.JobEvent) graphql.Marshaler {
+func (ec *executionContext) _JobEvent(ctx context.Context, sel ast.SelectionSet, obj *algoitny.JobEvent) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, jobEventImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -14554,7 +14628,7 @@ func (ec *executionContext) unmarshalNExecuteCodeInput2githubᚗcomᚋalgoitny�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNExecutionProgressEvent2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐExecutionProgressEvent(ctx context.Context, sel ast.SelectionSet, v *model.ExecutionProgressEvent) graphql.Marshaler {
+func (ec *executionContext) marshalNExecutionProgressEvent2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐExecutionEvent(ctx context.Context, sel ast.SelectionSet, v *algoitny.ExecutionEvent) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -14595,7 +14669,7 @@ func (ec *executionContext) unmarshalNGenerateTestCasesInput2githubᚗcomᚋalgo
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNHintProgressEvent2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐHintProgressEvent(ctx context.Context, sel ast.SelectionSet, v *model.HintProgressEvent) graphql.Marshaler {
+func (ec *executionContext) marshalNHintProgressEvent2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐHintEvent(ctx context.Context, sel ast.SelectionSet, v *algoitny.HintEvent) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -14683,7 +14757,7 @@ func (ec *executionContext) marshalNJobEdge2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋg
 	return ec._JobEdge(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNJobEvent2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐJobEvent(ctx context.Context, sel ast.SelectionSet, v *model.JobEvent) graphql.Marshaler {
+func (ec *executionContext) marshalNJobEvent2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐJobEvent(ctx context.Context, sel ast.SelectionSet, v *algoitny.JobEvent) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -15138,16 +15212,6 @@ func (ec *executionContext) marshalNTestResult2ᚕgithubᚗcomᚋalgoitnyᚋapi�
 	}
 
 	return ret
-}
-
-func (ec *executionContext) marshalNTestResult2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐTestResult(ctx context.Context, sel ast.SelectionSet, v *algoitny.TestResult) graphql.Marshaler {
-	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
-		return graphql.Null
-	}
-	return ec._TestResult(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {

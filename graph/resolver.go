@@ -75,11 +75,12 @@ type Authoring interface {
 	SaveProblem(ctx context.Context, in model.SaveProblemInput) (*algoitny.Problem, error)
 }
 
-// Events feeds the subscriptions.
+// Events feeds the subscriptions (jobs.Events). Each channel starts with the
+// current state and closes once the job (or the hint) is final.
 type Events interface {
-	JobEvents(ctx context.Context, job *algoitny.Job) (<-chan *model.JobEvent, error)
-	ExecutionEvents(ctx context.Context, job *algoitny.Job) (<-chan *model.ExecutionProgressEvent, error)
-	HintEvents(ctx context.Context, h *algoitny.SearchHistory) (<-chan *model.HintProgressEvent, error)
+	JobEvents(ctx context.Context, job *algoitny.Job) (<-chan *algoitny.JobEvent, error)
+	ExecutionEvents(ctx context.Context, job *algoitny.Job) (<-chan *algoitny.ExecutionEvent, error)
+	HintEvents(ctx context.Context, h *algoitny.SearchHistory) (<-chan *algoitny.HintEvent, error)
 }
 
 // Resolver is the root resolver; it holds only interfaces.

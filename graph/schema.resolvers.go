@@ -22,6 +22,14 @@ func (r *checkerResolver) Kind(ctx context.Context, obj *algoitny.Checker) (algo
 	return obj.Kind, nil
 }
 
+func (r *executionProgressEventResolver) JobID(ctx context.Context, obj *algoitny.ExecutionEvent) (string, error) {
+	return globalID("Job", obj.JobID), nil
+}
+
+func (r *hintProgressEventResolver) HistoryID(ctx context.Context, obj *algoitny.HintEvent) (string, error) {
+	return globalID("SearchHistory", obj.History.UserID, obj.History.ID), nil
+}
+
 func (r *jobResolver) ID(ctx context.Context, obj *algoitny.Job) (string, error) {
 	return globalID("Job", obj.ID), nil
 }
@@ -126,7 +134,7 @@ func (r *mutationResolver) CreateProblem(ctx context.Context, input model.Create
 	if input.MemoryLimitMb != nil {
 		p.MemoryLimitMB = *input.MemoryLimitMb
 	}
-	return r.Problems.Create(ctx, problems.CreateInput{Problem: p, TestCases: testCases(input.TestCases)})
+	return r.Problems.Create(ctx, problems.CreateInput{Problem: p, TestCases: toTestCases(input.TestCases)})
 }
 
 func (r *mutationResolver) UpdateProblem(ctx context.Context, platform algoitny.Platform, problemID string, input model.UpdateProblemInput) (*algoitny.Problem, error) {
@@ -137,8 +145,8 @@ func (r *mutationResolver) DeleteProblem(ctx context.Context, platform algoitny.
 	return r.Problems.Delete(ctx, algoitny.ProblemRef{Platform: platform, ProblemID: problemID}, orEmpty(reason))
 }
 
-func (r *mutationResolver) AddTestCases(ctx context.Context, platform algoitny.Platform, problemID string, testCases_ []*model.TestCaseInput) (*algoitny.Problem, error) {
-	return r.Problems.AddTestCases(ctx, algoitny.ProblemRef{Platform: platform, ProblemID: problemID}, testCases(testCases_))
+func (r *mutationResolver) AddTestCases(ctx context.Context, platform algoitny.Platform, problemID string, testCases []*model.TestCaseInput) (*algoitny.Problem, error) {
+	return r.Problems.AddTestCases(ctx, algoitny.ProblemRef{Platform: platform, ProblemID: problemID}, toTestCases(testCases))
 }
 
 func (r *mutationResolver) ExtractProblem(ctx context.Context, url string) (*algoitny.Job, error) {
@@ -378,7 +386,7 @@ func (r *searchHistoryResolver) Job(ctx context.Context, obj *algoitny.SearchHis
 	return loader.For(ctx).Job.Load(ctx, obj.JobID)()
 }
 
-func (r *subscriptionResolver) JobUpdated(ctx context.Context, id string) (<-chan *model.JobEvent, error) {
+func (r *subscriptionResolver) JobUpdated(ctx context.Context, id string) (<-chan *algoitny.JobEvent, error) {
 	jobID, err := parseJobID("id", id)
 	if err != nil {
 		return nil, err
@@ -393,7 +401,7 @@ func (r *subscriptionResolver) JobUpdated(ctx context.Context, id string) (<-cha
 	return r.Events.JobEvents(ctx, j)
 }
 
-func (r *subscriptionResolver) ExecutionProgress(ctx context.Context, jobID string) (<-chan *model.ExecutionProgressEvent, error) {
+func (r *subscriptionResolver) ExecutionProgress(ctx context.Context, jobID string) (<-chan *algoitny.ExecutionEvent, error) {
 	id, err := parseJobID("jobId", jobID)
 	if err != nil {
 		return nil, err
@@ -411,7 +419,7 @@ func (r *subscriptionResolver) ExecutionProgress(ctx context.Context, jobID stri
 	return r.Events.ExecutionEvents(ctx, j)
 }
 
-func (r *subscriptionResolver) HintProgress(ctx context.Context, historyID string) (<-chan *model.HintProgressEvent, error) {
+func (r *subscriptionResolver) HintProgress(ctx context.Context, historyID string) (<-chan *algoitny.HintEvent, error) {
 	ref, err := parseHistoryID("historyId", historyID)
 	if err != nil {
 		return nil, err
@@ -479,6 +487,14 @@ func (r *userResolver) Plan(ctx context.Context, obj *algoitny.User) (*algoitny.
 
 func (r *Resolver) Checker() CheckerResolver { return &checkerResolver{r} }
 
+func (r *Resolver) ExecutionProgressEvent() ExecutionProgressEventResolver {
+	return &executionProgressEventResolver{r}
+}
+
+func (r *Resolver) HintProgressEvent() HintProgressEventResolver {
+	return &hintProgressEventResolver{r}
+}
+
 func (r *Resolver) Job() JobResolver { return &jobResolver{r} }
 
 func (r *Resolver) JobProgress() JobProgressResolver { return &jobProgressResolver{r} }
@@ -501,15 +517,19 @@ func (r *Resolver) UsageLog() UsageLogResolver { return &usageLogResolver{r} }
 
 func (r *Resolver) User() UserResolver { return &userResolver{r} }
 
-type checkerResolver struct{ *Resolver }
-type jobResolver struct{ *Resolver }
-type jobProgressResolver struct{ *Resolver }
-type mutationResolver struct{ *Resolver }
-type planResolver struct{ *Resolver }
-type problemResolver struct{ *Resolver }
-type queryResolver struct{ *Resolver }
-type searchHistoryResolver struct{ *Resolver }
-type subscriptionResolver struct{ *Resolver }
-type testCaseResolver struct{ *Resolver }
-type usageLogResolver struct{ *Resolver }
-type userResolver struct{ *Resolver }
+type (
+	checkerResolver                struct{ *Resolver }
+	executionProgressEventResolver struct{ *Resolver }
+	hintProgressEventResolver      struct{ *Resolver }
+	jobResolver                    struct{ *Resolver }
+	jobProgressResolver            struct{ *Resolver }
+	mutationResolver               struct{ *Resolver }
+	planResolver                   struct{ *Resolver }
+	problemResolver                struct{ *Resolver }
+	queryResolver                  struct{ *Resolver }
+	searchHistoryResolver          struct{ *Resolver }
+	subscriptionResolver           struct{ *Resolver }
+	testCaseResolver               struct{ *Resolver }
+	usageLogResolver               struct{ *Resolver }
+	userResolver                   struct{ *Resolver }
+)

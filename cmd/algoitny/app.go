@@ -22,7 +22,9 @@ import (
 	"github.com/algoitny/api/internal/history"
 	"github.com/algoitny/api/internal/httpserver"
 	"github.com/algoitny/api/internal/jobs"
+	"github.com/algoitny/api/internal/judge"
 	"github.com/algoitny/api/internal/problems"
+	"github.com/algoitny/api/internal/pubsub"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -34,8 +36,14 @@ type Main struct {
 
 	DB       *dynamo.DB
 	Pool     *pgxpool.Pool
+	Broker   *pubsub.Postgres
+	Judge    *judge.Engine
 	Jobs     *jobs.Runner
+	Events   *jobs.Events
 	Accounts *accounts.Service
+
+	// Tune adjusts the job runner's configuration (tests shorten its timings).
+	Tune func(*jobs.Config)
 
 	listener net.Listener
 	server   *http.Server
@@ -55,11 +63,23 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 	if m.Pool, err = openPool(ctx, m.Config.DatabaseURL); err != nil {
 		return err
 	}
-	m.Jobs, err = jobs.New(jobs.Config{
-		Pool: m.Pool, Schema: m.Config.RiverSchema, Store: m.DB, Logger: m.Logger,
-		Work: m.Config.Workers,
-	})
-	if err != nil {
+	if m.Broker, err = pubsub.NewPostgres(ctx, pubsub.PostgresConfig{Pool: m.Pool, Channel: m.Config.PubsubChannel, Logger: m.Logger}); err != nil {
+		return fmt.Errorf("live events: %w", err)
+	}
+	m.Events = &jobs.Events{Broker: m.Broker, Store: m.DB, Logger: m.Logger}
+	if m.Config.Workers {
+		if m.Judge, err = openJudge(m.Config); err != nil {
+			return err
+		}
+	}
+	jcfg := jobs.Config{
+		Pool: m.Pool, Schema: m.Config.RiverSchema, Store: m.DB, Events: m.Events, Judge: m.Judge,
+		Logger: m.Logger, Work: m.Config.Workers,
+	}
+	if m.Tune != nil {
+		m.Tune(&jcfg)
+	}
+	if m.Jobs, err = jobs.New(jcfg); err != nil {
 		return err
 	}
 	if !serveHTTP {
@@ -75,13 +95,17 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 		History:  &history.Service{Store: m.DB},
 		Jobs: &jobs.Service{
 			Store: m.DB, Problems: problemSvc, Quota: m.Accounts,
-			CanRegister: problems.CheckCanRegister, Runner: m.Jobs,
+			CanRegister: problems.CheckCanRegister, Runner: m.Jobs, Events: m.Events,
 		},
+		Events: m.Events,
 	}
 	metrics := httpserver.NewMetrics(func() float64 { return float64(m.DB.Requests()) })
 	gql := httpserver.NewGraphQL(httpserver.GraphQLConfig{
 		Resolver: resolver, Loaders: m.DB, Dev: m.Config.Dev, Logger: m.Logger,
 		Observe: httpserver.ObserveOperation,
+		Websocket: httpserver.NewWebsocket(httpserver.WebsocketConfig{
+			Auth: m.Accounts, AllowedOrigins: m.Config.CORSOrigins, PingInterval: m.Config.WebsocketPing,
+		}),
 	})
 	m.server = &http.Server{
 		Handler: httpserver.New(httpserver.Config{
@@ -185,11 +209,31 @@ func (m *Main) Run(ctx context.Context) error {
 	return err
 }
 
-// Close releases the connections.
+// Close releases the connections and the judge's work directory.
 func (m *Main) Close() {
+	if m.Broker != nil {
+		m.Broker.Close()
+	}
 	if m.Pool != nil {
 		m.Pool.Close()
 	}
+	if m.Judge != nil {
+		m.Judge.Close()
+	}
+}
+
+// openJudge starts the sandboxed judge. JUDGE_SANDBOX=none runs user code
+// without a sandbox and is accepted in dev mode only.
+func openJudge(cfg Config) (*judge.Engine, error) {
+	mode := judge.SandboxMode(cfg.JudgeSandbox)
+	if mode == judge.SandboxNone && !cfg.Dev {
+		return nil, errors.New("JUDGE_SANDBOX=none runs users' code unsandboxed and is only allowed with ALGOITNY_DEV=true")
+	}
+	e, err := judge.New(judge.Config{Sandbox: mode, AllowUnsandboxed: mode == judge.SandboxNone})
+	if errors.Is(err, judge.ErrSandboxUnavailable) {
+		return nil, fmt.Errorf("%w: install bubblewrap (apt-get install -y bubblewrap), or run API-only with `serve --no-workers`", err)
+	}
+	return e, err
 }
 
 func openPool(ctx context.Context, url string) (*pgxpool.Pool, error) {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/jobs"
 )
 
 // apiServer is a started Main with helpers to call its GraphQL API.
@@ -25,6 +26,12 @@ type apiServer struct {
 // startAPI runs Main on :0 against tables and a River schema of the test's
 // own, migrated and seeded, and stops it when the test ends.
 func startAPI(t *testing.T, tweak func(*Config)) *apiServer {
+	t.Helper()
+	return startAPITuned(t, tweak, nil)
+}
+
+// startAPITuned is startAPI with the job runner's configuration adjusted.
+func startAPITuned(t *testing.T, tweak func(*Config), tune func(*jobs.Config)) *apiServer {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cfg := testConfig(t)
@@ -39,7 +46,7 @@ func startAPI(t *testing.T, tweak func(*Config)) *apiServer {
 	if err := seedPlans(ctx, cfg, false, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	m := &Main{Config: cfg, Logger: testLogger(t)}
+	m := &Main{Config: cfg, Logger: testLogger(t), Tune: tune}
 	if err := m.Open(ctx, true); err != nil {
 		t.Fatal(err)
 	}

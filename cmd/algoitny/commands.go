@@ -16,6 +16,7 @@ import (
 	"github.com/algoitny/api/internal/devstack"
 	"github.com/algoitny/api/internal/dynamo"
 	"github.com/algoitny/api/internal/jobs"
+	"github.com/algoitny/api/internal/pubsub"
 )
 
 // newFlags returns a flag set whose usage goes to stderr and whose errors are returned.
@@ -143,6 +144,9 @@ func migrate(ctx context.Context, cfg Config, stdout io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "River: schema up to date (applied %d migrations)\n", len(applied))
+	if err := pubsub.Migrate(ctx, pool); err != nil {
+		return err
+	}
 	return nil
 }
 

@@ -20,6 +20,10 @@ type Config struct {
 	Dynamo      dynamo.Config
 	DatabaseURL string // DATABASE_URL
 	RiverSchema string // ALGOITNY_RIVER_SCHEMA: PostgreSQL schema of River's tables ("" = search path)
+	// PubsubChannel is the LISTEN/NOTIFY channel of live events
+	// (ALGOITNY_PUBSUB_CHANNEL, default algoitny_events); replicas that
+	// serve one deployment share it.
+	PubsubChannel string
 
 	SessionSecret  string // SESSION_SECRET
 	GoogleClientID string // GOOGLE_CLIENT_ID
@@ -35,6 +39,8 @@ type Config struct {
 	CORSOrigins []string // ALGOITNY_CORS_ORIGINS: comma-separated browser origins allowed to call the API
 	// SessionLifetime is how long a session token lasts (SESSION_LIFETIME, default 7 days).
 	SessionLifetime time.Duration
+	// WebsocketPing is the websocket keep-alive period (default 15 s; tests shorten it).
+	WebsocketPing time.Duration
 }
 
 // configFromEnv reads and validates the configuration.
@@ -44,6 +50,7 @@ func configFromEnv() (Config, error) {
 		Dynamo:         dynamo.ConfigFromEnv(),
 		DatabaseURL:    os.Getenv("DATABASE_URL"),
 		RiverSchema:    os.Getenv("ALGOITNY_RIVER_SCHEMA"),
+		PubsubChannel:  os.Getenv("ALGOITNY_PUBSUB_CHANNEL"),
 		SessionSecret:  os.Getenv("SESSION_SECRET"),
 		GoogleClientID: os.Getenv("GOOGLE_CLIENT_ID"),
 		GoogleJWKSURL:  envOr("GOOGLE_JWKS_URL", "https://www.googleapis.com/oauth2/v3/certs"),

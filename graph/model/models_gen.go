@@ -61,15 +61,6 @@ type ExecuteCodeInput struct {
 	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
 }
 
-// One finished test of an execution.
-type ExecutionProgressEvent struct {
-	JobID string `json:"jobId"`
-	// 0-based index of the test.
-	Index  int                  `json:"index"`
-	Total  int                  `json:"total"`
-	Result *algoitny.TestResult `json:"result"`
-}
-
 type GenerateTestCasesInput struct {
 	Platform     algoitny.Platform `json:"platform"`
 	ProblemID    string            `json:"problemId"`
@@ -79,16 +70,6 @@ type GenerateTestCasesInput struct {
 	SolutionCode string            `json:"solutionCode"`
 	Language     algoitny.Language `json:"language"`
 	Constraints  string            `json:"constraints"`
-}
-
-// Hint text as it is produced.
-type HintProgressEvent struct {
-	HistoryID string `json:"historyId"`
-	// The new text since the previous event.
-	Delta string `json:"delta"`
-	Done  bool   `json:"done"`
-	// All hints, on the final event.
-	Hints []string `json:"hints,omitempty"`
 }
 
 type HistoryFilter struct {
@@ -105,13 +86,6 @@ type JobConnection struct {
 type JobEdge struct {
 	Cursor string        `json:"cursor"`
 	Node   *algoitny.Job `json:"node"`
-}
-
-// A job's status change or progress step.
-type JobEvent struct {
-	Job *algoitny.Job `json:"job"`
-	// Set when the event is a progress step.
-	Progress *algoitny.JobProgress `json:"progress,omitempty"`
 }
 
 type JobProgressConnection struct {

@@ -1,10 +1,13 @@
 package httpserver
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -165,4 +168,15 @@ func (cfg Config) observe(next http.Handler) http.Handler {
 			slog.Int("status", sw.status), slog.Int("bytes", sw.bytes), slog.Duration("duration", elapsed),
 			slog.String("operation", ri.operation))
 	})
+}
+
+// Hijack lets websocket upgrades take over the connection (gorilla needs
+// http.Hijacker on the writer itself).
+func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	h, ok := w.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, errors.New("the response writer cannot be hijacked")
+	}
+	w.status = http.StatusSwitchingProtocols
+	return h.Hijack()
 }

@@ -88,7 +88,11 @@ func New(cfg Config) http.Handler {
 // problem). Websocket upgrades authenticate in connection_init instead.
 func (cfg Config) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Upgrade") != "" || r.Header.Get("Authorization") == "" {
+		if r.Header.Get("Upgrade") != "" {
+			next.ServeHTTP(w, r.WithContext(withSocketSlot(r.Context())))
+			return
+		}
+		if r.Header.Get("Authorization") == "" {
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/judge"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
@@ -15,11 +16,18 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 )
 
-// Store is what the jobs package needs from storage (internal/dynamo).
+// Store is what the workers and the reaper need from storage (internal/dynamo).
 type Store interface {
+	GetJob(ctx context.Context, id string) (*algoitny.Job, error)
 	ListStaleJobs(ctx context.Context, status algoitny.JobStatus, cutoff time.Time, limit int) ([]*algoitny.Job, error)
 	TransitionJob(ctx context.Context, id string, t algoitny.JobTransition) (*algoitny.Job, error)
 	AddJobProgress(ctx context.Context, p *algoitny.JobProgress) error
+	NewHistoryID() (string, time.Time)
+	GetProblemWithTestCases(ctx context.Context, ref algoitny.ProblemRef) (*algoitny.Problem, []*algoitny.TestCase, error)
+	CreateHistory(ctx context.Context, h *algoitny.SearchHistory) error
+	GetHistory(ctx context.Context, ref algoitny.HistoryRef) (*algoitny.SearchHistory, error)
+	SetHints(ctx context.Context, ref algoitny.HistoryRef, hints []string) (*algoitny.SearchHistory, error)
+	GetUserByID(ctx context.Context, id string) (*algoitny.User, error)
 }
 
 // Migrate applies River's migrations to the database of pool, in schema
@@ -51,6 +59,9 @@ type Config struct {
 	Pool   *pgxpool.Pool
 	Schema string // River's schema; "" = search path
 	Store  Store
+	Events *Events
+	// Judge runs CODE_EXECUTION jobs (required when Work is set).
+	Judge  *judge.Engine
 	Logger *slog.Logger
 	// Work runs workers in this process; false makes an insert-only client
 	// (API-only replicas, `serve --no-workers`).
@@ -65,6 +76,13 @@ type Config struct {
 	// FetchCooldown and FetchPollInterval tune River's job fetching (defaults
 	// are River's); tests shorten them.
 	FetchCooldown, FetchPollInterval time.Duration
+	// JobTimeout bounds one attempt of a job (default 10 min); River cancels
+	// its context after it.
+	JobTimeout time.Duration
+	// RescueAfter is how long a job may stay "running" in River before River
+	// considers its worker dead (killed, crashed) and retries it (default
+	// JobTimeout + 5 min).
+	RescueAfter time.Duration
 }
 
 // Runner owns the River client.
@@ -87,17 +105,33 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.StaleAfter == 0 {
 		cfg.StaleAfter = 10 * time.Minute
 	}
+	if cfg.JobTimeout == 0 {
+		cfg.JobTimeout = 10 * time.Minute
+	}
+	if cfg.RescueAfter == 0 {
+		cfg.RescueAfter = cfg.JobTimeout + 5*time.Minute
+	}
 	r := &Runner{cfg: cfg}
 	rc := &river.Config{
-		Schema:            cfg.Schema,
-		Logger:            cfg.Logger,
-		FetchCooldown:     cfg.FetchCooldown,
-		FetchPollInterval: cfg.FetchPollInterval,
+		Schema:               cfg.Schema,
+		Logger:               cfg.Logger,
+		FetchCooldown:        cfg.FetchCooldown,
+		FetchPollInterval:    cfg.FetchPollInterval,
+		JobTimeout:           cfg.JobTimeout,
+		RescueStuckJobsAfter: cfg.RescueAfter,
 	}
 	if cfg.Work {
+		if cfg.Judge == nil || cfg.Events == nil {
+			return nil, errors.New("jobs: workers need a judge and events")
+		}
 		workers := river.NewWorkers()
-		if err := river.AddWorkerSafely(workers, &reapWorker{runner: r}); err != nil {
-			return nil, err
+		for _, add := range []func() error{
+			func() error { return river.AddWorkerSafely(workers, &reapWorker{runner: r}) },
+			func() error { return river.AddWorkerSafely(workers, &executeWorker{runner: r}) },
+		} {
+			if err := add(); err != nil {
+				return nil, err
+			}
 		}
 		rc.Workers = workers
 		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.MaxWorkers}}

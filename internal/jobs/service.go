@@ -63,6 +63,8 @@ type Service struct {
 	// generation and extraction need it).
 	CanRegister func(ctx context.Context) error
 	Runner      *Runner
+	// Events announces cancellations to subscribers.
+	Events *Events
 }
 
 // ExecuteInput is a code submission.
@@ -344,7 +346,11 @@ func (s *Service) Cancel(ctx context.Context, id string) (*algoitny.Job, error) 
 	if err != nil {
 		return nil, err
 	}
-	s.Store.AddJobProgress(ctx, &algoitny.JobProgress{JobID: id, Step: "cancelled", Message: "cancelled by the user", Status: algoitny.JobCancelled, Percent: -1})
+	p := &algoitny.JobProgress{JobID: id, Step: "cancelled", Message: "cancelled by the user", Status: algoitny.JobCancelled, Percent: -1}
+	s.Store.AddJobProgress(ctx, p)
+	if s.Events != nil {
+		s.Events.PublishJob(ctx, cancelled, p)
+	}
 	if j.RiverJobID != 0 {
 		// River cancels a running job's context (the worker kills its
 		// processes) and makes sure a queued one never starts.

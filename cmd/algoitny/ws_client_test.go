@@ -1,0 +1,116 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// wsClient is a raw websocket client speaking graphql-transport-ws (or the
+// legacy graphql-ws), for end-to-end tests of subscriptions.
+type wsClient struct {
+	t    *testing.T
+	conn *websocket.Conn
+}
+
+type wsMessage struct {
+	Type    string          `json:"type"`
+	ID      string          `json:"id,omitempty"`
+	Payload json.RawMessage `json:"payload,omitempty"`
+}
+
+// dialWS opens a socket to the API with a subprotocol.
+func (s *apiServer) dialWS(t *testing.T, subprotocol string, header http.Header) *wsClient {
+	t.Helper()
+	d := websocket.Dialer{Subprotocols: []string{subprotocol}, HandshakeTimeout: 5 * time.Second}
+	conn, resp, err := d.Dial(strings.Replace(s.URL, "http://", "ws://", 1), header)
+	if err != nil {
+		t.Fatalf("dial: %v (%v)", err, resp)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return &wsClient{t: t, conn: conn}
+}
+
+func (c *wsClient) send(v any) {
+	c.t.Helper()
+	if err := c.conn.WriteJSON(v); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// read returns the next message, failing after timeout.
+func (c *wsClient) read(timeout time.Duration) wsMessage {
+	c.t.Helper()
+	c.conn.SetReadDeadline(time.Now().Add(timeout))
+	var m wsMessage
+	if err := c.conn.ReadJSON(&m); err != nil {
+		c.t.Fatalf("read: %v", err)
+	}
+	return m
+}
+
+// init sends connection_init with a token ("" = none) and waits for the ack.
+func (c *wsClient) init(token string) {
+	c.t.Helper()
+	payload := map[string]any{}
+	if token != "" {
+		payload["Authorization"] = "Bearer " + token
+	}
+	c.send(map[string]any{"type": "connection_init", "payload": payload})
+	for {
+		m := c.read(5 * time.Second)
+		if m.Type == "connection_ack" {
+			return
+		}
+		if m.Type != "ka" {
+			c.t.Fatalf("expected connection_ack, got %+v", m)
+		}
+	}
+}
+
+// subscribe starts a subscription (graphql-transport-ws).
+func (c *wsClient) subscribe(id, query string, vars map[string]any) {
+	c.t.Helper()
+	c.send(map[string]any{"type": "subscribe", "id": id, "payload": map[string]any{"query": query, "variables": vars}})
+}
+
+// closeCode waits for the server to close the socket and returns the code.
+func (c *wsClient) closeCode(timeout time.Duration) int {
+	c.t.Helper()
+	c.conn.SetReadDeadline(time.Now().Add(timeout))
+	for {
+		_, _, err := c.conn.ReadMessage()
+		if err == nil {
+			continue
+		}
+		if ce, ok := err.(*websocket.CloseError); ok {
+			return ce.Code
+		}
+		c.t.Fatalf("expected a close frame, got %v", err)
+	}
+}
+
+// collect reads the next messages of subscription id until it completes.
+func (c *wsClient) collect(id string, timeout time.Duration) []json.RawMessage {
+	c.t.Helper()
+	var out []json.RawMessage
+	deadline := time.Now().Add(timeout)
+	for {
+		m := c.read(time.Until(deadline))
+		switch {
+		case m.Type == "ping":
+			c.send(map[string]any{"type": "pong"})
+		case m.ID != id:
+		case m.Type == "next" || m.Type == "data":
+			out = append(out, m.Payload)
+		case m.Type == "complete":
+			return out
+		case m.Type == "error":
+			c.t.Fatalf("subscription error: %s", m.Payload)
+		}
+	}
+}

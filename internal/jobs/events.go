@@ -1,0 +1,190 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/pubsub"
+)
+
+// EventStore is what subscriptions read to start with the current state.
+type EventStore interface {
+	GetJob(ctx context.Context, id string) (*algoitny.Job, error)
+	GetHistory(ctx context.Context, ref algoitny.HistoryRef) (*algoitny.SearchHistory, error)
+}
+
+// Events publishes job events for the workers and serves them to GraphQL
+// subscriptions, through a pubsub.Broker (Postgres LISTEN/NOTIFY, so an event
+// published by a worker in one process reaches subscribers on every replica).
+//
+// Events carry everything a subscriber shows (the whole job, the test
+// result, the hint text), so delivering one costs no DynamoDB read whatever
+// the number of subscribers. Publishing is best effort — the state of record
+// is in DynamoDB — and a subscription always starts with the current state,
+// so a subscriber that arrives late (or after the job finished) misses nothing
+// that matters.
+type Events struct {
+	Broker pubsub.Broker
+	Store  EventStore
+	Logger *slog.Logger
+}
+
+// The topics, one per followed thing.
+func jobTopic(id string) string                { return "job:" + id }
+func execTopic(jobID string) string            { return "exec:" + jobID }
+func hintTopic(ref algoitny.HistoryRef) string { return "hint:" + ref.UserID + ":" + ref.ID }
+
+// execMessage is an execution event or the end marker.
+type execMessage struct {
+	Event *algoitny.ExecutionEvent `json:"e,omitempty"`
+	End   bool                     `json:"end,omitempty"`
+}
+
+func (e *Events) publish(ctx context.Context, topic string, v any) {
+	b, err := json.Marshal(v)
+	if err == nil {
+		err = e.Broker.Publish(context.WithoutCancel(ctx), topic, b)
+	}
+	if err != nil && e.Logger != nil {
+		e.Logger.WarnContext(ctx, "publish event", "topic", topic, "err", err)
+	}
+}
+
+// PublishJob announces a job's new state (and the progress step that came with it).
+func (e *Events) PublishJob(ctx context.Context, job *algoitny.Job, progress *algoitny.JobProgress) {
+	e.publish(ctx, jobTopic(job.ID), algoitny.JobEvent{Job: job, Progress: progress})
+	if job.Status.Final() && job.Type == algoitny.JobCodeExecution {
+		e.publish(ctx, execTopic(job.ID), execMessage{End: true})
+	}
+}
+
+// PublishExecution announces one finished test.
+func (e *Events) PublishExecution(ctx context.Context, ev algoitny.ExecutionEvent) {
+	e.publish(ctx, execTopic(ev.JobID), execMessage{Event: &ev})
+}
+
+// PublishHint announces hint text (or, with Done, the final hints).
+func (e *Events) PublishHint(ctx context.Context, ev algoitny.HintEvent) {
+	e.publish(ctx, hintTopic(ev.History), ev)
+}
+
+// stream runs a subscription: it subscribes first (so nothing published from
+// now on is missed), then sends what start returns, then forwards decoded
+// events until next says to stop, the broker drops the subscriber or ctx
+// ends. The returned channel is closed at the end, which completes the
+// GraphQL subscription.
+func stream[T any, M any](ctx context.Context, e *Events, topic string,
+	start func() (initial []*T, done bool, err error),
+	next func(msg M) (out *T, done bool),
+) (<-chan *T, error) {
+	sub, err := e.Broker.Subscribe(ctx, topic)
+	if err != nil {
+		return nil, err
+	}
+	initial, done, err := start()
+	if err != nil {
+		sub.Close()
+		return nil, err
+	}
+	out := make(chan *T, len(initial)+1)
+	for _, v := range initial {
+		out <- v
+	}
+	if done {
+		sub.Close()
+		close(out)
+		return out, nil
+	}
+	go func() {
+		defer close(out)
+		defer sub.Close()
+		for ev := range sub.Events() {
+			var msg M
+			if err := json.Unmarshal(ev.Payload, &msg); err != nil {
+				continue
+			}
+			v, done := next(msg)
+			if v != nil {
+				select {
+				case out <- v:
+				case <-ctx.Done():
+					return
+				}
+			}
+			if done {
+				return
+			}
+		}
+	}()
+	return out, nil
+}
+
+// JobEvents follows a job: its current state first, then every status change
+// and progress step, ending after a final status.
+func (e *Events) JobEvents(ctx context.Context, job *algoitny.Job) (<-chan *algoitny.JobEvent, error) {
+	var last *algoitny.Job
+	return stream(ctx, e, jobTopic(job.ID),
+		func() ([]*algoitny.JobEvent, bool, error) {
+			cur, err := e.Store.GetJob(ctx, job.ID)
+			if err != nil {
+				return nil, false, err
+			}
+			last = cur
+			return []*algoitny.JobEvent{{Job: cur}}, cur.Status.Final(), nil
+		},
+		func(ev algoitny.JobEvent) (*algoitny.JobEvent, bool) {
+			if ev.Job == nil || ev.Job.UpdatedAt.Before(last.UpdatedAt) {
+				return nil, false // older than what the subscriber has seen
+			}
+			if ev.Progress == nil && ev.Job.Status == last.Status && ev.Job.UpdatedAt.Equal(last.UpdatedAt) {
+				return nil, false // the state the subscription started with
+			}
+			last = ev.Job
+			return &ev, ev.Job.Status.Final()
+		})
+}
+
+// ExecutionEvents follows the tests of a CODE_EXECUTION job as they finish.
+// For a job that already finished it replays the stored results and ends.
+func (e *Events) ExecutionEvents(ctx context.Context, job *algoitny.Job) (<-chan *algoitny.ExecutionEvent, error) {
+	return stream(ctx, e, execTopic(job.ID),
+		func() ([]*algoitny.ExecutionEvent, bool, error) {
+			cur, err := e.Store.GetJob(ctx, job.ID)
+			if err != nil || !cur.Status.Final() {
+				return nil, false, err
+			}
+			if cur.HistoryID == "" {
+				return nil, true, nil
+			}
+			h, err := e.Store.GetHistory(ctx, algoitny.HistoryRef{UserID: cur.UserID, ID: cur.HistoryID})
+			if err != nil {
+				return nil, true, nil
+			}
+			replay := make([]*algoitny.ExecutionEvent, len(h.TestResults))
+			for i, r := range h.TestResults {
+				replay[i] = &algoitny.ExecutionEvent{JobID: cur.ID, Index: i, Total: len(h.TestResults), Result: r}
+			}
+			return replay, true, nil
+		},
+		func(m execMessage) (*algoitny.ExecutionEvent, bool) { return m.Event, m.End })
+}
+
+// HintEvents follows hint generation for an execution. If it already has
+// hints, they are sent at once and the subscription ends.
+func (e *Events) HintEvents(ctx context.Context, h *algoitny.SearchHistory) (<-chan *algoitny.HintEvent, error) {
+	ref := h.Ref()
+	return stream(ctx, e, hintTopic(ref),
+		func() ([]*algoitny.HintEvent, bool, error) {
+			cur, err := e.Store.GetHistory(ctx, ref)
+			if err != nil {
+				return nil, false, err
+			}
+			if len(cur.Hints) > 0 {
+				return []*algoitny.HintEvent{{History: ref, Done: true, Hints: cur.Hints}}, true, nil
+			}
+			return nil, false, nil
+		},
+		func(ev algoitny.HintEvent) (*algoitny.HintEvent, bool) { return &ev, ev.Done })
+}

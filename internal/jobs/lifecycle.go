@@ -1,0 +1,156 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/riverqueue/river"
+)
+
+// permanentError is a failure that retrying cannot fix (an unavailable
+// language, a problem without tests): the job fails at once with Message.
+type permanentError struct {
+	Message string
+	Err     error
+}
+
+func (e *permanentError) Error() string { return e.Message }
+func (e *permanentError) Unwrap() error { return e.Err }
+
+func permanent(err error, format string, args ...any) error {
+	return &permanentError{Message: fmt.Sprintf(format, args...), Err: err}
+}
+
+// run is the frame every worker runs in. It loads the Job record, skips jobs
+// that are gone (account deleted) or already final (cancelled, or completed
+// by an earlier attempt), moves PENDING to PROCESSING (linking the River job,
+// so a crash between enqueue and link is repaired here), and then calls body.
+// Whatever body returns is turned into the record's state:
+//
+//   - nil: body has completed the job itself.
+//   - the job was cancelled (cancelJob): River is told not to retry.
+//   - a permanent error, or a failure on the last attempt: FAILED with a
+//     message the user can read.
+//   - any other failure (or a panic): back to PENDING with the reason, and
+//     River retries with backoff.
+func run[T river.JobArgs](ctx context.Context, r *Runner, job *river.Job[T], jobID string, body func(ctx context.Context, rec *algoitny.Job) error) (err error) {
+	rec, err := r.cfg.Store.GetJob(ctx, jobID)
+	if algoitny.IsCode(err, algoitny.ENOTFOUND) {
+		return river.JobCancel(fmt.Errorf("job %s no longer exists", jobID))
+	}
+	if err != nil {
+		return err
+	}
+	if rec.Status.Final() {
+		return nil
+	}
+	if rec, err = r.begin(ctx, rec, job.ID, job.Attempt); err != nil {
+		if algoitny.IsCode(err, algoitny.ECONFLICT) {
+			return nil // cancelled or finished concurrently
+		}
+		return err
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			r.cfg.Logger.ErrorContext(ctx, "job panicked", "job", jobID, "panic", p, "stack", string(debug.Stack()))
+			err = fmt.Errorf("panic: %v", p)
+		}
+		if err != nil {
+			err = r.failed(ctx, rec, job.Attempt, job.MaxAttempts, err)
+		}
+	}()
+	return body(ctx, rec)
+}
+
+// begin moves a job to PROCESSING; a job still PROCESSING from an attempt
+// that crashed continues as it is.
+func (r *Runner) begin(ctx context.Context, rec *algoitny.Job, riverID int64, attempt int) (*algoitny.Job, error) {
+	if rec.Status == algoitny.JobProcessing {
+		return rec, nil
+	}
+	t := algoitny.JobTransition{Status: algoitny.JobProcessing, RiverJobID: &riverID, Attempt: &attempt}
+	if rec.Type == algoitny.JobCodeExecution && rec.HistoryID == "" {
+		// Chosen once, so that a retried execution writes the same item.
+		id, _ := r.cfg.Store.NewHistoryID()
+		t.HistoryID = &id
+	}
+	next, err := r.cfg.Store.TransitionJob(ctx, rec.ID, t)
+	if err != nil {
+		return nil, err
+	}
+	r.progress(ctx, next, "started", fmt.Sprintf("attempt %d", attempt), -1)
+	return next, nil
+}
+
+// progress stores a progress step and publishes it with the job.
+func (r *Runner) progress(ctx context.Context, job *algoitny.Job, step, msg string, percent int) {
+	p := &algoitny.JobProgress{JobID: job.ID, Step: step, Message: msg, Status: job.Status, Percent: percent}
+	if err := r.cfg.Store.AddJobProgress(ctx, p); err != nil {
+		r.cfg.Logger.WarnContext(ctx, "store job progress", "job", job.ID, "err", err)
+	}
+	r.cfg.Events.PublishJob(ctx, job, p)
+}
+
+// finish moves a job to a final status. A job cancelled meanwhile stays
+// cancelled (ECONFLICT is not an error here).
+func (r *Runner) finish(ctx context.Context, rec *algoitny.Job, t algoitny.JobTransition, step string) error {
+	done, err := r.cfg.Store.TransitionJob(context.WithoutCancel(ctx), rec.ID, t)
+	if algoitny.IsCode(err, algoitny.ECONFLICT) || algoitny.IsCode(err, algoitny.ENOTFOUND) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	msg := ""
+	if t.ErrorMessage != nil {
+		msg = *t.ErrorMessage
+	}
+	r.progress(context.WithoutCancel(ctx), done, step, msg, 100)
+	return nil
+}
+
+// failed turns a worker's error into the record's state and what River
+// should do next.
+func (r *Runner) failed(ctx context.Context, rec *algoitny.Job, attempt, maxAttempts int, err error) error {
+	bg := context.WithoutCancel(ctx)
+	if cur, gerr := r.cfg.Store.GetJob(bg, rec.ID); gerr == nil && cur.Status == algoitny.JobCancelled {
+		return river.JobCancel(err) // cancelJob: its processes are already gone
+	}
+	var perm *permanentError
+	switch {
+	case errors.As(err, &perm):
+		msg := perm.Message
+		if ferr := r.finish(bg, rec, algoitny.JobTransition{Status: algoitny.JobFailed, ErrorMessage: &msg}, "failed"); ferr != nil {
+			return ferr
+		}
+		return river.JobCancel(err)
+	case attempt >= maxAttempts:
+		msg := fmt.Sprintf("the job failed %d times and was given up; last error: %s", attempt, userMessage(err))
+		if ferr := r.finish(bg, rec, algoitny.JobTransition{Status: algoitny.JobFailed, ErrorMessage: &msg}, "failed"); ferr != nil {
+			return ferr
+		}
+		return err
+	}
+	r.cfg.Logger.WarnContext(ctx, "job attempt failed; retrying", "job", rec.ID, "attempt", attempt, "err", err)
+	msg := fmt.Sprintf("attempt %d failed (%s); retrying", attempt, userMessage(err))
+	if next, terr := r.cfg.Store.TransitionJob(bg, rec.ID, algoitny.JobTransition{Status: algoitny.JobPending, ErrorMessage: &msg}); terr == nil {
+		r.progress(bg, next, "retrying", msg, -1)
+	}
+	return err
+}
+
+// userMessage is what a user may read about an error: domain messages as
+// they are, anything else as a generic text.
+func userMessage(err error) string {
+	var ae *algoitny.Error
+	if errors.As(err, &ae) && ae.Code != algoitny.EINTERNAL {
+		return ae.Message
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "it took too long"
+	}
+	return "internal error"
+}
