@@ -75,6 +75,8 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 	jcfg := jobs.Config{
 		Pool: m.Pool, Schema: m.Config.RiverSchema, Store: m.DB, Events: m.Events, Judge: m.Judge,
 		Logger: m.Logger, Work: m.Config.Workers,
+		JobTimeout: m.Config.JobTimeout, RescueAfter: m.Config.JobRescueAfter,
+		FetchPollInterval: m.Config.JobPollInterval, StaleAfter: m.Config.JobStaleAfter,
 	}
 	if m.Tune != nil {
 		m.Tune(&jcfg)
@@ -104,7 +106,8 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 		Resolver: resolver, Loaders: m.DB, Dev: m.Config.Dev, Logger: m.Logger,
 		Observe: httpserver.ObserveOperation,
 		Websocket: httpserver.NewWebsocket(httpserver.WebsocketConfig{
-			Auth: m.Accounts, AllowedOrigins: m.Config.CORSOrigins, PingInterval: m.Config.WebsocketPing,
+			Auth: m.Accounts, AllowedOrigins: m.Config.CORSOrigins,
+			PingInterval: m.Config.WebsocketPing, InitTimeout: m.Config.WebsocketInitTimeout,
 		}),
 	})
 	m.server = &http.Server{

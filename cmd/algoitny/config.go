@@ -39,8 +39,15 @@ type Config struct {
 	CORSOrigins []string // ALGOITNY_CORS_ORIGINS: comma-separated browser origins allowed to call the API
 	// SessionLifetime is how long a session token lasts (SESSION_LIFETIME, default 7 days).
 	SessionLifetime time.Duration
-	// WebsocketPing is the websocket keep-alive period (default 15 s; tests shorten it).
-	WebsocketPing time.Duration
+	// WebsocketPing is the websocket keep-alive period (default 15 s) and
+	// WebsocketInitTimeout the time a client has to send connection_init
+	// (default 10 s); tests shorten them.
+	WebsocketPing, WebsocketInitTimeout time.Duration
+
+	// Job runner timings (ALGOITNY_JOB_TIMEOUT, ALGOITNY_JOB_RESCUE_AFTER,
+	// ALGOITNY_JOB_POLL_INTERVAL, ALGOITNY_JOB_STALE_AFTER); zero means the
+	// jobs package's defaults.
+	JobTimeout, JobRescueAfter, JobPollInterval, JobStaleAfter time.Duration
 }
 
 // configFromEnv reads and validates the configuration.
@@ -61,12 +68,20 @@ func configFromEnv() (Config, error) {
 		JudgeSandbox:   envOr("JUDGE_SANDBOX", "bwrap"),
 		CORSOrigins:    httpserver.ParseOrigins(os.Getenv("ALGOITNY_CORS_ORIGINS")),
 	}
-	if v := os.Getenv("SESSION_LIFETIME"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return cfg, fmt.Errorf("SESSION_LIFETIME=%q: want a duration such as 168h", v)
+	for name, dst := range map[string]*time.Duration{
+		"SESSION_LIFETIME":           &cfg.SessionLifetime,
+		"ALGOITNY_JOB_TIMEOUT":       &cfg.JobTimeout,
+		"ALGOITNY_JOB_RESCUE_AFTER":  &cfg.JobRescueAfter,
+		"ALGOITNY_JOB_POLL_INTERVAL": &cfg.JobPollInterval,
+		"ALGOITNY_JOB_STALE_AFTER":   &cfg.JobStaleAfter,
+	} {
+		if v := os.Getenv(name); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				return cfg, fmt.Errorf("%s=%q: want a duration such as 90s or 168h", name, v)
+			}
+			*dst = d
 		}
-		cfg.SessionLifetime = d
 	}
 	var err error
 	if cfg.Dev, err = envBool("ALGOITNY_DEV", false); err != nil {

@@ -1,0 +1,267 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// pendingJob submits an execution that stays PENDING (no workers run).
+func (s *apiServer) pendingJob(t *testing.T, token string) string {
+	t.Helper()
+	var out struct{ ExecuteCode struct{ ID string } }
+	s.query(t, token, executeMutation, executeInput("print(1)", nil)).decode(t, &out)
+	return out.ExecuteCode.ID
+}
+
+func TestWebsocketProtocol(t *testing.T) {
+	t.Parallel()
+	s := startAPI(t, func(c *Config) {
+		c.WebsocketPing, c.WebsocketInitTimeout = 300*time.Millisecond, 400*time.Millisecond
+		c.CORSOrigins = []string{"https://app.algoitny.dev"}
+	})
+	admin := s.staff(t, "admin@example.com")
+	s.createProblem(t, admin, "BAEKJOON", "1000", 1, true)
+	alice := s.login(t, "alice@example.com")
+	job := s.pendingJob(t, alice)
+	vars := map[string]any{"id": job}
+
+	closeCases := []struct {
+		name string
+		code int
+		do   func(c *wsClient)
+	}{
+		{"4400InvalidMessage", 4400, func(c *wsClient) {
+			c.init(alice)
+			c.conn.WriteMessage(websocket.TextMessage, []byte("not json"))
+		}},
+		{"4400UnknownType", 4400, func(c *wsClient) {
+			c.init(alice)
+			c.send(map[string]any{"type": "next", "id": "1"})
+		}},
+		{"4401SubscribeBeforeInit", 4401, func(c *wsClient) { c.subscribe("1", jobUpdated, vars) }},
+		{"4403RejectedToken", 4403, func(c *wsClient) {
+			c.send(map[string]any{"type": "connection_init", "payload": map[string]any{"Authorization": "Bearer forged"}})
+		}},
+		{"4408NoInitInTime", 4408, func(c *wsClient) {}},
+		{"4409DuplicateID", 4409, func(c *wsClient) {
+			c.init(alice)
+			c.subscribe("same", jobUpdated, vars)
+			c.subscribe("same", jobUpdated, vars)
+		}},
+		{"4429SecondInit", 4429, func(c *wsClient) {
+			c.init(alice)
+			c.send(map[string]any{"type": "connection_init", "payload": map[string]any{}})
+		}},
+	}
+	for _, tc := range closeCases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := s.dialWS(t, "graphql-transport-ws", nil)
+			tc.do(c)
+			if code := c.closeCode(5 * time.Second); code != tc.code {
+				t.Fatalf("close code %d, want %d", code, tc.code)
+			}
+		})
+	}
+
+	t.Run("ReusingACompletedID", func(t *testing.T) {
+		t.Parallel()
+		c := s.dialWS(t, "graphql-transport-ws", nil)
+		c.init(alice)
+		c.subscribe("a", jobUpdated, vars)
+		if m := c.read(5 * time.Second); m.Type != "next" {
+			t.Fatalf("first event %+v", m)
+		}
+		c.send(map[string]any{"type": "complete", "id": "a"})
+		time.Sleep(100 * time.Millisecond)
+		c.subscribe("a", jobUpdated, vars)
+		for {
+			m := c.read(5 * time.Second)
+			if m.Type == "next" && m.ID == "a" {
+				return
+			}
+			if m.Type != "ping" && m.Type != "complete" {
+				t.Fatalf("unexpected %+v", m)
+			}
+		}
+	})
+
+	t.Run("KeepAlivePings", func(t *testing.T) {
+		t.Parallel()
+		c := s.dialWS(t, "graphql-transport-ws", nil)
+		c.init(alice)
+		if m := c.read(2 * time.Second); m.Type != "ping" {
+			t.Fatalf("expected a ping, got %+v", m)
+		}
+		c.send(map[string]any{"type": "pong"})
+		legacy := s.dialWS(t, "graphql-ws", nil)
+		legacy.init(alice)
+		if m := legacy.read(2 * time.Second); m.Type != "ka" {
+			t.Fatalf("expected ka, got %+v", m)
+		}
+	})
+
+	t.Run("LegacyGraphQLWS", func(t *testing.T) {
+		t.Parallel()
+		c := s.dialWS(t, "graphql-ws", nil)
+		c.init(alice)
+		c.send(map[string]any{"type": "start", "id": "1", "payload": map[string]any{"query": jobUpdated, "variables": vars}})
+		for {
+			m := c.read(5 * time.Second)
+			if m.Type == "data" && m.ID == "1" {
+				if !strings.Contains(string(m.Payload), `"PENDING"`) {
+					t.Fatalf("data %s", m.Payload)
+				}
+				break
+			}
+		}
+		c.send(map[string]any{"type": "stop", "id": "1"})
+	})
+
+	t.Run("OriginCheck", func(t *testing.T) {
+		t.Parallel()
+		d := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}}
+		url := strings.Replace(s.URL, "http://", "ws://", 1)
+		if _, resp, err := d.Dial(url, http.Header{"Origin": {"https://evil.example"}}); err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
+			t.Fatalf("foreign origin: %v %v", err, resp)
+		}
+		conn, _, err := d.Dial(url, http.Header{"Origin": {"https://app.algoitny.dev"}})
+		if err != nil {
+			t.Fatalf("allowed origin: %v", err)
+		}
+		conn.Close()
+	})
+
+	t.Run("AnonymousCannotFollowJobs", func(t *testing.T) {
+		t.Parallel()
+		c := s.dialWS(t, "graphql-transport-ws", nil)
+		c.init("")
+		c.subscribe("1", jobUpdated, vars)
+		for {
+			m := c.read(5 * time.Second)
+			if m.Type == "next" {
+				if !strings.Contains(string(m.Payload), "NOT_FOUND") {
+					t.Fatalf("anonymous follower got %s", m.Payload)
+				}
+				return
+			}
+		}
+	})
+}
+
+func TestWebsocketSessionExpiry(t *testing.T) {
+	t.Parallel()
+	s := startAPI(t, func(c *Config) { c.SessionLifetime = 2 * time.Second })
+	token := s.login(t, "short@example.com")
+	c := s.dialWS(t, "graphql-transport-ws", nil)
+	c.init(token)
+	start := time.Now()
+	if code := c.closeCode(10 * time.Second); code != 4403 {
+		t.Fatalf("close code %d after expiry", code)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Fatalf("closed only after %v", time.Since(start))
+	}
+}
+
+func TestWebsocketFanOut(t *testing.T) {
+	t.Parallel()
+	s := startAPI(t, nil)
+	admin := s.staff(t, "admin@example.com")
+	s.createProblem(t, admin, "BAEKJOON", "1000", 1, true)
+	alice := s.login(t, "alice@example.com")
+	job := s.pendingJob(t, alice)
+
+	const n = 200
+	clients := make([]*wsClient, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := s.dialWS(t, "graphql-transport-ws", nil)
+			c.init(alice)
+			c.subscribe("j", jobUpdated, map[string]any{"id": job})
+			if m := c.read(10 * time.Second); m.Type != "next" || !strings.Contains(string(m.Payload), "PENDING") {
+				t.Errorf("subscriber %d first event %+v", i, m)
+			}
+			clients[i] = c
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	// Cancelling the job is its completion event.
+	s.query(t, alice, `mutation($id: ID!) { cancelJob(id: $id) { status } }`, map[string]any{"id": job})
+	var mu sync.Mutex
+	got := 0
+	for i, c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			evs := c.collect("j", 20*time.Second)
+			if len(evs) == 0 || !strings.Contains(string(evs[len(evs)-1]), "CANCELLED") {
+				t.Errorf("subscriber %d got %s", i, evs)
+				return
+			}
+			mu.Lock()
+			got++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if got != n {
+		t.Fatalf("%d of %d subscribers saw the final event", got, n)
+	}
+}
+
+// TestWebsocketNoGoroutineLeak is not parallel: it counts the process's
+// goroutines, which only means something while no other test runs.
+func TestWebsocketNoGoroutineLeak(t *testing.T) {
+	s := startAPI(t, nil)
+	admin := s.staff(t, "admin@example.com")
+	s.createProblem(t, admin, "BAEKJOON", "1000", 1, true)
+	alice := s.login(t, "alice@example.com")
+	job := s.pendingJob(t, alice)
+	c := s.dialWS(t, "graphql-transport-ws", nil)
+	c.init(alice)
+	cycle := func(i int) {
+		id := fmt.Sprint(i)
+		c.subscribe(id, jobUpdated, map[string]any{"id": job})
+		for {
+			if m := c.read(10 * time.Second); m.Type == "next" && m.ID == id {
+				break
+			}
+		}
+		c.send(map[string]any{"type": "complete", "id": id})
+	}
+	for i := range 20 { // warm up pools and caches
+		cycle(i)
+	}
+	settle := func() int {
+		time.Sleep(300 * time.Millisecond)
+		runtime.GC()
+		return runtime.NumGoroutine()
+	}
+	before := settle()
+	for i := 20; i < 1020; i++ {
+		cycle(i)
+	}
+	after := settle()
+	for tries := 0; after > before+10 && tries < 20; tries++ {
+		after = settle()
+	}
+	if after > before+10 {
+		buf := make([]byte, 1<<20)
+		n := runtime.Stack(buf, true)
+		t.Fatalf("goroutines: %d before, %d after 1,000 subscribe/unsubscribe cycles\n%s", before, after, buf[:n])
+	}
+}

@@ -1,0 +1,277 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/algoitny/api/internal/dynamo"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// binary builds the algoitny binary once for the tests that run it as
+// separate processes.
+func binary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "algoitny-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "algoitny")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// process is a running `algoitny` subcommand.
+type process struct {
+	cmd  *exec.Cmd
+	addr chan string
+	mu   sync.Mutex
+	log  strings.Builder
+}
+
+// env turns a configuration into the environment the binary reads.
+func env(cfg Config, extra ...string) []string {
+	return append(append(os.Environ(),
+		"ALGOITNY_ADDR=127.0.0.1:0", "ALGOITNY_DEV=true",
+		"DYNAMODB_ENDPOINT="+cfg.Dynamo.Endpoint, "DYNAMODB_TABLE_PREFIX="+cfg.Dynamo.TablePrefix,
+		"DATABASE_URL="+cfg.DatabaseURL, "ALGOITNY_RIVER_SCHEMA="+cfg.RiverSchema,
+		"ALGOITNY_PUBSUB_CHANNEL="+cfg.PubsubChannel, "SESSION_SECRET="+cfg.SessionSecret,
+		"ALGOITNY_JOB_POLL_INTERVAL=200ms",
+	), extra...)
+}
+
+// startProcess runs `algoitny args...` and, for serve, waits for its address.
+func startProcess(t *testing.T, environ []string, args ...string) *process {
+	t.Helper()
+	p := &process{cmd: exec.Command(binary(t), args...), addr: make(chan string, 1)}
+	p.cmd.Env = environ
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, _ := p.cmd.StdoutPipe()
+	p.cmd.Stderr = p.cmd.Stdout
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			line := sc.Text()
+			p.mu.Lock()
+			p.log.WriteString(line + "\n")
+			p.mu.Unlock()
+			if _, rest, ok := strings.Cut(line, " listening on "); ok {
+				p.addr <- strings.Fields(rest)[0]
+			}
+		}
+		io.Copy(io.Discard, out)
+	}()
+	t.Cleanup(func() { p.kill(syscall.SIGKILL) })
+	return p
+}
+
+func (p *process) kill(sig syscall.Signal) {
+	syscall.Kill(-p.cmd.Process.Pid, sig)
+	p.cmd.Wait()
+}
+
+func (p *process) url(t *testing.T) string {
+	t.Helper()
+	select {
+	case a := <-p.addr:
+		return "http://" + a + "/query"
+	case <-time.After(60 * time.Second):
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		t.Fatalf("server did not start:\n%s", p.log.String())
+		return ""
+	}
+}
+
+// prepare migrates a test's tables and schema and returns a DB on them.
+func prepare(t *testing.T, cfg Config) *dynamo.DB {
+	t.Helper()
+	ctx := context.Background()
+	if err := migrate(ctx, cfg, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if err := seedPlans(ctx, cfg, false, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	db, err := dynamo.Open(ctx, cfg.Dynamo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.DropTables(context.Background()) })
+	return db
+}
+
+// staffOn signs in on a server and makes the user staff directly in storage.
+func staffOn(t *testing.T, s *apiServer, db *dynamo.DB, email string) string {
+	t.Helper()
+	token := s.login(t, email)
+	if _, err := db.SetUserStaff(context.Background(), email, true); err != nil {
+		t.Fatal(err)
+	}
+	return token
+}
+
+// judgeProcesses counts live processes running as the judge's sandbox users
+// (zombies are dead: they only wait for a parent — here often a container's
+// pid 1 that does not reap — to collect them).
+func judgeProcesses(t *testing.T) int {
+	t.Helper()
+	entries, _ := os.ReadDir("/proc")
+	n := 0
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "status"))
+		if err != nil {
+			continue
+		}
+		zombie, judgeUID := false, false
+		for _, line := range strings.Split(string(b), "\n") {
+			f := strings.Fields(line)
+			switch {
+			case len(f) > 1 && f[0] == "State:":
+				zombie = f[1] == "Z"
+			case len(f) > 1 && f[0] == "Uid:":
+				uid, _ := strconv.Atoi(f[1])
+				judgeUID = uid >= 1500000 && uid < 1600000
+			}
+		}
+		if judgeUID && !zombie {
+			n++
+		}
+	}
+	return n
+}
+
+// TestReplicasShareEvents: two API processes and one worker process; a
+// subscriber on API A sees a job submitted through API B and run by the worker.
+func TestReplicasShareEvents(t *testing.T) {
+	cfg := testConfig(t)
+	db := prepare(t, cfg)
+	a := &apiServer{URL: startProcess(t, env(cfg), "serve", "--no-workers").url(t)}
+	b := &apiServer{URL: startProcess(t, env(cfg), "serve", "--no-workers").url(t)}
+	startProcess(t, env(cfg), "worker")
+
+	admin := staffOn(t, b, db, "admin@example.com")
+	b.createProblem(t, admin, "BAEKJOON", "1000", 3, true)
+	alice := b.login(t, "alice@example.com")
+	var out struct{ ExecuteCode struct{ ID string } }
+	b.query(t, alice, executeMutation, executeInput(aPlusB, nil)).decode(t, &out)
+
+	ws := a.dialWS(t, "graphql-transport-ws", nil)
+	ws.init(alice)
+	ws.subscribe("j", jobUpdated, map[string]any{"id": out.ExecuteCode.ID})
+	evs := ws.collect("j", 90*time.Second)
+	if len(evs) == 0 || !strings.Contains(string(evs[len(evs)-1]), `"COMPLETED"`) || !strings.Contains(string(evs[len(evs)-1]), `"ACCEPTED"`) {
+		t.Fatalf("subscriber on A saw %s", evs)
+	}
+}
+
+// TestWorkerKilledMidExecution: SIGKILL a worker while it judges; after a new
+// worker starts, River rescues the job and it completes — never stuck in PROCESSING.
+func TestWorkerKilledMidExecution(t *testing.T) {
+	cfg := testConfig(t)
+	db := prepare(t, cfg)
+	api := &apiServer{URL: startProcess(t, env(cfg), "serve", "--no-workers").url(t)}
+	admin := staffOn(t, api, db, "admin@example.com")
+	api.createProblem(t, admin, "BAEKJOON", "1000", 6, true)
+	alice := api.login(t, "alice@example.com")
+	// Each test sleeps 1.5 s (wall time, not CPU): the job runs for seconds.
+	slow := "import time\ntime.sleep(1.5)\na, b = map(int, input().split())\nprint(a + b)\n"
+	var out struct{ ExecuteCode struct{ ID string } }
+	api.query(t, alice, executeMutation, executeInput(slow, nil)).decode(t, &out)
+
+	timings := []string{"ALGOITNY_JOB_TIMEOUT=20s", "ALGOITNY_JOB_RESCUE_AFTER=21s"}
+	w1 := startProcess(t, env(cfg, timings...), "worker")
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		var j struct{ Job struct{ Status string } }
+		api.query(t, alice, `query($id: ID!) { job(id: $id) { status } }`, map[string]any{"id": out.ExecuteCode.ID}).decode(t, &j)
+		if j.Job.Status == "PROCESSING" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job never started: %s", j.Job.Status)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond) // mid-execution
+	w1.kill(syscall.SIGKILL)
+	time.Sleep(500 * time.Millisecond)
+	if n := judgeProcesses(t); n != 0 {
+		out, _ := exec.Command("ps", "-eo", "pid,ppid,pgid,sid,uid,stat,etime,args").CombinedOutput()
+		t.Fatalf("%d sandboxed processes outlived the killed worker\n%s", n, out)
+	}
+	startProcess(t, env(cfg, timings...), "worker")
+	job := api.waitJob(t, alice, out.ExecuteCode.ID, 120*time.Second)
+	if job.Status != "COMPLETED" || job.History == nil || job.History.Verdict != "ACCEPTED" {
+		t.Fatalf("after the restart: %+v", job)
+	}
+}
+
+// TestCancelRunningJob: cancelling a job whose program loops forever kills
+// its processes at once and leaves it CANCELLED.
+func TestCancelRunningJob(t *testing.T) {
+	s := startWorkers(t)
+	admin := s.staff(t, "admin@example.com")
+	var p struct{ CreateProblem struct{ ID string } }
+	s.query(t, admin, createProblemMutation, map[string]any{"in": map[string]any{
+		"platform": "BAEKJOON", "problemId": "loop", "title": "Loop", "language": "PYTHON", "timeLimitMs": 20000,
+		"testCases": []map[string]any{{"input": "1\n", "output": "1\n"}, {"input": "2\n", "output": "2\n"}}, "isCompleted": true,
+	}}).decode(t, &p)
+	alice := s.login(t, "alice@example.com")
+	var out struct{ ExecuteCode struct{ ID string } }
+	s.query(t, alice, executeMutation, map[string]any{"in": map[string]any{"platform": "BAEKJOON", "problemId": "loop", "language": "PYTHON", "code": "while True:\n    pass\n"}}).decode(t, &out)
+	deadline := time.Now().Add(60 * time.Second)
+	for judgeProcesses(t) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the program never started")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	var c struct{ CancelJob struct{ Status string } }
+	s.query(t, alice, `mutation($id: ID!) { cancelJob(id: $id) { status } }`, map[string]any{"id": out.ExecuteCode.ID}).decode(t, &c)
+	if c.CancelJob.Status != "CANCELLED" {
+		t.Fatalf("cancel: %+v", c)
+	}
+	gone := time.Now().Add(3 * time.Second)
+	for judgeProcesses(t) != 0 {
+		if time.Now().After(gone) {
+			t.Fatalf("%d processes still running 3 s after the cancel", judgeProcesses(t))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(time.Second) // the worker must not revive it
+	if j := s.waitJob(t, alice, out.ExecuteCode.ID, time.Second); j.Status != "CANCELLED" {
+		t.Fatalf("job after cancel: %+v", j)
+	}
+}

@@ -1,0 +1,76 @@
+package jobs_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/algoitny/api/internal/devstack"
+	"github.com/algoitny/api/internal/dynamo"
+	"github.com/algoitny/api/internal/jobs"
+	"github.com/algoitny/api/internal/pubsub"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+var dynamoEndpoint string
+var pool *pgxpool.Pool
+
+func TestMain(m *testing.M) {
+	ctx := context.Background()
+	ep, stopDynamo, err := devstack.DynamoForTests(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, devstack.Describe(err))
+		os.Exit(1)
+	}
+	url, stopPG, err := devstack.PostgresForTests(ctx)
+	if err != nil {
+		stopDynamo()
+		fmt.Fprintln(os.Stderr, devstack.Describe(err))
+		os.Exit(1)
+	}
+	if pool, err = pgxpool.New(ctx, url); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	dynamoEndpoint = ep
+	code := m.Run()
+	pool.Close()
+	stopPG()
+	stopDynamo()
+	os.Exit(code)
+}
+
+var seq atomic.Int64
+
+// bundle is a test's own tables, River schema and insert-only runner.
+type bundle struct {
+	db     *dynamo.DB
+	runner *jobs.Runner
+}
+
+func setup(t *testing.T) bundle {
+	t.Helper()
+	ctx := context.Background()
+	id := fmt.Sprintf("jobs%d_%d", time.Now().UnixNano()%1e9, seq.Add(1))
+	db, err := dynamo.Open(ctx, dynamo.Config{Endpoint: dynamoEndpoint, TablePrefix: id + "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.DropTables(context.Background()) })
+	if _, err := jobs.Migrate(ctx, pool, id); err != nil {
+		t.Fatal(err)
+	}
+	events := &jobs.Events{Broker: pubsub.NewMemory(pubsub.MemoryConfig{}), Store: db}
+	r, err := jobs.New(jobs.Config{Pool: pool, Schema: id, Store: db, Events: events, StaleAfter: time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bundle{db: db, runner: r}
+}

@@ -1,0 +1,94 @@
+package jobs_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/jobs"
+	"github.com/riverqueue/river"
+)
+
+func TestReaper(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	newJob := func(status algoitny.JobStatus, riverID int64) *algoitny.Job {
+		t.Helper()
+		j, _, err := b.db.CreateJob(ctx, &algoitny.Job{Type: algoitny.JobCodeExecution, UserID: "u1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if riverID != 0 {
+			if _, err := b.db.SetRiverJobID(ctx, j.ID, riverID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if status == algoitny.JobProcessing {
+			if _, err := b.db.TransitionJob(ctx, j.ID, algoitny.JobTransition{Status: status}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return j
+	}
+	insert := func(args river.JobArgs) int64 {
+		t.Helper()
+		res, err := b.runner.Client().Insert(ctx, args, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Job.ID
+	}
+
+	neverQueued := newJob(algoitny.JobPending, 0)
+	lost := newJob(algoitny.JobProcessing, 987654321)
+	requeuedID := insert(jobs.ExecuteArgs{JobID: "x1"}) // available in River: a rescued job waiting to run again
+	requeued := newJob(algoitny.JobProcessing, requeuedID)
+	discardedID := insert(jobs.ExecuteArgs{JobID: "x2"})
+	if _, err := b.runner.Client().JobCancel(ctx, discardedID); err != nil {
+		t.Fatal(err)
+	}
+	cancelled := newJob(algoitny.JobProcessing, discardedID)
+	healthyID := insert(jobs.ExecuteArgs{JobID: "x3"})
+	healthy := newJob(algoitny.JobPending, healthyID) // PENDING and queued: fine
+	time.Sleep(5 * time.Millisecond)
+
+	n, err := b.runner.Reap(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 4 {
+		t.Fatalf("repaired %d records, want 4", n)
+	}
+	for _, tc := range []struct {
+		name   string
+		job    *algoitny.Job
+		status algoitny.JobStatus
+		msg    string
+	}{
+		{"NeverQueued", neverQueued, algoitny.JobFailed, "could not be queued"},
+		{"LostByRiver", lost, algoitny.JobFailed, "lost by the job runner"},
+		{"BackInTheQueue", requeued, algoitny.JobPending, ""},
+		{"CancelledInRiver", cancelled, algoitny.JobCancelled, ""},
+		{"Healthy", healthy, algoitny.JobPending, ""},
+	} {
+		got, err := b.db.GetJob(ctx, tc.job.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Status != tc.status || !strings.Contains(got.ErrorMessage, tc.msg) {
+			t.Errorf("%s: %s %q, want %s %q", tc.name, got.Status, got.ErrorMessage, tc.status, tc.msg)
+		}
+	}
+	// Each repair left a progress step explaining it.
+	p, err := b.db.LatestJobProgress(ctx, lost.ID)
+	if err != nil || p.Step != "reaper" {
+		t.Fatalf("progress %+v %v", p, err)
+	}
+	// A second sweep finds nothing more to do.
+	if n, err := b.runner.Reap(ctx); err != nil || n != 0 {
+		t.Fatalf("second sweep repaired %d (%v)", n, err)
+	}
+}
