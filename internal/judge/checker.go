@@ -101,7 +101,7 @@ func (c Checker) Compare(expected, actual io.Reader) (bool, string, error) {
 	case CheckTokens:
 		return compareStreams(&tokenCanon{r: exp}, &tokenCanon{r: act}, ' ', "token")
 	case CheckExact:
-		return compareStreams(rawStream{exp}, rawStream{act}, '\n', "line")
+		return compareStreams(exp, act, '\n', "line")
 	case CheckFloat:
 		abs, rel := c.AbsEps, c.RelEps
 		if abs == 0 && rel == 0 {
@@ -114,35 +114,14 @@ func (c Checker) Compare(expected, actual io.Reader) (bool, string, error) {
 	return false, "", fmt.Errorf("%w: checker kind %q cannot compare streams", ErrInvalidInput, c.Kind)
 }
 
-// byteStream yields the bytes of a (canonicalised) output; ok is false at the end.
-type byteStream interface {
-	next() (b byte, ok bool, err error)
-}
-
-// rawStream yields bytes unchanged (CheckExact).
-type rawStream struct{ r *bufio.Reader }
-
-func (s rawStream) next() (byte, bool, error) { return readByte(s.r) }
-
-func readByte(r *bufio.Reader) (byte, bool, error) {
-	b, err := r.ReadByte()
-	if err == io.EOF {
-		return 0, false, nil
-	}
-	if err != nil {
-		return 0, false, err
-	}
-	return b, true, nil
-}
-
 func isLineSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\r' || b == '\v' || b == '\f' }
 
 func isSpace(b byte) bool { return b == '\n' || isLineSpace(b) }
 
-// lineCanon yields the output with whitespace at the end of every line and
+// lineCanon reads the output with whitespace at the end of every line and
 // blank lines at the end of the output removed, and no final newline. Only
-// whitespace runs are buffered (they are dropped at a line end, or flushed when
-// the line goes on), and blank lines are counted, not stored.
+// whitespace runs are buffered (dropped at a line end, or flushed when the line
+// goes on); blank lines are counted, not stored.
 type lineCanon struct {
 	r       *bufio.Reader
 	ws      []byte
@@ -150,25 +129,39 @@ type lineCanon struct {
 	nl      int
 	flush   bool
 	pending byte
+	eof     bool
 }
 
-func (c *lineCanon) next() (byte, bool, error) {
-	if c.flush {
-		if c.nl > 0 {
-			c.nl--
-			return '\n', true, nil
+func (c *lineCanon) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		if c.flush {
+			switch {
+			case c.nl > 0:
+				p[n] = '\n'
+				c.nl--
+				n++
+			case c.wsPos < len(c.ws):
+				k := copy(p[n:], c.ws[c.wsPos:])
+				c.wsPos += k
+				n += k
+			default:
+				c.flush, c.ws, c.wsPos = false, c.ws[:0], 0
+				p[n] = c.pending
+				n++
+			}
+			continue
 		}
-		if c.wsPos < len(c.ws) {
-			c.wsPos++
-			return c.ws[c.wsPos-1], true, nil
+		if c.eof {
+			break
 		}
-		c.flush, c.ws, c.wsPos = false, c.ws[:0], 0
-		return c.pending, true, nil
-	}
-	for {
-		b, ok, err := readByte(c.r)
-		if !ok || err != nil {
-			return 0, false, err
+		b, err := c.r.ReadByte()
+		if err != nil {
+			if err != io.EOF {
+				return n, err
+			}
+			c.eof = true // pending whitespace and blank lines are dropped
+			break
 		}
 		switch {
 		case b == '\n':
@@ -177,110 +170,186 @@ func (c *lineCanon) next() (byte, bool, error) {
 		case isLineSpace(b):
 			c.ws = append(c.ws, b)
 		case c.nl == 0 && len(c.ws) == 0:
-			return b, true, nil
+			p[n] = b
+			n++
 		default:
 			c.flush, c.pending = true, b
-			return c.next()
 		}
 	}
+	if n == 0 && c.eof {
+		return 0, io.EOF
+	}
+	return n, nil
 }
 
-// tokenCanon yields the tokens of the output separated by single spaces.
+// tokenCanon reads the tokens of the output separated by single spaces.
 type tokenCanon struct {
 	r       *bufio.Reader
 	started bool
 	sep     bool
-	flush   bool
-	pending byte
+	eof     bool
 }
 
-func (c *tokenCanon) next() (byte, bool, error) {
-	if c.flush {
-		c.flush = false
-		return c.pending, true, nil
-	}
-	for {
-		b, ok, err := readByte(c.r)
-		if !ok || err != nil {
-			return 0, false, err
+func (c *tokenCanon) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) && !c.eof {
+		b, err := c.r.ReadByte()
+		if err != nil {
+			if err != io.EOF {
+				return n, err
+			}
+			c.eof = true
+			break
 		}
 		if isSpace(b) {
 			c.sep = c.started
 			continue
 		}
-		c.started = true
 		if c.sep {
-			c.sep, c.flush, c.pending = false, true, b
-			return ' ', true, nil
+			if n+1 == len(p) {
+				_ = c.r.UnreadByte()
+				break
+			}
+			p[n] = ' '
+			n++
+			c.sep = false
 		}
-		return b, true, nil
+		c.started = true
+		p[n] = b
+		n++
 	}
+	if n == 0 && c.eof {
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// side is one stream under comparison: a block buffer over a reader.
+type side struct {
+	r    io.Reader
+	buf  []byte
+	pos  int
+	end  int
+	eof  bool
+	err  error
+	name string
+}
+
+// fill makes sure some bytes are buffered unless the stream ended.
+func (s *side) fill() {
+	for s.pos == s.end && !s.eof {
+		n, err := s.r.Read(s.buf)
+		s.pos, s.end = 0, n
+		if err == io.EOF {
+			s.eof = true
+		} else if err != nil {
+			s.eof, s.err = true, fmt.Errorf("reading %s: %w", s.name, err)
+		}
+	}
+}
+
+func (s *side) next() (byte, bool) {
+	s.fill()
+	if s.pos == s.end {
+		return 0, false
+	}
+	s.pos++
+	return s.buf[s.pos-1], true
 }
 
 // snippetLen bounds each side of a difference shown in messages.
 const snippetLen = 40
 
-// compareStreams compares two canonical streams byte by byte. sep delimits the
-// units (lines or tokens) that messages count.
-func compareStreams(exp, act byteStream, sep byte, unit string) (bool, string, error) {
-	var prefix []byte // the current unit so far (its last snippetLen bytes)
-	cut := false      // prefix lost its beginning
-	n := 1
-	for {
-		eb, eok, err := exp.next()
-		if err != nil {
-			return false, "", fmt.Errorf("reading expected output: %w", err)
+// compareStreams compares two canonical streams block by block; sep delimits
+// the units (lines or tokens) that messages count.
+func compareStreams(expR, actR io.Reader, sep byte, unit string) (bool, string, error) {
+	exp := &side{r: expR, buf: make([]byte, 64<<10), name: "expected output"}
+	act := &side{r: actR, buf: make([]byte, 64<<10), name: "output"}
+	var (
+		prefix []byte // the current unit so far (its last snippetLen bytes)
+		cut    bool   // prefix lost its beginning
+		n      = 1
+	)
+	advance := func(b []byte) {
+		if i := bytes.LastIndexByte(b, sep); i >= 0 {
+			n += bytes.Count(b, []byte{sep})
+			b, prefix, cut = b[i+1:], prefix[:0], false
 		}
-		ab, aok, err := act.next()
-		if err != nil {
-			return false, "", fmt.Errorf("reading output: %w", err)
-		}
-		switch {
-		case !eok && !aok:
-			return true, "", nil
-		case !eok:
-			if ab == sep {
-				return false, fmt.Sprintf("extra output after %s %d: %s", unit, n, restOfUnit(nil, false, act, sep)), nil
+		if len(prefix)+len(b) > snippetLen {
+			keep := max(snippetLen-len(b), 0)
+			prefix = append(prefix[:0], prefix[len(prefix)-keep:]...)
+			if len(b) > snippetLen {
+				b = b[len(b)-snippetLen:]
 			}
-			return false, fmt.Sprintf("%s %d: expected %s, found %s", unit, n,
-				quoteSnippet(prefix, cut, false), restOfUnit(append(prefix, ab), cut, act, sep)), nil
-		case !aok:
-			if eb == sep {
-				return false, fmt.Sprintf("output ends after %s %d, expected more: %s", unit, n, restOfUnit(nil, false, exp, sep)), nil
-			}
-			return false, fmt.Sprintf("%s %d: expected %s, found %s", unit, n,
-				restOfUnit(append(prefix, eb), cut, exp, sep), quoteSnippet(prefix, cut, false)), nil
-		case eb != ab:
-			e, a := quoteSnippet(prefix, cut, false), quoteSnippet(prefix, cut, false)
-			if eb != sep {
-				e = restOfUnit(append(append([]byte{}, prefix...), eb), cut, exp, sep)
-			}
-			if ab != sep {
-				a = restOfUnit(append(append([]byte{}, prefix...), ab), cut, act, sep)
-			}
-			return false, fmt.Sprintf("%s %d: expected %s, found %s", unit, n, e, a), nil
-		}
-		if eb == sep {
-			n++
-			prefix, cut = prefix[:0], false
-			continue
-		}
-		if len(prefix) == snippetLen {
-			copy(prefix, prefix[1:])
-			prefix = prefix[:snippetLen-1]
 			cut = true
 		}
-		prefix = append(prefix, eb)
+		prefix = append(prefix, b...)
 	}
+	for {
+		exp.fill()
+		act.fill()
+		if exp.err != nil {
+			return false, "", exp.err
+		}
+		if act.err != nil {
+			return false, "", act.err
+		}
+		eb, ab := exp.buf[exp.pos:exp.end], act.buf[act.pos:act.end]
+		m := min(len(eb), len(ab))
+		i := 0
+		if !bytes.Equal(eb[:m], ab[:m]) {
+			for i < m && eb[i] == ab[i] {
+				i++
+			}
+		} else {
+			i = m
+		}
+		advance(eb[:i])
+		exp.pos += i
+		act.pos += i
+		if i == m && len(eb) > 0 && len(ab) > 0 {
+			continue // both blocks matched so far
+		}
+		return mismatch(exp, act, prefix, cut, n, sep, unit)
+	}
+}
+
+// mismatch describes the first difference: both streams are positioned on it
+// (or at their end).
+func mismatch(exp, act *side, prefix []byte, cut bool, n int, sep byte, unit string) (bool, string, error) {
+	eb, eok := exp.next()
+	ab, aok := act.next()
+	switch {
+	case !eok && !aok:
+		return true, "", nil
+	case !eok && ab == sep:
+		return false, fmt.Sprintf("extra output after %s %d: %s", unit, n, restOfUnit(nil, false, act, sep)), nil
+	case !eok:
+		return false, fmt.Sprintf("%s %d: expected %s, found %s", unit, n,
+			quoteSnippet(prefix, cut, false), restOfUnit(append(prefix, ab), cut, act, sep)), nil
+	case !aok && eb == sep:
+		return false, fmt.Sprintf("output ends after %s %d, expected more: %s", unit, n, restOfUnit(nil, false, exp, sep)), nil
+	case !aok:
+		return false, fmt.Sprintf("%s %d: expected %s, found %s", unit, n,
+			restOfUnit(append(prefix, eb), cut, exp, sep), quoteSnippet(prefix, cut, false)), nil
+	}
+	e, a := quoteSnippet(prefix, cut, false), quoteSnippet(prefix, cut, false)
+	if eb != sep {
+		e = restOfUnit(append(append([]byte{}, prefix...), eb), cut, exp, sep)
+	}
+	if ab != sep {
+		a = restOfUnit(append(append([]byte{}, prefix...), ab), cut, act, sep)
+	}
+	return false, fmt.Sprintf("%s %d: expected %s, found %s", unit, n, e, a), nil
 }
 
 // restOfUnit renders head followed by the rest of the current unit of s (up to
 // snippetLen more bytes).
-func restOfUnit(head []byte, cut bool, s byteStream, sep byte) string {
+func restOfUnit(head []byte, cut bool, s *side, sep byte) string {
 	buf := append([]byte{}, head...)
 	for i := 0; ; i++ {
-		b, ok, err := s.next()
-		if !ok || err != nil || b == sep {
+		b, ok := s.next()
+		if !ok || b == sep {
 			return quoteSnippet(buf, cut, false)
 		}
 		if i >= snippetLen {
@@ -299,6 +368,17 @@ func quoteSnippet(b []byte, cut, more bool) string {
 		s += "…"
 	}
 	return s
+}
+
+func readByte(r *bufio.Reader) (byte, bool, error) {
+	b, err := r.ReadByte()
+	if err == io.EOF {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	return b, true, nil
 }
 
 // tokenReader reads whitespace-separated tokens of bounded length.

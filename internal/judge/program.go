@@ -2,6 +2,7 @@ package judge
 
 import (
 	"context"
+	"debug/elf"
 	"fmt"
 	"io"
 	"io/fs"
@@ -28,6 +29,9 @@ type Program struct {
 	lang  Language
 	dir   string // host directory owning the build directory
 	build string // host build directory, mounted read-only at /prog
+	// staticBytes is what a native executable maps before it runs (code, data,
+	// bss): a program whose static arrays exceed the limit is refused up front.
+	staticBytes int64
 
 	mu     sync.RWMutex
 	closed bool
@@ -116,6 +120,7 @@ func (p *Program) compile(ctx context.Context, source string) error {
 	if len(p.lang.Compile) == 0 {
 		return fixBuildPermissions(p.build, e.switchUID)
 	}
+	defer func() { p.staticBytes = staticSize(p.build, p.lang.Run) }()
 	uid := e.compileUID
 	if e.switchUID {
 		if err := os.Chown(p.build, uid, uid); err != nil {
@@ -240,6 +245,33 @@ func fixBuildPermissions(build string, chown bool) error {
 	})
 }
 
+// staticSize returns the total size of the loadable segments of the program's
+// executable when the run command is an ELF file in the build directory, else 0.
+// Loading such a binary under a smaller RLIMIT_AS fails inside execve after the
+// point of no return, which looks like an instant SIGSEGV; measuring it here
+// gives the honest verdict.
+func staticSize(build string, run []string) int64 {
+	if len(run) == 0 || !strings.HasPrefix(run[0], "{dir}/") {
+		return 0
+	}
+	f, err := os.OpenFile(filepath.Join(build, strings.TrimPrefix(run[0], "{dir}/")), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	ef, err := elf.NewFile(f)
+	if err != nil {
+		return 0
+	}
+	var total int64
+	for _, prog := range ef.Progs {
+		if prog.Type == elf.PT_LOAD {
+			total += int64(prog.Memsz)
+		}
+	}
+	return total
+}
+
 // writeNew creates path (which must not exist, and is never followed if it is a
 // symlink) and copies r into it.
 func writeNew(path string, r io.Reader) error {
@@ -286,6 +318,11 @@ func (p *Program) run(ctx context.Context, opts RunOptions, extra []mount, pathV
 		return RunResult{Verdict: InternalError, Message: err.Error()}, err
 	}
 	eff := lim.effective(p.lang)
+	if p.staticBytes > eff.memory {
+		return RunResult{Verdict: MemoryLimitExceeded, ExitCode: -1, MemoryBytes: p.staticBytes,
+			Message: fmt.Sprintf("the program's static data (%s) exceeds the memory limit %s",
+				formatBytes(p.staticBytes), memoryLimitText(eff))}, nil
+	}
 	vars := memoryVars(lim.MemoryBytes)
 	vars["dir"] = progDir
 	if !e.sandboxed {

@@ -1,0 +1,110 @@
+package judge_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/algoitny/api/internal/judge"
+)
+
+func TestNew(t *testing.T) {
+	t.Parallel()
+
+	t.Run("ErrSandboxUnavailable_NoBwrap", func(t *testing.T) {
+		t.Parallel()
+		_, err := judge.New(judge.Config{BwrapPath: "/nonexistent/bwrap"})
+		if !errors.Is(err, judge.ErrSandboxUnavailable) {
+			t.Fatalf("New without bwrap: %v, want ErrSandboxUnavailable", err)
+		}
+		if !strings.Contains(err.Error(), "apt-get install -y bubblewrap") || !strings.Contains(err.Error(), "AllowUnsandboxed") {
+			t.Fatalf("the error should say how to fix it: %v", err)
+		}
+	})
+
+	t.Run("ErrSandboxUnavailable_UnsandboxedNotAllowed", func(t *testing.T) {
+		t.Parallel()
+		_, err := judge.New(judge.Config{Sandbox: judge.SandboxNone})
+		if !errors.Is(err, judge.ErrSandboxUnavailable) {
+			t.Fatalf("New(Sandbox: none): %v, want ErrSandboxUnavailable", err)
+		}
+	})
+
+	t.Run("ErrInvalidInput_SandboxMode", func(t *testing.T) {
+		t.Parallel()
+		if _, err := judge.New(judge.Config{Sandbox: "docker"}); !errors.Is(err, judge.ErrInvalidInput) {
+			t.Fatalf("New(Sandbox: docker): %v, want ErrInvalidInput", err)
+		}
+	})
+
+	t.Run("Unsandboxed", func(t *testing.T) {
+		t.Parallel()
+		e, base := newEngine(t, judge.Config{Sandbox: judge.SandboxNone, AllowUnsandboxed: true}, "c")
+		if e.Sandboxed() {
+			t.Fatal("Sandboxed() = true in the unsandboxed mode")
+		}
+		src := modal["c"]
+		res := judgeSub(t, e, judge.Submission{Language: "c", Source: src, Limits: judge.Limits{CPUTime: time.Second, MemoryBytes: 64 << 20},
+			Tests: []judge.TestCase{
+				{Input: []byte("sum 2 3"), Expected: []byte("5")},
+				{Input: []byte("loop")},
+				{Input: []byte("hog")},
+			}})
+		for i, want := range []judge.Verdict{judge.Accepted, judge.TimeLimitExceeded, judge.MemoryLimitExceeded} {
+			requireVerdict(t, "unsandboxed", res.Tests[i].Verdict, want, res.Tests[i])
+		}
+		requireNoLeftovers(t, base, "")
+	})
+
+	t.Run("LanguageUnavailable", func(t *testing.T) {
+		t.Parallel()
+		cobol := judge.Language{ID: "cobol", Name: "COBOL", SourceFile: "main.cob",
+			Compile: []string{"cobc-not-installed", "-x", "main.cob"}, Run: []string{"{dir}/main"}}
+		langs := append([]judge.Language{cobol}, judge.DefaultLanguages()[1]) // + C
+		e, _ := newEngine(t, judge.Config{Languages: langs})
+		got := e.Languages()
+		if len(got) != 2 || got[0].ID != "cobol" || got[0].Available || got[0].Reason == "" {
+			t.Fatalf("COBOL should be listed as unavailable with a reason: %+v", got)
+		}
+		if !got[1].Available || got[1].Version == "" {
+			t.Fatalf("C should be available with a version: %+v", got[1])
+		}
+		if _, err := e.Compile(context.Background(), "cobol", "x"); !errors.Is(err, judge.ErrLanguageUnavailable) {
+			t.Fatalf("Compile(cobol): %v, want ErrLanguageUnavailable", err)
+		}
+		if _, err := e.Compile(context.Background(), "brainfuck", "x"); !errors.Is(err, judge.ErrUnknownLanguage) {
+			t.Fatalf("Compile(brainfuck): %v, want ErrUnknownLanguage", err)
+		}
+	})
+
+	t.Run("EveryLanguageAvailable", func(t *testing.T) {
+		t.Parallel()
+		e := sharedEngine(t)
+		for _, l := range e.Languages() {
+			requireLanguage(t, e, l.ID)
+		}
+	})
+
+	t.Run("Close", func(t *testing.T) {
+		t.Parallel()
+		work := tempDir(t) + "/work"
+		e, _ := newEngine(t, judge.Config{WorkDir: work}, "c")
+		p := compile(t, e, "c", aPlusBC)
+		if entries, _ := os.ReadDir(work); len(entries) != 1 {
+			t.Fatalf("work directory should hold the build: %v", entries)
+		}
+		p.Close()
+		if entries, _ := os.ReadDir(work); len(entries) != 0 {
+			t.Fatalf("Program.Close left files: %v", entries)
+		}
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Compile(context.Background(), "c", aPlusBC); !errors.Is(err, judge.ErrClosed) {
+			t.Fatalf("Compile after Close: %v, want ErrClosed", err)
+		}
+	})
+}
