@@ -11,7 +11,7 @@ import (
 
 // seedHistory stores an execution of user directly (executions are
 // normally written by the CODE_EXECUTION worker).
-func (s *apiServer) seedHistory(t *testing.T, u *algoitny.User, problemID string, public bool) *algoitny.SearchHistory {
+func (s *apiServer) seedHistory(t testing.TB, u *algoitny.User, problemID string, public bool) *algoitny.SearchHistory {
 	t.Helper()
 	h := &algoitny.SearchHistory{
 		UserID: u.ID, UserEmail: u.Email, Platform: algoitny.PlatformBaekjoon, ProblemID: problemID, ProblemTitle: "Problem " + problemID,

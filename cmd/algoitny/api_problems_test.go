@@ -11,7 +11,7 @@ const createProblemMutation = `mutation($in: CreateProblemInput!) {
 }`
 
 // createProblem registers a problem as token with n test cases.
-func (s *apiServer) createProblem(t *testing.T, token, platform, id string, n int, completed bool) map[string]any {
+func (s *apiServer) createProblem(t testing.TB, token, platform, id string, n int, completed bool) map[string]any {
 	t.Helper()
 	var cases []map[string]any
 	for i := range n {

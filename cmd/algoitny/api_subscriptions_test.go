@@ -10,7 +10,7 @@ import (
 )
 
 // startWorkers starts an API with in-process workers and fast job fetching.
-func startWorkers(t *testing.T) *apiServer {
+func startWorkers(t testing.TB) *apiServer {
 	t.Helper()
 	return startAPITuned(t, func(c *Config) { c.Workers = true }, func(j *jobs.Config) {
 		j.FetchCooldown, j.FetchPollInterval = 20*time.Millisecond, 200*time.Millisecond
@@ -183,7 +183,7 @@ type jobState struct {
 }
 
 // waitJob polls a job until it is final.
-func (s *apiServer) waitJob(t *testing.T, token, id string, timeout time.Duration) jobState {
+func (s *apiServer) waitJob(t testing.TB, token, id string, timeout time.Duration) jobState {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {

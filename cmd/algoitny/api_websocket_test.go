@@ -13,7 +13,7 @@ import (
 )
 
 // pendingJob submits an execution that stays PENDING (no workers run).
-func (s *apiServer) pendingJob(t *testing.T, token string) string {
+func (s *apiServer) pendingJob(t testing.TB, token string) string {
 	t.Helper()
 	var out struct{ ExecuteCode struct{ ID string } }
 	s.query(t, token, executeMutation, executeInput("print(1)", nil)).decode(t, &out)

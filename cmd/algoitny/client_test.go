@@ -25,13 +25,13 @@ type apiServer struct {
 
 // startAPI runs Main on :0 against tables and a River schema of the test's
 // own, migrated and seeded, and stops it when the test ends.
-func startAPI(t *testing.T, tweak func(*Config)) *apiServer {
+func startAPI(t testing.TB, tweak func(*Config)) *apiServer {
 	t.Helper()
 	return startAPITuned(t, tweak, nil)
 }
 
 // startAPITuned is startAPI with the job runner's configuration adjusted.
-func startAPITuned(t *testing.T, tweak func(*Config), tune func(*jobs.Config)) *apiServer {
+func startAPITuned(t testing.TB, tweak func(*Config), tune func(*jobs.Config)) *apiServer {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cfg := testConfig(t)
@@ -87,7 +87,7 @@ func (r *gqlResult) code() string {
 }
 
 // decode unmarshals data into v, failing the test on GraphQL errors.
-func (r *gqlResult) decode(t *testing.T, v any) {
+func (r *gqlResult) decode(t testing.TB, v any) {
 	t.Helper()
 	if len(r.Errors) > 0 {
 		t.Fatalf("unexpected errors: %s", r.Raw)
@@ -98,13 +98,13 @@ func (r *gqlResult) decode(t *testing.T, v any) {
 }
 
 // query posts a GraphQL request as token ("" = anonymous).
-func (s *apiServer) query(t *testing.T, token, query string, vars map[string]any) *gqlResult {
+func (s *apiServer) query(t testing.TB, token, query string, vars map[string]any) *gqlResult {
 	t.Helper()
 	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
 	return s.post(t, token, "application/json", body, nil)
 }
 
-func (s *apiServer) post(t *testing.T, token, contentType string, body []byte, header http.Header) *gqlResult {
+func (s *apiServer) post(t testing.TB, token, contentType string, body []byte, header http.Header) *gqlResult {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, s.URL, bytes.NewReader(body))
 	req.Header.Set("Content-Type", contentType)
@@ -117,7 +117,7 @@ func (s *apiServer) post(t *testing.T, token, contentType string, body []byte, h
 	return s.send(t, req)
 }
 
-func (s *apiServer) send(t *testing.T, req *http.Request) *gqlResult {
+func (s *apiServer) send(t testing.TB, req *http.Request) *gqlResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(req.Context(), 30*time.Second)
 	defer cancel()
@@ -139,7 +139,7 @@ func (s *apiServer) send(t *testing.T, req *http.Request) *gqlResult {
 }
 
 // login signs in with devLogin and returns the session token.
-func (s *apiServer) login(t *testing.T, email string) string {
+func (s *apiServer) login(t testing.TB, email string) string {
 	t.Helper()
 	var out struct {
 		DevLogin struct{ Token string }
@@ -149,7 +149,7 @@ func (s *apiServer) login(t *testing.T, email string) string {
 }
 
 // staff signs in a user and grants it staff rights (what `algoitny admin grant` does).
-func (s *apiServer) staff(t *testing.T, email string) string {
+func (s *apiServer) staff(t testing.TB, email string) string {
 	t.Helper()
 	token := s.login(t, email)
 	if _, err := s.Accounts.GrantStaff(context.Background(), email, true); err != nil {
@@ -159,7 +159,7 @@ func (s *apiServer) staff(t *testing.T, email string) string {
 }
 
 // user returns the stored user of an email.
-func (s *apiServer) user(t *testing.T, email string) *algoitny.User {
+func (s *apiServer) user(t testing.TB, email string) *algoitny.User {
 	t.Helper()
 	u, err := s.DB.GetUserByEmail(context.Background(), email)
 	if err != nil {
@@ -169,7 +169,7 @@ func (s *apiServer) user(t *testing.T, email string) *algoitny.User {
 }
 
 // testLogger discards logs unless ALGOITNY_TEST_LOGS is set.
-func testLogger(t *testing.T) *slog.Logger {
+func testLogger(t testing.TB) *slog.Logger {
 	if os.Getenv("ALGOITNY_TEST_LOGS") != "" {
 		return slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}

@@ -39,7 +39,7 @@ func TestMain(m *testing.M) {
 }
 
 // testConfig returns a configuration on tables and a River schema of the test's own.
-func testConfig(t *testing.T) Config {
+func testConfig(t testing.TB) Config {
 	t.Helper()
 	id := fmt.Sprintf("e2e%d", time.Now().UnixNano()%1e10)
 	return Config{

@@ -26,7 +26,7 @@ var (
 
 // binary builds the algoitny binary once for the tests that run it as
 // separate processes.
-func binary(t *testing.T) string {
+func binary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "algoitny-bin-")
@@ -66,7 +66,7 @@ func env(cfg Config, extra ...string) []string {
 }
 
 // startProcess runs `algoitny args...` and, for serve, waits for its address.
-func startProcess(t *testing.T, environ []string, args ...string) *process {
+func startProcess(t testing.TB, environ []string, args ...string) *process {
 	t.Helper()
 	p := &process{cmd: exec.Command(binary(t), args...), addr: make(chan string, 1)}
 	p.cmd.Env = environ
@@ -98,7 +98,7 @@ func (p *process) kill(sig syscall.Signal) {
 	p.cmd.Wait()
 }
 
-func (p *process) url(t *testing.T) string {
+func (p *process) url(t testing.TB) string {
 	t.Helper()
 	select {
 	case a := <-p.addr:
@@ -112,7 +112,7 @@ func (p *process) url(t *testing.T) string {
 }
 
 // prepare migrates a test's tables and schema and returns a DB on them.
-func prepare(t *testing.T, cfg Config) *dynamo.DB {
+func prepare(t testing.TB, cfg Config) *dynamo.DB {
 	t.Helper()
 	ctx := context.Background()
 	if err := migrate(ctx, cfg, io.Discard); err != nil {
@@ -130,7 +130,7 @@ func prepare(t *testing.T, cfg Config) *dynamo.DB {
 }
 
 // staffOn signs in on a server and makes the user staff directly in storage.
-func staffOn(t *testing.T, s *apiServer, db *dynamo.DB, email string) string {
+func staffOn(t testing.TB, s *apiServer, db *dynamo.DB, email string) string {
 	t.Helper()
 	token := s.login(t, email)
 	if _, err := db.SetUserStaff(context.Background(), email, true); err != nil {
@@ -142,7 +142,7 @@ func staffOn(t *testing.T, s *apiServer, db *dynamo.DB, email string) string {
 // judgeProcesses counts live processes running as the judge's sandbox users
 // (zombies are dead: they only wait for a parent — here often a container's
 // pid 1 that does not reap — to collect them).
-func judgeProcesses(t *testing.T) int {
+func judgeProcesses(t testing.TB) int {
 	t.Helper()
 	entries, _ := os.ReadDir("/proc")
 	n := 0

@@ -13,7 +13,7 @@ import (
 // wsClient is a raw websocket client speaking graphql-transport-ws (or the
 // legacy graphql-ws), for end-to-end tests of subscriptions.
 type wsClient struct {
-	t    *testing.T
+	t    testing.TB
 	conn *websocket.Conn
 }
 
@@ -24,7 +24,7 @@ type wsMessage struct {
 }
 
 // dialWS opens a socket to the API with a subprotocol.
-func (s *apiServer) dialWS(t *testing.T, subprotocol string, header http.Header) *wsClient {
+func (s *apiServer) dialWS(t testing.TB, subprotocol string, header http.Header) *wsClient {
 	t.Helper()
 	d := websocket.Dialer{Subprotocols: []string{subprotocol}, HandshakeTimeout: 5 * time.Second}
 	conn, resp, err := d.Dial(strings.Replace(s.URL, "http://", "ws://", 1), header)
