@@ -8,6 +8,8 @@ package graph
 import (
 	"context"
 
+	"github.com/99designs/gqlgen/graphql"
+
 	"github.com/algoitny/api/graph/model"
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/jobs"
@@ -472,7 +474,13 @@ func (r *userResolver) ID(ctx context.Context, obj *algoitny.User) (string, erro
 }
 
 func (r *userResolver) Email(ctx context.Context, obj *algoitny.User) (*string, error) {
-	if !algoitny.ActorFrom(ctx).OwnsOrStaff(obj.ID) {
+	// The user of a sign-in payload is the caller, although the request
+	// carried no session yet.
+	signingIn := false
+	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Parent != nil {
+		signingIn = fc.Parent.Object == "AuthPayload"
+	}
+	if !signingIn && !algoitny.ActorFrom(ctx).OwnsOrStaff(obj.ID) {
 		return nil, nil
 	}
 	return &obj.Email, nil

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+
+	"github.com/algoitny/api/internal/algoitny"
 	"strings"
 	"testing"
 )
@@ -155,11 +157,25 @@ func TestAPIAccounts(t *testing.T) {
 		daveU := s.user(t, "dave@example.com")
 		s.seedHistory(t, daveU, "1", true)
 		s.seedHistory(t, daveU, "2", false)
+		s.createProblem(t, admin, "BAEKJOON", "del1", 1, true)
+		var job struct{ ExecuteCode struct{ ID string } }
+		s.query(t, dave, executeMutation, map[string]any{"in": map[string]any{"platform": "BAEKJOON", "problemId": "del1", "language": "PYTHON", "code": "print(1)", "idempotencyKey": "k"}}).decode(t, &job)
 		var out struct{ DeleteMyAccount bool }
 		s.query(t, dave, `mutation { deleteMyAccount }`, nil).decode(t, &out)
-		n, err := s.DB.CountUserItems(context.Background(), daveU.ID)
+		ctx := context.Background()
+		n, err := s.DB.CountUserItems(ctx, daveU.ID)
 		if err != nil || n != 0 {
-			t.Fatalf("%d items left (%v)", n, err)
+			t.Fatalf("%d items left in the user's partition (%v)", n, err)
+		}
+		if _, err := s.DB.GetUserByEmail(ctx, "dave@example.com"); !algoitny.IsCode(err, algoitny.ENOTFOUND) {
+			t.Fatalf("user item left: %v", err)
+		}
+		jobID, _ := parseGlobalID(job.ExecuteCode.ID)
+		if _, err := s.DB.GetJob(ctx, jobID); !algoitny.IsCode(err, algoitny.ENOTFOUND) {
+			t.Fatalf("job left: %v", err)
+		}
+		if p, err := s.DB.ListJobProgress(ctx, jobID, algoitny.PageRequest{}); err != nil || len(p.Items) != 0 {
+			t.Fatalf("job progress left: %d %v", len(p.Items), err)
 		}
 		if r := s.query(t, dave, `{ me { id } }`, nil); r.code() != "UNAUTHENTICATED" {
 			t.Fatalf("deleted account's token: %s", r.Raw)

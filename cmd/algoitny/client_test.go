@@ -180,3 +180,10 @@ func testLogger(t testing.TB) *slog.Logger {
 func globalIDOf(typ string, parts ...string) string {
 	return base64.RawURLEncoding.EncodeToString([]byte(typ + ":" + strings.Join(parts, ":")))
 }
+
+// parseGlobalID returns the last part of a global id (the entity's own id).
+func parseGlobalID(id string) (string, string) {
+	raw, _ := base64.RawURLEncoding.DecodeString(id)
+	parts := strings.Split(string(raw), ":")
+	return parts[len(parts)-1], parts[0]
+}

@@ -34,6 +34,7 @@ func commands() map[string]command {
 		"migrate":    {"create or upgrade the DynamoDB tables and River's schema (idempotent)", runMigrate},
 		"seed-plans": {"create the default plans Free, Pro and Admin if missing", runSeedPlans},
 		"version":    {"print the version and exit", runVersion},
+		"admin":      {"admin grant|revoke EMAIL: make a user staff (the first staff user)", runAdmin},
 		"judge":      {"judge a solution against a directory of tests (see `algoitny judge -h`)", runJudge},
 		"dev":        {"local development: start DynamoDB Local + PostgreSQL, migrate, seed, serve (make run)", runDev},
 		"stack":      {"run a command against throw-away DynamoDB Local + PostgreSQL (make test)", runStack},
