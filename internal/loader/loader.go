@@ -54,10 +54,21 @@ const wait = 2 * time.Millisecond
 // New returns a fresh set of loaders over store.
 func New(store Store) *Loaders {
 	return &Loaders{
-		Problem: newLoader(store.GetProblems, func(k algoitny.ProblemRef) algoitny.ProblemRef { return k }),
-		User:    newLoader(store.GetUsersByEmail, func(k string) string { return strings.ToLower(k) }),
-		Plan:    newLoader(store.GetPlans, func(k string) string { return k }),
-		Job:     newLoader(store.GetJobs, func(k string) string { return k }),
+		// The store's methods are called through closures, so a nil store
+		// fails only when a loader is used.
+		Problem: newLoader(func(ctx context.Context, k []algoitny.ProblemRef) (map[algoitny.ProblemRef]*algoitny.Problem, error) {
+			return store.GetProblems(ctx, k)
+		}, func(k algoitny.ProblemRef) algoitny.ProblemRef { return k }),
+		User: newLoader(func(ctx context.Context, k []string) (map[string]*algoitny.User, error) {
+			return store.GetUsersByEmail(ctx, k)
+		},
+			func(k string) string { return strings.ToLower(k) }),
+		Plan: newLoader(func(ctx context.Context, k []string) (map[string]*algoitny.Plan, error) {
+			return store.GetPlans(ctx, k)
+		},
+			func(k string) string { return k }),
+		Job: newLoader(func(ctx context.Context, k []string) (map[string]*algoitny.Job, error) { return store.GetJobs(ctx, k) },
+			func(k string) string { return k }),
 		TestCases: dataloader.NewBatchedLoader(func(ctx context.Context, keys []TestCasePage) []*dataloader.Result[algoitny.Page[*algoitny.TestCase]] {
 			// DynamoDB has no batched Query: run the distinct pages concurrently.
 			out := make([]*dataloader.Result[algoitny.Page[*algoitny.TestCase]], len(keys))
