@@ -77,6 +77,7 @@ type Engine struct {
 	reaper      string
 	workDir     string
 	ownWorkDir  bool
+	sysDir      string // the engine's mirror of the /etc allowlist
 	cacheDir    string
 	compileUID  int
 	slots       chan struct{}
@@ -266,7 +267,19 @@ func checkTraversable(dir string) error {
 func (e *Engine) probeSandbox() error {
 	base := []string{"--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--as-pid-1",
 		"--hostname", "judge"}
-	sys := systemMounts(e.cfg.ReadOnlyPaths)
+	etcParent, err := os.MkdirTemp(e.workDir, "sys-")
+	if err != nil {
+		return err
+	}
+	if err := os.Chmod(etcParent, 0o755); err != nil {
+		return err
+	}
+	e.sysDir = etcParent
+	etc := filepath.Join(etcParent, "etc")
+	if err := mirrorEtc(etc); err != nil {
+		return fmt.Errorf("%w: mirroring /etc: %v", ErrSandboxUnavailable, err)
+	}
+	sys := systemMounts(etc, e.cfg.ReadOnlyPaths)
 	var lastErr error
 	for _, extra := range [][]string{{"--disable-userns"}, nil} {
 		e.bwrapPrefix = append(append(append([]string{}, base...), extra...), sys...)
@@ -385,6 +398,8 @@ func (e *Engine) Close() error {
 func (e *Engine) removeWorkDir() {
 	if e.ownWorkDir {
 		removeAll(e.workDir)
+	} else if e.sysDir != "" {
+		removeAll(e.sysDir)
 	}
 }
 

@@ -93,15 +93,18 @@ func TestNew(t *testing.T) {
 		work := tempDir(t) + "/work"
 		e, _ := newEngine(t, judge.Config{WorkDir: work}, "c")
 		p := compile(t, e, "c", aPlusBC)
-		if entries, _ := os.ReadDir(work); len(entries) != 1 {
+		if entries := runEntries(t, work); len(entries) != 1 {
 			t.Fatalf("work directory should hold the build: %v", entries)
 		}
 		p.Close()
-		if entries, _ := os.ReadDir(work); len(entries) != 0 {
+		if entries := runEntries(t, work); len(entries) != 0 {
 			t.Fatalf("Program.Close left files: %v", entries)
 		}
 		if err := e.Close(); err != nil {
 			t.Fatal(err)
+		}
+		if entries, err := os.ReadDir(work); err != nil || len(entries) != 0 {
+			t.Fatalf("Close should leave the given work directory, empty: %v %v", entries, err)
 		}
 		if _, err := e.Compile(context.Background(), "c", aPlusBC); !errors.Is(err, judge.ErrClosed) {
 			t.Fatalf("Compile after Close: %v, want ErrClosed", err)

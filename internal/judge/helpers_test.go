@@ -52,7 +52,7 @@ var shared struct {
 
 // sharedEngine is the engine most tests use, as a server would: one engine,
 // many concurrent submissions. It has every language and Workers = NumCPU.
-func sharedEngine(t *testing.T) *judge.Engine {
+func sharedEngine(t testing.TB) *judge.Engine {
 	t.Helper()
 	shared.once.Do(func() {
 		shared.base = int(nextUIDBase.Add(uidsPerEngine))
@@ -110,7 +110,7 @@ func requireLanguage(t *testing.T, e *judge.Engine, id string) {
 }
 
 // compile compiles source or fails the test.
-func compile(t *testing.T, e *judge.Engine, lang, source string) *judge.Program {
+func compile(t testing.TB, e *judge.Engine, lang, source string) *judge.Program {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -224,4 +224,23 @@ func tempDir(t *testing.T) string {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	return dir
+}
+
+// runEntries lists what compiles, runs and checkers left in an engine's work
+// directory (the engine's own set-up, such as its /etc mirror, excluded).
+func runEntries(t *testing.T, work string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		for _, prefix := range []string{"box-", "prog-", "check-"} {
+			if strings.HasPrefix(e.Name(), prefix) {
+				out = append(out, e.Name())
+			}
+		}
+	}
+	return out
 }

@@ -333,7 +333,7 @@ sys.exit(0 if out == ans else 1)
 		if entries, _ := os.ReadDir(canaryDir); len(entries) != 1 {
 			t.Fatalf("canary directory changed: %v", entries)
 		}
-		if entries, _ := os.ReadDir(work); len(entries) != 0 {
+		if entries := runEntries(t, work); len(entries) != 0 {
 			t.Fatalf("work directory not cleaned up: %v", entries)
 		}
 		requireNoLeftovers(t, base, "")

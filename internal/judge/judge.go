@@ -55,6 +55,10 @@ type Submission struct {
 	Language string
 	// Source is the program's source code.
 	Source string
+	// Program, when set, is used instead of compiling Language/Source (a
+	// rejudge, a reference solution run over many tests). Judge does not close
+	// it.
+	Program *Program
 	// Tests are run in parallel (up to Config.Workers at a time); results keep
 	// their order.
 	Tests []TestCase
@@ -134,23 +138,27 @@ func (e *Engine) Judge(ctx context.Context, sub Submission, onTest func(TestResu
 	if err := sub.Checker.validate(); err != nil {
 		return res, err
 	}
-	if _, err := e.language(sub.Language); err != nil {
-		return res, err
-	}
-	prog, err := e.Compile(ctx, sub.Language, sub.Source)
 	var ce *CompileError
-	if errors.As(err, &ce) {
-		res.Verdict, res.CompileOutput = CompilationError, ce.Output
-		if ce.Reason != "" {
-			res.CompileOutput = strings.TrimSpace(ce.Reason + "\n" + ce.Output)
+	prog := sub.Program
+	if prog == nil {
+		if _, err := e.language(sub.Language); err != nil {
+			return res, err
 		}
-		return res, nil
+		p, err := e.Compile(ctx, sub.Language, sub.Source)
+		if errors.As(err, &ce) {
+			res.Verdict, res.CompileOutput = CompilationError, ce.Output
+			if ce.Reason != "" {
+				res.CompileOutput = strings.TrimSpace(ce.Reason + "\n" + ce.Output)
+			}
+			return res, nil
+		}
+		if err != nil {
+			res.Verdict = InternalError
+			return res, err
+		}
+		defer p.Close()
+		prog = p
 	}
-	if err != nil {
-		res.Verdict = InternalError
-		return res, err
-	}
-	defer prog.Close()
 
 	checker := sub.Checker
 	if checker.Kind == CheckCustom && checker.Program == nil {

@@ -248,10 +248,15 @@ int main(void) {
 
 	t.Run("FileSizeLimit", func(t *testing.T) {
 		t.Parallel()
-		src := "#include <stdio.h>\nint main(void) { FILE *f = fopen(\"big.txt\", \"w\"); for (int i = 0; i < (4 << 20); i++) fputc('x', f); fclose(f); return 0; }\n"
-		p := compile(t, e, "c", src)
-		rr, _ := run(t, p, "", judge.Limits{FileSizeBytes: 1 << 20})
-		requireVerdict(t, "4 MiB file", rr.Verdict, judge.OutputLimitExceeded, rr)
+		for lang, src := range map[string]string{
+			// C dies of SIGXFSZ; Python ignores the signal and sees EFBIG.
+			"c":      "#include <stdio.h>\nint main(void) { FILE *f = fopen(\"big.txt\", \"w\"); for (int i = 0; i < (4 << 20); i++) fputc('x', f); fclose(f); return 0; }\n",
+			"python": "with open('big.txt', 'w') as f:\n    f.write('x' * (4 << 20))\n",
+		} {
+			p := compile(t, e, lang, src)
+			rr, _ := run(t, p, "", judge.Limits{FileSizeBytes: 1 << 20})
+			requireVerdict(t, lang+" writing a 4 MiB file", rr.Verdict, judge.OutputLimitExceeded, rr)
+		}
 	})
 
 	t.Run("FreshScratchPerRun", func(t *testing.T) {

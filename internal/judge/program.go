@@ -404,6 +404,9 @@ func classify(res spawnRes, l effLimits, lang Language) RunResult {
 		rr.Verdict, rr.Message = MemoryLimitExceeded, "the program does not fit in the memory limit"
 	case res.execErr != 0:
 		rr.Verdict, rr.Message = InternalError, "could not start the program: "+res.execErr.Error()
+	case abnormal && strings.Contains(stderr, "File too large"):
+		// Runtimes that ignore SIGXFSZ (Python) see EFBIG instead.
+		rr.Verdict, rr.Message = OutputLimitExceeded, fmt.Sprintf("file size limit %s exceeded", formatBytes(l.fsize))
 	case abnormal && hasAny(stderr, lang.OutOfMemoryMarkers):
 		rr.Verdict, rr.Message = MemoryLimitExceeded, "allocation failed at the memory limit "+memoryLimitText(l)
 	case res.signal != 0:

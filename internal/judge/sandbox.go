@@ -115,9 +115,10 @@ func fixedEnv(home string, extra []string) []string {
 }
 
 // systemMounts returns the read-only view of the host system shared by every
-// sandbox: /usr, the /bin-style top-level links or directories, an allowlist of
-// /etc, and the operator's extra paths.
-func systemMounts(extra []string) []string {
+// sandbox: /usr, the /bin-style top-level links or directories, the allowlist
+// of /etc (mirrored once into etc, so that it costs one mount per run instead
+// of one per entry), and the operator's extra paths.
+func systemMounts(etc string, extra []string) []string {
 	args := []string{"--ro-bind", "/usr", "/usr"}
 	for _, name := range []string{"bin", "sbin", "lib", "lib32", "lib64", "libx32"} {
 		p := "/" + name
@@ -132,16 +133,53 @@ func systemMounts(extra []string) []string {
 			args = append(args, "--ro-bind", p, p)
 		}
 	}
-	for _, pattern := range etcAllowlist {
-		matches, _ := filepath.Glob("/etc/" + pattern)
-		for _, m := range matches {
-			args = append(args, "--ro-bind", m, m)
-		}
-	}
+	args = append(args, "--ro-bind", etc, "/etc")
 	for _, p := range extra {
 		args = append(args, "--ro-bind", p, p)
 	}
 	return args
+}
+
+// mirrorEtc copies the allowlisted /etc entries into dir: files are copied,
+// symlinks recreated, directories copied recursively. A host /etc that changes
+// later (a new JDK) needs a new Engine.
+func mirrorEtc(dir string) error {
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return err
+	}
+	for _, pattern := range etcAllowlist {
+		matches, _ := filepath.Glob("/etc/" + pattern)
+		for _, m := range matches {
+			err := filepath.WalkDir(m, func(path string, d os.DirEntry, err error) error {
+				if err != nil {
+					return nil // unreadable entries are simply not mirrored
+				}
+				dst := filepath.Join(dir, strings.TrimPrefix(path, "/etc/"))
+				switch {
+				case d.Type()&os.ModeSymlink != 0:
+					target, err := os.Readlink(path)
+					if err != nil {
+						return nil
+					}
+					return os.Symlink(target, dst)
+				case d.IsDir():
+					return os.Mkdir(dst, 0o755)
+				case d.Type().IsRegular():
+					src, err := os.Open(path)
+					if err != nil {
+						return nil
+					}
+					defer src.Close()
+					return writeNew(dst, src)
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // commandLine builds the argv that runs r: bwrap + supervisor + command, or
@@ -309,16 +347,15 @@ func (e *Engine) spawn(ctx context.Context, r spawnReq) (spawnRes, error) {
 	close(k.exited)
 	close(done)
 	<-watchdogDone
-	if r.sweepUID {
-		res.leftovers = killUID(r.uid)
-	} else if !e.sandboxed {
+	if !e.sandboxed {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
 	if stdinW != nil {
 		stdinW.Close()
 	}
-	// Every process of the run is dead, so the pipes reach EOF; the timeout only
-	// guards against an unsandboxed grandchild that escaped its process group.
+	// Every process of the run is dead, so the pipes reach EOF; the timeout
+	// guards against an unsandboxed grandchild that escaped its process group
+	// (the uid sweep below then kills it).
 	ioDone := make(chan struct{})
 	go func() { wg.Wait(); close(ioDone) }()
 	select {
@@ -336,6 +373,12 @@ func (e *Engine) spawn(ctx context.Context, r spawnReq) (spawnRes, error) {
 	reason := k.reason()
 	res.killed = reason
 	rep, ok := parseReport(reportBytes)
+	// In the sandbox, the supervisor's exit tore down the pid namespace before
+	// bwrap could be waited for. Unsandboxed, or when the run did not end on
+	// its own, a sweep of the run's uid makes sure (it costs a scan of /proc).
+	if r.sweepUID && (!e.sandboxed || reason != killNone || !ok) {
+		res.leftovers = killUID(r.uid)
+	}
 	switch {
 	case ok:
 		res.cpu, res.maxRSS, res.execErr = rep.cpu, rep.maxRSS, rep.execErr
