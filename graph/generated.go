@@ -2287,10 +2287,13 @@ input SaveProblemInput {
   platform: Platform
   problemId: String
   generatorCode: String
-  "How many tests to generate (default 20)."
+  "The generator's language (default PYTHON). It is run as ` + "`" + `generator SEED INDEX` + "`" + ` and prints one input."
+  generatorLanguage: Language
+  "How many tests to generate (default 20, at most 100)."
   testCount: Int
-  "Optional Polygon-style validator for generated inputs."
+  "Optional Polygon-style validator: reads an input on stdin, exits 0 when it is valid."
   validatorCode: String
+  validatorLanguage: Language
 }
 
 input CreatePlanInput {
@@ -2349,6 +2352,7 @@ type Mutation {
   executeCode(input: ExecuteCodeInput!): Job!
   generateHints(historyId: ID!): Job!
   generateTestCases(input: GenerateTestCasesInput!): Job!
+  "Runs the generator with seeds 1…testCount in the sandbox, feeds each input to the reference solution, stores the pairs as test cases and marks the problem completed. Fails with BAD_USER_INPUT naming the program and seed when something goes wrong; nothing is stored then."
   saveProblem(input: SaveProblemInput!): Problem!
   createProblem(input: CreateProblemInput!): Problem!
   updateProblem(platform: Platform!, problemId: String!, input: UpdateProblemInput!): Problem!
@@ -10639,7 +10643,7 @@ func (ec *executionContext) unmarshalInputSaveProblemInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"jobId", "platform", "problemId", "generatorCode", "testCount", "validatorCode"}
+	fieldsInOrder := [...]string{"jobId", "platform", "problemId", "generatorCode", "generatorLanguage", "testCount", "validatorCode", "validatorLanguage"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -10674,6 +10678,13 @@ func (ec *executionContext) unmarshalInputSaveProblemInput(ctx context.Context, 
 				return it, err
 			}
 			it.GeneratorCode = data
+		case "generatorLanguage":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("generatorLanguage"))
+			data, err := ec.unmarshalOLanguage2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐLanguage(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GeneratorLanguage = data
 		case "testCount":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("testCount"))
 			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
@@ -10688,6 +10699,13 @@ func (ec *executionContext) unmarshalInputSaveProblemInput(ctx context.Context, 
 				return it, err
 			}
 			it.ValidatorCode = data
+		case "validatorLanguage":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("validatorLanguage"))
+			data, err := ec.unmarshalOLanguage2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐLanguage(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ValidatorLanguage = data
 		}
 	}
 	return it, nil

@@ -8,9 +8,9 @@ package graph
 import (
 	"context"
 
-	"github.com/algoitny/api/graph/model"
 	"github.com/algoitny/api/internal/accounts"
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/authoring"
 	"github.com/algoitny/api/internal/jobs"
 	"github.com/algoitny/api/internal/problems"
 )
@@ -70,9 +70,9 @@ type Jobs interface {
 	Cancel(ctx context.Context, id string) (*algoitny.Job, error)
 }
 
-// Authoring produces test cases from a generator (saveProblem).
+// Authoring produces test cases from a generator (authoring.Service).
 type Authoring interface {
-	SaveProblem(ctx context.Context, in model.SaveProblemInput) (*algoitny.Problem, error)
+	SaveProblem(ctx context.Context, in authoring.SaveInput) (*algoitny.Problem, error)
 }
 
 // Events feeds the subscriptions (jobs.Events). Each channel starts with the

@@ -9,9 +9,9 @@ import (
 	"context"
 
 	"github.com/99designs/gqlgen/graphql"
-
 	"github.com/algoitny/api/graph/model"
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/authoring"
 	"github.com/algoitny/api/internal/jobs"
 	"github.com/algoitny/api/internal/loader"
 	"github.com/algoitny/api/internal/problems"
@@ -118,7 +118,35 @@ func (r *mutationResolver) SaveProblem(ctx context.Context, input model.SaveProb
 	if r.Authoring == nil {
 		return nil, errUnavailable
 	}
-	return r.Authoring.SaveProblem(ctx, input)
+	in := authoring.SaveInput{
+		Generator: authoring.Source{Language: algoitny.LanguagePython, Code: orEmpty(input.GeneratorCode)},
+	}
+	if input.JobID != nil {
+		id, err := parseJobID("jobId", *input.JobID)
+		if err != nil {
+			return nil, err
+		}
+		in.JobID = id
+	}
+	if input.Platform != nil && input.ProblemID != nil {
+		in.Problem = algoitny.ProblemRef{Platform: *input.Platform, ProblemID: *input.ProblemID}
+	}
+	if input.GeneratorLanguage != nil {
+		in.Generator.Language = *input.GeneratorLanguage
+	}
+	if input.TestCount != nil {
+		in.TestCount = *input.TestCount
+	}
+	if input.ValidatorCode != nil {
+		in.Validator = &authoring.Source{Language: algoitny.LanguagePython, Code: *input.ValidatorCode}
+		if input.ValidatorLanguage != nil {
+			in.Validator.Language = *input.ValidatorLanguage
+		}
+	}
+	if in.JobID == "" && in.Problem.ProblemID == "" {
+		return nil, algoitny.Invalid("jobId", "give a jobId, or platform, problemId and generatorCode")
+	}
+	return r.Authoring.SaveProblem(ctx, in)
 }
 
 func (r *mutationResolver) CreateProblem(ctx context.Context, input model.CreateProblemInput) (*algoitny.Problem, error) {

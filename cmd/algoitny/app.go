@@ -17,6 +17,7 @@ import (
 	"github.com/algoitny/api/internal/accounts"
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/auth"
+	"github.com/algoitny/api/internal/authoring"
 	"github.com/algoitny/api/internal/devstack"
 	"github.com/algoitny/api/internal/dynamo"
 	"github.com/algoitny/api/internal/history"
@@ -67,10 +68,14 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 		return fmt.Errorf("live events: %w", err)
 	}
 	m.Events = &jobs.Events{Broker: m.Broker, Store: m.DB, Logger: m.Logger}
-	if m.Config.Workers {
-		if m.Judge, err = openJudge(m.Config); err != nil {
+	// The judge runs jobs in workers and saveProblem's test production in
+	// the API; an API-only replica without a sandbox serves everything else.
+	if m.Judge, err = openJudge(m.Config); err != nil {
+		if m.Config.Workers || !serveHTTP {
 			return err
 		}
+		m.Logger.Warn("the judge is unavailable: saveProblem is disabled on this replica", "err", err)
+		m.Judge = nil
 	}
 	jcfg := jobs.Config{
 		Pool: m.Pool, Schema: m.Config.RiverSchema, Store: m.DB, Events: m.Events, Judge: m.Judge,
@@ -91,15 +96,19 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 		return err
 	}
 	problemSvc := &problems.Service{Store: m.DB}
+	jobSvc := &jobs.Service{
+		Store: m.DB, Problems: problemSvc, Quota: m.Accounts,
+		CanRegister: problems.CheckCanRegister, Runner: m.Jobs, Events: m.Events,
+	}
 	resolver := &graph.Resolver{
 		Accounts: m.Accounts,
 		Problems: problemSvc,
 		History:  &history.Service{Store: m.DB},
-		Jobs: &jobs.Service{
-			Store: m.DB, Problems: problemSvc, Quota: m.Accounts,
-			CanRegister: problems.CheckCanRegister, Runner: m.Jobs, Events: m.Events,
-		},
-		Events: m.Events,
+		Jobs:     jobSvc,
+		Events:   m.Events,
+	}
+	if m.Judge != nil {
+		resolver.Authoring = &authoring.Service{Problems: problemSvc, Jobs: jobSvc, Judge: m.Judge}
 	}
 	metrics := httpserver.NewMetrics(func() float64 { return float64(m.DB.Requests()) })
 	gql := httpserver.NewGraphQL(httpserver.GraphQLConfig{

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -187,3 +188,5 @@ func parseGlobalID(id string) (string, string) {
 	parts := strings.Split(string(raw), ":")
 	return parts[len(parts)-1], parts[0]
 }
+
+var fmtSscanImpl = fmt.Sscan

@@ -135,10 +135,13 @@ type SaveProblemInput struct {
 	Platform      *algoitny.Platform `json:"platform,omitempty"`
 	ProblemID     *string            `json:"problemId,omitempty"`
 	GeneratorCode *string            `json:"generatorCode,omitempty"`
-	// How many tests to generate (default 20).
+	// The generator's language (default PYTHON). It is run as `generator SEED INDEX` and prints one input.
+	GeneratorLanguage *algoitny.Language `json:"generatorLanguage,omitempty"`
+	// How many tests to generate (default 20, at most 100).
 	TestCount *int `json:"testCount,omitempty"`
-	// Optional Polygon-style validator for generated inputs.
-	ValidatorCode *string `json:"validatorCode,omitempty"`
+	// Optional Polygon-style validator: reads an input on stdin, exits 0 when it is valid.
+	ValidatorCode     *string            `json:"validatorCode,omitempty"`
+	ValidatorLanguage *algoitny.Language `json:"validatorLanguage,omitempty"`
 }
 
 type SearchHistoryConnection struct {

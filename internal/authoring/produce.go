@@ -1,0 +1,195 @@
+// Package authoring produces a problem's test cases from a generator program
+// and a reference solution, the way Codeforces Polygon does: the generator is
+// run in the judge's sandbox with N seeds, an optional validator accepts or
+// rejects each input, identical inputs are dropped, and the reference
+// solution's output on each input becomes the expected output. Every test
+// records the generator and seed it came from, so it can be regenerated.
+package authoring
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/judge"
+)
+
+// Source is a program: its language and code.
+type Source struct {
+	Language algoitny.Language
+	Code     string
+}
+
+// Production says how to produce tests.
+type Production struct {
+	Generator Source
+	Solution  Source
+	// Validator, if set, must exit 0 on a valid input (read from stdin).
+	Validator *Source
+	// Count is how many seeds to run (1, 2, …, Count).
+	Count int
+	// SolutionLimits bound the reference solution (the problem's limits).
+	SolutionLimits judge.Limits
+}
+
+// Limits of the generator and validator runs.
+var toolLimits = judge.Limits{CPUTime: 5 * time.Second, MemoryBytes: 512 << 20, OutputBytes: 16 << 20}
+
+// maxInputBytes bounds one generated input.
+const maxInputBytes = 8 << 20
+
+// Produce runs the production and returns the test cases in seed order. It
+// returns EINVALID, naming the program and the seed, when a program does not
+// compile, the generator fails or is not deterministic, the validator
+// rejects an input, or the reference solution fails on one — so the author
+// knows what to fix. Other errors are EINTERNAL.
+func Produce(ctx context.Context, e *judge.Engine, p Production) ([]*algoitny.TestCase, error) {
+	gen, err := compile(ctx, e, "generator", p.Generator)
+	if err != nil {
+		return nil, err
+	}
+	defer gen.Close()
+	sol, err := compile(ctx, e, "reference solution", p.Solution)
+	if err != nil {
+		return nil, err
+	}
+	defer sol.Close()
+	var val *judge.Program
+	if p.Validator != nil {
+		if val, err = compile(ctx, e, "validator", *p.Validator); err != nil {
+			return nil, err
+		}
+		defer val.Close()
+	}
+	// Deterministic regeneration is the point of recording seeds: run the
+	// first seed twice and compare.
+	a, err := generate(ctx, gen, 1)
+	if err != nil {
+		return nil, err
+	}
+	b, err := generate(ctx, gen, 1)
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(a, b) {
+		return nil, algoitny.Invalid("generatorCode", "the generator is not deterministic: seed 1 gave two different inputs (seed the random generator from argv[1])")
+	}
+
+	type produced struct {
+		input, output []byte
+		err           error
+	}
+	results := make([]produced, p.Count)
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, 4)
+	for i := range p.Count {
+		seed := i + 1
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			in, err := generate(ctx, gen, seed)
+			if err == nil && val != nil {
+				err = validate(ctx, val, seed, in)
+			}
+			var out []byte
+			if err == nil {
+				out, err = solve(ctx, sol, seed, in, p.SolutionLimits)
+			}
+			results[i] = produced{input: in, output: out, err: err}
+		}()
+	}
+	wg.Wait()
+
+	var tests []*algoitny.TestCase
+	seen := map[[32]byte]bool{}
+	generator := "generator:" + string(p.Generator.Language)
+	for i, r := range results {
+		if r.err != nil {
+			return nil, r.err // the lowest failing seed, so the message is stable
+		}
+		sum := sha256.Sum256(r.input)
+		if seen[sum] {
+			continue
+		}
+		seen[sum] = true
+		tests = append(tests, &algoitny.TestCase{Input: string(r.input), Output: string(r.output), Generator: generator, Seed: int64(i + 1)})
+	}
+	return tests, nil
+}
+
+func compile(ctx context.Context, e *judge.Engine, what string, s Source) (*judge.Program, error) {
+	field := map[string]string{"generator": "generatorCode", "reference solution": "solutionCode", "validator": "validatorCode"}[what]
+	prog, err := e.Compile(ctx, string(s.Language), s.Code)
+	var ce *judge.CompileError
+	switch {
+	case errors.As(err, &ce):
+		return nil, algoitny.Invalid(field, "the %s does not compile: %s", what, truncate(ce.Output, 2000))
+	case errors.Is(err, judge.ErrUnknownLanguage), errors.Is(err, judge.ErrLanguageUnavailable):
+		return nil, algoitny.Invalid(field, "the %s's language %q is not available", what, s.Language)
+	case err != nil:
+		return nil, algoitny.Internal(err, "compile the %s", what)
+	}
+	return prog, nil
+}
+
+// generate runs the generator with `seed index` arguments (index = seed).
+func generate(ctx context.Context, gen *judge.Program, seed int) ([]byte, error) {
+	var out bytes.Buffer
+	res, err := gen.Run(ctx, judge.RunOptions{Stdout: &out, Args: []string{strconv.Itoa(seed), strconv.Itoa(seed)}, Limits: toolLimits})
+	if err != nil {
+		return nil, algoitny.Internal(err, "run the generator")
+	}
+	if res.Verdict != judge.Accepted {
+		return nil, algoitny.Invalid("generatorCode", "the generator failed on seed %d: %s %s", seed, res.Verdict, detail(res))
+	}
+	if out.Len() == 0 || out.Len() > maxInputBytes {
+		return nil, algoitny.Invalid("generatorCode", "the generator printed %d bytes on seed %d (want 1 byte to %d MB)", out.Len(), seed, maxInputBytes>>20)
+	}
+	return out.Bytes(), nil
+}
+
+func validate(ctx context.Context, val *judge.Program, seed int, input []byte) error {
+	res, err := val.Run(ctx, judge.RunOptions{Stdin: bytes.NewReader(input), Limits: toolLimits})
+	if err != nil {
+		return algoitny.Internal(err, "run the validator")
+	}
+	if res.Verdict != judge.Accepted {
+		return algoitny.Invalid("validatorCode", "the validator rejected the input of seed %d: %s", seed, detail(res))
+	}
+	return nil
+}
+
+func solve(ctx context.Context, sol *judge.Program, seed int, input []byte, lim judge.Limits) ([]byte, error) {
+	var out bytes.Buffer
+	res, err := sol.Run(ctx, judge.RunOptions{Stdin: bytes.NewReader(input), Stdout: &out, Limits: lim})
+	if err != nil {
+		return nil, algoitny.Internal(err, "run the reference solution")
+	}
+	if res.Verdict != judge.Accepted {
+		return nil, algoitny.Invalid("solutionCode", "the reference solution failed on the input of seed %d: %s %s", seed, res.Verdict, detail(res))
+	}
+	return out.Bytes(), nil
+}
+
+func detail(res judge.RunResult) string {
+	msg := res.Message
+	if res.Stderr != "" {
+		msg += ": " + res.Stderr
+	}
+	return truncate(msg, 500)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
