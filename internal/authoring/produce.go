@@ -192,4 +192,3 @@ func truncate(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
-
