@@ -304,7 +304,7 @@ func (e *Engine) runTool(ctx context.Context, argv, env []string, wall time.Dura
 	if err != nil {
 		return spawnRes{}, err
 	}
-	defer removeAll(scratch)
+	defer removeScratch(scratch)
 	lim := e.cfg.CompileLimits
 	lim.WallTime = wall
 	var out strings.Builder
@@ -469,8 +469,13 @@ func (e *Engine) acquireRunUID() (int, func(), error) {
 	return 0, nil, errors.New("judge: no free sandbox uid")
 }
 
-// newScratch creates a fresh scratch directory owned by uid (mode 0700).
+// newScratch creates a fresh scratch directory owned by uid (mode 0700) for an
+// unsandboxed run. Sandboxed runs get a size-capped tmpfs instead, which never
+// exists on the host: "" is returned for them.
 func (e *Engine) newScratch(uid int) (string, error) {
+	if e.sandboxed {
+		return "", nil
+	}
 	dir, err := os.MkdirTemp(e.workDir, "box-")
 	if err != nil {
 		return "", err
@@ -482,6 +487,13 @@ func (e *Engine) newScratch(uid int) (string, error) {
 		}
 	}
 	return dir, nil
+}
+
+// removeScratch removes what newScratch made.
+func removeScratch(dir string) {
+	if dir != "" {
+		removeAll(dir)
+	}
 }
 
 // removeAll removes a directory the sandbox wrote to. os.RemoveAll never

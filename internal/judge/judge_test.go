@@ -252,6 +252,8 @@ int main(void) {
 			// C dies of SIGXFSZ; Python ignores the signal and sees EFBIG.
 			"c":      "#include <stdio.h>\nint main(void) { FILE *f = fopen(\"big.txt\", \"w\"); for (int i = 0; i < (4 << 20); i++) fputc('x', f); fclose(f); return 0; }\n",
 			"python": "with open('big.txt', 'w') as f:\n    f.write('x' * (4 << 20))\n",
+			// Many files, each below the limit: the scratch space is bounded too.
+			"javascript": "const fs = require('fs');\nfor (let i = 0; i < 64; i++) fs.writeFileSync('f' + i, 'x'.repeat(512 << 10));\n",
 		} {
 			p := compile(t, e, lang, src)
 			rr, _ := run(t, p, "", judge.Limits{FileSizeBytes: 1 << 20})

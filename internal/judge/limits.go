@@ -25,7 +25,8 @@ type Limits struct {
 	// OutputBytes is the maximum size of standard output.
 	OutputBytes int64
 	// FileSizeBytes is the maximum size of any file the program writes in its
-	// scratch directory (RLIMIT_FSIZE).
+	// scratch directory (RLIMIT_FSIZE), and in the sandbox also the size of the
+	// scratch directory itself (a tmpfs).
 	FileSizeBytes int64
 	// MaxProcesses is the number of processes and threads the program itself may
 	// have, itself included (1 = no fork, no threads). The runtime's own threads

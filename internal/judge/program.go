@@ -160,7 +160,7 @@ func (p *Program) compile(ctx context.Context, source string) error {
 		uid: e.uidOr(uid), lim: e.cfg.CompileLimits.effective(Language{MemoryPolicy: MemoryDataSegment}),
 		stdout: cw, stderrCap: compileOutputMax,
 	})
-	removeAll(scratch)
+	removeScratch(scratch)
 	release()
 	if err != nil {
 		return err
@@ -347,7 +347,7 @@ func (p *Program) run(ctx context.Context, opts RunOptions, extra []mount, pathV
 	if err != nil {
 		return RunResult{Verdict: InternalError, Message: err.Error()}, err
 	}
-	defer removeAll(scratch)
+	defer removeScratch(scratch)
 	mounts := append([]mount{{src: p.build, dst: progDir}}, extra...)
 	res, err := e.spawn(ctx, spawnReq{
 		argv: argv, env: expandAll(p.lang.Env, vars),
@@ -404,8 +404,9 @@ func classify(res spawnRes, l effLimits, lang Language) RunResult {
 		rr.Verdict, rr.Message = MemoryLimitExceeded, "the program does not fit in the memory limit"
 	case res.execErr != 0:
 		rr.Verdict, rr.Message = InternalError, "could not start the program: "+res.execErr.Error()
-	case abnormal && strings.Contains(stderr, "File too large"):
-		// Runtimes that ignore SIGXFSZ (Python) see EFBIG instead.
+	case abnormal && (strings.Contains(stderr, "File too large") || strings.Contains(stderr, "No space left on device")):
+		// Runtimes that ignore SIGXFSZ (Python) see EFBIG instead; ENOSPC is the
+		// scratch space (as large as the file size limit) being full.
 		rr.Verdict, rr.Message = OutputLimitExceeded, fmt.Sprintf("file size limit %s exceeded", formatBytes(l.fsize))
 	case abnormal && hasAny(stderr, lang.OutOfMemoryMarkers):
 		rr.Verdict, rr.Message = MemoryLimitExceeded, "allocation failed at the memory limit "+memoryLimitText(l)

@@ -61,7 +61,7 @@ type spawnReq struct {
 	env       []string // KEY=VALUE on top of the fixed environment
 	dir       string   // working directory inside the sandbox
 	hostDir   string   // working directory when unsandboxed
-	scratch   string   // host scratch dir, mounted at /box
+	scratch   string   // host scratch dir when unsandboxed; "" = tmpfs at /box
 	mounts    []mount
 	uid       int  // host uid to run as; -1 keeps the engine's
 	sweepUID  bool // uid is exclusive to this run: kill whatever still has it
@@ -199,9 +199,11 @@ func (e *Engine) commandLine(r *spawnReq) (argv []string, dir string, env []stri
 		}
 		argv = append(argv, op, m.src, m.dst)
 	}
+	// The scratch space is a tmpfs as large as the file size limit: bounded in
+	// total (not only per file), invisible from the host, gone with the run.
 	argv = append(argv,
 		"--ro-bind", e.reaper, reaperPath,
-		"--bind", r.scratch, boxDir,
+		"--size", strconv.FormatInt(max(r.lim.fsize, 1<<20), 10), "--tmpfs", boxDir,
 		"--symlink", boxDir, "/tmp",
 		"--remount-ro", "/dev",
 		"--remount-ro", "/",
@@ -347,9 +349,6 @@ func (e *Engine) spawn(ctx context.Context, r spawnReq) (spawnRes, error) {
 	close(k.exited)
 	close(done)
 	<-watchdogDone
-	if !e.sandboxed {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
 	if stdinW != nil {
 		stdinW.Close()
 	}

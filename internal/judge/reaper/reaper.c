@@ -161,6 +161,10 @@ int main(int argc, char **argv)
 		if (w < 0 && errno != EINTR)
 			break;
 	}
+	/* Unsandboxed, nothing else ends the program's background processes (in
+	 * the sandbox, our exit ends the whole pid namespace). */
+	if (getpid() != 1)
+		kill(-pid, SIGKILL);
 	getrusage(RUSAGE_CHILDREN, &ru);
 	dprintf(out, "status=%d utime_us=%lld stime_us=%lld maxrss_kb=%ld execerr=%d\n", status,
 		(long long)ru.ru_utime.tv_sec * 1000000LL + ru.ru_utime.tv_usec,
