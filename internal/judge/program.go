@@ -404,7 +404,7 @@ func classify(res spawnRes, l effLimits, lang Language) RunResult {
 		rr.Verdict, rr.Message = MemoryLimitExceeded, "the program does not fit in the memory limit"
 	case res.execErr != 0:
 		rr.Verdict, rr.Message = InternalError, "could not start the program: "+res.execErr.Error()
-	case abnormal && (strings.Contains(stderr, "File too large") || strings.Contains(stderr, "No space left on device")):
+	case abnormal && hasAny(strings.ToLower(stderr), []string{"file too large", "no space left on device"}):
 		// Runtimes that ignore SIGXFSZ (Python) see EFBIG instead; ENOSPC is the
 		// scratch space (as large as the file size limit) being full.
 		rr.Verdict, rr.Message = OutputLimitExceeded, fmt.Sprintf("file size limit %s exceeded", formatBytes(l.fsize))
