@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -64,45 +65,63 @@ func BenchmarkSandboxOverhead(b *testing.B) {
 				tests = append(tests, judge.TestCase{Input: fmt.Appendf(nil, "%d %d\n", i, i), Expected: fmt.Appendf(nil, "%d\n", 2*i)})
 			}
 			ctx := context.Background()
-			var directTime, sandboxTime, judgeTime time.Duration
+			var directRuns, sandboxRuns []time.Duration
+			var judgeTime time.Duration
 			iterations := 0
 			for b.Loop() {
 				iterations++
-				start := time.Now()
+				// Alternate direct and sandboxed runs so that both see the same
+				// background load.
 				for _, tc := range tests {
+					start := time.Now()
 					cmd := exec.Command(direct[0], direct[1:]...)
 					cmd.Stdin = bytes.NewReader(tc.Input)
 					out, err := cmd.Output()
 					if err != nil || !bytes.Equal(out, tc.Expected) {
 						b.Fatalf("direct run: %q %v", out, err)
 					}
-				}
-				directTime += time.Since(start)
+					directRuns = append(directRuns, time.Since(start))
 
-				start = time.Now()
-				for _, tc := range tests {
-					var out strings.Builder
-					rr, err := prog.Run(ctx, judge.RunOptions{Stdin: bytes.NewReader(tc.Input), Stdout: &out})
-					if err != nil || rr.Verdict != judge.Accepted || out.String() != string(tc.Expected) {
-						b.Fatalf("sandboxed run: %+v %q %v", rr, out.String(), err)
+					start = time.Now()
+					var sout strings.Builder
+					rr, err := prog.Run(ctx, judge.RunOptions{Stdin: bytes.NewReader(tc.Input), Stdout: &sout})
+					if err != nil || rr.Verdict != judge.Accepted || sout.String() != string(tc.Expected) {
+						b.Fatalf("sandboxed run: %+v %q %v", rr, sout.String(), err)
 					}
+					sandboxRuns = append(sandboxRuns, time.Since(start))
 				}
-				sandboxTime += time.Since(start)
 
-				start = time.Now()
+				start := time.Now()
 				res, err := e.Judge(ctx, judge.Submission{Program: prog, Tests: tests}, nil)
 				if err != nil || res.Verdict != judge.Accepted {
 					b.Fatalf("judge: %v %+v", err, res)
 				}
 				judgeTime += time.Since(start)
 			}
-			runs := float64(iterations * nTests)
-			perRun := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) / runs }
-			b.ReportMetric(perRun(directTime), "direct-ms/run")
-			b.ReportMetric(perRun(sandboxTime), "sandbox-ms/run")
-			b.ReportMetric(perRun(sandboxTime)-perRun(directTime), "overhead-ms/run")
-			b.ReportMetric(perRun(sandboxTime)/perRun(directTime), "ratio")
-			b.ReportMetric(runs/judgeTime.Seconds(), "judge-tests/s")
+			directMed, sandboxMed := median(directRuns), median(sandboxRuns)
+			b.ReportMetric(mean(directRuns), "direct-ms/run")
+			b.ReportMetric(mean(sandboxRuns), "sandbox-ms/run")
+			b.ReportMetric(mean(sandboxRuns)-mean(directRuns), "overhead-ms/run")
+			b.ReportMetric(mean(sandboxRuns)/mean(directRuns), "ratio")
+			b.ReportMetric(directMed, "direct-median-ms")
+			b.ReportMetric(sandboxMed, "sandbox-median-ms")
+			b.ReportMetric(sandboxMed-directMed, "overhead-median-ms")
+			b.ReportMetric(sandboxMed/directMed, "ratio-median")
+			b.ReportMetric(float64(iterations*nTests)/judgeTime.Seconds(), "judge-tests/s")
 		})
 	}
+}
+
+func mean(ds []time.Duration) float64 {
+	var sum time.Duration
+	for _, d := range ds {
+		sum += d
+	}
+	return float64(sum) / float64(time.Millisecond) / float64(len(ds))
+}
+
+func median(ds []time.Duration) float64 {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return float64(s[len(s)/2]) / float64(time.Millisecond)
 }

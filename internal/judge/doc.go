@@ -43,8 +43,10 @@
 //     (dynamic linker, JVM and Python configuration, passwd) — never /etc as a
 //     whole, the home directories or the server's files; the root and /dev are
 //     remounted read-only;
-//   - one writable directory, /box (also /tmp and $HOME), fresh for every run
-//     and removed afterwards with os.RemoveAll, which never follows symlinks;
+//   - one writable directory, /box (also /tmp and $HOME): a tmpfs of its own
+//     for every run, capped at Limits.FileSizeBytes in total, never visible on
+//     the host and gone with the run (unsandboxed: a fresh host directory,
+//     removed with os.RemoveAll, which never follows symlinks);
 //   - the program's directory /prog read-only (output of the compiler,
 //     re-owned by the engine and made read-only after compilation);
 //   - a fixed environment: PATH, HOME, TMPDIR, LANG, LC_ALL (and PWD set by
