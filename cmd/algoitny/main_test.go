@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +34,9 @@ func TestMain(m *testing.M) {
 	}
 	dynamoEndpoint, databaseURL = ep, pg
 	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
 	stopPG()
 	stopDynamo()
 	os.Exit(code)
