@@ -402,13 +402,17 @@ for line in open("/proc/self/status"):
 				Tests:  []judge.TestCase{{}, {}, {}}}, nil)
 			done <- outcome{res, err}
 		}()
-		// Cancel once the programs run (processes with a run uid exist).
-		deadline := time.Now().Add(time.Minute)
-		for len(sandboxProcesses(base+1, base+uidsPerEngine, "")) < 2 {
-			if time.Now().After(deadline) {
-				t.Fatal("the programs did not start")
+		// Cancel once the programs run (as root: processes with a run uid exist).
+		if os.Geteuid() == 0 {
+			deadline := time.Now().Add(time.Minute)
+			for len(sandboxProcesses(base+1, base+uidsPerEngine, "")) < 2 {
+				if time.Now().After(deadline) {
+					t.Fatal("the programs did not start")
+				}
+				time.Sleep(20 * time.Millisecond)
 			}
-			time.Sleep(20 * time.Millisecond)
+		} else {
+			time.Sleep(2 * time.Second)
 		}
 		cancel()
 		var o outcome
