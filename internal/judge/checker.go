@@ -132,6 +132,7 @@ type lineCanon struct {
 	eof     bool
 }
 
+// Read implements io.Reader over the canonical form.
 func (c *lineCanon) Read(p []byte) (int, error) {
 	n := 0
 	for n < len(p) {
@@ -190,6 +191,7 @@ type tokenCanon struct {
 	eof     bool
 }
 
+// Read implements io.Reader over the canonical form.
 func (c *tokenCanon) Read(p []byte) (int, error) {
 	n := 0
 	for n < len(p) && !c.eof {

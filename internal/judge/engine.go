@@ -172,6 +172,7 @@ func New(cfg Config) (*Engine, error) {
 		}
 	}
 	if err := e.setupDirs(); err != nil {
+		e.removeWorkDir()
 		return nil, err
 	}
 	if e.reaper, err = e.ensureReaper(); err != nil {
@@ -235,7 +236,6 @@ func (e *Engine) setupDirs() error {
 	if e.switchUID {
 		for _, d := range []string{e.workDir, e.cacheDir} {
 			if err := checkTraversable(d); err != nil {
-				e.removeWorkDir()
 				return err
 			}
 		}
@@ -540,6 +540,7 @@ type cappedWriter struct {
 	truncated bool
 }
 
+// Write keeps what fits and reports everything as written.
 func (w *cappedWriter) Write(p []byte) (int, error) {
 	room := w.n - w.b.Len()
 	if len(p) > room {

@@ -111,9 +111,11 @@ type Result struct {
 	Tests []TestResult
 	// Passed and Failed count Tests; Total is len(Submission.Tests).
 	Passed, Failed, Total int
-	// MaxCPUTime, MaxWallTime and MaxMemoryBytes are the maxima over Tests.
-	MaxCPUTime     time.Duration
-	MaxWallTime    time.Duration
+	// MaxCPUTime is the largest CPUTime over Tests.
+	MaxCPUTime time.Duration
+	// MaxWallTime is the largest WallTime over Tests.
+	MaxWallTime time.Duration
+	// MaxMemoryBytes is the largest MemoryBytes over Tests.
 	MaxMemoryBytes int64
 }
 
