@@ -1,0 +1,588 @@
+package llm
+
+import (
+	"fmt"
+	"math/big"
+	"strings"
+)
+
+// The offline generator: a spec from constraints.go, a guess of the input
+// layout (checked against the sample input when there is one), and a Python
+// program that prints one test for a seed and index.
+
+// defaultBudget bounds the total number of elements of one generated input
+// when the constraints give no "sum of N" limit, so that a maximal test of a
+// multi-test problem stays printable.
+const defaultBudget = 2_000_000
+
+// lineKind is the shape of one line (or block of lines) of input.
+type lineKind int
+
+const (
+	lineScalars lineKind = iota // "N K"
+	lineString                  // "S"
+	lineRow                     // "A_1 … A_N"
+	lineColumns                 // N lines "a_i b_i"
+)
+
+type layoutLine struct {
+	kind lineKind
+	vars []*cvar
+}
+
+// layout is the input format: the test count line of a multi-test input,
+// then the lines of each test.
+type layout struct {
+	multi *cvar
+	block []layoutLine
+}
+
+// describe writes the layout for notes and the program's doc string.
+func (l *layout) describe() []string {
+	var out []string
+	if l.multi != nil {
+		out = append(out, l.multi.name, "then "+l.multi.name+" tests, each:")
+	}
+	for _, ln := range l.block {
+		switch ln.kind {
+		case lineScalars:
+			var names []string
+			for _, v := range ln.vars {
+				names = append(names, v.name)
+			}
+			out = append(out, strings.Join(names, " "))
+		case lineString:
+			out = append(out, ln.vars[0].name)
+		case lineRow:
+			v := ln.vars[0]
+			out = append(out, fmt.Sprintf("%s_1 … %s_%s", v.name, v.name, v.length))
+		case lineColumns:
+			var names []string
+			for _, v := range ln.vars {
+				names = append(names, v.name+"_i")
+			}
+			out = append(out, fmt.Sprintf("%s lines: %s", ln.vars[0].length, strings.Join(names, " ")))
+		}
+	}
+	return out
+}
+
+// candidateLayouts returns the plausible layouts, most likely first: the
+// scalars on the first line, one per line, or each length just before its
+// arrays; arrays declared together as columns or rows.
+func (sp *spec) candidateLayouts() []*layout {
+	var scalars, strs []*cvar
+	var groups [][]*cvar
+	groupOf := map[string]int{}
+	for _, v := range sp.vars {
+		switch {
+		case v == sp.multi:
+		case v.kind == scalarVar:
+			scalars = append(scalars, v)
+		case v.kind == stringVar:
+			strs = append(strs, v)
+		case v.kind == arrayVar:
+			key := fmt.Sprintf("%d|%s", v.group, v.length)
+			if g, ok := groupOf[key]; ok {
+				groups[g] = append(groups[g], v)
+			} else {
+				groupOf[key] = len(groups)
+				groups = append(groups, []*cvar{v})
+			}
+		}
+	}
+	arrayLines := func(g []*cvar, style int) []layoutLine {
+		switch {
+		case style == 1 || (style == 0 && len(g) > 1):
+			return []layoutLine{{kind: lineColumns, vars: g}}
+		}
+		var out []layoutLine
+		for _, v := range g {
+			out = append(out, layoutLine{kind: lineRow, vars: []*cvar{v}})
+		}
+		return out
+	}
+	lengthOf := func(g []*cvar) string {
+		if g[0].length.op == "ref" {
+			return g[0].length.name
+		}
+		return ""
+	}
+	var out []*layout
+	for arrangement := range 3 {
+		for style := range 3 {
+			l := &layout{multi: sp.multi}
+			switch arrangement {
+			case 0, 1:
+				if arrangement == 0 && len(scalars) > 0 {
+					l.block = append(l.block, layoutLine{kind: lineScalars, vars: scalars})
+				} else {
+					for _, v := range scalars {
+						l.block = append(l.block, layoutLine{kind: lineScalars, vars: []*cvar{v}})
+					}
+				}
+				for _, v := range strs {
+					l.block = append(l.block, layoutLine{kind: lineString, vars: []*cvar{v}})
+				}
+				for _, g := range groups {
+					l.block = append(l.block, arrayLines(g, style)...)
+				}
+			case 2:
+				sized := map[string]bool{}
+				for _, g := range groups {
+					sized[lengthOf(g)] = true
+				}
+				var first []*cvar
+				for _, v := range scalars {
+					if !sized[v.name] {
+						first = append(first, v)
+					}
+				}
+				if len(first) > 0 {
+					l.block = append(l.block, layoutLine{kind: lineScalars, vars: first})
+				}
+				for _, v := range strs {
+					l.block = append(l.block, layoutLine{kind: lineString, vars: []*cvar{v}})
+				}
+				placed := map[int]bool{}
+				for _, v := range scalars {
+					if !sized[v.name] {
+						continue
+					}
+					l.block = append(l.block, layoutLine{kind: lineScalars, vars: []*cvar{v}})
+					for gi, g := range groups {
+						if lengthOf(g) == v.name && !placed[gi] {
+							placed[gi] = true
+							l.block = append(l.block, arrayLines(g, style)...)
+						}
+					}
+				}
+				for gi, g := range groups {
+					if !placed[gi] {
+						l.block = append(l.block, arrayLines(g, style)...)
+					}
+				}
+			}
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// chooseLayout returns the first candidate layout the samples fit, or the
+// most likely one when there are no samples.
+func (sp *spec) chooseLayout(samples []Sample) (*layout, error) {
+	cands := sp.candidateLayouts()
+	var inputs []string
+	for _, s := range samples {
+		if strings.TrimSpace(s.Input) != "" {
+			inputs = append(inputs, s.Input)
+		}
+	}
+	if len(inputs) == 0 {
+		return cands[0], nil
+	}
+	var firstErr error
+	for _, l := range cands {
+		var err error
+		for _, in := range inputs {
+			if err = l.fit(in); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			return l, nil
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	return nil, fmt.Errorf("the sample input does not fit the input layout the constraints suggest (%s: %v)",
+		strings.Join(cands[0].describe(), " / "), firstErr)
+}
+
+// fit checks that a sample input has the shape of the layout and that its
+// values respect the constraints.
+func (l *layout) fit(sample string) error {
+	var rows [][]string
+	for _, ln := range lines(sample) {
+		if f := strings.Fields(ln); len(f) > 0 {
+			rows = append(rows, f)
+		}
+	}
+	r := &sampleReader{rows: rows, env: map[string]*big.Int{}}
+	tests := 1
+	if l.multi != nil {
+		vals, err := r.ints(1, l.multi.name)
+		if err != nil {
+			return err
+		}
+		if err := r.checkRange(l.multi, vals[0]); err != nil {
+			return err
+		}
+		if !vals[0].IsInt64() || vals[0].Int64() > 10000 {
+			return fmt.Errorf("%s = %s tests is too many for a sample", l.multi.name, vals[0])
+		}
+		tests = int(vals[0].Int64())
+	}
+	for range tests {
+		if err := l.fitBlock(r); err != nil {
+			return err
+		}
+	}
+	if r.row < len(r.rows) {
+		return fmt.Errorf("line %d is not described by the constraints", r.row+1)
+	}
+	return nil
+}
+
+func (l *layout) fitBlock(r *sampleReader) error {
+	for _, ln := range l.block {
+		switch ln.kind {
+		case lineScalars:
+			vals, err := r.ints(len(ln.vars), ln.vars[0].name)
+			if err != nil {
+				return err
+			}
+			for i, v := range ln.vars {
+				r.env[v.name] = vals[i]
+			}
+			for i, v := range ln.vars {
+				if err := r.checkRange(v, vals[i]); err != nil {
+					return err
+				}
+			}
+		case lineString:
+			v := ln.vars[0]
+			if r.row >= len(r.rows) || len(r.rows[r.row]) != 1 {
+				return fmt.Errorf("line %d should hold the string %s", r.row+1, v.name)
+			}
+			n := big.NewInt(int64(len(r.rows[r.row][0])))
+			r.row++
+			if err := r.checkRange(v, n); err != nil {
+				return err
+			}
+		case lineRow, lineColumns:
+			n, err := ln.vars[0].length.eval(r.env)
+			if err != nil {
+				return err
+			}
+			if !n.IsInt64() || n.Int64() < 0 || n.Int64() > 1_000_000 {
+				return fmt.Errorf("%s has %s elements", ln.vars[0].name, n)
+			}
+			count := int(n.Int64())
+			if ln.kind == lineRow {
+				if count == 0 {
+					continue
+				}
+				vals, err := r.ints(count, ln.vars[0].name)
+				if err != nil {
+					return err
+				}
+				if err := r.checkValues(ln.vars[0], vals); err != nil {
+					return err
+				}
+				continue
+			}
+			cols := make([][]*big.Int, len(ln.vars))
+			for range count {
+				vals, err := r.ints(len(ln.vars), ln.vars[0].name)
+				if err != nil {
+					return err
+				}
+				for c := range ln.vars {
+					cols[c] = append(cols[c], vals[c])
+				}
+			}
+			for c, v := range ln.vars {
+				if err := r.checkValues(v, cols[c]); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// sampleReader walks the lines of a sample input.
+type sampleReader struct {
+	rows [][]string
+	row  int
+	env  map[string]*big.Int
+}
+
+// ints reads one line of exactly n integers.
+func (r *sampleReader) ints(n int, what string) ([]*big.Int, error) {
+	if r.row >= len(r.rows) {
+		return nil, fmt.Errorf("the sample ends where %s should be", what)
+	}
+	f := r.rows[r.row]
+	if len(f) != n {
+		return nil, fmt.Errorf("line %d has %d values where %s needs %d", r.row+1, len(f), what, n)
+	}
+	out := make([]*big.Int, n)
+	for i, s := range f {
+		v, ok := new(big.Int).SetString(s, 10)
+		if !ok {
+			return nil, fmt.Errorf("line %d: %q is not an integer (%s)", r.row+1, s, what)
+		}
+		out[i] = v
+	}
+	r.row++
+	return out, nil
+}
+
+func (r *sampleReader) checkRange(v *cvar, x *big.Int) error {
+	lo, err := v.lo.eval(r.env)
+	if err != nil {
+		return err
+	}
+	hi, err := v.hi.eval(r.env)
+	if err != nil {
+		return err
+	}
+	if x.Cmp(lo) < 0 || x.Cmp(hi) > 0 {
+		return fmt.Errorf("%s = %s is outside %s…%s", displayName(v), x, lo, hi)
+	}
+	return nil
+}
+
+func (r *sampleReader) checkValues(v *cvar, xs []*big.Int) error {
+	for _, x := range xs {
+		if err := r.checkRange(v, x); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pyName is the Python variable of a constraint variable (prefixed so that
+// names such as "in" or "sum" cannot clash with Python's).
+func pyName(name string) string { return "v_" + name }
+
+// pythonGenerator writes the generator program for a spec and layout.
+func pythonGenerator(sp *spec, l *layout, constraints string) (string, error) {
+	order, err := sp.scalarOrder()
+	if err != nil {
+		return "", err
+	}
+	budget := fmt.Sprint(defaultBudget)
+	capVars := sp.lengthScalars()
+	if sp.sumCap != nil {
+		if v, err := sp.sumCap.eval(nil); err == nil && v.Sign() > 0 {
+			budget = v.String()
+			if sv := sp.byName[sp.sumVar]; sv != nil && sv.kind == scalarVar {
+				capVars = map[string]bool{sp.sumVar: true}
+			}
+		}
+	}
+	var b strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+	w("#!/usr/bin/env python3")
+	w(`"""Test-case generator written by AlgoItny's offline provider.`)
+	w("")
+	w("Constraints:")
+	for _, c := range strings.Split(strings.TrimSpace(constraints), "\n") {
+		if c = strings.TrimSpace(c); c != "" {
+			w("    %s", strings.ReplaceAll(c, `\`, `\\`))
+		}
+	}
+	w("")
+	w("Input layout:")
+	for _, d := range l.describe() {
+		w("    %s", d)
+	}
+	w("")
+	w("Usage: python3 gen.py SEED [INDEX]")
+	w("INDEX (default: SEED) chooses the kind of test: 0 minimal, 1 maximal,")
+	w("2 maximal sizes with random values, 3 and 4 small, then mostly random.")
+	w("The same SEED and INDEX always print the same test.")
+	w(`"""`)
+	b.WriteString(pythonRuntime)
+	w("BUDGET = %s", budget)
+	w("")
+	w("")
+	w("def block(rng, mode, cap):")
+	w(`    """One test: its lines and size, or None when the choices missed a constraint."""`)
+	for _, v := range order {
+		if v == sp.multi {
+			continue
+		}
+		hi := v.hi.python()
+		if capVars[v.name] {
+			hi = fmt.Sprintf("min(%s, max(%s, cap))", hi, v.lo.python())
+		}
+		w("    %s = pick(rng, mode, %s, %s)", pyName(v.name), v.lo.python(), hi)
+		w("    if %s is None:", pyName(v.name))
+		w("        return None")
+	}
+	var sizeTerms []string
+	for _, v := range sp.vars {
+		switch v.kind {
+		case stringVar:
+			hi := v.hi.python()
+			if sp.sumCap == nil || sp.sumVar == v.name {
+				hi = fmt.Sprintf("min(%s, max(%s, cap))", hi, v.lo.python())
+			}
+			w("    %s = word(rng, mode, pick(rng, mode, %s, %s), %q)", pyName(v.name), v.lo.python(), hi, v.alphabet)
+			w("    if %s is None:", pyName(v.name))
+			w("        return None")
+			if sp.sumCap == nil || sp.sumVar == v.name {
+				sizeTerms = append(sizeTerms, fmt.Sprintf("len(%s)", pyName(v.name)))
+			}
+		case arrayVar:
+			w("    %s = ints(rng, mode, %s, %s, %s, %s)", pyName(v.name), v.length.python(), v.lo.python(), v.hi.python(), pyBool(v.distinct))
+			w("    if %s is None:", pyName(v.name))
+			w("        return None")
+			if sp.sumCap == nil {
+				sizeTerms = append(sizeTerms, fmt.Sprintf("len(%s)", pyName(v.name)))
+			}
+		}
+	}
+	if sv := sp.byName[sp.sumVar]; sp.sumCap != nil && sv != nil && sv.kind == scalarVar {
+		sizeTerms = []string{pyName(sv.name)}
+	}
+	if len(sizeTerms) == 0 {
+		sizeTerms = []string{"1"}
+	}
+	w("    out = []")
+	for _, ln := range l.block {
+		switch ln.kind {
+		case lineScalars:
+			var names []string
+			for _, v := range ln.vars {
+				names = append(names, pyName(v.name))
+			}
+			w("    out.append(\" \".join(map(str, [%s])))", strings.Join(names, ", "))
+		case lineString:
+			w("    out.append(%s)", pyName(ln.vars[0].name))
+		case lineRow:
+			w("    out.append(\" \".join(map(str, %s)))", pyName(ln.vars[0].name))
+		case lineColumns:
+			var names []string
+			for _, v := range ln.vars {
+				names = append(names, pyName(v.name))
+			}
+			w("    for row in zip(%s):", strings.Join(names, ", "))
+			w("        out.append(\" \".join(map(str, row)))")
+		}
+	}
+	w("    return out, %s", strings.Join(sizeTerms, " + "))
+	w("")
+	w("")
+	w("def main():")
+	w("    seed = int(sys.argv[1]) if len(sys.argv) > 1 else 0")
+	w("    index = int(sys.argv[2]) if len(sys.argv) > 2 else seed")
+	w("    rng = random.Random(seed * 1000003 + index)")
+	w("    mode = MODES[index %% len(MODES)]")
+	if m := sp.multi; m != nil {
+		w("    tests = None")
+		w("    for k in range(100):")
+		w("        tests = pick(rng, mode if k == 0 else \"random\", %s, min(%s, max(%s, BUDGET)))", m.lo.python(), m.hi.python(), m.lo.python())
+		w("        if tests is not None:")
+		w("            break")
+		w("    if tests is None:")
+		w("        raise SystemExit(\"generator: no valid number of tests\")")
+		w("    lines = [str(tests)]")
+		w("    left = BUDGET")
+		w("    for t in range(tests):")
+		w("        out, size = attempt(rng, mode, max(1, left - (tests - t - 1)))")
+		w("        left -= size")
+		w("        lines.extend(out)")
+	} else {
+		w("    lines, _ = attempt(rng, mode, BUDGET)")
+	}
+	w("    sys.stdout.write(\"\\n\".join(lines) + \"\\n\")")
+	w("")
+	w("")
+	w("if __name__ == \"__main__\":")
+	w("    main()")
+	return b.String(), nil
+}
+
+func pyBool(b bool) string {
+	if b {
+		return "True"
+	}
+	return "False"
+}
+
+// pythonRuntime holds the helpers every generated program shares.
+const pythonRuntime = `
+import random
+import sys
+
+MODES = ["min", "max", "maxrand", "small", "small", "random", "random", "random", "small", "random"]
+
+
+def small_range(lo, hi):
+    a, b = max(lo, -10), min(hi, 10)
+    if a > b:
+        a, b = lo, min(hi, lo + 10)
+    return a, b
+
+
+def pick(rng, mode, lo, hi):
+    """A value in [lo, hi] for the mode, or None if the range is empty."""
+    if lo > hi:
+        return None
+    if mode == "min":
+        return lo
+    if mode in ("max", "maxrand"):
+        return hi
+    if mode == "small":
+        a, b = small_range(lo, hi)
+        return rng.randint(a, b)
+    if hi - lo > 1000 and rng.random() < 0.5:
+        # Spread sizes over every order of magnitude.
+        span = hi - lo
+        k = rng.randint(0, span.bit_length())
+        return lo + rng.randint(0, min(span, (1 << k) - 1))
+    return rng.randint(lo, hi)
+
+
+def ints(rng, mode, n, lo, hi, distinct):
+    """n values in [lo, hi] for the mode, or None if impossible."""
+    if n < 0 or lo > hi:
+        return None
+    if distinct:
+        if hi - lo + 1 < n:
+            return None
+        if mode == "min":
+            return list(range(lo, lo + n))
+        if mode == "max":
+            return list(range(hi, hi - n, -1))
+        return rng.sample(range(lo, hi + 1), n)
+    if mode == "min":
+        return [lo] * n
+    if mode == "max":
+        return [hi] * n
+    if mode == "small":
+        a, b = small_range(lo, hi)
+        return [rng.randint(a, b) for _ in range(n)]
+    return [rng.randint(lo, hi) for _ in range(n)]
+
+
+def word(rng, mode, n, alphabet):
+    """A string of length n over alphabet, or None."""
+    if n is None or n < 0:
+        return None
+    if mode == "min":
+        return alphabet[0] * n
+    if mode == "small":
+        alphabet = alphabet[:3]
+    return "".join(rng.choice(alphabet) for _ in range(n))
+
+
+def attempt(rng, mode, cap):
+    """A test for the mode, retrying random choices that miss a constraint."""
+    for k in range(300):
+        m = mode
+        if k > 0:
+            m = "small" if k < 100 and mode in ("min", "small") else "random"
+        r = block(rng, m, cap)
+        if r is not None:
+            return r
+    raise SystemExit("generator: could not satisfy the constraints")
+
+`

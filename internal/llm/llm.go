@@ -1,0 +1,299 @@
+package llm
+
+import (
+	"cmp"
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/algoitny/api/internal/algoitny"
+)
+
+// Provider is what the job workers call for LLM work. Every implementation
+// returns *algoitny.Error values: EINVALID when the request itself cannot be
+// served (nothing to explain, constraints that cannot be parsed, a page that
+// is not a problem statement) and EINTERNAL when the provider failed (the
+// remote API was unreachable, refused the request, or answered with something
+// unusable). EINTERNAL errors wrap the cause (context.Canceled and
+// context.DeadlineExceeded included) for errors.Is, and never contain an API
+// key.
+type Provider interface {
+	// Hints streams hint text through onDelta as it is produced and returns
+	// the final hints (1–5 short strings). The concatenated deltas read as a
+	// numbered list ("1. …\n2. …\n"); the returned slice is authoritative.
+	// onDelta may be nil. It returns EINVALID when req has nothing to explain
+	// (an accepted execution without failed tests).
+	Hints(ctx context.Context, req HintRequest, onDelta func(string)) ([]string, error)
+	// Generator returns a program that prints one test input per run for
+	// req.Problem. It returns EINVALID when the problem says too little to
+	// write a generator for (for the offline provider: constraints it cannot
+	// parse).
+	Generator(ctx context.Context, req GeneratorRequest) (Generator, error)
+	// ExtractProblem reads a problem statement (title, id, limits,
+	// constraints, samples) from the HTML of a judge's problem page fetched
+	// from url. It returns EINVALID when the page is not a problem statement
+	// it can read.
+	ExtractProblem(ctx context.Context, url string, html []byte) (ExtractedProblem, error)
+	// Name names the provider ("offline", "gemini", "openai") for logs and
+	// job records.
+	Name() string
+}
+
+// HintRequest is a failed execution to explain.
+type HintRequest struct {
+	// Problem gives the title, constraints, language and time/memory limits.
+	Problem algoitny.Problem
+	// Language is the language of the user's code.
+	Language algoitny.Language
+	// Code is the user's code.
+	Code string
+	// Verdict is the overall verdict of the execution.
+	Verdict algoitny.Verdict
+	// CompileMessage is the compiler's output when Verdict is
+	// COMPILATION_ERROR.
+	CompileMessage string
+	// Tests are the failed (and some passed) tests with their data, in the
+	// order they ran.
+	Tests []HintTest
+}
+
+// HintTest is one test of a HintRequest with its data.
+type HintTest struct {
+	// Input and Expected are the test case data. They may be large; providers
+	// truncate what they send and use.
+	Input, Expected string
+	// Result is the judge's outcome: verdict, Output (a truncated preview of
+	// the actual output), TimeMs, MemoryKB and Message.
+	Result algoitny.TestResult
+	// Stderr is the beginning of the program's standard error, if the caller
+	// has it (runtime errors are recognised from it and from Result.Message).
+	Stderr string
+	// Number is the 1-based position of the test in the execution, used to
+	// name it in hints; 0 names tests by their position in Tests.
+	Number int
+}
+
+// GeneratorRequest asks for a test-case generator program for a problem.
+type GeneratorRequest struct {
+	// Problem gives the title, constraints (free text such as
+	// "1 ≤ N ≤ 10^5, 1 ≤ A_i ≤ 10^9"), tags and the reference solution.
+	Problem algoitny.Problem
+	// TestCount is how many tests the caller means to generate (a hint for
+	// the mix of edge and random cases; 0 means unknown).
+	TestCount int
+	// Samples are the problem's sample tests, if known. They let the offline
+	// provider check the input layout it guessed from the constraints, and
+	// show remote models the input format.
+	Samples []Sample
+}
+
+// Generator is a test-case generator program.
+type Generator struct {
+	// Language is the generator's language (Python 3 from every provider
+	// unless a model chose otherwise).
+	Language algoitny.Language
+	// Code reads a seed from argv[1] and optionally a test index from
+	// argv[2], prints ONE test input to stdout and is deterministic for a
+	// given seed and index.
+	Code string
+	// Notes explains the generator to the person reviewing it (what it
+	// assumes, what it ignored).
+	Notes string
+}
+
+// Sample is one sample test of a problem statement.
+type Sample struct {
+	Input  string
+	Output string
+}
+
+// ExtractRequest is a fetched problem page. The Provider method takes its two
+// fields as arguments; the type exists for ParseProblemPage and for callers
+// that pass pages around.
+type ExtractRequest struct {
+	// URL is where the page was fetched from; it identifies the judge and the
+	// problem id.
+	URL string
+	// HTML is the page as fetched (UTF-8).
+	HTML []byte
+}
+
+// ExtractedProblem is what a problem page says about the problem. Text fields
+// are plain text (tags removed, LaTeX math turned into Unicode where it is
+// simple, e.g. "1 ≤ N ≤ 10^5").
+type ExtractedProblem struct {
+	Platform algoitny.Platform
+	// ProblemID is the judge's id: "1000" (Baekjoon), "4A" (Codeforces),
+	// "abc086_a" (AtCoder).
+	ProblemID   string
+	Title       string
+	URL         string
+	Description string
+	// InputSpec and OutputSpec are the input and output format sections.
+	InputSpec  string
+	OutputSpec string
+	// Constraints holds the constraint lines found on the page, one per line,
+	// in a form the offline generator parses.
+	Constraints string
+	// TimeLimitMs and MemoryLimitMB are 0 when the page does not say.
+	TimeLimitMs   int
+	MemoryLimitMB int
+	Samples       []Sample
+}
+
+// The provider names accepted by Config.Provider.
+const (
+	ProviderOffline = "offline"
+	ProviderGemini  = "gemini"
+	ProviderOpenAI  = "openai"
+)
+
+// Defaults used when Config leaves a field empty.
+const (
+	DefaultGeminiBaseURL  = "https://generativelanguage.googleapis.com"
+	DefaultGeminiModel    = "gemini-2.5-flash"
+	DefaultOpenAIBaseURL  = "https://api.openai.com/v1"
+	DefaultOpenAIModel    = "gpt-4o-mini"
+	DefaultTimeout        = 60 * time.Second
+	DefaultMaxRetries     = 3
+	DefaultRetryBaseDelay = 500 * time.Millisecond
+	DefaultRetryMaxDelay  = 30 * time.Second
+)
+
+// MaxHints is the most hints any provider returns.
+const MaxHints = 5
+
+// Config chooses and configures a provider. The zero value is the offline
+// provider.
+type Config struct {
+	// Provider is "offline" (the default when empty), "gemini" or "openai"
+	// (any OpenAI-compatible chat completions endpoint: OpenAI, Ollama, vLLM).
+	Provider string
+	// GeminiAPIKey is required for Gemini.
+	GeminiAPIKey string
+	// OpenAIAPIKey is sent as a bearer token to OpenAI-compatible endpoints
+	// when set (local servers such as Ollama need none).
+	OpenAIAPIKey string
+	// BaseURL overrides the provider's endpoint: for Gemini the part before
+	// "/v1beta" (DefaultGeminiBaseURL), for OpenAI-compatible servers the
+	// part before "/chat/completions" (DefaultOpenAIBaseURL, or e.g.
+	// "http://localhost:11434/v1" for Ollama).
+	BaseURL string
+	// Model names the model (DefaultGeminiModel, DefaultOpenAIModel).
+	Model string
+	// HTTPClient sends the requests; nil means a client of our own. Its own
+	// Timeout, if any, applies on top of Timeout.
+	HTTPClient *http.Client
+	// Timeout bounds one attempt, a streamed response included
+	// (DefaultTimeout when 0). The caller's context bounds the whole call,
+	// retries and waits included.
+	Timeout time.Duration
+	// MaxRetries is how many times a request that failed with HTTP 408, 429,
+	// 5xx, a network error or an attempt timeout is retried
+	// (DefaultMaxRetries when 0; negative means never).
+	MaxRetries int
+	// RetryBaseDelay is the first backoff delay; each retry doubles it, with
+	// jitter (DefaultRetryBaseDelay when 0).
+	RetryBaseDelay time.Duration
+	// RetryMaxDelay caps a backoff delay and the Retry-After we are willing
+	// to wait; a longer Retry-After fails the call at once so that the job
+	// runner reschedules it instead of blocking a worker
+	// (DefaultRetryMaxDelay when 0).
+	RetryMaxDelay time.Duration
+}
+
+// ConfigFromEnv reads a Config from the environment variables of the
+// deployment (design §3): LLM_PROVIDER, GEMINI_API_KEY, OPENAI_API_KEY (or
+// LLM_API_KEY), LLM_BASE_URL, LLM_MODEL, LLM_TIMEOUT (a Go duration),
+// LLM_MAX_RETRIES. getenv is os.Getenv in production. Values that do not
+// parse are left for New to refuse (an unparsable timeout becomes -1).
+func ConfigFromEnv(getenv func(string) string) Config {
+	cfg := Config{
+		Provider:     strings.TrimSpace(getenv("LLM_PROVIDER")),
+		GeminiAPIKey: strings.TrimSpace(getenv("GEMINI_API_KEY")),
+		OpenAIAPIKey: strings.TrimSpace(cmp.Or(getenv("OPENAI_API_KEY"), getenv("LLM_API_KEY"))),
+		BaseURL:      strings.TrimSpace(getenv("LLM_BASE_URL")),
+		Model:        strings.TrimSpace(getenv("LLM_MODEL")),
+	}
+	if s := strings.TrimSpace(getenv("LLM_TIMEOUT")); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			d = -1
+		}
+		cfg.Timeout = d
+	}
+	if s := strings.TrimSpace(getenv("LLM_MAX_RETRIES")); s != "" {
+		if n, err := strconv.Atoi(s); err == nil {
+			cfg.MaxRetries = n
+			if n == 0 {
+				cfg.MaxRetries = -1 // an explicit 0 means no retries
+			}
+		}
+	}
+	return cfg
+}
+
+// New returns the provider cfg names. It returns EINVALID for an unknown
+// provider name, a Gemini provider without an API key, a base URL that is not
+// an absolute http(s) URL, or a negative timeout or delay.
+func New(cfg Config) (Provider, error) {
+	switch strings.ToLower(strings.TrimSpace(cfg.Provider)) {
+	case "", ProviderOffline:
+		return NewOffline(), nil
+	case ProviderGemini:
+		if cfg.GeminiAPIKey == "" {
+			return nil, algoitny.Invalid("GEMINI_API_KEY", "the gemini provider needs an API key")
+		}
+		t, base, err := newTransport(ProviderGemini, cfg, DefaultGeminiBaseURL, cfg.GeminiAPIKey)
+		if err != nil {
+			return nil, err
+		}
+		return &remote{b: &gemini{t: t, base: base, model: cmp.Or(cfg.Model, DefaultGeminiModel), key: cfg.GeminiAPIKey}}, nil
+	case ProviderOpenAI:
+		t, base, err := newTransport(ProviderOpenAI, cfg, DefaultOpenAIBaseURL, cfg.OpenAIAPIKey)
+		if err != nil {
+			return nil, err
+		}
+		return &remote{b: &openAI{t: t, base: base, model: cmp.Or(cfg.Model, DefaultOpenAIModel), key: cfg.OpenAIAPIKey}}, nil
+	}
+	return nil, algoitny.Invalid("LLM_PROVIDER", "unknown LLM provider %q (want offline, gemini or openai)", cfg.Provider)
+}
+
+// newTransport validates the shared part of cfg and builds the retrying HTTP
+// transport of a remote provider; secret is redacted from every error.
+func newTransport(name string, cfg Config, defaultBase, secret string) (*transport, string, error) {
+	base := strings.TrimRight(cmp.Or(strings.TrimSpace(cfg.BaseURL), defaultBase), "/")
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, "", algoitny.Invalid("LLM_BASE_URL", "the LLM base URL must be an absolute http(s) URL")
+	}
+	if cfg.Timeout < 0 || cfg.RetryBaseDelay < 0 || cfg.RetryMaxDelay < 0 {
+		return nil, "", algoitny.Invalid("LLM_TIMEOUT", "LLM timeouts and delays must not be negative")
+	}
+	retries := cfg.MaxRetries
+	switch {
+	case retries == 0:
+		retries = DefaultMaxRetries
+	case retries < 0:
+		retries = 0
+	}
+	client := cfg.HTTPClient
+	if client == nil {
+		client = &http.Client{}
+	}
+	t := &transport{
+		name:       name,
+		client:     client,
+		timeout:    cmp.Or(cfg.Timeout, DefaultTimeout),
+		maxRetries: retries,
+		baseDelay:  cmp.Or(cfg.RetryBaseDelay, DefaultRetryBaseDelay),
+		maxDelay:   cmp.Or(cfg.RetryMaxDelay, DefaultRetryMaxDelay),
+	}
+	if secret != "" {
+		t.secrets = []string{secret, url.QueryEscape(secret)}
+	}
+	return t, base, nil
+}
