@@ -675,6 +675,9 @@ type cvar struct {
 	order    int
 	distinct bool
 	alphabet string
+	// guessedLen marks an array length taken from a default (N), which a
+	// sample input may correct.
+	guessedLen bool
 }
 
 // spec is what the constraints say about a problem's input.
@@ -689,6 +692,9 @@ type spec struct {
 }
 
 var (
+	guaranteeRE    = regexp.MustCompile(`(?i)guarantee|\btree\b|connected|graph|sorted|increasing|decreasing|palindrome|保証|木|連結|グラフ|트리|연결|그래프|보장`)
+	stringLenRE    = regexp.MustCompile(`\b([A-Z][A-Za-z0-9]?)\s+is\s+a\s+string\s+(?:of\s+length|with\s+length|whose\s+length\s+is)\s+`)
+	jaStringLenRE  = regexp.MustCompile(`([A-Z][A-Za-z0-9]?)\s*は\s*長さ\s*(.+?)\s*(?:以上\s*(.+?)\s*以下\s*)?の\s*文字列`)
 	sentencePartRE = regexp.MustCompile(`,\s+(?:and\s+)?|\s+and\s+|\s+but\s+`)
 	distinctRE     = regexp.MustCompile(`(?i)distinct|pairwise different|all different|相異なる|互いに異なる|서로 다른|permutation|順列|순열`)
 	permutationRE  = regexp.MustCompile(`(?i)permutation|順列|순열`)
@@ -726,10 +732,15 @@ func parseConstraints(text string) (*spec, error) {
 	for n, line := range lines {
 		toks := toksOf[n]
 		clauses, ok := parseClauses(toks)
-		if !ok {
-			if hasRelation(toks) && !sumRE.MatchString(line) && !sumSymbolRE.MatchString(line) {
-				sp.ignored = append(sp.ignored, strings.TrimSpace(line))
-			}
+		if c, found := stringLengthClause(line); found {
+			clauses, ok = append(clauses, c), true
+		}
+		switch {
+		case ok:
+		case hasRelation(toks) && !sumRE.MatchString(line) && !sumSymbolRE.MatchString(line):
+			sp.ignored = append(sp.ignored, strings.TrimSpace(line))
+		case guaranteeRE.MatchString(line) && !distinctRE.MatchString(line):
+			sp.ignored = append(sp.ignored, strings.TrimSpace(line))
 		}
 		for _, c := range clauses {
 			group++
@@ -811,6 +822,61 @@ func parseConstraints(text string) (*spec, error) {
 	return sp, nil
 }
 
+// stringLengthClause reads "S is a string of length N", "… of length
+// between 1 and 100", "… of length at most 100" and "S は長さ N の文字列"
+// as a clause on |S|.
+func stringLengthClause(line string) (clause, bool) {
+	parse := func(s string) *expr {
+		p := &exprParser{toks: tokenize(s)}
+		if e, _, ok := p.expr(0); ok {
+			return e
+		}
+		return nil
+	}
+	if m := jaStringLenRE.FindStringSubmatch(line); m != nil {
+		lo, hi := parse(m[2]), parse(m[2])
+		if m[3] != "" {
+			hi = parse(m[3])
+		}
+		if lo != nil && hi != nil {
+			return clause{vars: []varRef{{name: m[1], pipe: true}}, lo: lo, hi: hi}, true
+		}
+		return clause{}, false
+	}
+	m := stringLenRE.FindStringSubmatchIndex(line)
+	if m == nil {
+		return clause{}, false
+	}
+	name := line[m[2]:m[3]]
+	p := &exprParser{toks: tokenize(line[m[1]:])}
+	c := clause{vars: []varRef{{name: name, pipe: true}}}
+	switch {
+	case p.at(0, tIdent, "between"):
+		lo, i, ok := p.expr(1)
+		if !ok || !p.at(i, tIdent, "and") {
+			return clause{}, false
+		}
+		hi, _, ok := p.expr(i + 1)
+		if !ok {
+			return clause{}, false
+		}
+		c.lo, c.hi = lo, hi
+	case p.at(0, tIdent, "at") && p.at(1, tIdent, "most"):
+		hi, _, ok := p.expr(2)
+		if !ok {
+			return clause{}, false
+		}
+		c.lo, c.hi = numExpr(1), hi
+	default:
+		e, _, ok := p.expr(0)
+		if !ok {
+			return clause{}, false
+		}
+		c.lo, c.hi = e, e
+	}
+	return c, true
+}
+
 // setSum records "the sum of N over all test cases does not exceed E".
 func (sp *spec) setSum(name, rest string) {
 	p := &exprParser{toks: tokenize(rest)}
@@ -886,7 +952,7 @@ func (sp *spec) resolve(text string, indexBounds map[string][2]*expr) error {
 			return fmt.Errorf("no length is given for %s (e.g. \"1 ≤ N ≤ 10^5\")", v.name)
 		}
 		v.length = &expr{op: "ref", name: d.name}
-		sp.notes = append(sp.notes, fmt.Sprintf("%s has %s elements", v.name, d.name))
+		v.guessedLen = true
 	}
 	for _, v := range sp.vars {
 		if v.hi == nil {

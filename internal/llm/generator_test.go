@@ -219,6 +219,36 @@ func TestOfflineGenerator(t *testing.T) {
 					}
 				}
 			}},
+		{"StringOfLengthN", "1 ≤ N ≤ 100\nS is a string of length N consisting of uppercase English letters.", nil, func(in *input) {
+			n := in.ints(1)[0]
+			in.within("N", n, 1, 100)
+			s := in.line()
+			if int64(len(s)) != n || strings.Trim(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
+				in.t.Fatalf("%s: S = %q, want %d uppercase letters", in.desc, s, n)
+			}
+		}},
+		{"JapaneseStringLength", "1 \\leq N \\leq 10\nS は長さ N の文字列\nS は英小文字のみからなる", []llm.Sample{{Input: "3\nabc\n"}}, func(in *input) {
+			n := in.ints(1)[0]
+			in.within("N", n, 1, 10)
+			if s := in.line(); int64(len(s)) != n || strings.Trim(s, "abcdefghijklmnopqrstuvwxyz") != "" {
+				in.t.Fatalf("%s: S = %q, want %d lowercase letters", in.desc, s, n)
+			}
+		}},
+		{"EdgeCountFromSample", "2 ≤ N ≤ 100\n1 ≤ M ≤ 100\n1 ≤ u_i, v_i ≤ N\nThe given graph is connected.", []llm.Sample{{Input: "3 2\n1 2\n2 3\n"}}, func(in *input) {
+			v := in.ints(2)
+			n, m := v[0], v[1]
+			in.within("N", n, 2, 100)
+			in.within("M", m, 1, 100)
+			for range m {
+				e := in.ints(2)
+				in.within("u_i", e[0], 1, n)
+				in.within("v_i", e[1], 1, n)
+			}
+		}},
+		{"ConstraintTextCannotBecomeCode", "1 ≤ N ≤ 10\n\"\"\"\rimport os; os._exit(3) #\u2028print('x')", nil, func(in *input) {
+			in.within("N", in.ints(1)[0], 1, 10)
+			in.end()
+		}},
 		{"SumOverTestCases", "1 ≤ T ≤ 10^4\n1 ≤ N ≤ 2·10^5\n1 ≤ A_i ≤ 10^9\nThe sum of N over all test cases does not exceed 2·10^5.", nil, func(in *input) {
 			tc := in.ints(1)[0]
 			in.within("T", tc, 1, 10000)
@@ -255,7 +285,9 @@ func TestOfflineGenerator(t *testing.T) {
 			for seed := 1; seed <= 2; seed++ {
 				for index := range 6 {
 					out := runGenerator(t, path, seed, index)
-					c.check(newInput(t, out, fmt.Sprintf("seed %d index %d", seed, index)))
+					in := newInput(t, out, fmt.Sprintf("seed %d index %d", seed, index))
+					c.check(in)
+					in.end()
 					if seed == 1 {
 						if again := runGenerator(t, path, seed, index); again != out {
 							t.Fatalf("seed %d index %d: two runs printed different tests", seed, index)
@@ -298,6 +330,15 @@ func TestOfflineGeneratorEdgeCases(t *testing.T) {
 				t.Fatalf("index 1: A_i = %d, want the maximum", a)
 			}
 		}
+	})
+
+	t.Run("NotesSayWhatIsNotEnforced", func(t *testing.T) {
+		t.Parallel()
+		g, err := offline.Generator(t.Context(), llm.GeneratorRequest{Problem: algoitny.Problem{
+			Constraints: "2 ≤ N ≤ 10^5\n1 ≤ a_i ≤ N\nThe given graph is a tree.\nA_1 + A_2 ≤ 10",
+		}})
+		requireNoError(t, err)
+		requireContains(t, g.Notes, "N in [2, 100000]", "a_i in [1, N] with N elements (assumed)", "Not enforced: The given graph is a tree.", "Not enforced: A_1 + A_2 ≤ 10")
 	})
 
 	t.Run("IndexDefaultsToSeed", func(t *testing.T) {

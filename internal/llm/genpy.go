@@ -170,9 +170,9 @@ func (sp *spec) candidateLayouts() []*layout {
 }
 
 // chooseLayout returns the first candidate layout the samples fit, or the
-// most likely one when there are no samples.
+// most likely one when there are no samples. When no layout fits and some
+// array lengths were guesses, the other scalars are tried as their lengths.
 func (sp *spec) chooseLayout(samples []Sample) (*layout, error) {
-	cands := sp.candidateLayouts()
 	var inputs []string
 	for _, s := range samples {
 		if strings.TrimSpace(s.Input) != "" {
@@ -180,8 +180,60 @@ func (sp *spec) chooseLayout(samples []Sample) (*layout, error) {
 		}
 	}
 	if len(inputs) == 0 {
-		return cands[0], nil
+		return sp.candidateLayouts()[0], nil
 	}
+	l, err := sp.fitLayouts(inputs)
+	if err == nil {
+		return l, nil
+	}
+	var guessed []*cvar
+	var lengths []string
+	for _, v := range sp.vars {
+		switch {
+		case v.kind == arrayVar && v.guessedLen:
+			guessed = append(guessed, v)
+		case v.kind == scalarVar && v != sp.multi:
+			lengths = append(lengths, v.name)
+		}
+	}
+	if len(guessed) == 0 || len(guessed) > 4 || len(lengths) > 6 {
+		return nil, err
+	}
+	saved := make([]*expr, len(guessed))
+	for i, v := range guessed {
+		saved[i] = v.length
+	}
+	choice := make([]int, len(guessed))
+	for {
+		for i, v := range guessed {
+			v.length = &expr{op: "ref", name: lengths[choice[i]]}
+		}
+		if l, ferr := sp.fitLayouts(inputs); ferr == nil {
+			return l, nil
+		}
+		// Next assignment, as an odometer over the scalars.
+		k := 0
+		for k < len(choice) {
+			choice[k]++
+			if choice[k] < len(lengths) {
+				break
+			}
+			choice[k] = 0
+			k++
+		}
+		if k == len(choice) {
+			break
+		}
+	}
+	for i, v := range guessed {
+		v.length = saved[i]
+	}
+	return nil, err
+}
+
+// fitLayouts returns the first candidate layout every input fits.
+func (sp *spec) fitLayouts(inputs []string) (*layout, error) {
+	cands := sp.candidateLayouts()
 	var firstErr error
 	for _, l := range cands {
 		var err error
@@ -381,23 +433,22 @@ func pythonGenerator(sp *spec, l *layout, constraints string) (string, error) {
 	w("#!/usr/bin/env python3")
 	w(`"""Test-case generator written by AlgoItny's offline provider.`)
 	w("")
-	w("Constraints:")
-	for _, c := range strings.Split(strings.TrimSpace(constraints), "\n") {
-		if c = strings.TrimSpace(c); c != "" {
-			w("    %s", strings.ReplaceAll(c, `\`, `\\`))
-		}
-	}
-	w("")
-	w("Input layout:")
-	for _, d := range l.describe() {
-		w("    %s", d)
-	}
-	w("")
 	w("Usage: python3 gen.py SEED [INDEX]")
 	w("INDEX (default: SEED) chooses the kind of test: 0 minimal, 1 maximal,")
 	w("2 maximal sizes with random values, 3 and 4 small, then mostly random.")
 	w("The same SEED and INDEX always print the same test.")
 	w(`"""`)
+	w("")
+	// The constraints are user text: as comments, one per line, they
+	// cannot end up as code.
+	w("# Constraints:")
+	for _, c := range pyCommentLines(constraints) {
+		w("#     %s", c)
+	}
+	w("# Input layout:")
+	for _, d := range l.describe() {
+		w("#     %s", d)
+	}
 	b.WriteString(pythonRuntime)
 	w("BUDGET = %s", budget)
 	w("")
@@ -498,6 +549,29 @@ func pythonGenerator(sp *spec, l *layout, constraints string) (string, error) {
 	w("if __name__ == \"__main__\":")
 	w("    main()")
 	return b.String(), nil
+}
+
+// pyCommentLines splits text into lines safe inside Python comments: no
+// line breaks of any kind (Python also ends lines at "\r") and no control
+// characters.
+func pyCommentLines(text string) []string {
+	text = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\f", "\n", "\v", "\n").Replace(text)
+	var out []string
+	for l := range strings.SplitSeq(text, "\n") {
+		l = strings.Map(func(r rune) rune {
+			if r == '\t' {
+				return ' '
+			}
+			if r < 0x20 || r == 0x7f || r == 0x85 || r == 0x2028 || r == 0x2029 {
+				return -1
+			}
+			return r
+		}, l)
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 func pyBool(b bool) string {

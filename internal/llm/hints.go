@@ -202,7 +202,9 @@ func wrongAnswerFindings(req HintRequest, t HintTest, name string, passed []Hint
 	}
 	d := firstDiff(exp, act)
 	if d.line == 0 {
-		if !cut {
+		if cut {
+			fs = append(fs, finding{"diff", prioWADiff, fmt.Sprintf("On %s the first %d lines of your output are right; the difference comes later than the part of the output the judge keeps. Check the last answers: the largest values and the end of the input.", name, len(act))})
+		} else {
 			fs = append(fs, finding{"same", prioWADiff, fmt.Sprintf("On %s your output matches the expected one line by line, so the difference is in characters the comparison sees but you do not (for example a carriage return, a BOM or non-ASCII spaces). Print plain ASCII with '\\n' line ends.", name)})
 		}
 		return fs
@@ -355,7 +357,11 @@ func overflowFinding(req HintRequest, t HintTest, d diffResult, name string) (fi
 		return finding{}, false
 	}
 	var biggest *big.Int
-	for _, tok := range strings.Fields(t.Expected) {
+	expected := t.Expected
+	if len(expected) > 1<<20 {
+		expected = expected[:1<<20] // enough to see the size of the answers
+	}
+	for _, tok := range strings.Fields(expected) {
 		if v, ok := new(big.Int).SetString(tok, 10); ok {
 			v.Abs(v)
 			if biggest == nil || v.Cmp(biggest) > 0 {
@@ -444,7 +450,10 @@ type inputStats struct {
 
 func statsOf(input string) inputStats {
 	var s inputStats
-	s.lines = len(lines(input))
+	s.lines = strings.Count(strings.TrimRight(input, "\n"), "\n") + 1
+	if strings.TrimSpace(input) == "" {
+		s.lines = 0
+	}
 	inTok, tokLen := false, 0
 	for i := 0; i < len(input); i++ {
 		c := input[i]

@@ -94,6 +94,8 @@ func TestOfflineHints(t *testing.T) {
 			[]string{"text there", "input(\"Enter N: \")", "without a prompt"}, nil},
 		{"MissingLines", failed(algoitny.LanguagePython, pyCode, wa, "3\n1\n2\n3\n", "1\n2\n3\n", algoitny.TestResult{Output: "1\n"}),
 			[]string{"stops after 1 of 3 lines", "`2`"}, nil},
+		{"CutOutputRightSoFar", failed(algoitny.LanguagePython, pyCode, wa, "300\n", strings.Repeat("12345\n", 300), algoitny.TestResult{Output: strings.Repeat("12345\n", 300)[:1024]}),
+			[]string{"first 170 lines of your output are right", "comes later"}, []string{"stops after"}},
 		{"FloatPrecision", failed(algoitny.LanguageCPP, cppCode, wa, "1 3\n", "0.333333333\n", algoitny.TestResult{Output: "0.333333\n"}),
 			[]string{"rounding", "%.9f"}, nil},
 		{"TimeLimitLargeInput", failed(algoitny.LanguageCPP, cppCode, tle, numbers(100000), "1\n", algoitny.TestResult{TimeMs: 1000, Message: "CPU time limit 1s exceeded"}),

@@ -87,6 +87,9 @@ func generatorNotes(sp *spec, l *layout, checked bool) string {
 		switch {
 		case v.kind == arrayVar:
 			s += fmt.Sprintf(" with %s elements", v.length)
+			if v.guessedLen && !checked {
+				s += " (assumed)"
+			}
 			if v.distinct {
 				s += ", distinct"
 			}

@@ -504,6 +504,25 @@ func TestRemoteRetries(t *testing.T) {
 		}
 	})
 
+	t.Run("ErrStreamBrokenAfterADeltaIsNotRetried", func(t *testing.T) {
+		t.Parallel()
+		srv, rec := server(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+			writeSSE(t, w, openAIChunk("1. Check "))
+			<-r.Context().Done()
+		})
+		cfg := openAIConfig(srv.URL)
+		cfg.Timeout = 200 * time.Millisecond
+		var deltas []string
+		_, err := newProvider(t, cfg).Hints(t.Context(), hintRequest, func(d string) { deltas = append(deltas, d) })
+		requireCode(t, err, algoitny.EINTERNAL)
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("err = %v, want it to wrap context.DeadlineExceeded", err)
+		}
+		if n := rec.n.Load(); n != 1 || len(deltas) != 1 {
+			t.Fatalf("%d attempts, deltas %q: a stream that started must not be repeated", n, deltas)
+		}
+	})
+
 	t.Run("ErrCallerDeadlineShorterThanRetryAfter", func(t *testing.T) {
 		t.Parallel()
 		srv, rec := server(t, func(w http.ResponseWriter, r *http.Request, _ int) {

@@ -81,7 +81,7 @@ func (t *transport) post(ctx context.Context, endpoint string, header http.Heade
 	}
 	var last error
 	for attempt := 0; ; attempt++ {
-		wait, err := t.attempt(ctx, endpoint, header, payload, handle)
+		wait, retry, err := t.attempt(ctx, endpoint, header, payload, handle)
 		if err == nil {
 			return nil
 		}
@@ -89,11 +89,7 @@ func (t *transport) post(ctx context.Context, endpoint string, header http.Heade
 		if ctx.Err() != nil {
 			return t.fail(ctx.Err(), "%s: request abandoned", t.name)
 		}
-		var se *statusError
-		isStatus := errors.As(err, &se)
-		var rt retryable
-		temporary := (isStatus && se.temporary()) || (!isStatus && (errors.As(err, &rt) || isTransportError(err)))
-		if !temporary {
+		if !retry {
 			break
 		}
 		if attempt >= t.maxRetries {
@@ -126,13 +122,16 @@ func (t *transport) post(ctx context.Context, endpoint string, header http.Heade
 }
 
 // attempt makes one request. It returns the Retry-After delay the server
-// asked for (0 if none) and the attempt's error.
-func (t *transport) attempt(ctx context.Context, endpoint string, header http.Header, payload []byte, handle func(*http.Response) error) (time.Duration, error) {
+// asked for (0 if none), whether the failure is worth another attempt, and
+// the attempt's error. Failures to reach the server, attempt timeouts, HTTP
+// 408, 429 and 5xx are worth another attempt; errors of handle only when it
+// says so with retryable.
+func (t *transport) attempt(ctx context.Context, endpoint string, header http.Header, payload []byte, handle func(*http.Response) error) (time.Duration, bool, error) {
 	actx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(actx, http.MethodPost, endpoint, bytes.NewReader(payload))
 	if err != nil {
-		return 0, t.redactErr(err)
+		return 0, false, t.redactErr(err)
 	}
 	for k, v := range header {
 		req.Header[k] = v
@@ -141,7 +140,7 @@ func (t *transport) attempt(ctx context.Context, endpoint string, header http.He
 	req.Header.Set("User-Agent", userAgent)
 	resp, err := t.client.Do(req)
 	if err != nil {
-		return 0, t.redactErr(err)
+		return 0, true, t.redactErr(err)
 	}
 	defer func() {
 		// Drain a little so that the connection can be reused.
@@ -150,26 +149,17 @@ func (t *transport) attempt(ctx context.Context, endpoint string, header http.He
 	}()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBodyBytes))
-		return retryAfter(resp.Header.Get("Retry-After"), time.Now()), &statusError{
-			status:  resp.StatusCode,
-			message: t.redact(errorMessage(raw)),
-		}
+		se := &statusError{status: resp.StatusCode, message: t.redact(errorMessage(raw))}
+		return retryAfter(resp.Header.Get("Retry-After"), time.Now()), se.temporary(), se
 	}
 	if err := handle(resp); err != nil {
 		var rt retryable
 		if errors.As(err, &rt) {
-			return 0, retryable{t.redactErr(rt.err)}
+			return 0, true, t.redactErr(rt.err)
 		}
-		return 0, t.redactErr(err)
+		return 0, false, t.redactErr(err)
 	}
-	return 0, nil
-}
-
-// isTransportError reports whether err is a failure to talk to the server
-// (connection refused or reset, an attempt timeout) rather than an answer.
-func isTransportError(err error) bool {
-	var ue *url.Error
-	return errors.As(err, &ue) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.ErrUnexpectedEOF)
+	return 0, false, nil
 }
 
 // backoff returns the delay before retry number attempt+1: the base delay
