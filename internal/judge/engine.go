@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -50,7 +51,8 @@ type Config struct {
 	// UIDBase is the first of the host uids used for user code when the engine
 	// runs as root: UIDBase compiles, UIDBase+1... run, one uid per concurrent
 	// run, so RLIMIT_NPROC and leftover-process sweeps are per run. Default
-	// 1500000. Give each judge process on one host its own range.
+	// 1500000. Processes sharing a range (several judges on one host, tests)
+	// coordinate through lock files in os.TempDir()/algoitny-judge-uids.
 	UIDBase int
 	// Languages replaces DefaultLanguages.
 	Languages []Language
@@ -440,7 +442,10 @@ func (e *Engine) uidOr(uid int) int {
 }
 
 // runUIDs hands out the per-run uids; shared by every Engine of the process so
-// that two engines never give the same uid to concurrent runs.
+// that two engines never give the same uid to concurrent runs. Other processes
+// (another judge, another package's tests) are kept apart by a lock file per
+// uid: a uid is only used while its lock is held, so the sweep of one run's
+// uid can never kill another process's program.
 var runUIDs = struct {
 	sync.Mutex
 	used map[int]bool
@@ -449,22 +454,38 @@ var runUIDs = struct {
 // maxRunUIDs bounds the uid range above UIDBase.
 const maxRunUIDs = 4096
 
+// uidLockDir holds the per-uid lock files (root only).
+var uidLockDir = filepath.Join(os.TempDir(), "algoitny-judge-uids")
+
 func (e *Engine) acquireRunUID() (int, func(), error) {
 	if !e.switchUID {
 		return -1, func() {}, nil
+	}
+	if err := os.MkdirAll(uidLockDir, 0o700); err != nil {
+		return 0, nil, err
 	}
 	runUIDs.Lock()
 	defer runUIDs.Unlock()
 	for i := 1; i <= maxRunUIDs; i++ {
 		uid := e.cfg.UIDBase + i
-		if !runUIDs.used[uid] {
-			runUIDs.used[uid] = true
-			return uid, func() {
-				runUIDs.Lock()
-				delete(runUIDs.used, uid)
-				runUIDs.Unlock()
-			}, nil
+		if runUIDs.used[uid] {
+			continue
 		}
+		lock, err := os.OpenFile(filepath.Join(uidLockDir, strconv.Itoa(uid)), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+		if err != nil {
+			return 0, nil, err
+		}
+		if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			lock.Close() // held by another process
+			continue
+		}
+		runUIDs.used[uid] = true
+		return uid, func() {
+			runUIDs.Lock()
+			delete(runUIDs.used, uid)
+			runUIDs.Unlock()
+			lock.Close()
+		}, nil
 	}
 	return 0, nil, errors.New("judge: no free sandbox uid")
 }

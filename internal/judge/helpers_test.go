@@ -18,10 +18,12 @@ import (
 	"github.com/algoitny/api/internal/judge"
 )
 
-// The uids the tests' engines may use: each engine gets its own range.
+// The uids the tests' engines may use: each engine gets its own range, away
+// from the default UIDBase that other packages' tests (running at the same
+// time in other processes) use.
 const (
-	uidRangeStart = 1_500_000
-	uidRangeEnd   = 1_900_000
+	uidRangeStart = 2_000_000
+	uidRangeEnd   = 2_400_000
 	uidsPerEngine = 10_000
 )
 
