@@ -42,6 +42,8 @@ type token struct {
 	space bool     // whitespace before the token
 }
 
+var bracedPowerRE = regexp.MustCompile(`\^\{([^{}]*)\}`)
+
 var superscripts = strings.NewReplacer("⁰", "0", "¹", "1", "²", "2", "³", "3", "⁴", "4", "⁵", "5", "⁶", "6", "⁷", "7", "⁸", "8", "⁹", "9")
 
 // normalizeConstraints maps the many spellings of relations, products and
@@ -60,6 +62,9 @@ func normalizeConstraints(s string) string {
 		prevSup = sup
 	}
 	s = superscripts.Replace(b.String())
+	// Braced exponents that were not LaTeX math: 10^{5} → 10^(5).
+	s = bracedPowerRE.ReplaceAllString(s, "^($1)")
+	s = strings.ReplaceAll(s, "**", "^")
 	return strings.NewReplacer(
 		"<=", "≤", ">=", "≥", "!=", "≠", "=<", "≤", "=>", "≥",
 		"≦", "≤", "⩽", "≤", "≧", "≥", "⩾", "≥", "＜", "<", "＞", ">", "＝", "=",
@@ -539,6 +544,10 @@ type clause struct {
 	lo, hi *expr
 	// abs marks |x| ≤ E, a bound on an absolute value.
 	abs bool
+	// order is +1 for a sorted chain "1 ≤ A_1 ≤ A_2 ≤ … ≤ A_N ≤ 10^9",
+	// -1 for a descending one; strict says the elements also differ.
+	order  int
+	strict bool
 }
 
 func isLess(t token) bool    { return t.kind == tRel && (t.text == "≤" || t.text == "<") }
@@ -579,6 +588,59 @@ func parseClauses(toks []token) (clauses []clause, used bool) {
 	return clauses, len(clauses) > 0
 }
 
+// sortedChain reads "lo ≤ A_1 < A_2 < … < A_N ≤ hi" (or with ≥): the
+// elements of one array between two bounds, in order.
+func (p *exprParser) sortedChain(i int) (clause, int, bool) {
+	lo, j, ok := p.expr(i)
+	if !ok || j >= len(p.toks) || !(isLess(p.toks[j]) || isGreater(p.toks[j])) {
+		return clause{}, i, false
+	}
+	less := isLess(p.toks[j])
+	sameDir := func(k int) bool {
+		return k < len(p.toks) && (less && isLess(p.toks[k]) || !less && isGreater(p.toks[k]))
+	}
+	first := p.toks[j]
+	j++
+	var name, last string
+	elems, strict := 0, true
+	for {
+		if !p.at(j, tIdent, "") || p.toks[j].sub == "" || (name != "" && p.toks[j].text != name) {
+			return clause{}, i, false
+		}
+		name, last = p.toks[j].text, p.toks[j].sub
+		elems++
+		j++
+		if !sameDir(j) {
+			return clause{}, i, false
+		}
+		rel := p.toks[j]
+		if p.at(j+1, tEllipsis, "") && sameDir(j+2) {
+			j += 2 // "< … <"
+		}
+		// The last relation is followed by the upper bound, not an element.
+		if hi, k, ok := p.expr(j + 1); ok && (!p.at(j+1, tIdent, "") || p.toks[j+1].sub == "") && p.clauseEnds(k) {
+			if elems < 2 {
+				return clause{}, i, false
+			}
+			c := clause{vars: []varRef{{name: name, sub: "i"}}, order: 1, strict: strict}
+			if !isAllDigits(last) && !isIndexName(last) {
+				c.vars[0].length = last
+			}
+			if less {
+				c.lo, c.hi = adjust(lo, first.text == "<", 1), adjust(hi, rel.text == "<", -1)
+			} else {
+				c.order = -1
+				c.hi, c.lo = adjust(lo, first.text == ">", -1), adjust(hi, rel.text == ">", 1)
+			}
+			return c, k, true
+		}
+		if rel.text == "≤" || rel.text == "≥" {
+			strict = false
+		}
+		j++
+	}
+}
+
 // startsClause reports whether a clause may start at token i: not in the
 // middle of an expression or after a relation (so that "A_i + B_i ≤ 10" is
 // not read as "B_i ≤ 10").
@@ -600,6 +662,10 @@ func (p *exprParser) startsClause(i int) bool {
 func (p *exprParser) clauseAt(i int) (clause, int, bool) {
 	if !p.startsClause(i) {
 		return clause{}, i, false
+	}
+	// lo ≤ A_1 < A_2 < … < A_N ≤ hi: a sorted array
+	if c, j, ok := p.sortedChain(i); ok {
+		return c, j, true
 	}
 	// lo ≤ vars ≤ hi, hi ≥ vars ≥ lo
 	if e1, j, ok := p.expr(i); ok && j < len(p.toks) && (isLess(p.toks[j]) || isGreater(p.toks[j])) {
@@ -678,6 +744,8 @@ type cvar struct {
 	// guessedLen marks an array length taken from a default (N), which a
 	// sample input may correct.
 	guessedLen bool
+	// sorted is +1 for an ascending array, -1 for a descending one.
+	sorted int
 }
 
 // spec is what the constraints say about a problem's input.
@@ -763,6 +831,9 @@ func parseConstraints(text string) (*spec, error) {
 					case r.pipe && !c.abs:
 						v.kind = stringVar
 					}
+				}
+				if c.order != 0 && v.kind == arrayVar {
+					v.sorted, v.distinct = c.order, v.distinct || c.strict
 				}
 				if r.sub != "" && v.kind == arrayVar {
 					if strings.Contains(r.sub, ",") {

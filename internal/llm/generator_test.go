@@ -249,6 +249,17 @@ func TestOfflineGenerator(t *testing.T) {
 			in.within("N", in.ints(1)[0], 1, 10)
 			in.end()
 		}},
+		{"SortedDistinctArray", "1 ≤ N ≤ 20\n1 ≤ A_1 < A_2 < \\cdots < A_N ≤ 30", nil, func(in *input) {
+			n := in.ints(1)[0]
+			in.within("N", n, 1, 20)
+			a := in.ints(int(n))
+			for i, v := range a {
+				in.within("A_i", v, 1, 30)
+				if i > 0 && a[i-1] >= v {
+					in.t.Fatalf("%s: A is not strictly increasing: %v", in.desc, a)
+				}
+			}
+		}},
 		{"SumOverTestCases", "1 ≤ T ≤ 10^4\n1 ≤ N ≤ 2·10^5\n1 ≤ A_i ≤ 10^9\nThe sum of N over all test cases does not exceed 2·10^5.", nil, func(in *input) {
 			tc := in.ints(1)[0]
 			in.within("T", tc, 1, 10000)
@@ -383,6 +394,41 @@ func TestOfflineGeneratorErrors(t *testing.T) {
 			})
 			e := requireCode(t, err, algoitny.EINVALID)
 			requireContains(t, e.Message, "cannot parse constraints: ", c.want)
+		})
+	}
+}
+
+func TestOfflineGeneratorConstraintSpellings(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ name, constraints, want string }{
+		{"Unicode", "1 ≤ N ≤ 100000", "N in [1, 100000]"},
+		{"BracedExponent", "1 ≤ N ≤ 10^{5}", "N in [1, 100000]"},
+		{"PythonPower", "1 <= N <= 10**5", "N in [1, 100000]"},
+		{"ENotation", "1 <= N <= 1e5", "N in [1, 100000]"},
+		{"JapaneseRelations", "1 ≦ N ≦ 10⁵", "N in [1, 100000]"},
+		{"SpaceThousands", "1 ≤ n ≤ 100 000", "n in [1, 100000]"},
+		{"CommaThousands", "1 ≤ N ≤ 100,000", "N in [1, 100000]"},
+		{"LaTeX", `$1 \leq N \leq 10^5$`, "N in [1, 100000]"},
+		{"CentreDot", "1 ≤ N ≤ 2·10^5", "N in [1, 200000]"},
+		{"LaTeXTimes", `\(1 \le N \le 2 \times 10^5\)`, "N in [1, 200000]"},
+		{"Strict", "0 < N < 100001", "N in [1, 100000]"},
+		{"Descending", "100000 ≥ N ≥ 1", "N in [1, 100000]"},
+		{"UpperOnly", "N ≤ 100000", "N in [1, 100000]"},
+		{"AbsoluteValue", "1 ≤ N ≤ 10^5\n|A_i| ≤ 10^9", "A_i in [-1000000000, 1000000000] with N elements"},
+		{"Arithmetic", "2 ≤ N ≤ 10, 1 ≤ K ≤ N-1", "K in [1, (N-1)]"},
+		{"ImplicitProduct", "2 ≤ N ≤ 50, 1 ≤ M ≤ N(N-1)/2", "M in [1, ((N*(N-1))/2)]"},
+		{"MinFunction", "1 ≤ N ≤ 10^5, 1 ≤ K ≤ min(N, 10)", "K in [1, min(N, 10)]"},
+		{"IndexRange", "1 ≤ N ≤ 100\n1 ≤ A_i ≤ 10^9 (1 ≤ i ≤ N)", "A_i in [1, 1000000000] with N elements."},
+		{"SortedChain", "1 ≤ A_1 < A_2 < … < A_N ≤ 10^9, 1 ≤ N ≤ 10", "A_i in [1, 1000000000] with N elements, distinct, ascending"},
+		{"SortedChainNonStrict", "0 ≤ A_1 ≤ A_2 ≤ ... ≤ A_N ≤ 100, 1 ≤ N ≤ 10", "A_i in [0, 100] with N elements, ascending"},
+		{"MultiTest", "The input has T test cases.\n1 ≤ T ≤ 10\n1 ≤ N ≤ 10", "T / then T tests, each: / N"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			g, err := llm.NewOffline().Generator(t.Context(), llm.GeneratorRequest{Problem: algoitny.Problem{Constraints: c.constraints}})
+			requireNoError(t, err)
+			requireContains(t, g.Notes, c.want)
 		})
 	}
 }

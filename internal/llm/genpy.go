@@ -485,6 +485,12 @@ func pythonGenerator(sp *spec, l *layout, constraints string) (string, error) {
 			w("    %s = ints(rng, mode, %s, %s, %s, %s)", pyName(v.name), v.length.python(), v.lo.python(), v.hi.python(), pyBool(v.distinct))
 			w("    if %s is None:", pyName(v.name))
 			w("        return None")
+			switch v.sorted {
+			case 1:
+				w("    %s.sort()", pyName(v.name))
+			case -1:
+				w("    %s.sort(reverse=True)", pyName(v.name))
+			}
 			if sp.sumCap == nil {
 				sizeTerms = append(sizeTerms, fmt.Sprintf("len(%s)", pyName(v.name)))
 			}

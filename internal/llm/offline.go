@@ -93,6 +93,12 @@ func generatorNotes(sp *spec, l *layout, checked bool) string {
 			if v.distinct {
 				s += ", distinct"
 			}
+			switch v.sorted {
+			case 1:
+				s += ", ascending"
+			case -1:
+				s += ", descending"
+			}
 		case v.kind == stringVar:
 			s += fmt.Sprintf(" over %q", truncateText(v.alphabet, 12))
 		}

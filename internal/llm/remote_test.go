@@ -419,6 +419,26 @@ func TestRemoteRetries(t *testing.T) {
 		}
 	})
 
+	t.Run("RetryAfterAsHTTPDate", func(t *testing.T) {
+		t.Parallel()
+		srv, rec := server(t, func(w http.ResponseWriter, r *http.Request, attempt int) {
+			if attempt == 1 {
+				w.Header().Set("Retry-After", time.Now().Add(2*time.Second).UTC().Format(http.TimeFormat))
+				w.WriteHeader(http.StatusServiceUnavailable)
+				return
+			}
+			fmt.Fprint(w, geminiJSON(generatorAnswer, "STOP"))
+		})
+		_, err := newProvider(t, geminiConfig(srv.URL)).Generator(t.Context(), generatorRequest)
+		requireNoError(t, err)
+		if n := rec.n.Load(); n != 2 {
+			t.Fatalf("%d attempts, want 2", n)
+		}
+		if gap := rec.times[1].Sub(rec.times[0]); gap < 900*time.Millisecond || gap > 4*time.Second {
+			t.Fatalf("retried after %v, want about the 1–2s of Retry-After", gap)
+		}
+	})
+
 	t.Run("GeminiStreamRetriedBeforeAnyDelta", func(t *testing.T) {
 		t.Parallel()
 		srv, rec := server(t, func(w http.ResponseWriter, r *http.Request, attempt int) {

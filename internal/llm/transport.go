@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -25,6 +26,8 @@ const (
 	maxErrorBodyBytes = 4 << 10
 	// maxSSELineBytes bounds one line of a server-sent event stream.
 	maxSSELineBytes = 1 << 20
+	// maxRetryAfter caps a Retry-After header, to keep the arithmetic sane.
+	maxRetryAfter = 24 * time.Hour
 	// userAgent identifies us to the providers.
 	userAgent = "algoitny-llm/1"
 )
@@ -188,8 +191,11 @@ func retryAfter(v string, now time.Time) time.Duration {
 		return 0
 	}
 	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s <= 0 {
+		switch {
+		case math.IsNaN(s) || s <= 0:
 			return 0
+		case s > maxRetryAfter.Seconds():
+			return maxRetryAfter
 		}
 		return time.Duration(s * float64(time.Second))
 	}
