@@ -176,6 +176,7 @@ func TestExecutionVerdicts(t *testing.T) {
 type jobState struct {
 	Status       string
 	ErrorMessage string
+	Result       string
 	History      *struct {
 		Verdict        string
 		CompileMessage string

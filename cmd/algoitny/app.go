@@ -24,8 +24,10 @@ import (
 	"github.com/algoitny/api/internal/httpserver"
 	"github.com/algoitny/api/internal/jobs"
 	"github.com/algoitny/api/internal/judge"
+	"github.com/algoitny/api/internal/llm"
 	"github.com/algoitny/api/internal/problems"
 	"github.com/algoitny/api/internal/pubsub"
+	"github.com/algoitny/api/internal/safehttp"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -77,8 +79,13 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 		m.Logger.Warn("the judge is unavailable: saveProblem is disabled on this replica", "err", err)
 		m.Judge = nil
 	}
+	provider, err := llm.New(m.Config.LLM)
+	if err != nil {
+		return fmt.Errorf("LLM provider: %s", algoitny.ErrorMessage(err))
+	}
 	jcfg := jobs.Config{
 		Pool: m.Pool, Schema: m.Config.RiverSchema, Store: m.DB, Events: m.Events, Judge: m.Judge,
+		LLM: provider, Fetch: safehttp.New(safehttp.Config{AllowHosts: m.Config.FetchAllowHosts}),
 		Logger: m.Logger, Work: m.Config.Workers,
 		JobTimeout: m.Config.JobTimeout, RescueAfter: m.Config.JobRescueAfter,
 		FetchPollInterval: m.Config.JobPollInterval, StaleAfter: m.Config.JobStaleAfter,

@@ -7,8 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/dynamo"
 	"github.com/algoitny/api/internal/httpserver"
+	"github.com/algoitny/api/internal/llm"
 )
 
 // Config is the whole configuration of the binary, read from the environment
@@ -29,10 +31,12 @@ type Config struct {
 	GoogleClientID string // GOOGLE_CLIENT_ID
 	GoogleJWKSURL  string // GOOGLE_JWKS_URL
 
-	LLMProvider  string // LLM_PROVIDER: offline | gemini | openai
-	GeminiAPIKey string // GEMINI_API_KEY
-	LLMBaseURL   string // LLM_BASE_URL
-	LLMModel     string // LLM_MODEL
+	// LLM chooses the hint/generator provider (LLM_PROVIDER offline|gemini|openai,
+	// GEMINI_API_KEY, OPENAI_API_KEY, LLM_BASE_URL, LLM_MODEL, LLM_TIMEOUT).
+	LLM llm.Config
+	// FetchAllowHosts lets problem extraction fetch non-public hosts
+	// (ALGOITNY_FETCH_ALLOW_HOSTS, comma-separated; tests only).
+	FetchAllowHosts []string
 
 	JudgeSandbox string // JUDGE_SANDBOX: bwrap | none
 
@@ -53,20 +57,18 @@ type Config struct {
 // configFromEnv reads and validates the configuration.
 func configFromEnv() (Config, error) {
 	cfg := Config{
-		Addr:           envOr("ALGOITNY_ADDR", ":8080"),
-		Dynamo:         dynamo.ConfigFromEnv(),
-		DatabaseURL:    os.Getenv("DATABASE_URL"),
-		RiverSchema:    os.Getenv("ALGOITNY_RIVER_SCHEMA"),
-		PubsubChannel:  os.Getenv("ALGOITNY_PUBSUB_CHANNEL"),
-		SessionSecret:  os.Getenv("SESSION_SECRET"),
-		GoogleClientID: os.Getenv("GOOGLE_CLIENT_ID"),
-		GoogleJWKSURL:  envOr("GOOGLE_JWKS_URL", "https://www.googleapis.com/oauth2/v3/certs"),
-		LLMProvider:    envOr("LLM_PROVIDER", "offline"),
-		GeminiAPIKey:   os.Getenv("GEMINI_API_KEY"),
-		LLMBaseURL:     os.Getenv("LLM_BASE_URL"),
-		LLMModel:       os.Getenv("LLM_MODEL"),
-		JudgeSandbox:   envOr("JUDGE_SANDBOX", "bwrap"),
-		CORSOrigins:    httpserver.ParseOrigins(os.Getenv("ALGOITNY_CORS_ORIGINS")),
+		Addr:            envOr("ALGOITNY_ADDR", ":8080"),
+		Dynamo:          dynamo.ConfigFromEnv(),
+		DatabaseURL:     os.Getenv("DATABASE_URL"),
+		RiverSchema:     os.Getenv("ALGOITNY_RIVER_SCHEMA"),
+		PubsubChannel:   os.Getenv("ALGOITNY_PUBSUB_CHANNEL"),
+		SessionSecret:   os.Getenv("SESSION_SECRET"),
+		GoogleClientID:  os.Getenv("GOOGLE_CLIENT_ID"),
+		GoogleJWKSURL:   envOr("GOOGLE_JWKS_URL", "https://www.googleapis.com/oauth2/v3/certs"),
+		LLM:             llm.ConfigFromEnv(os.Getenv),
+		FetchAllowHosts: httpserver.ParseOrigins(os.Getenv("ALGOITNY_FETCH_ALLOW_HOSTS")),
+		JudgeSandbox:    envOr("JUDGE_SANDBOX", "bwrap"),
+		CORSOrigins:     httpserver.ParseOrigins(os.Getenv("ALGOITNY_CORS_ORIGINS")),
 	}
 	for name, dst := range map[string]*time.Duration{
 		"SESSION_LIFETIME":           &cfg.SessionLifetime,
@@ -90,10 +92,8 @@ func configFromEnv() (Config, error) {
 	if cfg.Workers, err = envBool("ALGOITNY_WORKERS", true); err != nil {
 		return cfg, err
 	}
-	switch cfg.LLMProvider {
-	case "offline", "gemini", "openai":
-	default:
-		return cfg, fmt.Errorf("LLM_PROVIDER=%q: want offline, gemini or openai", cfg.LLMProvider)
+	if _, err := llm.New(cfg.LLM); err != nil {
+		return cfg, fmt.Errorf("LLM_PROVIDER: %s", algoitny.ErrorMessage(err))
 	}
 	switch cfg.JudgeSandbox {
 	case "bwrap", "none":

@@ -50,7 +50,7 @@ func testConfig(t testing.TB) Config {
 		Addr: "127.0.0.1:0", Dev: true, Workers: true,
 		Dynamo:      dynamo.Config{Endpoint: dynamoEndpoint, TablePrefix: id + "-"},
 		DatabaseURL: databaseURL, RiverSchema: id, PubsubChannel: id,
-		LLMProvider: "offline", JudgeSandbox: "bwrap",
+		JudgeSandbox:  "bwrap",
 		SessionSecret: "test-secret-test-secret-test-secret-0123",
 	}
 }

@@ -69,3 +69,11 @@ type JobTransition struct {
 	ErrorMessage  *string
 	Attempt       *int
 }
+
+// ScriptResult is the JSON result of a completed SCRIPT_GENERATION job (the
+// generator code itself is Job.GeneratorCode).
+type ScriptResult struct {
+	GeneratorLanguage Language `json:"generatorLanguage"`
+	Notes             string   `json:"notes,omitempty"`
+	Provider          string   `json:"provider,omitempty"`
+}

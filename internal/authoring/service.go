@@ -48,12 +48,6 @@ type SaveInput struct {
 	TestCount int
 }
 
-// ScriptResult is the JSON result of a SCRIPT_GENERATION job.
-type ScriptResult struct {
-	GeneratorLanguage algoitny.Language `json:"generatorLanguage"`
-	Notes             string            `json:"notes,omitempty"`
-}
-
 // SaveProblem produces TestCount tests (Produce) for the problem, creating
 // it as a draft first if it came from a job and does not exist yet, stores
 // them (each with the generator and seed it came from) and marks the problem
@@ -83,7 +77,7 @@ func (s *Service) SaveProblem(ctx context.Context, in SaveInput) (*algoitny.Prob
 		if job.Type != algoitny.JobScriptGeneration || job.Status != algoitny.JobCompleted || job.GeneratorCode == "" {
 			return nil, algoitny.Invalid("jobId", "the job is not a completed SCRIPT_GENERATION job")
 		}
-		var res ScriptResult
+		var res algoitny.ScriptResult
 		json.Unmarshal([]byte(job.Result), &res)
 		in.Problem = algoitny.ProblemRef{Platform: job.Platform, ProblemID: job.ProblemID}
 		in.Generator = Source{Language: res.GeneratorLanguage, Code: job.GeneratorCode}

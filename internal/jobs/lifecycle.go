@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/safehttp"
 	"github.com/riverqueue/river"
 )
 
@@ -154,3 +155,5 @@ func userMessage(err error) string {
 	}
 	return "internal error"
 }
+
+func isForbidden(err error) bool { return errors.Is(err, safehttp.ErrForbidden) }

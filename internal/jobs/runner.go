@@ -9,11 +9,14 @@ import (
 
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/judge"
+	"github.com/algoitny/api/internal/llm"
+	"github.com/algoitny/api/internal/safehttp"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
 )
 
 // Store is what the workers and the reaper need from storage (internal/dynamo).
@@ -61,7 +64,13 @@ type Config struct {
 	Store  Store
 	Events *Events
 	// Judge runs CODE_EXECUTION jobs (required when Work is set).
-	Judge  *judge.Engine
+	Judge *judge.Engine
+	// LLM writes hints and generators and reads problem pages (default: the
+	// offline provider).
+	LLM llm.Provider
+	// Fetch fetches problem pages for extraction (default: a safehttp.Client
+	// with default settings).
+	Fetch  *safehttp.Client
 	Logger *slog.Logger
 	// Work runs workers in this process; false makes an insert-only client
 	// (API-only replicas, `serve --no-workers`).
@@ -83,6 +92,22 @@ type Config struct {
 	// considers its worker dead (killed, crashed) and retries it (default
 	// JobTimeout + 5 min).
 	RescueAfter time.Duration
+	// RetryBase is the first retry's delay; each further retry waits four
+	// times longer, up to 10 minutes (default 1 s: 1 s, 4 s, 16 s, …).
+	RetryBase time.Duration
+}
+
+// retryPolicy backs off exponentially from a base (River's default grows as
+// attempt⁴ seconds, too slow for tests and for users watching a job).
+type retryPolicy struct{ base time.Duration }
+
+// NextRetry implements river.ClientRetryPolicy.
+func (p retryPolicy) NextRetry(job *rivertype.JobRow) time.Time {
+	d := p.base
+	for i := 1; i < job.Attempt && d < 10*time.Minute; i++ {
+		d *= 4
+	}
+	return time.Now().Add(min(d, 10*time.Minute))
 }
 
 // Runner owns the River client.
@@ -111,6 +136,15 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.RescueAfter == 0 {
 		cfg.RescueAfter = cfg.JobTimeout + 5*time.Minute
 	}
+	if cfg.RetryBase == 0 {
+		cfg.RetryBase = time.Second
+	}
+	if cfg.LLM == nil {
+		cfg.LLM = llm.NewOffline()
+	}
+	if cfg.Fetch == nil {
+		cfg.Fetch = safehttp.New(safehttp.Config{})
+	}
 	r := &Runner{cfg: cfg}
 	rc := &river.Config{
 		Schema:               cfg.Schema,
@@ -119,6 +153,7 @@ func New(cfg Config) (*Runner, error) {
 		FetchPollInterval:    cfg.FetchPollInterval,
 		JobTimeout:           cfg.JobTimeout,
 		RescueStuckJobsAfter: cfg.RescueAfter,
+		RetryPolicy:          retryPolicy{base: cfg.RetryBase},
 	}
 	if cfg.Work {
 		if cfg.Judge == nil || cfg.Events == nil {
@@ -128,6 +163,9 @@ func New(cfg Config) (*Runner, error) {
 		for _, add := range []func() error{
 			func() error { return river.AddWorkerSafely(workers, &reapWorker{runner: r}) },
 			func() error { return river.AddWorkerSafely(workers, &executeWorker{runner: r}) },
+			func() error { return river.AddWorkerSafely(workers, &hintWorker{runner: r}) },
+			func() error { return river.AddWorkerSafely(workers, &scriptWorker{runner: r}) },
+			func() error { return river.AddWorkerSafely(workers, &extractWorker{runner: r}) },
 		} {
 			if err := add(); err != nil {
 				return nil, err

@@ -1,0 +1,179 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/llm"
+	"github.com/riverqueue/river"
+)
+
+// maxHintTests bounds the failed tests sent to the hint provider.
+const maxHintTests = 5
+
+// hintWorker runs HINT_GENERATION jobs: it explains a failed execution with
+// the configured LLM provider, streaming the text to hintProgress
+// subscribers, and stores the hints on the execution.
+type hintWorker struct {
+	river.WorkerDefaults[HintArgs]
+	runner *Runner
+}
+
+// Work implements river.Worker.
+func (w *hintWorker) Work(ctx context.Context, job *river.Job[HintArgs]) error {
+	r := w.runner
+	return run(ctx, r, job, job.Args.JobID, func(ctx context.Context, rec *algoitny.Job) error {
+		ref := algoitny.HistoryRef{UserID: rec.UserID, ID: rec.HistoryID}
+		h, err := r.cfg.Store.GetHistory(ctx, ref)
+		if algoitny.IsCode(err, algoitny.ENOTFOUND) {
+			return permanent(err, "the execution no longer exists")
+		}
+		if err != nil {
+			return err
+		}
+		if len(h.Hints) > 0 { // asked again: the hints are already there
+			r.cfg.Events.PublishHint(ctx, algoitny.HintEvent{History: ref, Done: true, Hints: h.Hints})
+			return r.finishHints(ctx, rec, h.Hints, "stored")
+		}
+		p, tests, err := r.cfg.Store.GetProblemWithTestCases(ctx, algoitny.ProblemRef{Platform: h.Platform, ProblemID: h.ProblemID})
+		if algoitny.IsCode(err, algoitny.ENOTFOUND) {
+			return permanent(err, "the problem no longer exists")
+		}
+		if err != nil {
+			return err
+		}
+		r.progress(ctx, rec, "thinking", "asking "+r.cfg.LLM.Name()+" for hints", -1)
+		hints, err := r.cfg.LLM.Hints(ctx, hintRequest(p, tests, h), func(delta string) {
+			r.cfg.Events.PublishHint(ctx, algoitny.HintEvent{History: ref, Delta: delta})
+		})
+		if algoitny.IsCode(err, algoitny.EINVALID) {
+			return permanent(err, "%s", algoitny.ErrorMessage(err))
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := r.cfg.Store.SetHints(ctx, ref, hints); err != nil {
+			return err
+		}
+		r.cfg.Events.PublishHint(ctx, algoitny.HintEvent{History: ref, Done: true, Hints: hints})
+		return r.finishHints(ctx, rec, hints, r.cfg.LLM.Name())
+	})
+}
+
+func (r *Runner) finishHints(ctx context.Context, rec *algoitny.Job, hints []string, source string) error {
+	b, _ := json.Marshal(map[string]any{"hints": hints, "provider": source})
+	result := string(b)
+	return r.finish(ctx, rec, algoitny.JobTransition{Status: algoitny.JobCompleted, Result: &result}, "hints ready")
+}
+
+// hintRequest gathers what the provider needs: the failed tests (with their
+// data) first, then one passed test for contrast.
+func hintRequest(p *algoitny.Problem, tests []*algoitny.TestCase, h *algoitny.SearchHistory) llm.HintRequest {
+	byID := make(map[string]*algoitny.TestCase, len(tests))
+	for _, tc := range tests {
+		byID[tc.ID] = tc
+	}
+	req := llm.HintRequest{Problem: *p, Language: h.Language, Code: h.Code, Verdict: h.Verdict, CompileMessage: h.CompileMessage}
+	var passed *llm.HintTest
+	for i, tr := range h.TestResults {
+		tc := byID[tr.TestCaseID]
+		if tc == nil {
+			continue
+		}
+		t := llm.HintTest{Input: clip(tc.Input), Expected: clip(tc.Output), Result: tr, Number: i + 1}
+		if tr.Verdict == algoitny.VerdictAccepted {
+			if passed == nil {
+				passed = &t
+			}
+			continue
+		}
+		if len(req.Tests) < maxHintTests {
+			req.Tests = append(req.Tests, t)
+		}
+	}
+	if passed != nil {
+		req.Tests = append(req.Tests, *passed)
+	}
+	return req
+}
+
+// clip keeps test data small enough for a prompt (providers truncate again).
+func clip(s string) string {
+	const n = 64 << 10
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
+
+// scriptWorker runs SCRIPT_GENERATION jobs: an LLM (or the offline
+// provider) writes a test-case generator for the problem described on the
+// job. saveProblem then runs it.
+type scriptWorker struct {
+	river.WorkerDefaults[ScriptArgs]
+	runner *Runner
+}
+
+// Work implements river.Worker.
+func (w *scriptWorker) Work(ctx context.Context, job *river.Job[ScriptArgs]) error {
+	r := w.runner
+	return run(ctx, r, job, job.Args.JobID, func(ctx context.Context, rec *algoitny.Job) error {
+		r.progress(ctx, rec, "writing generator", "asking "+r.cfg.LLM.Name()+" for a test generator", -1)
+		gen, err := r.cfg.LLM.Generator(ctx, llm.GeneratorRequest{Problem: algoitny.Problem{
+			Platform: rec.Platform, ProblemID: rec.ProblemID, Title: rec.Title, ProblemURL: rec.ProblemURL, Tags: rec.Tags,
+			SolutionCode: rec.SolutionCode, Language: rec.Language, Constraints: rec.Constraints,
+		}, TestCount: 20})
+		if algoitny.IsCode(err, algoitny.EINVALID) {
+			return permanent(err, "%s", algoitny.ErrorMessage(err))
+		}
+		if err != nil {
+			return err
+		}
+		b, _ := json.Marshal(algoitny.ScriptResult{GeneratorLanguage: gen.Language, Notes: gen.Notes, Provider: r.cfg.LLM.Name()})
+		result := string(b)
+		return r.finish(ctx, rec, algoitny.JobTransition{Status: algoitny.JobCompleted, GeneratorCode: &gen.Code, Result: &result}, "generator ready")
+	})
+}
+
+// extractWorker runs PROBLEM_EXTRACTION jobs: it fetches a judge's problem
+// page (through the SSRF-safe client) and reads the statement, limits,
+// constraints and samples from it; the result is stored on the job.
+type extractWorker struct {
+	river.WorkerDefaults[ExtractArgs]
+	runner *Runner
+}
+
+// Work implements river.Worker.
+func (w *extractWorker) Work(ctx context.Context, job *river.Job[ExtractArgs]) error {
+	r := w.runner
+	return run(ctx, r, job, job.Args.JobID, func(ctx context.Context, rec *algoitny.Job) error {
+		r.progress(ctx, rec, "fetching page", rec.ProblemURL, 10)
+		resp, err := r.cfg.Fetch.Get(ctx, rec.ProblemURL)
+		if algoitny.IsCode(err, algoitny.EINVALID) || isForbidden(err) {
+			return permanent(err, "the URL cannot be fetched: %s", userMessage(err))
+		}
+		if err != nil {
+			return fmt.Errorf("fetch page: %w", err)
+		}
+		switch {
+		case resp.StatusCode == 404 || resp.StatusCode == 410:
+			return permanent(nil, "the page does not exist (HTTP %d)", resp.StatusCode)
+		case resp.StatusCode >= 400:
+			return fmt.Errorf("fetch page: HTTP %d", resp.StatusCode) // retried
+		}
+		r.progress(ctx, rec, "reading page", fmt.Sprintf("%d bytes", len(resp.Body)), 50)
+		ex, err := r.cfg.LLM.ExtractProblem(ctx, resp.FinalURL, resp.Body)
+		if algoitny.IsCode(err, algoitny.EINVALID) {
+			return permanent(err, "%s", algoitny.ErrorMessage(err))
+		}
+		if err != nil {
+			return err
+		}
+		b, _ := json.Marshal(ex)
+		result := string(b)
+		return r.finish(ctx, rec, algoitny.JobTransition{Status: algoitny.JobCompleted, Result: &result}, "extracted "+strings.TrimSpace(ex.Title))
+	})
+}

@@ -1,0 +1,210 @@
+// Package safehttp fetches URLs that users give the server (problem pages to
+// extract, pages to watch) without letting them reach the server's own
+// network: Judge0 fell to exactly that kind of server-side request forgery
+// (CVE-2024-29021).
+//
+// Only http and https URLs on the default or an explicit port are fetched;
+// the address a hostname resolves to is checked when the connection is made
+// (so a name that later resolves to 127.0.0.1 is still refused), every
+// redirect goes through the same check, bodies are read up to a cap, and
+// every request has a timeout.
+package safehttp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/algoitny/api/internal/algoitny"
+)
+
+// Config configures a Client.
+type Config struct {
+	// Timeout bounds a whole request, redirects included (default 15 s).
+	Timeout time.Duration
+	// MaxBodyBytes caps what is read of a response (default 2 MB).
+	MaxBodyBytes int64
+	// MaxRedirects bounds the redirects followed (default 5).
+	MaxRedirects int
+	// UserAgent is sent with every request.
+	UserAgent string
+	// AllowHosts lists hosts ("127.0.0.1", "localhost:8080") that may be
+	// fetched although they are not public: for tests only. Empty by default.
+	AllowHosts []string
+}
+
+// Client fetches user-given URLs safely.
+type Client struct {
+	cfg  Config
+	http *http.Client
+}
+
+// ErrForbidden is wrapped by errors about addresses the client refuses.
+var ErrForbidden = errors.New("safehttp: address not allowed")
+
+// New returns a Client.
+func New(cfg Config) *Client {
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 15 * time.Second
+	}
+	if cfg.MaxBodyBytes == 0 {
+		cfg.MaxBodyBytes = 2 << 20
+	}
+	if cfg.MaxRedirects == 0 {
+		cfg.MaxRedirects = 5
+	}
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = "AlgoItny/1.0 (+https://algoitny.dev)"
+	}
+	c := &Client{cfg: cfg}
+	dialer := &net.Dialer{Timeout: 5 * time.Second, Control: c.control}
+	transport := &http.Transport{
+		DialContext:           dialer.DialContext,
+		Proxy:                 nil, // a proxy would hide the real destination from the check
+		TLSHandshakeTimeout:   5 * time.Second,
+		ResponseHeaderTimeout: 10 * time.Second,
+		MaxIdleConns:          10,
+		IdleConnTimeout:       30 * time.Second,
+	}
+	c.http = &http.Client{
+		Transport: transport,
+		Timeout:   cfg.Timeout,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= cfg.MaxRedirects {
+				return fmt.Errorf("stopped after %d redirects", cfg.MaxRedirects)
+			}
+			return c.CheckURL(req.URL.String())
+		},
+	}
+	return c
+}
+
+// CheckURL says whether a URL may be fetched at all, before any DNS lookup:
+// http(s) only, no credentials, a host, a sane port, and no literal address
+// that is not public. It returns EINVALID for malformed URLs and an error
+// wrapping ErrForbidden for refused ones.
+func (c *Client) CheckURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return algoitny.Invalid("url", "only http(s) URLs can be fetched")
+	}
+	if u.User != nil {
+		return algoitny.Invalid("url", "URLs with credentials cannot be fetched")
+	}
+	if p := u.Port(); p != "" && p != "80" && p != "443" && !c.allowedHost(u.Host) {
+		return fmt.Errorf("%w: port %s", ErrForbidden, p)
+	}
+	host := strings.Trim(u.Hostname(), "[]")
+	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
+		if !c.allowedHost(u.Host) {
+			return fmt.Errorf("%w: %s", ErrForbidden, host)
+		}
+	}
+	if ip, err := netip.ParseAddr(host); err == nil && !public(ip) && !c.allowedHost(u.Host) {
+		return fmt.Errorf("%w: %s", ErrForbidden, ip)
+	}
+	return nil
+}
+
+func (c *Client) allowedHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	return slices.Contains(c.cfg.AllowHosts, hostport) || slices.Contains(c.cfg.AllowHosts, host)
+}
+
+// control runs for every connection, after DNS resolution: the address
+// actually dialled must be public (or allow-listed).
+func (c *Client) control(network, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return fmt.Errorf("%w: %s", ErrForbidden, address)
+	}
+	if !public(ap.Addr()) && !c.allowedHost(address) && !c.allowedHost(ap.Addr().String()) {
+		return fmt.Errorf("%w: %s resolves to a non-public address", ErrForbidden, ap.Addr())
+	}
+	return nil
+}
+
+// public reports whether ip is a globally routable unicast address: not
+// loopback, private (RFC 1918, ULA), link-local (which holds the cloud
+// metadata endpoint 169.254.169.254), CGNAT, multicast, unspecified or
+// documentation space.
+func public(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	if !ip.IsValid() || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
+		ip.IsMulticast() || ip.IsUnspecified() || ip.IsInterfaceLocalMulticast() {
+		return false
+	}
+	for _, p := range nonPublic {
+		if p.Contains(ip) {
+			return false
+		}
+	}
+	return true
+}
+
+var nonPublic = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),
+	netip.MustParsePrefix("100.64.0.0/10"), // CGNAT
+	netip.MustParsePrefix("192.0.0.0/24"),
+	netip.MustParsePrefix("192.0.2.0/24"),
+	netip.MustParsePrefix("198.18.0.0/15"),
+	netip.MustParsePrefix("198.51.100.0/24"),
+	netip.MustParsePrefix("203.0.113.0/24"),
+	netip.MustParsePrefix("240.0.0.0/4"),
+	netip.MustParsePrefix("64:ff9b::/96"), // NAT64 could reach IPv4 private space
+	netip.MustParsePrefix("2001:db8::/32"),
+}
+
+// Response is a fetched response with its (capped) body.
+type Response struct {
+	StatusCode int
+	Header     http.Header
+	Body       []byte
+	// Truncated is set when the body was longer than MaxBodyBytes.
+	Truncated bool
+	// FinalURL is where the redirects ended.
+	FinalURL string
+	Elapsed  time.Duration
+}
+
+// Get fetches raw. It returns EINVALID for URLs that cannot be fetched, an
+// error wrapping ErrForbidden when the destination is refused, and the
+// network error otherwise.
+func (c *Client) Get(ctx context.Context, raw string) (*Response, error) {
+	if err := c.CheckURL(raw); err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
+	if err != nil {
+		return nil, algoitny.Invalid("url", "invalid URL")
+	}
+	req.Header.Set("User-Agent", c.cfg.UserAgent)
+	req.Header.Set("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")
+	start := time.Now()
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, c.cfg.MaxBodyBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	out := &Response{StatusCode: resp.StatusCode, Header: resp.Header, Body: body, FinalURL: resp.Request.URL.String(), Elapsed: time.Since(start)}
+	if int64(len(body)) > c.cfg.MaxBodyBytes {
+		out.Body, out.Truncated = body[:c.cfg.MaxBodyBytes], true
+	}
+	return out, nil
+}

@@ -1,0 +1,73 @@
+package safehttp_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/algoitny/api/internal/safehttp"
+)
+
+func TestRefusesNonPublicDestinations(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("secret")) }))
+	defer srv.Close()
+	c := safehttp.New(safehttp.Config{})
+	for _, u := range []string{
+		srv.URL,             // 127.0.0.1
+		"http://localhost/", // loopback name
+		"http://169.254.169.254/latest/meta-data", // cloud metadata
+		"http://10.0.0.1/", "http://192.168.1.1/", "http://[::1]/", "http://[fd00::1]/",
+		"http://100.64.0.1/", "http://0.0.0.0/",
+		"http://localtest.me/",       // a public name that resolves to 127.0.0.1
+		"http://example.com:22/",     // odd port
+		"http://[::ffff:127.0.0.1]/", // IPv4-mapped loopback
+	} {
+		_, err := c.Get(context.Background(), u)
+		if err == nil {
+			t.Fatalf("%s was fetched", u)
+		}
+		if u == "http://localtest.me/" && !errors.Is(err, safehttp.ErrForbidden) && !strings.Contains(err.Error(), "no such host") {
+			// Without DNS on the machine the lookup fails first: refused either way.
+			t.Fatalf("%s: %v", u, err)
+		}
+	}
+	for _, u := range []string{"file:///etc/passwd", "gopher://x/", "http://user:pw@example.com/", "not a url"} {
+		if _, err := c.Get(context.Background(), u); err == nil {
+			t.Fatalf("%s was fetched", u)
+		}
+	}
+}
+
+func TestRedirectsAreRechecked(t *testing.T) {
+	t.Parallel()
+	inner := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("internal")) }))
+	defer inner.Close()
+	outer := httptest.NewServer(http.RedirectHandler("http://169.254.169.254/latest/meta-data/", http.StatusFound))
+	defer outer.Close()
+	// The first hop is allow-listed (a test server), the redirect target is not.
+	c := safehttp.New(safehttp.Config{AllowHosts: []string{strings.TrimPrefix(outer.URL, "http://")}})
+	_, err := c.Get(context.Background(), outer.URL)
+	if err == nil || !errors.Is(err, safehttp.ErrForbidden) {
+		t.Fatalf("redirect to metadata: %v", err)
+	}
+}
+
+func TestAllowListAndCap(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("User-Agent") == "" {
+			w.WriteHeader(400)
+		}
+		w.Write([]byte(strings.Repeat("x", 5000)))
+	}))
+	defer srv.Close()
+	c := safehttp.New(safehttp.Config{AllowHosts: []string{"127.0.0.1"}, MaxBodyBytes: 1000})
+	resp, err := c.Get(context.Background(), srv.URL)
+	if err != nil || resp.StatusCode != 200 || len(resp.Body) != 1000 || !resp.Truncated {
+		t.Fatalf("%+v %v", resp, err)
+	}
+}
