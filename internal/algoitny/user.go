@@ -41,8 +41,12 @@ type Plan struct {
 	CanRegisterProblems bool
 	PriceCents          int
 	IsActive            bool
-	CreatedAt           time.Time
-	UpdatedAt           time.Time
+	// MaxChecks bounds the URL watches a user may have (-1 = unlimited), and
+	// MinCheckDelayMs how often they may run.
+	MaxChecks       int
+	MinCheckDelayMs int
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
 }
 
 // Unlimited is the value of a limit without a bound.
@@ -63,9 +67,12 @@ func (p *Plan) DailyLimit(action UsageAction) int {
 // 10 executions a day), Pro (20/500) and Admin (unlimited).
 func DefaultPlans() []Plan {
 	return []Plan{
-		{Name: "Free", Description: "Free plan", MaxHintsPerDay: 5, MaxExecutionsPerDay: 10, MaxProblems: 0, CanViewAllProblems: false, CanRegisterProblems: false, IsActive: true},
-		{Name: "Pro", Description: "Professional plan", MaxHintsPerDay: 20, MaxExecutionsPerDay: 500, MaxProblems: 50, CanViewAllProblems: true, CanRegisterProblems: true, PriceCents: 999, IsActive: true},
-		{Name: "Admin", Description: "Unlimited plan for staff", MaxHintsPerDay: Unlimited, MaxExecutionsPerDay: Unlimited, MaxProblems: Unlimited, CanViewAllProblems: true, CanRegisterProblems: true, IsActive: true},
+		{Name: "Free", Description: "Free plan", MaxHintsPerDay: 5, MaxExecutionsPerDay: 10, MaxProblems: 0, CanViewAllProblems: false, CanRegisterProblems: false, IsActive: true,
+			MaxChecks: 3, MinCheckDelayMs: 60_000},
+		{Name: "Pro", Description: "Professional plan", MaxHintsPerDay: 20, MaxExecutionsPerDay: 500, MaxProblems: 50, CanViewAllProblems: true, CanRegisterProblems: true, PriceCents: 999, IsActive: true,
+			MaxChecks: 50, MinCheckDelayMs: 10_000},
+		{Name: "Admin", Description: "Unlimited plan for staff", MaxHintsPerDay: Unlimited, MaxExecutionsPerDay: Unlimited, MaxProblems: Unlimited, CanViewAllProblems: true, CanRegisterProblems: true, IsActive: true,
+			MaxChecks: Unlimited, MinCheckDelayMs: 1_000},
 	}
 }
 
@@ -82,4 +89,6 @@ type PlanUpdate struct {
 	CanRegisterProblems *bool
 	PriceCents          *int
 	IsActive            *bool
+	MaxChecks           *int
+	MinCheckDelayMs     *int
 }

@@ -27,6 +27,8 @@ type planItem struct {
 	CanRegisterProblems bool
 	PriceCents          int
 	IsActive            bool
+	MaxChecks           int
+	MinCheckDelayMs     int
 	CreatedAt           time.Time
 	UpdatedAt           time.Time
 	GSI1PK, GSI1SK      string
@@ -38,7 +40,8 @@ func marshalPlan(p *algoitny.Plan) (map[string]types.AttributeValue, error) {
 		PlanID: p.ID, Name: p.Name, Description: p.Description,
 		MaxHintsPerDay: p.MaxHintsPerDay, MaxExecutionsPerDay: p.MaxExecutionsPerDay, MaxProblems: p.MaxProblems,
 		CanViewAllProblems: p.CanViewAllProblems, CanRegisterProblems: p.CanRegisterProblems,
-		PriceCents: p.PriceCents, IsActive: p.IsActive, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
+		PriceCents: p.PriceCents, IsActive: p.IsActive, MaxChecks: p.MaxChecks, MinCheckDelayMs: p.MinCheckDelayMs,
+		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
 		GSI1PK: gsiPlanActive(p.IsActive), GSI1SK: p.Name,
 	})
 }
@@ -52,7 +55,8 @@ func unmarshalPlan(av map[string]types.AttributeValue) (*algoitny.Plan, error) {
 		ID: it.PlanID, Name: it.Name, Description: it.Description,
 		MaxHintsPerDay: it.MaxHintsPerDay, MaxExecutionsPerDay: it.MaxExecutionsPerDay, MaxProblems: it.MaxProblems,
 		CanViewAllProblems: it.CanViewAllProblems, CanRegisterProblems: it.CanRegisterProblems,
-		PriceCents: it.PriceCents, IsActive: it.IsActive, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
+		PriceCents: it.PriceCents, IsActive: it.IsActive, MaxChecks: it.MaxChecks, MinCheckDelayMs: it.MinCheckDelayMs,
+		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
 	}, nil
 }
 
@@ -149,6 +153,8 @@ func (db *DB) UpdatePlan(ctx context.Context, name string, u algoitny.PlanUpdate
 	setIf("CanViewAllProblems", deref(u.CanViewAllProblems), u.CanViewAllProblems != nil)
 	setIf("CanRegisterProblems", deref(u.CanRegisterProblems), u.CanRegisterProblems != nil)
 	setIf("PriceCents", deref(u.PriceCents), u.PriceCents != nil)
+	setIf("MaxChecks", deref(u.MaxChecks), u.MaxChecks != nil)
+	setIf("MinCheckDelayMs", deref(u.MinCheckDelayMs), u.MinCheckDelayMs != nil)
 	if u.IsActive != nil {
 		upd = upd.Set(expression.Name("IsActive"), expression.Value(*u.IsActive)).
 			Set(expression.Name(attrGSI1PK), expression.Value(gsiPlanActive(*u.IsActive)))
@@ -177,7 +183,7 @@ func (db *DB) SeedPlans(ctx context.Context, plans []algoitny.Plan, overwrite bo
 			_, err := db.UpdatePlan(ctx, p.Name, algoitny.PlanUpdate{
 				Description: &p.Description, MaxHintsPerDay: &p.MaxHintsPerDay, MaxExecutionsPerDay: &p.MaxExecutionsPerDay,
 				MaxProblems: &p.MaxProblems, CanViewAllProblems: &p.CanViewAllProblems, CanRegisterProblems: &p.CanRegisterProblems,
-				PriceCents: &p.PriceCents, IsActive: &p.IsActive,
+				PriceCents: &p.PriceCents, IsActive: &p.IsActive, MaxChecks: &p.MaxChecks, MinCheckDelayMs: &p.MinCheckDelayMs,
 			})
 			if err != nil {
 				return changed, err

@@ -95,6 +95,18 @@ type Config struct {
 	// RetryBase is the first retry's delay; each further retry waits four
 	// times longer, up to 10 minutes (default 1 s: 1 s, 4 s, 16 s, …).
 	RetryBase time.Duration
+	// Plugins add the workers and periodic jobs of other features (AtCoder
+	// sync, URL watches) to this runner.
+	Plugins []Plugin
+}
+
+// Plugin contributes River workers and periodic jobs to the runner. A
+// feature's jobs live beside its worker; the runner only hosts them.
+type Plugin interface {
+	// Register adds the plugin's workers.
+	Register(workers *river.Workers) error
+	// PeriodicJobs returns the plugin's periodic jobs (may be nil).
+	PeriodicJobs() []*river.PeriodicJob
 }
 
 // retryPolicy backs off exponentially from a base (River's default grows as
@@ -178,6 +190,12 @@ func New(cfg Config) (*Runner, error) {
 			func() (river.JobArgs, *river.InsertOpts) { return ReapArgs{}, nil },
 			&river.PeriodicJobOpts{ID: "reap_stale_jobs", RunOnStart: true},
 		)}
+		for _, p := range cfg.Plugins {
+			if err := p.Register(workers); err != nil {
+				return nil, err
+			}
+			rc.PeriodicJobs = append(rc.PeriodicJobs, p.PeriodicJobs()...)
+		}
 	}
 	client, err := river.NewClient(riverpgxv5.New(cfg.Pool), rc)
 	if err != nil {
