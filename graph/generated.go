@@ -148,6 +148,7 @@ type ComplexityRoot struct {
 		GenerateTestCases    func(childComplexity int, input model.GenerateTestCasesInput) int
 		LoginWithGoogle      func(childComplexity int, idToken string) int
 		Logout               func(childComplexity int) int
+		ReviewProblem        func(childComplexity int, platform algoitny.Platform, problemID string, input model.ReviewProblemInput) int
 		SaveProblem          func(childComplexity int, input model.SaveProblemInput) int
 		SetHistoryVisibility func(childComplexity int, id string, isCodePublic bool) int
 		SetUserActive        func(childComplexity int, userID string, active bool) int
@@ -175,24 +176,28 @@ type ComplexityRoot struct {
 	}
 
 	Problem struct {
-		Checker       func(childComplexity int) int
-		Constraints   func(childComplexity int) int
-		CreatedAt     func(childComplexity int) int
-		ID            func(childComplexity int) int
-		IsCompleted   func(childComplexity int) int
-		IsDeleted     func(childComplexity int) int
-		Language      func(childComplexity int) int
-		MemoryLimitMB func(childComplexity int) int
-		Platform      func(childComplexity int) int
-		ProblemID     func(childComplexity int) int
-		ProblemURL    func(childComplexity int) int
-		SolutionCode  func(childComplexity int) int
-		Tags          func(childComplexity int) int
-		TestCaseCount func(childComplexity int) int
-		TestCases     func(childComplexity int, first *int, after *string) int
-		TimeLimitMs   func(childComplexity int) int
-		Title         func(childComplexity int) int
-		UpdatedAt     func(childComplexity int) int
+		Checker         func(childComplexity int) int
+		Constraints     func(childComplexity int) int
+		CreatedAt       func(childComplexity int) int
+		ID              func(childComplexity int) int
+		IsCompleted     func(childComplexity int) int
+		IsDeleted       func(childComplexity int) int
+		Language        func(childComplexity int) int
+		MemoryLimitMB   func(childComplexity int) int
+		NeedsReview     func(childComplexity int) int
+		Platform        func(childComplexity int) int
+		ProblemID       func(childComplexity int) int
+		ProblemURL      func(childComplexity int) int
+		ReviewNotes     func(childComplexity int) int
+		ReviewedAt      func(childComplexity int) int
+		SolutionCode    func(childComplexity int) int
+		Tags            func(childComplexity int) int
+		TestCaseCount   func(childComplexity int) int
+		TestCases       func(childComplexity int, first *int, after *string) int
+		TimeLimitMs     func(childComplexity int) int
+		Title           func(childComplexity int) int
+		UpdatedAt       func(childComplexity int) int
+		VerifiedByAdmin func(childComplexity int) int
 	}
 
 	ProblemConnection struct {
@@ -286,6 +291,7 @@ type ComplexityRoot struct {
 		MemoryKB   func(childComplexity int) int
 		Message    func(childComplexity int) int
 		Output     func(childComplexity int) int
+		Stderr     func(childComplexity int) int
 		TestCaseID func(childComplexity int) int
 		TimeMs     func(childComplexity int) int
 		Verdict    func(childComplexity int) int
@@ -374,6 +380,7 @@ type MutationResolver interface {
 	UpdateProblem(ctx context.Context, platform algoitny.Platform, problemID string, input model.UpdateProblemInput) (*algoitny.Problem, error)
 	DeleteProblem(ctx context.Context, platform algoitny.Platform, problemID string, reason *string) (*algoitny.Problem, error)
 	AddTestCases(ctx context.Context, platform algoitny.Platform, problemID string, testCases []*model.TestCaseInput) (*algoitny.Problem, error)
+	ReviewProblem(ctx context.Context, platform algoitny.Platform, problemID string, input model.ReviewProblemInput) (*algoitny.Problem, error)
 	ExtractProblem(ctx context.Context, url string) (*algoitny.Job, error)
 	CancelJob(ctx context.Context, id string) (*algoitny.Job, error)
 	SetHistoryVisibility(ctx context.Context, id string, isCodePublic bool) (*algoitny.SearchHistory, error)
@@ -898,6 +905,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.Logout(childComplexity), true
+	case "Mutation.reviewProblem":
+		if e.ComplexityRoot.Mutation.ReviewProblem == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_reviewProblem_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ReviewProblem(childComplexity, args["platform"].(algoitny.Platform), args["problemId"].(string), args["input"].(model.ReviewProblemInput)), true
 	case "Mutation.saveProblem":
 		if e.ComplexityRoot.Mutation.SaveProblem == nil {
 			break
@@ -1087,6 +1105,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Problem.MemoryLimitMB(childComplexity), true
+	case "Problem.needsReview":
+		if e.ComplexityRoot.Problem.NeedsReview == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Problem.NeedsReview(childComplexity), true
 	case "Problem.platform":
 		if e.ComplexityRoot.Problem.Platform == nil {
 			break
@@ -1105,6 +1129,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Problem.ProblemURL(childComplexity), true
+	case "Problem.reviewNotes":
+		if e.ComplexityRoot.Problem.ReviewNotes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Problem.ReviewNotes(childComplexity), true
+	case "Problem.reviewedAt":
+		if e.ComplexityRoot.Problem.ReviewedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Problem.ReviewedAt(childComplexity), true
 	case "Problem.solutionCode":
 		if e.ComplexityRoot.Problem.SolutionCode == nil {
 			break
@@ -1152,6 +1188,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Problem.UpdatedAt(childComplexity), true
+	case "Problem.verifiedByAdmin":
+		if e.ComplexityRoot.Problem.VerifiedByAdmin == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Problem.VerifiedByAdmin(childComplexity), true
 
 	case "ProblemConnection.edges":
 		if e.ComplexityRoot.ProblemConnection.Edges == nil {
@@ -1594,6 +1636,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TestResult.Output(childComplexity), true
+	case "TestResult.stderr":
+		if e.ComplexityRoot.TestResult.Stderr == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TestResult.Stderr(childComplexity), true
 	case "TestResult.testCaseId":
 		if e.ComplexityRoot.TestResult.TestCaseID == nil {
 			break
@@ -1790,6 +1838,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputGenerateTestCasesInput,
 		ec.unmarshalInputHistoryFilter,
 		ec.unmarshalInputProblemFilter,
+		ec.unmarshalInputReviewProblemInput,
 		ec.unmarshalInputSaveProblemInput,
 		ec.unmarshalInputTestCaseInput,
 		ec.unmarshalInputUpdatePlanInput,
@@ -1991,6 +2040,11 @@ type Problem implements Node {
   isCompleted: Boolean!
   isDeleted: Boolean!
   testCaseCount: Int!
+  "Extracted and generated problems wait for a staff review."
+  needsReview: Boolean!
+  verifiedByAdmin: Boolean!
+  reviewNotes: String!
+  reviewedAt: Time
   "Test cases, oldest first."
   testCases(first: Int, after: String): TestCaseConnection!
   createdAt: Time!
@@ -2033,6 +2087,8 @@ type TestResult {
   verdict: Verdict!
   "What the program printed (truncated)."
   output: String!
+  "The beginning of the program's standard error (tracebacks)."
+  stderr: String!
   timeMs: Int!
   memoryKb: Int!
   message: String!
@@ -2209,6 +2265,13 @@ input ProblemFilter {
   "true (default): completed problems; false: drafts (staff and authors)."
   completed: Boolean
   titleContains: String
+  "Staff: problems that need (true) or do not need (false) a review."
+  needsReview: Boolean
+}
+
+input ReviewProblemInput {
+  verified: Boolean!
+  notes: String
 }
 
 input HistoryFilter {
@@ -2359,6 +2422,8 @@ type Mutation {
   "Soft delete: the problem leaves every list but stays readable by staff."
   deleteProblem(platform: Platform!, problemId: String!, reason: String): Problem!
   addTestCases(platform: Platform!, problemId: String!, testCases: [TestCaseInput!]!): Problem!
+  "Staff: record a review; the problem no longer needs one."
+  reviewProblem(platform: Platform!, problemId: String!, input: ReviewProblemInput!): Problem!
   extractProblem(url: String!): Job!
   cancelJob(id: ID!): Job!
   setHistoryVisibility(id: ID!, isCodePublic: Boolean!): SearchHistory!
@@ -2645,6 +2710,14 @@ func (ec *executionContext) childFields_Problem(ctx context.Context, field graph
 		return ec.fieldContext_Problem_isDeleted(ctx, field)
 	case "testCaseCount":
 		return ec.fieldContext_Problem_testCaseCount(ctx, field)
+	case "needsReview":
+		return ec.fieldContext_Problem_needsReview(ctx, field)
+	case "verifiedByAdmin":
+		return ec.fieldContext_Problem_verifiedByAdmin(ctx, field)
+	case "reviewNotes":
+		return ec.fieldContext_Problem_reviewNotes(ctx, field)
+	case "reviewedAt":
+		return ec.fieldContext_Problem_reviewedAt(ctx, field)
 	case "testCases":
 		return ec.fieldContext_Problem_testCases(ctx, field)
 	case "createdAt":
@@ -2789,6 +2862,8 @@ func (ec *executionContext) childFields_TestResult(ctx context.Context, field gr
 		return ec.fieldContext_TestResult_verdict(ctx, field)
 	case "output":
 		return ec.fieldContext_TestResult_output(ctx, field)
+	case "stderr":
+		return ec.fieldContext_TestResult_stderr(ctx, field)
 	case "timeMs":
 		return ec.fieldContext_TestResult_timeMs(ctx, field)
 	case "memoryKb":
@@ -3190,6 +3265,36 @@ func (ec *executionContext) field_Mutation_loginWithGoogle_args(ctx context.Cont
 		return nil, err
 	}
 	args["idToken"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_reviewProblem_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "platform",
+		func(ctx context.Context, v any) (algoitny.Platform, error) {
+			return ec.unmarshalNPlatform2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐPlatform(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["platform"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "problemId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["problemId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ReviewProblemInput, error) {
+			return ec.unmarshalNReviewProblemInput2githubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐReviewProblemInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg2
 	return args, nil
 }
 
@@ -5417,6 +5522,50 @@ func (ec *executionContext) fieldContext_Mutation_addTestCases(ctx context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_reviewProblem(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_reviewProblem(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ReviewProblem(ctx, fc.Args["platform"].(algoitny.Platform), fc.Args["problemId"].(string), fc.Args["input"].(model.ReviewProblemInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.Problem) graphql.Marshaler {
+			return ec.marshalNProblem2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐProblem(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_reviewProblem(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Problem(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_reviewProblem_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_extractProblem(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6376,6 +6525,98 @@ func (ec *executionContext) _Problem_testCaseCount(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_Problem_testCaseCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Problem", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Problem_needsReview(ctx context.Context, field graphql.CollectedField, obj *algoitny.Problem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Problem_needsReview(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NeedsReview, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Problem_needsReview(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Problem", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Problem_verifiedByAdmin(ctx context.Context, field graphql.CollectedField, obj *algoitny.Problem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Problem_verifiedByAdmin(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VerifiedByAdmin, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Problem_verifiedByAdmin(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Problem", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Problem_reviewNotes(ctx context.Context, field graphql.CollectedField, obj *algoitny.Problem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Problem_reviewNotes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReviewNotes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Problem_reviewNotes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Problem", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Problem_reviewedAt(ctx context.Context, field graphql.CollectedField, obj *algoitny.Problem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Problem_reviewedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReviewedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Problem_reviewedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Problem", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
 func (ec *executionContext) _Problem_testCases(ctx context.Context, field graphql.CollectedField, obj *algoitny.Problem) (ret graphql.Marshaler) {
@@ -8368,6 +8609,29 @@ func (ec *executionContext) _TestResult_output(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_TestResult_output(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TestResult", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TestResult_stderr(ctx context.Context, field graphql.CollectedField, obj *algoitny.TestResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TestResult_stderr(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Stderr, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TestResult_stderr(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TestResult", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
@@ -10592,7 +10856,7 @@ func (ec *executionContext) unmarshalInputProblemFilter(ctx context.Context, obj
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"platform", "language", "completed", "titleContains"}
+	fieldsInOrder := [...]string{"platform", "language", "completed", "titleContains", "needsReview"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -10627,6 +10891,50 @@ func (ec *executionContext) unmarshalInputProblemFilter(ctx context.Context, obj
 				return it, err
 			}
 			it.TitleContains = data
+		case "needsReview":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("needsReview"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NeedsReview = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputReviewProblemInput(ctx context.Context, obj any) (model.ReviewProblemInput, error) {
+	var it model.ReviewProblemInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"verified", "notes"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "verified":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("verified"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Verified = data
+		case "notes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("notes"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Notes = data
 		}
 	}
 	return it, nil
@@ -12027,6 +12335,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "reviewProblem":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_reviewProblem(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "extractProblem":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_extractProblem(ctx, field)
@@ -12414,6 +12729,26 @@ func (ec *executionContext) _Problem(ctx context.Context, sel ast.SelectionSet, 
 		case "testCaseCount":
 			out.Values[i] = ec._Problem_testCaseCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "needsReview":
+			out.Values[i] = ec._Problem_needsReview(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "verifiedByAdmin":
+			out.Values[i] = ec._Problem_verifiedByAdmin(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "reviewNotes":
+			out.Values[i] = ec._Problem_reviewNotes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "reviewedAt":
+			out.Values[i] = ec._Problem_reviewedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "testCases":
@@ -13641,6 +13976,11 @@ func (ec *executionContext) _TestResult(ctx context.Context, sel ast.SelectionSe
 			}
 		case "output":
 			out.Values[i] = ec._TestResult_output(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "stderr":
+			out.Values[i] = ec._TestResult_stderr(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -15049,6 +15389,11 @@ func (ec *executionContext) marshalNProblemEdge2ᚖgithubᚗcomᚋalgoitnyᚋapi
 		return graphql.Null
 	}
 	return ec._ProblemEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNReviewProblemInput2githubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐReviewProblemInput(ctx context.Context, v any) (model.ReviewProblemInput, error) {
+	res, err := ec.unmarshalInputReviewProblemInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNSaveProblemInput2githubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐSaveProblemInput(ctx context.Context, v any) (model.SaveProblemInput, error) {

@@ -46,6 +46,7 @@ type Problems interface {
 	Delete(ctx context.Context, ref algoitny.ProblemRef, reason string) (*algoitny.Problem, error)
 	AddTestCases(ctx context.Context, ref algoitny.ProblemRef, cases []*algoitny.TestCase) (*algoitny.Problem, error)
 	TestCase(ctx context.Context, ref algoitny.ProblemRef, id string) (*algoitny.TestCase, error)
+	Review(ctx context.Context, ref algoitny.ProblemRef, r algoitny.ProblemReview) (*algoitny.Problem, error)
 }
 
 // History is reading users' executions (history.Service).

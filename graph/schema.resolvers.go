@@ -179,6 +179,10 @@ func (r *mutationResolver) AddTestCases(ctx context.Context, platform algoitny.P
 	return r.Problems.AddTestCases(ctx, algoitny.ProblemRef{Platform: platform, ProblemID: problemID}, toTestCases(testCases))
 }
 
+func (r *mutationResolver) ReviewProblem(ctx context.Context, platform algoitny.Platform, problemID string, input model.ReviewProblemInput) (*algoitny.Problem, error) {
+	return r.Problems.Review(ctx, algoitny.ProblemRef{Platform: platform, ProblemID: problemID}, algoitny.ProblemReview{Verified: input.Verified, Notes: orEmpty(input.Notes)})
+}
+
 func (r *mutationResolver) ExtractProblem(ctx context.Context, url string) (*algoitny.Job, error) {
 	return r.Jobs.ExtractProblem(ctx, url)
 }
@@ -293,7 +297,7 @@ func (r *queryResolver) Problem(ctx context.Context, platform algoitny.Platform,
 func (r *queryResolver) Problems(ctx context.Context, filter *model.ProblemFilter, first *int, after *string) (*model.ProblemConnection, error) {
 	f := algoitny.ProblemFilter{}
 	if filter != nil {
-		f = algoitny.ProblemFilter{Platform: filter.Platform, Language: filter.Language, Completed: filter.Completed, TitleContains: orEmpty(filter.TitleContains)}
+		f = algoitny.ProblemFilter{Platform: filter.Platform, Language: filter.Language, Completed: filter.Completed, TitleContains: orEmpty(filter.TitleContains), NeedsReview: filter.NeedsReview}
 	}
 	p, err := r.Resolver.Problems.List(ctx, f, pageRequest(first, after))
 	if err != nil {

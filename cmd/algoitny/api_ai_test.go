@@ -130,14 +130,20 @@ func TestGeneratorScriptToSavedProblem(t *testing.T) {
 
 func TestExtractProblem(t *testing.T) {
 	t.Parallel()
-	page, err := os.ReadFile("../../internal/llm/testdata/baekjoon_1920.html")
-	if err != nil {
-		t.Fatal(err)
+	pages := map[string]string{ // path → fixture, laid out like each site
+		"/problem/1920":                   "baekjoon_1920.html",
+		"/problemset/problem/4/A":         "codeforces_4A.html",
+		"/contests/abc086/tasks/abc086_a": "atcoder_abc086_a.html",
 	}
 	judgeSite := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/problem/1920" {
+		name, ok := pages[r.URL.Path]
+		if !ok {
 			http.NotFound(w, r)
 			return
+		}
+		page, err := os.ReadFile("../../internal/llm/testdata/" + name)
+		if err != nil {
+			t.Error(err)
 		}
 		w.Write(page)
 	}))
@@ -152,21 +158,71 @@ func TestExtractProblem(t *testing.T) {
 		s.query(t, admin, `mutation($u: String!) { extractProblem(url: $u) { id } }`, map[string]any{"u": url}).decode(t, &out)
 		return s.waitJobResult(t, admin, out.ExtractProblem.ID)
 	}
-	j := extract(judgeSite.URL + "/problem/1920")
-	var ex struct {
-		Title   string
-		Samples []struct{ Input, Output string }
+	for path := range pages {
+		t.Run(path, func(t *testing.T) {
+			j := extract(judgeSite.URL + path)
+			var ex struct {
+				Platform, ProblemID, Title string
+				Samples                    []struct{ Input, Output string }
+				ProblemCreated             bool
+			}
+			json.Unmarshal([]byte(j.Result), &ex)
+			if j.Status != "COMPLETED" || ex.Title == "" || len(ex.Samples) == 0 || !ex.ProblemCreated {
+				t.Fatalf("extraction %+v", j)
+			}
+			var p struct {
+				Problem struct {
+					Title         string
+					IsCompleted   bool
+					NeedsReview   bool
+					TestCaseCount int
+				}
+			}
+			s.query(t, admin, `query($p: Platform!, $id: String!) { problem(platform: $p, problemId: $id) { title isCompleted needsReview testCaseCount } }`,
+				map[string]any{"p": strings.ToUpper(ex.Platform), "id": ex.ProblemID}).decode(t, &p)
+			if p.Problem.Title != ex.Title || p.Problem.IsCompleted || !p.Problem.NeedsReview || p.Problem.TestCaseCount != len(ex.Samples) {
+				t.Fatalf("draft %+v from %+v", p.Problem, ex)
+			}
+			// Extracting again leaves the stored problem alone.
+			if again := extract(judgeSite.URL + path); again.Status != "COMPLETED" || !strings.Contains(again.Result, `"problemCreated":false`) {
+				t.Fatalf("second extraction %+v", again)
+			}
+		})
 	}
-	json.Unmarshal([]byte(j.Result), &ex)
-	if j.Status != "COMPLETED" || ex.Title == "" || len(ex.Samples) == 0 {
-		t.Fatalf("extraction %+v", j)
-	}
+	t.Run("StaffReview", func(t *testing.T) {
+		var list struct {
+			Problems struct {
+				Edges []struct{ Node struct{ ProblemID string } }
+			}
+		}
+		s.query(t, admin, `{ problems(filter: {completed: false, needsReview: true}) { edges { node { problemId } } } }`, nil).decode(t, &list)
+		if len(list.Problems.Edges) != 3 {
+			t.Fatalf("needs review: %+v", list)
+		}
+		var rev struct {
+			ReviewProblem struct {
+				NeedsReview, VerifiedByAdmin bool
+				ReviewNotes                  string
+				ReviewedAt                   *string
+			}
+		}
+		s.query(t, admin, `mutation { reviewProblem(platform: BAEKJOON, problemId: "1920", input: {verified: true, notes: "samples match"}) { needsReview verifiedByAdmin reviewNotes reviewedAt } }`, nil).decode(t, &rev)
+		if rev.ReviewProblem.NeedsReview || !rev.ReviewProblem.VerifiedByAdmin || rev.ReviewProblem.ReviewedAt == nil {
+			t.Fatalf("review %+v", rev)
+		}
+		user := s.login(t, "user@example.com")
+		if r := s.query(t, user, `mutation { reviewProblem(platform: BAEKJOON, problemId: "1920", input: {verified: true}) { id } }`, nil); r.code() != "FORBIDDEN" {
+			t.Fatalf("user review: %s", r.Raw)
+		}
+	})
 	if j := extract(judgeSite.URL + "/problem/404"); j.Status != "FAILED" || !strings.Contains(j.ErrorMessage, "404") {
 		t.Fatalf("missing page: %+v", j)
 	}
-	// The allow-list is the only way to a non-public address.
-	if j := extract("http://169.254.169.254/latest/meta-data/"); j.Status != "FAILED" || !strings.Contains(j.ErrorMessage, "cannot be fetched") {
-		t.Fatalf("metadata address: %+v", j)
+	for _, u := range []string{"http://169.254.169.254/latest/meta-data/", "https://example.com/problem/1", "ftp://atcoder.jp/x"} {
+		r := s.query(t, admin, `mutation($u: String!) { extractProblem(url: $u) { id } }`, map[string]any{"u": u})
+		if r.code() != "BAD_USER_INPUT" {
+			t.Fatalf("%s: %s", u, r.Raw)
+		}
 	}
 }
 

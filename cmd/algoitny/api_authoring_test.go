@@ -68,6 +68,37 @@ func TestSaveProblem(t *testing.T) {
 		}
 	})
 
+	t.Run("CppReferenceSolution", func(t *testing.T) {
+		var out struct{ CreateProblem struct{ ID string } }
+		s.query(t, admin, createProblemMutation, map[string]any{"in": map[string]any{
+			"platform": "CUSTOM", "problemId": "cpp", "title": "Sum in C++", "language": "CPP",
+			"solutionCode": "#include <iostream>\nint main(){long long a,b;std::cin>>a>>b;std::cout<<a+b<<\"\\n\";}\n",
+		}}).decode(t, &out)
+		var saved struct {
+			SaveProblem struct {
+				IsCompleted   bool
+				TestCaseCount int
+				TestCases     struct {
+					Edges []struct {
+						Node struct{ Input, Output string }
+					}
+				}
+			}
+		}
+		save(admin, "cpp", seededGenerator, nil).decode(t, &saved)
+		if !saved.SaveProblem.IsCompleted || saved.SaveProblem.TestCaseCount < 10 {
+			t.Fatalf("%+v", saved)
+		}
+		for _, e := range saved.SaveProblem.TestCases.Edges {
+			var a, b, sum int
+			fmtSscan(t, e.Node.Input, &a, &b)
+			fmtSscan(t, e.Node.Output, &sum)
+			if a+b != sum {
+				t.Fatalf("C++ reference: %q → %q", e.Node.Input, e.Node.Output)
+			}
+		}
+	})
+
 	for _, tc := range []struct {
 		name, solution, gen string
 		extra               map[string]any

@@ -85,8 +85,9 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 	}
 	jcfg := jobs.Config{
 		Pool: m.Pool, Schema: m.Config.RiverSchema, Store: m.DB, Events: m.Events, Judge: m.Judge,
-		LLM: provider, Fetch: safehttp.New(safehttp.Config{AllowHosts: m.Config.FetchAllowHosts}),
-		Logger: m.Logger, Work: m.Config.Workers,
+		LLM: provider, Fetch: safehttp.New(safehttp.Config{AllowHosts: m.Config.FetchAllowHosts, MinHostInterval: time.Second}),
+		StandInHosts: m.Config.FetchAllowHosts,
+		Logger:       m.Logger, Work: m.Config.Workers,
 		JobTimeout: m.Config.JobTimeout, RescueAfter: m.Config.JobRescueAfter,
 		FetchPollInterval: m.Config.JobPollInterval, StaleAfter: m.Config.JobStaleAfter,
 	}
@@ -106,6 +107,7 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 	jobSvc := &jobs.Service{
 		Store: m.DB, Problems: problemSvc, Quota: m.Accounts,
 		CanRegister: problems.CheckCanRegister, Runner: m.Jobs, Events: m.Events,
+		ExtraExtractHosts: m.Config.FetchAllowHosts,
 	}
 	resolver := &graph.Resolver{
 		Accounts: m.Accounts,

@@ -123,9 +123,16 @@ type ProblemFilter struct {
 	// true (default): completed problems; false: drafts (staff and authors).
 	Completed     *bool   `json:"completed,omitempty"`
 	TitleContains *string `json:"titleContains,omitempty"`
+	// Staff: problems that need (true) or do not need (false) a review.
+	NeedsReview *bool `json:"needsReview,omitempty"`
 }
 
 type Query struct {
+}
+
+type ReviewProblemInput struct {
+	Verified bool    `json:"verified"`
+	Notes    *string `json:"notes,omitempty"`
 }
 
 type SaveProblemInput struct {

@@ -47,7 +47,10 @@ type TestResult struct {
 	TestCaseID string
 	Verdict    Verdict
 	// Output is a truncated preview of what the program printed.
-	Output   string
+	Output string
+	// Stderr is a truncated preview of the program's standard error
+	// (tracebacks, exceptions).
+	Stderr   string
 	TimeMs   int
 	MemoryKB int
 	Message  string

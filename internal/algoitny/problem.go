@@ -28,6 +28,12 @@ type Problem struct {
 	DeletedAt     *time.Time
 	DeletedReason string
 	TestCaseCount int
+	// Review state (seed 003): extracted or generated problems need a staff
+	// review before they are trusted.
+	NeedsReview     bool
+	ReviewNotes     string
+	VerifiedByAdmin bool
+	ReviewedAt      *time.Time
 	// CreatedBy is the id of the user who registered the problem ("" for seeded ones).
 	CreatedBy string
 	CreatedAt time.Time
@@ -74,6 +80,14 @@ type ProblemFilter struct {
 	Completed *bool
 	// TitleContains matches titles case-insensitively.
 	TitleContains string
+	// NeedsReview selects problems by review state (staff).
+	NeedsReview *bool
+}
+
+// ProblemReview is a staff review of a problem.
+type ProblemReview struct {
+	Verified bool
+	Notes    string
 }
 
 // ProblemUpdate changes some fields of a problem; nil fields are left alone.

@@ -49,6 +49,7 @@ type testResultItem struct {
 	TestCaseID string `dynamodbav:"test_case_id"`
 	Verdict    string `dynamodbav:"status"`
 	Output     string `dynamodbav:"actual_output,omitempty"`
+	Stderr     string `dynamodbav:"stderr,omitempty"`
 	TimeMs     int    `dynamodbav:"time_ms"`
 	MemoryKB   int    `dynamodbav:"memory_kb"`
 	Message    string `dynamodbav:"message,omitempty"`
@@ -74,7 +75,7 @@ func marshalHistory(h *algoitny.SearchHistory) (map[string]types.AttributeValue,
 	}
 	it.TestResults = make([]testResultItem, len(h.TestResults))
 	for i, r := range h.TestResults {
-		it.TestResults[i] = testResultItem{TestCaseID: r.TestCaseID, Verdict: string(r.Verdict), Output: r.Output, TimeMs: r.TimeMs, MemoryKB: r.MemoryKB, Message: r.Message}
+		it.TestResults[i] = testResultItem{TestCaseID: r.TestCaseID, Verdict: string(r.Verdict), Output: r.Output, Stderr: r.Stderr, TimeMs: r.TimeMs, MemoryKB: r.MemoryKB, Message: r.Message}
 	}
 	if h.IsCodePublic {
 		it.GSI1PK, it.GSI1SK = gsiPublicHistory, created
@@ -101,7 +102,7 @@ func unmarshalHistory(av map[string]types.AttributeValue) (*algoitny.SearchHisto
 	}
 	h.TestResults = make([]algoitny.TestResult, len(it.TestResults))
 	for i, r := range it.TestResults {
-		h.TestResults[i] = algoitny.TestResult{TestCaseID: r.TestCaseID, Verdict: algoitny.Verdict(r.Verdict), Output: r.Output, TimeMs: r.TimeMs, MemoryKB: r.MemoryKB, Message: r.Message}
+		h.TestResults[i] = algoitny.TestResult{TestCaseID: r.TestCaseID, Verdict: algoitny.Verdict(r.Verdict), Output: r.Output, Stderr: r.Stderr, TimeMs: r.TimeMs, MemoryKB: r.MemoryKB, Message: r.Message}
 	}
 	return h, nil
 }

@@ -41,7 +41,11 @@ type problemItem struct {
 	DeletedAt       *time.Time `dynamodbav:",omitempty"`
 	DeletedReason   string     `dynamodbav:",omitempty"`
 	TestCaseCount   int
-	CreatedBy       string `dynamodbav:",omitempty"`
+	NeedsReview     bool       `dynamodbav:",omitempty"`
+	ReviewNotes     string     `dynamodbav:",omitempty"`
+	VerifiedByAdmin bool       `dynamodbav:",omitempty"`
+	ReviewedAt      *time.Time `dynamodbav:",omitempty"`
+	CreatedBy       string     `dynamodbav:",omitempty"`
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
 	GSI1PK, GSI1SK  string `dynamodbav:",omitempty"`
@@ -59,6 +63,7 @@ func marshalProblem(p *algoitny.Problem) (map[string]types.AttributeValue, error
 		TimeLimitMs: p.TimeLimitMs, MemoryLimitMB: p.MemoryLimitMB,
 		IsCompleted: p.IsCompleted, IsDeleted: p.IsDeleted, DeletedAt: p.DeletedAt, DeletedReason: p.DeletedReason,
 		TestCaseCount: p.TestCaseCount, CreatedBy: p.CreatedBy, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
+		NeedsReview: p.NeedsReview, ReviewNotes: p.ReviewNotes, VerifiedByAdmin: p.VerifiedByAdmin, ReviewedAt: p.ReviewedAt,
 	}
 	if !p.IsDeleted {
 		created := keyTime(p.CreatedAt)
@@ -86,6 +91,7 @@ func unmarshalProblem(av map[string]types.AttributeValue) (*algoitny.Problem, er
 		TimeLimitMs: it.TimeLimitMs, MemoryLimitMB: it.MemoryLimitMB,
 		IsCompleted: it.IsCompleted, IsDeleted: it.IsDeleted, DeletedAt: it.DeletedAt, DeletedReason: it.DeletedReason,
 		TestCaseCount: it.TestCaseCount, CreatedBy: it.CreatedBy, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
+		NeedsReview: it.NeedsReview, ReviewNotes: it.ReviewNotes, VerifiedByAdmin: it.VerifiedByAdmin, ReviewedAt: it.ReviewedAt,
 	}, nil
 }
 
@@ -210,6 +216,14 @@ func (db *DB) ListProblems(ctx context.Context, f algoitny.ProblemFilter, page a
 	default:
 		q.list, q.index, q.pk = "problemsByCompletion", indexGSI2, gsiProblemCompleted(completed)
 	}
+	if f.NeedsReview != nil {
+		// Missing means false: only extracted/generated problems carry it.
+		review := expression.Name("NeedsReview").Equal(expression.Value(true))
+		if !*f.NeedsReview {
+			review = expression.AttributeNotExists(expression.Name("NeedsReview")).Or(expression.Name("NeedsReview").Equal(expression.Value(false)))
+		}
+		conds = append(conds, review)
+	}
 	if t := strings.ToLower(strings.TrimSpace(f.TitleContains)); t != "" {
 		conds = append(conds, expression.Contains(expression.Name("TitleLower"), t))
 	}
@@ -282,6 +296,27 @@ func (db *DB) UpdateProblem(ctx context.Context, ref algoitny.ProblemRef, u algo
 	}
 	if err != nil {
 		return nil, translate(err, "update problem")
+	}
+	return unmarshalProblem(av)
+}
+
+// ReviewProblem records a staff review (seed 003's needs_review,
+// review_notes, verified_by_admin, reviewed_at): the problem no longer needs
+// review. It returns ENOTFOUND for a missing or deleted problem.
+func (db *DB) ReviewProblem(ctx context.Context, ref algoitny.ProblemRef, r algoitny.ProblemReview) (*algoitny.Problem, error) {
+	now := db.now().UTC()
+	upd := expression.Set(expression.Name("NeedsReview"), expression.Value(false)).
+		Set(expression.Name("VerifiedByAdmin"), expression.Value(r.Verified)).
+		Set(expression.Name("ReviewNotes"), expression.Value(r.Notes)).
+		Set(expression.Name("ReviewedAt"), expression.Value(now)).
+		Set(expression.Name("UpdatedAt"), expression.Value(now))
+	live := expression.Name("IsDeleted").Equal(expression.Value(false))
+	av, err := db.update(ctx, db.tables.Main, itemKey{problemPK(ref.Platform, ref.ProblemID), skMetadata}, upd, &live)
+	if isConditionFailed(err) {
+		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "problem %s/%s not found", ref.Platform, ref.ProblemID)
+	}
+	if err != nil {
+		return nil, translate(err, "review problem")
 	}
 	return unmarshalProblem(av)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/algoitny/api/internal/algoitny"
@@ -83,7 +85,7 @@ func hintRequest(p *algoitny.Problem, tests []*algoitny.TestCase, h *algoitny.Se
 		if tc == nil {
 			continue
 		}
-		t := llm.HintTest{Input: clip(tc.Input), Expected: clip(tc.Output), Result: tr, Number: i + 1}
+		t := llm.HintTest{Input: clip(tc.Input), Expected: clip(tc.Output), Result: tr, Stderr: tr.Stderr, Number: i + 1}
 		if tr.Verdict == algoitny.VerdictAccepted {
 			if passed == nil {
 				passed = &t
@@ -165,15 +167,103 @@ func (w *extractWorker) Work(ctx context.Context, job *river.Job[ExtractArgs]) e
 			return fmt.Errorf("fetch page: HTTP %d", resp.StatusCode) // retried
 		}
 		r.progress(ctx, rec, "reading page", fmt.Sprintf("%d bytes", len(resp.Body)), 50)
-		ex, err := r.cfg.LLM.ExtractProblem(ctx, resp.FinalURL, resp.Body)
+		ex, err := r.cfg.LLM.ExtractProblem(ctx, r.pageURL(resp.FinalURL), resp.Body)
 		if algoitny.IsCode(err, algoitny.EINVALID) {
 			return permanent(err, "%s", algoitny.ErrorMessage(err))
 		}
 		if err != nil {
 			return err
 		}
-		b, _ := json.Marshal(ex)
+		created, err := r.draftProblem(ctx, rec, ex)
+		if err != nil {
+			return err
+		}
+		b, _ := json.Marshal(extractResult{ExtractedProblem: ex, ProblemCreated: created})
 		result := string(b)
 		return r.finish(ctx, rec, algoitny.JobTransition{Status: algoitny.JobCompleted, Result: &result}, "extracted "+strings.TrimSpace(ex.Title))
 	})
+}
+
+// extractResult is the JSON result of a PROBLEM_EXTRACTION job.
+type extractResult struct {
+	llm.ExtractedProblem
+	// ProblemCreated is false when the problem already existed.
+	ProblemCreated bool `json:"problemCreated"`
+}
+
+// draftProblem registers an extracted problem as a draft that needs review,
+// with its samples as test cases, on behalf of the job's user and within
+// their plan's problem limit. It reports false when the problem exists.
+func (r *Runner) draftProblem(ctx context.Context, rec *algoitny.Job, ex llm.ExtractedProblem) (bool, error) {
+	if ex.Platform == "" || ex.ProblemID == "" {
+		return false, permanent(nil, "the page does not say which problem it is")
+	}
+	limit := algoitny.Unlimited
+	u, err := r.cfg.Store.GetUserByID(ctx, rec.UserID)
+	if err != nil {
+		return false, err
+	}
+	if !u.IsStaff {
+		plan, err := r.cfg.Store.GetPlan(ctx, u.PlanName)
+		if err != nil {
+			return false, err
+		}
+		limit = plan.MaxProblems
+	}
+	p := &algoitny.Problem{
+		Platform: ex.Platform, ProblemID: ex.ProblemID, Title: truncateRunes(ex.Title, 200), ProblemURL: ex.URL,
+		Language: algoitny.LanguagePython, Constraints: truncateRunes(ex.Constraints, 4000), Tags: []string{},
+		TimeLimitMs: clamp(ex.TimeLimitMs, 100, 20_000, 2000), MemoryLimitMB: clamp(ex.MemoryLimitMB, 16, 2048, 256),
+		Checker: algoitny.Checker{Kind: algoitny.CheckerLines}, NeedsReview: true, CreatedBy: rec.UserID,
+	}
+	switch err := r.cfg.Store.CreateProblem(ctx, p, limit); {
+	case algoitny.IsCode(err, algoitny.ECONFLICT):
+		return false, nil // extracted before: the stored problem stays as it is
+	case algoitny.IsCode(err, algoitny.ERATELIMITED):
+		return false, permanent(err, "your plan's problem limit is reached")
+	case err != nil:
+		return false, err
+	}
+	var samples []*algoitny.TestCase
+	for _, s := range ex.Samples {
+		samples = append(samples, &algoitny.TestCase{Input: s.Input, Output: s.Output, Generator: "sample"})
+	}
+	if len(samples) > 0 {
+		if err := r.cfg.Store.AddTestCases(ctx, p.Ref(), samples); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+func clamp(v, lo, hi, def int) int {
+	if v == 0 {
+		return def
+	}
+	return min(max(v, lo), hi)
+}
+
+func truncateRunes(s string, n int) string {
+	if r := []rune(strings.TrimSpace(s)); len(r) > n {
+		return string(r[:n])
+	}
+	return strings.TrimSpace(s)
+}
+
+// pageURL is the address extraction reads a page as: the page's own, or for
+// a stand-in host (tests) the real judge's address of the same path.
+func (r *Runner) pageURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || !slices.Contains(r.cfg.StandInHosts, u.Host) {
+		return raw
+	}
+	switch {
+	case strings.HasPrefix(u.Path, "/problem/"):
+		return "https://www.acmicpc.net" + u.Path
+	case strings.HasPrefix(u.Path, "/problemset/") || strings.HasPrefix(u.Path, "/contest/"):
+		return "https://codeforces.com" + u.Path
+	case strings.HasPrefix(u.Path, "/contests/"):
+		return "https://atcoder.jp" + u.Path
+	}
+	return raw
 }

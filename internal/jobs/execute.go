@@ -79,7 +79,7 @@ func judgeChecker(c algoitny.Checker) judge.Checker {
 
 func testResult(tr judge.TestResult) algoitny.TestResult {
 	return algoitny.TestResult{
-		TestCaseID: tr.TestID, Verdict: algoitny.Verdict(tr.Verdict), Output: tr.Output,
+		TestCaseID: tr.TestID, Verdict: algoitny.Verdict(tr.Verdict), Output: tr.Output, Stderr: tr.Stderr,
 		TimeMs: int(tr.CPUTime.Milliseconds()), MemoryKB: int(tr.MemoryBytes >> 10), Message: tr.Message,
 	}
 }

@@ -31,6 +31,9 @@ type Store interface {
 	GetHistory(ctx context.Context, ref algoitny.HistoryRef) (*algoitny.SearchHistory, error)
 	SetHints(ctx context.Context, ref algoitny.HistoryRef, hints []string) (*algoitny.SearchHistory, error)
 	GetUserByID(ctx context.Context, id string) (*algoitny.User, error)
+	GetPlan(ctx context.Context, name string) (*algoitny.Plan, error)
+	CreateProblem(ctx context.Context, p *algoitny.Problem, maxProblems int) error
+	AddTestCases(ctx context.Context, ref algoitny.ProblemRef, cases []*algoitny.TestCase) error
 }
 
 // Migrate applies River's migrations to the database of pool, in schema
@@ -70,8 +73,11 @@ type Config struct {
 	LLM llm.Provider
 	// Fetch fetches problem pages for extraction (default: a safehttp.Client
 	// with default settings).
-	Fetch  *safehttp.Client
-	Logger *slog.Logger
+	Fetch *safehttp.Client
+	// StandInHosts serve copies of the judges\' pages (tests): their paths are
+	// read as the real site\'s, which the page\'s layout names.
+	StandInHosts []string
+	Logger       *slog.Logger
 	// Work runs workers in this process; false makes an insert-only client
 	// (API-only replicas, `serve --no-workers`).
 	Work bool

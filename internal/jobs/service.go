@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -65,7 +66,13 @@ type Service struct {
 	Runner      *Runner
 	// Events announces cancellations to subscribers.
 	Events *Events
+	// ExtraExtractHosts may be extracted from besides the supported judges
+	// (tests point it at local servers).
+	ExtraExtractHosts []string
 }
+
+// ExtractHosts are the judges whose problem pages extraction reads.
+var ExtractHosts = []string{"www.acmicpc.net", "acmicpc.net", "codeforces.com", "www.codeforces.com", "atcoder.jp"}
 
 // ExecuteInput is a code submission.
 type ExecuteInput struct {
@@ -220,6 +227,9 @@ func (s *Service) ExtractProblem(ctx context.Context, rawURL string) (*algoitny.
 	u, err := parseHTTPURL(rawURL)
 	if err != nil {
 		return nil, algoitny.Invalid("url", "url must be an http(s) URL")
+	}
+	if !slices.Contains(ExtractHosts, strings.ToLower(u.Hostname())) && !slices.Contains(s.ExtraExtractHosts, u.Host) {
+		return nil, algoitny.Invalid("url", "only Baekjoon (acmicpc.net), Codeforces and AtCoder problem pages can be extracted")
 	}
 	job := &algoitny.Job{Type: algoitny.JobProblemExtraction, UserID: a.UserID(), ProblemURL: u.String()}
 	return s.enqueue(ctx, job, nil)

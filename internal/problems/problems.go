@@ -39,6 +39,7 @@ type Store interface {
 	AddTestCases(ctx context.Context, ref algoitny.ProblemRef, cases []*algoitny.TestCase) error
 	ListTestCases(ctx context.Context, ref algoitny.ProblemRef, page algoitny.PageRequest) (algoitny.Page[*algoitny.TestCase], error)
 	GetTestCase(ctx context.Context, ref algoitny.ProblemRef, id string) (*algoitny.TestCase, error)
+	ReviewProblem(ctx context.Context, ref algoitny.ProblemRef, r algoitny.ProblemReview) (*algoitny.Problem, error)
 }
 
 // Service applies the problem rules on top of a Store.
@@ -73,6 +74,9 @@ func (s *Service) Get(ctx context.Context, ref algoitny.ProblemRef) (*algoitny.P
 func (s *Service) List(ctx context.Context, f algoitny.ProblemFilter, page algoitny.PageRequest) (algoitny.Page[*algoitny.Problem], error) {
 	if len(f.TitleContains) > MaxTitleLen {
 		return algoitny.Page[*algoitny.Problem]{}, algoitny.Invalid("titleContains", "at most %d characters", MaxTitleLen)
+	}
+	if f.NeedsReview != nil && !algoitny.ActorFrom(ctx).IsStaff() {
+		return algoitny.Page[*algoitny.Problem]{}, algoitny.Errorf(algoitny.EFORBIDDEN, "only staff list problems by review state")
 	}
 	if f.Completed != nil && !*f.Completed {
 		a := algoitny.ActorFrom(ctx)
@@ -210,6 +214,18 @@ func (s *Service) TestCases(ctx context.Context, p *algoitny.Problem, page algoi
 		return algoitny.Page[*algoitny.TestCase]{}, notFound(p.Ref())
 	}
 	return s.Store.ListTestCases(ctx, p.Ref(), page)
+}
+
+// Review records a staff review of a problem (it no longer needs review).
+// EUNAUTHENTICATED, EFORBIDDEN (not staff), ENOTFOUND, EINVALID (notes too long).
+func (s *Service) Review(ctx context.Context, ref algoitny.ProblemRef, r algoitny.ProblemReview) (*algoitny.Problem, error) {
+	if err := algoitny.ActorFrom(ctx).RequireStaff(); err != nil {
+		return nil, err
+	}
+	if utf8.RuneCountInString(r.Notes) > 2000 {
+		return nil, algoitny.Invalid("notes", "notes must be at most 2000 characters")
+	}
+	return s.Store.ReviewProblem(ctx, ref, r)
 }
 
 // TestCase returns one test case of a problem the actor may see. ENOTFOUND otherwise.

@@ -21,6 +21,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -40,12 +41,18 @@ type Config struct {
 	// AllowHosts lists hosts ("127.0.0.1", "localhost:8080") that may be
 	// fetched although they are not public: for tests only. Empty by default.
 	AllowHosts []string
+	// MinHostInterval spaces requests to one host (default 0: none), so a
+	// burst of jobs does not hammer a judge's site.
+	MinHostInterval time.Duration
 }
 
 // Client fetches user-given URLs safely.
 type Client struct {
 	cfg  Config
 	http *http.Client
+
+	mu       sync.Mutex
+	nextSlot map[string]time.Time // per host: the earliest next request
 }
 
 // ErrForbidden is wrapped by errors about addresses the client refuses.
@@ -190,6 +197,9 @@ func (c *Client) Get(ctx context.Context, raw string) (*Response, error) {
 	if err != nil {
 		return nil, algoitny.Invalid("url", "invalid URL")
 	}
+	if err := c.wait(ctx, req.URL.Host); err != nil {
+		return nil, err
+	}
 	req.Header.Set("User-Agent", c.cfg.UserAgent)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")
 	start := time.Now()
@@ -207,4 +217,28 @@ func (c *Client) Get(ctx context.Context, raw string) (*Response, error) {
 		out.Body, out.Truncated = body[:c.cfg.MaxBodyBytes], true
 	}
 	return out, nil
+}
+
+// wait reserves the host's next request slot and sleeps until it.
+func (c *Client) wait(ctx context.Context, host string) error {
+	if c.cfg.MinHostInterval <= 0 {
+		return nil
+	}
+	c.mu.Lock()
+	if c.nextSlot == nil {
+		c.nextSlot = map[string]time.Time{}
+	}
+	now := time.Now()
+	slot := c.nextSlot[host]
+	if slot.Before(now) {
+		slot = now
+	}
+	c.nextSlot[host] = slot.Add(c.cfg.MinHostInterval)
+	c.mu.Unlock()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(time.Until(slot)):
+		return nil
+	}
 }

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/algoitny/api/internal/safehttp"
 )
@@ -69,5 +72,30 @@ func TestAllowListAndCap(t *testing.T) {
 	resp, err := c.Get(context.Background(), srv.URL)
 	if err != nil || resp.StatusCode != 200 || len(resp.Body) != 1000 || !resp.Truncated {
 		t.Fatalf("%+v %v", resp, err)
+	}
+}
+
+func TestPerHostRateLimit(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var times []time.Time
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		times = append(times, time.Now())
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	c := safehttp.New(safehttp.Config{AllowHosts: []string{"127.0.0.1"}, MinHostInterval: 100 * time.Millisecond})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() { defer wg.Done(); c.Get(context.Background(), srv.URL) }()
+	}
+	wg.Wait()
+	slices.SortFunc(times, func(a, b time.Time) int { return a.Compare(b) })
+	for i := 1; i < len(times); i++ {
+		if gap := times[i].Sub(times[i-1]); gap < 90*time.Millisecond {
+			t.Fatalf("requests %d and %d were %v apart", i-1, i, gap)
+		}
 	}
 }
