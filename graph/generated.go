@@ -168,9 +168,11 @@ type ComplexityRoot struct {
 		Description         func(childComplexity int) int
 		ID                  func(childComplexity int) int
 		IsActive            func(childComplexity int) int
+		MaxChecks           func(childComplexity int) int
 		MaxExecutionsPerDay func(childComplexity int) int
 		MaxHintsPerDay      func(childComplexity int) int
 		MaxProblems         func(childComplexity int) int
+		MinCheckDelayMs     func(childComplexity int) int
 		Name                func(childComplexity int) int
 		PriceCents          func(childComplexity int) int
 	}
@@ -1026,6 +1028,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Plan.IsActive(childComplexity), true
+	case "Plan.maxChecks":
+		if e.ComplexityRoot.Plan.MaxChecks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Plan.MaxChecks(childComplexity), true
 	case "Plan.maxExecutionsPerDay":
 		if e.ComplexityRoot.Plan.MaxExecutionsPerDay == nil {
 			break
@@ -1044,6 +1052,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Plan.MaxProblems(childComplexity), true
+	case "Plan.minCheckDelayMs":
+		if e.ComplexityRoot.Plan.MinCheckDelayMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Plan.MinCheckDelayMs(childComplexity), true
 	case "Plan.name":
 		if e.ComplexityRoot.Plan.Name == nil {
 			break
@@ -2227,6 +2241,9 @@ type Plan implements Node {
   canRegisterProblems: Boolean!
   priceCents: Int!
   isActive: Boolean!
+  "URL watches a user may have (-1 = unlimited), and the shortest period between their runs."
+  maxChecks: Int!
+  minCheckDelayMs: Int!
 }
 
 "Today's use of one metered action. Days are UTC days."
@@ -2369,6 +2386,8 @@ input CreatePlanInput {
   canRegisterProblems: Boolean!
   priceCents: Int
   isActive: Boolean
+  maxChecks: Int
+  minCheckDelayMs: Int
 }
 
 input UpdatePlanInput {
@@ -2380,6 +2399,8 @@ input UpdatePlanInput {
   canRegisterProblems: Boolean
   priceCents: Int
   isActive: Boolean
+  maxChecks: Int
+  minCheckDelayMs: Int
 }
 
 type Query {
@@ -2674,6 +2695,10 @@ func (ec *executionContext) childFields_Plan(ctx context.Context, field graphql.
 		return ec.fieldContext_Plan_priceCents(ctx, field)
 	case "isActive":
 		return ec.fieldContext_Plan_isActive(ctx, field)
+	case "maxChecks":
+		return ec.fieldContext_Plan_maxChecks(ctx, field)
+	case "minCheckDelayMs":
+		return ec.fieldContext_Plan_minCheckDelayMs(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Plan", field.Name)
 }
@@ -6171,6 +6196,52 @@ func (ec *executionContext) _Plan_isActive(ctx context.Context, field graphql.Co
 }
 func (ec *executionContext) fieldContext_Plan_isActive(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Plan", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Plan_maxChecks(ctx context.Context, field graphql.CollectedField, obj *algoitny.Plan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Plan_maxChecks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaxChecks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Plan_maxChecks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Plan", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Plan_minCheckDelayMs(ctx context.Context, field graphql.CollectedField, obj *algoitny.Plan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Plan_minCheckDelayMs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MinCheckDelayMs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Plan_minCheckDelayMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Plan", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Problem_id(ctx context.Context, field graphql.CollectedField, obj *algoitny.Problem) (ret graphql.Marshaler) {
@@ -10468,7 +10539,7 @@ func (ec *executionContext) unmarshalInputCreatePlanInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "description", "maxHintsPerDay", "maxExecutionsPerDay", "maxProblems", "canViewAllProblems", "canRegisterProblems", "priceCents", "isActive"}
+	fieldsInOrder := [...]string{"name", "description", "maxHintsPerDay", "maxExecutionsPerDay", "maxProblems", "canViewAllProblems", "canRegisterProblems", "priceCents", "isActive", "maxChecks", "minCheckDelayMs"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -10538,6 +10609,20 @@ func (ec *executionContext) unmarshalInputCreatePlanInput(ctx context.Context, o
 				return it, err
 			}
 			it.IsActive = data
+		case "maxChecks":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxChecks"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxChecks = data
+		case "minCheckDelayMs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minCheckDelayMs"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinCheckDelayMs = data
 		}
 	}
 	return it, nil
@@ -11067,7 +11152,7 @@ func (ec *executionContext) unmarshalInputUpdatePlanInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"description", "maxHintsPerDay", "maxExecutionsPerDay", "maxProblems", "canViewAllProblems", "canRegisterProblems", "priceCents", "isActive"}
+	fieldsInOrder := [...]string{"description", "maxHintsPerDay", "maxExecutionsPerDay", "maxProblems", "canViewAllProblems", "canRegisterProblems", "priceCents", "isActive", "maxChecks", "minCheckDelayMs"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -11130,6 +11215,20 @@ func (ec *executionContext) unmarshalInputUpdatePlanInput(ctx context.Context, o
 				return it, err
 			}
 			it.IsActive = data
+		case "maxChecks":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxChecks"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxChecks = data
+		case "minCheckDelayMs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minCheckDelayMs"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinCheckDelayMs = data
 		}
 	}
 	return it, nil
@@ -12554,6 +12653,16 @@ func (ec *executionContext) _Plan(ctx context.Context, sel ast.SelectionSet, obj
 			}
 		case "isActive":
 			out.Values[i] = ec._Plan_isActive(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "maxChecks":
+			out.Values[i] = ec._Plan_maxChecks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "minCheckDelayMs":
+			out.Values[i] = ec._Plan_minCheckDelayMs(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

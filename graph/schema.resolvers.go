@@ -217,6 +217,12 @@ func (r *mutationResolver) CreatePlan(ctx context.Context, input model.CreatePla
 	if input.PriceCents != nil {
 		p.PriceCents = *input.PriceCents
 	}
+	if input.MaxChecks != nil {
+		p.MaxChecks = *input.MaxChecks
+	}
+	if input.MinCheckDelayMs != nil {
+		p.MinCheckDelayMs = *input.MinCheckDelayMs
+	}
 	return p, r.Accounts.CreatePlan(ctx, p)
 }
 
@@ -224,7 +230,7 @@ func (r *mutationResolver) UpdatePlan(ctx context.Context, name string, input mo
 	return r.Accounts.UpdatePlan(ctx, name, algoitny.PlanUpdate{
 		Description: input.Description, MaxHintsPerDay: input.MaxHintsPerDay, MaxExecutionsPerDay: input.MaxExecutionsPerDay,
 		MaxProblems: input.MaxProblems, CanViewAllProblems: input.CanViewAllProblems, CanRegisterProblems: input.CanRegisterProblems,
-		PriceCents: input.PriceCents, IsActive: input.IsActive,
+		PriceCents: input.PriceCents, IsActive: input.IsActive, MaxChecks: input.MaxChecks, MinCheckDelayMs: input.MinCheckDelayMs,
 	})
 }
 

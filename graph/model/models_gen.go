@@ -32,6 +32,8 @@ type CreatePlanInput struct {
 	CanRegisterProblems bool    `json:"canRegisterProblems"`
 	PriceCents          *int    `json:"priceCents,omitempty"`
 	IsActive            *bool   `json:"isActive,omitempty"`
+	MaxChecks           *int    `json:"maxChecks,omitempty"`
+	MinCheckDelayMs     *int    `json:"minCheckDelayMs,omitempty"`
 }
 
 type CreateProblemInput struct {
@@ -189,6 +191,8 @@ type UpdatePlanInput struct {
 	CanRegisterProblems *bool   `json:"canRegisterProblems,omitempty"`
 	PriceCents          *int    `json:"priceCents,omitempty"`
 	IsActive            *bool   `json:"isActive,omitempty"`
+	MaxChecks           *int    `json:"maxChecks,omitempty"`
+	MinCheckDelayMs     *int    `json:"minCheckDelayMs,omitempty"`
 }
 
 type UpdateProblemInput struct {

@@ -269,6 +269,9 @@ func (s *Service) CreatePlan(ctx context.Context, p *algoitny.Plan) error {
 	if err := validateLimits(p.MaxHintsPerDay, p.MaxExecutionsPerDay, p.MaxProblems, p.PriceCents); err != nil {
 		return err
 	}
+	if err := validateChecks(p.MaxChecks, p.MinCheckDelayMs); err != nil {
+		return err
+	}
 	return s.Store.CreatePlan(ctx, p)
 }
 
@@ -279,6 +282,9 @@ func (s *Service) UpdatePlan(ctx context.Context, name string, u algoitny.PlanUp
 		return nil, err
 	}
 	if err := validateLimits(deref(u.MaxHintsPerDay), deref(u.MaxExecutionsPerDay), deref(u.MaxProblems), deref(u.PriceCents)); err != nil {
+		return nil, err
+	}
+	if err := validateChecks(deref(u.MaxChecks), deref(u.MinCheckDelayMs)); err != nil {
 		return nil, err
 	}
 	p, err := s.Store.UpdatePlan(ctx, name, u)
@@ -294,6 +300,17 @@ func validateLimits(hints, execs, problems, price int) error {
 	}
 	if price < 0 {
 		return algoitny.Invalid("priceCents", "priceCents must not be negative")
+	}
+	return nil
+}
+
+// validateChecks checks a plan's URL-watch limits (0 delay = unset).
+func validateChecks(maxChecks, minDelayMs int) error {
+	if maxChecks < algoitny.Unlimited || maxChecks > 100_000 {
+		return algoitny.Invalid("maxChecks", "maxChecks must be -1 (unlimited) or 0–100000")
+	}
+	if minDelayMs != 0 && (minDelayMs < 1000 || minDelayMs > 86_400_000) {
+		return algoitny.Invalid("minCheckDelayMs", "minCheckDelayMs must be between 1000 (1 s) and 86400000 (a day)")
 	}
 	return nil
 }
