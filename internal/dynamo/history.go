@@ -176,19 +176,7 @@ func (db *DB) GetHistories(ctx context.Context, refs []algoitny.HistoryRef) (map
 			keys = append(keys, itemKey{userPK(r.UserID), sk})
 		}
 	}
-	found, err := db.batchGet(ctx, db.tables.Main, keys)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[algoitny.HistoryRef]*algoitny.SearchHistory, len(found))
-	for _, av := range found {
-		h, err := unmarshalHistory(av)
-		if err != nil {
-			return nil, err
-		}
-		out[h.Ref()] = h
-	}
-	return out, nil
+	return getMany(ctx, db, db.tables.Main, keys, unmarshalHistory, (*algoitny.SearchHistory).Ref)
 }
 
 func historyFilter(f algoitny.HistoryFilter) *expression.ConditionBuilder {

@@ -197,19 +197,7 @@ func (db *DB) GetJobs(ctx context.Context, ids []string) (map[string]*algoitny.J
 	for i, id := range ids {
 		keys[i] = itemKey{jobPK(id), skMetadata}
 	}
-	found, err := db.batchGet(ctx, db.tables.Main, keys)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]*algoitny.Job, len(found))
-	for _, av := range found {
-		j, err := unmarshalJob(av)
-		if err != nil {
-			return nil, err
-		}
-		out[j.ID] = j
-	}
-	return out, nil
+	return getMany(ctx, db, db.tables.Main, keys, unmarshalJob, func(j *algoitny.Job) string { return j.ID })
 }
 
 // GetJobByRiverID returns the job linked to a River job (GSI3, the seed's

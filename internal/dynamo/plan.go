@@ -98,19 +98,7 @@ func (db *DB) GetPlans(ctx context.Context, names []string) (map[string]*algoitn
 	for i, n := range names {
 		keys[i] = itemKey{planPK(n), skMetadata}
 	}
-	found, err := db.batchGet(ctx, db.tables.Plans, keys)
-	if err != nil {
-		return nil, err
-	}
-	plans := make(map[string]*algoitny.Plan, len(found))
-	for _, av := range found {
-		p, err := unmarshalPlan(av)
-		if err != nil {
-			return nil, err
-		}
-		plans[p.Name] = p
-	}
-	return plans, nil
+	return getMany(ctx, db, db.tables.Plans, keys, unmarshalPlan, func(p *algoitny.Plan) string { return p.Name })
 }
 
 // ListPlans returns the active plans sorted by name, followed by the inactive

@@ -177,19 +177,7 @@ func (db *DB) GetProblems(ctx context.Context, refs []algoitny.ProblemRef) (map[
 	for i, r := range refs {
 		keys[i] = itemKey{problemPK(r.Platform, r.ProblemID), skMetadata}
 	}
-	found, err := db.batchGet(ctx, db.tables.Main, keys)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[algoitny.ProblemRef]*algoitny.Problem, len(found))
-	for _, av := range found {
-		p, err := unmarshalProblem(av)
-		if err != nil {
-			return nil, err
-		}
-		out[p.Ref()] = p
-	}
-	return out, nil
+	return getMany(ctx, db, db.tables.Main, keys, unmarshalProblem, (*algoitny.Problem).Ref)
 }
 
 // ListProblems pages through problems, newest first (seed patterns #3–#5).

@@ -276,19 +276,7 @@ func (db *DB) GetUsersByEmail(ctx context.Context, emails []string) (map[string]
 	for i, e := range emails {
 		keys[i] = itemKey{userEmailPK(e), skMetadata}
 	}
-	found, err := db.batchGet(ctx, db.tables.Users, keys)
-	if err != nil {
-		return nil, err
-	}
-	users := make(map[string]*algoitny.User, len(found))
-	for _, av := range found {
-		u, err := unmarshalUser(av)
-		if err != nil {
-			return nil, err
-		}
-		users[strings.ToLower(u.Email)] = u
-	}
-	return users, nil
+	return getMany(ctx, db, db.tables.Users, keys, unmarshalUser, func(u *algoitny.User) string { return strings.ToLower(u.Email) })
 }
 
 // ListUsers pages through all users (seed pattern #23). It is the one Scan the
