@@ -34,6 +34,10 @@ test: tools ## start throw-away DynamoDB Local + PostgreSQL and run all tests wi
 build: ## build bin/algoitny
 	$(GO) build -o bin/algoitny ./cmd/algoitny
 
+.PHONY: bench
+bench: tools ## load benchmark on the real stack, ratios to same-run baselines (BENCH_FLAGS="-scale 0.05 -duration 3s" for a quick run)
+	$(GO) run ./bench $(BENCH_FLAGS)
+
 .PHONY: generate
 generate: ## regenerate gqlgen code from schema.graphqls
 	$(GO) run github.com/99designs/gqlgen generate

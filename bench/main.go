@@ -1,0 +1,354 @@
+// Command bench measures the AlgoItny API under load against baselines
+// measured in the same run on the same machine, and prints every figure as a
+// ratio to its baseline (absolute numbers on shared machines are noise).
+//
+// It starts the real stack (DynamoDB Local in memory, PostgreSQL), builds
+// and starts the `algoitny` server as a separate process, loads a data set
+// (1,000 problems with 20 test cases, 200 users, 50,000 executions, a third
+// public; -scale shrinks it), and drives the server over HTTP and websockets
+// on 127.0.0.1 only, every loop bounded in count and time. Baselines that
+// are servers (a plain net/http JSON handler, a raw gorilla broadcast loop,
+// a bare gorilla echo server) run as separate processes of this binary.
+//
+//	go run ./bench                          # everything, full scale
+//	go run ./bench -scale 0.05 -duration 3s  # a quick run
+//	go run ./bench -scenarios problem,typename -clients 16
+//	go run ./bench -out docs/benchmarks.md   # also write the report
+//
+// Scenarios: problem, typename, history, usage, judge, river, execute,
+// fanout, mixed. -profile SCENARIO builds the server with a net/http/pprof
+// endpoint and writes a CPU profile of it during that scenario.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/algoitny/api/internal/devstack"
+	"github.com/algoitny/api/internal/dynamo"
+)
+
+var allScenarios = []string{"problem", "typename", "history", "usage", "judge", "river", "execute", "fanout", "mixed"}
+
+type options struct {
+	clients       int
+	duration      time.Duration
+	scale         float64
+	scenarios     []string
+	out           string
+	maxOps        int64
+	subscribers   int
+	fanRounds     int
+	judgeRuns     int
+	riverJobs     int
+	executeRuns   int
+	mixedDuration time.Duration
+	mixedRPS      int
+	drainTimeout  time.Duration
+	timeout       time.Duration
+	writers       int
+	profile       string
+	profileOut    string
+	bin           string
+	verbose       bool
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := realMain(ctx, os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+func realMain(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	var o options
+	var scenarios, baseline string
+	fs.IntVar(&o.clients, "clients", 8, "concurrent clients of the closed-loop scenarios")
+	fs.DurationVar(&o.duration, "duration", 10*time.Second, "measuring time of each closed-loop scenario (split between baseline and target)")
+	fs.Float64Var(&o.scale, "scale", 1.0, "fraction of the data set (1.0 = 1,000 problems, 200 users, 50,000 executions; 0.05 for a quick run)")
+	fs.StringVar(&scenarios, "scenarios", strings.Join(allScenarios, ","), "comma-separated scenarios to run")
+	fs.StringVar(&o.out, "out", "", "also write the report (Markdown) to this file")
+	fs.Int64Var(&o.maxOps, "max-ops", 1_000_000, "cap on the operations of one measured phase")
+	fs.IntVar(&o.subscribers, "subscribers", 1000, "websocket subscribers of the fan-out scenario")
+	fs.IntVar(&o.fanRounds, "fan-rounds", 5, "events of the fan-out scenario")
+	fs.IntVar(&o.judgeRuns, "judge-runs", 200, "runs of the judge scenario")
+	fs.IntVar(&o.riverJobs, "river-jobs", 100, "jobs of each River scenario")
+	fs.IntVar(&o.executeRuns, "execute-runs", 20, "executions of the execute scenario")
+	fs.DurationVar(&o.mixedDuration, "mixed-duration", 60*time.Second, "length of the sustained mixed load")
+	fs.IntVar(&o.mixedRPS, "mixed-rps", 10, "arrival rate of the mixed load (requests per second)")
+	fs.DurationVar(&o.drainTimeout, "drain-timeout", 10*time.Minute, "how long the mixed load waits for its jobs to finish")
+	fs.DurationVar(&o.timeout, "timeout", 60*time.Minute, "bound on the whole run")
+	fs.IntVar(&o.writers, "writers", 24, "parallel writers of the data load")
+	fs.StringVar(&o.profile, "profile", "", "scenario during which to take a CPU profile of the server (builds it with a pprof endpoint)")
+	fs.StringVar(&o.profileOut, "profile-out", "", "where to write the CPU profile (default bench-SCENARIO.pprof in the log directory)")
+	fs.StringVar(&o.bin, "bin", "", "use this algoitny binary instead of building one")
+	fs.BoolVar(&o.verbose, "v", false, "print progress details")
+	fs.StringVar(&baseline, "baseline", "", "internal: serve a baseline (http, broadcast, echo)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if baseline != "" {
+		if err := runBaseline(ctx, baseline); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			return 1
+		}
+		return 0
+	}
+	for _, s := range strings.Split(scenarios, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		if !slices.Contains(allScenarios, s) {
+			fmt.Fprintf(os.Stderr, "bench: unknown scenario %q (have %s)\n", s, strings.Join(allScenarios, ", "))
+			return 2
+		}
+		o.scenarios = append(o.scenarios, s)
+	}
+	if o.profile != "" && !slices.Contains(o.scenarios, o.profile) {
+		fmt.Fprintf(os.Stderr, "bench: -profile %s is not among -scenarios\n", o.profile)
+		return 2
+	}
+	if o.clients < 1 || o.scale <= 0 || o.scale > 1 || o.duration <= 0 || o.subscribers < 10 {
+		fmt.Fprintln(os.Stderr, "bench: want -clients ≥ 1, 0 < -scale ≤ 1, -duration > 0, -subscribers ≥ 10")
+		return 2
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.timeout)
+	defer cancel()
+	c := &cleanups{}
+	defer c.run()
+	if err := benchmark(ctx, c, o, args); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", devstack.Describe(err))
+		return 1
+	}
+	return 0
+}
+
+func benchmark(ctx context.Context, c *cleanups, o options, args []string) error {
+	started := time.Now()
+	logf := func(format string, a ...any) {
+		fmt.Fprintf(os.Stderr, "%s  %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, a...))
+	}
+	root, err := devstack.RepoRoot()
+	if err != nil {
+		return err
+	}
+	logDir, err := os.MkdirTemp("", "algoitny-bench-")
+	if err != nil {
+		return err
+	}
+	logf("logs in %s", logDir)
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	// Sockets: 2 per subscriber in the bench and 1 in the server, plus slack.
+	raiseFileLimit(uint64(4*o.subscribers + 1024))
+	load0 := loadAvg()
+
+	bin := o.bin
+	if bin == "" {
+		t := time.Now()
+		if bin, err = buildServer(ctx, root, logDir, o.profile != ""); err != nil {
+			return err
+		}
+		logf("built the server in %s", time.Since(t).Round(time.Millisecond))
+	}
+	runID := fmt.Sprintf("bench%d", time.Now().UnixNano()%1e9)
+	st, err := startStack(ctx, c, runID, logf)
+	if err != nil {
+		return err
+	}
+	env := st.serverEnv()
+	for _, cmd := range [][]string{{"migrate"}, {"seed-plans"}} {
+		if err := runTool(ctx, bin, env, cmd...); err != nil {
+			return err
+		}
+	}
+	db, err := dynamo.Open(ctx, dynamo.Config{Endpoint: st.dynamoEndpoint, TablePrefix: st.prefix})
+	if err != nil {
+		return err
+	}
+	ds, err := loadData(ctx, db, o.scale, o.writers, logf)
+	if err != nil {
+		return fmt.Errorf("load: %w", err)
+	}
+	logf("data set loaded in %s", ds.loadTime.Round(time.Millisecond))
+
+	serverEnv := env
+	if o.profile != "" {
+		serverEnv = st.serverEnv("ALGOITNY_PPROF_ADDR=127.0.0.1:0")
+	}
+	srv, err := startProc(c, "algoitny serve", serverEnv, filepath.Join(logDir, "server.log"), bin, "serve")
+	if err != nil {
+		return err
+	}
+	addr, err := srv.waitAddr(60 * time.Second)
+	if err != nil {
+		return err
+	}
+	logf("server (pid %d) listening on %s", srv.pid(), addr)
+	sdk, err := newSDKClient(ctx, st.dynamoEndpoint)
+	if err != nil {
+		return err
+	}
+	b := &run{
+		opts: o, c: c, stack: st, server: srv, base: "http://" + addr,
+		api:   &api{url: "http://" + addr + "/query", client: newHTTPClient(max(o.clients, 64))},
+		wsURL: "ws://" + addr + "/query", db: db, sdk: sdk, ds: ds, self: self, logDir: logDir, logf: logf,
+	}
+	if o.profile != "" {
+		select {
+		case a := <-srv.pprofAddr:
+			b.pprofAddr = a
+		case <-time.After(5 * time.Second):
+			return fmt.Errorf("the profiling build printed no pprof address")
+		}
+	}
+	b.tokens = make([]string, len(ds.users))
+	if err := parallel(ctx, 8, len(ds.users), func(i int) error {
+		var err error
+		b.tokens[i], err = b.api.login(ctx, ds.users[i].Email)
+		return err
+	}); err != nil {
+		return fmt.Errorf("devLogin: %w", err)
+	}
+
+	scenarios := map[string]func(context.Context){
+		"problem": b.scenarioProblem, "typename": b.scenarioTypename, "history": b.scenarioHistory,
+		"usage": b.scenarioUsage, "judge": b.scenarioJudge, "river": b.scenarioRiver,
+		"execute": b.scenarioExecute, "fanout": b.scenarioFanout, "mixed": b.scenarioMixed,
+	}
+	for _, name := range o.scenarios {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		t := time.Now()
+		logf("scenario %s ...", name)
+		before := len(b.rows)
+		scenarios[name](ctx)
+		for _, r := range b.rows[before:] {
+			logf("  %s: p50 %s p99 %s, %s → %s", r.scenario, cell(r.p50), cell(r.p99), cell(r.ratio), verdict(r))
+		}
+		logf("scenario %s done in %s", name, time.Since(t).Round(time.Millisecond))
+	}
+	b.profileWait()
+	rss, _ := rssBytes(srv.pid())
+
+	report := b.report(args, started, load0, rss)
+	fmt.Println()
+	fmt.Print(report)
+	if o.out != "" {
+		if err := os.WriteFile(o.out, []byte(report), 0o644); err != nil {
+			return err
+		}
+		logf("report written to %s", o.out)
+	}
+	return nil
+}
+
+// report renders the results with the machine, the command and the data set.
+func (b *run) report(args []string, started time.Time, load0 string, rss int64) string {
+	var s strings.Builder
+	host, _ := os.Hostname()
+	fmt.Fprintf(&s, "## Run of %s\n\n", started.UTC().Format("2006-01-02 15:04 MST"))
+	fmt.Fprintf(&s, "Command: `go run ./bench %s`\n\n", strings.Join(args, " "))
+	fmt.Fprintf(&s, "- Machine: %s, %d CPUs (%s), %s RAM, %s, %s; host %s\n", cpuModel(), runtime.NumCPU(), runtime.GOARCH, memTotal(), kernel(), runtime.Version(), host)
+	fmt.Fprintf(&s, "- Load average at start: %s; at end: %s. Everything (DynamoDB Local, PostgreSQL, the server, the judge, the clients, the baselines) shares these CPUs.\n", load0, loadAvg())
+	fmt.Fprintf(&s, "- Data set: %d problems + 1 (%d test cases), %d users, %d executions (%d public); loaded in %s with %d parallel writers\n",
+		b.ds.nProblems, b.ds.nTestCases, b.ds.nUsers, b.ds.nHistory, b.ds.nPublic, b.ds.loadTime.Round(time.Second), b.opts.writers)
+	fmt.Fprintf(&s, "- Clients: %d concurrent (closed loop), %s per scenario split in 4 alternating baseline/target rounds; server RSS at the end %.0f MB; total time %s\n\n",
+		b.opts.clients, b.opts.duration, float64(rss)/(1<<20), time.Since(started).Round(time.Second))
+	s.WriteString(table(b.rows))
+	if n := notes(b.rows); n != "" {
+		s.WriteString("\nNotes:\n\n" + n)
+	}
+	if b.profilePath != "" {
+		fmt.Fprintf(&s, "\nCPU profile of the server during `%s`: %s\n", b.opts.profile, b.profilePath)
+		if top := pprofTop(b.profilePath); top != "" {
+			s.WriteString("\n```\n" + top + "```\n")
+		}
+	}
+	return s.String()
+}
+
+func pprofTop(path string) string {
+	out, err := exec.Command("go", "tool", "pprof", "-top", "-nodecount=25", path).Output()
+	if err != nil {
+		return ""
+	}
+	return string(out)
+}
+
+func raiseFileLimit(want uint64) {
+	var l syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l) != nil {
+		return
+	}
+	if l.Cur < want {
+		l.Cur = min(want, l.Max)
+		syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l)
+	}
+}
+
+func readFirst(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "?"
+	}
+	return string(b)
+}
+
+func loadAvg() string {
+	f := strings.Fields(readFirst("/proc/loadavg"))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+func cpuModel() string {
+	for _, line := range strings.Split(readFirst("/proc/cpuinfo"), "\n") {
+		if rest, ok := strings.CutPrefix(line, "model name"); ok {
+			return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(rest), ":"))
+		}
+	}
+	return "unknown CPU"
+}
+
+func memTotal() string {
+	for _, line := range strings.Split(readFirst("/proc/meminfo"), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+			var kb int64
+			fmt.Sscan(rest, &kb)
+			return fmt.Sprintf("%.0f GB", float64(kb)/(1<<20))
+		}
+	}
+	return "?"
+}
+
+func kernel() string {
+	return "Linux " + strings.TrimSpace(readFirst("/proc/sys/kernel/osrelease"))
+}
+
+func discardLogger() *slog.Logger {
+	if os.Getenv("BENCH_RIVER_DEBUG") != "" {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

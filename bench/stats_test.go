@@ -1,0 +1,69 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestQuantile(t *testing.T) {
+	t.Parallel()
+	var d []time.Duration
+	for i := 1; i <= 100; i++ {
+		d = append(d, time.Duration(101-i)*time.Millisecond)
+	}
+	for _, tc := range []struct {
+		q    float64
+		want time.Duration
+	}{{0.5, 50 * time.Millisecond}, {0.95, 95 * time.Millisecond}, {0.99, 99 * time.Millisecond}, {1, 100 * time.Millisecond}, {0, time.Millisecond}} {
+		if got := quantile(d, tc.q); got != tc.want {
+			t.Fatalf("quantile(%v) = %v, want %v", tc.q, got, tc.want)
+		}
+	}
+	if d[0] != 100*time.Millisecond {
+		t.Fatal("quantile sorted its input")
+	}
+	if quantile(nil, 0.5) != 0 {
+		t.Fatal("quantile of nothing")
+	}
+}
+
+func TestTable(t *testing.T) {
+	t.Parallel()
+	out := table([]row{
+		{scenario: "a|b", p50: "1 ms", pass: ptr(true)},
+		{scenario: "c", pass: ptr(false)},
+		{scenario: "d"},
+	})
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("table has %d lines:\n%s", len(lines), out)
+	}
+	for i, want := range []string{"PASS", "FAIL", "info"} {
+		if !strings.HasSuffix(lines[2+i], "| "+want+" |") {
+			t.Fatalf("line %d = %q, want result %s", 2+i, lines[2+i], want)
+		}
+	}
+	if !strings.Contains(lines[2], `a\|b`) || !strings.Contains(lines[3], "| — |") {
+		t.Fatalf("cells not escaped or empty cells not marked:\n%s", out)
+	}
+}
+
+func TestParallelStopsAtFirstError(t *testing.T) {
+	t.Parallel()
+	err := parallel(t.Context(), 4, 1000, func(i int) error {
+		if i == 10 {
+			return errTest
+		}
+		return nil
+	})
+	if err != errTest {
+		t.Fatalf("parallel = %v", err)
+	}
+}
+
+var errTest = &testErr{}
+
+type testErr struct{}
+
+func (*testErr) Error() string { return "test" }
