@@ -25,6 +25,7 @@ type Accounts interface {
 	Me(ctx context.Context) *algoitny.User
 	Plans(ctx context.Context) ([]*algoitny.Plan, error)
 	Plan(ctx context.Context, name string) (*algoitny.Plan, error)
+	PlanOf(ctx context.Context, name string) (*algoitny.Plan, error)
 	CreatePlan(ctx context.Context, p *algoitny.Plan) error
 	UpdatePlan(ctx context.Context, name string, u algoitny.PlanUpdate) (*algoitny.Plan, error)
 	User(ctx context.Context, id string) (*algoitny.User, error)

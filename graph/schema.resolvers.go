@@ -325,7 +325,7 @@ func (r *queryResolver) MyHistory(ctx context.Context, filter *model.HistoryFilt
 	if err != nil {
 		return nil, err
 	}
-	return historyConnection(p), nil
+	return historyConnection(ctx, p), nil
 }
 
 func (r *queryResolver) PublicHistory(ctx context.Context, filter *model.HistoryFilter, first *int, after *string) (*model.SearchHistoryConnection, error) {
@@ -333,7 +333,7 @@ func (r *queryResolver) PublicHistory(ctx context.Context, filter *model.History
 	if err != nil {
 		return nil, err
 	}
-	return historyConnection(p), nil
+	return historyConnection(ctx, p), nil
 }
 
 func (r *queryResolver) HistoryFeed(ctx context.Context, first *int, after *string) (*model.SearchHistoryConnection, error) {
@@ -341,7 +341,7 @@ func (r *queryResolver) HistoryFeed(ctx context.Context, first *int, after *stri
 	if err != nil {
 		return nil, err
 	}
-	return historyConnection(p), nil
+	return historyConnection(ctx, p), nil
 }
 
 func (r *queryResolver) Job(ctx context.Context, id string) (*algoitny.Job, error) {
@@ -528,7 +528,12 @@ func (r *userResolver) Plan(ctx context.Context, obj *algoitny.User) (*algoitny.
 	if obj.PlanName == "" {
 		return nil, nil
 	}
-	return loader.For(ctx).Plan.Load(ctx, obj.PlanName)()
+	// Plans are few and cached in process: no DynamoDB read per user.
+	p, err := r.Accounts.PlanOf(ctx, obj.PlanName)
+	if algoitny.IsCode(err, algoitny.ENOTFOUND) {
+		return nil, nil
+	}
+	return p, err
 }
 
 func (r *Resolver) Checker() CheckerResolver { return &checkerResolver{r} }

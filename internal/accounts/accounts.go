@@ -249,6 +249,12 @@ func (s *Service) Plan(ctx context.Context, name string) (*algoitny.Plan, error)
 	return p, nil
 }
 
+// PlanOf returns a user's plan by name from the in-process cache, active or
+// not (a user's plan is shown to whoever may see the user). ENOTFOUND if none.
+func (s *Service) PlanOf(ctx context.Context, name string) (*algoitny.Plan, error) {
+	return s.plan(ctx, name)
+}
+
 // UsageLog returns one of the caller's usage logs (staff: anyone's). ENOTFOUND otherwise.
 func (s *Service) UsageLog(ctx context.Context, userID string, action algoitny.UsageAction, id string) (*algoitny.UsageLog, error) {
 	if !algoitny.ActorFrom(ctx).OwnsOrStaff(userID) {
