@@ -226,3 +226,42 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 // idempotencySK lives in the user's partition, so that deleting an account
 // finds it with everything else.
 func idempotencySK(key string) string { return "IDEMPOTENCY#" + key }
+
+// --- AtCoder (issue 9) ---
+//
+// Seed 004's records, in the main table. UserAcProblemRecord keeps the seed's
+// PK USER_AC#{user_id} and SK AC; the same partition holds the account link
+// (SK LINK: handle, sync cursor, optimistic-concurrency version), so that one
+// consistent Query reads a user's whole AtCoder state and unlinking deletes
+// one partition. AdtContestRecord keeps PK CONTEST#{YYYYMM} (UTC month of the
+// start) and SK {start_epoch_second}-{difficulty_order}.
+
+func atcoderUserPK(userID string) string { return "USER_AC#" + userID }
+
+const (
+	skAtCoderAC   = "AC"
+	skAtCoderLink = "LINK"
+)
+
+// gsiAtCoderLinked is the sparse GSI1 partition of every link item: the
+// periodic sweep reads the linked users from it, least recently attempted
+// first, without a Scan.
+const gsiAtCoderLinked = "ATCODER#LINKED"
+
+// gsiAtCoderLinkSK orders links by their last sync attempt (never attempted:
+// the zero time, first); the user id keeps keys unique.
+func gsiAtCoderLinkSK(lastAttempt time.Time, userID string) string {
+	return keyTime(lastAttempt) + "#" + userID
+}
+
+func adtContestPK(month string) string { return "CONTEST#" + month }
+
+// adtContestSK is {start_epoch_second}-{difficulty_order} as in the seed
+// ("1746688000-02"). The epoch is zero-padded to 10 digits (which changes
+// nothing between 2001 and 2286) so that string order is start order.
+func adtContestSK(startEpochSecond int64, difficultyOrder int) string {
+	return fmt.Sprintf("%010d-%02d", startEpochSecond, difficultyOrder)
+}
+
+// adtMonth is the YYYYMM partition of a start time, in UTC.
+func adtMonth(start time.Time) string { return start.UTC().Format("200601") }

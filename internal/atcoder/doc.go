@@ -1,0 +1,35 @@
+// Package atcoder syncs the problems AlgoItny users have solved on AtCoder
+// (the system of seed 004, issue 9): a user links an AtCoder handle, a sync
+// pulls the handle's submissions from the AtCoder Problems API
+// (kenkoooo.com), keeps the accepted ("AC") ones and merges their problem ids
+// into one per-user AC list; AtCoder Daily Training (ADT) contests are
+// discovered from the same API and recorded by month.
+//
+// The package holds the domain types (Link, ACList, ADTContest,
+// SolvedProblems), the HTTP client of the API with its etiquette (Client: one
+// call per MinInterval shared by every caller, a user agent, timeouts,
+// retries with backoff on 429/5xx honouring Retry-After), the sync itself
+// (Syncer) and the service the GraphQL layer calls (Service). Storage is the
+// Store interface, implemented by internal/dynamo; River jobs (the periodic
+// sweep and on-demand syncs) live in internal/jobs and call the Syncer.
+//
+// # Sync progress
+//
+// The API returns at most 500 submissions a call, those with epoch_second ≥
+// from_second, oldest first. Several submissions can share a second and a page
+// can end in the middle of one, so progress is a Cursor: the second to ask
+// from next and the ids already processed at that second. Every page is
+// committed with its cursor in one DynamoDB transaction (link item: cursor and
+// version; AC item: the merged list), conditional on the versions read, so a
+// sync that stops anywhere resumes after the last committed page: nothing is
+// processed twice and nothing is skipped. Only the submissions of the boundary
+// second are transferred again, and ignored by id.
+//
+// # ADT contest records
+//
+// last_fetched_submission_id of an ADT contest is the highest submission id
+// of that contest that any user's sync has processed. It is raised (never
+// lowered) with a conditional update before the page that contains the
+// submission is committed, so a crash in between only repeats an idempotent
+// update.
+package atcoder

@@ -1,0 +1,216 @@
+package atcoder
+
+import (
+	"context"
+	"time"
+
+	"github.com/algoitny/api/internal/algoitny"
+)
+
+// SyncQueue queues an on-demand sync of one user; internal/jobs implements it
+// with a River job that is unique per user while queued or running.
+type SyncQueue interface {
+	// EnqueueSync queues a sync of userID, or reports the one already queued
+	// or running. It returns EINTERNAL when the queue fails.
+	EnqueueSync(ctx context.Context, userID string) (SyncResult, error)
+}
+
+// SyncResult answers a sync request. The sync runs in the background (a
+// first sync of a busy account takes one call a second per 500 submissions);
+// clients poll Solved until LastSyncedAt moves past the one returned here.
+type SyncResult struct {
+	// JobID is the River job that runs (or already runs) the sync.
+	JobID int64
+	// AlreadyQueued is true when a sync of this user was already waiting or
+	// running; JobID is that job and nothing new was queued.
+	AlreadyQueued bool
+	// Handle is the AtCoder account being synced.
+	Handle string
+	// LastSyncedAt is when the previous sync completed (nil: never).
+	LastSyncedAt *time.Time
+}
+
+// MaxSolvedMany bounds the users of one SolvedMany call.
+const MaxSolvedMany = 1000
+
+// Service is the AtCoder feature as the GraphQL layer sees it. Every method
+// reads the caller from algoitny.ActorFrom(ctx). A user's link and solved
+// list are visible to that user and to staff only (EFORBIDDEN for others);
+// the ADT contest calendar is public.
+type Service struct {
+	Store Store
+	// Queue runs on-demand syncs (SyncNow, and the first sync after linking).
+	Queue SyncQueue
+}
+
+// LinkAccount links the caller's account to an AtCoder handle (3–16 letters,
+// digits or underscores). Linking the handle already linked changes nothing;
+// another handle replaces the link and clears the solved list. Until the
+// account has completed a sync, linking also queues one. It returns
+// EUNAUTHENTICATED, EINVALID (handle), ECONFLICT (a concurrent link won) and
+// EINTERNAL (the link is stored but the sync could not be queued: linking
+// again retries it).
+func (s *Service) LinkAccount(ctx context.Context, handle string) (*Link, error) {
+	a := algoitny.ActorFrom(ctx)
+	if err := a.RequireUser(); err != nil {
+		return nil, err
+	}
+	if err := ValidateHandle(handle); err != nil {
+		return nil, err
+	}
+	link, _, err := s.Store.LinkAtCoder(ctx, a.UserID(), handle)
+	if err != nil {
+		return nil, err
+	}
+	if link.LastSyncedAt == nil && s.Queue != nil {
+		if _, err := s.Queue.EnqueueSync(ctx, a.UserID()); err != nil {
+			return link, err
+		}
+	}
+	return link, nil
+}
+
+// UnlinkAccount removes the caller's link and solved list. It is not an
+// error when nothing is linked. It returns EUNAUTHENTICATED.
+func (s *Service) UnlinkAccount(ctx context.Context) error {
+	a := algoitny.ActorFrom(ctx)
+	if err := a.RequireUser(); err != nil {
+		return err
+	}
+	return s.Store.UnlinkAtCoder(ctx, a.UserID())
+}
+
+// Handle returns the AtCoder handle linked to userID, "" when none. It
+// returns EUNAUTHENTICATED and EFORBIDDEN (another user, caller not staff).
+func (s *Service) Handle(ctx context.Context, userID string) (string, error) {
+	if err := canRead(ctx, userID); err != nil {
+		return "", err
+	}
+	link, err := s.Store.GetAtCoderLink(ctx, userID)
+	if algoitny.IsCode(err, algoitny.ENOTFOUND) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return link.Handle, nil
+}
+
+// Solved returns userID's handle and solved problems, read in one request.
+// It returns EUNAUTHENTICATED, EFORBIDDEN and ENOTFOUND (no linked account).
+func (s *Service) Solved(ctx context.Context, userID string) (SolvedProblems, error) {
+	if err := canRead(ctx, userID); err != nil {
+		return SolvedProblems{}, err
+	}
+	link, ac, err := s.Store.GetAtCoderState(ctx, userID)
+	if err != nil {
+		return SolvedProblems{}, err
+	}
+	ids := ac.ProblemIDs
+	if ids == nil {
+		ids = []string{}
+	}
+	return SolvedProblems{Handle: link.Handle, ProblemIDs: ids, Count: len(ids), LastSyncedAt: link.LastSyncedAt, LastSyncError: link.LastError}, nil
+}
+
+// SolvedMany returns the solved problems of many users, read with
+// BatchGetItem (100 users a call). Users without a list (not linked, not
+// synced yet) map to an empty set. It returns EUNAUTHENTICATED, EFORBIDDEN
+// (any user other than the caller, unless staff) and EINVALID (more than
+// MaxSolvedMany users).
+func (s *Service) SolvedMany(ctx context.Context, userIDs []string) (map[string]ProblemSet, error) {
+	if len(userIDs) > MaxSolvedMany {
+		return nil, algoitny.Invalid("userIds", "at most %d users at once", MaxSolvedMany)
+	}
+	for _, id := range userIDs {
+		if err := canRead(ctx, id); err != nil {
+			return nil, err
+		}
+	}
+	lists, err := s.Store.GetACLists(ctx, userIDs)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]ProblemSet, len(userIDs))
+	for _, id := range userIDs {
+		if l, ok := lists[id]; ok {
+			out[id] = NewProblemSet(l.ProblemIDs...)
+		} else {
+			out[id] = ProblemSet{}
+		}
+	}
+	return out, nil
+}
+
+// SolvedBy reports, for each of problemIDs, whether userID has solved it on
+// AtCoder. It costs exactly one DynamoDB read whatever the number of
+// problems (the list is one item), which is what a per-request dataloader of
+// "solved by me" flags needs. A user without a list has solved nothing. It
+// returns EUNAUTHENTICATED and EFORBIDDEN.
+func (s *Service) SolvedBy(ctx context.Context, userID string, problemIDs []string) (map[string]bool, error) {
+	if err := canRead(ctx, userID); err != nil {
+		return nil, err
+	}
+	out := make(map[string]bool, len(problemIDs))
+	if len(problemIDs) == 0 {
+		return out, nil
+	}
+	ac, err := s.Store.GetACList(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	solved := NewProblemSet(ac.ProblemIDs...)
+	for _, id := range problemIDs {
+		out[id] = solved.Has(id)
+	}
+	return out, nil
+}
+
+// SyncNow queues a sync of the caller's account and returns at once; see
+// SyncResult. Asking while a sync is queued or running returns that one. It
+// returns EUNAUTHENTICATED, ENOTFOUND (no linked account) and EINTERNAL (no
+// queue configured, or the queue failed).
+func (s *Service) SyncNow(ctx context.Context) (SyncResult, error) {
+	a := algoitny.ActorFrom(ctx)
+	if err := a.RequireUser(); err != nil {
+		return SyncResult{}, err
+	}
+	link, err := s.Store.GetAtCoderLink(ctx, a.UserID())
+	if algoitny.IsCode(err, algoitny.ENOTFOUND) {
+		return SyncResult{}, errNotLinked()
+	}
+	if err != nil {
+		return SyncResult{}, err
+	}
+	if s.Queue == nil {
+		return SyncResult{}, algoitny.Internal(nil, "AtCoder sync is not configured")
+	}
+	res, err := s.Queue.EnqueueSync(ctx, a.UserID())
+	if err != nil {
+		return SyncResult{}, err
+	}
+	res.Handle, res.LastSyncedAt = link.Handle, link.LastSyncedAt
+	return res, nil
+}
+
+// ADTContests returns the AtCoder Daily Training contests starting in month
+// (YYYYMM, UTC), in chronological order. Anyone may read them. It returns
+// EINVALID (month).
+func (s *Service) ADTContests(ctx context.Context, month string) ([]ADTContest, error) {
+	if _, err := ParseMonth(month); err != nil {
+		return nil, err
+	}
+	return s.Store.ListADTContests(ctx, month)
+}
+
+// canRead applies the visibility rule: the user themself or staff.
+func canRead(ctx context.Context, userID string) error {
+	a := algoitny.ActorFrom(ctx)
+	if err := a.RequireUser(); err != nil {
+		return err
+	}
+	if !a.OwnsOrStaff(userID) {
+		return algoitny.Errorf(algoitny.EFORBIDDEN, "only the user and staff can see a user's AtCoder account")
+	}
+	return nil
+}

@@ -1,0 +1,421 @@
+package dynamo_test
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/atcoder"
+	"github.com/algoitny/api/internal/dynamo"
+)
+
+// storeACList links userID to handle and commits ids as its AC list.
+func storeACList(t testing.TB, db *dynamo.DB, userID, handle string, ids []string) *atcoder.Link {
+	t.Helper()
+	ctx := context.Background()
+	link, _, err := db.LinkAtCoder(ctx, userID, handle)
+	ok(t, err)
+	ok(t, db.CommitAtCoderSync(ctx, atcoder.SyncCommit{
+		UserID: userID, LinkID: link.LinkID, LinkVersion: link.Version,
+		Cursor: atcoder.Cursor{Second: 1}, AC: &atcoder.ACList{ProblemIDs: ids}, Finished: true, At: time.Now(),
+	}))
+	return link
+}
+
+// atcoderIDs returns n distinct problem ids shaped like AtCoder's, sorted.
+func atcoderIDs(n int) []string {
+	families := []string{"abc", "arc", "agc", "adt_all", "typical90", "past202412", "joi2024yo1a", "practice2"}
+	ids := make([]string, 0, n)
+	for i := 0; len(ids) < n; i++ {
+		f := families[i%len(families)]
+		ids = append(ids, fmt.Sprintf("%s%03d_%c", f, i/len(families)/7, 'a'+rune(i/len(families)%7)))
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+// seedListBytes is the size of ids as the seed's plain list attribute.
+func seedListBytes(ids []string) int {
+	n := len("ac_problems") + 3
+	for _, id := range ids {
+		n += len(id) + 1
+	}
+	return n
+}
+
+func TestAtCoderLinks(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+
+	t.Run("LinkRelinkUnlink", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		link, changed, err := db.LinkAtCoder(ctx, "u1", "tourist")
+		ok(t, err)
+		if !changed || link.Handle != "tourist" || link.LinkID == "" || link.Version != 0 || link.LastSyncedAt != nil {
+			t.Fatalf("link %+v changed=%v", link, changed)
+		}
+		got := must[*atcoder.Link](t)(db.GetAtCoderLink(ctx, "u1"))
+		if got.Handle != "tourist" || got.LinkID != link.LinkID {
+			t.Fatalf("got %+v", got)
+		}
+		storeACList(t, db, "u2", "chokudai", []string{"abc001_a"})
+
+		// The same handle, in another case, is the same account.
+		again, changed, err := db.LinkAtCoder(ctx, "u1", "Tourist")
+		ok(t, err)
+		if changed || again.LinkID != link.LinkID || again.Handle != "tourist" {
+			t.Fatalf("relink same handle: %+v changed=%v", again, changed)
+		}
+		ok(t, db.CommitAtCoderSync(ctx, atcoder.SyncCommit{UserID: "u1", LinkID: link.LinkID, AC: &atcoder.ACList{ProblemIDs: []string{"abc001_a", "abc001_b"}}, At: time.Now()}))
+
+		// Another handle replaces the link and drops the old list.
+		other, changed, err := db.LinkAtCoder(ctx, "u1", "rng_58")
+		ok(t, err)
+		if !changed || other.LinkID == link.LinkID || other.Handle != "rng_58" {
+			t.Fatalf("relink other handle: %+v changed=%v", other, changed)
+		}
+		l, ac, err := db.GetAtCoderState(ctx, "u1")
+		ok(t, err)
+		if l.Handle != "rng_58" || len(ac.ProblemIDs) != 0 || ac.Version != 0 || l.Version != 0 {
+			t.Fatalf("after relink: %+v %+v", l, ac)
+		}
+
+		ok(t, db.UnlinkAtCoder(ctx, "u1"))
+		_, err = db.GetAtCoderLink(ctx, "u1")
+		errCode(t, err, algoitny.ENOTFOUND)
+		_, _, err = db.GetAtCoderState(ctx, "u1")
+		errCode(t, err, algoitny.ENOTFOUND)
+		ok(t, db.UnlinkAtCoder(ctx, "u1")) // idempotent
+		// The other user is untouched.
+		if ac := must[*atcoder.ACList](t)(db.GetACList(ctx, "u2")); !slices.Equal(ac.ProblemIDs, []string{"abc001_a"}) {
+			t.Fatalf("u2's list %v", ac.ProblemIDs)
+		}
+	})
+
+	t.Run("CommitIsConditional", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		link, _, err := db.LinkAtCoder(ctx, "u1", "tourist")
+		ok(t, err)
+		commit := func(linkID string, version, acVersion int64, ids ...string) error {
+			c := atcoder.SyncCommit{UserID: "u1", LinkID: linkID, LinkVersion: version, Cursor: atcoder.Cursor{Second: 100 + version, SeenIDs: []int64{7, 9}}, At: time.Now()}
+			if ids != nil {
+				c.AC = &atcoder.ACList{ProblemIDs: ids, Version: acVersion}
+			}
+			return db.CommitAtCoderSync(ctx, c)
+		}
+		ok(t, commit(link.LinkID, 0, 0, "abc001_a"))
+		errCode(t, commit(link.LinkID, 0, 1, "abc001_b"), algoitny.ECONFLICT) // stale link version
+		errCode(t, commit(link.LinkID, 1, 0, "abc001_b"), algoitny.ECONFLICT) // stale list version
+		errCode(t, commit("other-link", 1, 1), algoitny.ECONFLICT)            // another link
+		// The failed transactions changed nothing.
+		l, ac, err := db.GetAtCoderState(ctx, "u1")
+		ok(t, err)
+		if l.Version != 1 || ac.Version != 1 || !slices.Equal(ac.ProblemIDs, []string{"abc001_a"}) || l.Cursor.Second != 100 || !slices.Equal(l.Cursor.SeenIDs, []int64{7, 9}) {
+			t.Fatalf("state %+v %+v", l, ac)
+		}
+		ok(t, commit(link.LinkID, 1, 1, "abc001_a", "abc001_b"))
+		ok(t, commit(link.LinkID, 2, 0)) // cursor only
+		l, ac, err = db.GetAtCoderState(ctx, "u1")
+		ok(t, err)
+		if l.Version != 3 || ac.Version != 2 || len(ac.ProblemIDs) != 2 || l.Cursor.Second != 102 {
+			t.Fatalf("state %+v %+v", l, ac)
+		}
+		// An empty cursor id list round-trips as empty.
+		ok(t, db.CommitAtCoderSync(ctx, atcoder.SyncCommit{UserID: "u1", LinkID: link.LinkID, LinkVersion: 3, Cursor: atcoder.Cursor{Second: 5}, At: time.Now()}))
+		if l := must[*atcoder.Link](t)(db.GetAtCoderLink(ctx, "u1")); len(l.Cursor.SeenIDs) != 0 || l.Cursor.Second != 5 {
+			t.Fatalf("cursor %+v", l.Cursor)
+		}
+		// Nothing to commit against once unlinked.
+		ok(t, db.UnlinkAtCoder(ctx, "u1"))
+		errCode(t, commit(link.LinkID, 4, 0), algoitny.ECONFLICT)
+		errCode(t, db.RecordAtCoderSyncFailure(ctx, atcoder.SyncFailure{UserID: "u1", LinkID: link.LinkID, At: time.Now(), Message: "x"}), algoitny.ECONFLICT)
+	})
+
+	t.Run("DueLinksLeastRecentlyAttemptedFirst", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		t0 := time.Date(2025, 5, 1, 0, 0, 0, 0, time.UTC)
+		links := map[string]*atcoder.Link{}
+		for _, u := range []string{"u1", "u2", "u3", "u4"} {
+			links[u] = must[*atcoder.Link](t)(func() (*atcoder.Link, error) {
+				l, _, err := db.LinkAtCoder(ctx, u, "h_"+u)
+				return l, err
+			}())
+		}
+		// u2 synced at t0+1h, u4 failed at t0 (attempted), u3 failed on the API (not attempted).
+		ok(t, db.CommitAtCoderSync(ctx, atcoder.SyncCommit{UserID: "u2", LinkID: links["u2"].LinkID, Finished: true, At: t0.Add(time.Hour)}))
+		ok(t, db.RecordAtCoderSyncFailure(ctx, atcoder.SyncFailure{UserID: "u4", LinkID: links["u4"].LinkID, At: t0, Message: "HTTP 404", Attempted: true}))
+		ok(t, db.RecordAtCoderSyncFailure(ctx, atcoder.SyncFailure{UserID: "u3", LinkID: links["u3"].LinkID, At: t0, Message: "HTTP 503"}))
+		due := func(before time.Time, first int) []string {
+			t.Helper()
+			var ids []string
+			page := algoitny.PageRequest{First: first}
+			for {
+				p := must[algoitny.Page[*atcoder.Link]](t)(db.ListAtCoderLinksDue(ctx, before, page))
+				for _, l := range p.Items {
+					ids = append(ids, l.UserID)
+				}
+				if !p.HasNextPage {
+					return ids
+				}
+				page.After = p.EndCursor
+			}
+		}
+		if got := due(t0.Add(2*time.Hour), 1); !slices.Equal(got, []string{"u1", "u3", "u4", "u2"}) {
+			t.Fatalf("due = %v", got)
+		}
+		if got := due(t0.Add(time.Hour), 2); !slices.Equal(got, []string{"u1", "u3", "u4"}) {
+			t.Fatalf("due before the sync = %v", got)
+		}
+		l := must[*atcoder.Link](t)(db.GetAtCoderLink(ctx, "u3"))
+		if l.LastError != "HTTP 503" || l.LastAttemptAt != nil {
+			t.Fatalf("u3 %+v", l)
+		}
+		// A finished sync clears the error.
+		ok(t, db.CommitAtCoderSync(ctx, atcoder.SyncCommit{UserID: "u3", LinkID: links["u3"].LinkID, Finished: true, At: t0.Add(3 * time.Hour)}))
+		if l := must[*atcoder.Link](t)(db.GetAtCoderLink(ctx, "u3")); l.LastError != "" || l.LastSyncedAt == nil || !l.LastSyncedAt.Equal(t0.Add(3*time.Hour)) {
+			t.Fatalf("u3 after sync %+v", l)
+		}
+		_, err := db.ListAtCoderLinksDue(ctx, t0, algoitny.PageRequest{First: 101})
+		errCode(t, err, algoitny.EINVALID)
+	})
+}
+
+func TestACListStorage(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := newDB(t)
+
+	roundTrip := func(t *testing.T, userID string, ids []string) dynamo.ACItemInfo {
+		t.Helper()
+		storeACList(t, db, userID, "handle_"+userID, ids)
+		got := must[*atcoder.ACList](t)(db.GetACList(ctx, userID))
+		if !slices.Equal(got.ProblemIDs, ids) || got.Version != 1 {
+			t.Fatalf("round trip: %d ids back of %d (version %d)", len(got.ProblemIDs), len(ids), got.Version)
+		}
+		_, ac, err := db.GetAtCoderState(ctx, userID)
+		ok(t, err)
+		if !slices.Equal(ac.ProblemIDs, ids) {
+			t.Fatal("state read differs")
+		}
+		return must[dynamo.ACItemInfo](t)(db.ACItemInfo(ctx, userID))
+	}
+
+	t.Run("SmallListIsTheSeedsList", func(t *testing.T) {
+		t.Parallel()
+		ids := atcoderIDs(100)
+		info := roundTrip(t, "small", ids)
+		if info.Encoding != "list" || info.Bytes < seedListBytes(ids) || info.Bytes > seedListBytes(ids)+300 {
+			t.Fatalf("info %+v, list alone %d bytes", info, seedListBytes(ids))
+		}
+	})
+
+	t.Run("TenThousandIDs", func(t *testing.T) {
+		t.Parallel()
+		ids := atcoderIDs(10_000)
+		if len(ids) != 10_000 {
+			t.Fatalf("%d ids", len(ids))
+		}
+		info := roundTrip(t, "heavy", ids)
+		// As the seed's list this would be ~120 KB: 30 read units a strongly
+		// consistent read. Compressed it is a fraction of that.
+		t.Logf("10,000 ids: seed list %d bytes, stored %d bytes (%s)", seedListBytes(ids), info.Bytes, info.Encoding)
+		if info.Encoding != "gzip" || info.Bytes > 32<<10 || info.Bytes*4 > seedListBytes(ids) {
+			t.Fatalf("info %+v", info)
+		}
+	})
+
+	t.Run("TenThousandLongIDsWouldExceedTheLimitAsAList", func(t *testing.T) {
+		t.Parallel()
+		ids := make([]string, 10_000)
+		for i := range ids {
+			ids[i] = fmt.Sprintf("a_very_long_contest_name_for_testing_%05d_ex", i)
+		}
+		const limit = 400 << 10
+		if seedListBytes(ids) <= limit {
+			t.Fatalf("the seed's list is only %d bytes; make the ids longer", seedListBytes(ids))
+		}
+		info := roundTrip(t, "long", ids)
+		t.Logf("10,000 long ids: seed list %d bytes (over the %d-byte item limit), stored %d bytes", seedListBytes(ids), limit, info.Bytes)
+		if info.Encoding != "gzip" || info.Bytes > limit/4 {
+			t.Fatalf("info %+v", info)
+		}
+	})
+
+	t.Run("IncompressibleListIsRefusedNotFailedInDynamoDB", func(t *testing.T) {
+		t.Parallel()
+		r := rand.New(rand.NewChaCha8([32]byte{9}))
+		ids := make([]string, 20_000)
+		b := make([]byte, 20)
+		for i := range ids {
+			for j := range b {
+				b[j] = byte(r.Uint32())
+			}
+			ids[i] = hex.EncodeToString(b)
+		}
+		slices.Sort(ids)
+		link, _, err := db.LinkAtCoder(ctx, "random", "random_ids")
+		ok(t, err)
+		err = db.CommitAtCoderSync(ctx, atcoder.SyncCommit{UserID: "random", LinkID: link.LinkID, AC: &atcoder.ACList{ProblemIDs: ids}, At: time.Now()})
+		errCode(t, err, algoitny.EINTERNAL)
+		l, ac, err := db.GetAtCoderState(ctx, "random")
+		ok(t, err)
+		if l.Version != 0 || len(ac.ProblemIDs) != 0 {
+			t.Fatalf("a refused commit changed the state: %+v %d ids", l, len(ac.ProblemIDs))
+		}
+	})
+}
+
+func TestACListsBatchGet(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := newDB(t)
+	const users = 250
+	want := map[string][]string{}
+	for i := range users {
+		id := fmt.Sprintf("user%03d", i)
+		want[id] = []string{fmt.Sprintf("abc%03d_a", i), fmt.Sprintf("abc%03d_b", i)}
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 64)
+	for id, ids := range want {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			link, _, err := db.LinkAtCoder(ctx, id, "h"+id)
+			if err == nil {
+				err = db.CommitAtCoderSync(ctx, atcoder.SyncCommit{UserID: id, LinkID: link.LinkID, AC: &atcoder.ACList{ProblemIDs: ids}, At: time.Now()})
+			}
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	keys := slices.Sorted(maps.Keys(want))
+	keys = append(keys, "nobody1", "nobody2", keys[0]) // unknown users and a duplicate
+	cctx, counter := dynamo.WithRequestCounter(ctx)
+	got, err := db.GetACLists(cctx, keys)
+	ok(t, err)
+	if n := counter.Count(); n != 3 {
+		t.Fatalf("%d requests for %d users, want 3 BatchGetItem calls of ≤100 keys", n, users)
+	}
+	if len(got) != users {
+		t.Fatalf("%d lists, want %d", len(got), users)
+	}
+	for id, ids := range want {
+		if l := got[id]; l == nil || !slices.Equal(l.ProblemIDs, ids) {
+			t.Fatalf("%s: %+v", id, l)
+		}
+	}
+	if _, ok := got["nobody1"]; ok {
+		t.Fatal("an unknown user has a list")
+	}
+}
+
+func TestADTContests(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	at := func(s string) time.Time {
+		t.Helper()
+		v, err := time.Parse(time.RFC3339, s)
+		ok(t, err)
+		return v
+	}
+	contest := func(id string, d atcoder.Difficulty, start string) atcoder.ADTContest {
+		return atcoder.ADTContest{ID: id, Difficulty: d, Start: at(start), Duration: 80 * time.Minute, Title: "AtCoder Daily Training " + id}
+	}
+
+	t.Run("MonthPartitionsAcrossTheNewYear", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		cs := []atcoder.ADTContest{
+			contest("adt_all_20250102_1", atcoder.DifficultyAll, "2025-01-02T09:00:00Z"),
+			contest("adt_all_20241231_3", atcoder.DifficultyAll, "2024-12-31T10:00:00Z"),
+			// 01:00 JST on New Year's Day is still December in UTC.
+			contest("adt_medium_20250101_1", atcoder.DifficultyMedium, "2024-12-31T16:00:00Z"),
+			contest("adt_hard_20250101_2", atcoder.DifficultyHard, "2025-01-01T00:00:00Z"),
+			contest("adt_easy_20241231_3", atcoder.DifficultyEasy, "2024-12-31T10:00:00Z"),
+			contest("adt_easy_20241130_1", atcoder.DifficultyEasy, "2024-11-30T23:59:59Z"),
+		}
+		// Enough February contests for several BatchWriteItem calls.
+		for i := range 60 {
+			start := at("2025-02-01T08:00:00Z").Add(time.Duration(i/4) * 24 * time.Hour)
+			d := atcoder.Difficulty(i%4 + 1)
+			cs = append(cs, atcoder.ADTContest{ID: fmt.Sprintf("adt_%s_202502%02d_1", map[atcoder.Difficulty]string{1: "easy", 2: "medium", 3: "hard", 4: "all"}[d], i/4+1), Difficulty: d, Start: start, Duration: time.Hour})
+		}
+		ok(t, db.PutADTContests(ctx, cs))
+		ids := func(month string) []string {
+			t.Helper()
+			var out []string
+			for _, c := range must[[]atcoder.ADTContest](t)(db.ListADTContests(ctx, month)) {
+				out = append(out, c.ID)
+			}
+			return out
+		}
+		if got := ids("202412"); !slices.Equal(got, []string{"adt_easy_20241231_3", "adt_all_20241231_3", "adt_medium_20250101_1"}) {
+			t.Fatalf("December: %v", got)
+		}
+		if got := ids("202501"); !slices.Equal(got, []string{"adt_hard_20250101_2", "adt_all_20250102_1"}) {
+			t.Fatalf("January: %v", got)
+		}
+		if got := ids("202411"); !slices.Equal(got, []string{"adt_easy_20241130_1"}) {
+			t.Fatalf("November: %v", got)
+		}
+		feb := must[[]atcoder.ADTContest](t)(db.ListADTContests(ctx, "202502"))
+		if len(feb) != 60 || !slices.IsSortedFunc(feb, func(a, b atcoder.ADTContest) int {
+			if c := a.Start.Compare(b.Start); c != 0 {
+				return c
+			}
+			return int(a.Difficulty - b.Difficulty)
+		}) {
+			t.Fatalf("February: %d contests, sorted=%v", len(feb), feb)
+		}
+		if got := ids("202503"); len(got) != 0 {
+			t.Fatalf("March: %v", got)
+		}
+		// Attributes round-trip.
+		dec := must[[]atcoder.ADTContest](t)(db.ListADTContests(ctx, "202412"))
+		if c := dec[2]; c.Difficulty != atcoder.DifficultyMedium || !c.Start.Equal(at("2024-12-31T16:00:00Z")) || c.Duration != 80*time.Minute || c.Title == "" || c.Month() != "202412" {
+			t.Fatalf("decoded %+v", c)
+		}
+	})
+
+	t.Run("LastFetchedSubmissionIDOnlyGrows", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		c := contest("adt_all_20250522_3", atcoder.DifficultyAll, "2025-05-22T10:00:00Z")
+		ok(t, db.PutADTContests(ctx, []atcoder.ADTContest{c}))
+		for _, step := range []struct {
+			id   int64
+			want bool
+		}{{66203973, true}, {66200000, false}, {66203973, false}, {66300000, true}} {
+			if got := must[bool](t)(db.AdvanceADTContest(ctx, c, step.id)); got != step.want {
+				t.Fatalf("advance to %d = %v, want %v", step.id, got, step.want)
+			}
+		}
+		got := must[[]atcoder.ADTContest](t)(db.ListADTContests(ctx, "202505"))
+		if len(got) != 1 || got[0].LastFetchedSubmissionID != 66300000 {
+			t.Fatalf("records %+v", got)
+		}
+		missing := contest("adt_easy_20250523_1", atcoder.DifficultyEasy, "2025-05-23T10:00:00Z")
+		if must[bool](t)(db.AdvanceADTContest(ctx, missing, 1)) {
+			t.Fatal("advanced a contest that is not recorded")
+		}
+		if got := must[[]atcoder.ADTContest](t)(db.ListADTContests(ctx, "202505")); len(got) != 1 {
+			t.Fatalf("the update created a record: %+v", got)
+		}
+	})
+}

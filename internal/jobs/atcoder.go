@@ -1,0 +1,205 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/atcoder"
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+)
+
+// AtCoder solved-problem sync (issue 9): a periodic sweep of every linked
+// user and an on-demand sync of one user, both River jobs running an
+// atcoder.Syncer. They are system jobs: unlike the jobs of design.md §6 they
+// have no Job record in DynamoDB; their progress is the link's cursor.
+
+// AtCoderConfig configures the AtCoder plugin.
+type AtCoderConfig struct {
+	// Syncer does the work (required). Its atcoder.Client carries the API's
+	// base URL, the rate (one call a second by default, shared by every job
+	// of this process) and the retry policy.
+	Syncer *atcoder.Syncer
+	// Interval is how often a sweep of all linked users starts (default 1 h).
+	Interval time.Duration
+	// MinAge skips users whose last sync attempt is more recent than this
+	// when a sweep starts, e.g. after an on-demand sync (default Interval/2).
+	MinAge time.Duration
+	// Budget is how long one run of the sweep starts new users before it
+	// snoozes, letting other jobs run, and continues a second later with the
+	// users still due (default 5 min).
+	Budget time.Duration
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+}
+
+// AtCoderPlugin adds the AtCoder jobs to a Runner (Config.Plugins).
+type AtCoderPlugin struct{ cfg AtCoderConfig }
+
+var _ Plugin = (*AtCoderPlugin)(nil)
+
+// NewAtCoderPlugin checks cfg and fills its defaults. It returns an error
+// when the Syncer is missing.
+func NewAtCoderPlugin(cfg AtCoderConfig) (*AtCoderPlugin, error) {
+	if cfg.Syncer == nil {
+		return nil, errors.New("jobs: the AtCoder plugin needs a Syncer")
+	}
+	if cfg.Interval <= 0 {
+		cfg.Interval = time.Hour
+	}
+	if cfg.MinAge <= 0 {
+		cfg.MinAge = cfg.Interval / 2
+	}
+	if cfg.Budget <= 0 {
+		cfg.Budget = 5 * time.Minute
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &AtCoderPlugin{cfg: cfg}, nil
+}
+
+// Register implements Plugin.
+func (p *AtCoderPlugin) Register(workers *river.Workers) error {
+	if err := river.AddWorkerSafely(workers, &atcoderSweepWorker{p: p}); err != nil {
+		return err
+	}
+	return river.AddWorkerSafely(workers, &atcoderSyncWorker{p: p})
+}
+
+// PeriodicJobs implements Plugin: the sweep, every Interval.
+func (p *AtCoderPlugin) PeriodicJobs() []*river.PeriodicJob {
+	return []*river.PeriodicJob{river.NewPeriodicJob(
+		river.PeriodicInterval(p.cfg.Interval),
+		func() (river.JobArgs, *river.InsertOpts) { return AtCoderSweepArgs{}, nil },
+		&river.PeriodicJobOpts{ID: "atcoder_sweep"},
+	)}
+}
+
+// uniqueWhileActive makes a second insert return the job already waiting or
+// running instead of adding one.
+var uniqueWhileActive = []rivertype.JobState{
+	rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable,
+	rivertype.JobStateRunning, rivertype.JobStateScheduled,
+}
+
+// AtCoderSweepArgs is the periodic sync of every linked user.
+type AtCoderSweepArgs struct{}
+
+// Kind implements river.JobArgs.
+func (AtCoderSweepArgs) Kind() string { return "atcoder_sweep" }
+
+// InsertOpts: one sweep at a time across all replicas (so the API sees one
+// caller), at the lowest priority so that users' jobs go first.
+func (AtCoderSweepArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: 10, Priority: 4, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: uniqueWhileActive}}
+}
+
+// AtCoderSyncArgs is an on-demand sync of one user.
+type AtCoderSyncArgs struct {
+	UserID string `json:"user_id"`
+}
+
+// Kind implements river.JobArgs.
+func (AtCoderSyncArgs) Kind() string { return "atcoder_sync_user" }
+
+// InsertOpts: one sync per user at a time; asking again while it waits or
+// runs returns it.
+func (AtCoderSyncArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: uniqueWhileActive}}
+}
+
+// atcoderSweepWorker syncs the linked users due, least recently attempted
+// first. Progress is in DynamoDB (each user's last attempt), so a snoozed,
+// retried or crashed sweep continues with the users still due.
+type atcoderSweepWorker struct {
+	river.WorkerDefaults[AtCoderSweepArgs]
+	p *AtCoderPlugin
+}
+
+// Timeout leaves room for the user being synced when the budget runs out.
+func (w *atcoderSweepWorker) Timeout(*river.Job[AtCoderSweepArgs]) time.Duration {
+	return w.p.cfg.Budget + 15*time.Minute
+}
+
+// Work implements river.Worker. The first run of a sweep also records newly
+// announced ADT contests (a failure there is logged, not fatal: user syncs
+// do not depend on it).
+func (w *atcoderSweepWorker) Work(ctx context.Context, job *river.Job[AtCoderSweepArgs]) error {
+	cfg := w.p.cfg
+	if snoozes(job.JobRow) == 0 {
+		if rep, err := cfg.Syncer.DiscoverContests(ctx); err != nil {
+			cfg.Logger.Warn("atcoder: contest discovery failed", "err", err)
+		} else if rep.Added > 0 {
+			cfg.Logger.Info("atcoder: ADT contests discovered", "added", rep.Added, "listed", rep.ADT)
+		}
+	}
+	rep, err := cfg.Syncer.Sweep(ctx, atcoder.SweepOptions{
+		DueBefore: job.CreatedAt.Add(-cfg.MinAge),
+		Deadline:  time.Now().Add(cfg.Budget),
+	})
+	cfg.Logger.Info("atcoder: sweep run", "synced", rep.Synced, "failed", rep.Failed, "done", rep.Done, "err", err)
+	if err != nil {
+		return err
+	}
+	if !rep.Done {
+		return river.JobSnooze(time.Second)
+	}
+	return nil
+}
+
+// snoozes is how often River snoozed the job (its metadata's "snoozes").
+func snoozes(row *rivertype.JobRow) int {
+	var md struct {
+		Snoozes int `json:"snoozes"`
+	}
+	_ = json.Unmarshal(row.Metadata, &md)
+	return md.Snoozes
+}
+
+// atcoderSyncWorker syncs one user now.
+type atcoderSyncWorker struct {
+	river.WorkerDefaults[AtCoderSyncArgs]
+	p *AtCoderPlugin
+}
+
+// Work implements river.Worker. A user who unlinked meanwhile is done.
+func (w *atcoderSyncWorker) Work(ctx context.Context, job *river.Job[AtCoderSyncArgs]) error {
+	rep, err := w.p.cfg.Syncer.SyncUser(ctx, job.Args.UserID)
+	if algoitny.IsCode(err, algoitny.ENOTFOUND) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	w.p.cfg.Logger.Info("atcoder: synced", "user", rep.UserID, "handle", rep.Handle, "new", rep.New, "added", rep.Added, "solved", rep.Solved)
+	return nil
+}
+
+// AtCoderQueue queues on-demand syncs; it is the atcoder.Service's SyncQueue.
+type AtCoderQueue struct {
+	client *river.Client[pgx.Tx]
+}
+
+var _ atcoder.SyncQueue = (*AtCoderQueue)(nil)
+
+// NewAtCoderQueue returns a queue inserting with client (Runner.Client();
+// an insert-only client works: the job runs on any worker process).
+func NewAtCoderQueue(client *river.Client[pgx.Tx]) *AtCoderQueue {
+	return &AtCoderQueue{client: client}
+}
+
+// EnqueueSync implements atcoder.SyncQueue. It returns EINTERNAL when the
+// insert fails.
+func (q *AtCoderQueue) EnqueueSync(ctx context.Context, userID string) (atcoder.SyncResult, error) {
+	res, err := q.client.Insert(ctx, AtCoderSyncArgs{UserID: userID}, nil)
+	if err != nil {
+		return atcoder.SyncResult{}, algoitny.Internal(err, "could not queue the AtCoder sync")
+	}
+	return atcoder.SyncResult{JobID: res.Job.ID, AlreadyQueued: res.UniqueSkippedAsDuplicate}, nil
+}
