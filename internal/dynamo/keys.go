@@ -265,3 +265,43 @@ func adtContestSK(startEpochSecond int64, difficultyOrder int) string {
 
 // adtMonth is the YYYYMM partition of a start time, in UTC.
 func adtMonth(start time.Time) string { return start.UTC().Format("200601") }
+
+// --- URL checks (issue 10) ---
+//
+// Seed 002's CHECK table, in the main table. The seed keys a check by its
+// bare id (PK {checkid}, SK CHECK); the CHECK# prefix keeps it apart from
+// every other entity here. The same partition holds the check's recent
+// results, so deleting a check is one partition. The seed's two indexes map
+// onto the overloaded GSIs with entity-qualified values: User-Check on GSI1,
+// Type-Status on GSI2.
+
+func checkPK(id string) string { return "CHECK#" + id }
+
+const skPrefixCheckResult = "RESULT#"
+
+// checkResultSK numbers a check's results (fixed width, so string order is
+// numeric order): newest first is a descending Query, and the result that
+// falls out of the kept window has a key known without reading it.
+func checkResultSK(seq int64) string { return fmt.Sprintf("%s%012d", skPrefixCheckResult, seq) }
+
+// gsiCheckUser is seed 002's User-Check index (partition userid); the sort
+// key orders a user's checks by creation.
+func gsiCheckUser(userID string) string { return "CHECK#USER#" + userID }
+
+func gsiCheckUserSK(createdAt time.Time, id string) string { return keyTime(createdAt) + "#" + id }
+
+// gsiCheckType is seed 002's Type-Status index: partition checkType, sort
+// key status first (then creation and id, so keys are unique), so that the
+// checks of one type and status are a begins_with range.
+func gsiCheckType(checkType string) string { return "CHECK#TYPE#" + checkType }
+
+func gsiCheckStatusSK(status string, createdAt time.Time, id string) string {
+	return gsiCheckStatusPrefix(status) + keyTime(createdAt) + "#" + id
+}
+
+func gsiCheckStatusPrefix(status string) string { return status + "#" }
+
+// skUserCheckCount is the per-user counter of checks that gates a plan's
+// MaxChecks exactly (a conditional ADD in the same transaction as the
+// check). It lives in the user's partition, so account deletion removes it.
+const skUserCheckCount = "CHECKCOUNT"

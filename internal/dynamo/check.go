@@ -1,0 +1,537 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/watch"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/google/uuid"
+)
+
+// checkItem is a URL check (seed 002's CHECK item, attribute names as in the
+// seed: userid, url, checkType, delayMs, status, attributes, createdAt,
+// updatedAt, lastExecutedAt, lastResult). The rest is the scheduler's:
+// nextRunAt (ms; only while ACTIVE), the run lease (leaseId, leaseUntil in
+// ms), the failure count, the result counter and a version for optimistic
+// concurrency. GSI1 is the User-Check index, GSI2 the Type-Status index.
+type checkItem struct {
+	PK, SK              string
+	EntityType          string
+	ID                  string          `dynamodbav:"id"`
+	UserID              string          `dynamodbav:"userid"`
+	URL                 string          `dynamodbav:"url"`
+	CheckType           string          `dynamodbav:"checkType"`
+	DelayMs             int             `dynamodbav:"delayMs"`
+	Status              string          `dynamodbav:"status"`
+	Attributes          checkAttributes `dynamodbav:"attributes"`
+	CreatedAt           time.Time       `dynamodbav:"createdAt"`
+	UpdatedAt           time.Time       `dynamodbav:"updatedAt"`
+	LastExecutedAt      *time.Time      `dynamodbav:"lastExecutedAt,omitempty"`
+	LastResult          *resultAttrs    `dynamodbav:"lastResult,omitempty"`
+	FailureReason       string          `dynamodbav:"failureReason,omitempty"`
+	ConsecutiveFailures int             `dynamodbav:"consecutiveFailures"`
+	NextRunAt           int64           `dynamodbav:"nextRunAt,omitempty"`
+	Runs                int64           `dynamodbav:"runs"`
+	Version             int64           `dynamodbav:"version"`
+	LeaseID             string          `dynamodbav:"leaseId,omitempty"`
+	LeaseUntil          int64           `dynamodbav:"leaseUntil,omitempty"`
+	GSI1PK, GSI1SK      string
+	GSI2PK, GSI2SK      string
+}
+
+// checkAttributes is seed 002's type-specific attributes map.
+type checkAttributes struct {
+	Keyword string `dynamodbav:"keyword,omitempty"`
+	Invert  bool   `dynamodbav:"invert,omitempty"`
+}
+
+// resultAttrs is seed 002's lastResult map; result items carry the same
+// attributes.
+type resultAttrs struct {
+	Seq          int64     `dynamodbav:"seq"`
+	Status       string    `dynamodbav:"status"`
+	ResponseTime int       `dynamodbav:"responseTime"`
+	HTTPStatus   int       `dynamodbav:"httpStatus,omitempty"`
+	KeywordFound *bool     `dynamodbav:"keywordFound,omitempty"`
+	Error        string    `dynamodbav:"error,omitempty"`
+	CheckedAt    time.Time `dynamodbav:"checkedAt"`
+}
+
+// checkResultItem is one run's result in its check's partition, expiring
+// after watch.ResultRetention.
+type checkResultItem struct {
+	PK, SK     string
+	EntityType string
+	CheckID    string `dynamodbav:"checkId"`
+	resultAttrs
+	TTL int64
+}
+
+func toResultAttrs(r *watch.CheckResult) *resultAttrs {
+	if r == nil {
+		return nil
+	}
+	return &resultAttrs{
+		Seq: r.Seq, Status: string(r.Status), ResponseTime: r.ResponseTimeMs, HTTPStatus: r.HTTPStatus,
+		KeywordFound: r.KeywordFound, Error: r.Error, CheckedAt: r.CheckedAt.UTC(),
+	}
+}
+
+func (a *resultAttrs) result(checkID string) *watch.CheckResult {
+	if a == nil {
+		return nil
+	}
+	return &watch.CheckResult{
+		CheckID: checkID, Seq: a.Seq, Status: watch.ResultStatus(a.Status), ResponseTimeMs: a.ResponseTime,
+		HTTPStatus: a.HTTPStatus, KeywordFound: a.KeywordFound, Error: a.Error, CheckedAt: a.CheckedAt,
+	}
+}
+
+// msTime is the millisecond timestamp of t; 0 for nil.
+func msTime(t *time.Time) int64 {
+	if t == nil {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+func marshalCheck(c *watch.Check) (map[string]types.AttributeValue, error) {
+	it := checkItem{
+		PK: checkPK(c.ID), SK: skMetadata, EntityType: "Check",
+		ID: c.ID, UserID: c.UserID, URL: c.URL, CheckType: string(c.Type), DelayMs: c.DelayMs, Status: string(c.Status),
+		Attributes: checkAttributes{Keyword: c.Keyword, Invert: c.Invert},
+		CreatedAt:  c.CreatedAt, UpdatedAt: c.UpdatedAt, LastExecutedAt: c.LastExecutedAt, LastResult: toResultAttrs(c.LastResult),
+		FailureReason: c.FailureReason, ConsecutiveFailures: c.ConsecutiveFailures, NextRunAt: msTime(c.NextRunAt),
+		Runs: c.Runs, Version: c.Version,
+		GSI1PK: gsiCheckUser(c.UserID), GSI1SK: gsiCheckUserSK(c.CreatedAt, c.ID),
+		GSI2PK: gsiCheckType(string(c.Type)), GSI2SK: gsiCheckStatusSK(string(c.Status), c.CreatedAt, c.ID),
+	}
+	av, err := attributevalue.MarshalMap(it)
+	if err != nil {
+		return nil, algoitny.Internal(err, "encode check")
+	}
+	return av, nil
+}
+
+func unmarshalCheck(av map[string]types.AttributeValue) (*watch.Check, error) {
+	var it checkItem
+	if err := attributevalue.UnmarshalMap(av, &it); err != nil {
+		return nil, algoitny.Internal(err, "decode check")
+	}
+	c := &watch.Check{
+		ID: it.ID, UserID: it.UserID, URL: it.URL, Type: watch.CheckType(it.CheckType),
+		Keyword: it.Attributes.Keyword, Invert: it.Attributes.Invert, DelayMs: it.DelayMs, Status: watch.CheckStatus(it.Status),
+		FailureReason: it.FailureReason, ConsecutiveFailures: it.ConsecutiveFailures,
+		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt, LastExecutedAt: it.LastExecutedAt,
+		LastResult: it.LastResult.result(it.ID), Runs: it.Runs, Version: it.Version,
+	}
+	if it.NextRunAt != 0 {
+		t := time.UnixMilli(it.NextRunAt).UTC()
+		c.NextRunAt = &t
+	}
+	return c, nil
+}
+
+func unmarshalCheckResult(av map[string]types.AttributeValue) (*watch.CheckResult, error) {
+	var it checkResultItem
+	if err := attributevalue.UnmarshalMap(av, &it); err != nil {
+		return nil, algoitny.Internal(err, "decode check result")
+	}
+	return it.resultAttrs.result(it.CheckID), nil
+}
+
+func checkNotFound() error { return algoitny.Errorf(algoitny.ENOTFOUND, "check not found") }
+
+// checkKey returns the key of check id; ENOTFOUND for anything that is not a
+// check id, so that garbage never reaches DynamoDB.
+func checkKey(id string) (itemKey, error) {
+	if _, err := uuid.Parse(id); err != nil {
+		return itemKey{}, checkNotFound()
+	}
+	return itemKey{checkPK(id), skMetadata}, nil
+}
+
+// CreateCheck stores a new check: its id, CreatedAt, UpdatedAt and Version
+// are assigned here, and an ACTIVE check without NextRunAt is due at once.
+// The owner's check counter is raised in the same transaction with a
+// conditional ADD, so that maxChecks (-1 = unlimited) holds exactly under
+// concurrency. It returns ERATELIMITED (with the limit and the count) when
+// the owner has maxChecks checks already.
+func (db *DB) CreateCheck(ctx context.Context, c *watch.Check, maxChecks int) error {
+	c.ID, c.CreatedAt = newID(db.now())
+	c.UpdatedAt, c.Version, c.Runs = c.CreatedAt, 1, 0
+	if c.Status == "" {
+		c.Status = watch.StatusActive
+	}
+	c.NextRunAt = normalizeNextRun(c, c.CreatedAt)
+	av, err := marshalCheck(c)
+	if err != nil {
+		return err
+	}
+	limited := func() error {
+		used, err := db.CountUserChecks(ctx, c.UserID)
+		if err != nil {
+			return err
+		}
+		return &algoitny.Error{Code: algoitny.ERATELIMITED, Message: "your plan's check limit is reached",
+			RateLimit: &algoitny.RateLimit{Limit: maxChecks, Used: used}}
+	}
+	counter, ok := db.counterAdd(itemKey{userPK(c.UserID), skUserCheckCount}, 1, maxChecks, nil)
+	if !ok {
+		return limited()
+	}
+	_, err = db.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		counter,
+		{Put: &types.Put{TableName: aws.String(db.tables.Main), Item: av, ConditionExpression: aws.String("attribute_not_exists(PK)")}},
+	}})
+	if conditionFailedAt(err, 0) {
+		return limited()
+	}
+	return translate(err, "create check")
+}
+
+// normalizeNextRun returns the NextRunAt to store: millisecond precision
+// (the scheduler compares it for equality), nil unless ACTIVE, and def for
+// an ACTIVE check without one.
+func normalizeNextRun(c *watch.Check, def time.Time) *time.Time {
+	if c.Status != watch.StatusActive {
+		return nil
+	}
+	t := def
+	if c.NextRunAt != nil {
+		t = *c.NextRunAt
+	}
+	t = time.UnixMilli(t.UnixMilli()).UTC()
+	return &t
+}
+
+// GetCheck returns a check by id (strongly consistent), or ENOTFOUND.
+func (db *DB) GetCheck(ctx context.Context, id string) (*watch.Check, error) {
+	k, err := checkKey(id)
+	if err != nil {
+		return nil, err
+	}
+	av, err := db.getItem(ctx, db.tables.Main, k)
+	if err != nil {
+		return nil, err
+	}
+	if av == nil {
+		return nil, checkNotFound()
+	}
+	return unmarshalCheck(av)
+}
+
+// UpdateCheck stores what a user may change of c — url, type, attributes,
+// delay, status, failure reason and count, NextRunAt — if the stored version
+// is still c.Version, and returns the new state (version + 1). Run fields
+// (results, lease) are left alone; a run that was in progress cannot record
+// its result afterwards. It returns ENOTFOUND when the check is gone and
+// ECONFLICT when it changed since it was read.
+func (db *DB) UpdateCheck(ctx context.Context, c *watch.Check) (*watch.Check, error) {
+	k, err := checkKey(c.ID)
+	if err != nil {
+		return nil, err
+	}
+	attrs, err := attributevalue.Marshal(checkAttributes{Keyword: c.Keyword, Invert: c.Invert})
+	if err != nil {
+		return nil, algoitny.Internal(err, "encode check attributes")
+	}
+	upd := expression.Set(expression.Name("url"), expression.Value(c.URL)).
+		Set(expression.Name("checkType"), expression.Value(string(c.Type))).
+		Set(expression.Name("attributes"), expression.Value(attrs)).
+		Set(expression.Name("delayMs"), expression.Value(c.DelayMs)).
+		Set(expression.Name("status"), expression.Value(string(c.Status))).
+		Set(expression.Name("consecutiveFailures"), expression.Value(c.ConsecutiveFailures)).
+		Set(expression.Name("updatedAt"), expression.Value(db.now().UTC())).
+		Set(expression.Name("version"), expression.Value(c.Version+1)).
+		Set(expression.Name(attrGSI2PK), expression.Value(gsiCheckType(string(c.Type)))).
+		Set(expression.Name(attrGSI2SK), expression.Value(gsiCheckStatusSK(string(c.Status), c.CreatedAt, c.ID)))
+	upd = setOrRemove(upd, "failureReason", c.FailureReason, c.FailureReason != "")
+	next := normalizeNextRun(c, db.now())
+	upd = setOrRemove(upd, "nextRunAt", msTime(next), next != nil)
+	cond := expression.AttributeExists(expression.Name(attrPK)).And(expression.Name("version").Equal(expression.Value(c.Version)))
+	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
+	if err != nil {
+		return nil, algoitny.Internal(err, "build check update")
+	}
+	out, err := db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(db.tables.Main), Key: k.av(),
+		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		ReturnValues:                        types.ReturnValueAllNew,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	if err != nil {
+		var ccf *types.ConditionalCheckFailedException
+		if errors.As(err, &ccf) && len(ccf.Item) == 0 {
+			return nil, checkNotFound()
+		}
+		return nil, translate(err, "update check")
+	}
+	return unmarshalCheck(out.Attributes)
+}
+
+// setOrRemove sets attr to v when set is true and removes it otherwise.
+func setOrRemove(upd expression.UpdateBuilder, attr string, v any, set bool) expression.UpdateBuilder {
+	if set {
+		return upd.Set(expression.Name(attr), expression.Value(v))
+	}
+	return upd.Remove(expression.Name(attr))
+}
+
+// DeleteCheck removes a check and lowers its owner's counter in one
+// transaction, then deletes its results (a crash in between leaves results
+// that expire within watch.ResultRetention). It returns the deleted check,
+// or ENOTFOUND.
+func (db *DB) DeleteCheck(ctx context.Context, id string) (*watch.Check, error) {
+	c, err := db.GetCheck(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	counter, _ := db.counterAdd(itemKey{userPK(c.UserID), skUserCheckCount}, -1, algoitny.Unlimited, nil)
+	_, err = db.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Delete: &types.Delete{
+			TableName: aws.String(db.tables.Main), Key: itemKey{checkPK(id), skMetadata}.av(),
+			ConditionExpression: aws.String("attribute_exists(PK)"),
+		}},
+		counter,
+	}})
+	if conditionFailedAt(err, 0) {
+		return nil, checkNotFound()
+	}
+	if err != nil {
+		return nil, translate(err, "delete check")
+	}
+	results, err := db.all(ctx, &query{list: "checkResults", table: db.tables.Main, pk: checkPK(id), skPrefix: skPrefixCheckResult})
+	if err != nil {
+		return c, err
+	}
+	return c, db.deleteItems(ctx, results)
+}
+
+// DeleteUserChecks deletes every check of a user with its results (account
+// deletion) and returns how many it deleted. It reads the user's checks from
+// the User-Check index, which is eventually consistent: call it after the
+// user can no longer create checks.
+func (db *DB) DeleteUserChecks(ctx context.Context, userID string) (int, error) {
+	n := 0
+	for {
+		// Always the first page: deleted checks leave the index.
+		page, err := db.ListUserChecks(ctx, userID, algoitny.PageRequest{First: algoitny.MaxPageSize})
+		if err != nil {
+			return n, err
+		}
+		deleted := 0
+		for _, c := range page.Items {
+			if _, err := db.DeleteCheck(ctx, c.ID); err != nil && !algoitny.IsCode(err, algoitny.ENOTFOUND) {
+				return n, err
+			}
+			deleted++
+		}
+		n += deleted
+		if !page.HasNextPage || deleted == 0 {
+			return n, nil
+		}
+	}
+}
+
+// ListUserChecks pages through a user's checks, newest first (seed 002's
+// User-Check index; eventually consistent). It returns EINVALID for a bad
+// page size or cursor.
+func (db *DB) ListUserChecks(ctx context.Context, userID string, page algoitny.PageRequest) (algoitny.Page[*watch.Check], error) {
+	p, err := db.page(ctx, &query{list: "userChecks", table: db.tables.Main, index: indexGSI1, pk: gsiCheckUser(userID)}, page)
+	if err != nil {
+		return algoitny.Page[*watch.Check]{}, err
+	}
+	return convertPage(p, unmarshalCheck)
+}
+
+// ListChecks pages through everyone's checks of f.Type, of f.Status if set
+// (seed 002's Type-Status index), newest first within a status. It returns
+// EINVALID for a bad page size or cursor.
+func (db *DB) ListChecks(ctx context.Context, f watch.CheckFilter, page algoitny.PageRequest) (algoitny.Page[*watch.Check], error) {
+	q := &query{list: "checksByType", table: db.tables.Main, index: indexGSI2, pk: gsiCheckType(string(f.Type))}
+	if f.Status != nil {
+		q.list, q.skPrefix = "checksByTypeStatus", gsiCheckStatusPrefix(string(*f.Status))
+	}
+	p, err := db.page(ctx, q, page)
+	if err != nil {
+		return algoitny.Page[*watch.Check]{}, err
+	}
+	return convertPage(p, unmarshalCheck)
+}
+
+// ListOverdueChecks pages through the ACTIVE checks of type t whose next run
+// was planned before `before` (the scheduler's sweep, from the Type-Status
+// index; the time is a filter, so a page may hold fewer items than asked).
+// It returns EINVALID for a bad page size or cursor.
+func (db *DB) ListOverdueChecks(ctx context.Context, t watch.CheckType, before time.Time, page algoitny.PageRequest) (algoitny.Page[*watch.Check], error) {
+	overdue := expression.Name("nextRunAt").LessThan(expression.Value(before.UnixMilli()))
+	p, err := db.page(ctx, &query{
+		list: "overdueChecks", table: db.tables.Main, index: indexGSI2, pk: gsiCheckType(string(t)),
+		skPrefix: gsiCheckStatusPrefix(string(watch.StatusActive)), filter: &overdue, forward: true,
+	}, page)
+	if err != nil {
+		return algoitny.Page[*watch.Check]{}, err
+	}
+	return convertPage(p, unmarshalCheck)
+}
+
+// CountUserChecks returns how many checks a user has (the counter that
+// gates MaxChecks). It returns EINTERNAL only.
+func (db *DB) CountUserChecks(ctx context.Context, userID string) (int, error) {
+	av, err := db.getItem(ctx, db.tables.Main, itemKey{userPK(userID), skUserCheckCount})
+	if err != nil || av == nil {
+		return 0, err
+	}
+	return intAttr(av, "Count"), nil
+}
+
+// ClaimCheckRun takes the run lease of check id for leaseFor, if the check
+// is ACTIVE, its next run is planned at `planned` (to the millisecond) and
+// no other run holds an unexpired lease; it returns the claimed state and
+// the lease id. Two runs of one check can therefore not overlap, and a
+// wake-up for a schedule that has moved on claims nothing. It returns
+// ECONFLICT when the check cannot be claimed (or is gone).
+func (db *DB) ClaimCheckRun(ctx context.Context, id string, planned time.Time, leaseFor time.Duration) (*watch.Check, string, error) {
+	k, err := checkKey(id)
+	if err != nil {
+		return nil, "", err
+	}
+	now := db.now()
+	lease := uuid.NewString()
+	upd := expression.Set(expression.Name("leaseId"), expression.Value(lease)).
+		Set(expression.Name("leaseUntil"), expression.Value(now.Add(leaseFor).UnixMilli()))
+	cond := expression.AttributeExists(expression.Name(attrPK)).
+		And(expression.Name("status").Equal(expression.Value(string(watch.StatusActive)))).
+		And(expression.Name("nextRunAt").Equal(expression.Value(planned.UnixMilli()))).
+		And(expression.Or(
+			expression.AttributeNotExists(expression.Name("leaseUntil")),
+			expression.Name("leaseUntil").LessThan(expression.Value(now.UnixMilli()))))
+	av, err := db.update(ctx, db.tables.Main, k, upd, &cond)
+	if isConditionFailed(err) {
+		return nil, "", algoitny.Errorf(algoitny.ECONFLICT, "the check is not due or another run holds it")
+	}
+	if err != nil {
+		return nil, "", translate(err, "claim check run")
+	}
+	c, err := unmarshalCheck(av)
+	return c, lease, err
+}
+
+// RecordCheckRun stores a run: the check's new state (rec.Next: last result,
+// run count, failures, status, next run; the lease released) if the check
+// still holds rec.LeaseID and the version it was claimed with, the result
+// item (expiring after watch.ResultRetention), and the deletion of the result
+// that falls out of the rec.Keep most recent — one transaction. It returns
+// ECONFLICT when the check was changed, paused or deleted during the run.
+func (db *DB) RecordCheckRun(ctx context.Context, rec *watch.RunRecord) error {
+	n, r := rec.Next, rec.Result
+	k, err := checkKey(n.ID)
+	if err != nil {
+		return err
+	}
+	last, err := attributevalue.Marshal(toResultAttrs(r))
+	if err != nil {
+		return algoitny.Internal(err, "encode check result")
+	}
+	upd := expression.Set(expression.Name("lastResult"), expression.Value(last)).
+		Set(expression.Name("lastExecutedAt"), expression.Value(r.CheckedAt.UTC())).
+		Set(expression.Name("runs"), expression.Value(n.Runs)).
+		Set(expression.Name("version"), expression.Value(n.Version)).
+		Set(expression.Name("consecutiveFailures"), expression.Value(n.ConsecutiveFailures)).
+		Set(expression.Name("status"), expression.Value(string(n.Status))).
+		Set(expression.Name(attrGSI2SK), expression.Value(gsiCheckStatusSK(string(n.Status), n.CreatedAt, n.ID))).
+		Remove(expression.Name("leaseId")).
+		Remove(expression.Name("leaseUntil"))
+	upd = setOrRemove(upd, "failureReason", n.FailureReason, n.FailureReason != "")
+	next := normalizeNextRun(n, db.now())
+	upd = setOrRemove(upd, "nextRunAt", msTime(next), next != nil)
+	cond := expression.Name("leaseId").Equal(expression.Value(rec.LeaseID)).
+		And(expression.Name("version").Equal(expression.Value(rec.Claimed.Version)))
+	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
+	if err != nil {
+		return algoitny.Internal(err, "build check run")
+	}
+	item, err := attributevalue.MarshalMap(checkResultItem{
+		PK: checkPK(n.ID), SK: checkResultSK(r.Seq), EntityType: "CheckResult", CheckID: n.ID,
+		resultAttrs: *toResultAttrs(r), TTL: r.CheckedAt.Add(watch.ResultRetention).Unix(),
+	})
+	if err != nil {
+		return algoitny.Internal(err, "encode check result")
+	}
+	items := []types.TransactWriteItem{
+		{Update: &types.Update{
+			TableName: aws.String(db.tables.Main), Key: k.av(),
+			UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		}},
+		{Put: &types.Put{TableName: aws.String(db.tables.Main), Item: item}},
+	}
+	if rec.Keep > 0 && r.Seq > int64(rec.Keep) {
+		items = append(items, types.TransactWriteItem{Delete: &types.Delete{
+			TableName: aws.String(db.tables.Main), Key: itemKey{checkPK(n.ID), checkResultSK(r.Seq - int64(rec.Keep))}.av(),
+		}})
+	}
+	_, err = db.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	if conditionFailedAt(err, 0) {
+		return algoitny.Errorf(algoitny.ECONFLICT, "the check changed during the run")
+	}
+	return translate(err, "record check run")
+}
+
+// ReleaseCheckLease gives back a run's lease if leaseID still holds it (a
+// run whose result could not be recorded), so that the next run need not
+// wait for it to expire. A lease held by another run, or a deleted check, is
+// left alone.
+func (db *DB) ReleaseCheckLease(ctx context.Context, id, leaseID string) error {
+	k, err := checkKey(id)
+	if err != nil {
+		return nil
+	}
+	upd := expression.Remove(expression.Name("leaseId")).Remove(expression.Name("leaseUntil"))
+	cond := expression.Name("leaseId").Equal(expression.Value(leaseID))
+	_, err = db.update(ctx, db.tables.Main, k, upd, &cond)
+	if isConditionFailed(err) {
+		return nil
+	}
+	return translate(err, "release check lease")
+}
+
+// ListCheckResults returns up to limit of a check's results, newest first,
+// leaving out those past their TTL that DynamoDB has not deleted yet. It
+// returns ENOTFOUND for a malformed id (and no results for an unknown one).
+func (db *DB) ListCheckResults(ctx context.Context, id string, limit int) ([]*watch.CheckResult, error) {
+	if _, err := checkKey(id); err != nil {
+		return nil, err
+	}
+	live := expression.Name(attrTTL).GreaterThan(expression.Value(db.now().Unix()))
+	q := &query{list: "checkResults", table: db.tables.Main, pk: checkPK(id), skPrefix: skPrefixCheckResult, filter: &live}
+	var out []*watch.CheckResult
+	var start map[string]types.AttributeValue
+	for len(out) < limit {
+		items, next, err := db.fetch(ctx, q, int32(limit-len(out)), start)
+		if err != nil {
+			return nil, err
+		}
+		for _, av := range items {
+			r, err := unmarshalCheckResult(av)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, r)
+		}
+		if len(next) == 0 {
+			break
+		}
+		start = next
+	}
+	return out, nil
+}

@@ -1,0 +1,287 @@
+package dynamo_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/dynamo"
+	"github.com/algoitny/api/internal/watch"
+)
+
+func newCheck(userID string) *watch.Check {
+	return &watch.Check{UserID: userID, URL: "https://example.com/", Type: watch.TypeAvailability, DelayMs: 60_000, Status: watch.StatusActive}
+}
+
+// recordRun claims a due check and records a result with the given status,
+// keeping keep results.
+func recordRun(t *testing.T, db *dynamo.DB, id string, status watch.ResultStatus, keep int) *watch.Check {
+	t.Helper()
+	ctx := context.Background()
+	c := must[*watch.Check](t)(db.GetCheck(ctx, id))
+	claimed, lease, err := db.ClaimCheckRun(ctx, id, *c.NextRunAt, time.Minute)
+	ok(t, err)
+	next := *claimed
+	next.Runs++
+	next.Version++
+	r := &watch.CheckResult{CheckID: id, Seq: next.Runs, Status: status, ResponseTimeMs: 12, HTTPStatus: 200, CheckedAt: time.Now().UTC()}
+	next.LastResult, next.LastExecutedAt = r, &r.CheckedAt
+	planned := claimed.NextRunAt.Add(-time.Hour) // due again at once
+	next.NextRunAt = &planned
+	ok(t, db.RecordCheckRun(ctx, &watch.RunRecord{Claimed: claimed, LeaseID: lease, Result: r, Next: &next, Keep: keep}))
+	return &next
+}
+
+func TestChecks(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+
+	t.Run("CreateGetUpdate", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		c := newCheck("u1")
+		c.Type, c.Keyword, c.Invert = watch.TypeKeyword, "Register", true
+		ok(t, db.CreateCheck(ctx, c, 5))
+		if c.ID == "" || c.Version != 1 || c.NextRunAt == nil || !c.NextRunAt.Equal(c.CreatedAt) || c.CreatedAt.IsZero() {
+			t.Fatalf("created %+v", c)
+		}
+		got := must[*watch.Check](t)(db.GetCheck(ctx, c.ID))
+		if got.URL != c.URL || got.Type != watch.TypeKeyword || got.Keyword != "Register" || !got.Invert || got.DelayMs != 60_000 ||
+			got.Status != watch.StatusActive || !got.NextRunAt.Equal(*c.NextRunAt) || got.UserID != "u1" {
+			t.Fatalf("read back %+v", got)
+		}
+		got.Status, got.NextRunAt, got.Keyword = watch.StatusPaused, nil, "Sign up"
+		upd := must[*watch.Check](t)(db.UpdateCheck(ctx, got))
+		if upd.Version != 2 || upd.Status != watch.StatusPaused || upd.NextRunAt != nil || upd.Keyword != "Sign up" {
+			t.Fatalf("updated %+v", upd)
+		}
+		// got still has version 1: a stale write is refused.
+		_, err := db.UpdateCheck(ctx, got)
+		errCode(t, err, algoitny.ECONFLICT)
+		_, err = db.GetCheck(ctx, "not-an-id")
+		errCode(t, err, algoitny.ENOTFOUND)
+	})
+
+	t.Run("ErrNotFound", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		c := newCheck("u1")
+		ok(t, db.CreateCheck(ctx, c, -1))
+		must[*watch.Check](t)(db.DeleteCheck(ctx, c.ID))
+		_, err := db.GetCheck(ctx, c.ID)
+		errCode(t, err, algoitny.ENOTFOUND)
+		_, err = db.DeleteCheck(ctx, c.ID)
+		errCode(t, err, algoitny.ENOTFOUND)
+		_, err = db.UpdateCheck(ctx, c)
+		errCode(t, err, algoitny.ENOTFOUND)
+		_, _, err = db.ClaimCheckRun(ctx, c.ID, *c.NextRunAt, time.Minute)
+		errCode(t, err, algoitny.ECONFLICT)
+	})
+
+	t.Run("LimitExactUnderConcurrency", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		const limit, callers = 5, 20
+		var mu sync.Mutex
+		created, limited := 0, 0
+		var wg sync.WaitGroup
+		for range callers {
+			wg.Go(func() {
+				err := db.CreateCheck(ctx, newCheck("u1"), limit)
+				mu.Lock()
+				defer mu.Unlock()
+				switch algoitny.ErrorCode(err) {
+				case "":
+					created++
+				case algoitny.ERATELIMITED:
+					limited++
+					if rl := err.(*algoitny.Error).RateLimit; rl == nil || rl.Limit != limit {
+						t.Errorf("rate limit %+v", rl)
+					}
+				default:
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		if created != limit || limited != callers-limit {
+			t.Fatalf("created %d, limited %d; want %d and %d", created, limited, limit, callers-limit)
+		}
+		if n := must[int](t)(db.CountUserChecks(ctx, "u1")); n != limit {
+			t.Fatalf("counter %d", n)
+		}
+		list := must[algoitny.Page[*watch.Check]](t)(db.ListUserChecks(ctx, "u1", algoitny.PageRequest{}))
+		if len(list.Items) != limit {
+			t.Fatalf("%d checks stored", len(list.Items))
+		}
+		// Deleting one frees a slot, once.
+		must[*watch.Check](t)(db.DeleteCheck(ctx, list.Items[0].ID))
+		ok(t, db.CreateCheck(ctx, newCheck("u1"), limit))
+		errCode(t, db.CreateCheck(ctx, newCheck("u1"), limit), algoitny.ERATELIMITED)
+		// Another user has their own count; zero allows none.
+		ok(t, db.CreateCheck(ctx, newCheck("u2"), limit))
+		errCode(t, db.CreateCheck(ctx, newCheck("u3"), 0), algoitny.ERATELIMITED)
+	})
+
+	t.Run("Indexes", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		var mine []*watch.Check
+		for i := range 5 {
+			c := newCheck("u1")
+			if i%2 == 1 {
+				c.Type, c.Keyword = watch.TypeKeyword, "k"
+			}
+			ok(t, db.CreateCheck(ctx, c, -1))
+			mine = append(mine, c)
+		}
+		ok(t, db.CreateCheck(ctx, newCheck("u2"), -1))
+		all, pages := listAll(t, 2, func(r algoitny.PageRequest) (algoitny.Page[*watch.Check], error) {
+			return db.ListUserChecks(ctx, "u1", r)
+		})
+		if len(all) != 5 || pages != 3 || all[0].ID != mine[4].ID || all[4].ID != mine[0].ID {
+			t.Fatalf("user list: %d checks in %d pages, newest first?", len(all), pages)
+		}
+		// Pause one availability check: it moves within the Type-Status index.
+		paused := must[*watch.Check](t)(db.GetCheck(ctx, mine[0].ID))
+		paused.Status, paused.NextRunAt = watch.StatusPaused, nil
+		must[*watch.Check](t)(db.UpdateCheck(ctx, paused))
+		count := func(typ watch.CheckType, st *watch.CheckStatus) int {
+			items, _ := listAll(t, 100, func(r algoitny.PageRequest) (algoitny.Page[*watch.Check], error) {
+				return db.ListChecks(ctx, watch.CheckFilter{Type: typ, Status: st}, r)
+			})
+			return len(items)
+		}
+		active, pausedSt := watch.StatusActive, watch.StatusPaused
+		if a, p, k, all := count(watch.TypeAvailability, &active), count(watch.TypeAvailability, &pausedSt), count(watch.TypeKeyword, &active), count(watch.TypeAvailability, nil); a != 3 || p != 1 || k != 2 || all != 4 {
+			t.Fatalf("by type and status: active %d paused %d keyword %d all %d", a, p, k, all)
+		}
+		// Overdue: every active availability check was due at creation.
+		overdue := must[algoitny.Page[*watch.Check]](t)(db.ListOverdueChecks(ctx, watch.TypeAvailability, time.Now().Add(time.Second), algoitny.PageRequest{First: 100}))
+		if len(overdue.Items) != 3 {
+			t.Fatalf("%d overdue", len(overdue.Items))
+		}
+		if none := must[algoitny.Page[*watch.Check]](t)(db.ListOverdueChecks(ctx, watch.TypeAvailability, time.Now().Add(-time.Hour), algoitny.PageRequest{})); len(none.Items) != 0 {
+			t.Fatalf("%d overdue an hour ago", len(none.Items))
+		}
+		n := must[int](t)(db.DeleteUserChecks(ctx, "u1"))
+		if n != 5 || must[int](t)(db.CountUserChecks(ctx, "u1")) != 0 {
+			t.Fatalf("deleted %d", n)
+		}
+		if rest := must[algoitny.Page[*watch.Check]](t)(db.ListUserChecks(ctx, "u2", algoitny.PageRequest{})); len(rest.Items) != 1 {
+			t.Fatalf("other user's checks: %d", len(rest.Items))
+		}
+	})
+
+	t.Run("ClaimIsExclusive", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		now := time.Now()
+		db.SetClock(func() time.Time { return now })
+		c := newCheck("u1")
+		ok(t, db.CreateCheck(ctx, c, -1))
+		var mu sync.Mutex
+		won, lost := 0, 0
+		var wg sync.WaitGroup
+		for range 10 {
+			wg.Go(func() {
+				_, _, err := db.ClaimCheckRun(ctx, c.ID, *c.NextRunAt, time.Minute)
+				mu.Lock()
+				defer mu.Unlock()
+				switch algoitny.ErrorCode(err) {
+				case "":
+					won++
+				case algoitny.ECONFLICT:
+					lost++
+				default:
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		if won != 1 || lost != 9 {
+			t.Fatalf("won %d lost %d", won, lost)
+		}
+		// A planned time the check no longer has claims nothing.
+		_, _, err := db.ClaimCheckRun(ctx, c.ID, c.NextRunAt.Add(time.Millisecond), time.Minute)
+		errCode(t, err, algoitny.ECONFLICT)
+		// Once the lease has expired (its run died), the run can be claimed again.
+		now = now.Add(2 * time.Minute)
+		_, lease, err := db.ClaimCheckRun(ctx, c.ID, *c.NextRunAt, time.Minute)
+		ok(t, err)
+		ok(t, db.ReleaseCheckLease(ctx, c.ID, "someone-else")) // not theirs: no-op
+		_, _, err = db.ClaimCheckRun(ctx, c.ID, *c.NextRunAt, time.Minute)
+		errCode(t, err, algoitny.ECONFLICT)
+		ok(t, db.ReleaseCheckLease(ctx, c.ID, lease))
+		_, _, err = db.ClaimCheckRun(ctx, c.ID, *c.NextRunAt, time.Minute)
+		ok(t, err)
+	})
+
+	t.Run("RecordConflicts", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		c := newCheck("u1")
+		ok(t, db.CreateCheck(ctx, c, -1))
+		claimed, lease, err := db.ClaimCheckRun(ctx, c.ID, *c.NextRunAt, time.Minute)
+		ok(t, err)
+		// The owner edits the check during the run: the run's result is dropped.
+		edited := *claimed
+		edited.DelayMs = 120_000
+		must[*watch.Check](t)(db.UpdateCheck(ctx, &edited))
+		next := *claimed
+		next.Runs, next.Version = 1, claimed.Version+1
+		r := &watch.CheckResult{CheckID: c.ID, Seq: 1, Status: watch.ResultUp, CheckedAt: time.Now()}
+		err = db.RecordCheckRun(ctx, &watch.RunRecord{Claimed: claimed, LeaseID: lease, Result: r, Next: &next, Keep: 5})
+		errCode(t, err, algoitny.ECONFLICT)
+		// A wrong lease is refused too.
+		cur := must[*watch.Check](t)(db.GetCheck(ctx, c.ID))
+		err = db.RecordCheckRun(ctx, &watch.RunRecord{Claimed: cur, LeaseID: "forged", Result: r, Next: &next, Keep: 5})
+		errCode(t, err, algoitny.ECONFLICT)
+		if res := must[[]*watch.CheckResult](t)(db.ListCheckResults(ctx, c.ID, 10)); len(res) != 0 {
+			t.Fatalf("%d results stored by refused runs", len(res))
+		}
+	})
+
+	t.Run("ResultsBoundedNewestFirst", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		c := newCheck("u1")
+		ok(t, db.CreateCheck(ctx, c, -1))
+		const keep = 3
+		for i := range 7 {
+			st := watch.ResultUp
+			if i%2 == 1 {
+				st = watch.ResultDown
+			}
+			recordRun(t, db, c.ID, st, keep)
+		}
+		res := must[[]*watch.CheckResult](t)(db.ListCheckResults(ctx, c.ID, 10))
+		if len(res) != keep || res[0].Seq != 7 || res[1].Seq != 6 || res[2].Seq != 5 || res[0].Status != watch.ResultUp || res[1].Status != watch.ResultDown {
+			t.Fatalf("results %+v", res)
+		}
+		if two := must[[]*watch.CheckResult](t)(db.ListCheckResults(ctx, c.ID, 2)); len(two) != 2 || two[0].Seq != 7 {
+			t.Fatalf("limited %+v", two)
+		}
+		// The check's partition holds the check and the kept results only.
+		if n := must[int](t)(dynamo.ItemCount(ctx, db, "CHECK#"+c.ID)); n != 1+keep {
+			t.Fatalf("%d items in the check's partition", n)
+		}
+		got := must[*watch.Check](t)(db.GetCheck(ctx, c.ID))
+		if got.Runs != 7 || got.LastResult == nil || got.LastResult.Seq != 7 || got.LastExecutedAt == nil || got.Version != 8 {
+			t.Fatalf("check after runs %+v", got)
+		}
+		// Past their 24 h TTL results are not returned, even before DynamoDB deletes them.
+		db.SetClock(func() time.Time { return time.Now().Add(watch.ResultRetention + time.Minute) })
+		if res := must[[]*watch.CheckResult](t)(db.ListCheckResults(ctx, c.ID, 10)); len(res) != 0 {
+			t.Fatalf("%d expired results", len(res))
+		}
+		db.SetClock(time.Now)
+		// Deleting the check deletes its results.
+		must[*watch.Check](t)(db.DeleteCheck(ctx, c.ID))
+		if n := must[int](t)(dynamo.ItemCount(ctx, db, "CHECK#"+c.ID)); n != 0 {
+			t.Fatalf("%d items left", n)
+		}
+	})
+}

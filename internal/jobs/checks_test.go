@@ -1,0 +1,437 @@
+package jobs_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/dynamo"
+	"github.com/algoitny/api/internal/jobs"
+	"github.com/algoitny/api/internal/judge"
+	"github.com/algoitny/api/internal/pubsub"
+	"github.com/algoitny/api/internal/safehttp"
+	"github.com/algoitny/api/internal/watch"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+)
+
+// watchTarget is a local HTTP server that records when it was hit and how
+// many requests it served at once.
+type watchTarget struct {
+	*httptest.Server
+	mu      sync.Mutex
+	status  int
+	delay   time.Duration
+	hits    []time.Time
+	running int
+	maxRun  int
+}
+
+func newWatchTarget(t *testing.T) *watchTarget {
+	t.Helper()
+	tg := &watchTarget{status: http.StatusOK}
+	tg.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tg.mu.Lock()
+		tg.hits = append(tg.hits, time.Now())
+		tg.running++
+		tg.maxRun = max(tg.maxRun, tg.running)
+		status, delay := tg.status, tg.delay
+		tg.mu.Unlock()
+		defer func() { tg.mu.Lock(); tg.running--; tg.mu.Unlock() }()
+		if delay > 0 {
+			select {
+			case <-time.After(delay):
+			case <-r.Context().Done():
+			}
+		}
+		w.WriteHeader(status)
+		fmt.Fprint(w, "contest page")
+	}))
+	t.Cleanup(tg.Close)
+	return tg
+}
+
+func (tg *watchTarget) set(status int, delay time.Duration) {
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	tg.status, tg.delay = status, delay
+}
+
+func (tg *watchTarget) count() int {
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	return len(tg.hits)
+}
+
+func (tg *watchTarget) times() []time.Time {
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	return append([]time.Time(nil), tg.hits...)
+}
+
+func (tg *watchTarget) maxConcurrent() int {
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	return tg.maxRun
+}
+
+// watchBundle is a test's tables, River schema, a working runner with the
+// check scheduler, and the watch service on top.
+type watchBundle struct {
+	db     *dynamo.DB
+	schema string
+	svc    *watch.Service
+	checks *jobs.Checks
+	runner *jobs.Runner
+	events *watch.Events
+	fetch  *safehttp.Client
+}
+
+// setupWatch starts a runner that works check jobs: failures stop a check
+// after 3, the sweep is left to the test, River polls every 20 ms.
+func setupWatch(t *testing.T) *watchBundle {
+	t.Helper()
+	ctx := context.Background()
+	b := &watchBundle{schema: fmt.Sprintf("watch%d_%d", time.Now().UnixNano()%1e9, seq.Add(1))}
+	var err error
+	if b.db, err = dynamo.Open(ctx, dynamo.Config{Endpoint: dynamoEndpoint, TablePrefix: b.schema + "-"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.db.DropTables(context.Background()) })
+	if _, err := jobs.Migrate(ctx, pool, b.schema); err != nil {
+		t.Fatal(err)
+	}
+	broker := pubsub.NewMemory(pubsub.MemoryConfig{})
+	t.Cleanup(broker.Close)
+	b.events = &watch.Events{Broker: broker}
+	b.fetch = safehttp.New(safehttp.Config{AllowHosts: []string{"127.0.0.1"}, Timeout: time.Second})
+	b.checks, b.runner = b.startRunner(t)
+	b.svc = &watch.Service{Store: b.db, URLs: b.fetch, Scheduler: b.checks, Events: b.events, MinDelayMs: 100}
+	return b
+}
+
+// startRunner starts one more worker process on the bundle's schema.
+func (b *watchBundle) startRunner(t *testing.T) (*jobs.Checks, *jobs.Runner) {
+	t.Helper()
+	ctx := context.Background()
+	checks := jobs.NewChecks(jobs.ChecksConfig{
+		Store: b.db, Fetch: b.fetch, Events: b.events, FailureThreshold: 3, RunTimeout: time.Second,
+		SweepInterval: time.Hour, OverdueAfter: 200 * time.Millisecond, Logger: slog.New(slog.DiscardHandler),
+	})
+	eng, err := judge.New(judge.Config{Sandbox: judge.SandboxNone, AllowUnsandboxed: true, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	r, err := jobs.New(jobs.Config{
+		Pool: pool, Schema: b.schema, Store: b.db, Events: &jobs.Events{Broker: pubsub.NewMemory(pubsub.MemoryConfig{}), Store: b.db},
+		Judge: eng, Work: true, MaxWorkers: 8, Plugins: []jobs.Plugin{checks},
+		FetchCooldown: 5 * time.Millisecond, FetchPollInterval: 20 * time.Millisecond,
+		Logger: slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks.Bind(r)
+	if err := r.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		r.Stop(stop)
+	})
+	return checks, r
+}
+
+func (b *watchBundle) create(t *testing.T, url string, delayMs int) *watch.Check {
+	t.Helper()
+	c, err := b.svc.Create(watchUser(), watch.CreateInput{URL: url, Type: watch.TypeAvailability, DelayMs: delayMs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func (b *watchBundle) get(t *testing.T, id string) *watch.Check {
+	t.Helper()
+	c, err := b.db.GetCheck(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// checkJobs returns the River jobs of check id in the given states.
+func (b *watchBundle) checkJobs(t *testing.T, id string, states ...rivertype.JobState) []*rivertype.JobRow {
+	t.Helper()
+	res, err := b.runner.Client().JobList(context.Background(), river.NewJobListParams().Kinds(jobs.CheckArgs{}.Kind()).States(states...).First(1000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*rivertype.JobRow
+	for _, j := range res.Jobs {
+		if bytes.Contains(j.EncodedArgs, []byte(id)) {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+var liveStates = []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning, rivertype.JobStateRetryable, rivertype.JobStateScheduled}
+
+func watchUser() context.Context {
+	return algoitny.WithActor(context.Background(), &algoitny.Actor{
+		User: &algoitny.User{ID: "watcher", Email: "watcher@example.com"},
+		Plan: &algoitny.Plan{Name: "Test", MaxChecks: 10, MinCheckDelayMs: 100},
+	})
+}
+
+// eventually waits up to timeout for cond.
+func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// quiet asserts that the target gets no request for d.
+func quiet(t *testing.T, tg *watchTarget, d time.Duration, what string) {
+	t.Helper()
+	n := tg.count()
+	time.Sleep(d)
+	if got := tg.count(); got != n {
+		t.Fatalf("%s: %d more requests", what, got-n)
+	}
+}
+
+func TestCheckScheduler(t *testing.T) {
+	t.Parallel()
+
+	t.Run("Cadence", func(t *testing.T) {
+		t.Parallel()
+		b := setupWatch(t)
+		tg := newWatchTarget(t)
+		c := b.create(t, tg.URL, 200)
+		eventually(t, 30*time.Second, "the first run", func() bool { return tg.count() >= 1 })
+		time.Sleep(3 * time.Second)
+		hits := tg.times()
+		in := 0
+		for _, h := range hits {
+			if h.Sub(hits[0]) < 3*time.Second {
+				in++
+			}
+		}
+		// About every 200 ms: never more runs than periods (no pile-up), and
+		// most periods run — a run later than a period (River's polling,
+		// DynamoDB Local on a loaded machine) skips one, never adds one.
+		if in > 16 || in < 5 {
+			t.Fatalf("%d runs in 3 s at a 200 ms delay (hits %v)", in, hits)
+		}
+		cur := b.get(t, c.ID)
+		if off := cur.NextRunAt.Sub(*c.NextRunAt); off%(200*time.Millisecond) != 0 {
+			t.Fatalf("next run is off the 200 ms grid by %v", off%(200*time.Millisecond))
+		}
+		if cur.Runs < int64(in) || cur.LastResult == nil || cur.LastResult.Status != watch.ResultUp {
+			t.Fatalf("check %+v", cur)
+		}
+		// Many Schedule calls still make one job.
+		for range 5 {
+			if err := b.checks.Schedule(context.Background(), cur); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if jobs := b.checkJobs(t, c.ID, liveStates...); len(jobs) != 1 {
+			t.Fatalf("%d live jobs for one check", len(jobs))
+		}
+	})
+
+	t.Run("NoOverlappingRuns", func(t *testing.T) {
+		t.Parallel()
+		b := setupWatch(t)
+		b.startRunner(t) // a second worker process on the same queue
+		tg := newWatchTarget(t)
+		tg.set(http.StatusOK, 250*time.Millisecond) // slower than the delay
+		c := b.create(t, tg.URL, 100)
+		for range 5 { // and repeated scheduling from the API
+			if err := b.checks.Schedule(context.Background(), c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		eventually(t, 30*time.Second, "5 runs", func() bool { return tg.count() >= 5 })
+		if n := tg.maxConcurrent(); n != 1 {
+			t.Fatalf("%d runs of one check at once", n)
+		}
+		hits := tg.times()
+		for i := 1; i < len(hits); i++ {
+			if gap := hits[i].Sub(hits[i-1]); gap < 250*time.Millisecond {
+				t.Fatalf("run %d started %v after the previous one, which takes 250 ms", i, gap)
+			}
+		}
+		// Missed periods were skipped, not queued: the plan is on the grid, within one period.
+		cur := b.get(t, c.ID)
+		if off := cur.NextRunAt.Sub(*c.NextRunAt); off%(100*time.Millisecond) != 0 || time.Until(*cur.NextRunAt) > 400*time.Millisecond {
+			t.Fatalf("next run %v from now, %v off the grid", time.Until(*cur.NextRunAt), off%(100*time.Millisecond))
+		}
+	})
+
+	t.Run("PausedDoesNotRun", func(t *testing.T) {
+		t.Parallel()
+		b := setupWatch(t)
+		tg := newWatchTarget(t)
+		c := b.create(t, tg.URL, 100)
+		eventually(t, 30*time.Second, "2 runs", func() bool { return tg.count() >= 2 })
+		if _, err := b.svc.Pause(watchUser(), c.ID); err != nil {
+			t.Fatal(err)
+		}
+		// The job ends at its next wake-up (a run in flight finishes first).
+		eventually(t, 30*time.Second, "the job to end", func() bool { return len(b.checkJobs(t, c.ID, liveStates...)) == 0 })
+		quiet(t, tg, 600*time.Millisecond, "paused")
+		if _, err := b.svc.Resume(watchUser(), c.ID); err != nil {
+			t.Fatal(err)
+		}
+		n := tg.count()
+		eventually(t, 30*time.Second, "runs after resume", func() bool { return tg.count() >= n+2 })
+	})
+
+	t.Run("DeletedStops", func(t *testing.T) {
+		t.Parallel()
+		b := setupWatch(t)
+		tg := newWatchTarget(t)
+		c := b.create(t, tg.URL, 100)
+		eventually(t, 30*time.Second, "2 runs", func() bool { return tg.count() >= 2 })
+		if err := b.svc.Delete(watchUser(), c.ID); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, 30*time.Second, "the job to end", func() bool { return len(b.checkJobs(t, c.ID, liveStates...)) == 0 })
+		quiet(t, tg, 600*time.Millisecond, "deleted")
+		if res, err := b.db.ListCheckResults(context.Background(), c.ID, 10); err != nil || len(res) != 0 {
+			t.Fatalf("results of a deleted check: %d %v", len(res), err)
+		}
+	})
+
+	t.Run("FailedAfterConsecutiveFailures", func(t *testing.T) {
+		t.Parallel()
+		b := setupWatch(t)
+		tg := newWatchTarget(t)
+		tg.set(http.StatusInternalServerError, 0)
+		c := b.create(t, tg.URL, 100)
+		eventually(t, 30*time.Second, "FAILED", func() bool { return b.get(t, c.ID).Status == watch.StatusFailed })
+		eventually(t, 30*time.Second, "the job to end", func() bool { return len(b.checkJobs(t, c.ID, liveStates...)) == 0 })
+		cur := b.get(t, c.ID)
+		if !strings.Contains(cur.FailureReason, "3 failed runs") || !strings.Contains(cur.FailureReason, "HTTP 500") || cur.NextRunAt != nil {
+			t.Fatalf("failed check %+v", cur)
+		}
+		quiet(t, tg, 500*time.Millisecond, "failed")
+		if n := tg.count(); n != 3 {
+			t.Fatalf("%d runs before FAILED, want 3", n)
+		}
+		tg.set(http.StatusOK, 0)
+		if _, err := b.svc.Resume(watchUser(), c.ID); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, 30*time.Second, "a good run after resume", func() bool {
+			cur := b.get(t, c.ID)
+			return cur.LastResult.Status == watch.ResultUp && cur.Status == watch.StatusActive
+		})
+	})
+
+	t.Run("SweepReschedulesLostChecks", func(t *testing.T) {
+		t.Parallel()
+		b := setupWatch(t)
+		tg := newWatchTarget(t)
+		// Stored without a job, as after a crash between the write and the insert.
+		c := &watch.Check{UserID: "watcher", URL: tg.URL, Type: watch.TypeAvailability, DelayMs: 100, Status: watch.StatusActive}
+		if err := b.db.CreateCheck(context.Background(), c, -1); err != nil {
+			t.Fatal(err)
+		}
+		quiet(t, tg, 400*time.Millisecond, "without a job")
+		n, err := b.checks.Sweep(context.Background())
+		if err != nil || n != 1 {
+			t.Fatalf("sweep found %d (%v)", n, err)
+		}
+		eventually(t, 30*time.Second, "runs after the sweep", func() bool { return tg.count() >= 2 })
+		// A check whose job is alive is not scheduled twice.
+		if _, err := b.checks.Sweep(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if jobs := b.checkJobs(t, c.ID, liveStates...); len(jobs) != 1 {
+			t.Fatalf("%d live jobs", len(jobs))
+		}
+	})
+
+	t.Run("SurvivesRestart", func(t *testing.T) {
+		t.Parallel()
+		b := setupWatch(t)
+		tg := newWatchTarget(t)
+		b.create(t, tg.URL, 100)
+		eventually(t, 30*time.Second, "2 runs", func() bool { return tg.count() >= 2 })
+		stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := b.runner.Stop(stop); err != nil {
+			t.Fatal(err)
+		}
+		quiet(t, tg, time.Second, "stopped") // 5 periods missed
+		// The check's job is in Postgres: a new process picks it up. The
+		// periods missed while stopped are skipped, not made up in a burst.
+		n := tg.count()
+		b.startRunner(t)
+		eventually(t, 30*time.Second, "runs after the restart", func() bool { return tg.count() >= n+4 })
+		after := tg.times()[n:]
+		burst := 0
+		for _, h := range after {
+			if h.Sub(after[0]) < 150*time.Millisecond {
+				burst++
+			}
+		}
+		if burst > 2 {
+			t.Fatalf("%d runs within 150 ms of the restart: missed periods were made up (%v)", burst, after)
+		}
+	})
+
+	t.Run("ResultsReachSubscribers", func(t *testing.T) {
+		t.Parallel()
+		b := setupWatch(t)
+		tg := newWatchTarget(t)
+		c := b.create(t, tg.URL, 100)
+		ctx, cancel := context.WithCancel(watchUser())
+		defer cancel()
+		events, err := b.svc.Subscribe(ctx, c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		results := 0
+		var lastSeq int64
+		timeout := time.After(30 * time.Second)
+		for results < 3 {
+			select {
+			case ev := <-events:
+				if ev.Result == nil {
+					continue
+				}
+				if ev.Result.Seq <= lastSeq {
+					t.Fatalf("result %d after %d", ev.Result.Seq, lastSeq)
+				}
+				lastSeq = ev.Result.Seq
+				results++
+			case <-timeout:
+				t.Fatalf("%d results in 30 s", results)
+			}
+		}
+	})
+}

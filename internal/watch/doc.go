@@ -1,0 +1,28 @@
+// Package watch is URL checks ("watches", the system of seed 002): a user
+// watches a judge, a contest page or a problem page — is it up, has a
+// keyword appeared (registration opened) — and sees the results live.
+//
+// A Check is fetched every DelayMs by the scheduler (a River worker in
+// internal/jobs that calls Executor.RunDue and sleeps until the time it
+// returns). Each run is judged by the Prober: AVAILABILITY checks are UP
+// when the URL answers below HTTP 400; KEYWORD checks also need the keyword
+// in the page (case-insensitive), or its absence when inverted. Runs that
+// cannot fetch the page (network error, timeout, HTTP ≥ 400) fail; after
+// FailureThreshold failures in a row the check becomes FAILED and stops
+// until resumed. A destination that resolves to a non-public address stops
+// the check at once.
+//
+// Fetches go through internal/safehttp: http(s) only, loopback, private,
+// link-local and metadata addresses refused when the check is created and
+// again after DNS resolution and on every redirect, bodies capped, timeouts.
+//
+// Service is the API GraphQL calls: Create, Update, Pause, Resume, Delete,
+// Get, List, ListAll (staff), RecentResults and Subscribe. Plans limit the
+// number of checks (MaxChecks, exact under concurrency: storage raises a
+// counter with a conditional ADD in the check's own transaction) and how
+// often they run (MinCheckDelayMs). Every change and every result is
+// published on Topic(id) as a JSON CheckEvent.
+//
+// Results are kept for ResultRetention (DynamoDB TTL) and at most
+// DefaultResultsKept per check, newest first.
+package watch

@@ -1,0 +1,197 @@
+package watch_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/devstack"
+	"github.com/algoitny/api/internal/dynamo"
+)
+
+var endpoint string
+
+// TestMain starts DynamoDB Local once for the package (or uses the one
+// `make test` started, via DYNAMODB_ENDPOINT). Each test gets its own tables.
+func TestMain(m *testing.M) {
+	ep, stop, err := devstack.DynamoForTests(context.Background())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "watch tests need DynamoDB Local:", devstack.Describe(err))
+		os.Exit(1)
+	}
+	endpoint = ep
+	code := m.Run()
+	stop()
+	os.Exit(code)
+}
+
+var tableSeq atomic.Int64
+
+// newDB returns a DB on freshly migrated tables of the test's own.
+func newDB(t testing.TB) *dynamo.DB {
+	t.Helper()
+	ctx := context.Background()
+	prefix := fmt.Sprintf("w%d-%d-", time.Now().UnixNano()%1e9, tableSeq.Add(1))
+	db, err := dynamo.Open(ctx, dynamo.Config{Endpoint: endpoint, TablePrefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Migrate(ctx); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	t.Cleanup(func() { db.DropTables(context.Background()) })
+	return db
+}
+
+// testPlan allows five checks, each at most every 100 ms.
+func testPlan() *algoitny.Plan {
+	return &algoitny.Plan{Name: "Test", MaxChecks: 5, MinCheckDelayMs: 100}
+}
+
+// as returns a context signed in as user id with plan.
+func as(id string, plan *algoitny.Plan) context.Context {
+	return algoitny.WithActor(context.Background(), &algoitny.Actor{User: &algoitny.User{ID: id, Email: id + "@example.com"}, Plan: plan})
+}
+
+// asStaff returns a context signed in as a staff user with a plan that
+// allows nothing (staff are exempt).
+func asStaff(id string) context.Context {
+	return algoitny.WithActor(context.Background(), &algoitny.Actor{
+		User: &algoitny.User{ID: id, Email: id + "@example.com", IsStaff: true},
+		Plan: &algoitny.Plan{Name: "Nothing", MinCheckDelayMs: 60_000},
+	})
+}
+
+func ok(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func must[T any](t testing.TB) func(T, error) T {
+	return func(v T, err error) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+}
+
+// errCode fails the test unless err carries code.
+func errCode(t testing.TB, err error, code string) {
+	t.Helper()
+	if got := algoitny.ErrorCode(err); got != code {
+		t.Fatalf("error code = %q (%v), want %q", got, err, code)
+	}
+}
+
+// target is a local HTTP server whose answer the test sets, counting hits.
+type target struct {
+	*httptest.Server
+	mu     sync.Mutex
+	status int
+	body   string
+	delay  time.Duration
+	hits   atomic.Int64
+}
+
+func newTarget(t testing.TB) *target {
+	t.Helper()
+	tg := &target{status: http.StatusOK, body: "<html>Hello</html>"}
+	tg.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tg.hits.Add(1)
+		tg.mu.Lock()
+		status, body, delay := tg.status, tg.body, tg.delay
+		tg.mu.Unlock()
+		if delay > 0 {
+			select {
+			case <-time.After(delay):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		w.WriteHeader(status)
+		fmt.Fprint(w, body)
+	}))
+	t.Cleanup(tg.Close)
+	return tg
+}
+
+func (tg *target) set(status int, body string, delay time.Duration) {
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	tg.status, tg.body, tg.delay = status, body, delay
+}
+
+// closedURL returns an http URL on 127.0.0.1 where nothing listens.
+func closedURL(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return "http://" + addr + "/"
+}
+
+// loopbackName returns a host name that resolves only to loopback
+// addresses: localtest.me where DNS works, else the machine's own name
+// (which /etc/hosts usually maps to 127.0.x.1). The test is skipped without one.
+func loopbackName(t testing.TB) string {
+	t.Helper()
+	candidates := []string{"localtest.me"}
+	if h, err := os.Hostname(); err == nil && h != "" && !strings.EqualFold(h, "localhost") {
+		candidates = append(candidates, h)
+	}
+	for _, name := range candidates {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		addrs, err := net.DefaultResolver.LookupHost(ctx, name)
+		cancel()
+		if err != nil || len(addrs) == 0 {
+			continue
+		}
+		loop := true
+		for _, a := range addrs {
+			ip, err := netip.ParseAddr(a)
+			loop = loop && err == nil && ip.IsLoopback()
+		}
+		if loop {
+			return name
+		}
+	}
+	t.Skip("no host name resolves to loopback here (no DNS for localtest.me, hostname not in /etc/hosts)")
+	return ""
+}
+
+// clock is a settable clock for the executor.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newClock() *clock { return &clock{now: time.Now()} }
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}

@@ -1,0 +1,503 @@
+package watch_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/dynamo"
+	"github.com/algoitny/api/internal/pubsub"
+	"github.com/algoitny/api/internal/safehttp"
+	"github.com/algoitny/api/internal/watch"
+)
+
+// scheduler records what the service asked to schedule.
+type scheduler struct {
+	mu  sync.Mutex
+	ids []string
+}
+
+func (s *scheduler) Schedule(_ context.Context, c *watch.Check) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ids = append(s.ids, c.ID)
+	return nil
+}
+
+func (s *scheduler) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.ids)
+}
+
+// fixture is a service, an executor and their store.
+type fixture struct {
+	db    *dynamo.DB
+	svc   *watch.Service
+	exec  *watch.Executor
+	sched *scheduler
+	clock *clock
+}
+
+// setup builds a service on fresh tables. Test servers are allow-listed
+// (127.0.0.1) only when allowLocal is set.
+func setup(t *testing.T, allowLocal bool) fixture {
+	t.Helper()
+	db := newDB(t)
+	var allow []string
+	if allowLocal {
+		allow = []string{"127.0.0.1"}
+	}
+	client := safehttp.New(safehttp.Config{AllowHosts: allow, Timeout: 500 * time.Millisecond})
+	broker := pubsub.NewMemory(pubsub.MemoryConfig{})
+	t.Cleanup(broker.Close)
+	events := &watch.Events{Broker: broker}
+	sched := &scheduler{}
+	clk := newClock()
+	return fixture{
+		db: db, sched: sched, clock: clk,
+		svc: &watch.Service{Store: db, URLs: client, Scheduler: sched, Events: events, MinDelayMs: 100},
+		exec: &watch.Executor{Store: db, Prober: &watch.Prober{Fetch: client, Timeout: 500 * time.Millisecond}, Events: events,
+			FailureThreshold: 3, ResultsKept: 5, Now: clk.Now},
+	}
+}
+
+// run advances the executor's clock past the check's next run and runs it.
+func (f fixture) run(t *testing.T, id string) watch.Outcome {
+	t.Helper()
+	c := must[*watch.Check](t)(f.db.GetCheck(context.Background(), id))
+	if c.NextRunAt != nil && c.NextRunAt.After(f.clock.Now()) {
+		f.clock.Add(c.NextRunAt.Sub(f.clock.Now()))
+	}
+	out, err := f.exec.RunDue(context.Background(), id)
+	ok(t, err)
+	return out
+}
+
+func TestService(t *testing.T) {
+	t.Parallel()
+	anon := context.Background()
+
+	t.Run("ErrUnauthenticated", func(t *testing.T) {
+		t.Parallel()
+		f := setup(t, true)
+		_, err := f.svc.Create(anon, watch.CreateInput{URL: "https://example.com/", Type: watch.TypeAvailability})
+		errCode(t, err, algoitny.EUNAUTHENTICATED)
+		_, err = f.svc.List(anon, algoitny.PageRequest{})
+		errCode(t, err, algoitny.EUNAUTHENTICATED)
+		_, err = f.svc.Get(anon, "x")
+		errCode(t, err, algoitny.EUNAUTHENTICATED)
+		_, err = f.svc.Subscribe(anon, "x")
+		errCode(t, err, algoitny.EUNAUTHENTICATED)
+	})
+
+	t.Run("OwnChecksOnly", func(t *testing.T) {
+		t.Parallel()
+		f := setup(t, true)
+		alice, bob := as("alice", testPlan()), as("bob", testPlan())
+		c := must[*watch.Check](t)(f.svc.Create(alice, watch.CreateInput{URL: "https://example.com/", Type: watch.TypeAvailability, DelayMs: 1000}))
+		must[*watch.Check](t)(f.svc.Create(bob, watch.CreateInput{URL: "https://example.org/", Type: watch.TypeAvailability, DelayMs: 1000}))
+		if _, err := f.svc.Get(bob, c.ID); !algoitny.IsCode(err, algoitny.ENOTFOUND) {
+			t.Fatalf("bob read alice's check: %v", err)
+		}
+		delay := 5000
+		_, err := f.svc.Update(bob, c.ID, watch.UpdateInput{DelayMs: &delay})
+		errCode(t, err, algoitny.ENOTFOUND)
+		_, err = f.svc.Pause(bob, c.ID)
+		errCode(t, err, algoitny.ENOTFOUND)
+		_, err = f.svc.Resume(bob, c.ID)
+		errCode(t, err, algoitny.ENOTFOUND)
+		errCode(t, f.svc.Delete(bob, c.ID), algoitny.ENOTFOUND)
+		_, err = f.svc.RecentResults(bob, c.ID, 10)
+		errCode(t, err, algoitny.ENOTFOUND)
+		_, err = f.svc.Subscribe(bob, c.ID)
+		errCode(t, err, algoitny.ENOTFOUND)
+		if p := must[algoitny.Page[*watch.Check]](t)(f.svc.List(bob, algoitny.PageRequest{})); len(p.Items) != 1 || p.Items[0].UserID != "bob" {
+			t.Fatalf("bob's list %+v", p.Items)
+		}
+		// Staff see everyone's checks, and list them by type and status.
+		staff := asStaff("root")
+		must[*watch.Check](t)(f.svc.Get(staff, c.ID))
+		active := watch.StatusActive
+		all := must[algoitny.Page[*watch.Check]](t)(f.svc.ListAll(staff, watch.CheckFilter{Type: watch.TypeAvailability, Status: &active}, algoitny.PageRequest{}))
+		if len(all.Items) != 2 {
+			t.Fatalf("staff list: %d", len(all.Items))
+		}
+		_, err = f.svc.ListAll(alice, watch.CheckFilter{Type: watch.TypeAvailability}, algoitny.PageRequest{})
+		errCode(t, err, algoitny.EFORBIDDEN)
+		_, err = f.svc.ListAll(staff, watch.CheckFilter{Type: "HTTP2"}, algoitny.PageRequest{})
+		errCode(t, err, algoitny.EINVALID)
+	})
+
+	t.Run("ErrInvalid", func(t *testing.T) {
+		t.Parallel()
+		f := setup(t, false) // allow-list off: nothing local may be watched
+		u := as("u", testPlan())
+		for _, tc := range []struct {
+			name  string
+			in    watch.CreateInput
+			field string
+		}{
+			{"NoURL", watch.CreateInput{Type: watch.TypeAvailability}, "url"},
+			{"NotHTTP", watch.CreateInput{URL: "ftp://example.com/", Type: watch.TypeAvailability}, "url"},
+			{"Credentials", watch.CreateInput{URL: "https://me:pw@example.com/", Type: watch.TypeAvailability}, "url"},
+			{"Loopback", watch.CreateInput{URL: "http://127.0.0.1/", Type: watch.TypeAvailability}, "url"},
+			{"LoopbackName", watch.CreateInput{URL: "http://localhost/", Type: watch.TypeAvailability}, "url"},
+			{"Private", watch.CreateInput{URL: "http://10.0.0.1/admin", Type: watch.TypeAvailability}, "url"},
+			{"Metadata", watch.CreateInput{URL: "http://169.254.169.254/latest/meta-data/", Type: watch.TypeAvailability}, "url"},
+			{"IPv6Loopback", watch.CreateInput{URL: "http://[::1]/", Type: watch.TypeAvailability}, "url"},
+			{"OddPort", watch.CreateInput{URL: "http://example.com:6379/", Type: watch.TypeAvailability}, "url"},
+			{"UnknownType", watch.CreateInput{URL: "https://example.com/", Type: "PING"}, "type"},
+			{"KeywordMissing", watch.CreateInput{URL: "https://example.com/", Type: watch.TypeKeyword}, "keyword"},
+			{"KeywordOnAvailability", watch.CreateInput{URL: "https://example.com/", Type: watch.TypeAvailability, Keyword: "x"}, "keyword"},
+			{"InvertOnAvailability", watch.CreateInput{URL: "https://example.com/", Type: watch.TypeAvailability, Invert: true}, "invert"},
+			{"DelayBelowPlan", watch.CreateInput{URL: "https://example.com/", Type: watch.TypeAvailability, DelayMs: 99}, "delayMs"},
+			{"DelayAboveDay", watch.CreateInput{URL: "https://example.com/", Type: watch.TypeAvailability, DelayMs: watch.MaxDelayMs + 1}, "delayMs"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				t.Parallel()
+				_, err := f.svc.Create(u, tc.in)
+				errCode(t, err, algoitny.EINVALID)
+				if field := err.(*algoitny.Error).Field; field != tc.field {
+					t.Fatalf("field %q, want %q", field, tc.field)
+				}
+			})
+		}
+	})
+
+	t.Run("Defaults", func(t *testing.T) {
+		t.Parallel()
+		f := setup(t, false)
+		c := must[*watch.Check](t)(f.svc.Create(as("u", testPlan()), watch.CreateInput{URL: " https://example.com/contest ", Type: "keyword", Keyword: " Register "}))
+		if c.URL != "https://example.com/contest" || c.Type != watch.TypeKeyword || c.Keyword != "Register" || c.DelayMs != watch.DefaultDelayMs ||
+			c.Status != watch.StatusActive || c.NextRunAt == nil || f.sched.count() != 1 {
+			t.Fatalf("created %+v", c)
+		}
+		// The plan's minimum applies when it is longer than the default.
+		slow := &algoitny.Plan{MaxChecks: 1, MinCheckDelayMs: 10 * 60_000}
+		c = must[*watch.Check](t)(f.svc.Create(as("v", slow), watch.CreateInput{URL: "https://example.com/", Type: watch.TypeAvailability}))
+		if c.DelayMs != 10*60_000 {
+			t.Fatalf("delay %d", c.DelayMs)
+		}
+	})
+
+	t.Run("LimitExactUnderConcurrency", func(t *testing.T) {
+		t.Parallel()
+		f := setup(t, false)
+		u := as("u", testPlan()) // MaxChecks 5
+		const callers = 20
+		var mu sync.Mutex
+		created, limited := 0, 0
+		var wg sync.WaitGroup
+		for range callers {
+			wg.Go(func() {
+				_, err := f.svc.Create(u, watch.CreateInput{URL: "https://example.com/", Type: watch.TypeAvailability, DelayMs: 1000})
+				mu.Lock()
+				defer mu.Unlock()
+				switch algoitny.ErrorCode(err) {
+				case "":
+					created++
+				case algoitny.ERATELIMITED:
+					limited++
+				default:
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		if created != 5 || limited != 15 {
+			t.Fatalf("created %d, rate limited %d; want 5 and 15", created, limited)
+		}
+		_, err := f.svc.Create(u, watch.CreateInput{URL: "https://example.com/", Type: watch.TypeAvailability, DelayMs: 1000})
+		errCode(t, err, algoitny.ERATELIMITED)
+		if rl := err.(*algoitny.Error).RateLimit; rl.Limit != 5 || rl.Used != 5 {
+			t.Fatalf("rate limit %+v", rl)
+		}
+		// Deleting one frees a slot.
+		list := must[algoitny.Page[*watch.Check]](t)(f.svc.List(u, algoitny.PageRequest{}))
+		ok(t, f.svc.Delete(u, list.Items[0].ID))
+		must[*watch.Check](t)(f.svc.Create(u, watch.CreateInput{URL: "https://example.com/", Type: watch.TypeAvailability, DelayMs: 1000}))
+		// No plan, no checks; staff are exempt from their plan's limits but not from the floor.
+		_, err = f.svc.Create(as("noplan", nil), watch.CreateInput{URL: "https://example.com/", Type: watch.TypeAvailability})
+		errCode(t, err, algoitny.ERATELIMITED)
+		for range 3 {
+			must[*watch.Check](t)(f.svc.Create(asStaff("root"), watch.CreateInput{URL: "https://example.com/", Type: watch.TypeAvailability, DelayMs: 100}))
+		}
+		_, err = f.svc.Create(asStaff("root"), watch.CreateInput{URL: "https://example.com/", Type: watch.TypeAvailability, DelayMs: 50})
+		errCode(t, err, algoitny.EINVALID)
+	})
+
+	t.Run("UpdatePauseResume", func(t *testing.T) {
+		t.Parallel()
+		f := setup(t, true)
+		tg := newTarget(t)
+		u := as("u", testPlan())
+		c := must[*watch.Check](t)(f.svc.Create(u, watch.CreateInput{URL: tg.URL, Type: watch.TypeKeyword, Keyword: "hello", Invert: true, DelayMs: 1000}))
+		f.run(t, c.ID)
+		// Changing the type to AVAILABILITY drops the keyword.
+		avail := watch.TypeAvailability
+		upd := must[*watch.Check](t)(f.svc.Update(u, c.ID, watch.UpdateInput{Type: &avail}))
+		if upd.Type != watch.TypeAvailability || upd.Keyword != "" || upd.Invert || upd.Version <= c.Version || upd.Runs != 1 {
+			t.Fatalf("updated %+v", upd)
+		}
+		// An edit never plans a run sooner than the delay after the last one.
+		if upd.NextRunAt.Before(upd.LastExecutedAt.Add(time.Second)) {
+			t.Fatalf("next run %v, last run %v", upd.NextRunAt, upd.LastExecutedAt)
+		}
+		tooFast, private := 10, "http://192.168.0.1/"
+		_, err := f.svc.Update(u, c.ID, watch.UpdateInput{DelayMs: &tooFast})
+		errCode(t, err, algoitny.EINVALID)
+		f.svc.URLs = safehttp.New(safehttp.Config{}) // allow-list off from here on
+		_, err = f.svc.Update(u, c.ID, watch.UpdateInput{URL: &private})
+		errCode(t, err, algoitny.EINVALID)
+		// The URL is not checked again when it does not change.
+		d := 2000
+		must[*watch.Check](t)(f.svc.Update(u, c.ID, watch.UpdateInput{DelayMs: &d}))
+
+		paused := must[*watch.Check](t)(f.svc.Pause(u, c.ID))
+		if paused.Status != watch.StatusPaused || paused.NextRunAt != nil {
+			t.Fatalf("paused %+v", paused)
+		}
+		again := must[*watch.Check](t)(f.svc.Pause(u, c.ID))
+		if again.Version != paused.Version {
+			t.Fatal("pausing a paused check changed it")
+		}
+		if out := f.run(t, c.ID); out.Ran || out.Next != nil {
+			t.Fatalf("a paused check ran: %+v", out)
+		}
+		scheduled := f.sched.count()
+		resumed := must[*watch.Check](t)(f.svc.Resume(u, c.ID))
+		if resumed.Status != watch.StatusActive || resumed.NextRunAt == nil || f.sched.count() != scheduled+1 {
+			t.Fatalf("resumed %+v", resumed)
+		}
+		if out := f.run(t, c.ID); !out.Ran {
+			t.Fatalf("a resumed check did not run: %+v", out)
+		}
+	})
+
+	t.Run("RecentResults", func(t *testing.T) {
+		t.Parallel()
+		f := setup(t, true) // the executor keeps 5 results
+		tg := newTarget(t)
+		u := as("u", testPlan())
+		c := must[*watch.Check](t)(f.svc.Create(u, watch.CreateInput{URL: tg.URL, Type: watch.TypeAvailability, DelayMs: 100}))
+		for i := range 8 {
+			if i == 7 {
+				tg.set(500, "", 0)
+			}
+			if out := f.run(t, c.ID); !out.Ran {
+				t.Fatalf("run %d did not happen", i)
+			}
+		}
+		res := must[[]*watch.CheckResult](t)(f.svc.RecentResults(u, c.ID, 0))
+		if len(res) != 5 || res[0].Seq != 8 || res[4].Seq != 4 || res[0].Status != watch.ResultDown || res[1].Status != watch.ResultUp {
+			t.Fatalf("results %+v", res)
+		}
+		for i := 1; i < len(res); i++ {
+			if res[i].CheckedAt.After(res[i-1].CheckedAt) {
+				t.Fatal("not newest first")
+			}
+		}
+		if two := must[[]*watch.CheckResult](t)(f.svc.RecentResults(u, c.ID, 2)); len(two) != 2 {
+			t.Fatalf("%d results for limit 2", len(two))
+		}
+		_, err := f.svc.RecentResults(u, c.ID, -1)
+		errCode(t, err, algoitny.EINVALID)
+		_, err = f.svc.RecentResults(u, c.ID, watch.DefaultResultsKept+1)
+		errCode(t, err, algoitny.EINVALID)
+	})
+
+	t.Run("Subscribe", func(t *testing.T) {
+		t.Parallel()
+		f := setup(t, true)
+		tg := newTarget(t)
+		u := as("u", testPlan())
+		c := must[*watch.Check](t)(f.svc.Create(u, watch.CreateInput{URL: tg.URL, Type: watch.TypeAvailability, DelayMs: 100}))
+		ctx, cancel := context.WithCancel(u)
+		defer cancel()
+		events := must[<-chan *watch.CheckEvent](t)(f.svc.Subscribe(ctx, c.ID))
+		next := func() *watch.CheckEvent {
+			t.Helper()
+			select {
+			case ev, open := <-events:
+				if !open {
+					t.Fatal("subscription ended")
+				}
+				return ev
+			case <-time.After(30 * time.Second):
+				t.Fatal("no event")
+			}
+			return nil
+		}
+		if first := next(); first.Check.ID != c.ID || first.Result != nil || first.Check.Version != c.Version {
+			t.Fatalf("first event %+v", first)
+		}
+		// An event older than the current state is not delivered.
+		f.svc.Events.Publish(u, &watch.CheckEvent{Check: c})
+		f.run(t, c.ID)
+		if ev := next(); ev.Result == nil || ev.Result.Status != watch.ResultUp || ev.Check.LastResult == nil || ev.Check.Runs != 1 {
+			t.Fatalf("result event %+v", ev)
+		}
+		must[*watch.Check](t)(f.svc.Pause(u, c.ID))
+		if ev := next(); ev.Check.Status != watch.StatusPaused || ev.Result != nil {
+			t.Fatalf("pause event %+v", ev)
+		}
+		ok(t, f.svc.Delete(u, c.ID))
+		if ev := next(); !ev.Deleted {
+			t.Fatalf("delete event %+v", ev)
+		}
+		if _, open := <-events; open {
+			t.Fatal("the subscription outlived the check")
+		}
+	})
+}
+
+func TestExecutor(t *testing.T) {
+	t.Parallel()
+
+	t.Run("FailedAfterThreshold", func(t *testing.T) {
+		t.Parallel()
+		f := setup(t, true) // threshold 3
+		tg := newTarget(t)
+		u := as("u", testPlan())
+		c := must[*watch.Check](t)(f.svc.Create(u, watch.CreateInput{URL: tg.URL, Type: watch.TypeAvailability, DelayMs: 100}))
+		tg.set(500, "", 0)
+		f.run(t, c.ID)
+		tg.set(200, "", 0) // a good run resets the count
+		f.run(t, c.ID)
+		tg.set(500, "", 0)
+		for i := range 3 {
+			out := f.run(t, c.ID)
+			if !out.Ran || out.Check.ConsecutiveFailures != i+1 {
+				t.Fatalf("run %d: %+v", i, out.Check)
+			}
+			if (out.Next == nil) != (i == 2) {
+				t.Fatalf("run %d: next %v", i, out.Next)
+			}
+		}
+		got := must[*watch.Check](t)(f.svc.Get(u, c.ID))
+		if got.Status != watch.StatusFailed || got.NextRunAt != nil || got.FailureReason != "stopped after 3 failed runs in a row; last error: HTTP 500" {
+			t.Fatalf("after 3 failures: %s %q", got.Status, got.FailureReason)
+		}
+		hits := tg.hits.Load()
+		if out := f.run(t, c.ID); out.Ran || tg.hits.Load() != hits {
+			t.Fatal("a FAILED check ran")
+		}
+		tg.set(200, "", 0)
+		resumed := must[*watch.Check](t)(f.svc.Resume(u, c.ID))
+		if resumed.FailureReason != "" || resumed.ConsecutiveFailures != 0 {
+			t.Fatalf("resumed %+v", resumed)
+		}
+		if out := f.run(t, c.ID); !out.Ran || out.Result.Status != watch.ResultUp || out.Check.Status != watch.StatusActive {
+			t.Fatalf("after resume: %+v", out)
+		}
+	})
+
+	t.Run("KeywordMismatchIsNotAFailure", func(t *testing.T) {
+		t.Parallel()
+		f := setup(t, true)
+		tg := newTarget(t)
+		c := must[*watch.Check](t)(f.svc.Create(as("u", testPlan()), watch.CreateInput{URL: tg.URL, Type: watch.TypeKeyword, Keyword: "open", DelayMs: 100}))
+		for range 5 {
+			out := f.run(t, c.ID)
+			if out.Result.Status != watch.ResultDown || out.Check.Status != watch.StatusActive || out.Check.ConsecutiveFailures != 0 {
+				t.Fatalf("%+v", out.Check)
+			}
+		}
+	})
+
+	t.Run("RefusedDestinationFailsAtOnce", func(t *testing.T) {
+		t.Parallel()
+		f := setup(t, false)
+		name := loopbackName(t)
+		u := as("u", testPlan())
+		// The URL check cannot know what a name resolves to: it is accepted...
+		c := must[*watch.Check](t)(f.svc.Create(u, watch.CreateInput{URL: "http://" + name + "/", Type: watch.TypeAvailability, DelayMs: 100}))
+		// ...and refused when the run connects.
+		out := f.run(t, c.ID)
+		if !out.Ran || out.Next != nil || out.Check.Status != watch.StatusFailed || out.Check.FailureReason != "stopped: "+watch.ErrForbidden.Message {
+			t.Fatalf("%+v", out.Check)
+		}
+	})
+
+	t.Run("GridWithoutDrift", func(t *testing.T) {
+		t.Parallel()
+		f := setup(t, true)
+		tg := newTarget(t)
+		c := must[*watch.Check](t)(f.svc.Create(as("u", testPlan()), watch.CreateInput{URL: tg.URL, Type: watch.TypeAvailability, DelayMs: 100}))
+		first := *c.NextRunAt
+		// Runs happen late, one of them very late: the plan stays on the
+		// 100 ms grid of the first run and the missed runs are skipped.
+		for _, late := range []time.Duration{30 * time.Millisecond, 5 * time.Millisecond, 350 * time.Millisecond} {
+			f.clock.Add(late)
+			out := f.run(t, c.ID)
+			if !out.Ran {
+				t.Fatal("did not run")
+			}
+			off := out.Next.Sub(first)
+			if off%(100*time.Millisecond) != 0 || !out.Next.After(f.clock.Now()) || out.Next.Sub(f.clock.Now()) > 100*time.Millisecond {
+				t.Fatalf("next run at +%v (now +%v)", off, f.clock.Now().Sub(first))
+			}
+		}
+		// Not due yet: nothing runs.
+		out, err := f.exec.RunDue(context.Background(), c.ID)
+		ok(t, err)
+		if out.Ran || out.Next == nil {
+			t.Fatalf("early wake-up: %+v", out)
+		}
+	})
+
+	t.Run("EditDuringRunDropsTheResult", func(t *testing.T) {
+		t.Parallel()
+		f := setup(t, true)
+		f.exec.Prober.Timeout = time.Minute
+		// The target answers only when the test lets it.
+		var hits atomic.Int64
+		release := make(chan struct{})
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if hits.Add(1) == 1 {
+				select {
+				case <-release:
+				case <-r.Context().Done():
+				}
+			}
+		}))
+		t.Cleanup(srv.Close)
+		u := as("u", testPlan())
+		c := must[*watch.Check](t)(f.svc.Create(u, watch.CreateInput{URL: srv.URL, Type: watch.TypeAvailability, DelayMs: 100}))
+		done := make(chan watch.Outcome, 1)
+		go func() {
+			out, err := f.exec.RunDue(context.Background(), c.ID)
+			if err != nil {
+				t.Error(err)
+			}
+			done <- out
+		}()
+		for hits.Load() == 0 {
+			time.Sleep(5 * time.Millisecond)
+		}
+		// A second wake-up while the run holds the lease runs nothing.
+		if out, err := f.exec.RunDue(context.Background(), c.ID); err != nil || out.Ran || out.Next == nil {
+			t.Fatalf("overlapping run: %+v %v", out, err)
+		}
+		d := 500
+		must[*watch.Check](t)(f.svc.Update(u, c.ID, watch.UpdateInput{DelayMs: &d}))
+		close(release)
+		out := <-done
+		if out.Ran || out.Check == nil || out.Check.DelayMs != 500 || out.Check.Runs != 0 {
+			t.Fatalf("run across an edit: %+v", out)
+		}
+		if hits.Load() != 1 {
+			t.Fatalf("%d fetches", hits.Load())
+		}
+		// The lease was given back: the next run need not wait for it.
+		if out := f.run(t, c.ID); !out.Ran {
+			t.Fatalf("%+v", out)
+		}
+	})
+}
