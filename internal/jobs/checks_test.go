@@ -355,6 +355,14 @@ func TestCheckScheduler(t *testing.T) {
 		t.Parallel()
 		b := setupWatch(t)
 		tg := newWatchTarget(t)
+		// The runner's own sweep runs once when it becomes leader; let it
+		// pass (the next one is an hour away) so that the test's Sweep is
+		// the one that finds the lost check.
+		eventually(t, 30*time.Second, "the start-up sweep", func() bool {
+			res, err := b.runner.Client().JobList(context.Background(),
+				river.NewJobListParams().Kinds(jobs.CheckSweepArgs{}.Kind()).States(rivertype.JobStateCompleted))
+			return err == nil && len(res.Jobs) > 0
+		})
 		// Stored without a job, as after a crash between the write and the insert.
 		c := &watch.Check{UserID: "watcher", URL: tg.URL, Type: watch.TypeAvailability, DelayMs: 100, Status: watch.StatusActive}
 		if err := b.db.CreateCheck(context.Background(), c, -1); err != nil {
