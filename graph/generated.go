@@ -16,6 +16,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/algoitny/api/graph/model"
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/atcoder"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -30,6 +31,7 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	AdtContest() AdtContestResolver
 	Checker() CheckerResolver
 	ExecutionProgressEvent() ExecutionProgressEventResolver
 	HintProgressEvent() HintProgressEventResolver
@@ -40,6 +42,7 @@ type ResolverRoot interface {
 	Problem() ProblemResolver
 	Query() QueryResolver
 	SearchHistory() SearchHistoryResolver
+	SolvedProblems() SolvedProblemsResolver
 	Subscription() SubscriptionResolver
 	TestCase() TestCaseResolver
 	UsageLog() UsageLogResolver
@@ -50,6 +53,22 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	AdtContest struct {
+		Difficulty              func(childComplexity int) int
+		DurationSeconds         func(childComplexity int) int
+		ID                      func(childComplexity int) int
+		LastFetchedSubmissionID func(childComplexity int) int
+		Start                   func(childComplexity int) int
+		Title                   func(childComplexity int) int
+	}
+
+	AtCoderAccount struct {
+		Handle       func(childComplexity int) int
+		LastError    func(childComplexity int) int
+		LastSyncedAt func(childComplexity int) int
+		LinkedAt     func(childComplexity int) int
+	}
+
 	AuthPayload struct {
 		ExpiresAt func(childComplexity int) int
 		Token     func(childComplexity int) int
@@ -146,6 +165,7 @@ type ComplexityRoot struct {
 		ExtractProblem       func(childComplexity int, url string) int
 		GenerateHints        func(childComplexity int, historyID string) int
 		GenerateTestCases    func(childComplexity int, input model.GenerateTestCasesInput) int
+		LinkAtCoderAccount   func(childComplexity int, handle string) int
 		LoginWithGoogle      func(childComplexity int, idToken string) int
 		Logout               func(childComplexity int) int
 		ReviewProblem        func(childComplexity int, platform algoitny.Platform, problemID string, input model.ReviewProblemInput) int
@@ -153,6 +173,8 @@ type ComplexityRoot struct {
 		SetHistoryVisibility func(childComplexity int, id string, isCodePublic bool) int
 		SetUserActive        func(childComplexity int, userID string, active bool) int
 		SetUserPlan          func(childComplexity int, userID string, plan string) int
+		SyncSolvedProblems   func(childComplexity int) int
+		UnlinkAtCoderAccount func(childComplexity int) int
 		UpdatePlan           func(childComplexity int, name string, input model.UpdatePlanInput) int
 		UpdateProblem        func(childComplexity int, platform algoitny.Platform, problemID string, input model.UpdateProblemInput) int
 	}
@@ -193,6 +215,7 @@ type ComplexityRoot struct {
 		ReviewNotes     func(childComplexity int) int
 		ReviewedAt      func(childComplexity int) int
 		SolutionCode    func(childComplexity int) int
+		SolvedByMe      func(childComplexity int) int
 		Tags            func(childComplexity int) int
 		TestCaseCount   func(childComplexity int) int
 		TestCases       func(childComplexity int, first *int, after *string) int
@@ -213,6 +236,7 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
+		AdtContests   func(childComplexity int, month string) int
 		HistoryFeed   func(childComplexity int, first *int, after *string) int
 		Job           func(childComplexity int, id string) int
 		Jobs          func(childComplexity int, typeArg *algoitny.JobType, status *algoitny.JobStatus, first *int, after *string) int
@@ -263,10 +287,25 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	SolvedProblems struct {
+		Count         func(childComplexity int) int
+		Handle        func(childComplexity int) int
+		LastSyncError func(childComplexity int) int
+		LastSyncedAt  func(childComplexity int) int
+		Platform      func(childComplexity int) int
+		ProblemIDs    func(childComplexity int) int
+	}
+
 	Subscription struct {
 		ExecutionProgress func(childComplexity int, jobID string) int
 		HintProgress      func(childComplexity int, historyID string) int
 		JobUpdated        func(childComplexity int, id string) int
+	}
+
+	SyncResult struct {
+		AlreadyQueued func(childComplexity int) int
+		Handle        func(childComplexity int) int
+		LastSyncedAt  func(childComplexity int) int
 	}
 
 	TestCase struct {
@@ -322,15 +361,17 @@ type ComplexityRoot struct {
 	}
 
 	User struct {
-		CreatedAt func(childComplexity int) int
-		Email     func(childComplexity int) int
-		ID        func(childComplexity int) int
-		IsActive  func(childComplexity int) int
-		IsStaff   func(childComplexity int) int
-		LastLogin func(childComplexity int) int
-		Name      func(childComplexity int) int
-		Picture   func(childComplexity int) int
-		Plan      func(childComplexity int) int
+		AtcoderHandle  func(childComplexity int) int
+		CreatedAt      func(childComplexity int) int
+		Email          func(childComplexity int) int
+		ID             func(childComplexity int) int
+		IsActive       func(childComplexity int) int
+		IsStaff        func(childComplexity int) int
+		LastLogin      func(childComplexity int) int
+		Name           func(childComplexity int) int
+		Picture        func(childComplexity int) int
+		Plan           func(childComplexity int) int
+		SolvedProblems func(childComplexity int, platform *algoitny.Platform) int
 	}
 
 	UserConnection struct {
@@ -348,6 +389,13 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
+type AdtContestResolver interface {
+	Difficulty(ctx context.Context, obj *atcoder.ADTContest) (model.AdtDifficulty, error)
+
+	DurationSeconds(ctx context.Context, obj *atcoder.ADTContest) (int, error)
+
+	LastFetchedSubmissionID(ctx context.Context, obj *atcoder.ADTContest) (int, error)
+}
 type CheckerResolver interface {
 	Kind(ctx context.Context, obj *algoitny.Checker) (algoitny.CheckerKind, error)
 }
@@ -387,6 +435,9 @@ type MutationResolver interface {
 	CancelJob(ctx context.Context, id string) (*algoitny.Job, error)
 	SetHistoryVisibility(ctx context.Context, id string, isCodePublic bool) (*algoitny.SearchHistory, error)
 	DeleteMyAccount(ctx context.Context) (bool, error)
+	LinkAtCoderAccount(ctx context.Context, handle string) (*atcoder.Link, error)
+	UnlinkAtCoderAccount(ctx context.Context) (bool, error)
+	SyncSolvedProblems(ctx context.Context) (*atcoder.SyncResult, error)
 	CreatePlan(ctx context.Context, input model.CreatePlanInput) (*algoitny.Plan, error)
 	UpdatePlan(ctx context.Context, name string, input model.UpdatePlanInput) (*algoitny.Plan, error)
 	SetUserPlan(ctx context.Context, userID string, plan string) (*algoitny.User, error)
@@ -401,6 +452,7 @@ type ProblemResolver interface {
 	SolutionCode(ctx context.Context, obj *algoitny.Problem) (*string, error)
 
 	TestCases(ctx context.Context, obj *algoitny.Problem, first *int, after *string) (*model.TestCaseConnection, error)
+	SolvedByMe(ctx context.Context, obj *algoitny.Problem) (bool, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id string) (model.Node, error)
@@ -418,6 +470,7 @@ type QueryResolver interface {
 	Users(ctx context.Context, plan *string, first *int, after *string) (*model.UserConnection, error)
 	User(ctx context.Context, id string) (*algoitny.User, error)
 	UsageStats(ctx context.Context) (*model.UsageStats, error)
+	AdtContests(ctx context.Context, month string) ([]*atcoder.ADTContest, error)
 }
 type SearchHistoryResolver interface {
 	ID(ctx context.Context, obj *algoitny.SearchHistory) (string, error)
@@ -427,6 +480,9 @@ type SearchHistoryResolver interface {
 	Code(ctx context.Context, obj *algoitny.SearchHistory) (*string, error)
 
 	Job(ctx context.Context, obj *algoitny.SearchHistory) (*algoitny.Job, error)
+}
+type SolvedProblemsResolver interface {
+	Platform(ctx context.Context, obj *atcoder.SolvedProblems) (algoitny.Platform, error)
 }
 type SubscriptionResolver interface {
 	JobUpdated(ctx context.Context, id string) (<-chan *algoitny.JobEvent, error)
@@ -449,6 +505,9 @@ type UserResolver interface {
 	Email(ctx context.Context, obj *algoitny.User) (*string, error)
 
 	Plan(ctx context.Context, obj *algoitny.User) (*algoitny.Plan, error)
+
+	AtcoderHandle(ctx context.Context, obj *algoitny.User) (*string, error)
+	SolvedProblems(ctx context.Context, obj *algoitny.User, platform *algoitny.Platform) (*atcoder.SolvedProblems, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -468,6 +527,68 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
 	switch typeName + "." + field {
+
+	case "AdtContest.difficulty":
+		if e.ComplexityRoot.AdtContest.Difficulty == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AdtContest.Difficulty(childComplexity), true
+	case "AdtContest.durationSeconds":
+		if e.ComplexityRoot.AdtContest.DurationSeconds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AdtContest.DurationSeconds(childComplexity), true
+	case "AdtContest.contestId":
+		if e.ComplexityRoot.AdtContest.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AdtContest.ID(childComplexity), true
+	case "AdtContest.lastFetchedSubmissionId":
+		if e.ComplexityRoot.AdtContest.LastFetchedSubmissionID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AdtContest.LastFetchedSubmissionID(childComplexity), true
+	case "AdtContest.startsAt":
+		if e.ComplexityRoot.AdtContest.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AdtContest.Start(childComplexity), true
+	case "AdtContest.title":
+		if e.ComplexityRoot.AdtContest.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AdtContest.Title(childComplexity), true
+
+	case "AtCoderAccount.handle":
+		if e.ComplexityRoot.AtCoderAccount.Handle == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AtCoderAccount.Handle(childComplexity), true
+	case "AtCoderAccount.lastError":
+		if e.ComplexityRoot.AtCoderAccount.LastError == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AtCoderAccount.LastError(childComplexity), true
+	case "AtCoderAccount.lastSyncedAt":
+		if e.ComplexityRoot.AtCoderAccount.LastSyncedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AtCoderAccount.LastSyncedAt(childComplexity), true
+	case "AtCoderAccount.linkedAt":
+		if e.ComplexityRoot.AtCoderAccount.LinkedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AtCoderAccount.LinkedAt(childComplexity), true
 
 	case "AuthPayload.expiresAt":
 		if e.ComplexityRoot.AuthPayload.ExpiresAt == nil {
@@ -890,6 +1011,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.GenerateTestCases(childComplexity, args["input"].(model.GenerateTestCasesInput)), true
+	case "Mutation.linkAtCoderAccount":
+		if e.ComplexityRoot.Mutation.LinkAtCoderAccount == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_linkAtCoderAccount_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.LinkAtCoderAccount(childComplexity, args["handle"].(string)), true
 	case "Mutation.loginWithGoogle":
 		if e.ComplexityRoot.Mutation.LoginWithGoogle == nil {
 			break
@@ -962,6 +1094,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetUserPlan(childComplexity, args["userId"].(string), args["plan"].(string)), true
+	case "Mutation.syncSolvedProblems":
+		if e.ComplexityRoot.Mutation.SyncSolvedProblems == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Mutation.SyncSolvedProblems(childComplexity), true
+	case "Mutation.unlinkAtCoderAccount":
+		if e.ComplexityRoot.Mutation.UnlinkAtCoderAccount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Mutation.UnlinkAtCoderAccount(childComplexity), true
 	case "Mutation.updatePlan":
 		if e.ComplexityRoot.Mutation.UpdatePlan == nil {
 			break
@@ -1161,6 +1305,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Problem.SolutionCode(childComplexity), true
+	case "Problem.solvedByMe":
+		if e.ComplexityRoot.Problem.SolvedByMe == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Problem.SolvedByMe(childComplexity), true
 	case "Problem.tags":
 		if e.ComplexityRoot.Problem.Tags == nil {
 			break
@@ -1235,6 +1385,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ProblemEdge.Node(childComplexity), true
 
+	case "Query.adtContests":
+		if e.ComplexityRoot.Query.AdtContests == nil {
+			break
+		}
+
+		args, err := ec.field_Query_adtContests_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AdtContests(childComplexity, args["month"].(string)), true
 	case "Query.historyFeed":
 		if e.ComplexityRoot.Query.HistoryFeed == nil {
 			break
@@ -1529,6 +1690,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SearchHistoryEdge.Node(childComplexity), true
 
+	case "SolvedProblems.count":
+		if e.ComplexityRoot.SolvedProblems.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SolvedProblems.Count(childComplexity), true
+	case "SolvedProblems.handle":
+		if e.ComplexityRoot.SolvedProblems.Handle == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SolvedProblems.Handle(childComplexity), true
+	case "SolvedProblems.lastSyncError":
+		if e.ComplexityRoot.SolvedProblems.LastSyncError == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SolvedProblems.LastSyncError(childComplexity), true
+	case "SolvedProblems.lastSyncedAt":
+		if e.ComplexityRoot.SolvedProblems.LastSyncedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SolvedProblems.LastSyncedAt(childComplexity), true
+	case "SolvedProblems.platform":
+		if e.ComplexityRoot.SolvedProblems.Platform == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SolvedProblems.Platform(childComplexity), true
+	case "SolvedProblems.problemIds":
+		if e.ComplexityRoot.SolvedProblems.ProblemIDs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SolvedProblems.ProblemIDs(childComplexity), true
+
 	case "Subscription.executionProgress":
 		if e.ComplexityRoot.Subscription.ExecutionProgress == nil {
 			break
@@ -1562,6 +1760,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.JobUpdated(childComplexity, args["id"].(string)), true
+
+	case "SyncResult.alreadyQueued":
+		if e.ComplexityRoot.SyncResult.AlreadyQueued == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SyncResult.AlreadyQueued(childComplexity), true
+	case "SyncResult.handle":
+		if e.ComplexityRoot.SyncResult.Handle == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SyncResult.Handle(childComplexity), true
+	case "SyncResult.lastSyncedAt":
+		if e.ComplexityRoot.SyncResult.LastSyncedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SyncResult.LastSyncedAt(childComplexity), true
 
 	case "TestCase.createdAt":
 		if e.ComplexityRoot.TestCase.CreatedAt == nil {
@@ -1756,6 +1973,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.UsageStats.TotalExecutions(childComplexity), true
 
+	case "User.atcoderHandle":
+		if e.ComplexityRoot.User.AtcoderHandle == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.AtcoderHandle(childComplexity), true
 	case "User.createdAt":
 		if e.ComplexityRoot.User.CreatedAt == nil {
 			break
@@ -1810,6 +2033,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.User.Plan(childComplexity), true
+	case "User.solvedProblems":
+		if e.ComplexityRoot.User.SolvedProblems == nil {
+			break
+		}
+
+		args, err := ec.field_User_solvedProblems_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.User.SolvedProblems(childComplexity, args["platform"].(*algoitny.Platform)), true
 
 	case "UserConnection.edges":
 		if e.ComplexityRoot.UserConnection.Edges == nil {
@@ -2061,6 +2295,8 @@ type Problem implements Node {
   reviewedAt: Time
   "Test cases, oldest first."
   testCases(first: Int, after: String): TestCaseConnection!
+  "Whether the signed-in user has this problem accepted on its judge (AtCoder, from the linked account's synced submissions); false when anonymous."
+  solvedByMe: Boolean!
   createdAt: Time!
   updatedAt: Time!
 }
@@ -2217,6 +2453,56 @@ type User implements Node {
   plan: Plan
   createdAt: Time!
   lastLogin: Time
+  "The linked AtCoder account (the user themselves and staff only)."
+  atcoderHandle: String
+  "Problems the user has accepted on a judge, from their linked account (the user themselves and staff only; AtCoder only for now)."
+  solvedProblems(platform: Platform = ATCODER): SolvedProblems
+}
+
+"A linked AtCoder account."
+type AtCoderAccount {
+  handle: String!
+  linkedAt: Time!
+  "When a sync last reached the newest submission; null until the first one completes."
+  lastSyncedAt: Time
+  "The last sync attempt's error, empty when it succeeded."
+  lastError: String!
+}
+
+type SolvedProblems {
+  platform: Platform!
+  handle: String!
+  "Problem ids on the judge (e.g. abc300_a), sorted."
+  problemIds: [String!]!
+  count: Int!
+  lastSyncedAt: Time
+  lastSyncError: String!
+}
+
+type SyncResult {
+  "Whether a sync was already waiting or running (then nothing new was queued)."
+  alreadyQueued: Boolean!
+  handle: String!
+  "When the previous sync completed; poll solvedProblems until lastSyncedAt moves past it."
+  lastSyncedAt: Time
+}
+
+enum AdtDifficulty {
+  EASY
+  MEDIUM
+  HARD
+  ALL
+}
+
+"An AtCoder Daily Training contest."
+type AdtContest {
+  contestId: String!
+  difficulty: AdtDifficulty!
+  startsAt: Time!
+  durationSeconds: Int!
+  title: String!
+  "The highest submission id of this contest a sync has processed (0: none yet)."
+  lastFetchedSubmissionId: Int!
 }
 
 type UserEdge {
@@ -2425,6 +2711,8 @@ type Query {
   user(id: ID!): User
   "Admin: execution statistics."
   usageStats: UsageStats!
+  "AtCoder Daily Training contests of a month (YYYYMM, UTC), in start order."
+  adtContests(month: String!): [AdtContest!]!
 }
 
 type Mutation {
@@ -2450,6 +2738,11 @@ type Mutation {
   setHistoryVisibility(id: ID!, isCodePublic: Boolean!): SearchHistory!
   "Erases every item of the signed-in user. Safe to retry."
   deleteMyAccount: Boolean!
+  "Link an AtCoder account (3–16 letters, digits or _); its accepted problems are synced."
+  linkAtCoderAccount(handle: String!): AtCoderAccount!
+  unlinkAtCoderAccount: Boolean!
+  "Queue a sync of the signed-in user's linked account now."
+  syncSolvedProblems: SyncResult!
   createPlan(input: CreatePlanInput!): Plan!
   updatePlan(name: String!, input: UpdatePlanInput!): Plan!
   setUserPlan(userId: ID!, plan: String!): User!
@@ -2494,6 +2787,38 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // childFields_* functions provide shared child field context lookups.
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
+
+func (ec *executionContext) childFields_AdtContest(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "contestId":
+		return ec.fieldContext_AdtContest_contestId(ctx, field)
+	case "difficulty":
+		return ec.fieldContext_AdtContest_difficulty(ctx, field)
+	case "startsAt":
+		return ec.fieldContext_AdtContest_startsAt(ctx, field)
+	case "durationSeconds":
+		return ec.fieldContext_AdtContest_durationSeconds(ctx, field)
+	case "title":
+		return ec.fieldContext_AdtContest_title(ctx, field)
+	case "lastFetchedSubmissionId":
+		return ec.fieldContext_AdtContest_lastFetchedSubmissionId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AdtContest", field.Name)
+}
+
+func (ec *executionContext) childFields_AtCoderAccount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "handle":
+		return ec.fieldContext_AtCoderAccount_handle(ctx, field)
+	case "linkedAt":
+		return ec.fieldContext_AtCoderAccount_linkedAt(ctx, field)
+	case "lastSyncedAt":
+		return ec.fieldContext_AtCoderAccount_lastSyncedAt(ctx, field)
+	case "lastError":
+		return ec.fieldContext_AtCoderAccount_lastError(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AtCoderAccount", field.Name)
+}
 
 func (ec *executionContext) childFields_AuthPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
@@ -2745,6 +3070,8 @@ func (ec *executionContext) childFields_Problem(ctx context.Context, field graph
 		return ec.fieldContext_Problem_reviewedAt(ctx, field)
 	case "testCases":
 		return ec.fieldContext_Problem_testCases(ctx, field)
+	case "solvedByMe":
+		return ec.fieldContext_Problem_solvedByMe(ctx, field)
 	case "createdAt":
 		return ec.fieldContext_Problem_createdAt(ctx, field)
 	case "updatedAt":
@@ -2837,6 +3164,36 @@ func (ec *executionContext) childFields_SearchHistoryEdge(ctx context.Context, f
 		return ec.fieldContext_SearchHistoryEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SearchHistoryEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_SolvedProblems(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "platform":
+		return ec.fieldContext_SolvedProblems_platform(ctx, field)
+	case "handle":
+		return ec.fieldContext_SolvedProblems_handle(ctx, field)
+	case "problemIds":
+		return ec.fieldContext_SolvedProblems_problemIds(ctx, field)
+	case "count":
+		return ec.fieldContext_SolvedProblems_count(ctx, field)
+	case "lastSyncedAt":
+		return ec.fieldContext_SolvedProblems_lastSyncedAt(ctx, field)
+	case "lastSyncError":
+		return ec.fieldContext_SolvedProblems_lastSyncError(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SolvedProblems", field.Name)
+}
+
+func (ec *executionContext) childFields_SyncResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "alreadyQueued":
+		return ec.fieldContext_SyncResult_alreadyQueued(ctx, field)
+	case "handle":
+		return ec.fieldContext_SyncResult_handle(ctx, field)
+	case "lastSyncedAt":
+		return ec.fieldContext_SyncResult_lastSyncedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SyncResult", field.Name)
 }
 
 func (ec *executionContext) childFields_TestCase(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2945,6 +3302,10 @@ func (ec *executionContext) childFields_User(ctx context.Context, field graphql.
 		return ec.fieldContext_User_createdAt(ctx, field)
 	case "lastLogin":
 		return ec.fieldContext_User_lastLogin(ctx, field)
+	case "atcoderHandle":
+		return ec.fieldContext_User_atcoderHandle(ctx, field)
+	case "solvedProblems":
+		return ec.fieldContext_User_solvedProblems(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type User", field.Name)
 }
@@ -3279,6 +3640,20 @@ func (ec *executionContext) field_Mutation_generateTestCases_args(ctx context.Co
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_linkAtCoderAccount_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "handle",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["handle"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_loginWithGoogle_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3488,6 +3863,20 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["name"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_adtContests_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "month",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["month"] = arg0
 	return args, nil
 }
 
@@ -3791,6 +4180,20 @@ func (ec *executionContext) field_Subscription_jobUpdated_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_User_solvedProblems_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "platform",
+		func(ctx context.Context, v any) (*algoitny.Platform, error) {
+			return ec.unmarshalOPlatform2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐPlatform(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["platform"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field___Directive_args_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3850,6 +4253,236 @@ func (ec *executionContext) field___Type_fields_args(ctx context.Context, rawArg
 // endregion ***************************** args.gotpl *****************************
 
 // region    **************************** field.gotpl *****************************
+
+func (ec *executionContext) _AdtContest_contestId(ctx context.Context, field graphql.CollectedField, obj *atcoder.ADTContest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AdtContest_contestId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AdtContest_contestId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AdtContest", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AdtContest_difficulty(ctx context.Context, field graphql.CollectedField, obj *atcoder.ADTContest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AdtContest_difficulty(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AdtContest().Difficulty(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.AdtDifficulty) graphql.Marshaler {
+			return ec.marshalNAdtDifficulty2githubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐAdtDifficulty(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AdtContest_difficulty(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AdtContest", field, true, true, errors.New("field of type AdtDifficulty does not have child fields"))
+}
+
+func (ec *executionContext) _AdtContest_startsAt(ctx context.Context, field graphql.CollectedField, obj *atcoder.ADTContest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AdtContest_startsAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AdtContest_startsAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AdtContest", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AdtContest_durationSeconds(ctx context.Context, field graphql.CollectedField, obj *atcoder.ADTContest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AdtContest_durationSeconds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AdtContest().DurationSeconds(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AdtContest_durationSeconds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AdtContest", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AdtContest_title(ctx context.Context, field graphql.CollectedField, obj *atcoder.ADTContest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AdtContest_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AdtContest_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AdtContest", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AdtContest_lastFetchedSubmissionId(ctx context.Context, field graphql.CollectedField, obj *atcoder.ADTContest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AdtContest_lastFetchedSubmissionId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AdtContest().LastFetchedSubmissionID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AdtContest_lastFetchedSubmissionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AdtContest", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AtCoderAccount_handle(ctx context.Context, field graphql.CollectedField, obj *atcoder.Link) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AtCoderAccount_handle(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Handle, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AtCoderAccount_handle(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AtCoderAccount", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AtCoderAccount_linkedAt(ctx context.Context, field graphql.CollectedField, obj *atcoder.Link) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AtCoderAccount_linkedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LinkedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AtCoderAccount_linkedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AtCoderAccount", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AtCoderAccount_lastSyncedAt(ctx context.Context, field graphql.CollectedField, obj *atcoder.Link) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AtCoderAccount_lastSyncedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastSyncedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AtCoderAccount_lastSyncedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AtCoderAccount", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _AtCoderAccount_lastError(ctx context.Context, field graphql.CollectedField, obj *atcoder.Link) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AtCoderAccount_lastError(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastError, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AtCoderAccount_lastError(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AtCoderAccount", field, false, false, errors.New("field of type String does not have child fields"))
+}
 
 func (ec *executionContext) _AuthPayload_token(ctx context.Context, field graphql.CollectedField, obj *model.AuthPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
@@ -5746,6 +6379,105 @@ func (ec *executionContext) fieldContext_Mutation_deleteMyAccount(_ context.Cont
 	return graphql.NewScalarFieldContext("Mutation", field, true, true, errors.New("field of type Boolean does not have child fields"))
 }
 
+func (ec *executionContext) _Mutation_linkAtCoderAccount(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_linkAtCoderAccount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().LinkAtCoderAccount(ctx, fc.Args["handle"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *atcoder.Link) graphql.Marshaler {
+			return ec.marshalNAtCoderAccount2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋatcoderᚐLink(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_linkAtCoderAccount(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AtCoderAccount(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_linkAtCoderAccount_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_unlinkAtCoderAccount(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_unlinkAtCoderAccount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Mutation().UnlinkAtCoderAccount(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_unlinkAtCoderAccount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Mutation", field, true, true, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Mutation_syncSolvedProblems(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_syncSolvedProblems(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Mutation().SyncSolvedProblems(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *atcoder.SyncResult) graphql.Marshaler {
+			return ec.marshalNSyncResult2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋatcoderᚐSyncResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_syncSolvedProblems(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SyncResult(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_createPlan(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6734,6 +7466,29 @@ func (ec *executionContext) fieldContext_Problem_testCases(ctx context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _Problem_solvedByMe(ctx context.Context, field graphql.CollectedField, obj *algoitny.Problem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Problem_solvedByMe(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Problem().SolvedByMe(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Problem_solvedByMe(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Problem", field, true, true, errors.New("field of type Boolean does not have child fields"))
+}
+
 func (ec *executionContext) _Problem_createdAt(ctx context.Context, field graphql.CollectedField, obj *algoitny.Problem) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7511,6 +8266,50 @@ func (ec *executionContext) fieldContext_Query_usageStats(_ context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_adtContests(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_adtContests(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().AdtContests(ctx, fc.Args["month"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*atcoder.ADTContest) graphql.Marshaler {
+			return ec.marshalNAdtContest2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋatcoderᚐADTContestᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_adtContests(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AdtContest(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_adtContests_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8202,6 +9001,144 @@ func (ec *executionContext) fieldContext_SearchHistoryEdge_node(_ context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _SolvedProblems_platform(ctx context.Context, field graphql.CollectedField, obj *atcoder.SolvedProblems) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SolvedProblems_platform(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SolvedProblems().Platform(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v algoitny.Platform) graphql.Marshaler {
+			return ec.marshalNPlatform2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐPlatform(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SolvedProblems_platform(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SolvedProblems", field, true, true, errors.New("field of type Platform does not have child fields"))
+}
+
+func (ec *executionContext) _SolvedProblems_handle(ctx context.Context, field graphql.CollectedField, obj *atcoder.SolvedProblems) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SolvedProblems_handle(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Handle, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SolvedProblems_handle(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SolvedProblems", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SolvedProblems_problemIds(ctx context.Context, field graphql.CollectedField, obj *atcoder.SolvedProblems) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SolvedProblems_problemIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ProblemIDs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SolvedProblems_problemIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SolvedProblems", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SolvedProblems_count(ctx context.Context, field graphql.CollectedField, obj *atcoder.SolvedProblems) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SolvedProblems_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SolvedProblems_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SolvedProblems", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SolvedProblems_lastSyncedAt(ctx context.Context, field graphql.CollectedField, obj *atcoder.SolvedProblems) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SolvedProblems_lastSyncedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastSyncedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SolvedProblems_lastSyncedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SolvedProblems", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _SolvedProblems_lastSyncError(ctx context.Context, field graphql.CollectedField, obj *atcoder.SolvedProblems) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SolvedProblems_lastSyncError(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastSyncError, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SolvedProblems_lastSyncError(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SolvedProblems", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Subscription_jobUpdated(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
 	return graphql.ResolveFieldStream(
 		ctx,
@@ -8332,6 +9269,75 @@ func (ec *executionContext) fieldContext_Subscription_hintProgress(ctx context.C
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _SyncResult_alreadyQueued(ctx context.Context, field graphql.CollectedField, obj *atcoder.SyncResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SyncResult_alreadyQueued(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AlreadyQueued, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SyncResult_alreadyQueued(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SyncResult", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _SyncResult_handle(ctx context.Context, field graphql.CollectedField, obj *atcoder.SyncResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SyncResult_handle(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Handle, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SyncResult_handle(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SyncResult", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SyncResult_lastSyncedAt(ctx context.Context, field graphql.CollectedField, obj *atcoder.SyncResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SyncResult_lastSyncedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastSyncedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SyncResult_lastSyncedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SyncResult", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
 func (ec *executionContext) _TestCase_id(ctx context.Context, field graphql.CollectedField, obj *algoitny.TestCase) (ret graphql.Marshaler) {
@@ -9297,6 +10303,73 @@ func (ec *executionContext) _User_lastLogin(ctx context.Context, field graphql.C
 }
 func (ec *executionContext) fieldContext_User_lastLogin(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _User_atcoderHandle(ctx context.Context, field graphql.CollectedField, obj *algoitny.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_atcoderHandle(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.User().AtcoderHandle(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_User_atcoderHandle(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("User", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _User_solvedProblems(ctx context.Context, field graphql.CollectedField, obj *algoitny.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_solvedProblems(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.User().SolvedProblems(ctx, obj, fc.Args["platform"].(*algoitny.Platform))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *atcoder.SolvedProblems) graphql.Marshaler {
+			return ec.marshalOSolvedProblems2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋatcoderᚐSolvedProblems(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_User_solvedProblems(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "User",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SolvedProblems(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_User_solvedProblems_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _UserConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.UserConnection) (ret graphql.Marshaler) {
@@ -11404,6 +12477,221 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 
 // region    **************************** object.gotpl ****************************
 
+var adtContestImplementors = []string{"AdtContest"}
+
+func (ec *executionContext) _AdtContest(ctx context.Context, sel ast.SelectionSet, obj *atcoder.ADTContest) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, adtContestImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AdtContest")
+		case "contestId":
+			out.Values[i] = ec._AdtContest_contestId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "difficulty":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AdtContest_difficulty(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "startsAt":
+			out.Values[i] = ec._AdtContest_startsAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "durationSeconds":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AdtContest_durationSeconds(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "title":
+			out.Values[i] = ec._AdtContest_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "lastFetchedSubmissionId":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AdtContest_lastFetchedSubmissionId(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var atCoderAccountImplementors = []string{"AtCoderAccount"}
+
+func (ec *executionContext) _AtCoderAccount(ctx context.Context, sel ast.SelectionSet, obj *atcoder.Link) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, atCoderAccountImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AtCoderAccount")
+		case "handle":
+			out.Values[i] = ec._AtCoderAccount_handle(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "linkedAt":
+			out.Values[i] = ec._AtCoderAccount_linkedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lastSyncedAt":
+			out.Values[i] = ec._AtCoderAccount_lastSyncedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "lastError":
+			out.Values[i] = ec._AtCoderAccount_lastError(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var authPayloadImplementors = []string{"AuthPayload"}
 
 func (ec *executionContext) _AuthPayload(ctx context.Context, sel ast.SelectionSet, obj *model.AuthPayload) graphql.Marshaler {
@@ -12469,6 +13757,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "linkAtCoderAccount":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_linkAtCoderAccount(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unlinkAtCoderAccount":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_unlinkAtCoderAccount(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "syncSolvedProblems":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_syncSolvedProblems(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "createPlan":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createPlan(ctx, field)
@@ -12870,6 +14179,44 @@ func (ec *executionContext) _Problem(ctx context.Context, sel ast.SelectionSet, 
 					}
 				}()
 				res = ec._Problem_testCases(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "solvedByMe":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Problem_solvedByMe(ctx, field, obj)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -13365,6 +14712,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "adtContests":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_adtContests(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -13784,6 +15153,102 @@ func (ec *executionContext) _SearchHistoryEdge(ctx context.Context, sel ast.Sele
 	return out
 }
 
+var solvedProblemsImplementors = []string{"SolvedProblems"}
+
+func (ec *executionContext) _SolvedProblems(ctx context.Context, sel ast.SelectionSet, obj *atcoder.SolvedProblems) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, solvedProblemsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SolvedProblems")
+		case "platform":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._SolvedProblems_platform(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "handle":
+			out.Values[i] = ec._SolvedProblems_handle(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "problemIds":
+			out.Values[i] = ec._SolvedProblems_problemIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "count":
+			out.Values[i] = ec._SolvedProblems_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "lastSyncedAt":
+			out.Values[i] = ec._SolvedProblems_lastSyncedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "lastSyncError":
+			out.Values[i] = ec._SolvedProblems_lastSyncError(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var subscriptionImplementors = []string{"Subscription"}
 
 func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
@@ -13806,6 +15271,54 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 	default:
 		panic("unknown field " + strconv.Quote(fields[0].Name))
 	}
+}
+
+var syncResultImplementors = []string{"SyncResult"}
+
+func (ec *executionContext) _SyncResult(ctx context.Context, sel ast.SelectionSet, obj *atcoder.SyncResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, syncResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SyncResult")
+		case "alreadyQueued":
+			out.Values[i] = ec._SyncResult_alreadyQueued(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "handle":
+			out.Values[i] = ec._SyncResult_handle(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lastSyncedAt":
+			out.Values[i] = ec._SyncResult_lastSyncedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
 }
 
 var testCaseImplementors = []string{"TestCase", "Node"}
@@ -14515,6 +16028,82 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "atcoderHandle":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._User_atcoderHandle(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "solvedProblems":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._User_solvedProblems(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -15013,6 +16602,52 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 // endregion **************************** object.gotpl ****************************
 
 // region    ***************************** type.gotpl *****************************
+
+func (ec *executionContext) marshalNAdtContest2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋatcoderᚐADTContestᚄ(ctx context.Context, sel ast.SelectionSet, v []*atcoder.ADTContest) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAdtContest2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋatcoderᚐADTContest(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAdtContest2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋatcoderᚐADTContest(ctx context.Context, sel ast.SelectionSet, v *atcoder.ADTContest) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AdtContest(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAdtDifficulty2githubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐAdtDifficulty(ctx context.Context, v any) (model.AdtDifficulty, error) {
+	var res model.AdtDifficulty
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAdtDifficulty2githubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐAdtDifficulty(ctx context.Context, sel ast.SelectionSet, v model.AdtDifficulty) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNAtCoderAccount2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋatcoderᚐLink(ctx context.Context, sel ast.SelectionSet, v *atcoder.Link) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AtCoderAccount(ctx, sel, v)
+}
 
 func (ec *executionContext) marshalNAuthPayload2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐAuthPayload(ctx context.Context, sel ast.SelectionSet, v *model.AuthPayload) graphql.Marshaler {
 	if v == nil {
@@ -15599,6 +17234,16 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNSyncResult2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋatcoderᚐSyncResult(ctx context.Context, sel ast.SelectionSet, v *atcoder.SyncResult) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SyncResult(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNTestCase2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐTestCase(ctx context.Context, sel ast.SelectionSet, v *algoitny.TestCase) graphql.Marshaler {
@@ -16306,6 +17951,13 @@ func (ec *executionContext) marshalOSearchHistory2ᚖgithubᚗcomᚋalgoitnyᚋa
 		return graphql.Null
 	}
 	return ec._SearchHistory(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOSolvedProblems2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋatcoderᚐSolvedProblems(ctx context.Context, sel ast.SelectionSet, v *atcoder.SolvedProblems) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._SolvedProblems(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/algoitny/api/internal/accounts"
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/atcoder"
 	"github.com/algoitny/api/internal/authoring"
 	"github.com/algoitny/api/internal/jobs"
 	"github.com/algoitny/api/internal/problems"
@@ -85,6 +86,17 @@ type Events interface {
 	HintEvents(ctx context.Context, h *algoitny.SearchHistory) (<-chan *algoitny.HintEvent, error)
 }
 
+// AtCoder is linked AtCoder accounts and their solved problems (atcoder.Service).
+type AtCoder interface {
+	LinkAccount(ctx context.Context, handle string) (*atcoder.Link, error)
+	UnlinkAccount(ctx context.Context) error
+	Handle(ctx context.Context, userID string) (string, error)
+	Solved(ctx context.Context, userID string) (atcoder.SolvedProblems, error)
+	SolvedBy(ctx context.Context, userID string, problemIDs []string) (map[string]bool, error)
+	SyncNow(ctx context.Context) (atcoder.SyncResult, error)
+	ADTContests(ctx context.Context, month string) ([]atcoder.ADTContest, error)
+}
+
 // Resolver is the root resolver; it holds only interfaces.
 type Resolver struct {
 	Accounts  Accounts
@@ -93,4 +105,5 @@ type Resolver struct {
 	Jobs      Jobs
 	Authoring Authoring
 	Events    Events
+	AtCoder   AtCoder
 }

@@ -11,11 +11,24 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/algoitny/api/graph/model"
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/atcoder"
 	"github.com/algoitny/api/internal/authoring"
 	"github.com/algoitny/api/internal/jobs"
 	"github.com/algoitny/api/internal/loader"
 	"github.com/algoitny/api/internal/problems"
 )
+
+func (r *adtContestResolver) Difficulty(ctx context.Context, obj *atcoder.ADTContest) (model.AdtDifficulty, error) {
+	return model.AdtDifficulty(obj.Difficulty.String()), nil
+}
+
+func (r *adtContestResolver) DurationSeconds(ctx context.Context, obj *atcoder.ADTContest) (int, error) {
+	return int(obj.Duration.Seconds()), nil
+}
+
+func (r *adtContestResolver) LastFetchedSubmissionID(ctx context.Context, obj *atcoder.ADTContest) (int, error) {
+	return int(obj.LastFetchedSubmissionID), nil
+}
 
 func (r *checkerResolver) Kind(ctx context.Context, obj *algoitny.Checker) (algoitny.CheckerKind, error) {
 	if obj.Kind == "" {
@@ -207,6 +220,31 @@ func (r *mutationResolver) DeleteMyAccount(ctx context.Context) (bool, error) {
 	return true, r.Accounts.DeleteMyAccount(ctx)
 }
 
+func (r *mutationResolver) LinkAtCoderAccount(ctx context.Context, handle string) (*atcoder.Link, error) {
+	if r.AtCoder == nil {
+		return nil, errUnavailable
+	}
+	return r.AtCoder.LinkAccount(ctx, handle)
+}
+
+func (r *mutationResolver) UnlinkAtCoderAccount(ctx context.Context) (bool, error) {
+	if r.AtCoder == nil {
+		return false, errUnavailable
+	}
+	return true, r.AtCoder.UnlinkAccount(ctx)
+}
+
+func (r *mutationResolver) SyncSolvedProblems(ctx context.Context) (*atcoder.SyncResult, error) {
+	if r.AtCoder == nil {
+		return nil, errUnavailable
+	}
+	res, err := r.AtCoder.SyncNow(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
 func (r *mutationResolver) CreatePlan(ctx context.Context, input model.CreatePlanInput) (*algoitny.Plan, error) {
 	p := &algoitny.Plan{
 		Name: input.Name, Description: orEmpty(input.Description),
@@ -278,6 +316,13 @@ func (r *problemResolver) TestCases(ctx context.Context, obj *algoitny.Problem, 
 		return &model.TestCaseEdge{Cursor: c, Node: n}
 	})
 	return &model.TestCaseConnection{Edges: edges, PageInfo: info, TotalCount: obj.TestCaseCount}, nil
+}
+
+func (r *problemResolver) SolvedByMe(ctx context.Context, obj *algoitny.Problem) (bool, error) {
+	if obj.Platform != algoitny.PlatformAtCoder || !algoitny.ActorFrom(ctx).SignedIn() {
+		return false, nil
+	}
+	return loader.For(ctx).SolvedByMe.Load(ctx, obj.ProblemID)()
 }
 
 func (r *queryResolver) Node(ctx context.Context, id string) (model.Node, error) {
@@ -397,6 +442,21 @@ func (r *queryResolver) UsageStats(ctx context.Context) (*model.UsageStats, erro
 	return out, nil
 }
 
+func (r *queryResolver) AdtContests(ctx context.Context, month string) ([]*atcoder.ADTContest, error) {
+	if r.AtCoder == nil {
+		return nil, errUnavailable
+	}
+	contests, err := r.AtCoder.ADTContests(ctx, month)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*atcoder.ADTContest, len(contests))
+	for i := range contests {
+		out[i] = &contests[i]
+	}
+	return out, nil
+}
+
 func (r *searchHistoryResolver) ID(ctx context.Context, obj *algoitny.SearchHistory) (string, error) {
 	return historyGID(obj), nil
 }
@@ -424,6 +484,10 @@ func (r *searchHistoryResolver) Job(ctx context.Context, obj *algoitny.SearchHis
 		return nil, nil
 	}
 	return loader.For(ctx).Job.Load(ctx, obj.JobID)()
+}
+
+func (r *solvedProblemsResolver) Platform(ctx context.Context, obj *atcoder.SolvedProblems) (algoitny.Platform, error) {
+	return algoitny.PlatformAtCoder, nil
 }
 
 func (r *subscriptionResolver) JobUpdated(ctx context.Context, id string) (<-chan *algoitny.JobEvent, error) {
@@ -536,6 +600,33 @@ func (r *userResolver) Plan(ctx context.Context, obj *algoitny.User) (*algoitny.
 	return p, err
 }
 
+func (r *userResolver) AtcoderHandle(ctx context.Context, obj *algoitny.User) (*string, error) {
+	if r.AtCoder == nil || !algoitny.ActorFrom(ctx).OwnsOrStaff(obj.ID) {
+		return nil, nil
+	}
+	h, err := r.AtCoder.Handle(ctx, obj.ID)
+	if err != nil || h == "" {
+		return nil, err
+	}
+	return &h, nil
+}
+
+func (r *userResolver) SolvedProblems(ctx context.Context, obj *algoitny.User, platform *algoitny.Platform) (*atcoder.SolvedProblems, error) {
+	if r.AtCoder == nil || platform == nil || *platform != algoitny.PlatformAtCoder || !algoitny.ActorFrom(ctx).OwnsOrStaff(obj.ID) {
+		return nil, nil
+	}
+	sp, err := r.AtCoder.Solved(ctx, obj.ID)
+	if algoitny.IsCode(err, algoitny.ENOTFOUND) {
+		return nil, nil // no linked account
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &sp, nil
+}
+
+func (r *Resolver) AdtContest() AdtContestResolver { return &adtContestResolver{r} }
+
 func (r *Resolver) Checker() CheckerResolver { return &checkerResolver{r} }
 
 func (r *Resolver) ExecutionProgressEvent() ExecutionProgressEventResolver {
@@ -560,6 +651,8 @@ func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
 
 func (r *Resolver) SearchHistory() SearchHistoryResolver { return &searchHistoryResolver{r} }
 
+func (r *Resolver) SolvedProblems() SolvedProblemsResolver { return &solvedProblemsResolver{r} }
+
 func (r *Resolver) Subscription() SubscriptionResolver { return &subscriptionResolver{r} }
 
 func (r *Resolver) TestCase() TestCaseResolver { return &testCaseResolver{r} }
@@ -569,6 +662,7 @@ func (r *Resolver) UsageLog() UsageLogResolver { return &usageLogResolver{r} }
 func (r *Resolver) User() UserResolver { return &userResolver{r} }
 
 type (
+	adtContestResolver             struct{ *Resolver }
 	checkerResolver                struct{ *Resolver }
 	executionProgressEventResolver struct{ *Resolver }
 	hintProgressEventResolver      struct{ *Resolver }
@@ -579,6 +673,7 @@ type (
 	problemResolver                struct{ *Resolver }
 	queryResolver                  struct{ *Resolver }
 	searchHistoryResolver          struct{ *Resolver }
+	solvedProblemsResolver         struct{ *Resolver }
 	subscriptionResolver           struct{ *Resolver }
 	testCaseResolver               struct{ *Resolver }
 	usageLogResolver               struct{ *Resolver }

@@ -16,6 +16,7 @@ import (
 	"github.com/algoitny/api/graph"
 	"github.com/algoitny/api/internal/accounts"
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/atcoder"
 	"github.com/algoitny/api/internal/auth"
 	"github.com/algoitny/api/internal/authoring"
 	"github.com/algoitny/api/internal/devstack"
@@ -83,10 +84,22 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 	if err != nil {
 		return fmt.Errorf("LLM provider: %s", algoitny.ErrorMessage(err))
 	}
+	atcoderAPI, err := atcoder.NewClient(atcoder.ClientConfig{BaseURL: m.Config.AtCoderBaseURL, MinInterval: m.Config.AtCoderMinInterval})
+	if err != nil {
+		return fmt.Errorf("ATCODER_API_BASE_URL: %w", err)
+	}
+	atcoderPlugin, err := jobs.NewAtCoderPlugin(jobs.AtCoderConfig{
+		Syncer:   &atcoder.Syncer{Store: m.DB, API: atcoderAPI, Logger: m.Logger},
+		Interval: m.Config.AtCoderSyncEvery, Logger: m.Logger,
+	})
+	if err != nil {
+		return err
+	}
 	jcfg := jobs.Config{
 		Pool: m.Pool, Schema: m.Config.RiverSchema, Store: m.DB, Events: m.Events, Judge: m.Judge,
 		LLM: provider, Fetch: safehttp.New(safehttp.Config{AllowHosts: m.Config.FetchAllowHosts, MinHostInterval: time.Second}),
 		StandInHosts: m.Config.FetchAllowHosts,
+		Plugins:      []jobs.Plugin{atcoderPlugin},
 		Logger:       m.Logger, Work: m.Config.Workers,
 		JobTimeout: m.Config.JobTimeout, RescueAfter: m.Config.JobRescueAfter,
 		FetchPollInterval: m.Config.JobPollInterval, StaleAfter: m.Config.JobStaleAfter,
@@ -115,6 +128,7 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 		History:  &history.Service{Store: m.DB},
 		Jobs:     jobSvc,
 		Events:   m.Events,
+		AtCoder:  &atcoder.Service{Store: m.DB, Queue: jobs.NewAtCoderQueue(m.Jobs.Client())},
 	}
 	if m.Judge != nil {
 		resolver.Authoring = &authoring.Service{Problems: problemSvc, Jobs: jobSvc, Judge: m.Judge}

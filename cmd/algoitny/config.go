@@ -52,6 +52,13 @@ type Config struct {
 	// ALGOITNY_JOB_POLL_INTERVAL, ALGOITNY_JOB_STALE_AFTER); zero means the
 	// jobs package's defaults.
 	JobTimeout, JobRescueAfter, JobPollInterval, JobStaleAfter time.Duration
+
+	// AtCoder sync: the AtCoder Problems API (ATCODER_API_BASE_URL, default
+	// https://kenkoooo.com), the least time between its calls
+	// (ATCODER_MIN_INTERVAL, default 1s) and how often all linked users are
+	// synced (ATCODER_SYNC_INTERVAL, default 1h).
+	AtCoderBaseURL                       string
+	AtCoderMinInterval, AtCoderSyncEvery time.Duration
 }
 
 // configFromEnv reads and validates the configuration.
@@ -69,6 +76,7 @@ func configFromEnv() (Config, error) {
 		FetchAllowHosts: httpserver.ParseOrigins(os.Getenv("ALGOITNY_FETCH_ALLOW_HOSTS")),
 		JudgeSandbox:    envOr("JUDGE_SANDBOX", "bwrap"),
 		CORSOrigins:     httpserver.ParseOrigins(os.Getenv("ALGOITNY_CORS_ORIGINS")),
+		AtCoderBaseURL:  os.Getenv("ATCODER_API_BASE_URL"),
 	}
 	for name, dst := range map[string]*time.Duration{
 		"SESSION_LIFETIME":           &cfg.SessionLifetime,
@@ -76,6 +84,8 @@ func configFromEnv() (Config, error) {
 		"ALGOITNY_JOB_RESCUE_AFTER":  &cfg.JobRescueAfter,
 		"ALGOITNY_JOB_POLL_INTERVAL": &cfg.JobPollInterval,
 		"ALGOITNY_JOB_STALE_AFTER":   &cfg.JobStaleAfter,
+		"ATCODER_MIN_INTERVAL":       &cfg.AtCoderMinInterval,
+		"ATCODER_SYNC_INTERVAL":      &cfg.AtCoderSyncEvery,
 	} {
 		if v := os.Getenv(name); v != "" {
 			d, err := time.ParseDuration(v)

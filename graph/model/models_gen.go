@@ -3,6 +3,10 @@
 package model
 
 import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
@@ -222,4 +226,63 @@ type UserConnection struct {
 type UserEdge struct {
 	Cursor string         `json:"cursor"`
 	Node   *algoitny.User `json:"node"`
+}
+
+type AdtDifficulty string
+
+const (
+	AdtDifficultyEasy   AdtDifficulty = "EASY"
+	AdtDifficultyMedium AdtDifficulty = "MEDIUM"
+	AdtDifficultyHard   AdtDifficulty = "HARD"
+	AdtDifficultyAll    AdtDifficulty = "ALL"
+)
+
+var AllAdtDifficulty = []AdtDifficulty{
+	AdtDifficultyEasy,
+	AdtDifficultyMedium,
+	AdtDifficultyHard,
+	AdtDifficultyAll,
+}
+
+func (e AdtDifficulty) IsValid() bool {
+	switch e {
+	case AdtDifficultyEasy, AdtDifficultyMedium, AdtDifficultyHard, AdtDifficultyAll:
+		return true
+	}
+	return false
+}
+
+func (e AdtDifficulty) String() string {
+	return string(e)
+}
+
+func (e *AdtDifficulty) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = AdtDifficulty(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid AdtDifficulty", str)
+	}
+	return nil
+}
+
+func (e AdtDifficulty) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *AdtDifficulty) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e AdtDifficulty) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
 }

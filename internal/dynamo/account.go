@@ -39,6 +39,9 @@ func (db *DB) DeleteAccount(ctx context.Context, u *algoitny.User) error {
 	if err := db.deleteItems(ctx, items); err != nil {
 		return err
 	}
+	if err := db.UnlinkAtCoder(ctx, u.ID); err != nil { // USER_AC#{id}: link and AC list
+		return err
+	}
 	return db.DeleteUser(ctx, u.Email)
 }
 

@@ -77,7 +77,9 @@ func (p *AtCoderPlugin) PeriodicJobs() []*river.PeriodicJob {
 	return []*river.PeriodicJob{river.NewPeriodicJob(
 		river.PeriodicInterval(p.cfg.Interval),
 		func() (river.JobArgs, *river.InsertOpts) { return AtCoderSweepArgs{}, nil },
-		&river.PeriodicJobOpts{ID: "atcoder_sweep"},
+		// RunOnStart: a fresh deployment discovers contests and syncs at once;
+		// the sweep is unique, so replicas starting together run it once.
+		&river.PeriodicJobOpts{ID: "atcoder_sweep", RunOnStart: true},
 	)}
 }
 

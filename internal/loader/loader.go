@@ -12,9 +12,11 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/atcoder"
 	"github.com/graph-gophers/dataloader/v7"
 )
 
@@ -25,6 +27,7 @@ type Store interface {
 	GetPlans(ctx context.Context, names []string) (map[string]*algoitny.Plan, error)
 	GetJobs(ctx context.Context, ids []string) (map[string]*algoitny.Job, error)
 	ListTestCases(ctx context.Context, ref algoitny.ProblemRef, page algoitny.PageRequest) (algoitny.Page[*algoitny.TestCase], error)
+	GetACList(ctx context.Context, userID string) (*atcoder.ACList, error)
 }
 
 // TestCasePage asks for one page of a problem's test cases.
@@ -42,18 +45,27 @@ type Loaders struct {
 	Plan      *dataloader.Loader[string, *algoitny.Plan] // by name
 	Job       *dataloader.Loader[string, *algoitny.Job]
 	TestCases *dataloader.Loader[TestCasePage, algoitny.Page[*algoitny.TestCase]]
+	// SolvedByMe says whether the operation's actor has an AtCoder problem
+	// accepted: the whole AC list is one item, read once per batch.
+	SolvedByMe *dataloader.Loader[string, bool]
+
+	store Store
 }
 
 // batchCapacity matches BatchGetItem's 100 keys per call.
 const batchCapacity = 100
 
 // wait is how long a loader collects keys before it fetches. gqlgen resolves
-// the fields of a list concurrently, so the keys arrive within microseconds.
+// the fields of a list concurrently, so the keys arrive within microseconds
+// on an idle machine; on a busy one some arrive later and make a second
+// batch, which is why lists prefetch what their items need (PrefetchHistory)
+// instead of relying on this window.
 const wait = 2 * time.Millisecond
 
 // New returns a fresh set of loaders over store.
 func New(store Store) *Loaders {
 	return &Loaders{
+		store: store,
 		// The store's methods are called through closures, so a nil store
 		// fails only when a loader is used.
 		Problem: newLoader(func(ctx context.Context, k []algoitny.ProblemRef) (map[algoitny.ProblemRef]*algoitny.Problem, error) {
@@ -69,6 +81,25 @@ func New(store Store) *Loaders {
 			func(k string) string { return k }),
 		Job: newLoader(func(ctx context.Context, k []string) (map[string]*algoitny.Job, error) { return store.GetJobs(ctx, k) },
 			func(k string) string { return k }),
+		SolvedByMe: dataloader.NewBatchedLoader(func(ctx context.Context, ids []string) []*dataloader.Result[bool] {
+			out := make([]*dataloader.Result[bool], len(ids))
+			a := algoitny.ActorFrom(ctx)
+			var solved map[string]bool
+			var err error
+			if a.SignedIn() {
+				var list *atcoder.ACList
+				if list, err = store.GetACList(ctx, a.UserID()); err == nil && list != nil {
+					solved = make(map[string]bool, len(list.ProblemIDs))
+					for _, id := range list.ProblemIDs {
+						solved[id] = true
+					}
+				}
+			}
+			for i, id := range ids {
+				out[i] = &dataloader.Result[bool]{Data: solved[id], Error: err}
+			}
+			return out
+		}, dataloader.WithBatchCapacity[string, bool](1000), dataloader.WithWait[string, bool](wait)),
 		TestCases: dataloader.NewBatchedLoader(func(ctx context.Context, keys []TestCasePage) []*dataloader.Result[algoitny.Page[*algoitny.TestCase]] {
 			// DynamoDB has no batched Query: run the distinct pages concurrently.
 			out := make([]*dataloader.Result[algoitny.Page[*algoitny.TestCase]], len(keys))
@@ -83,7 +114,9 @@ func New(store Store) *Loaders {
 			}
 			wg.Wait()
 			return out
-		}, dataloader.WithBatchCapacity[TestCasePage, algoitny.Page[*algoitny.TestCase]](batchCapacity), dataloader.WithWait[TestCasePage, algoitny.Page[*algoitny.TestCase]](wait)),
+			// Every page is a Query of its own, so waiting for more keys
+			// only adds latency: fetch at once.
+		}, dataloader.WithBatchCapacity[TestCasePage, algoitny.Page[*algoitny.TestCase]](batchCapacity), dataloader.WithWait[TestCasePage, algoitny.Page[*algoitny.TestCase]](0)),
 	}
 }
 
@@ -106,21 +139,59 @@ func newLoader[K comparable, V any](get func(context.Context, []K) (map[K]V, err
 
 type ctxKey struct{}
 
+// lazy builds an operation's loaders on first use: most operations (a
+// `{ __typename }`, a mutation, a myUsage) never load anything and should
+// not pay for five loaders and their caches.
+type lazy struct {
+	once  sync.Once
+	store Store
+	l     atomic.Pointer[Loaders]
+}
+
+func (z *lazy) get() *Loaders {
+	z.once.Do(func() { z.l.Store(New(z.store)) })
+	return z.l.Load()
+}
+
 // With returns a context carrying l.
 func With(ctx context.Context, l *Loaders) context.Context {
 	return context.WithValue(ctx, ctxKey{}, l)
 }
 
+// WithLazy returns a context carrying loaders over store that are built the
+// first time For or From asks for them.
+func WithLazy(ctx context.Context, store Store) context.Context {
+	return context.WithValue(ctx, ctxKey{}, &lazy{store: store})
+}
+
 // From returns the loaders of the operation in ctx, if any.
 func From(ctx context.Context) (*Loaders, bool) {
-	l, ok := ctx.Value(ctxKey{}).(*Loaders)
-	return l, ok
+	switch v := ctx.Value(ctxKey{}).(type) {
+	case *Loaders:
+		return v, true
+	case *lazy:
+		return v.get(), true
+	}
+	return nil, false
+}
+
+// Built returns the loaders of the operation in ctx if they exist already
+// (lazy ones are not built by asking).
+func Built(ctx context.Context) (*Loaders, bool) {
+	switch v := ctx.Value(ctxKey{}).(type) {
+	case *Loaders:
+		return v, true
+	case *lazy:
+		l := v.l.Load()
+		return l, l != nil
+	}
+	return nil, false
 }
 
 // For returns the loaders of the operation in ctx. It panics if none were
 // installed: that is a wiring bug, and gqlgen turns the panic into INTERNAL.
 func For(ctx context.Context) *Loaders {
-	l, ok := ctx.Value(ctxKey{}).(*Loaders)
+	l, ok := From(ctx)
 	if !ok {
 		panic("loader: no loaders in context")
 	}
@@ -134,4 +205,94 @@ func (l *Loaders) ClearAll() {
 	l.Plan.ClearAll()
 	l.Job.ClearAll()
 	l.TestCases.ClearAll()
+	l.SolvedByMe.ClearAll()
+}
+
+// HistoryFields says which fields of a page of executions are selected.
+type HistoryFields struct {
+	Problem  bool // problem { … }
+	User     bool // user { … }
+	UserPlan bool // user { plan { … } }
+}
+
+// PrefetchHistory loads what the selected fields of a page of executions
+// will ask for — their problems and authors in one BatchGetItem each, then
+// the authors' plans in one more — and primes the loaders with it, so that
+// the items' field resolvers find everything cached. A page of up to 100
+// items thus costs its Query plus at most three requests however its
+// resolvers are scheduled (the loaders' batching window splits batches when
+// the machine is busy). Missing items are primed as nil, as the loaders
+// would load them. On an error nothing more is primed and the resolvers
+// load (and report) on their own.
+func (l *Loaders) PrefetchHistory(ctx context.Context, items []*algoitny.SearchHistory, f HistoryFields) {
+	if len(items) == 0 || l.store == nil {
+		return
+	}
+	var wg sync.WaitGroup
+	if f.Problem {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			refs := uniqueKeys(items, func(h *algoitny.SearchHistory) (algoitny.ProblemRef, bool) {
+				return algoitny.ProblemRef{Platform: h.Platform, ProblemID: h.ProblemID}, h.ProblemID != ""
+			})
+			found, err := l.store.GetProblems(ctx, refs)
+			if err != nil {
+				return
+			}
+			for _, r := range refs {
+				l.Problem.Prime(ctx, r, found[r])
+			}
+		}()
+	}
+	if f.User || f.UserPlan {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			emails := uniqueKeys(items, func(h *algoitny.SearchHistory) (string, bool) { return h.UserEmail, h.UserEmail != "" })
+			lower := make([]string, len(emails))
+			for i, e := range emails {
+				lower[i] = strings.ToLower(e)
+			}
+			found, err := l.store.GetUsersByEmail(ctx, lower)
+			if err != nil {
+				return
+			}
+			// The resolver loads by the item's email as stored.
+			var plans []string
+			seen := map[string]bool{}
+			for i, e := range emails {
+				u := found[lower[i]]
+				l.User.Prime(ctx, e, u)
+				if u != nil && u.PlanName != "" && !seen[u.PlanName] {
+					seen[u.PlanName] = true
+					plans = append(plans, u.PlanName)
+				}
+			}
+			if !f.UserPlan || len(plans) == 0 {
+				return
+			}
+			pfound, err := l.store.GetPlans(ctx, plans)
+			if err != nil {
+				return
+			}
+			for _, name := range plans {
+				l.Plan.Prime(ctx, name, pfound[name])
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// uniqueKeys returns the distinct keys of items in order of appearance.
+func uniqueKeys[K comparable](items []*algoitny.SearchHistory, key func(*algoitny.SearchHistory) (K, bool)) []K {
+	seen := make(map[K]bool, len(items))
+	var out []K
+	for _, h := range items {
+		if k, ok := key(h); ok && !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	return out
 }
