@@ -48,8 +48,11 @@ func ErrorPresenter(logger *slog.Logger) graphql.ErrorPresenterFunc {
 			ext["field"] = appErr.Field
 		}
 		if rl := appErr.RateLimit; rl != nil {
-			ext["limit"], ext["used"], ext["resetAt"] = rl.Limit, rl.Used, rl.ResetAt
+			ext["limit"], ext["used"] = rl.Limit, rl.Used
 			ext["remaining"] = max(0, rl.Limit-rl.Used)
+			if !rl.ResetAt.IsZero() { // limits that are not daily (checks, problems) never reset
+				ext["resetAt"] = rl.ResetAt
+			}
 		}
 		gqlErr.Message, gqlErr.Extensions = msg, ext
 		return gqlErr

@@ -17,6 +17,7 @@ import (
 	"github.com/algoitny/api/graph/model"
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/atcoder"
+	"github.com/algoitny/api/internal/watch"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -32,6 +33,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
 	AdtContest() AdtContestResolver
+	Check() CheckResolver
 	Checker() CheckerResolver
 	ExecutionProgressEvent() ExecutionProgressEventResolver
 	HintProgressEvent() HintProgressEventResolver
@@ -73,6 +75,49 @@ type ComplexityRoot struct {
 		ExpiresAt func(childComplexity int) int
 		Token     func(childComplexity int) int
 		User      func(childComplexity int) int
+	}
+
+	Check struct {
+		ConsecutiveFailures func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		DelayMs             func(childComplexity int) int
+		FailureReason       func(childComplexity int) int
+		ID                  func(childComplexity int) int
+		Invert              func(childComplexity int) int
+		Keyword             func(childComplexity int) int
+		LastExecutedAt      func(childComplexity int) int
+		LastResult          func(childComplexity int) int
+		NextRunAt           func(childComplexity int) int
+		RecentResults       func(childComplexity int, limit *int) int
+		Status              func(childComplexity int) int
+		Type                func(childComplexity int) int
+		URL                 func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+	}
+
+	CheckConnection struct {
+		Edges    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
+	CheckEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	CheckEvent struct {
+		Check   func(childComplexity int) int
+		Deleted func(childComplexity int) int
+		Result  func(childComplexity int) int
+	}
+
+	CheckResult struct {
+		CheckedAt      func(childComplexity int) int
+		Error          func(childComplexity int) int
+		HTTPStatus     func(childComplexity int) int
+		KeywordFound   func(childComplexity int) int
+		ResponseTimeMs func(childComplexity int) int
+		Status         func(childComplexity int) int
 	}
 
 	Checker struct {
@@ -156,8 +201,10 @@ type ComplexityRoot struct {
 	Mutation struct {
 		AddTestCases         func(childComplexity int, platform algoitny.Platform, problemID string, testCases []*model.TestCaseInput) int
 		CancelJob            func(childComplexity int, id string) int
+		CreateCheck          func(childComplexity int, input model.CreateCheckInput) int
 		CreatePlan           func(childComplexity int, input model.CreatePlanInput) int
 		CreateProblem        func(childComplexity int, input model.CreateProblemInput) int
+		DeleteCheck          func(childComplexity int, id string) int
 		DeleteMyAccount      func(childComplexity int) int
 		DeleteProblem        func(childComplexity int, platform algoitny.Platform, problemID string, reason *string) int
 		DevLogin             func(childComplexity int, email string) int
@@ -168,6 +215,8 @@ type ComplexityRoot struct {
 		LinkAtCoderAccount   func(childComplexity int, handle string) int
 		LoginWithGoogle      func(childComplexity int, idToken string) int
 		Logout               func(childComplexity int) int
+		PauseCheck           func(childComplexity int, id string) int
+		ResumeCheck          func(childComplexity int, id string) int
 		ReviewProblem        func(childComplexity int, platform algoitny.Platform, problemID string, input model.ReviewProblemInput) int
 		SaveProblem          func(childComplexity int, input model.SaveProblemInput) int
 		SetHistoryVisibility func(childComplexity int, id string, isCodePublic bool) int
@@ -175,6 +224,7 @@ type ComplexityRoot struct {
 		SetUserPlan          func(childComplexity int, userID string, plan string) int
 		SyncSolvedProblems   func(childComplexity int) int
 		UnlinkAtCoderAccount func(childComplexity int) int
+		UpdateCheck          func(childComplexity int, id string, input model.UpdateCheckInput) int
 		UpdatePlan           func(childComplexity int, name string, input model.UpdatePlanInput) int
 		UpdateProblem        func(childComplexity int, platform algoitny.Platform, problemID string, input model.UpdateProblemInput) int
 	}
@@ -237,10 +287,12 @@ type ComplexityRoot struct {
 
 	Query struct {
 		AdtContests   func(childComplexity int, month string) int
+		Check         func(childComplexity int, id string) int
 		HistoryFeed   func(childComplexity int, first *int, after *string) int
 		Job           func(childComplexity int, id string) int
 		Jobs          func(childComplexity int, typeArg *algoitny.JobType, status *algoitny.JobStatus, first *int, after *string) int
 		Me            func(childComplexity int) int
+		MyChecks      func(childComplexity int, first *int, after *string) int
 		MyHistory     func(childComplexity int, filter *model.HistoryFilter, first *int, after *string) int
 		MyUsage       func(childComplexity int) int
 		Node          func(childComplexity int, id string) int
@@ -297,6 +349,7 @@ type ComplexityRoot struct {
 	}
 
 	Subscription struct {
+		CheckUpdated      func(childComplexity int, id string) int
 		ExecutionProgress func(childComplexity int, jobID string) int
 		HintProgress      func(childComplexity int, historyID string) int
 		JobUpdated        func(childComplexity int, id string) int
@@ -396,6 +449,11 @@ type AdtContestResolver interface {
 
 	LastFetchedSubmissionID(ctx context.Context, obj *atcoder.ADTContest) (int, error)
 }
+type CheckResolver interface {
+	ID(ctx context.Context, obj *watch.Check) (string, error)
+
+	RecentResults(ctx context.Context, obj *watch.Check, limit *int) ([]*watch.CheckResult, error)
+}
 type CheckerResolver interface {
 	Kind(ctx context.Context, obj *algoitny.Checker) (algoitny.CheckerKind, error)
 }
@@ -438,6 +496,11 @@ type MutationResolver interface {
 	LinkAtCoderAccount(ctx context.Context, handle string) (*atcoder.Link, error)
 	UnlinkAtCoderAccount(ctx context.Context) (bool, error)
 	SyncSolvedProblems(ctx context.Context) (*atcoder.SyncResult, error)
+	CreateCheck(ctx context.Context, input model.CreateCheckInput) (*watch.Check, error)
+	UpdateCheck(ctx context.Context, id string, input model.UpdateCheckInput) (*watch.Check, error)
+	PauseCheck(ctx context.Context, id string) (*watch.Check, error)
+	ResumeCheck(ctx context.Context, id string) (*watch.Check, error)
+	DeleteCheck(ctx context.Context, id string) (bool, error)
 	CreatePlan(ctx context.Context, input model.CreatePlanInput) (*algoitny.Plan, error)
 	UpdatePlan(ctx context.Context, name string, input model.UpdatePlanInput) (*algoitny.Plan, error)
 	SetUserPlan(ctx context.Context, userID string, plan string) (*algoitny.User, error)
@@ -470,6 +533,8 @@ type QueryResolver interface {
 	Users(ctx context.Context, plan *string, first *int, after *string) (*model.UserConnection, error)
 	User(ctx context.Context, id string) (*algoitny.User, error)
 	UsageStats(ctx context.Context) (*model.UsageStats, error)
+	MyChecks(ctx context.Context, first *int, after *string) (*model.CheckConnection, error)
+	Check(ctx context.Context, id string) (*watch.Check, error)
 	AdtContests(ctx context.Context, month string) ([]*atcoder.ADTContest, error)
 }
 type SearchHistoryResolver interface {
@@ -488,6 +553,7 @@ type SubscriptionResolver interface {
 	JobUpdated(ctx context.Context, id string) (<-chan *algoitny.JobEvent, error)
 	ExecutionProgress(ctx context.Context, jobID string) (<-chan *algoitny.ExecutionEvent, error)
 	HintProgress(ctx context.Context, historyID string) (<-chan *algoitny.HintEvent, error)
+	CheckUpdated(ctx context.Context, id string) (<-chan *watch.CheckEvent, error)
 }
 type TestCaseResolver interface {
 	ID(ctx context.Context, obj *algoitny.TestCase) (string, error)
@@ -608,6 +674,184 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AuthPayload.User(childComplexity), true
+
+	case "Check.consecutiveFailures":
+		if e.ComplexityRoot.Check.ConsecutiveFailures == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Check.ConsecutiveFailures(childComplexity), true
+	case "Check.createdAt":
+		if e.ComplexityRoot.Check.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Check.CreatedAt(childComplexity), true
+	case "Check.delayMs":
+		if e.ComplexityRoot.Check.DelayMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Check.DelayMs(childComplexity), true
+	case "Check.failureReason":
+		if e.ComplexityRoot.Check.FailureReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Check.FailureReason(childComplexity), true
+	case "Check.id":
+		if e.ComplexityRoot.Check.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Check.ID(childComplexity), true
+	case "Check.invert":
+		if e.ComplexityRoot.Check.Invert == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Check.Invert(childComplexity), true
+	case "Check.keyword":
+		if e.ComplexityRoot.Check.Keyword == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Check.Keyword(childComplexity), true
+	case "Check.lastExecutedAt":
+		if e.ComplexityRoot.Check.LastExecutedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Check.LastExecutedAt(childComplexity), true
+	case "Check.lastResult":
+		if e.ComplexityRoot.Check.LastResult == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Check.LastResult(childComplexity), true
+	case "Check.nextRunAt":
+		if e.ComplexityRoot.Check.NextRunAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Check.NextRunAt(childComplexity), true
+	case "Check.recentResults":
+		if e.ComplexityRoot.Check.RecentResults == nil {
+			break
+		}
+
+		args, err := ec.field_Check_recentResults_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Check.RecentResults(childComplexity, args["limit"].(*int)), true
+	case "Check.status":
+		if e.ComplexityRoot.Check.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Check.Status(childComplexity), true
+	case "Check.checkType":
+		if e.ComplexityRoot.Check.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Check.Type(childComplexity), true
+	case "Check.url":
+		if e.ComplexityRoot.Check.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Check.URL(childComplexity), true
+	case "Check.updatedAt":
+		if e.ComplexityRoot.Check.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Check.UpdatedAt(childComplexity), true
+
+	case "CheckConnection.edges":
+		if e.ComplexityRoot.CheckConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CheckConnection.Edges(childComplexity), true
+	case "CheckConnection.pageInfo":
+		if e.ComplexityRoot.CheckConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CheckConnection.PageInfo(childComplexity), true
+
+	case "CheckEdge.cursor":
+		if e.ComplexityRoot.CheckEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CheckEdge.Cursor(childComplexity), true
+	case "CheckEdge.node":
+		if e.ComplexityRoot.CheckEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CheckEdge.Node(childComplexity), true
+
+	case "CheckEvent.check":
+		if e.ComplexityRoot.CheckEvent.Check == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CheckEvent.Check(childComplexity), true
+	case "CheckEvent.deleted":
+		if e.ComplexityRoot.CheckEvent.Deleted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CheckEvent.Deleted(childComplexity), true
+	case "CheckEvent.result":
+		if e.ComplexityRoot.CheckEvent.Result == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CheckEvent.Result(childComplexity), true
+
+	case "CheckResult.checkedAt":
+		if e.ComplexityRoot.CheckResult.CheckedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CheckResult.CheckedAt(childComplexity), true
+	case "CheckResult.error":
+		if e.ComplexityRoot.CheckResult.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CheckResult.Error(childComplexity), true
+	case "CheckResult.httpStatus":
+		if e.ComplexityRoot.CheckResult.HTTPStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CheckResult.HTTPStatus(childComplexity), true
+	case "CheckResult.keywordFound":
+		if e.ComplexityRoot.CheckResult.KeywordFound == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CheckResult.KeywordFound(childComplexity), true
+	case "CheckResult.responseTimeMs":
+		if e.ComplexityRoot.CheckResult.ResponseTimeMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CheckResult.ResponseTimeMs(childComplexity), true
+	case "CheckResult.status":
+		if e.ComplexityRoot.CheckResult.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CheckResult.Status(childComplexity), true
 
 	case "Checker.epsilon":
 		if e.ComplexityRoot.Checker.Epsilon == nil {
@@ -917,6 +1161,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CancelJob(childComplexity, args["id"].(string)), true
+	case "Mutation.createCheck":
+		if e.ComplexityRoot.Mutation.CreateCheck == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createCheck_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateCheck(childComplexity, args["input"].(model.CreateCheckInput)), true
 	case "Mutation.createPlan":
 		if e.ComplexityRoot.Mutation.CreatePlan == nil {
 			break
@@ -939,6 +1194,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateProblem(childComplexity, args["input"].(model.CreateProblemInput)), true
+	case "Mutation.deleteCheck":
+		if e.ComplexityRoot.Mutation.DeleteCheck == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteCheck_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteCheck(childComplexity, args["id"].(string)), true
 	case "Mutation.deleteMyAccount":
 		if e.ComplexityRoot.Mutation.DeleteMyAccount == nil {
 			break
@@ -1039,6 +1305,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.Logout(childComplexity), true
+	case "Mutation.pauseCheck":
+		if e.ComplexityRoot.Mutation.PauseCheck == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_pauseCheck_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.PauseCheck(childComplexity, args["id"].(string)), true
+	case "Mutation.resumeCheck":
+		if e.ComplexityRoot.Mutation.ResumeCheck == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_resumeCheck_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ResumeCheck(childComplexity, args["id"].(string)), true
 	case "Mutation.reviewProblem":
 		if e.ComplexityRoot.Mutation.ReviewProblem == nil {
 			break
@@ -1106,6 +1394,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UnlinkAtCoderAccount(childComplexity), true
+	case "Mutation.updateCheck":
+		if e.ComplexityRoot.Mutation.UpdateCheck == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateCheck_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateCheck(childComplexity, args["id"].(string), args["input"].(model.UpdateCheckInput)), true
 	case "Mutation.updatePlan":
 		if e.ComplexityRoot.Mutation.UpdatePlan == nil {
 			break
@@ -1396,6 +1695,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.AdtContests(childComplexity, args["month"].(string)), true
+	case "Query.check":
+		if e.ComplexityRoot.Query.Check == nil {
+			break
+		}
+
+		args, err := ec.field_Query_check_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Check(childComplexity, args["id"].(string)), true
 	case "Query.historyFeed":
 		if e.ComplexityRoot.Query.HistoryFeed == nil {
 			break
@@ -1436,6 +1746,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Me(childComplexity), true
+	case "Query.myChecks":
+		if e.ComplexityRoot.Query.MyChecks == nil {
+			break
+		}
+
+		args, err := ec.field_Query_myChecks_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.MyChecks(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Query.myHistory":
 		if e.ComplexityRoot.Query.MyHistory == nil {
 			break
@@ -1727,6 +2048,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SolvedProblems.ProblemIDs(childComplexity), true
 
+	case "Subscription.checkUpdated":
+		if e.ComplexityRoot.Subscription.CheckUpdated == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_checkUpdated_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.CheckUpdated(childComplexity, args["id"].(string)), true
 	case "Subscription.executionProgress":
 		if e.ComplexityRoot.Subscription.ExecutionProgress == nil {
 			break
@@ -2080,6 +2412,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
 		ec.unmarshalInputCheckerInput,
+		ec.unmarshalInputCreateCheckInput,
 		ec.unmarshalInputCreatePlanInput,
 		ec.unmarshalInputCreateProblemInput,
 		ec.unmarshalInputExecuteCodeInput,
@@ -2089,6 +2422,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputReviewProblemInput,
 		ec.unmarshalInputSaveProblemInput,
 		ec.unmarshalInputTestCaseInput,
+		ec.unmarshalInputUpdateCheckInput,
 		ec.unmarshalInputUpdatePlanInput,
 		ec.unmarshalInputUpdateProblemInput,
 	)
@@ -2459,6 +2793,94 @@ type User implements Node {
   solvedProblems(platform: Platform = ATCODER): SolvedProblems
 }
 
+"A watched URL: is the page up, has a keyword appeared (seed 002's checks)."
+type Check implements Node {
+  id: ID!
+  url: String!
+  checkType: CheckType!
+  "What a KEYWORD check looks for (case-insensitive)."
+  keyword: String!
+  "A KEYWORD check is UP when the keyword is absent."
+  invert: Boolean!
+  "Time between runs."
+  delayMs: Int!
+  status: CheckStatus!
+  "Why a FAILED check stopped."
+  failureReason: String!
+  consecutiveFailures: Int!
+  createdAt: Time!
+  updatedAt: Time!
+  lastExecutedAt: Time
+  nextRunAt: Time
+  lastResult: CheckResult
+  "The most recent results, newest first (kept a day, at most 1440)."
+  recentResults(limit: Int = 20): [CheckResult!]!
+}
+
+enum CheckType {
+  AVAILABILITY
+  KEYWORD
+}
+
+enum CheckStatus {
+  ACTIVE
+  PAUSED
+  FAILED
+}
+
+enum CheckResultStatus {
+  UP
+  DOWN
+}
+
+"One run of a check (seed 002's lastResult)."
+type CheckResult {
+  status: CheckResultStatus!
+  responseTimeMs: Int!
+  "0 when no response came."
+  httpStatus: Int!
+  "Set for KEYWORD checks whose page was read."
+  keywordFound: Boolean
+  "Why the run failed; empty when the page was fetched."
+  error: String!
+  checkedAt: Time!
+}
+
+type CheckEdge {
+  cursor: String!
+  node: Check!
+}
+
+type CheckConnection {
+  edges: [CheckEdge!]!
+  pageInfo: PageInfo!
+}
+
+"A check's change: a run's result, an edit, or its deletion."
+type CheckEvent {
+  check: Check!
+  result: CheckResult
+  deleted: Boolean!
+}
+
+input CreateCheckInput {
+  "A public http(s) URL."
+  url: String!
+  checkType: CheckType!
+  keyword: String
+  invert: Boolean
+  "Time between runs (at least the plan's minCheckDelayMs; default 5 minutes)."
+  delayMs: Int
+}
+
+input UpdateCheckInput {
+  url: String
+  checkType: CheckType
+  keyword: String
+  invert: Boolean
+  delayMs: Int
+}
+
 "A linked AtCoder account."
 type AtCoderAccount {
   handle: String!
@@ -2711,6 +3133,9 @@ type Query {
   user(id: ID!): User
   "Admin: execution statistics."
   usageStats: UsageStats!
+  "Your URL checks, newest first."
+  myChecks(first: Int, after: String): CheckConnection!
+  check(id: ID!): Check
   "AtCoder Daily Training contests of a month (YYYYMM, UTC), in start order."
   adtContests(month: String!): [AdtContest!]!
 }
@@ -2743,6 +3168,13 @@ type Mutation {
   unlinkAtCoderAccount: Boolean!
   "Queue a sync of the signed-in user's linked account now."
   syncSolvedProblems: SyncResult!
+  "Watch a URL; your plan bounds how many checks you have and how often they run."
+  createCheck(input: CreateCheckInput!): Check!
+  updateCheck(id: ID!, input: UpdateCheckInput!): Check!
+  pauseCheck(id: ID!): Check!
+  "Resume a paused or FAILED check."
+  resumeCheck(id: ID!): Check!
+  deleteCheck(id: ID!): Boolean!
   createPlan(input: CreatePlanInput!): Plan!
   updatePlan(name: String!, input: UpdatePlanInput!): Plan!
   setUserPlan(userId: ID!, plan: String!): User!
@@ -2779,6 +3211,8 @@ type Subscription {
   jobUpdated(id: ID!): JobEvent!
   executionProgress(jobId: ID!): ExecutionProgressEvent!
   hintProgress(historyId: ID!): HintProgressEvent!
+  "A check's results and changes, starting with its current state."
+  checkUpdated(id: ID!): CheckEvent!
 }
 `, BuiltIn: false},
 }
@@ -2830,6 +3264,92 @@ func (ec *executionContext) childFields_AuthPayload(ctx context.Context, field g
 		return ec.fieldContext_AuthPayload_user(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AuthPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_Check(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Check_id(ctx, field)
+	case "url":
+		return ec.fieldContext_Check_url(ctx, field)
+	case "checkType":
+		return ec.fieldContext_Check_checkType(ctx, field)
+	case "keyword":
+		return ec.fieldContext_Check_keyword(ctx, field)
+	case "invert":
+		return ec.fieldContext_Check_invert(ctx, field)
+	case "delayMs":
+		return ec.fieldContext_Check_delayMs(ctx, field)
+	case "status":
+		return ec.fieldContext_Check_status(ctx, field)
+	case "failureReason":
+		return ec.fieldContext_Check_failureReason(ctx, field)
+	case "consecutiveFailures":
+		return ec.fieldContext_Check_consecutiveFailures(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Check_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Check_updatedAt(ctx, field)
+	case "lastExecutedAt":
+		return ec.fieldContext_Check_lastExecutedAt(ctx, field)
+	case "nextRunAt":
+		return ec.fieldContext_Check_nextRunAt(ctx, field)
+	case "lastResult":
+		return ec.fieldContext_Check_lastResult(ctx, field)
+	case "recentResults":
+		return ec.fieldContext_Check_recentResults(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Check", field.Name)
+}
+
+func (ec *executionContext) childFields_CheckConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_CheckConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_CheckConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CheckConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_CheckEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_CheckEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_CheckEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CheckEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_CheckEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "check":
+		return ec.fieldContext_CheckEvent_check(ctx, field)
+	case "result":
+		return ec.fieldContext_CheckEvent_result(ctx, field)
+	case "deleted":
+		return ec.fieldContext_CheckEvent_deleted(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CheckEvent", field.Name)
+}
+
+func (ec *executionContext) childFields_CheckResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "status":
+		return ec.fieldContext_CheckResult_status(ctx, field)
+	case "responseTimeMs":
+		return ec.fieldContext_CheckResult_responseTimeMs(ctx, field)
+	case "httpStatus":
+		return ec.fieldContext_CheckResult_httpStatus(ctx, field)
+	case "keywordFound":
+		return ec.fieldContext_CheckResult_keywordFound(ctx, field)
+	case "error":
+		return ec.fieldContext_CheckResult_error(ctx, field)
+	case "checkedAt":
+		return ec.fieldContext_CheckResult_checkedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CheckResult", field.Name)
 }
 
 func (ec *executionContext) childFields_Checker(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3446,6 +3966,20 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 
 // region    ***************************** args.gotpl *****************************
 
+func (ec *executionContext) field_Check_recentResults_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Job_progress_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3512,6 +4046,20 @@ func (ec *executionContext) field_Mutation_cancelJob_args(ctx context.Context, r
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createCheck_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateCheckInput, error) {
+			return ec.unmarshalNCreateCheckInput2githubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐCreateCheckInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createPlan_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3537,6 +4085,20 @@ func (ec *executionContext) field_Mutation_createProblem_args(ctx context.Contex
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteCheck_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -3668,6 +4230,34 @@ func (ec *executionContext) field_Mutation_loginWithGoogle_args(ctx context.Cont
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_pauseCheck_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_resumeCheck_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_reviewProblem_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3778,6 +4368,28 @@ func (ec *executionContext) field_Mutation_setUserPlan_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_updateCheck_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.UpdateCheckInput, error) {
+			return ec.unmarshalNUpdateCheckInput2githubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐUpdateCheckInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updatePlan_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3880,6 +4492,20 @@ func (ec *executionContext) field_Query_adtContests_args(ctx context.Context, ra
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_check_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_historyFeed_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3951,6 +4577,28 @@ func (ec *executionContext) field_Query_jobs_args(ctx context.Context, rawArgs m
 		return nil, err
 	}
 	args["after"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_myChecks_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
 	return args, nil
 }
 
@@ -4135,6 +4783,20 @@ func (ec *executionContext) field_Query_users_args(ctx context.Context, rawArgs 
 		return nil, err
 	}
 	args["after"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_checkUpdated_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -4560,6 +5222,725 @@ func (ec *executionContext) fieldContext_AuthPayload_user(_ context.Context, fie
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Check_id(ctx context.Context, field graphql.CollectedField, obj *watch.Check) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Check_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Check().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Check_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Check", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Check_url(ctx context.Context, field graphql.CollectedField, obj *watch.Check) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Check_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Check_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Check", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Check_checkType(ctx context.Context, field graphql.CollectedField, obj *watch.Check) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Check_checkType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v watch.CheckType) graphql.Marshaler {
+			return ec.marshalNCheckType2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Check_checkType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Check", field, false, false, errors.New("field of type CheckType does not have child fields"))
+}
+
+func (ec *executionContext) _Check_keyword(ctx context.Context, field graphql.CollectedField, obj *watch.Check) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Check_keyword(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Keyword, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Check_keyword(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Check", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Check_invert(ctx context.Context, field graphql.CollectedField, obj *watch.Check) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Check_invert(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Invert, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Check_invert(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Check", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Check_delayMs(ctx context.Context, field graphql.CollectedField, obj *watch.Check) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Check_delayMs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DelayMs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Check_delayMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Check", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Check_status(ctx context.Context, field graphql.CollectedField, obj *watch.Check) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Check_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v watch.CheckStatus) graphql.Marshaler {
+			return ec.marshalNCheckStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Check_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Check", field, false, false, errors.New("field of type CheckStatus does not have child fields"))
+}
+
+func (ec *executionContext) _Check_failureReason(ctx context.Context, field graphql.CollectedField, obj *watch.Check) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Check_failureReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FailureReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Check_failureReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Check", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Check_consecutiveFailures(ctx context.Context, field graphql.CollectedField, obj *watch.Check) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Check_consecutiveFailures(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ConsecutiveFailures, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Check_consecutiveFailures(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Check", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Check_createdAt(ctx context.Context, field graphql.CollectedField, obj *watch.Check) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Check_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Check_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Check", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Check_updatedAt(ctx context.Context, field graphql.CollectedField, obj *watch.Check) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Check_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Check_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Check", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Check_lastExecutedAt(ctx context.Context, field graphql.CollectedField, obj *watch.Check) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Check_lastExecutedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastExecutedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Check_lastExecutedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Check", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Check_nextRunAt(ctx context.Context, field graphql.CollectedField, obj *watch.Check) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Check_nextRunAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NextRunAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Check_nextRunAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Check", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Check_lastResult(ctx context.Context, field graphql.CollectedField, obj *watch.Check) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Check_lastResult(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastResult, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *watch.CheckResult) graphql.Marshaler {
+			return ec.marshalOCheckResult2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckResult(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Check_lastResult(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Check",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CheckResult(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Check_recentResults(ctx context.Context, field graphql.CollectedField, obj *watch.Check) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Check_recentResults(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Check().RecentResults(ctx, obj, fc.Args["limit"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*watch.CheckResult) graphql.Marshaler {
+			return ec.marshalNCheckResult2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckResultᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Check_recentResults(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Check",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CheckResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Check_recentResults_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CheckConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.CheckConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CheckConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.CheckEdge) graphql.Marshaler {
+			return ec.marshalNCheckEdge2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐCheckEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CheckConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CheckConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CheckEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CheckConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.CheckConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CheckConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CheckConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CheckConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CheckEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.CheckEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CheckEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CheckEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CheckEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CheckEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.CheckEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CheckEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *watch.Check) graphql.Marshaler {
+			return ec.marshalNCheck2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheck(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CheckEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CheckEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Check(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CheckEvent_check(ctx context.Context, field graphql.CollectedField, obj *watch.CheckEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CheckEvent_check(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Check, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *watch.Check) graphql.Marshaler {
+			return ec.marshalNCheck2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheck(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CheckEvent_check(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CheckEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Check(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CheckEvent_result(ctx context.Context, field graphql.CollectedField, obj *watch.CheckEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CheckEvent_result(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Result, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *watch.CheckResult) graphql.Marshaler {
+			return ec.marshalOCheckResult2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckResult(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CheckEvent_result(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CheckEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CheckResult(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CheckEvent_deleted(ctx context.Context, field graphql.CollectedField, obj *watch.CheckEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CheckEvent_deleted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Deleted, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CheckEvent_deleted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CheckEvent", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _CheckResult_status(ctx context.Context, field graphql.CollectedField, obj *watch.CheckResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CheckResult_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v watch.ResultStatus) graphql.Marshaler {
+			return ec.marshalNCheckResultStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐResultStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CheckResult_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CheckResult", field, false, false, errors.New("field of type CheckResultStatus does not have child fields"))
+}
+
+func (ec *executionContext) _CheckResult_responseTimeMs(ctx context.Context, field graphql.CollectedField, obj *watch.CheckResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CheckResult_responseTimeMs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ResponseTimeMs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CheckResult_responseTimeMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CheckResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CheckResult_httpStatus(ctx context.Context, field graphql.CollectedField, obj *watch.CheckResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CheckResult_httpStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HTTPStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CheckResult_httpStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CheckResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CheckResult_keywordFound(ctx context.Context, field graphql.CollectedField, obj *watch.CheckResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CheckResult_keywordFound(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.KeywordFound, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CheckResult_keywordFound(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CheckResult", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _CheckResult_error(ctx context.Context, field graphql.CollectedField, obj *watch.CheckResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CheckResult_error(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Error, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CheckResult_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CheckResult", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CheckResult_checkedAt(ctx context.Context, field graphql.CollectedField, obj *watch.CheckResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CheckResult_checkedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CheckedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CheckResult_checkedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CheckResult", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
 func (ec *executionContext) _Checker_kind(ctx context.Context, field graphql.CollectedField, obj *algoitny.Checker) (ret graphql.Marshaler) {
@@ -6478,6 +7859,226 @@ func (ec *executionContext) fieldContext_Mutation_syncSolvedProblems(_ context.C
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createCheck(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createCheck(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateCheck(ctx, fc.Args["input"].(model.CreateCheckInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *watch.Check) graphql.Marshaler {
+			return ec.marshalNCheck2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheck(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createCheck(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Check(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createCheck_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateCheck(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateCheck(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateCheck(ctx, fc.Args["id"].(string), fc.Args["input"].(model.UpdateCheckInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *watch.Check) graphql.Marshaler {
+			return ec.marshalNCheck2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheck(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateCheck(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Check(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateCheck_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_pauseCheck(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_pauseCheck(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().PauseCheck(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *watch.Check) graphql.Marshaler {
+			return ec.marshalNCheck2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheck(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_pauseCheck(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Check(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_pauseCheck_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_resumeCheck(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_resumeCheck(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ResumeCheck(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *watch.Check) graphql.Marshaler {
+			return ec.marshalNCheck2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheck(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_resumeCheck(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Check(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_resumeCheck_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteCheck(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteCheck(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteCheck(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteCheck(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteCheck_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_createPlan(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8266,6 +9867,94 @@ func (ec *executionContext) fieldContext_Query_usageStats(_ context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_myChecks(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_myChecks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().MyChecks(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CheckConnection) graphql.Marshaler {
+			return ec.marshalNCheckConnection2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐCheckConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_myChecks(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CheckConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_myChecks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_check(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_check(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Check(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *watch.Check) graphql.Marshaler {
+			return ec.marshalOCheck2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheck(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_check(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Check(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_check_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_adtContests(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9265,6 +10954,50 @@ func (ec *executionContext) fieldContext_Subscription_hintProgress(ctx context.C
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Subscription_hintProgress_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_checkUpdated(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_checkUpdated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().CheckUpdated(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *watch.CheckEvent) graphql.Marshaler {
+			return ec.marshalNCheckEvent2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_checkUpdated(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CheckEvent(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_checkUpdated_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -11601,6 +13334,64 @@ func (ec *executionContext) unmarshalInputCheckerInput(ctx context.Context, obj 
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputCreateCheckInput(ctx context.Context, obj any) (model.CreateCheckInput, error) {
+	var it model.CreateCheckInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"url", "checkType", "keyword", "invert", "delayMs"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "url":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("url"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URL = data
+		case "checkType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("checkType"))
+			data, err := ec.unmarshalNCheckType2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CheckType = data
+		case "keyword":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("keyword"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Keyword = data
+		case "invert":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("invert"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Invert = data
+		case "delayMs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("delayMs"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DelayMs = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputCreatePlanInput(ctx context.Context, obj any) (model.CreatePlanInput, error) {
 	var it model.CreatePlanInput
 	if obj == nil {
@@ -12214,6 +14005,64 @@ func (ec *executionContext) unmarshalInputTestCaseInput(ctx context.Context, obj
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputUpdateCheckInput(ctx context.Context, obj any) (model.UpdateCheckInput, error) {
+	var it model.UpdateCheckInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"url", "checkType", "keyword", "invert", "delayMs"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "url":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("url"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URL = data
+		case "checkType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("checkType"))
+			data, err := ec.unmarshalOCheckType2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CheckType = data
+		case "keyword":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("keyword"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Keyword = data
+		case "invert":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("invert"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Invert = data
+		case "delayMs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("delayMs"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DelayMs = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputUpdatePlanInput(ctx context.Context, obj any) (model.UpdatePlanInput, error) {
 	var it model.UpdatePlanInput
 	if obj == nil {
@@ -12464,6 +14313,13 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Job(ctx, sel, obj)
+	case watch.Check:
+		return ec._Check(ctx, sel, &obj)
+	case *watch.Check:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Check(ctx, sel, obj)
 	default:
 		if typedObj, ok := obj.(graphql.Marshaler); ok {
 			return typedObj
@@ -12716,6 +14572,377 @@ func (ec *executionContext) _AuthPayload(ctx context.Context, sel ast.SelectionS
 			}
 		case "user":
 			out.Values[i] = ec._AuthPayload_user(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var checkImplementors = []string{"Check", "Node"}
+
+func (ec *executionContext) _Check(ctx context.Context, sel ast.SelectionSet, obj *watch.Check) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, checkImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Check")
+		case "id":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Check_id(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "url":
+			out.Values[i] = ec._Check_url(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "checkType":
+			out.Values[i] = ec._Check_checkType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "keyword":
+			out.Values[i] = ec._Check_keyword(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "invert":
+			out.Values[i] = ec._Check_invert(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "delayMs":
+			out.Values[i] = ec._Check_delayMs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "status":
+			out.Values[i] = ec._Check_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "failureReason":
+			out.Values[i] = ec._Check_failureReason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "consecutiveFailures":
+			out.Values[i] = ec._Check_consecutiveFailures(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._Check_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Check_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "lastExecutedAt":
+			out.Values[i] = ec._Check_lastExecutedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "nextRunAt":
+			out.Values[i] = ec._Check_nextRunAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "lastResult":
+			out.Values[i] = ec._Check_lastResult(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "recentResults":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Check_recentResults(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var checkConnectionImplementors = []string{"CheckConnection"}
+
+func (ec *executionContext) _CheckConnection(ctx context.Context, sel ast.SelectionSet, obj *model.CheckConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, checkConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CheckConnection")
+		case "edges":
+			out.Values[i] = ec._CheckConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._CheckConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var checkEdgeImplementors = []string{"CheckEdge"}
+
+func (ec *executionContext) _CheckEdge(ctx context.Context, sel ast.SelectionSet, obj *model.CheckEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, checkEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CheckEdge")
+		case "cursor":
+			out.Values[i] = ec._CheckEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._CheckEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var checkEventImplementors = []string{"CheckEvent"}
+
+func (ec *executionContext) _CheckEvent(ctx context.Context, sel ast.SelectionSet, obj *watch.CheckEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, checkEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CheckEvent")
+		case "check":
+			out.Values[i] = ec._CheckEvent_check(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "result":
+			out.Values[i] = ec._CheckEvent_result(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "deleted":
+			out.Values[i] = ec._CheckEvent_deleted(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var checkResultImplementors = []string{"CheckResult"}
+
+func (ec *executionContext) _CheckResult(ctx context.Context, sel ast.SelectionSet, obj *watch.CheckResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, checkResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CheckResult")
+		case "status":
+			out.Values[i] = ec._CheckResult_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "responseTimeMs":
+			out.Values[i] = ec._CheckResult_responseTimeMs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "httpStatus":
+			out.Values[i] = ec._CheckResult_httpStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "keywordFound":
+			out.Values[i] = ec._CheckResult_keywordFound(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "error":
+			out.Values[i] = ec._CheckResult_error(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "checkedAt":
+			out.Values[i] = ec._CheckResult_checkedAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -13778,6 +16005,41 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createCheck":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createCheck(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateCheck":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateCheck(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pauseCheck":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_pauseCheck(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "resumeCheck":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_resumeCheck(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteCheck":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteCheck(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "createPlan":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createPlan(ctx, field)
@@ -14712,6 +16974,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "myChecks":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_myChecks(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "check":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_check(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "adtContests":
 			field := field
 
@@ -15268,6 +17574,8 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 		return ec._Subscription_executionProgress(ctx, fields[0])
 	case "hintProgress":
 		return ec._Subscription_hintProgress(ctx, fields[0])
+	case "checkUpdated":
+		return ec._Subscription_checkUpdated(ctx, fields[0])
 	default:
 		panic("unknown field " + strconv.Quote(fields[0].Name))
 	}
@@ -16675,6 +18983,174 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	return res
 }
 
+func (ec *executionContext) marshalNCheck2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheck(ctx context.Context, sel ast.SelectionSet, v *watch.Check) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Check(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCheckConnection2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐCheckConnection(ctx context.Context, sel ast.SelectionSet, v *model.CheckConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CheckConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCheckEdge2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐCheckEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CheckEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCheckEdge2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐCheckEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCheckEdge2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐCheckEdge(ctx context.Context, sel ast.SelectionSet, v *model.CheckEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CheckEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCheckEvent2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckEvent(ctx context.Context, sel ast.SelectionSet, v *watch.CheckEvent) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CheckEvent(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCheckResult2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckResultᚄ(ctx context.Context, sel ast.SelectionSet, v []*watch.CheckResult) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCheckResult2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckResult(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCheckResult2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckResult(ctx context.Context, sel ast.SelectionSet, v *watch.CheckResult) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CheckResult(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCheckResultStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐResultStatus(ctx context.Context, v any) (watch.ResultStatus, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNCheckResultStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐResultStatus[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCheckResultStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐResultStatus(ctx context.Context, sel ast.SelectionSet, v watch.ResultStatus) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNCheckResultStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐResultStatus[v])
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+var (
+	unmarshalNCheckResultStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐResultStatus = map[string]watch.ResultStatus{
+		"UP":   watch.ResultUp,
+		"DOWN": watch.ResultDown,
+	}
+	marshalNCheckResultStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐResultStatus = map[watch.ResultStatus]string{
+		watch.ResultUp:   "UP",
+		watch.ResultDown: "DOWN",
+	}
+)
+
+func (ec *executionContext) unmarshalNCheckStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckStatus(ctx context.Context, v any) (watch.CheckStatus, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNCheckStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckStatus[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCheckStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckStatus(ctx context.Context, sel ast.SelectionSet, v watch.CheckStatus) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNCheckStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckStatus[v])
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+var (
+	unmarshalNCheckStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckStatus = map[string]watch.CheckStatus{
+		"ACTIVE": watch.StatusActive,
+		"PAUSED": watch.StatusPaused,
+		"FAILED": watch.StatusFailed,
+	}
+	marshalNCheckStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckStatus = map[watch.CheckStatus]string{
+		watch.StatusActive: "ACTIVE",
+		watch.StatusPaused: "PAUSED",
+		watch.StatusFailed: "FAILED",
+	}
+)
+
+func (ec *executionContext) unmarshalNCheckType2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckType(ctx context.Context, v any) (watch.CheckType, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNCheckType2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckType[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCheckType2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckType(ctx context.Context, sel ast.SelectionSet, v watch.CheckType) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNCheckType2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckType[v])
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+var (
+	unmarshalNCheckType2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckType = map[string]watch.CheckType{
+		"AVAILABILITY": watch.TypeAvailability,
+		"KEYWORD":      watch.TypeKeyword,
+	}
+	marshalNCheckType2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckType = map[watch.CheckType]string{
+		watch.TypeAvailability: "AVAILABILITY",
+		watch.TypeKeyword:      "KEYWORD",
+	}
+)
+
 func (ec *executionContext) marshalNChecker2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐChecker(ctx context.Context, sel ast.SelectionSet, v algoitny.Checker) graphql.Marshaler {
 	return ec._Checker(ctx, sel, &v)
 }
@@ -16714,6 +19190,11 @@ var (
 		algoitny.CheckerCustom: "CUSTOM",
 	}
 )
+
+func (ec *executionContext) unmarshalNCreateCheckInput2githubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐCreateCheckInput(ctx context.Context, v any) (model.CreateCheckInput, error) {
+	res, err := ec.unmarshalInputCreateCheckInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
 
 func (ec *executionContext) unmarshalNCreatePlanInput2githubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐCreatePlanInput(ctx context.Context, v any) (model.CreatePlanInput, error) {
 	res, err := ec.unmarshalInputCreatePlanInput(ctx, v)
@@ -17347,6 +19828,11 @@ func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel as
 	return res
 }
 
+func (ec *executionContext) unmarshalNUpdateCheckInput2githubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐUpdateCheckInput(ctx context.Context, v any) (model.UpdateCheckInput, error) {
+	res, err := ec.unmarshalInputUpdateCheckInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNUpdatePlanInput2githubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐUpdatePlanInput(ctx context.Context, v any) (model.UpdatePlanInput, error) {
 	res, err := ec.unmarshalInputUpdatePlanInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -17676,6 +20162,50 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	res := graphql.MarshalBoolean(*v)
 	return res
 }
+
+func (ec *executionContext) marshalOCheck2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheck(ctx context.Context, sel ast.SelectionSet, v *watch.Check) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Check(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOCheckResult2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckResult(ctx context.Context, sel ast.SelectionSet, v *watch.CheckResult) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CheckResult(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOCheckType2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckType(ctx context.Context, v any) (*watch.CheckType, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalOCheckType2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckType[tmp]
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOCheckType2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckType(ctx context.Context, sel ast.SelectionSet, v *watch.CheckType) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(marshalOCheckType2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckType[*v])
+	return res
+}
+
+var (
+	unmarshalOCheckType2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckType = map[string]watch.CheckType{
+		"AVAILABILITY": watch.TypeAvailability,
+		"KEYWORD":      watch.TypeKeyword,
+	}
+	marshalOCheckType2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckType = map[watch.CheckType]string{
+		watch.TypeAvailability: "AVAILABILITY",
+		watch.TypeKeyword:      "KEYWORD",
+	}
+)
 
 func (ec *executionContext) unmarshalOCheckerInput2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐCheckerInput(ctx context.Context, v any) (*model.CheckerInput, error) {
 	if v == nil {

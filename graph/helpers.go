@@ -42,7 +42,7 @@ func authPayload(s *accounts.Session, err error) (*model.AuthPayload, error) {
 // node loads the object a global id names, applying the same access rules
 // as the typed queries.
 func (r *queryResolver) node(ctx context.Context, typ string, parts []string) (model.Node, error) {
-	want := map[string]int{"Problem": 2, "TestCase": 3, "SearchHistory": 2, "UsageLog": 3, "Job": 1, "JobProgress": 2, "User": 1, "Plan": 1}
+	want := map[string]int{"Problem": 2, "TestCase": 3, "SearchHistory": 2, "UsageLog": 3, "Job": 1, "JobProgress": 2, "User": 1, "Plan": 1, "Check": 1}
 	if n, ok := want[typ]; !ok || n != len(parts) {
 		return nil, algoitny.Invalid("id", "invalid id")
 	}
@@ -67,6 +67,11 @@ func (r *queryResolver) node(ctx context.Context, typ string, parts []string) (m
 			return me, nil
 		}
 		return r.Resolver.Accounts.User(ctx, parts[0])
+	case "Check":
+		if r.Resolver.Watches == nil {
+			return nil, errUnavailable
+		}
+		return r.Resolver.Watches.Get(ctx, parts[0])
 	default: // Plan
 		return r.Resolver.Accounts.Plan(ctx, parts[0])
 	}

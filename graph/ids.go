@@ -69,3 +69,12 @@ func parseUserID(field, id string) (string, error) {
 	}
 	return parts[0], nil
 }
+
+// parseCheckID decodes a Check id into the check's id.
+func parseCheckID(field, id string) (string, error) {
+	_, parts, err := parseID(field, id, "Check", 1)
+	if err != nil {
+		return "", err
+	}
+	return parts[0], nil
+}

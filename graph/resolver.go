@@ -14,6 +14,7 @@ import (
 	"github.com/algoitny/api/internal/authoring"
 	"github.com/algoitny/api/internal/jobs"
 	"github.com/algoitny/api/internal/problems"
+	"github.com/algoitny/api/internal/watch"
 )
 
 //go:generate go tool gqlgen generate
@@ -97,6 +98,19 @@ type AtCoder interface {
 	ADTContests(ctx context.Context, month string) ([]atcoder.ADTContest, error)
 }
 
+// Watches is URL checks (watch.Service).
+type Watches interface {
+	Create(ctx context.Context, in watch.CreateInput) (*watch.Check, error)
+	Update(ctx context.Context, id string, in watch.UpdateInput) (*watch.Check, error)
+	Pause(ctx context.Context, id string) (*watch.Check, error)
+	Resume(ctx context.Context, id string) (*watch.Check, error)
+	Delete(ctx context.Context, id string) error
+	Get(ctx context.Context, id string) (*watch.Check, error)
+	List(ctx context.Context, page algoitny.PageRequest) (algoitny.Page[*watch.Check], error)
+	RecentResults(ctx context.Context, id string, limit int) ([]*watch.CheckResult, error)
+	Subscribe(ctx context.Context, id string) (<-chan *watch.CheckEvent, error)
+}
+
 // Resolver is the root resolver; it holds only interfaces.
 type Resolver struct {
 	Accounts  Accounts
@@ -106,4 +120,5 @@ type Resolver struct {
 	Authoring Authoring
 	Events    Events
 	AtCoder   AtCoder
+	Watches   Watches
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/algoitny/api/internal/jobs"
 	"github.com/algoitny/api/internal/loader"
 	"github.com/algoitny/api/internal/problems"
+	"github.com/algoitny/api/internal/watch"
 )
 
 func (r *adtContestResolver) Difficulty(ctx context.Context, obj *atcoder.ADTContest) (model.AdtDifficulty, error) {
@@ -28,6 +29,18 @@ func (r *adtContestResolver) DurationSeconds(ctx context.Context, obj *atcoder.A
 
 func (r *adtContestResolver) LastFetchedSubmissionID(ctx context.Context, obj *atcoder.ADTContest) (int, error) {
 	return int(obj.LastFetchedSubmissionID), nil
+}
+
+func (r *checkResolver) ID(ctx context.Context, obj *watch.Check) (string, error) {
+	return globalID("Check", obj.ID), nil
+}
+
+func (r *checkResolver) RecentResults(ctx context.Context, obj *watch.Check, limit *int) ([]*watch.CheckResult, error) {
+	n := 20
+	if limit != nil {
+		n = *limit
+	}
+	return r.Watches.RecentResults(ctx, obj.ID, n)
 }
 
 func (r *checkerResolver) Kind(ctx context.Context, obj *algoitny.Checker) (algoitny.CheckerKind, error) {
@@ -245,6 +258,49 @@ func (r *mutationResolver) SyncSolvedProblems(ctx context.Context) (*atcoder.Syn
 	return &res, nil
 }
 
+func (r *mutationResolver) CreateCheck(ctx context.Context, input model.CreateCheckInput) (*watch.Check, error) {
+	if r.Watches == nil {
+		return nil, errUnavailable
+	}
+	in := watch.CreateInput{URL: input.URL, Type: input.CheckType, Keyword: orEmpty(input.Keyword), Invert: input.Invert != nil && *input.Invert}
+	if input.DelayMs != nil {
+		in.DelayMs = *input.DelayMs
+	}
+	return r.Watches.Create(ctx, in)
+}
+
+func (r *mutationResolver) UpdateCheck(ctx context.Context, id string, input model.UpdateCheckInput) (*watch.Check, error) {
+	checkID, err := parseCheckID("id", id)
+	if err != nil {
+		return nil, err
+	}
+	return r.Watches.Update(ctx, checkID, watch.UpdateInput{URL: input.URL, Type: input.CheckType, Keyword: input.Keyword, Invert: input.Invert, DelayMs: input.DelayMs})
+}
+
+func (r *mutationResolver) PauseCheck(ctx context.Context, id string) (*watch.Check, error) {
+	checkID, err := parseCheckID("id", id)
+	if err != nil {
+		return nil, err
+	}
+	return r.Watches.Pause(ctx, checkID)
+}
+
+func (r *mutationResolver) ResumeCheck(ctx context.Context, id string) (*watch.Check, error) {
+	checkID, err := parseCheckID("id", id)
+	if err != nil {
+		return nil, err
+	}
+	return r.Watches.Resume(ctx, checkID)
+}
+
+func (r *mutationResolver) DeleteCheck(ctx context.Context, id string) (bool, error) {
+	checkID, err := parseCheckID("id", id)
+	if err != nil {
+		return false, err
+	}
+	return true, r.Watches.Delete(ctx, checkID)
+}
+
 func (r *mutationResolver) CreatePlan(ctx context.Context, input model.CreatePlanInput) (*algoitny.Plan, error) {
 	p := &algoitny.Plan{
 		Name: input.Name, Description: orEmpty(input.Description),
@@ -442,6 +498,26 @@ func (r *queryResolver) UsageStats(ctx context.Context) (*model.UsageStats, erro
 	return out, nil
 }
 
+func (r *queryResolver) MyChecks(ctx context.Context, first *int, after *string) (*model.CheckConnection, error) {
+	if r.Watches == nil {
+		return nil, errUnavailable
+	}
+	p, err := r.Watches.List(ctx, pageRequest(first, after))
+	if err != nil {
+		return nil, err
+	}
+	edges, info := connection(p, func(c string, n *watch.Check) *model.CheckEdge { return &model.CheckEdge{Cursor: c, Node: n} })
+	return &model.CheckConnection{Edges: edges, PageInfo: info}, nil
+}
+
+func (r *queryResolver) Check(ctx context.Context, id string) (*watch.Check, error) {
+	checkID, err := parseCheckID("id", id)
+	if err != nil {
+		return nil, err
+	}
+	return nilIfNotFound(r.Watches.Get(ctx, checkID))
+}
+
 func (r *queryResolver) AdtContests(ctx context.Context, month string) ([]*atcoder.ADTContest, error) {
 	if r.AtCoder == nil {
 		return nil, errUnavailable
@@ -541,6 +617,14 @@ func (r *subscriptionResolver) HintProgress(ctx context.Context, historyID strin
 	return r.Events.HintEvents(ctx, h)
 }
 
+func (r *subscriptionResolver) CheckUpdated(ctx context.Context, id string) (<-chan *watch.CheckEvent, error) {
+	checkID, err := parseCheckID("id", id)
+	if err != nil {
+		return nil, err
+	}
+	return r.Watches.Subscribe(ctx, checkID)
+}
+
 func (r *testCaseResolver) ID(ctx context.Context, obj *algoitny.TestCase) (string, error) {
 	return globalID("TestCase", string(obj.Platform), obj.ProblemID, obj.ID), nil
 }
@@ -627,6 +711,8 @@ func (r *userResolver) SolvedProblems(ctx context.Context, obj *algoitny.User, p
 
 func (r *Resolver) AdtContest() AdtContestResolver { return &adtContestResolver{r} }
 
+func (r *Resolver) Check() CheckResolver { return &checkResolver{r} }
+
 func (r *Resolver) Checker() CheckerResolver { return &checkerResolver{r} }
 
 func (r *Resolver) ExecutionProgressEvent() ExecutionProgressEventResolver {
@@ -663,6 +749,7 @@ func (r *Resolver) User() UserResolver { return &userResolver{r} }
 
 type (
 	adtContestResolver             struct{ *Resolver }
+	checkResolver                  struct{ *Resolver }
 	checkerResolver                struct{ *Resolver }
 	executionProgressEventResolver struct{ *Resolver }
 	hintProgressEventResolver      struct{ *Resolver }

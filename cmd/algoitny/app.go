@@ -29,6 +29,7 @@ import (
 	"github.com/algoitny/api/internal/problems"
 	"github.com/algoitny/api/internal/pubsub"
 	"github.com/algoitny/api/internal/safehttp"
+	"github.com/algoitny/api/internal/watch"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -45,6 +46,7 @@ type Main struct {
 	Jobs     *jobs.Runner
 	Events   *jobs.Events
 	Accounts *accounts.Service
+	Watches  *watch.Service
 
 	// Tune adjusts the job runner's configuration (tests shorten its timings).
 	Tune func(*jobs.Config)
@@ -95,11 +97,16 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 	if err != nil {
 		return err
 	}
+	// URL checks fetch user-given URLs through their own SSRF-safe client
+	// (no per-host spacing: a check's period is its own rate limit).
+	checkFetch := safehttp.New(safehttp.Config{Timeout: 15 * time.Second, MaxBodyBytes: 1 << 20, AllowHosts: m.Config.FetchAllowHosts})
+	watchEvents := &watch.Events{Broker: m.Broker, Logger: m.Logger}
+	checks := jobs.NewChecks(jobs.ChecksConfig{Store: m.DB, Fetch: checkFetch, Events: watchEvents, Logger: m.Logger, Queue: "watch"})
 	jcfg := jobs.Config{
 		Pool: m.Pool, Schema: m.Config.RiverSchema, Store: m.DB, Events: m.Events, Judge: m.Judge,
 		LLM: provider, Fetch: safehttp.New(safehttp.Config{AllowHosts: m.Config.FetchAllowHosts, MinHostInterval: time.Second}),
 		StandInHosts: m.Config.FetchAllowHosts,
-		Plugins:      []jobs.Plugin{atcoderPlugin},
+		Plugins:      []jobs.Plugin{atcoderPlugin, checks},
 		Logger:       m.Logger, Work: m.Config.Workers,
 		JobTimeout: m.Config.JobTimeout, RescueAfter: m.Config.JobRescueAfter,
 		FetchPollInterval: m.Config.JobPollInterval, StaleAfter: m.Config.JobStaleAfter,
@@ -110,6 +117,9 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 	if m.Jobs, err = jobs.New(jcfg); err != nil {
 		return err
 	}
+	checks.Bind(m.Jobs) // API-only replicas schedule checks too
+	m.Watches = &watch.Service{Store: m.DB, URLs: checkFetch, Scheduler: checks, Events: watchEvents, Logger: m.Logger,
+		MinDelayMs: int(m.Config.CheckMinDelay.Milliseconds())}
 	if !serveHTTP {
 		return nil
 	}
@@ -129,6 +139,7 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 		Jobs:     jobSvc,
 		Events:   m.Events,
 		AtCoder:  &atcoder.Service{Store: m.DB, Queue: jobs.NewAtCoderQueue(m.Jobs.Client())},
+		Watches:  m.Watches,
 	}
 	if m.Judge != nil {
 		resolver.Authoring = &authoring.Service{Problems: problemSvc, Jobs: jobSvc, Judge: m.Judge}

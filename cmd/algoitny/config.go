@@ -59,6 +59,10 @@ type Config struct {
 	// synced (ATCODER_SYNC_INTERVAL, default 1h).
 	AtCoderBaseURL                       string
 	AtCoderMinInterval, AtCoderSyncEvery time.Duration
+
+	// CheckMinDelay is the floor of every URL check's period under the plans'
+	// minimums (ALGOITNY_CHECK_MIN_DELAY, default 1s; tests lower it).
+	CheckMinDelay time.Duration
 }
 
 // configFromEnv reads and validates the configuration.
@@ -86,6 +90,7 @@ func configFromEnv() (Config, error) {
 		"ALGOITNY_JOB_STALE_AFTER":   &cfg.JobStaleAfter,
 		"ATCODER_MIN_INTERVAL":       &cfg.AtCoderMinInterval,
 		"ATCODER_SYNC_INTERVAL":      &cfg.AtCoderSyncEvery,
+		"ALGOITNY_CHECK_MIN_DELAY":   &cfg.CheckMinDelay,
 	} {
 		if v := os.Getenv(name); v != "" {
 			d, err := time.ParseDuration(v)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/watch"
 )
 
 type AuthPayload struct {
@@ -19,11 +20,31 @@ type AuthPayload struct {
 	User      *algoitny.User `json:"user"`
 }
 
+type CheckConnection struct {
+	Edges    []*CheckEdge `json:"edges"`
+	PageInfo *PageInfo    `json:"pageInfo"`
+}
+
+type CheckEdge struct {
+	Cursor string       `json:"cursor"`
+	Node   *watch.Check `json:"node"`
+}
+
 type CheckerInput struct {
 	Kind     algoitny.CheckerKind `json:"kind"`
 	Epsilon  *float64             `json:"epsilon,omitempty"`
 	Code     *string              `json:"code,omitempty"`
 	Language *algoitny.Language   `json:"language,omitempty"`
+}
+
+type CreateCheckInput struct {
+	// A public http(s) URL.
+	URL       string          `json:"url"`
+	CheckType watch.CheckType `json:"checkType"`
+	Keyword   *string         `json:"keyword,omitempty"`
+	Invert    *bool           `json:"invert,omitempty"`
+	// Time between runs (at least the plan's minCheckDelayMs; default 5 minutes).
+	DelayMs *int `json:"delayMs,omitempty"`
 }
 
 type CreatePlanInput struct {
@@ -184,6 +205,14 @@ type TestCaseEdge struct {
 type TestCaseInput struct {
 	Input  string `json:"input"`
 	Output string `json:"output"`
+}
+
+type UpdateCheckInput struct {
+	URL       *string          `json:"url,omitempty"`
+	CheckType *watch.CheckType `json:"checkType,omitempty"`
+	Keyword   *string          `json:"keyword,omitempty"`
+	Invert    *bool            `json:"invert,omitempty"`
+	DelayMs   *int             `json:"delayMs,omitempty"`
 }
 
 type UpdatePlanInput struct {

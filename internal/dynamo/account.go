@@ -42,6 +42,9 @@ func (db *DB) DeleteAccount(ctx context.Context, u *algoitny.User) error {
 	if err := db.UnlinkAtCoder(ctx, u.ID); err != nil { // USER_AC#{id}: link and AC list
 		return err
 	}
+	if _, err := db.DeleteUserChecks(ctx, u.ID); err != nil { // CHECK#{id} items and their results
+		return err
+	}
 	return db.DeleteUser(ctx, u.Email)
 }
 

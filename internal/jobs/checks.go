@@ -138,6 +138,16 @@ func NewChecks(cfg ChecksConfig) *Checks {
 }
 
 // Register implements Plugin: it adds the check worker and the sweep worker.
+// Queues implements QueuePlugin: checks wait on the network, so a queue of
+// their own with many workers keeps them off the executions' workers.
+func (c *Checks) Queues() map[string]river.QueueConfig {
+	if c.cfg.Queue == river.QueueDefault {
+		return nil
+	}
+	return map[string]river.QueueConfig{c.cfg.Queue: {MaxWorkers: 50}}
+}
+
+// Register implements Plugin.
 func (c *Checks) Register(workers *river.Workers) error {
 	if err := river.AddWorkerSafely(workers, &checkWorker{checks: c}); err != nil {
 		return err

@@ -115,6 +115,13 @@ type Plugin interface {
 	PeriodicJobs() []*river.PeriodicJob
 }
 
+// QueuePlugin is a Plugin whose jobs run in queues of their own, so that
+// they do not compete with executions for the default queue's workers.
+type QueuePlugin interface {
+	Plugin
+	Queues() map[string]river.QueueConfig
+}
+
 // retryPolicy backs off exponentially from a base (River's default grows as
 // attempt⁴ seconds, too slow for tests and for users watching a job).
 type retryPolicy struct{ base time.Duration }
@@ -201,6 +208,11 @@ func New(cfg Config) (*Runner, error) {
 				return nil, err
 			}
 			rc.PeriodicJobs = append(rc.PeriodicJobs, p.PeriodicJobs()...)
+			if qp, ok := p.(QueuePlugin); ok {
+				for name, q := range qp.Queues() {
+					rc.Queues[name] = q
+				}
+			}
 		}
 	}
 	client, err := river.NewClient(riverpgxv5.New(cfg.Pool), rc)
