@@ -80,7 +80,14 @@ func TestAtCoderSync(t *testing.T) {
 	// solvedByMe on a list of problems costs one read for all of them.
 	r := s.query(t, alice, `{ problems(filter: {platform: ATCODER}, first: 100) { edges { node { problemId solvedByMe } } } }`, nil)
 	var list struct {
-		Problems struct{ Edges []struct{ Node struct{ ProblemID string; SolvedByMe bool } } }
+		Problems struct {
+			Edges []struct {
+				Node struct {
+					ProblemID  string
+					SolvedByMe bool
+				}
+			}
+		}
 	}
 	r.decode(t, &list)
 	marks := map[string]bool{}
@@ -106,7 +113,9 @@ func TestAtCoderSync(t *testing.T) {
 	// The sweep discovered the ADT contests of May 2026.
 	deadline = time.Now().Add(60 * time.Second)
 	for {
-		var adt struct{ AdtContests []struct{ ContestID, Difficulty string } }
+		var adt struct {
+			AdtContests []struct{ ContestID, Difficulty string }
+		}
 		s.query(t, "", `{ adtContests(month: "202605") { contestId difficulty startsAt durationSeconds title lastFetchedSubmissionId } }`, nil).decode(t, &adt)
 		if len(adt.AdtContests) == 2 {
 			if adt.AdtContests[0].ContestID != "adt_easy_20260522_1" || adt.AdtContests[1].Difficulty != "ALL" {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -139,6 +140,16 @@ func TestChecks(t *testing.T) {
 	r := create(alice, map[string]any{"url": target.URL + "/fourth", "checkType": "AVAILABILITY", "delayMs": 60000})
 	if r.code() != "RATE_LIMITED" || r.Errors[0].Extensions["limit"] != float64(3) || r.Errors[0].Extensions["resetAt"] != nil {
 		t.Fatalf("fourth check: %s", r.Raw)
+	}
+
+	// Deleting the account deletes its checks.
+	carol := s.login(t, "carol@example.com")
+	var cc struct{ CreateCheck struct{ ID string } }
+	create(carol, map[string]any{"url": target.URL + "/carol", "checkType": "AVAILABILITY", "delayMs": 60000}).decode(t, &cc)
+	carolCheck, _ := parseGlobalID(cc.CreateCheck.ID)
+	s.query(t, carol, `mutation { deleteMyAccount }`, nil)
+	if c, err := s.DB.GetCheck(context.Background(), carolCheck); err == nil {
+		t.Fatalf("check left after account deletion: %+v", c)
 	}
 
 	// Deleting ends the subscription with a deleted event.
