@@ -128,8 +128,12 @@ func deleteRequest(k itemKey) types.WriteRequest {
 	return types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: k.av()}}
 }
 
-// getItem reads one item with a strongly consistent read; nil if absent.
+// getItem reads one item with a strongly consistent read; nil if absent. An
+// item read ahead in the same operation (PrefetchProblem) is not read again.
 func (db *DB) getItem(ctx context.Context, table string, k itemKey) (map[string]types.AttributeValue, error) {
+	if item, ok := fromPrefetch(ctx, table, k); ok {
+		return item, nil
+	}
 	out, err := db.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: k.av(), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return nil, translate(err, "get item")

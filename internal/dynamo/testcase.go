@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/binary"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
@@ -338,22 +339,40 @@ func (db *DB) ListTestCases(ctx context.Context, ref algoitny.ProblemRef, page a
 	if err != nil {
 		return algoitny.Page[*algoitny.TestCase]{}, err
 	}
-	q := &query{list: "testCases", table: db.tables.Main, pk: problemPK(ref.Platform, ref.ProblemID), skPrefix: skPrefixTestCase, forward: true}
+	q := testCasesQuery(db, ref)
 	var start map[string]types.AttributeValue
 	if page.After != "" {
 		if start, err = decodeCursor(page.After, q); err != nil {
 			return algoitny.Page[*algoitny.TestCase]{}, err
 		}
 	}
+	return db.testCasePage(ctx, q, q, first, start, nil)
+}
+
+func testCasesQuery(db *DB, ref algoitny.ProblemRef) *query {
+	return &query{list: "testCases", table: db.tables.Main, pk: problemPK(ref.Platform, ref.ProblemID), skPrefix: skPrefixTestCase, forward: true}
+}
+
+// testCasePage reads one page of test cases with fetchQ from start; cursors
+// are those of list q. Items that are not test cases go to other (if set).
+func (db *DB) testCasePage(ctx context.Context, fetchQ, q *query, first int, start map[string]types.AttributeValue, other func(map[string]types.AttributeValue)) (algoitny.Page[*algoitny.TestCase], error) {
 	// Read until a test case beyond the page is seen (so all parts of the
 	// page's last case are in) or the partition ends.
 	var r testCaseReader
+	extra := int32(8)
+	if other != nil {
+		extra++ // the METADATA item
+	}
 	for len(r.cases) < first || r.pending == nil {
-		items, next, err := db.fetch(ctx, q, int32(first+1-len(r.cases))+8, start)
+		items, next, err := db.fetch(ctx, fetchQ, int32(first+1-len(r.cases))+extra, start)
 		if err != nil {
 			return algoitny.Page[*algoitny.TestCase]{}, err
 		}
 		for _, av := range items {
+			if other != nil && !strings.HasPrefix(stringAttr(av, attrSK), skPrefixTestCase) {
+				other(av)
+				continue
+			}
 			if err := r.add(av); err != nil {
 				return algoitny.Page[*algoitny.TestCase]{}, err
 			}
@@ -377,6 +396,59 @@ func (db *DB) ListTestCases(ctx context.Context, ref algoitny.ProblemRef, page a
 		out.EndCursor = out.Cursors[n-1]
 	}
 	return out, nil
+}
+
+// prefetchedKey carries an item read ahead in a context (see PrefetchProblem).
+type prefetchedKey struct{}
+
+type prefetched struct {
+	table string
+	key   itemKey
+	item  map[string]types.AttributeValue
+}
+
+// fromPrefetch returns the item with key k of table if ctx carries it.
+func fromPrefetch(ctx context.Context, table string, k itemKey) (map[string]types.AttributeValue, bool) {
+	p, ok := ctx.Value(prefetchedKey{}).(*prefetched)
+	if !ok || p.table != table || p.key != k {
+		return nil, false
+	}
+	return p.item, true
+}
+
+// PrefetchProblem reads a problem and the first page of its test cases with
+// ONE Query of the problem's partition (its METADATA item sorts before the
+// TESTCASE# items), for `problem { testCases(first) }`, which would
+// otherwise cost a GetItem and then a Query. It returns the page (with the
+// cursors ListTestCases gives) and a context in which GetProblem of ref is
+// answered from this read, without a request. The read is strongly
+// consistent, like GetProblem's. A page with a cursor (After) cannot start
+// at the METADATA item: it returns EINVALID for it, and the callers use
+// ListTestCases. If the problem does not exist the context is returned
+// unchanged.
+func (db *DB) PrefetchProblem(ctx context.Context, ref algoitny.ProblemRef, page algoitny.PageRequest) (context.Context, algoitny.Page[*algoitny.TestCase], error) {
+	first, err := page.Validate()
+	if err != nil {
+		return ctx, algoitny.Page[*algoitny.TestCase]{}, err
+	}
+	if page.After != "" {
+		return ctx, algoitny.Page[*algoitny.TestCase]{}, algoitny.Invalid("after", "a page after a cursor is not prefetched with its problem")
+	}
+	pk := problemPK(ref.Platform, ref.ProblemID)
+	whole := &query{list: "problemWithTests", table: db.tables.Main, pk: pk, forward: true}
+	var meta map[string]types.AttributeValue
+	out, err := db.testCasePage(ctx, whole, testCasesQuery(db, ref), first, nil, func(av map[string]types.AttributeValue) {
+		if stringAttr(av, attrSK) == skMetadata {
+			meta = av
+		}
+	})
+	if err != nil {
+		return ctx, algoitny.Page[*algoitny.TestCase]{}, err
+	}
+	if meta != nil {
+		ctx = context.WithValue(ctx, prefetchedKey{}, &prefetched{table: db.tables.Main, key: itemKey{pk, skMetadata}, item: meta})
+	}
+	return ctx, out, nil
 }
 
 // GetTestCase returns one test case of a problem by id (its key is rebuilt

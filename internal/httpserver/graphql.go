@@ -2,6 +2,7 @@ package httpserver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -11,6 +12,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/algoitny/api/graph"
+	"github.com/algoitny/api/graph/model"
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/dynamo"
 	"github.com/algoitny/api/internal/loader"
@@ -76,14 +78,15 @@ func NewGraphQL(cfg GraphQLConfig) *handler.Server {
 		cfg.Logger.ErrorContext(ctx, "panic in resolver", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 		return algoitny.Internal(fmt.Errorf("panic: %v", p), "internal error")
 	})
+	srv.AroundFields(prefetcher(cfg.Loaders))
 	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 		ctx, _ = dynamo.WithRequestCounter(ctx)
-		return next(loader.With(ctx, loader.New(cfg.Loaders)))
+		return next(loader.WithLazy(ctx, cfg.Loaders))
 	})
 	srv.AroundResponses(func(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 		// A subscription resolves each event under its operation's context:
 		// start every event with empty loader caches so nothing is stale.
-		if l, ok := loader.From(ctx); ok {
+		if l, ok := loader.Built(ctx); ok {
 			l.ClearAll()
 		}
 		resp := next(ctx)
@@ -98,4 +101,151 @@ func NewGraphQL(cfg GraphQLConfig) *handler.Server {
 		return resp
 	})
 	return srv
+}
+
+// prefetch is field middleware that starts the reads a field's selection
+// will need before the resolvers ask for them one by one:
+//
+//   - Query.problem with a testCases selection starts the test-case Query
+//     together with the problem's GetItem instead of after it (the loader
+//     keeps the page for the testCases resolver, under the same key);
+//   - a page of executions (publicHistory, myHistory, historyFeed) loads the
+//     problems, authors and plans its selection asks for in one
+//     BatchGetItem each (loader.PrefetchHistory), so the number of DynamoDB
+//     requests does not depend on how the item resolvers are scheduled.
+//
+// Access rules stay with the resolvers: prefetched data is only returned
+// by the resolvers that would have loaded it.
+func prefetcher(store loader.Store) graphql.FieldMiddleware {
+	pp, _ := store.(problemPrefetcher)
+	return func(ctx context.Context, next graphql.Resolver) (any, error) {
+		fc := graphql.GetFieldContext(ctx)
+		if fc == nil || fc.Field.Field == nil || !fc.IsResolver {
+			return next(ctx)
+		}
+		if fc.Object == "Query" && fc.Field.Name == "problem" {
+			return next(prefetchTestCases(ctx, fc, pp))
+		}
+		res, err := next(ctx)
+		if conn, ok := res.(*model.SearchHistoryConnection); ok && err == nil && conn != nil {
+			prefetchHistory(ctx, fc, conn)
+		}
+		return res, err
+	}
+}
+
+// problemPrefetcher reads a problem with the first page of its test cases in
+// one request (dynamo.DB.PrefetchProblem); the returned context answers the
+// problem's GetProblem from that read.
+type problemPrefetcher interface {
+	PrefetchProblem(ctx context.Context, ref algoitny.ProblemRef, page algoitny.PageRequest) (context.Context, algoitny.Page[*algoitny.TestCase], error)
+}
+
+// prefetchTestCases starts (or, with pp and no cursor, does in the same
+// Query as the problem itself) the test-case pages the selection of
+// Query.problem asks for, and returns the context to resolve the problem in.
+func prefetchTestCases(ctx context.Context, fc *graphql.FieldContext, pp problemPrefetcher) context.Context {
+	l, ok := loader.From(ctx)
+	if !ok {
+		return ctx
+	}
+	platform, _ := fc.Args["platform"].(algoitny.Platform)
+	id, _ := fc.Args["problemId"].(string)
+	if platform == "" || id == "" {
+		return ctx
+	}
+	rctx := ctx
+	opCtx := graphql.GetOperationContext(ctx)
+	for _, f := range graphql.CollectFields(opCtx, fc.Field.Selections, []string{"Problem", "Node"}) {
+		if f.Name != "testCases" {
+			continue
+		}
+		args := f.ArgumentMap(opCtx.Variables)
+		// The key the testCases resolver builds (graph's pageRequest).
+		key := loader.TestCasePage{Ref: algoitny.ProblemRef{Platform: platform, ProblemID: id}}
+		if v, present := args["first"]; present && v != nil {
+			n, ok := intArg(v)
+			if !ok {
+				continue
+			}
+			if key.First = n; n == 0 {
+				key.First = -1
+			}
+		}
+		if v, ok := args["after"].(string); ok {
+			key.After = v
+		}
+		req := algoitny.PageRequest{First: key.First, After: key.After}
+		if _, err := req.Validate(); err != nil {
+			continue // the resolver reports it
+		}
+		if pp != nil && key.After == "" && rctx == ctx {
+			if pctx, page, err := pp.PrefetchProblem(ctx, key.Ref, req); err == nil {
+				l.TestCases.Prime(ctx, key, page)
+				rctx = pctx
+				continue
+			}
+		}
+		l.TestCases.Load(ctx, key) // started; the resolver's Load gets the same result
+	}
+	return rctx
+}
+
+func intArg(v any) (int, bool) {
+	switch n := v.(type) {
+	case int:
+		return n, true
+	case int64:
+		return int(n), true
+	case int32:
+		return int(n), true
+	case float64:
+		return int(n), n == float64(int(n))
+	case json.Number:
+		i, err := n.Int64()
+		return int(i), err == nil
+	}
+	return 0, false
+}
+
+func prefetchHistory(ctx context.Context, fc *graphql.FieldContext, conn *model.SearchHistoryConnection) {
+	l, ok := loader.From(ctx)
+	if !ok || len(conn.Edges) == 0 {
+		return
+	}
+	opCtx := graphql.GetOperationContext(ctx)
+	var want loader.HistoryFields
+	for _, e := range graphql.CollectFields(opCtx, fc.Field.Selections, []string{"SearchHistoryConnection"}) {
+		if e.Name != "edges" {
+			continue
+		}
+		for _, n := range graphql.CollectFields(opCtx, e.Selections, []string{"SearchHistoryEdge"}) {
+			if n.Name != "node" {
+				continue
+			}
+			for _, f := range graphql.CollectFields(opCtx, n.Selections, []string{"SearchHistory", "Node"}) {
+				switch f.Name {
+				case "problem":
+					want.Problem = true
+				case "user":
+					want.User = true
+					for _, uf := range graphql.CollectFields(opCtx, f.Selections, []string{"User", "Node"}) {
+						if uf.Name == "plan" {
+							want.UserPlan = true
+						}
+					}
+				}
+			}
+		}
+	}
+	if want == (loader.HistoryFields{}) {
+		return
+	}
+	items := make([]*algoitny.SearchHistory, 0, len(conn.Edges))
+	for _, e := range conn.Edges {
+		if e != nil && e.Node != nil {
+			items = append(items, e.Node)
+		}
+	}
+	l.PrefetchHistory(ctx, items, want)
 }
