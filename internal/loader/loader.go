@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/atcoder"
 	"github.com/graph-gophers/dataloader/v7"
 )
 
@@ -26,6 +27,7 @@ type Store interface {
 	GetPlans(ctx context.Context, names []string) (map[string]*algoitny.Plan, error)
 	GetJobs(ctx context.Context, ids []string) (map[string]*algoitny.Job, error)
 	ListTestCases(ctx context.Context, ref algoitny.ProblemRef, page algoitny.PageRequest) (algoitny.Page[*algoitny.TestCase], error)
+	GetACList(ctx context.Context, userID string) (*atcoder.ACList, error)
 }
 
 // TestCasePage asks for one page of a problem's test cases.
@@ -43,7 +45,11 @@ type Loaders struct {
 	Plan      *dataloader.Loader[string, *algoitny.Plan] // by name
 	Job       *dataloader.Loader[string, *algoitny.Job]
 	TestCases *dataloader.Loader[TestCasePage, algoitny.Page[*algoitny.TestCase]]
-	store     Store
+	// SolvedByMe says whether the operation's actor has an AtCoder problem
+	// accepted: the whole AC list is one item, read once per batch.
+	SolvedByMe *dataloader.Loader[string, bool]
+
+	store Store
 }
 
 // batchCapacity matches BatchGetItem's 100 keys per call.
@@ -75,6 +81,25 @@ func New(store Store) *Loaders {
 			func(k string) string { return k }),
 		Job: newLoader(func(ctx context.Context, k []string) (map[string]*algoitny.Job, error) { return store.GetJobs(ctx, k) },
 			func(k string) string { return k }),
+		SolvedByMe: dataloader.NewBatchedLoader(func(ctx context.Context, ids []string) []*dataloader.Result[bool] {
+			out := make([]*dataloader.Result[bool], len(ids))
+			a := algoitny.ActorFrom(ctx)
+			var solved map[string]bool
+			var err error
+			if a.SignedIn() {
+				var list *atcoder.ACList
+				if list, err = store.GetACList(ctx, a.UserID()); err == nil && list != nil {
+					solved = make(map[string]bool, len(list.ProblemIDs))
+					for _, id := range list.ProblemIDs {
+						solved[id] = true
+					}
+				}
+			}
+			for i, id := range ids {
+				out[i] = &dataloader.Result[bool]{Data: solved[id], Error: err}
+			}
+			return out
+		}, dataloader.WithBatchCapacity[string, bool](1000), dataloader.WithWait[string, bool](wait)),
 		TestCases: dataloader.NewBatchedLoader(func(ctx context.Context, keys []TestCasePage) []*dataloader.Result[algoitny.Page[*algoitny.TestCase]] {
 			// DynamoDB has no batched Query: run the distinct pages concurrently.
 			out := make([]*dataloader.Result[algoitny.Page[*algoitny.TestCase]], len(keys))
@@ -180,6 +205,7 @@ func (l *Loaders) ClearAll() {
 	l.Plan.ClearAll()
 	l.Job.ClearAll()
 	l.TestCases.ClearAll()
+	l.SolvedByMe.ClearAll()
 }
 
 // HistoryFields says which fields of a page of executions are selected.
