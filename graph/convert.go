@@ -1,8 +1,6 @@
 package graph
 
 import (
-	"context"
-
 	"github.com/algoitny/api/graph/model"
 	"github.com/algoitny/api/internal/algoitny"
 )
@@ -39,10 +37,7 @@ func problemConnection(p algoitny.Page[*algoitny.Problem]) *model.ProblemConnect
 	return &model.ProblemConnection{Edges: edges, PageInfo: info}
 }
 
-// historyConnection builds a page of executions, queueing the problems and
-// authors its items' selected fields will load.
-func historyConnection(ctx context.Context, p algoitny.Page[*algoitny.SearchHistory]) *model.SearchHistoryConnection {
-	_ = selected(ctx, []string{"edges", "node"}, "problem", "user") // prefetch: wired with the loader's PrefetchHistory
+func historyConnection(p algoitny.Page[*algoitny.SearchHistory]) *model.SearchHistoryConnection {
 	edges, info := connection(p, func(c string, n *algoitny.SearchHistory) *model.SearchHistoryEdge {
 		return &model.SearchHistoryEdge{Cursor: c, Node: n}
 	})

@@ -426,7 +426,7 @@ func (r *queryResolver) MyHistory(ctx context.Context, filter *model.HistoryFilt
 	if err != nil {
 		return nil, err
 	}
-	return historyConnection(ctx, p), nil
+	return historyConnection(p), nil
 }
 
 func (r *queryResolver) PublicHistory(ctx context.Context, filter *model.HistoryFilter, first *int, after *string) (*model.SearchHistoryConnection, error) {
@@ -434,7 +434,7 @@ func (r *queryResolver) PublicHistory(ctx context.Context, filter *model.History
 	if err != nil {
 		return nil, err
 	}
-	return historyConnection(ctx, p), nil
+	return historyConnection(p), nil
 }
 
 func (r *queryResolver) HistoryFeed(ctx context.Context, first *int, after *string) (*model.SearchHistoryConnection, error) {
@@ -442,7 +442,7 @@ func (r *queryResolver) HistoryFeed(ctx context.Context, first *int, after *stri
 	if err != nil {
 		return nil, err
 	}
-	return historyConnection(ctx, p), nil
+	return historyConnection(p), nil
 }
 
 func (r *queryResolver) Job(ctx context.Context, id string) (*algoitny.Job, error) {
