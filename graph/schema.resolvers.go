@@ -80,6 +80,12 @@ func (r *jobResolver) History(ctx context.Context, obj *algoitny.Job) (*algoitny
 	if obj.HistoryID == "" {
 		return nil, nil
 	}
+	if obj.History != nil { // attached to a live event
+		if !algoitny.ActorFrom(ctx).CanSeeHistory(obj.History) {
+			return nil, nil
+		}
+		return obj.History, nil
+	}
 	h, err := r.Resolver.History.Get(ctx, algoitny.HistoryRef{UserID: obj.UserID, ID: obj.HistoryID})
 	if algoitny.IsCode(err, algoitny.ENOTFOUND) {
 		return nil, nil

@@ -81,7 +81,10 @@ func TestChecks(t *testing.T) {
 	create(alice, map[string]any{"url": target.URL + "/down", "checkType": "AVAILABILITY", "delayMs": 1000}).decode(t, &down)
 	var got struct {
 		Check struct {
-			LastResult    *struct{ Status string; HTTPStatus int }
+			LastResult *struct {
+				Status     string
+				HTTPStatus int
+			}
 			RecentResults []struct{ Status string }
 		}
 	}
@@ -101,7 +104,11 @@ func TestChecks(t *testing.T) {
 	}
 
 	// Lists, pause/resume, update, ownership.
-	var mine struct{ MyChecks struct{ Edges []struct{ Node struct{ ID string } } } }
+	var mine struct {
+		MyChecks struct {
+			Edges []struct{ Node struct{ ID string } }
+		}
+	}
 	s.query(t, alice, `{ myChecks { edges { node { id } } } }`, nil).decode(t, &mine)
 	if len(mine.MyChecks.Edges) != 2 {
 		t.Fatalf("myChecks %+v", mine)

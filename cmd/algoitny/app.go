@@ -53,6 +53,8 @@ type Main struct {
 
 	listener net.Listener
 	server   *http.Server
+	logs     *logWriter
+	pprof    *http.Server
 }
 
 // Open connects to DynamoDB and PostgreSQL, builds the services and the River
@@ -61,7 +63,13 @@ type Main struct {
 func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 	var err error
 	if m.Logger == nil {
-		m.Logger = slog.New(slog.NewJSONHandler(os.Stderr, nil))
+		m.logs = newLogWriter(os.Stderr)
+		m.Logger = slog.New(slog.NewJSONHandler(m.logs, nil))
+	}
+	if m.Config.PprofAddr != "" {
+		if err := m.startPprof(); err != nil {
+			return err
+		}
 	}
 	if m.DB, err = dynamo.Open(ctx, m.Config.Dynamo); err != nil {
 		return err
@@ -257,6 +265,14 @@ func (m *Main) Run(ctx context.Context) error {
 
 // Close releases the connections and the judge's work directory.
 func (m *Main) Close() {
+	defer func() {
+		if m.logs != nil {
+			m.logs.Close()
+		}
+	}()
+	if m.pprof != nil {
+		m.pprof.Close()
+	}
 	if m.Broker != nil {
 		m.Broker.Close()
 	}

@@ -60,6 +60,10 @@ type Config struct {
 	AtCoderBaseURL                       string
 	AtCoderMinInterval, AtCoderSyncEvery time.Duration
 
+	// PprofAddr serves net/http/pprof on its own listener (ALGOITNY_PPROF_ADDR,
+	// e.g. 127.0.0.1:6060; off by default: profiles reveal internals).
+	PprofAddr string
+
 	// CheckMinDelay is the floor of every URL check's period under the plans'
 	// minimums (ALGOITNY_CHECK_MIN_DELAY, default 1s; tests lower it).
 	CheckMinDelay time.Duration
@@ -81,6 +85,7 @@ func configFromEnv() (Config, error) {
 		JudgeSandbox:    envOr("JUDGE_SANDBOX", "bwrap"),
 		CORSOrigins:     httpserver.ParseOrigins(os.Getenv("ALGOITNY_CORS_ORIGINS")),
 		AtCoderBaseURL:  os.Getenv("ATCODER_API_BASE_URL"),
+		PprofAddr:       os.Getenv("ALGOITNY_PPROF_ADDR"),
 	}
 	for name, dst := range map[string]*time.Duration{
 		"SESSION_LIFETIME":           &cfg.SessionLifetime,

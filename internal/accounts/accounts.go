@@ -16,7 +16,7 @@ import (
 
 // Store is what the service needs from storage (internal/dynamo).
 type Store interface {
-	AuthLookup(ctx context.Context, email, sessionID string) (*algoitny.User, bool, error)
+	AuthLookup(ctx context.Context, email, sessionID, userID, day string) (*algoitny.AuthSnapshot, error)
 	RevokeSession(ctx context.Context, sessionID string, expiresAt time.Time) error
 	SignInWithGoogle(ctx context.Context, p algoitny.GoogleProfile, plan *algoitny.Plan) (*algoitny.User, bool, error)
 	CreateUser(ctx context.Context, u *algoitny.User, plan *algoitny.Plan) error
@@ -120,20 +120,24 @@ func (s *Service) Authenticate(ctx context.Context, token string) (*algoitny.Act
 	if err != nil {
 		return nil, err
 	}
-	u, revoked, err := s.Store.AuthLookup(ctx, claims.Email, claims.SessionID)
-	switch {
-	case algoitny.IsCode(err, algoitny.ENOTFOUND):
+	day := algoitny.UsageDay(s.now())
+	snap, err := s.Store.AuthLookup(ctx, claims.Email, claims.SessionID, claims.UserID, day)
+	if algoitny.IsCode(err, algoitny.ENOTFOUND) {
 		return nil, algoitny.Errorf(algoitny.EUNAUTHENTICATED, "the account no longer exists")
-	case err != nil:
+	}
+	if err != nil {
 		return nil, err
-	case revoked:
+	}
+	u := snap.User
+	switch {
+	case snap.Revoked:
 		return nil, algoitny.Errorf(algoitny.EUNAUTHENTICATED, "the session was logged out")
 	case u.ID != claims.UserID:
 		return nil, algoitny.Errorf(algoitny.EUNAUTHENTICATED, "the account no longer exists")
 	case !u.IsActive:
 		return nil, algoitny.Errorf(algoitny.EUNAUTHENTICATED, "the account is deactivated")
 	}
-	a := &algoitny.Actor{User: u, SessionID: claims.SessionID, ExpiresAt: claims.ExpiresAt}
+	a := &algoitny.Actor{User: u, SessionID: claims.SessionID, ExpiresAt: claims.ExpiresAt, UsageDay: day, Usage: snap.Usage}
 	if u.PlanName != "" {
 		p, err := s.plan(ctx, u.PlanName)
 		if err != nil && !algoitny.IsCode(err, algoitny.ENOTFOUND) {
@@ -399,9 +403,13 @@ func (s *Service) MyUsage(ctx context.Context) ([]*algoitny.Usage, error) {
 		return nil, err
 	}
 	now := s.now()
-	counts, err := s.Store.UsageCounts(ctx, a.UserID(), algoitny.UsageDay(now))
-	if err != nil {
-		return nil, err
+	// The request's authentication read today's counters already.
+	counts := a.Usage
+	if day := algoitny.UsageDay(now); a.UsageDay != day || counts == nil {
+		var err error
+		if counts, err = s.Store.UsageCounts(ctx, a.UserID(), day); err != nil {
+			return nil, err
+		}
 	}
 	out := make([]*algoitny.Usage, 0, len(algoitny.UsageActions))
 	for _, action := range algoitny.UsageActions {

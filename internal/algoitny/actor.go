@@ -16,6 +16,10 @@ type Actor struct {
 	SessionID string
 	// ExpiresAt is when the session ends (websockets close then).
 	ExpiresAt time.Time
+	// Usage is the user's use of each metered action on UsageDay, as read
+	// when the request was authenticated (it does not change during the request).
+	UsageDay string
+	Usage    map[UsageAction]int
 }
 
 type actorKey struct{}
@@ -102,4 +106,13 @@ func (a *Actor) CanSeeCode(h *SearchHistory) bool { return a.CanSeeHistory(h) }
 // OwnsOrStaff reports whether the actor is the user userID or staff.
 func (a *Actor) OwnsOrStaff(userID string) bool {
 	return a.IsStaff() || (a.User != nil && a.User.ID == userID)
+}
+
+// AuthSnapshot is what authenticating a request reads in one go: the
+// session's user, whether the session was logged out, and the user's quota
+// counters of the day (so that showing usage costs no further read).
+type AuthSnapshot struct {
+	User    *User
+	Revoked bool
+	Usage   map[UsageAction]int
 }

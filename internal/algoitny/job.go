@@ -35,6 +35,9 @@ type Job struct {
 	UpdatedAt    time.Time
 	StartedAt    *time.Time
 	FinishedAt   *time.Time
+	// History is the execution the job produced, attached to live events so
+	// that subscribers need no read per event. It is never stored.
+	History *SearchHistory
 }
 
 // JobProgress is one step of a job's progress, kept as history (seed 003's

@@ -3,6 +3,8 @@ package dynamo
 import (
 	"context"
 
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -21,6 +23,43 @@ func getMany[K comparable, V any](ctx context.Context, db *DB, table string, key
 			return nil, err
 		}
 		out[id(v)] = v
+	}
+	return out, nil
+}
+
+// batchGetTables reads keys of several tables in one BatchGetItem call (at
+// most 100 keys in all), retrying unprocessed keys with backoff. Missing
+// items are absent from the result.
+func (db *DB) batchGetTables(ctx context.Context, keys map[string][]itemKey) (map[string]map[itemKey]map[string]types.AttributeValue, error) {
+	req := make(map[string]types.KeysAndAttributes, len(keys))
+	out := make(map[string]map[itemKey]map[string]types.AttributeValue, len(keys))
+	for table, ks := range keys {
+		avs := make([]map[string]types.AttributeValue, len(ks))
+		for i, k := range ks {
+			avs[i] = k.av()
+		}
+		req[table] = types.KeysAndAttributes{Keys: avs}
+		out[table] = map[itemKey]map[string]types.AttributeValue{}
+	}
+	for attempt := 0; len(req) > 0; attempt++ {
+		if attempt > maxBatchRetries {
+			return nil, algoitny.Internal(nil, "batch get: keys still unprocessed after %d retries", maxBatchRetries)
+		}
+		if attempt > 0 {
+			if err := backoff(ctx, attempt-1); err != nil {
+				return nil, translate(err, "batch get")
+			}
+		}
+		resp, err := db.client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
+		if err != nil {
+			return nil, translate(err, "batch get")
+		}
+		for table, items := range resp.Responses {
+			for _, item := range items {
+				out[table][keyOf(item)] = item
+			}
+		}
+		req = resp.UnprocessedKeys
 	}
 	return out, nil
 }

@@ -347,29 +347,37 @@ func conflictOn(err error, field string) bool {
 	return errors.As(err, &e) && e.Code == algoitny.ECONFLICT && e.Field == field
 }
 
-// AuthLookup reads, in one BatchGetItem, the user a session token names and
-// whether the session was revoked (logged out). It returns ENOTFOUND if the
-// user no longer exists.
-func (db *DB) AuthLookup(ctx context.Context, email, sessionID string) (*algoitny.User, bool, error) {
+// AuthLookup reads, in one BatchGetItem across the Users and Main tables, the
+// user a session token names, whether the session was revoked (logged out),
+// and the counters of day for userID (the token's user id). It returns
+// ENOTFOUND if the user no longer exists.
+func (db *DB) AuthLookup(ctx context.Context, email, sessionID, userID, day string) (*algoitny.AuthSnapshot, error) {
 	userKey, revokedKey := itemKey{userEmailPK(email), skMetadata}, itemKey{sessionRevokedPK(sessionID), skRevoked}
-	found, err := db.batchGet(ctx, db.tables.Users, []itemKey{userKey, revokedKey})
-	if err != nil {
-		return nil, false, err
+	quotaKeys := make([]itemKey, len(algoitny.UsageActions))
+	for i, a := range algoitny.UsageActions {
+		quotaKeys[i] = itemKey{userPK(userID), quotaSK(day, a)}
 	}
-	av, ok := found[userKey]
+	found, err := db.batchGetTables(ctx, map[string][]itemKey{db.tables.Users: {userKey, revokedKey}, db.tables.Main: quotaKeys})
+	if err != nil {
+		return nil, err
+	}
+	users := found[db.tables.Users]
+	av, ok := users[userKey]
 	if !ok {
-		return nil, false, algoitny.Errorf(algoitny.ENOTFOUND, "user not found")
+		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "user not found")
 	}
-	u, err := unmarshalUser(av)
-	if err != nil {
-		return nil, false, err
+	snap := &algoitny.AuthSnapshot{Usage: make(map[algoitny.UsageAction]int, len(quotaKeys))}
+	if snap.User, err = unmarshalUser(av); err != nil {
+		return nil, err
 	}
 	// A marker past its TTL is ignored even before DynamoDB deletes it.
-	revoked := false
-	if m, ok := found[revokedKey]; ok {
-		revoked = int64(intAttr(m, attrTTL)) > db.now().Unix()
+	if m, ok := users[revokedKey]; ok {
+		snap.Revoked = int64(intAttr(m, attrTTL)) > db.now().Unix()
 	}
-	return u, revoked, nil
+	for i, a := range algoitny.UsageActions {
+		snap.Usage[a] = intAttr(found[db.tables.Main][quotaKeys[i]], "Count")
+	}
+	return snap, nil
 }
 
 // RevokeSession marks a session as logged out until expiresAt, when its token

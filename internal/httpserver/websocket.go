@@ -115,6 +115,9 @@ func (cfg WebsocketConfig) initFunc(ctx context.Context, payload transport.InitP
 	return algoitny.WithActor(ctx, actor), nil, nil
 }
 
+// writeBuffers is shared by every socket of the process.
+var writeBuffers = &sync.Pool{}
+
 // gorillaImplementation accepts websockets with gorilla/websocket.
 type gorillaImplementation struct{ cfg WebsocketConfig }
 
@@ -123,8 +126,11 @@ func (g gorillaImplementation) Accept(w http.ResponseWriter, r *http.Request, op
 	up := websocket.Upgrader{
 		Subprotocols:    opts.Subprotocols,
 		CheckOrigin:     g.checkOrigin,
-		ReadBufferSize:  4096,
+		ReadBufferSize:  1024, // client messages are small
 		WriteBufferSize: 4096,
+		// Idle subscribers hold no write buffer: it is taken from the pool
+		// for each write.
+		WriteBufferPool: writeBuffers,
 	}
 	c, err := up.Upgrade(w, r, opts.ResponseHeader)
 	if err != nil {

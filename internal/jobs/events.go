@@ -52,8 +52,11 @@ func (e *Events) publish(ctx context.Context, topic string, v any) {
 	}
 }
 
-// PublishJob announces a job's new state (and the progress step that came with it).
+// PublishJob announces a job's new state (and the progress step that came
+// with it). A finished job carries its execution, read once here rather than
+// once per subscriber.
 func (e *Events) PublishJob(ctx context.Context, job *algoitny.Job, progress *algoitny.JobProgress) {
+	job = e.withHistory(ctx, job)
 	e.publish(ctx, jobTopic(job.ID), algoitny.JobEvent{Job: job, Progress: progress})
 	if job.Status.Final() && job.Type == algoitny.JobCodeExecution {
 		e.publish(ctx, execTopic(job.ID), execMessage{End: true})
@@ -131,6 +134,7 @@ func (e *Events) JobEvents(ctx context.Context, job *algoitny.Job) (<-chan *algo
 			if err != nil {
 				return nil, false, err
 			}
+			cur = e.withHistory(ctx, cur)
 			last = cur
 			return []*algoitny.JobEvent{{Job: cur}}, cur.Status.Final(), nil
 		},
@@ -144,6 +148,24 @@ func (e *Events) JobEvents(ctx context.Context, job *algoitny.Job) (<-chan *algo
 			last = ev.Job
 			return &ev, ev.Job.Status.Final()
 		})
+}
+
+// withHistory returns a finished job with its execution attached (a copy;
+// job is not changed). Without one it returns job as it is.
+func (e *Events) withHistory(ctx context.Context, job *algoitny.Job) *algoitny.Job {
+	if !job.Status.Final() || job.HistoryID == "" || job.History != nil {
+		return job
+	}
+	j := *job
+	h, err := e.Store.GetHistory(ctx, algoitny.HistoryRef{UserID: job.UserID, ID: job.HistoryID})
+	if err != nil {
+		// No execution (cancelled before it ran): say so, so that no
+		// subscriber looks it up again.
+		j.HistoryID = ""
+		return &j
+	}
+	j.History = h
+	return &j
 }
 
 // ExecutionEvents follows the tests of a CODE_EXECUTION job as they finish.

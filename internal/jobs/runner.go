@@ -161,6 +161,11 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.RescueAfter == 0 {
 		cfg.RescueAfter = cfg.JobTimeout + 5*time.Minute
 	}
+	if cfg.FetchPollInterval == 0 {
+		// River notifies a queue at most once per FetchCooldown, so a job
+		// inserted right after another waits for the next poll: keep it short.
+		cfg.FetchPollInterval = 250 * time.Millisecond
+	}
 	if cfg.RetryBase == 0 {
 		cfg.RetryBase = time.Second
 	}
