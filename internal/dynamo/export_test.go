@@ -45,3 +45,13 @@ func ItemCount(ctx context.Context, db *DB, pk string) (int, error) {
 
 // ProblemPK exposes the key builder for tests that count raw items.
 func ProblemPK(ref algoitny.ProblemRef) string { return problemPK(ref.Platform, ref.ProblemID) }
+
+// RemovePlanAttribute deletes one attribute of a stored plan, as a plan
+// written by an older version would lack it.
+func (db *DB) RemovePlanAttribute(ctx context.Context, name, attr string) error {
+	_, err := db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(db.tables.Plans), Key: itemKey{planPK(name), skMetadata}.av(),
+		UpdateExpression: aws.String("REMOVE #a"), ExpressionAttributeNames: map[string]string{"#a": attr},
+	})
+	return err
+}

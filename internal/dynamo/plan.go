@@ -178,11 +178,33 @@ func (db *DB) SeedPlans(ctx context.Context, plans []algoitny.Plan, overwrite bo
 			}
 			changed = append(changed, p.Name)
 		case algoitny.IsCode(err, algoitny.ECONFLICT):
+			// Plans stored before a field existed get its default value;
+			// values an operator set are never touched.
+			filled, err := db.fillPlanFields(ctx, p)
+			if err != nil {
+				return changed, err
+			}
+			if filled {
+				changed = append(changed, p.Name+" (new fields)")
+			}
 		default:
 			return changed, err
 		}
 	}
 	return changed, nil
+}
+
+// fillPlanFields sets the URL-watch limits of a stored plan that predates
+// them. It reports whether it changed the plan.
+func (db *DB) fillPlanFields(ctx context.Context, p algoitny.Plan) (bool, error) {
+	missing := expression.AttributeNotExists(expression.Name("MaxChecks"))
+	_, err := db.update(ctx, db.tables.Plans, itemKey{planPK(p.Name), skMetadata}, expression.
+		Set(expression.Name("MaxChecks"), expression.Value(p.MaxChecks)).
+		Set(expression.Name("MinCheckDelayMs"), expression.Value(p.MinCheckDelayMs)), &missing)
+	if isConditionFailed(err) {
+		return false, nil
+	}
+	return err == nil, translate(err, "fill plan fields")
 }
 
 // update applies upd to the existing item k (condition: it exists, and cond

@@ -2,6 +2,7 @@ package dynamo_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/algoitny/api/internal/algoitny"
@@ -84,6 +85,25 @@ func TestPlans(t *testing.T) {
 		must[[]string](t)(db.SeedPlans(ctx, algoitny.DefaultPlans(), true))
 		if got := must[*algoitny.Plan](t)(db.GetPlan(ctx, "Free")); got.MaxHintsPerDay != 5 || got.ID != free.ID {
 			t.Fatalf("forced seed: %+v", got)
+		}
+	})
+
+	t.Run("SeedFillsFieldsOfOlderPlans", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		old := algoitny.Plan{Name: "Free", MaxHintsPerDay: 7, IsActive: true}
+		ok(t, db.CreatePlan(ctx, &old))
+		ok(t, db.RemovePlanAttribute(ctx, "Free", "MaxChecks"))
+		changed := must[[]string](t)(db.SeedPlans(ctx, algoitny.DefaultPlans(), false))
+		if !slices.Contains(changed, "Free (new fields)") {
+			t.Fatalf("changed %v", changed)
+		}
+		got := must[*algoitny.Plan](t)(db.GetPlan(ctx, "Free"))
+		if got.MaxChecks != 3 || got.MinCheckDelayMs != 60_000 || got.MaxHintsPerDay != 7 {
+			t.Fatalf("after seeding: %+v", got)
+		}
+		if again := must[[]string](t)(db.SeedPlans(ctx, algoitny.DefaultPlans(), false)); slices.Contains(again, "Free (new fields)") {
+			t.Fatal("filled twice")
 		}
 	})
 
