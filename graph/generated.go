@@ -2987,7 +2987,7 @@ type AuthPayload {
 input ProblemFilter {
   platform: Platform
   language: Language
-  "true (default): completed problems; false: drafts (staff and authors)."
+  "true (default): completed problems; false: drafts — all of them for staff and plans that can view all problems, otherwise the caller's own (UNAUTHENTICATED when anonymous)."
   completed: Boolean
   titleContains: String
   "Staff: problems that need (true) or do not need (false) a review."

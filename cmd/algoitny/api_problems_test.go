@@ -66,12 +66,14 @@ func TestAPIProblems(t *testing.T) {
 		}
 		var upd struct {
 			UpdateProblem struct {
-				Title string
-				Tags  []string
+				Title       string
+				Tags        []string
+				TimeLimitMs int
 			}
 		}
-		s.query(t, admin, `mutation { updateProblem(platform: BAEKJOON, problemId: "1000", input: {title: "A+B", tags: ["math", "io"]}) { title tags } }`, nil).decode(t, &upd)
-		if upd.UpdateProblem.Title != "A+B" || len(upd.UpdateProblem.Tags) != 2 {
+		// Stored as validated: trimmed, and a zero limit means the default.
+		s.query(t, admin, `mutation { updateProblem(platform: BAEKJOON, problemId: "1000", input: {title: "  A+B  ", tags: ["math", "io"], timeLimitMs: 0}) { title tags timeLimitMs } }`, nil).decode(t, &upd)
+		if upd.UpdateProblem.Title != "A+B" || len(upd.UpdateProblem.Tags) != 2 || upd.UpdateProblem.TimeLimitMs != 2000 {
 			t.Fatalf("update %+v", upd)
 		}
 		var added struct{ AddTestCases struct{ TestCaseCount int } }
@@ -108,8 +110,16 @@ func TestAPIProblems(t *testing.T) {
 				t.Fatalf("draft read: %s, want %s", r.Raw, tc.want)
 			}
 		}
-		if r := s.query(t, alice, `{ problems(filter: {completed: false}) { edges { node { title } } } }`, nil); r.code() != "FORBIDDEN" {
+		// Users see only their own drafts in the listing.
+		if r := s.query(t, alice, `{ problems(filter: {completed: false}) { edges { node { title } } } }`, nil); len(r.Errors) != 0 || strings.Contains(string(r.Data), "Problem 1A") {
 			t.Fatalf("alice lists drafts: %s", r.Raw)
+		}
+		s.query(t, admin, `mutation { createPlan(input: {name: "Writer", maxHintsPerDay: 1, maxExecutionsPerDay: 1, maxProblems: 5, canViewAllProblems: false, canRegisterProblems: true}) { name } }`, nil)
+		writer := s.login(t, "writer@example.com")
+		s.query(t, admin, `mutation($id: ID!) { setUserPlan(userId: $id, plan: "Writer") { id } }`, map[string]any{"id": globalIDOf("User", s.user(t, "writer@example.com").ID)})
+		s.createProblem(t, writer, "CODEFORCES", "2W", 0, false)
+		if r := s.query(t, writer, `{ problems(filter: {completed: false}) { edges { node { problemId } } } }`, nil); len(r.Errors) != 0 || !strings.Contains(string(r.Data), `"2W"`) || strings.Contains(string(r.Data), `"1A"`) {
+			t.Fatalf("writer lists drafts: %s", r.Raw)
 		}
 		if r := s.query(t, "", `{ problems(filter: {completed: false}) { edges { node { title } } } }`, nil); r.code() != "UNAUTHENTICATED" {
 			t.Fatalf("anonymous lists drafts: %s", r.Raw)

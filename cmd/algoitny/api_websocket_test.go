@@ -41,6 +41,9 @@ func TestWebsocketProtocol(t *testing.T) {
 			c.init(alice)
 			c.conn.WriteMessage(websocket.TextMessage, []byte("not json"))
 		}},
+		{"4400InitPayloadNotAnObject", 4400, func(c *wsClient) {
+			c.send(map[string]any{"type": "connection_init", "payload": "Bearer " + alice})
+		}},
 		{"4400UnknownType", 4400, func(c *wsClient) {
 			c.init(alice)
 			c.send(map[string]any{"type": "next", "id": "1"})
@@ -169,6 +172,60 @@ func TestWebsocketSessionExpiry(t *testing.T) {
 	if time.Since(start) > 20*time.Second { // the session lasts 2 s
 		t.Fatalf("closed only after %v", time.Since(start))
 	}
+}
+
+// A socket does not keep the identity it signed in with: once the session
+// is logged out, the periodic check closes the socket, and an operation sent
+// before that check fails with UNAUTHENTICATED and closes it too.
+func TestWebsocketLogoutClosesSocket(t *testing.T) {
+	t.Parallel()
+	t.Run("PeriodicCheck", func(t *testing.T) {
+		t.Parallel()
+		s := startAPI(t, func(c *Config) { c.WebsocketRecheck = 300 * time.Millisecond })
+		s.createProblem(t, s.staff(t, "admin@example.com"), "BAEKJOON", "1000", 1, true)
+		token := s.login(t, "leaver@example.com")
+		job := s.pendingJob(t, token)
+		c := s.dialWS(t, "graphql-transport-ws", nil)
+		c.init(token)
+		c.subscribe("1", jobUpdated, map[string]any{"id": job})
+		if m := c.read(5 * time.Second); m.Type != "next" {
+			t.Fatalf("first event %+v", m)
+		}
+		s.query(t, token, `mutation { logout }`, nil)
+		if code := c.closeCode(10 * time.Second); code != 4403 {
+			t.Fatalf("close code %d after logout", code)
+		}
+	})
+	t.Run("NextOperation", func(t *testing.T) {
+		t.Parallel()
+		s := startAPI(t, func(c *Config) { c.WebsocketRecheck = time.Hour })
+		s.createProblem(t, s.staff(t, "admin@example.com"), "BAEKJOON", "1000", 1, true)
+		token := s.login(t, "leaver@example.com")
+		job := s.pendingJob(t, token)
+		c := s.dialWS(t, "graphql-transport-ws", nil)
+		c.init(token)
+		s.query(t, token, `mutation { logout }`, nil)
+		c.subscribe("1", jobUpdated, map[string]any{"id": job})
+		c.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		for {
+			var m wsMessage
+			err := c.conn.ReadJSON(&m)
+			if ce, ok := err.(*websocket.CloseError); ok {
+				if ce.Code != 4403 {
+					t.Fatalf("close code %d", ce.Code)
+				}
+				break
+			}
+			if err != nil {
+				t.Fatalf("read: %v", err)
+			}
+			// The operation's UNAUTHENTICATED error may come before the
+			// close frame; the job itself must not.
+			if strings.Contains(string(m.Payload), "PENDING") {
+				t.Fatalf("logged-out socket got the job: %s", m.Payload)
+			}
+		}
+	})
 }
 
 func TestWebsocketFanOut(t *testing.T) {

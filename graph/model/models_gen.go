@@ -147,7 +147,7 @@ type ProblemEdge struct {
 type ProblemFilter struct {
 	Platform *algoitny.Platform `json:"platform,omitempty"`
 	Language *algoitny.Language `json:"language,omitempty"`
-	// true (default): completed problems; false: drafts (staff and authors).
+	// true (default): completed problems; false: drafts — all of them for staff and plans that can view all problems, otherwise the caller's own (UNAUTHENTICATED when anonymous).
 	Completed     *bool   `json:"completed,omitempty"`
 	TitleContains *string `json:"titleContains,omitempty"`
 	// Staff: problems that need (true) or do not need (false) a review.

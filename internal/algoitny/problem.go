@@ -82,6 +82,9 @@ type ProblemFilter struct {
 	TitleContains string
 	// NeedsReview selects problems by review state (staff).
 	NeedsReview *bool
+	// CreatedBy keeps only the problems this user registered (the service
+	// sets it when a user may list only their own drafts).
+	CreatedBy string
 }
 
 // ProblemReview is a staff review of a problem.

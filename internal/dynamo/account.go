@@ -15,10 +15,30 @@ import (
 // The user item goes last so that an interrupted deletion can be retried by
 // the same user; deleting again after success is a no-op. Problems the user
 // registered stay: they are shared content.
+//
+// Unfinished jobs are cancelled before the partition is read: a worker
+// judging one of them can then no longer add an execution to the partition
+// (CreateHistory checks that its job is PROCESSING) after it was emptied.
 func (db *DB) DeleteAccount(ctx context.Context, u *algoitny.User) error {
 	items, err := db.all(ctx, &query{list: "account", table: db.tables.Main, pk: userPK(u.ID), forward: true})
 	if err != nil {
 		return err
+	}
+	cancelled := false
+	for _, it := range items {
+		sk := stringAttr(it, attrSK)
+		if !strings.HasPrefix(sk, skPrefixUserJob) || algoitny.JobStatus(stringAttr(it, "Status")).Final() {
+			continue
+		}
+		if err := db.stopJob(ctx, strings.TrimPrefix(sk, skPrefixUserJob)); err != nil {
+			return err
+		}
+		cancelled = true
+	}
+	if cancelled { // read again: executions may have been stored meanwhile
+		if items, err = db.all(ctx, &query{list: "account", table: db.tables.Main, pk: userPK(u.ID), forward: true}); err != nil {
+			return err
+		}
 	}
 	var jobIDs []string
 	for _, it := range items {
@@ -46,6 +66,31 @@ func (db *DB) DeleteAccount(ctx context.Context, u *algoitny.User) error {
 		return err
 	}
 	return db.DeleteUser(ctx, u.Email)
+}
+
+// stopJob cancels a job unless it is final already.
+func (db *DB) stopJob(ctx context.Context, id string) error {
+	msg := "the account was deleted"
+	for {
+		_, err := db.TransitionJob(ctx, id, algoitny.JobTransition{Status: algoitny.JobCancelled, ErrorMessage: &msg})
+		if err == nil || algoitny.IsCode(err, algoitny.ENOTFOUND) {
+			return nil
+		}
+		if !algoitny.IsCode(err, algoitny.ECONFLICT) {
+			return err
+		}
+		// Final already, or it moved on between our read and write.
+		cur, err := db.GetJob(ctx, id)
+		if algoitny.IsCode(err, algoitny.ENOTFOUND) || (err == nil && cur.Status.Final()) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
 }
 
 func (db *DB) deleteItems(ctx context.Context, items []map[string]types.AttributeValue) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -78,6 +79,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 			return retry.NewStandard(func(o *retry.StandardOptions) {
 				o.MaxAttempts = attempts
 				o.MaxBackoff = 2 * time.Second
+				o.Retryables = append(slices.Clone(o.Retryables), retry.IsErrorRetryableFunc(retryTransactionConflict))
 			})
 		}),
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -30,8 +31,9 @@ func translate(err error, op string) error {
 				return &algoitny.Error{Code: algoitny.ECONFLICT, Message: "the item was changed concurrently or already exists", Err: err}
 			}
 		}
-		// TransactionConflict and friends: the SDK already retried.
-		return &algoitny.Error{Code: algoitny.ECONFLICT, Message: "a concurrent change conflicted with this one; retry", Err: err}
+		// TransactionConflict and friends, still there after the SDK's
+		// retries (retryTransactionConflict): nothing the caller did wrong.
+		return algoitny.Internal(fmt.Errorf("%s: %w", op, err), "storage is busy; retry")
 	}
 	var rnf *types.ResourceNotFoundException
 	if errors.As(err, &rnf) {
@@ -68,4 +70,27 @@ func conditionFailedAt(err error, i int) bool {
 func isConditionFailed(err error) bool {
 	var ccf *types.ConditionalCheckFailedException
 	return errors.As(err, &ccf)
+}
+
+// retryTransactionConflict makes the SDK retry a transaction that was
+// cancelled only because another transaction held one of its items
+// (reasons TransactionConflict or None): its conditions are evaluated
+// again, so a retry is safe. A cancellation with a failed condition is an
+// answer, not a transient error.
+func retryTransactionConflict(err error) aws.Ternary {
+	codes := cancellationCodes(err)
+	conflict := false
+	for _, c := range codes {
+		switch c {
+		case "TransactionConflict":
+			conflict = true
+		case "None":
+		default:
+			return aws.UnknownTernary
+		}
+	}
+	if conflict {
+		return aws.TrueTernary
+	}
+	return aws.UnknownTernary
 }

@@ -116,6 +116,11 @@ func (db *DB) NewHistoryID() (string, time.Time) { return newID(db.now()) }
 // the platform × language execution statistics. If h.ID is empty an id is
 // assigned; a given id must come from NewHistoryID. Writing the same id twice
 // returns ECONFLICT, which makes a retried job idempotent.
+//
+// An execution of a job (h.JobID set) is only written while that job is
+// PROCESSING, in one transaction with that check: a job cancelled meanwhile
+// — by its owner, or by the deletion of the account, which must not find
+// an execution appear after it emptied the partition — gets ECONFLICT too.
 func (db *DB) CreateHistory(ctx context.Context, h *algoitny.SearchHistory) error {
 	if h.ID == "" {
 		h.ID, h.CreatedAt = db.NewHistoryID()
@@ -130,13 +135,28 @@ func (db *DB) CreateHistory(ctx context.Context, h *algoitny.SearchHistory) erro
 	if err != nil {
 		return err
 	}
-	_, err = db.client.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: aws.String(db.tables.Main), Item: av, ConditionExpression: aws.String("attribute_not_exists(PK)"),
-	})
-	if isConditionFailed(err) {
-		return algoitny.Errorf(algoitny.ECONFLICT, "history %s already exists", h.ID)
+	put := &types.Put{TableName: aws.String(db.tables.Main), Item: av, ConditionExpression: aws.String("attribute_not_exists(PK)")}
+	if h.JobID == "" {
+		_, err = db.client.PutItem(ctx, &dynamodb.PutItemInput{
+			TableName: put.TableName, Item: put.Item, ConditionExpression: put.ConditionExpression,
+		})
+	} else {
+		_, err = db.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+			{Put: put},
+			{ConditionCheck: &types.ConditionCheck{
+				TableName: aws.String(db.tables.Main), Key: itemKey{jobPK(h.JobID), skMetadata}.av(),
+				ConditionExpression:       aws.String("#s = :processing"),
+				ExpressionAttributeNames:  map[string]string{"#s": "Status"},
+				ExpressionAttributeValues: map[string]types.AttributeValue{":processing": &types.AttributeValueMemberS{Value: string(algoitny.JobProcessing)}},
+			}},
+		}})
 	}
-	if err != nil {
+	switch {
+	case isConditionFailed(err) || conditionFailedAt(err, 0):
+		return algoitny.Errorf(algoitny.ECONFLICT, "history %s already exists", h.ID)
+	case conditionFailedAt(err, 1):
+		return algoitny.Errorf(algoitny.ECONFLICT, "job %s is no longer running", h.JobID)
+	case err != nil:
 		return translate(err, "create history")
 	}
 	// The statistics item is hot (every execution adds to it), so it is not

@@ -151,3 +151,44 @@ func TestHistory(t *testing.T) {
 		}
 	})
 }
+
+// An execution belongs to a running job: once the job is cancelled (by its
+// owner or by the deletion of the account) a worker that finishes late
+// cannot add it to a partition that was emptied.
+func TestHistoryOfAJobNeedsItRunning(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := newDB(t)
+	u := &algoitny.User{Email: "u1@example.com", IsActive: true}
+	ok(t, db.CreateUser(ctx, u, nil))
+	job := func() *algoitny.Job {
+		j, _, err := db.CreateJob(ctx, &algoitny.Job{Type: algoitny.JobCodeExecution, UserID: u.ID, Platform: algoitny.PlatformBaekjoon, ProblemID: "1000", Language: algoitny.LanguagePython})
+		ok(t, err)
+		return j
+	}
+	forJob := func(j *algoitny.Job) *algoitny.SearchHistory {
+		h := newHistory(u.ID, algoitny.PlatformBaekjoon, "1000", algoitny.LanguagePython, true)
+		h.JobID = j.ID
+		return h
+	}
+
+	pending := job()
+	errCode(t, db.CreateHistory(ctx, forJob(pending)), algoitny.ECONFLICT)
+	running := job()
+	must[*algoitny.Job](t)(db.TransitionJob(ctx, running.ID, algoitny.JobTransition{Status: algoitny.JobProcessing}))
+	h := forJob(running)
+	ok(t, db.CreateHistory(ctx, h))
+	dup := *h
+	errCode(t, db.CreateHistory(ctx, &dup), algoitny.ECONFLICT)
+
+	late := job()
+	must[*algoitny.Job](t)(db.TransitionJob(ctx, late.ID, algoitny.JobTransition{Status: algoitny.JobProcessing}))
+	ok(t, db.DeleteAccount(ctx, u))
+	if j, err := db.GetJob(ctx, late.ID); err == nil {
+		t.Fatalf("job of a deleted account left: %+v", j)
+	}
+	errCode(t, db.CreateHistory(ctx, forJob(late)), algoitny.ECONFLICT)
+	if n, err := db.CountUserItems(ctx, u.ID); err != nil || n != 0 {
+		t.Fatalf("%d items left (%v)", n, err)
+	}
+}

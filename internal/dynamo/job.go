@@ -166,6 +166,21 @@ func (db *DB) CreateJob(ctx context.Context, j *algoitny.Job) (job *algoitny.Job
 	return j, true, nil
 }
 
+// ReleaseIdempotencyKey frees a user's idempotency key if it still names
+// jobID, so that a request retried with the same key after its job could not
+// be queued creates a new job instead of returning the failed one.
+func (db *DB) ReleaseIdempotencyKey(ctx context.Context, userID, key, jobID string) error {
+	_, err := db.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName: aws.String(db.tables.Main), Key: itemKey{userPK(userID), idempotencySK(key)}.av(),
+		ConditionExpression:       aws.String("JobID = :id"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":id": &types.AttributeValueMemberS{Value: jobID}},
+	})
+	if isConditionFailed(err) {
+		return nil // gone, or another job's by now
+	}
+	return translate(err, "release idempotency key")
+}
+
 // GetJob returns a job by id (#20), or ENOTFOUND.
 func (db *DB) GetJob(ctx context.Context, id string) (*algoitny.Job, error) {
 	av, err := db.getItem(ctx, db.tables.Main, itemKey{jobPK(id), skMetadata})

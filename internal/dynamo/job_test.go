@@ -121,6 +121,16 @@ func TestJobs(t *testing.T) {
 		if len(mine.Items) != 1 {
 			t.Fatalf("u1 has %d jobs", len(mine.Items))
 		}
+		// A released key (its job could not be queued) makes a new job; the
+		// release names the job, so it cannot free a key another job took.
+		ok(t, db.ReleaseIdempotencyKey(ctx, "u2", "k1", ids[0]))
+		if again, c, err := db.CreateJob(ctx, &algoitny.Job{Type: algoitny.JobCodeExecution, UserID: "u2", IdempotencyKey: "k1"}); err != nil || c || again.ID != other.ID {
+			t.Fatalf("after releasing another job's key: %v %v", c, err)
+		}
+		ok(t, db.ReleaseIdempotencyKey(ctx, "u2", "k1", other.ID))
+		if fresh, c, err := db.CreateJob(ctx, &algoitny.Job{Type: algoitny.JobCodeExecution, UserID: "u2", IdempotencyKey: "k1"}); err != nil || !c || fresh.ID == other.ID {
+			t.Fatalf("after release: %v %v", c, err)
+		}
 	})
 
 	t.Run("ListsAndStale", func(t *testing.T) {

@@ -215,6 +215,9 @@ func (db *DB) ListProblems(ctx context.Context, f algoitny.ProblemFilter, page a
 	if t := strings.ToLower(strings.TrimSpace(f.TitleContains)); t != "" {
 		conds = append(conds, expression.Contains(expression.Name("TitleLower"), t))
 	}
+	if f.CreatedBy != "" {
+		conds = append(conds, expression.Name("CreatedBy").Equal(expression.Value(f.CreatedBy)))
+	}
 	q.filter = andAll(conds)
 	p, err := db.page(ctx, q, page)
 	if err != nil {

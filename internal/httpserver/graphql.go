@@ -17,6 +17,7 @@ import (
 	"github.com/algoitny/api/internal/dynamo"
 	"github.com/algoitny/api/internal/loader"
 	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
 // Limits protect the API from expensive requests (OWASP GraphQL cheat sheet).
@@ -73,7 +74,8 @@ func NewGraphQL(cfg GraphQLConfig) *handler.Server {
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
 	srv.Use(extension.FixedComplexityLimit(cfg.Limits.MaxComplexity))
 	srv.Use(shapeLimits{MaxDepth: cfg.Limits.MaxDepth, MaxAliases: cfg.Limits.MaxAliases})
-	srv.SetErrorPresenter(graph.ErrorPresenter(cfg.Logger))
+	present := graph.ErrorPresenter(cfg.Logger)
+	srv.SetErrorPresenter(present)
 	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
 		cfg.Logger.ErrorContext(ctx, "panic in resolver", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 		return algoitny.Internal(fmt.Errorf("panic: %v", p), "internal error")
@@ -81,6 +83,10 @@ func NewGraphQL(cfg GraphQLConfig) *handler.Server {
 	srv.AroundFields(prefetcher(cfg.Loaders))
 	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 		ctx, _ = dynamo.WithRequestCounter(ctx)
+		ctx, err := ReauthenticateSocket(ctx)
+		if err != nil {
+			return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{present(ctx, err)}})
+		}
 		return next(loader.WithLazy(ctx, cfg.Loaders))
 	})
 	srv.AroundResponses(func(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {

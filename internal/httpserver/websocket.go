@@ -46,6 +46,12 @@ type WebsocketConfig struct {
 	ReadLimit int64
 	// WriteTimeout drops a client that does not take a message in time (default 10 s).
 	WriteTimeout time.Duration
+	// RecheckInterval is how often a signed-in socket's session is checked
+	// again (default 1 min): a logout, a deactivation or a change of staff
+	// status closes the socket with 4403 — its subscriptions were authorized
+	// for the old identity. Operations started on the socket re-authenticate
+	// anyway (ReauthenticateSocket).
+	RecheckInterval time.Duration
 }
 
 // NewWebsocket returns gqlgen's websocket transport (both the
@@ -63,6 +69,9 @@ func NewWebsocket(cfg WebsocketConfig) transport.Websocket {
 	}
 	if cfg.WriteTimeout == 0 {
 		cfg.WriteTimeout = 10 * time.Second
+	}
+	if cfg.RecheckInterval == 0 {
+		cfg.RecheckInterval = time.Minute
 	}
 	limit := cfg.ReadLimit
 	return transport.Websocket{
@@ -109,10 +118,62 @@ func (cfg WebsocketConfig) initFunc(ctx context.Context, payload transport.InitP
 		ctx = transport.WithWebsocketCloseCode(ctx, closeForbidden)
 		return transport.AppendCloseReason(ctx, "Forbidden"), nil, errors.New(algoitny.ErrorMessage(err))
 	}
-	if slot, ok := ctx.Value(socketKey{}).(*socketSlot); ok && slot.conn != nil && !actor.ExpiresAt.IsZero() {
-		slot.conn.expireAt(actor.ExpiresAt)
+	sess := &socketSession{token: token, auth: cfg.Auth, staff: actor.User.IsStaff}
+	if slot, ok := ctx.Value(socketKey{}).(*socketSlot); ok && slot.conn != nil {
+		sess.conn = slot.conn
+		if !actor.ExpiresAt.IsZero() {
+			slot.conn.expireAt(actor.ExpiresAt)
+		}
+		slot.conn.recheckEvery(cfg.RecheckInterval, sess.stillValid)
 	}
+	ctx = context.WithValue(ctx, sessionKey{}, sess)
 	return algoitny.WithActor(ctx, actor), nil, nil
+}
+
+// socketSession is the credential a socket signed in with. The identity
+// found in connection_init must not outlive the session: every operation on
+// the socket authenticates again, and a timer re-checks between operations.
+type socketSession struct {
+	token string
+	auth  Authenticator
+	conn  *gorillaConn // nil when the transport is not ours (tests)
+	staff bool         // staff status at connection_init
+}
+
+type sessionKey struct{}
+
+// stillValid reports whether the socket may stay open: false once the
+// session is no longer accepted or the user's staff status changed. A
+// failure to check (the store is down) keeps the socket.
+func (s *socketSession) stillValid() bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	actor, err := s.auth.Authenticate(ctx, s.token)
+	if algoitny.IsCode(err, algoitny.EUNAUTHENTICATED) {
+		return false
+	}
+	return err != nil || actor.User.IsStaff == s.staff
+}
+
+// ReauthenticateSocket gives an operation that arrives on a signed-in socket
+// the socket's current identity (a fresh Authenticate, so quotas, plan and
+// role are today's). When the session is no longer accepted, the socket is
+// closed with 4403 and the EUNAUTHENTICATED error is returned for the
+// operation. Contexts of other transports are returned unchanged.
+func ReauthenticateSocket(ctx context.Context) (context.Context, error) {
+	sess, ok := ctx.Value(sessionKey{}).(*socketSession)
+	if !ok {
+		return ctx, nil
+	}
+	actor, err := sess.auth.Authenticate(ctx, sess.token)
+	if err != nil {
+		if algoitny.IsCode(err, algoitny.EUNAUTHENTICATED) && sess.conn != nil {
+			sess.conn.closeWith(closeForbidden, "Forbidden")
+			sess.conn.c.Close()
+		}
+		return ctx, err
+	}
+	return algoitny.WithActor(ctx, actor), nil
 }
 
 // writeBuffers is shared by every socket of the process.
@@ -166,11 +227,12 @@ type gorillaConn struct {
 	c            *websocket.Conn
 	writeTimeout time.Duration
 
-	mu     sync.Mutex // guards the fields below and serializes writes
-	inited bool
-	closed bool
-	active map[string]bool // graphql-transport-ws subscription ids
-	expiry *time.Timer
+	mu      sync.Mutex // guards the fields below and serializes writes
+	inited  bool
+	closed  bool
+	active  map[string]bool // graphql-transport-ws subscription ids
+	expiry  *time.Timer
+	recheck *time.Timer
 }
 
 var errProtocolClosed = errors.New("websocket closed for a protocol violation")
@@ -195,8 +257,9 @@ func (g *gorillaConn) NextReader() (int, io.Reader, error) {
 }
 
 type wireMessage struct {
-	Type string `json:"type"`
-	ID   string `json:"id"`
+	Type    string          `json:"type"`
+	ID      string          `json:"id"`
+	Payload json.RawMessage `json:"payload"`
 }
 
 // check applies the graphql-transport-ws rules to a client message.
@@ -211,6 +274,10 @@ func (g *gorillaConn) check(data []byte) (int, string) {
 	case "connection_init":
 		if g.inited {
 			return closeTooManyInitCalls, "Too many initialisation requests"
+		}
+		// The payload is optional, and an object when present.
+		if p := bytes.TrimSpace(m.Payload); len(p) > 0 && !bytes.Equal(p, []byte("null")) && p[0] != '{' {
+			return closeInvalidMessage, "Invalid message received"
 		}
 		g.inited = true
 	case "subscribe":
@@ -274,9 +341,7 @@ func (g *gorillaConn) closeWith(code int, msg string) error {
 		return nil
 	}
 	g.closed = true
-	if g.expiry != nil {
-		g.expiry.Stop()
-	}
+	g.stopTimers()
 	return g.c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, msg), time.Now().Add(g.writeTimeout))
 }
 
@@ -290,12 +355,42 @@ func (g *gorillaConn) expireAt(t time.Time) {
 	})
 }
 
-// Close implements transport.WebsocketConn.
-func (g *gorillaConn) Close() error {
+// recheckEvery closes the socket with 4403 when valid, called every d,
+// returns false.
+func (g *gorillaConn) recheckEvery(d time.Duration, valid func() bool) {
+	var tick func()
+	tick = func() {
+		if !valid() {
+			g.closeWith(closeForbidden, "Forbidden")
+			g.c.Close()
+			return
+		}
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if !g.closed {
+			g.recheck = time.AfterFunc(d, tick)
+		}
+	}
 	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.recheck = time.AfterFunc(d, tick)
+}
+
+// stopTimers stops the expiry and recheck timers; g.mu must be held.
+func (g *gorillaConn) stopTimers() {
 	if g.expiry != nil {
 		g.expiry.Stop()
 	}
+	if g.recheck != nil {
+		g.recheck.Stop()
+	}
+}
+
+// Close implements transport.WebsocketConn.
+func (g *gorillaConn) Close() error {
+	g.mu.Lock()
+	g.closed = true // no close frame after the connection is gone
+	g.stopTimers()
 	g.mu.Unlock()
 	return g.c.Close()
 }

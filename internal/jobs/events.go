@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 
 	"github.com/algoitny/api/internal/algoitny"
@@ -76,8 +77,10 @@ func (e *Events) PublishHint(ctx context.Context, ev algoitny.HintEvent) {
 // stream runs a subscription: it subscribes first (so nothing published from
 // now on is missed), then sends what start returns, then forwards decoded
 // events until next says to stop, the broker drops the subscriber or ctx
-// ends. The returned channel is closed at the end, which completes the
-// GraphQL subscription.
+// ends. A subscriber the broker dropped for falling behind
+// (pubsub.ErrSlowSubscriber) is subscribed again and sent the current state
+// anew, so a burst of events does not end a subscription. The returned
+// channel is closed at the end, which completes the GraphQL subscription.
 func stream[T any, M any](ctx context.Context, e *Events, topic string,
 	start func() (initial []*T, done bool, err error),
 	next func(msg M) (out *T, done bool),
@@ -100,8 +103,16 @@ func stream[T any, M any](ctx context.Context, e *Events, topic string,
 		close(out)
 		return out, nil
 	}
-	go func() {
-		defer close(out)
+	send := func(v *T) bool {
+		select {
+		case out <- v:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	// forward delivers sub's events; it reports whether to subscribe again.
+	forward := func(sub *pubsub.Subscription) bool {
 		defer sub.Close()
 		for ev := range sub.Events() {
 			var msg M
@@ -109,14 +120,34 @@ func stream[T any, M any](ctx context.Context, e *Events, topic string,
 				continue
 			}
 			v, done := next(msg)
-			if v != nil {
-				select {
-				case out <- v:
-				case <-ctx.Done():
+			if v != nil && !send(v) {
+				return false
+			}
+			if done {
+				return false
+			}
+		}
+		return errors.Is(sub.Err(), pubsub.ErrSlowSubscriber) && ctx.Err() == nil
+	}
+	go func() {
+		defer close(out)
+		for forward(sub) {
+			if sub, err = e.Broker.Subscribe(ctx, topic); err != nil {
+				return
+			}
+			initial, done, err := start()
+			if err != nil {
+				sub.Close()
+				return
+			}
+			for _, v := range initial {
+				if !send(v) {
+					sub.Close()
 					return
 				}
 			}
 			if done {
+				sub.Close()
 				return
 			}
 		}

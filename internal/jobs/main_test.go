@@ -50,6 +50,7 @@ var seq atomic.Int64
 type bundle struct {
 	db     *dynamo.DB
 	runner *jobs.Runner
+	events *jobs.Events
 }
 
 func setup(t *testing.T) bundle {
@@ -72,5 +73,5 @@ func setup(t *testing.T) bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return bundle{db: db, runner: r}
+	return bundle{db: db, runner: r, events: events}
 }

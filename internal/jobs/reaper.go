@@ -84,14 +84,16 @@ func (r *Runner) reapOne(ctx context.Context, job *algoitny.Job) (bool, error) {
 	if next == algoitny.JobFailed {
 		t.ErrorMessage = &reason
 	}
-	if _, err := r.cfg.Store.TransitionJob(ctx, job.ID, t); err != nil {
-		if algoitny.IsCode(err, algoitny.ECONFLICT) { // it moved meanwhile: nothing to repair
-			return false, nil
-		}
+	repaired, err := r.cfg.Store.TransitionJob(ctx, job.ID, t)
+	if algoitny.IsCode(err, algoitny.ECONFLICT) { // it moved meanwhile: nothing to repair
+		return false, nil
+	}
+	if err != nil {
 		return false, err
 	}
-	err := r.cfg.Store.AddJobProgress(ctx, &algoitny.JobProgress{JobID: job.ID, Step: "reaper", Message: reason, Status: next, Percent: -1})
-	return true, err
+	// Stored and published: subscribers waiting on the job see it end.
+	r.progress(ctx, repaired, "reaper", reason, -1)
+	return true, nil
 }
 
 // reapDecision maps a River job state to what its stale record should become.

@@ -54,6 +54,11 @@ func TestReaper(t *testing.T) {
 	healthyID := insert(jobs.ExecuteArgs{JobID: "x3"})
 	healthy := newJob(algoitny.JobPending, healthyID) // PENDING and queued: fine
 	time.Sleep(5 * time.Millisecond)
+	follow, err := b.events.JobEvents(ctx, lost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-follow // the current state
 
 	n, err := b.runner.Reap(ctx)
 	if err != nil {
@@ -86,6 +91,15 @@ func TestReaper(t *testing.T) {
 	p, err := b.db.LatestJobProgress(ctx, lost.ID)
 	if err != nil || p.Step != "reaper" {
 		t.Fatalf("progress %+v %v", p, err)
+	}
+	// A subscriber following the job sees it end.
+	select {
+	case ev := <-follow:
+		if ev == nil || ev.Job.Status != algoitny.JobFailed || ev.Progress == nil || ev.Progress.Step != "reaper" {
+			t.Fatalf("event %+v", ev)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the repair was not published")
 	}
 	// A second sweep finds nothing more to do.
 	if n, err := b.runner.Reap(ctx); err != nil || n != 0 {

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/algoitny/api/internal/algoitny"
@@ -31,6 +32,7 @@ type JobStore interface {
 	GetJob(ctx context.Context, id string) (*algoitny.Job, error)
 	GetJobByIdempotencyKey(ctx context.Context, userID, key string) (*algoitny.Job, error)
 	SetRiverJobID(ctx context.Context, id string, riverJobID int64) (*algoitny.Job, error)
+	ReleaseIdempotencyKey(ctx context.Context, userID, key, jobID string) error
 	ListJobs(ctx context.Context, f algoitny.JobFilter, page algoitny.PageRequest) (algoitny.Page[*algoitny.Job], error)
 	ListJobProgress(ctx context.Context, jobID string, page algoitny.PageRequest) (algoitny.Page[*algoitny.JobProgress], error)
 	GetHistory(ctx context.Context, ref algoitny.HistoryRef) (*algoitny.SearchHistory, error)
@@ -289,14 +291,26 @@ func (s *Service) enqueue(ctx context.Context, job *algoitny.Job, log *algoitny.
 		ctx := context.WithoutCancel(ctx)
 		msg := "the job could not be queued; please submit it again"
 		s.Store.TransitionJob(ctx, created.ID, algoitny.JobTransition{Status: algoitny.JobFailed, ErrorMessage: &msg})
+		if created.IdempotencyKey != "" { // the retry the message asks for must not get this job back
+			s.Store.ReleaseIdempotencyKey(ctx, created.UserID, created.IdempotencyKey, created.ID)
+		}
 		release()
 		return nil, algoitny.Internal(err, "queue job")
 	}
-	linked, err := s.Store.SetRiverJobID(ctx, created.ID, res.Job.ID)
-	if err != nil {
-		return created, nil // the worker links it when it starts
+	// The job is queued: link it even if the client went away meanwhile
+	// (the reaper and cancellation find jobs by their River id).
+	linkCtx := context.WithoutCancel(ctx)
+	for attempt := 0; ; attempt++ {
+		linked, err := s.Store.SetRiverJobID(linkCtx, created.ID, res.Job.ID)
+		if err == nil {
+			return linked, nil
+		}
+		if attempt == 2 || algoitny.IsCode(err, algoitny.ENOTFOUND) {
+			s.Runner.cfg.Logger.WarnContext(ctx, "link job to River", "job", created.ID, "river", res.Job.ID, "err", err)
+			return created, nil // the worker links it when it starts
+		}
+		time.Sleep(time.Duration(50<<attempt) * time.Millisecond)
 	}
-	return linked, nil
 }
 
 // Get returns a job of the caller (staff: any job). ENOTFOUND otherwise.
@@ -356,6 +370,8 @@ func (s *Service) Cancel(ctx context.Context, id string) (*algoitny.Job, error) 
 	if err != nil {
 		return nil, err
 	}
+	// The record is CANCELLED: the rest is done even if the client goes away.
+	ctx = context.WithoutCancel(ctx)
 	p := &algoitny.JobProgress{JobID: id, Step: "cancelled", Message: "cancelled by the user", Status: algoitny.JobCancelled, Percent: -1}
 	s.Store.AddJobProgress(ctx, p)
 	if s.Events != nil {

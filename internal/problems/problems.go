@@ -78,13 +78,14 @@ func (s *Service) List(ctx context.Context, f algoitny.ProblemFilter, page algoi
 	if f.NeedsReview != nil && !algoitny.ActorFrom(ctx).IsStaff() {
 		return algoitny.Page[*algoitny.Problem]{}, algoitny.Errorf(algoitny.EFORBIDDEN, "only staff list problems by review state")
 	}
+	f.CreatedBy = ""
 	if f.Completed != nil && !*f.Completed {
 		a := algoitny.ActorFrom(ctx)
 		if err := a.RequireUser(); err != nil {
 			return algoitny.Page[*algoitny.Problem]{}, err
 		}
 		if !a.IsStaff() && (a.Plan == nil || !a.Plan.CanViewAllProblems) {
-			return algoitny.Page[*algoitny.Problem]{}, algoitny.Errorf(algoitny.EFORBIDDEN, "your plan cannot list draft problems")
+			f.CreatedBy = a.User.ID // their own drafts (CanSeeProblem)
 		}
 	}
 	return s.Store.ListProblems(ctx, f, page)
@@ -174,7 +175,7 @@ func (s *Service) Update(ctx context.Context, ref algoitny.ProblemRef, u algoitn
 	if u.IsCompleted != nil && *u.IsCompleted && p.TestCaseCount == 0 {
 		return nil, algoitny.Invalid("isCompleted", "a problem needs test cases to be completed")
 	}
-	return s.Store.UpdateProblem(ctx, ref, u)
+	return s.Store.UpdateProblem(ctx, ref, normalizedUpdate(u, &next))
 }
 
 // Delete soft-deletes a problem the actor may edit and returns it as deleted.
@@ -280,6 +281,40 @@ func applyUpdate(p *algoitny.Problem, u algoitny.ProblemUpdate) {
 	if u.MemoryLimitMB != nil {
 		p.MemoryLimitMB = *u.MemoryLimitMB
 	}
+}
+
+// normalizedUpdate returns u with each field it sets taken from next, the
+// problem after applyUpdate and normalize: what is stored is what was
+// validated (trimmed, defaults for zero limits).
+func normalizedUpdate(u algoitny.ProblemUpdate, next *algoitny.Problem) algoitny.ProblemUpdate {
+	if u.Title != nil {
+		u.Title = &next.Title
+	}
+	if u.ProblemURL != nil {
+		u.ProblemURL = &next.ProblemURL
+	}
+	if u.SolutionCode != nil {
+		u.SolutionCode = &next.SolutionCode
+	}
+	if u.Constraints != nil {
+		u.Constraints = &next.Constraints
+	}
+	if u.Tags != nil {
+		u.Tags = &next.Tags
+	}
+	if u.Language != nil {
+		u.Language = &next.Language
+	}
+	if u.Checker != nil {
+		u.Checker = &next.Checker
+	}
+	if u.TimeLimitMs != nil {
+		u.TimeLimitMs = &next.TimeLimitMs
+	}
+	if u.MemoryLimitMB != nil {
+		u.MemoryLimitMB = &next.MemoryLimitMB
+	}
+	return u
 }
 
 func normalize(p *algoitny.Problem) {
