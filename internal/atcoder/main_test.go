@@ -2,53 +2,21 @@ package atcoder_test
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"os"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/atcoder"
 	"github.com/algoitny/api/internal/atcoder/atcodertest"
-	"github.com/algoitny/api/internal/devstack"
 	"github.com/algoitny/api/internal/dynamo"
+	"github.com/algoitny/api/internal/dynamo/dynamotest"
 )
 
-var endpoint string
-
-// TestMain starts DynamoDB Local once for the package (or uses the one
-// `make test` started, via DYNAMODB_ENDPOINT). Each test gets its own tables.
-func TestMain(m *testing.M) {
-	ep, stop, err := devstack.DynamoForTests(context.Background())
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "atcoder tests need DynamoDB Local:", devstack.Describe(err))
-		os.Exit(1)
-	}
-	endpoint = ep
-	code := m.Run()
-	stop()
-	os.Exit(code)
-}
-
-var tableSeq atomic.Int64
+func TestMain(m *testing.M) { dynamotest.Main(m) }
 
 // newDB returns a DB on freshly migrated tables of the test's own.
-func newDB(t testing.TB) *dynamo.DB {
-	t.Helper()
-	ctx := context.Background()
-	prefix := fmt.Sprintf("ac%d-%d-", time.Now().UnixNano()%1e9, tableSeq.Add(1))
-	db, err := dynamo.Open(ctx, dynamo.Config{Endpoint: endpoint, TablePrefix: prefix})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Migrate(ctx); err != nil {
-		t.Fatalf("migrate: %v", err)
-	}
-	t.Cleanup(func() { db.DropTables(context.Background()) })
-	return db
-}
+func newDB(t testing.TB) *dynamo.DB { return dynamotest.NewDB(t) }
 
 // newClient returns a client of srv with test-sized etiquette: calls 1 ms
 // apart, retries after about 1 ms.

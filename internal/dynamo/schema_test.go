@@ -7,6 +7,7 @@ import (
 
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/dynamo"
+	"github.com/algoitny/api/internal/dynamo/dynamotest"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -70,7 +71,7 @@ func TestMigrate(t *testing.T) {
 		prefix := "legacy-" + t.Name()[len("TestMigrate/"):] + "-"
 		tables := dynamo.TablesWithPrefix(prefix)
 		raw := dynamodb.New(dynamodb.Options{
-			BaseEndpoint: aws.String(endpoint), Region: "us-east-1",
+			BaseEndpoint: aws.String(dynamotest.Endpoint()), Region: "us-east-1",
 			Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""),
 		})
 		// An old Main table with only GSI1, as an earlier version might have made.
@@ -91,7 +92,7 @@ func TestMigrate(t *testing.T) {
 			}},
 		})
 		ok(t, err)
-		db := must[*dynamo.DB](t)(dynamo.Open(ctx, dynamo.Config{Endpoint: endpoint, TablePrefix: prefix}))
+		db := must[*dynamo.DB](t)(dynamo.Open(ctx, dynamo.Config{Endpoint: dynamotest.Endpoint(), TablePrefix: prefix}))
 		t.Cleanup(func() { db.DropTables(context.Background()) })
 		rep := must[dynamo.MigrateReport](t)(db.Migrate(ctx))
 		if !slices.Equal(rep.IndexesAdded, []string{tables.Main + "/GSI2", tables.Main + "/GSI3"}) {

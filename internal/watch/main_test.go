@@ -15,43 +15,14 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
-	"github.com/algoitny/api/internal/devstack"
 	"github.com/algoitny/api/internal/dynamo"
+	"github.com/algoitny/api/internal/dynamo/dynamotest"
 )
 
-var endpoint string
-
-// TestMain starts DynamoDB Local once for the package (or uses the one
-// `make test` started, via DYNAMODB_ENDPOINT). Each test gets its own tables.
-func TestMain(m *testing.M) {
-	ep, stop, err := devstack.DynamoForTests(context.Background())
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "watch tests need DynamoDB Local:", devstack.Describe(err))
-		os.Exit(1)
-	}
-	endpoint = ep
-	code := m.Run()
-	stop()
-	os.Exit(code)
-}
-
-var tableSeq atomic.Int64
+func TestMain(m *testing.M) { dynamotest.Main(m) }
 
 // newDB returns a DB on freshly migrated tables of the test's own.
-func newDB(t testing.TB) *dynamo.DB {
-	t.Helper()
-	ctx := context.Background()
-	prefix := fmt.Sprintf("w%d-%d-", time.Now().UnixNano()%1e9, tableSeq.Add(1))
-	db, err := dynamo.Open(ctx, dynamo.Config{Endpoint: endpoint, TablePrefix: prefix})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Migrate(ctx); err != nil {
-		t.Fatalf("migrate: %v", err)
-	}
-	t.Cleanup(func() { db.DropTables(context.Background()) })
-	return db
-}
+func newDB(t testing.TB) *dynamo.DB { return dynamotest.NewDB(t) }
 
 // testPlan allows five checks, each at most every 100 ms.
 func testPlan() *algoitny.Plan {
