@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"maps"
 	"math/rand/v2"
 	"time"
 
@@ -68,29 +69,11 @@ func (db *DB) batchGet(ctx context.Context, table string, keys []itemKey) (map[i
 	}
 	for start := 0; start < len(unique); start += maxBatchGet {
 		chunk := unique[start:min(start+maxBatchGet, len(unique))]
-		avs := make([]map[string]types.AttributeValue, len(chunk))
-		for i, k := range chunk {
-			avs[i] = k.av()
+		got, err := db.batchGetTables(ctx, map[string][]itemKey{table: chunk})
+		if err != nil {
+			return nil, err
 		}
-		req := map[string]types.KeysAndAttributes{table: {Keys: avs}}
-		for attempt := 0; len(req) > 0; attempt++ {
-			if attempt > maxBatchRetries {
-				return nil, algoitny.Internal(nil, "batch get: keys still unprocessed after %d retries", maxBatchRetries)
-			}
-			if attempt > 0 {
-				if err := backoff(ctx, attempt-1); err != nil {
-					return nil, translate(err, "batch get")
-				}
-			}
-			out, err := db.client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
-			if err != nil {
-				return nil, translate(err, "batch get")
-			}
-			for _, item := range out.Responses[table] {
-				found[keyOf(item)] = item
-			}
-			req = out.UnprocessedKeys
-		}
+		maps.Copy(found, got[table])
 	}
 	return found, nil
 }
