@@ -18,8 +18,9 @@ import (
 
 // fanRound is one event delivered to every subscriber.
 type fanRound struct {
-	delivery *samples // event published → received, per subscriber
-	requests float64  // DynamoDB requests of the server during the round
+	delivery *samples      // event published → received, per subscriber
+	requests float64       // DynamoDB requests of the server during the round
+	mutation time.Duration // cancelJob's response time
 }
 
 // scenarioFanout: one event to N websocket subscribers of jobUpdated,
@@ -50,6 +51,7 @@ func (b *run) scenarioFanout(ctx context.Context) {
 	}
 
 	rss0, _ := rssBytes(b.server.pid())
+	mem0 := b.goMemory(ctx)
 	_, clients, err := dialMany(ctx, n, func() (*websocket.Conn, *wsClient, error) {
 		c, err := dialWS(ctx, b.wsURL, token)
 		return nil, c, err
@@ -59,24 +61,34 @@ func (b *run) scenarioFanout(ctx context.Context) {
 		b.failRow(name, fmt.Errorf("dial: %w", err))
 		return
 	}
-	b.profiled(ctx, "fanout", nil)
 	rounds := max(3, b.opts.fanRounds)
 	server := &samples{}
+	first := &samples{} // per round, the first subscriber's delivery
+	mutation := &samples{}
 	var rssPer float64
+	var memPer goMemory
 	var reqN, req10 float64
 	var sample []byte
+	// First an unmeasured round that holds every socket subscribed and idle
+	// for the memory measurement; the measured rounds then all follow their
+	// subscriptions after the same short pause, as the baseline's
+	// broadcasts follow its dial.
+	if _, _, err := b.fanRound(ctx, clients, newJob, token, "idle", func() {
+		time.Sleep(2 * time.Second)
+		rss1, _ := rssBytes(b.server.pid())
+		rssPer = float64(rss1-rss0) / float64(n)
+		memPer = b.goMemory(ctx).minus(mem0).per(n)
+		b.idleProfiles(ctx, "fanout")
+	}, false); err != nil {
+		b.failRow(name, err)
+		return
+	}
 	for r := 0; r < rounds+1 && ctx.Err() == nil; r++ {
 		group := clients
 		if r == rounds { // the last round: 10 subscribers, for DynamoDB requests per event
 			group = clients[:min(10, len(clients))]
 		}
-		fr, msg, err := b.fanRound(ctx, group, newJob, token, fmt.Sprint("f", r), func() {
-			if r == 0 {
-				time.Sleep(2 * time.Second)
-				rss1, _ := rssBytes(b.server.pid())
-				rssPer = float64(rss1-rss0) / float64(n)
-			}
-		})
+		fr, msg, err := b.fanRound(ctx, group, newJob, token, fmt.Sprint("f", r), nil, true)
 		if err != nil {
 			b.failRow(name, err)
 			return
@@ -86,10 +98,15 @@ func (b *run) scenarioFanout(ctx context.Context) {
 			continue
 		}
 		sample = msg
+		b.logf("fan-out round %d: mutation %s, deliveries first %s, p50 %s, p95 %s, last %s", r, ms(fr.mutation),
+			ms(fr.delivery.quantile(0)), ms(fr.delivery.quantile(0.5)), ms(fr.delivery.quantile(0.95)), ms(fr.delivery.quantile(1)))
 		server.merge(fr.delivery)
+		first.add(fr.delivery.quantile(0))
+		mutation.add(fr.mutation)
 		reqN = max(reqN, fr.requests)
 	}
 	closeAll(nil, clients)
+	b.mergeDeliveries("fanout")
 
 	base, echoPer, err := b.fanBaseline(ctx, n, rounds, sample)
 	if err != nil {
@@ -104,7 +121,9 @@ func (b *run) scenarioFanout(ctx context.Context) {
 		p50:      ms(server.quantile(0.5)), p99: ms(server.quantile(0.99)),
 		thr:   fmt.Sprintf("%d rounds × %d deliveries", rounds, n),
 		ratio: fmt.Sprintf("p95 %s = %.2f×", ms(server.quantile(0.95)), r95), target: "p95 ≤ 2×", pass: &pass,
-		note: "from sending cancelJob (DynamoDB write, pg_notify, LISTEN, local fan-out, resolving the selection per subscriber) to each client's receipt" + prefixed("; ", b.errNote(base, server)),
+		note: "from sending cancelJob (DynamoDB write, pg_notify, LISTEN, local fan-out, resolving the selection per subscriber) to each client's receipt; " +
+			fmt.Sprintf("the first subscriber of a round received it after %s, and cancelJob answered after %s (medians of rounds)", ms(first.quantile(0.5)), ms(mutation.quantile(0.5))) +
+			prefixed("; ", b.errNote(base, server)),
 	})
 	rr := rssPer / max(echoPer, 1)
 	pass2 := rr <= 2 && rssPer > 0
@@ -113,7 +132,9 @@ func (b *run) scenarioFanout(ctx context.Context) {
 		baseline: fmt.Sprintf("bare gorilla echo connection: %.1f KB", echoPer/1024),
 		p50:      fmt.Sprintf("%.1f KB", rssPer/1024),
 		ratio:    fmt.Sprintf("%.2f×", rr), target: "≤ 2×", pass: &pass2,
-		note: fmt.Sprintf("VmRSS of the process before and after %d authenticated sockets each with one jobUpdated subscription", n),
+		note: fmt.Sprintf("VmRSS of the process before and after %d authenticated sockets each with one jobUpdated subscription; "+
+			"per subscriber, the Go runtime's goroutine stacks %.1f KB, heap in use %.1f KB, goroutines %.1f",
+			n, memPer.stack/1024, memPer.heap/1024, memPer.goroutines),
 	})
 	pass3 := reqN-req10 <= 3
 	b.rows = append(b.rows, row{
@@ -126,9 +147,10 @@ func (b *run) scenarioFanout(ctx context.Context) {
 }
 
 // fanRound subscribes every client to a new pending job, waits for their
-// initial events, runs idle (once, the first round), cancels the job and
-// measures each client's receipt of the CANCELLED event.
-func (b *run) fanRound(ctx context.Context, clients []*wsClient, newJob func() (string, error), token, subID string, idle func()) (*fanRound, []byte, error) {
+// initial events, runs idle (if set), cancels the job and measures each
+// client's receipt of the CANCELLED event. Only measured rounds are
+// profiled (-profile fanout).
+func (b *run) fanRound(ctx context.Context, clients []*wsClient, newJob func() (string, error), token, subID string, idle func(), measured bool) (*fanRound, []byte, error) {
 	jobID, err := newJob()
 	if err != nil {
 		return nil, nil, err
@@ -182,10 +204,13 @@ func (b *run) fanRound(ctx context.Context, clients []*wsClient, newJob func() (
 			}
 		})
 	}()
+	stopProfile := b.deliveryProfile(ctx, "fanout", measured && len(clients) > 10)
 	if _, err := b.api.query(ctx, token, `mutation($id: ID!) { cancelJob(id: $id) { status } }`, map[string]any{"id": jobID}, nil); err != nil {
 		return nil, nil, fmt.Errorf("cancelJob: %w", err)
 	}
+	fr.mutation = time.Since(start)
 	<-done
+	stopProfile()
 	fr.delivery.dur = time.Since(start)
 	time.Sleep(300 * time.Millisecond)
 	m1, err := metric(ctx, b.api.client, b.base, "algoitny_dynamodb_requests_total")
@@ -274,3 +299,23 @@ func (b *run) fanBaseline(ctx context.Context, n, rounds int, msg []byte) (*samp
 }
 
 var _ = http.StatusOK
+
+// goMemory is what the server's Go runtime reports through /metrics.
+type goMemory struct{ stack, heap, goroutines float64 }
+
+func (b *run) goMemory(ctx context.Context) goMemory {
+	var m goMemory
+	m.stack, _ = metric(ctx, b.api.client, b.base, "go_memstats_stack_inuse_bytes")
+	m.heap, _ = metric(ctx, b.api.client, b.base, "go_memstats_heap_inuse_bytes")
+	m.goroutines, _ = metric(ctx, b.api.client, b.base, "go_goroutines")
+	return m
+}
+
+func (m goMemory) minus(o goMemory) goMemory {
+	return goMemory{m.stack - o.stack, m.heap - o.heap, m.goroutines - o.goroutines}
+}
+
+func (m goMemory) per(n int) goMemory {
+	f := float64(max(n, 1))
+	return goMemory{m.stack / f, m.heap / f, m.goroutines / f}
+}

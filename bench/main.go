@@ -62,6 +62,7 @@ type options struct {
 	writers       int
 	profile       string
 	profileOut    string
+	serverEnv     []string // -server-env KEY=VALUE, repeatable
 	bin           string
 	verbose       bool
 }
@@ -93,7 +94,14 @@ func realMain(ctx context.Context, args []string) int {
 	fs.DurationVar(&o.drainTimeout, "drain-timeout", 10*time.Minute, "how long the mixed load waits for its jobs to finish")
 	fs.DurationVar(&o.timeout, "timeout", 60*time.Minute, "bound on the whole run")
 	fs.IntVar(&o.writers, "writers", 24, "parallel writers of the data load")
-	fs.StringVar(&o.profile, "profile", "", "scenario during which to take a CPU profile of the server (builds it with a pprof endpoint)")
+	fs.StringVar(&o.profile, "profile", "", "scenario during which to take a CPU profile of the server (through its ALGOITNY_PPROF_ADDR endpoint)")
+	fs.Func("server-env", "KEY=VALUE added to the API server's environment, e.g. GOGC=400 (repeatable)", func(v string) error {
+		if k, _, ok := strings.Cut(v, "="); !ok || k == "" {
+			return fmt.Errorf("want KEY=VALUE, got %q", v)
+		}
+		o.serverEnv = append(o.serverEnv, v)
+		return nil
+	})
 	fs.StringVar(&o.profileOut, "profile-out", "", "where to write the CPU profile (default bench-SCENARIO.pprof in the log directory)")
 	fs.StringVar(&o.bin, "bin", "", "use this algoitny binary instead of building one")
 	fs.BoolVar(&o.verbose, "v", false, "print progress details")
@@ -162,7 +170,7 @@ func benchmark(ctx context.Context, c *cleanups, o options, args []string) error
 	bin := o.bin
 	if bin == "" {
 		t := time.Now()
-		if bin, err = buildServer(ctx, root, logDir, o.profile != ""); err != nil {
+		if bin, err = buildServer(ctx, root, logDir); err != nil {
 			return err
 		}
 		logf("built the server in %s", time.Since(t).Round(time.Millisecond))
@@ -188,10 +196,14 @@ func benchmark(ctx context.Context, c *cleanups, o options, args []string) error
 	}
 	logf("data set loaded in %s", ds.loadTime.Round(time.Millisecond))
 
-	serverEnv := env
+	extra, pprofAddr := o.serverEnv, ""
 	if o.profile != "" {
-		serverEnv = st.serverEnv("ALGOITNY_PPROF_ADDR=127.0.0.1:0")
+		if pprofAddr, err = freeAddr(); err != nil {
+			return err
+		}
+		extra = append(extra, "ALGOITNY_PPROF_ADDR="+pprofAddr)
 	}
+	serverEnv := st.serverEnv(extra...)
 	srv, err := startProc(c, "algoitny serve", serverEnv, filepath.Join(logDir, "server.log"), bin, "serve")
 	if err != nil {
 		return err
@@ -210,14 +222,7 @@ func benchmark(ctx context.Context, c *cleanups, o options, args []string) error
 		api:   &api{url: "http://" + addr + "/query", client: newHTTPClient(max(o.clients, 64))},
 		wsURL: "ws://" + addr + "/query", db: db, sdk: sdk, ds: ds, self: self, logDir: logDir, logf: logf,
 	}
-	if o.profile != "" {
-		select {
-		case a := <-srv.pprofAddr:
-			b.pprofAddr = a
-		case <-time.After(5 * time.Second):
-			return fmt.Errorf("the profiling build printed no pprof address")
-		}
-	}
+	b.pprofAddr = pprofAddr
 	b.tokens = make([]string, len(ds.users))
 	if err := parallel(ctx, 8, len(ds.users), func(i int) error {
 		var err error

@@ -91,17 +91,55 @@ func load(ctx context.Context, clients int, d time.Duration, maxOps int64, f op)
 // compare alternates the baseline and the target in rounds (so that both
 // see the same background noise) after a short warm-up of each, and
 // returns the merged samples.
-func (b *run) compare(ctx context.Context, clients int, base, target op) (*samples, *samples) {
+func (b *run) compare(ctx context.Context, clients int, base, target op, procs ...cpuProc) (*samples, *samples, string) {
 	const rounds = 4
 	load(ctx, clients, 500*time.Millisecond, 2000, base)
 	load(ctx, clients, 500*time.Millisecond, 2000, target)
 	bs, ts := &samples{}, &samples{}
+	procs = append([]cpuProc{{"the server", b.server.pid()}, {"DynamoDB Local", b.stack.dynamoPid}, {"the bench (clients)", 0}}, procs...)
+	bcpu, tcpu := make([]time.Duration, len(procs)), make([]time.Duration, len(procs))
+	cpu := func(into []time.Duration, f func()) {
+		before := cpuOf(procs)
+		f()
+		for i, v := range cpuOf(procs) {
+			into[i] += v - before[i]
+		}
+	}
 	per := max(b.opts.duration/rounds, 250*time.Millisecond)
 	for range rounds {
-		bs.merge(load(ctx, clients, per, b.opts.maxOps, base))
-		ts.merge(load(ctx, clients, per, b.opts.maxOps, target))
+		cpu(bcpu, func() { bs.merge(load(ctx, clients, per, b.opts.maxOps, base)) })
+		cpu(tcpu, func() { ts.merge(load(ctx, clients, per, b.opts.maxOps, target)) })
 	}
-	return bs, ts
+	perOp := func(use []time.Duration, s *samples) string {
+		var parts []string
+		for i, p := range procs {
+			if use[i] > 0 && s.ops > 0 {
+				parts = append(parts, fmt.Sprintf("%s %.0f µs", p.name, float64(use[i].Microseconds())/float64(s.ops)))
+			}
+		}
+		return strings.Join(parts, ", ")
+	}
+	note := fmt.Sprintf("CPU per operation — target: %s; baseline: %s", perOp(tcpu, ts), perOp(bcpu, bs))
+	return bs, ts, note
+}
+
+// cpuProc names a process whose CPU time a comparison accounts (pid 0: the
+// bench itself).
+type cpuProc struct {
+	name string
+	pid  int
+}
+
+func cpuOf(procs []cpuProc) []time.Duration {
+	out := make([]time.Duration, len(procs))
+	for i, p := range procs {
+		if p.pid == 0 {
+			out[i] = selfCPU()
+		} else {
+			out[i] = procCPU(p.pid)
+		}
+	}
+	return out
 }
 
 // gql returns an op that posts body (built per call by mk) and fails on
@@ -174,9 +212,9 @@ func (b *run) scenarioProblem(ctx context.Context) {
 		p := b.ds.problems[r.IntN(len(b.ds.problems))]
 		return "", encodeQuery(problemQuery, map[string]any{"p": "BAEKJOON", "id": p.ProblemID})
 	})
-	bs, ts := b.compare(ctx, b.opts.clients, base, b.profiled(ctx, "problem", target))
+	bs, ts, cpu := b.compare(ctx, b.opts.clients, base, b.profiled(ctx, "problem", target))
 	rw := latencyRow("`problem(platform, problemId){ testCases }`", "SDK Query", bs, ts, 1.3, 1.6)
-	rw.note = b.errNote(bs, ts)
+	rw.note = strings.TrimPrefix(b.errNote(bs, ts)+"; "+cpu, "; ")
 	if n := b.requestsOf(ctx, "", encodeQuery(problemQuery, map[string]any{"p": "BAEKJOON", "id": b.ds.problems[0].ProblemID})); n >= 0 {
 		rw.note = strings.TrimPrefix(rw.note+fmt.Sprintf("; %d DynamoDB requests per GraphQL request", n), "; ")
 	}
@@ -220,7 +258,7 @@ func (b *run) scenarioTypename(ctx context.Context) {
 			return nil
 		}
 	}
-	bs, ts := b.compare(ctx, b.opts.clients, call(plain), b.profiled(ctx, "typename", call(b.api)))
+	bs, ts, cpu := b.compare(ctx, b.opts.clients, call(plain), b.profiled(ctx, "typename", call(b.api)), cpuProc{"the plain handler", p.pid()})
 	ratio := ts.throughput() / max(bs.throughput(), 1e-9)
 	pass := ratio >= 0.85 && ts.err == 0 && bs.err == 0
 	b.rows = append(b.rows, row{
@@ -228,7 +266,7 @@ func (b *run) scenarioTypename(ctx context.Context) {
 		baseline: fmt.Sprintf("plain net/http JSON handler: %.0f req/s, p50 %s", bs.throughput(), ms(bs.quantile(0.5))),
 		p50:      ms(ts.quantile(0.5)), p99: ms(ts.quantile(0.99)),
 		thr: fmt.Sprintf("%.0f req/s", ts.throughput()), ratio: fmt.Sprintf("%.2f×", ratio), target: "≥ 0.85×",
-		pass: &pass, note: b.errNote(bs, ts),
+		pass: &pass, note: strings.TrimPrefix(b.errNote(bs, ts)+"; "+cpu, "; "),
 	})
 }
 
@@ -280,7 +318,7 @@ func (b *run) scenarioHistory(ctx context.Context) {
 	m0, _ := metric(ctx, b.api.client, b.base, "algoitny_dynamodb_requests_total")
 	cross := load(ctx, b.opts.clients, time.Hour, 200, target)
 	m1, _ := metric(ctx, b.api.client, b.base, "algoitny_dynamodb_requests_total")
-	bs, ts := b.compare(ctx, b.opts.clients, base, b.profiled(ctx, "history", target))
+	bs, ts, cpu := b.compare(ctx, b.opts.clients, base, b.profiled(ctx, "history", target))
 	rw := latencyRow(name, "raw GSI1 Query of the 50 items", bs, ts, 1.6, 0)
 	worst := max(counts[10], counts[50], counts[100])
 	pass := *rw.pass && worst >= 0 && worst <= 4
@@ -291,6 +329,7 @@ func (b *run) scenarioHistory(ctx context.Context) {
 	if cross.ops > 0 {
 		rw.note = fmt.Sprintf("server counter (algoitny_dynamodb_requests_total) over %d requests by %d concurrent clients: %.2f DynamoDB requests per GraphQL request", cross.ops+cross.err, b.opts.clients, (m1-m0)/float64(cross.ops+cross.err))
 	}
+	rw.note = strings.TrimPrefix(rw.note+"; "+cpu, "; ")
 	if e := b.errNote(bs, ts); e != "" {
 		rw.note += "; " + e
 	}
@@ -315,11 +354,11 @@ func (b *run) scenarioUsage(ctx context.Context) {
 	}
 	body := encodeQuery(`{ myUsage { action used limit remaining resetAt } }`, nil)
 	target := b.gql(func(r *rand.Rand) (string, []byte) { return b.tokens[r.IntN(len(b.tokens))], body })
-	bs, ts := b.compare(ctx, b.opts.clients, base, b.profiled(ctx, "usage", target))
+	bs, ts, cpu := b.compare(ctx, b.opts.clients, base, b.profiled(ctx, "usage", target))
 	rw := latencyRow("`myUsage` (quota read)", "one direct GetItem", bs, ts, 1.5, 0)
-	rw.note = b.errNote(bs, ts)
+	rw.note = strings.TrimPrefix(b.errNote(bs, ts)+"; "+cpu, "; ")
 	if n := b.requestsOf(ctx, b.tokens[0], body); n >= 0 {
-		rw.note = strings.TrimPrefix(rw.note+fmt.Sprintf("; %d DynamoDB requests in the operation + 1 BatchGetItem to authenticate the token", n), "; ")
+		rw.note += fmt.Sprintf("; %d DynamoDB requests in the operation, after the one BatchGetItem that authenticates the token (user, session, today's counters)", n)
 	}
 	b.rows = append(b.rows, rw)
 }
@@ -681,10 +720,17 @@ func closeAll(raws []*websocket.Conn, clients []*wsClient) {
 // messages arrive.
 func recvTimes(c *websocket.Conn, got chan<- time.Time) {
 	for {
-		if _, _, err := c.ReadMessage(); err != nil {
+		_, data, err := c.ReadMessage()
+		at := time.Now()
+		if err != nil {
 			return
 		}
-		got <- time.Now()
+		// The work the subscribers' reader does with a message (wsClient):
+		// the two sides' clients take the same CPU from the server.
+		var m wsMessage
+		_ = json.Unmarshal(data, &m)
+		_ = bytes.Contains(m.Payload, []byte(`"CANCELLED"`))
+		got <- at
 	}
 }
 

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,11 +51,9 @@ type proc struct {
 	name string
 	cmd  *exec.Cmd
 	addr chan string
-	// pprofAddr receives the profiling build's "pprof listening on ADDR".
-	pprofAddr chan string
-	done      chan struct{}
-	mu        sync.Mutex
-	tail      []string // the last lines of its stdout, for errors
+	done chan struct{}
+	mu   sync.Mutex
+	tail []string // the last lines of its stdout, for errors
 }
 
 var listeningRE = regexp.MustCompile(`listening on (\S+)`)
@@ -64,7 +62,7 @@ var listeningRE = regexp.MustCompile(`listening on (\S+)`)
 // stderr goes to logPath (the server logs one line per request: a file is
 // cheaper than a pipe the bench must drain).
 func startProc(c *cleanups, name string, env []string, logPath string, argv ...string) (*proc, error) {
-	p := &proc{name: name, cmd: exec.Command(argv[0], argv[1:]...), addr: make(chan string, 1), pprofAddr: make(chan string, 1), done: make(chan struct{})}
+	p := &proc{name: name, cmd: exec.Command(argv[0], argv[1:]...), addr: make(chan string, 1), done: make(chan struct{})}
 	p.cmd.Env = env
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	out, err := p.cmd.StdoutPipe()
@@ -92,12 +90,8 @@ func startProc(c *cleanups, name string, env []string, logPath string, argv ...s
 			}
 			p.mu.Unlock()
 			if m := listeningRE.FindStringSubmatch(line); m != nil {
-				ch := p.addr
-				if strings.HasPrefix(line, "pprof ") {
-					ch = p.pprofAddr
-				}
 				select {
-				case ch <- m[1]:
+				case p.addr <- m[1]:
 				default:
 				}
 			}
@@ -170,6 +164,7 @@ func rssBytes(pid int) (int64, error) {
 // of this run's own.
 type stack struct {
 	dynamoEndpoint string
+	dynamoPid      int
 	databaseURL    string
 	prefix         string // DynamoDB table prefix
 	riverSchema    string
@@ -185,7 +180,7 @@ func startStack(ctx context.Context, c *cleanups, runID string, logf func(string
 		return nil, fmt.Errorf("DynamoDB Local: %s", devstack.Describe(err))
 	}
 	c.add(d.Stop)
-	s.dynamoEndpoint = d.Endpoint
+	s.dynamoEndpoint, s.dynamoPid = d.Endpoint, d.Pid()
 	dir, err := os.MkdirTemp("", "algoitny-bench-pg-")
 	if err != nil {
 		return nil, err
@@ -244,39 +239,24 @@ func runTool(ctx context.Context, bin string, env []string, args ...string) erro
 // ALGOITNY_PPROF_ADDR (the binary has no profiling endpoint); the copy lives
 // in a directory starting with "_", which `./...` patterns ignore, and is
 // removed right after the build.
-func buildServer(ctx context.Context, root, dir string, pprof bool) (string, error) {
+func buildServer(ctx context.Context, root, dir string) (string, error) {
 	bin := filepath.Join(dir, "algoitny")
-	pkg := "./cmd/algoitny"
-	if pprof {
-		shadow := filepath.Join(root, "bench", fmt.Sprintf("_pprofmain%d", os.Getpid()))
-		if err := os.MkdirAll(shadow, 0o755); err != nil {
-			return "", err
-		}
-		defer os.RemoveAll(shadow)
-		files, _ := filepath.Glob(filepath.Join(root, "cmd", "algoitny", "*.go"))
-		for _, f := range files {
-			if strings.HasSuffix(f, "_test.go") {
-				continue
-			}
-			b, err := os.ReadFile(f)
-			if err != nil {
-				return "", err
-			}
-			if err := os.WriteFile(filepath.Join(shadow, filepath.Base(f)), b, 0o644); err != nil {
-				return "", err
-			}
-		}
-		if err := os.WriteFile(filepath.Join(shadow, "zz_pprof.go"), []byte(pprofHook), 0o644); err != nil {
-			return "", err
-		}
-		pkg = "./" + filepath.ToSlash(must(filepath.Rel(root, shadow)))
-	}
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, pkg)
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/algoitny")
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+		return "", fmt.Errorf("go build ./cmd/algoitny: %v\n%s", err, out)
 	}
 	return bin, nil
+}
+
+// freeAddr returns a 127.0.0.1 address with a port nobody listens on now.
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
 }
 
 func must[T any](v T, err error) T {
@@ -286,48 +266,36 @@ func must[T any](v T, err error) T {
 	return v
 }
 
-// pprofHook is the file added to the profiling build of the server.
-const pprofHook = `package main
-
-import (
-	"fmt"
-	"net"
-	"net/http"
-	_ "net/http/pprof"
-	"os"
-)
-
-func init() {
-	addr := os.Getenv("ALGOITNY_PPROF_ADDR")
-	if addr == "" {
-		return
-	}
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "pprof:", err)
-		return
-	}
-	fmt.Fprintf(os.Stdout, "pprof listening on %s\n", l.Addr())
-	go http.Serve(l, http.DefaultServeMux)
-}
-`
-
 // fetchProfile collects a CPU profile of seconds from a pprof endpoint.
 func fetchProfile(ctx context.Context, addr string, seconds int, path string) error {
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, seconds), nil)
-	resp, err := (&http.Client{Timeout: time.Duration(seconds+30) * time.Second}).Do(req)
+	return fetchPprof(ctx, addr, fmt.Sprintf("profile?seconds=%d", seconds), time.Duration(seconds+30)*time.Second, path)
+}
+
+// procCPU is the CPU time (user + system) pid has used so far; 0 if unknown.
+func procCPU(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return err
+		return 0
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("pprof: %s", resp.Status)
+	// The fields after the command (which may hold spaces) in parentheses.
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 13 {
+		return 0
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * time.Second / clockTicks
+}
+
+// clockTicks is the kernel's USER_HZ (/proc's unit of CPU time): 100 on Linux.
+const clockTicks = 100
+
+// selfCPU is the CPU time the bench process has used so far.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
 	}
-	defer f.Close()
-	_, err = io.Copy(f, resp.Body)
-	return err
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

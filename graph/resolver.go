@@ -82,7 +82,9 @@ type Authoring interface {
 // Events feeds the subscriptions (jobs.Events). Each channel starts with the
 // current state and closes once the job (or the hint) is final.
 type Events interface {
-	JobEvents(ctx context.Context, job *algoitny.Job) (<-chan *algoitny.JobEvent, error)
+	// JobEvents reads the job with get once it follows it (the access
+	// check and the current state in one read).
+	JobEvents(ctx context.Context, id string, get func(context.Context, string) (*algoitny.Job, error)) (<-chan *algoitny.JobEvent, error)
 	ExecutionEvents(ctx context.Context, job *algoitny.Job) (<-chan *algoitny.ExecutionEvent, error)
 	HintEvents(ctx context.Context, h *algoitny.SearchHistory) (<-chan *algoitny.HintEvent, error)
 }

@@ -577,14 +577,10 @@ func (r *subscriptionResolver) JobUpdated(ctx context.Context, id string) (<-cha
 	if err != nil {
 		return nil, err
 	}
-	j, err := r.Jobs.Get(ctx, jobID)
-	if err != nil {
-		return nil, err
-	}
 	if r.Events == nil {
 		return nil, errUnavailable
 	}
-	return r.Events.JobEvents(ctx, j)
+	return r.Events.JobEvents(ctx, jobID, r.Jobs.Get)
 }
 
 func (r *subscriptionResolver) ExecutionProgress(ctx context.Context, jobID string) (<-chan *algoitny.ExecutionEvent, error) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"runtime"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/algoitny/api/internal/algoitny"
 	"github.com/gorilla/websocket"
 )
 
@@ -92,6 +94,32 @@ func TestWebsocketProtocol(t *testing.T) {
 			}
 			if m.Type != "ping" && m.Type != "complete" {
 				t.Fatalf("unexpected %+v", m)
+			}
+		}
+	})
+
+	t.Run("ReusingAnIDTheServerCompleted", func(t *testing.T) {
+		t.Parallel()
+		finished := s.pendingJob(t, alice)
+		s.query(t, alice, `mutation($id: ID!) { cancelJob(id: $id) { status } }`, map[string]any{"id": finished})
+		c := s.dialWS(t, "graphql-transport-ws", nil)
+		c.init(alice)
+		for round := range 2 { // a final job: its state, then "complete" from the server
+			c.subscribe("f", jobUpdated, map[string]any{"id": finished})
+			var types []string
+			for len(types) == 0 || types[len(types)-1] != "complete" {
+				m := c.read(5 * time.Second)
+				if m.Type == "ping" {
+					c.send(map[string]any{"type": "pong"})
+					continue
+				}
+				if m.ID != "f" {
+					t.Fatalf("round %d: unexpected %+v", round, m)
+				}
+				types = append(types, m.Type)
+			}
+			if len(types) != 2 || types[0] != "next" {
+				t.Fatalf("round %d: messages %v, want [next complete]", round, types)
 			}
 		}
 	})
@@ -320,5 +348,134 @@ func TestWebsocketNoGoroutineLeak(t *testing.T) {
 		buf := make([]byte, 1<<20)
 		n := runtime.Stack(buf, true)
 		t.Fatalf("goroutines: %d before, %d after 1,000 subscribe/unsubscribe cycles\n%s", before, after, buf[:n])
+	}
+}
+
+// TestSharedSubscriptions: graphql-transport-ws sockets that follow the same
+// job as the same user share one execution (internal/httpserver/shared.go):
+// the job is read once for all of them, not once per socket; a socket that
+// joins later starts with the current state; another user's subscription to
+// the same job is not shared (it gets its own NOT_FOUND); a member that
+// leaves or disconnects does not end the others, who see the job end.
+func TestSharedSubscriptions(t *testing.T) {
+	t.Parallel()
+	s := startAPI(t, nil)
+	admin := s.staff(t, "admin@example.com")
+	s.createProblem(t, admin, "BAEKJOON", "1000", 1, true)
+	alice := s.login(t, "alice@example.com")
+	bob := s.login(t, "bob@example.com")
+	job := s.pendingJob(t, alice)
+	vars := map[string]any{"id": job}
+	next := func(c *wsClient, id string) string {
+		t.Helper()
+		for {
+			m := c.read(10 * time.Second)
+			if m.Type == "ping" {
+				c.send(map[string]any{"type": "pong"})
+				continue
+			}
+			if m.Type == "ka" {
+				continue
+			}
+			if m.ID != id || (m.Type != "next" && m.Type != "data") {
+				t.Fatalf("expected an event of %s, got %+v", id, m)
+			}
+			return string(m.Payload)
+		}
+	}
+	const n = 6
+	follow := func(protocol string) ([]*wsClient, int64) {
+		before := s.DB.Requests()
+		clients := make([]*wsClient, n)
+		for i := range clients {
+			c := s.dialWS(t, protocol, nil)
+			c.init(alice)
+			if protocol == "graphql-ws" {
+				c.send(map[string]any{"type": "start", "id": "j", "payload": map[string]any{"query": jobUpdated, "variables": vars}})
+			} else {
+				c.subscribe("j", jobUpdated, vars)
+			}
+			if p := next(c, "j"); !strings.Contains(p, `"PENDING"`) {
+				t.Fatalf("%s subscriber %d started with %s", protocol, i, p)
+			}
+			clients[i] = c
+		}
+		return clients, s.DB.Requests() - before
+	}
+	// The legacy protocol is not shared: each subscription reads the job.
+	legacy, unsharedReads := follow("graphql-ws")
+	shared, sharedReads := follow("graphql-transport-ws")
+	// Per socket both authenticate twice (connection_init, the operation);
+	// the shared ones read the job once in all: n-1 requests fewer.
+	if sharedReads > unsharedReads-(n-1) {
+		t.Fatalf("DynamoDB requests for %d subscribers: %d shared, %d unshared", n, sharedReads, unsharedReads)
+	}
+
+	other := s.dialWS(t, "graphql-transport-ws", nil)
+	other.init(bob)
+	other.subscribe("b", jobUpdated, vars)
+	if p := next(other, "b"); !strings.Contains(p, "NOT_FOUND") || strings.Contains(p, "PENDING") {
+		t.Fatalf("bob following alice's job got %s", p)
+	}
+
+	shared[0].send(map[string]any{"type": "complete", "id": "j"})
+	shared[1].conn.Close()
+	s.query(t, alice, `mutation($id: ID!) { cancelJob(id: $id) { status } }`, map[string]any{"id": job})
+	for i, c := range append(shared[2:], legacy...) {
+		evs := c.collect("j", 20*time.Second)
+		if len(evs) == 0 || !strings.Contains(string(evs[len(evs)-1]), `"CANCELLED"`) {
+			t.Fatalf("subscriber %d saw %s", i, evs)
+		}
+	}
+	// The first member left before the end: it gets nothing more, and may
+	// follow the finished job again (its state, then complete).
+	shared[0].subscribe("j", jobUpdated, vars)
+	if evs := shared[0].collect("j", 10*time.Second); len(evs) != 1 || !strings.Contains(string(evs[0]), `"CANCELLED"`) {
+		t.Fatalf("following the finished job again: %s", evs)
+	}
+}
+
+// TestSharedSubscriptionStartsFresh: a newcomer to a shared subscription
+// whose latest event is older than WebsocketSharedFreshness starts a fresh
+// execution — it reads the job as it is now, so a change whose event was
+// lost (here: written without one) is not hidden from it.
+func TestSharedSubscriptionStartsFresh(t *testing.T) {
+	t.Parallel()
+	s := startAPI(t, func(c *Config) { c.WebsocketSharedFreshness = 300 * time.Millisecond })
+	admin := s.staff(t, "admin@example.com")
+	s.createProblem(t, admin, "BAEKJOON", "1000", 1, true)
+	alice := s.login(t, "alice@example.com")
+	job := s.pendingJob(t, alice)
+	vars := map[string]any{"id": job}
+	first := func(c *wsClient) string {
+		t.Helper()
+		for {
+			m := c.read(10 * time.Second)
+			if m.Type == "ping" {
+				c.send(map[string]any{"type": "pong"})
+				continue
+			}
+			if m.Type != "next" || m.ID != "j" {
+				t.Fatalf("expected the first event, got %+v", m)
+			}
+			return string(m.Payload)
+		}
+	}
+	a := s.dialWS(t, "graphql-transport-ws", nil)
+	a.init(alice)
+	a.subscribe("j", jobUpdated, vars)
+	if p := first(a); !strings.Contains(p, `"PENDING"`) {
+		t.Fatalf("first subscriber started with %s", p)
+	}
+	id, _ := parseGlobalID(job)
+	if _, err := s.DB.TransitionJob(context.Background(), id, algoitny.JobTransition{Status: algoitny.JobProcessing}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond) // the group's latest event is now older than its freshness
+	b := s.dialWS(t, "graphql-transport-ws", nil)
+	b.init(alice)
+	b.subscribe("j", jobUpdated, vars)
+	if p := first(b); !strings.Contains(p, `"PROCESSING"`) {
+		t.Fatalf("a newcomer after the freshness window started with %s, want the job as stored now", p)
 	}
 }

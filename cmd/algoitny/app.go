@@ -159,7 +159,7 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 		Websocket: httpserver.NewWebsocket(httpserver.WebsocketConfig{
 			Auth: m.Accounts, AllowedOrigins: m.Config.CORSOrigins,
 			PingInterval: m.Config.WebsocketPing, InitTimeout: m.Config.WebsocketInitTimeout,
-			RecheckInterval: m.Config.WebsocketRecheck,
+			RecheckInterval: m.Config.WebsocketRecheck, SharedFreshness: m.Config.WebsocketSharedFreshness,
 		}),
 	})
 	m.server = &http.Server{

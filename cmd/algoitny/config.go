@@ -46,8 +46,10 @@ type Config struct {
 	// WebsocketPing is the websocket keep-alive period (default 15 s) and
 	// WebsocketInitTimeout the time a client has to send connection_init
 	// (default 10 s); WebsocketRecheck is how often a signed-in socket's
-	// session is checked again (default 1 min). Tests shorten them.
-	WebsocketPing, WebsocketInitTimeout, WebsocketRecheck time.Duration
+	// session is checked again (default 1 min); WebsocketSharedFreshness is
+	// how old a shared subscription's latest event may be for a newcomer
+	// (default 10 s). Tests shorten them.
+	WebsocketPing, WebsocketInitTimeout, WebsocketRecheck, WebsocketSharedFreshness time.Duration
 
 	// Job runner timings (ALGOITNY_JOB_TIMEOUT, ALGOITNY_JOB_RESCUE_AFTER,
 	// ALGOITNY_JOB_POLL_INTERVAL, ALGOITNY_JOB_STALE_AFTER); zero means the

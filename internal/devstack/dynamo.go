@@ -83,6 +83,9 @@ type Dynamo struct {
 	exited   chan struct{}
 }
 
+// Pid is the process id of the Java process (the bench accounts its CPU).
+func (d *Dynamo) Pid() int { return d.cmd.Process.Pid }
+
 // DynamoOptions configures StartDynamo.
 type DynamoOptions struct {
 	// DBPath persists data in this directory; empty means in memory.

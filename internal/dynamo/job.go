@@ -254,6 +254,15 @@ func (db *DB) TransitionJob(ctx context.Context, id string, t algoitny.JobTransi
 	if err != nil {
 		return nil, err
 	}
+	return db.TransitionJobFrom(ctx, cur, t)
+}
+
+// TransitionJobFrom is TransitionJob for a caller that has just read the
+// job: the write is conditional on cur's status (ECONFLICT if it changed
+// since), which saves reading it again. The job returned is cur with the
+// transition applied: the write changes nothing else.
+func (db *DB) TransitionJobFrom(ctx context.Context, cur *algoitny.Job, t algoitny.JobTransition) (*algoitny.Job, error) {
+	id := cur.ID
 	if !cur.Status.CanTransition(t.Status) {
 		return nil, algoitny.Errorf(algoitny.ECONFLICT, "job is %s and cannot become %s", cur.Status, t.Status)
 	}
@@ -323,7 +332,33 @@ func (db *DB) TransitionJob(ctx context.Context, id string, t algoitny.JobTransi
 	if err != nil {
 		return nil, translate(err, "transition job")
 	}
-	return db.GetJob(ctx, id)
+	next := *cur
+	next.Status, next.UpdatedAt = t.Status, now
+	switch {
+	case t.Status == algoitny.JobProcessing:
+		next.StartedAt = &now
+	case t.Status.Final():
+		next.FinishedAt = &now
+	}
+	if t.RiverJobID != nil {
+		next.RiverJobID = *t.RiverJobID
+	}
+	if t.HistoryID != nil {
+		next.HistoryID = *t.HistoryID
+	}
+	if t.GeneratorCode != nil {
+		next.GeneratorCode = *t.GeneratorCode
+	}
+	if t.Result != nil {
+		next.Result = *t.Result
+	}
+	if t.ErrorMessage != nil {
+		next.ErrorMessage = *t.ErrorMessage
+	}
+	if t.Attempt != nil {
+		next.Attempt = *t.Attempt
+	}
+	return &next, nil
 }
 
 // ListJobs pages through jobs, newest first. With a UserID it lists that
@@ -395,9 +430,12 @@ func (db *DB) ListStaleJobs(ctx context.Context, status algoitny.JobStatus, cuto
 
 // AddJobProgress appends a progress step to a job's history (seed 003
 // JobProgressHistory). The step is truncated to 100 characters as the seed
-// says. Timestamps and ids are assigned here.
+// says. The id and timestamp are assigned here unless the caller took them
+// from NewJobProgressID (to publish the step before it is stored).
 func (db *DB) AddJobProgress(ctx context.Context, p *algoitny.JobProgress) error {
-	p.ID, p.CreatedAt = newID(db.now())
+	if p.ID == "" {
+		p.ID, p.CreatedAt = newID(db.now())
+	}
 	if r := []rune(p.Step); len(r) > 100 {
 		p.Step = string(r[:100])
 	}
@@ -411,6 +449,9 @@ func (db *DB) AddJobProgress(ctx context.Context, p *algoitny.JobProgress) error
 	_, err = db.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(db.tables.Main), Item: av})
 	return translate(err, "add job progress")
 }
+
+// NewJobProgressID returns a fresh progress id and its creation time.
+func (db *DB) NewJobProgressID() (string, time.Time) { return newID(db.now()) }
 
 func unmarshalProgress(av map[string]types.AttributeValue) (*algoitny.JobProgress, error) {
 	var it jobProgressItem

@@ -3,6 +3,7 @@ package dynamo_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -39,9 +40,19 @@ func TestJobs(t *testing.T) {
 		if done.Status != algoitny.JobCompleted || done.GeneratorCode != code || done.FinishedAt == nil || done.Tags[0] != "dp" {
 			t.Fatalf("done %+v", done)
 		}
+		// The job returned is the one stored (it is not read back).
+		if stored := must[*algoitny.Job](t)(db.GetJob(ctx, j.ID)); !reflect.DeepEqual(stored, done) {
+			t.Fatalf("transition returned %+v, stored %+v", done, stored)
+		}
 		// Final states are final.
 		_, err = db.TransitionJob(ctx, j.ID, algoitny.JobTransition{Status: algoitny.JobCancelled})
 		errCode(t, err, algoitny.ECONFLICT)
+		// From a state read before another transition: ECONFLICT, nothing written.
+		_, err = db.TransitionJobFrom(ctx, running, algoitny.JobTransition{Status: algoitny.JobFailed})
+		errCode(t, err, algoitny.ECONFLICT)
+		if stored := must[*algoitny.Job](t)(db.GetJob(ctx, j.ID)); stored.Status != algoitny.JobCompleted {
+			t.Fatalf("a stale transition changed the job: %s", stored.Status)
+		}
 		_, err = db.TransitionJob(ctx, "missing", algoitny.JobTransition{Status: algoitny.JobProcessing})
 		errCode(t, err, algoitny.ENOTFOUND)
 	})

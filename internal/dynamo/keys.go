@@ -4,9 +4,11 @@ package dynamo
 // design.md §4 (from seed 001), with the seed's defects fixed where noted.
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
@@ -45,6 +47,10 @@ func keyTime(t time.Time) string { return t.UTC().Format(timeLayout) }
 // embedded in it. Ids of items whose sort key starts with a timestamp are
 // UUIDv7 so that the sort key can be rebuilt from the id alone (see
 // historySK): a GetItem by id needs no index.
+//
+// Ids made by this process in the same millisecond sort in the order they
+// were made: test cases added together keep their order (test 1 stays the
+// sample), and so do a job's progress steps.
 func newID(now time.Time) (string, time.Time) {
 	id := uuid.Must(uuid.NewV7())
 	// Overwrite the 48-bit millisecond timestamp with our clock so tests can
@@ -53,7 +59,37 @@ func newID(now time.Time) (string, time.Time) {
 	for i := 0; i < 6; i++ {
 		id[i] = byte(ms >> (40 - 8*i))
 	}
+	lastID.Lock()
+	if last := lastID.id; bytes.Equal(id[:6], last[:6]) && bytes.Compare(id[:], last[:]) <= 0 {
+		// The random bits after the millisecond need not grow with our
+		// clock's (uuid reads its own): count up from the last id instead.
+		id = nextID(last)
+	}
+	lastID.id = id
+	lastID.Unlock()
 	return id.String(), time.UnixMilli(int64(ms)).UTC()
+}
+
+var lastID struct {
+	sync.Mutex
+	id uuid.UUID
+}
+
+// nextID is id plus one in its 62 random bits after the variant (bytes
+// 8–15), leaving the version and variant bits alone.
+func nextID(id uuid.UUID) uuid.UUID {
+	for i := 15; i >= 8; i-- {
+		mask := byte(0xff)
+		if i == 8 {
+			mask = 0x3f // the variant's two bits stay
+		}
+		v := (id[i] & mask) + 1
+		id[i] = id[i]&^mask | v&mask
+		if v&mask != 0 {
+			break
+		}
+	}
+	return id
 }
 
 // idTime returns the timestamp embedded in a UUIDv7 id. It returns EINVALID

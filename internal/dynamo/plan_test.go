@@ -107,15 +107,6 @@ func TestPlans(t *testing.T) {
 		}
 	})
 
-	t.Run("GetMany", func(t *testing.T) {
-		t.Parallel()
-		db := newDB(t)
-		must[[]string](t)(db.SeedPlans(ctx, algoitny.DefaultPlans(), false))
-		got := must[map[string]*algoitny.Plan](t)(db.GetPlans(ctx, []string{"Free", "Pro", "Missing", "Free"}))
-		if len(got) != 2 || got["Pro"].MaxExecutionsPerDay != 500 {
-			t.Fatalf("got %v", got)
-		}
-	})
 }
 
 func names(plans []*algoitny.Plan) []string {

@@ -15,7 +15,10 @@ func seededDB(t *testing.T) (*dynamo.DB, map[string]*algoitny.Plan) {
 	db := newDB(t)
 	ctx := context.Background()
 	must[[]string](t)(db.SeedPlans(ctx, algoitny.DefaultPlans(), false))
-	plans := must[map[string]*algoitny.Plan](t)(db.GetPlans(ctx, []string{"Free", "Pro", "Admin"}))
+	plans := map[string]*algoitny.Plan{}
+	for _, name := range []string{"Free", "Pro", "Admin"} {
+		plans[name] = must[*algoitny.Plan](t)(db.GetPlan(ctx, name))
+	}
 	return db, plans
 }
 

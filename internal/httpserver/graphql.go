@@ -116,9 +116,10 @@ func NewGraphQL(cfg GraphQLConfig) *handler.Server {
 //     together with the problem's GetItem instead of after it (the loader
 //     keeps the page for the testCases resolver, under the same key);
 //   - a page of executions (publicHistory, myHistory, historyFeed) loads the
-//     problems, authors and plans its selection asks for in one
-//     BatchGetItem each (loader.PrefetchHistory), so the number of DynamoDB
-//     requests does not depend on how the item resolvers are scheduled.
+//     problems and authors its selection asks for in one BatchGetItem each
+//     (loader.PrefetchHistory), so the number of DynamoDB requests does not
+//     depend on how the item resolvers are scheduled (plans come from the
+//     accounts service's cache).
 //
 // Access rules stay with the resolvers: prefetched data is only returned
 // by the resolvers that would have loaded it.
@@ -131,6 +132,15 @@ func prefetcher(store loader.Store) graphql.FieldMiddleware {
 		}
 		if fc.Object == "Query" && fc.Field.Name == "problem" {
 			return next(prefetchTestCases(ctx, fc, pp))
+		}
+		if fc.Object == "Subscription" {
+			// A subscription's goroutine lives as long as it does: its
+			// start (access checks, the current state from DynamoDB) runs
+			// on a short-lived one so that its stack stays small.
+			var res any
+			var err error
+			onShortStack(func() { res, err = next(ctx) })
+			return res, err
 		}
 		res, err := next(ctx)
 		if conn, ok := res.(*model.SearchHistoryConnection); ok && err == nil && conn != nil {
@@ -235,11 +245,6 @@ func prefetchHistory(ctx context.Context, fc *graphql.FieldContext, conn *model.
 					want.Problem = true
 				case "user":
 					want.User = true
-					for _, uf := range graphql.CollectFields(opCtx, f.Selections, []string{"User", "Node"}) {
-						if uf.Name == "plan" {
-							want.UserPlan = true
-						}
-					}
 				}
 			}
 		}

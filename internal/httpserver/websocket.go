@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/gorilla/websocket"
@@ -38,26 +40,30 @@ type WebsocketConfig struct {
 	AllowedOrigins []string
 	// InitTimeout is how long a client may take to send connection_init (default 10 s).
 	InitTimeout time.Duration
-	// PingInterval is the keep-alive period (default 15 s): graphql-ws "ka"
-	// messages, or graphql-transport-ws pings whose pong must come back
-	// within two periods.
+	// PingInterval is the keep-alive period (default 15 s, ± 10 % per
+	// socket): graphql-ws "ka" messages, or graphql-transport-ws pings whose
+	// pong must come back within two periods.
 	PingInterval time.Duration
 	// ReadLimit bounds one client message (default 256 KB).
 	ReadLimit int64
 	// WriteTimeout drops a client that does not take a message in time (default 10 s).
 	WriteTimeout time.Duration
 	// RecheckInterval is how often a signed-in socket's session is checked
-	// again (default 1 min): a logout, a deactivation or a change of staff
+	// again (default 1 min, ± 10 %): a logout, a deactivation or a change of staff
 	// status closes the socket with 4403 — its subscriptions were authorized
 	// for the old identity. Operations started on the socket re-authenticate
 	// anyway (ReauthenticateSocket).
 	RecheckInterval time.Duration
+	// SharedFreshness is how old the latest event of a shared subscription
+	// (shared.go) may be for a newcomer to start from it; an older one
+	// makes the newcomer start a fresh execution (a fresh read). Default 10 s.
+	SharedFreshness time.Duration
 }
 
 // NewWebsocket returns gqlgen's websocket transport (both the
 // graphql-transport-ws and the legacy graphql-ws subprotocols) running on
 // gorilla/websocket, with authentication in connection_init.
-func NewWebsocket(cfg WebsocketConfig) transport.Websocket {
+func NewWebsocket(cfg WebsocketConfig) graphql.Transport {
 	if cfg.InitTimeout == 0 {
 		cfg.InitTimeout = 10 * time.Second
 	}
@@ -73,21 +79,28 @@ func NewWebsocket(cfg WebsocketConfig) transport.Websocket {
 	if cfg.RecheckInterval == 0 {
 		cfg.RecheckInterval = time.Minute
 	}
-	limit := cfg.ReadLimit
-	return transport.Websocket{
-		Implementation:        gorillaImplementation{cfg: cfg},
-		InitFunc:              cfg.initFunc,
-		InitTimeout:           cfg.InitTimeout,
-		KeepAlivePingInterval: cfg.PingInterval,
-		PingPongInterval:      cfg.PingInterval,
-		PayloadReadLimit:      &limit,
+	if cfg.SharedFreshness == 0 {
+		cfg.SharedFreshness = 10 * time.Second
 	}
+	limit := cfg.ReadLimit
+	// Keep-alive is ours (gorillaConn.keepAlive), not gqlgen's: its pinger is
+	// a goroutine per socket, ours a timer that holds no goroutine between
+	// pings — an idle subscriber costs less memory.
+	return websocketTransport{transport.Websocket{
+		Implementation:   gorillaImplementation{cfg: cfg, hub: newHub(cfg.SharedFreshness)},
+		InitFunc:         cfg.initFunc,
+		InitTimeout:      cfg.InitTimeout,
+		PayloadReadLimit: &limit,
+	}}
 }
 
 // socketKey carries the socket of an upgrade request to the InitFunc.
 type socketKey struct{}
 
-type socketSlot struct{ conn *gorillaConn }
+type socketSlot struct {
+	conn *gorillaConn
+	exec graphql.GraphExecutor // set by websocketTransport.Do
+}
 
 // withSocketSlot prepares an upgrade request's context to receive its socket.
 func withSocketSlot(ctx context.Context) context.Context {
@@ -110,24 +123,37 @@ func (cfg WebsocketConfig) initFunc(ctx context.Context, payload transport.InitP
 	if scheme, rest, ok := strings.Cut(token, " "); ok && strings.EqualFold(scheme, "bearer") {
 		token = strings.TrimSpace(rest)
 	}
-	if token == "" {
-		return algoitny.WithActor(ctx, &algoitny.Actor{}), nil, nil
+	slot, _ := ctx.Value(socketKey{}).(*socketSlot)
+	if slot != nil && slot.conn != nil {
+		slot.conn.keepAlive(cfg.PingInterval)
 	}
-	actor, err := cfg.Auth.Authenticate(ctx, token)
+	if token == "" {
+		ctx = algoitny.WithActor(ctx, &algoitny.Actor{})
+		if slot != nil && slot.conn != nil {
+			slot.conn.setContext(ctx)
+		}
+		return ctx, nil, nil
+	}
+	var actor *algoitny.Actor
+	var err error
+	onShortStack(func() { actor, err = cfg.Auth.Authenticate(ctx, token) })
 	if err != nil {
 		ctx = transport.WithWebsocketCloseCode(ctx, closeForbidden)
 		return transport.AppendCloseReason(ctx, "Forbidden"), nil, errors.New(algoitny.ErrorMessage(err))
 	}
 	sess := &socketSession{token: token, auth: cfg.Auth, staff: actor.User.IsStaff}
-	if slot, ok := ctx.Value(socketKey{}).(*socketSlot); ok && slot.conn != nil {
+	if slot != nil && slot.conn != nil {
 		sess.conn = slot.conn
 		if !actor.ExpiresAt.IsZero() {
 			slot.conn.expireAt(actor.ExpiresAt)
 		}
 		slot.conn.recheckEvery(cfg.RecheckInterval, sess.stillValid)
 	}
-	ctx = context.WithValue(ctx, sessionKey{}, sess)
-	return algoitny.WithActor(ctx, actor), nil, nil
+	ctx = algoitny.WithActor(context.WithValue(ctx, sessionKey{}, sess), actor)
+	if slot != nil && slot.conn != nil {
+		slot.conn.setContext(ctx)
+	}
+	return ctx, nil, nil
 }
 
 // socketSession is the credential a socket signed in with. The identity
@@ -165,7 +191,9 @@ func ReauthenticateSocket(ctx context.Context) (context.Context, error) {
 	if !ok {
 		return ctx, nil
 	}
-	actor, err := sess.auth.Authenticate(ctx, sess.token)
+	var actor *algoitny.Actor
+	var err error
+	onShortStack(func() { actor, err = sess.auth.Authenticate(ctx, sess.token) })
 	if err != nil {
 		if algoitny.IsCode(err, algoitny.EUNAUTHENTICATED) && sess.conn != nil {
 			sess.conn.closeWith(closeForbidden, "Forbidden")
@@ -176,11 +204,30 @@ func ReauthenticateSocket(ctx context.Context) (context.Context, error) {
 	return algoitny.WithActor(ctx, actor), nil
 }
 
+// onShortStack runs f on a goroutine of its own and waits for it, passing
+// on a panic. A socket's reader and each subscription hold a goroutine for
+// as long as they live, and a goroutine's stack keeps the size its deepest
+// call needed: a DynamoDB request (the SDK's middleware stack) made on them
+// would leave every idle subscriber with a stack several times the minimum.
+func onShortStack(f func()) {
+	done := make(chan any, 1)
+	go func() {
+		defer func() { done <- recover() }()
+		f()
+	}()
+	if p := <-done; p != nil {
+		panic(p)
+	}
+}
+
 // writeBuffers is shared by every socket of the process.
 var writeBuffers = &sync.Pool{}
 
 // gorillaImplementation accepts websockets with gorilla/websocket.
-type gorillaImplementation struct{ cfg WebsocketConfig }
+type gorillaImplementation struct {
+	cfg WebsocketConfig
+	hub *hub // the transport's shared subscriptions
+}
 
 // Accept implements transport.WebsocketImplementation.
 func (g gorillaImplementation) Accept(w http.ResponseWriter, r *http.Request, opts transport.WebsocketAcceptOptions) (transport.WebsocketConn, error) {
@@ -197,9 +244,9 @@ func (g gorillaImplementation) Accept(w http.ResponseWriter, r *http.Request, op
 	if err != nil {
 		return nil, err // Upgrade has answered the request
 	}
-	conn := &gorillaConn{c: c, writeTimeout: g.cfg.WriteTimeout, active: map[string]bool{}}
+	conn := &gorillaConn{c: c, writeTimeout: g.cfg.WriteTimeout, active: map[string]bool{}, hub: g.hub}
 	if slot, ok := r.Context().Value(socketKey{}).(*socketSlot); ok {
-		slot.conn = conn
+		slot.conn, conn.exec = conn, slot.exec
 	}
 	return conn, nil
 }
@@ -227,33 +274,161 @@ type gorillaConn struct {
 	c            *websocket.Conn
 	writeTimeout time.Duration
 
-	mu      sync.Mutex // guards the fields below and serializes writes
-	inited  bool
-	closed  bool
-	active  map[string]bool // graphql-transport-ws subscription ids
-	expiry  *time.Timer
-	recheck *time.Timer
+	mu       sync.Mutex // guards the fields below and serializes writes
+	inited   bool
+	closed   bool
+	active   map[string]bool // graphql-transport-ws subscription ids
+	expiry   *time.Timer
+	recheck  *time.Timer
+	ping     *time.Timer
+	pongSeen bool // a pong arrived since the last ping
+
+	// Shared subscriptions (shared.go): the executor, the socket's context
+	// after connection_init, and the socket's memberships by id.
+	hub    *hub
+	exec   graphql.GraphExecutor
+	ctx    context.Context
+	shared map[string]*group
 }
 
 var errProtocolClosed = errors.New("websocket closed for a protocol violation")
 
 // NextReader implements transport.WebsocketConn.
+// Subscribe and complete messages of shared subscriptions are handled here
+// and never reach gqlgen.
 func (g *gorillaConn) NextReader() (int, io.Reader, error) {
-	mt, data, err := g.c.ReadMessage()
-	if err != nil {
-		var ce *websocket.CloseError
-		if errors.As(err, &ce) {
-			return 0, nil, transport.ErrWebsocketClosed
+	for {
+		mt, data, err := g.c.ReadMessage()
+		if err != nil {
+			g.leaveAll()
+			var ce *websocket.CloseError
+			if errors.As(err, &ce) {
+				return 0, nil, transport.ErrWebsocketClosed
+			}
+			return 0, nil, err
 		}
-		return 0, nil, err
-	}
-	if g.c.Subprotocol() == subprotocolTransportWS {
-		if code, reason := g.check(data); code != 0 {
+		if g.c.Subprotocol() != subprotocolTransportWS {
+			return mt, bytes.NewReader(data), nil
+		}
+		m, code, reason := g.check(data)
+		if code != 0 {
 			g.closeWith(code, reason)
 			return 0, nil, errProtocolClosed
 		}
+		shared := false
+		if m.Type == "subscribe" && g.exec != nil && g.context() != nil {
+			// Parsing and validating the operation runs deep: not on the
+			// reader, which lives as long as the socket (onShortStack).
+			onShortStack(func() { shared = g.hub.share(g.context(), g.exec, g, m.ID, m.Payload) })
+		}
+		switch {
+		case shared:
+			continue
+		case m.Type == "complete" && g.leave(m.ID):
+			continue
+		}
+		return mt, bytes.NewReader(data), nil
 	}
-	return mt, bytes.NewReader(data), nil
+}
+
+func (g *gorillaConn) setContext(ctx context.Context) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.ctx = ctx
+}
+
+func (g *gorillaConn) context() context.Context {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.ctx
+}
+
+// joined records that subscription id of the socket is a member of gr.
+// The hub calls it holding gr's lock (or before anyone can reach gr), so
+// the group's end cannot come between joining and this record.
+func (g *gorillaConn) joined(id string, gr *group) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.shared == nil {
+		g.shared = map[string]*group{}
+	}
+	g.shared[id] = gr
+}
+
+// finishShared sends the last message ("complete", or "error" with payload)
+// of subscription id of group gr and frees the id — unless the id has
+// moved on (the client completed it and reused the id since), in which
+// case the newer subscription is left alone. gr nil: a subscription that
+// never joined a group.
+func (g *gorillaConn) finishShared(id string, gr *group, typ string, payload []byte) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.shared[id] != gr {
+		return
+	}
+	delete(g.shared, id)
+	delete(g.active, id) // before the message: the client may reuse the id at once
+	g.writeShared(id, typ, payload)
+}
+
+// leave ends the shared subscription id, if it is one.
+func (g *gorillaConn) leave(id string) bool {
+	g.mu.Lock()
+	gr := g.shared[id]
+	delete(g.shared, id)
+	g.mu.Unlock() // the hub locks the group, which writes to sockets: never hold g.mu here
+	if gr != nil {
+		g.hub.leave(gr, member{conn: g, id: id})
+	}
+	return gr != nil
+}
+
+// leaveAll ends the socket's shared subscriptions (it is closing).
+func (g *gorillaConn) leaveAll() {
+	g.mu.Lock()
+	shared := g.shared
+	g.shared = nil
+	g.mu.Unlock()
+	for id, gr := range shared {
+		g.hub.leave(gr, member{conn: g, id: id})
+	}
+}
+
+// sendShared writes an event of group gr to subscription id, if the id is
+// still gr's on this socket.
+func (g *gorillaConn) sendShared(id string, gr *group, typ string, payload []byte) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.shared[id] == gr {
+		g.writeShared(id, typ, payload)
+	}
+}
+
+// writeShared writes one graphql-transport-ws message of a shared
+// subscription: {"id":…,"type":…,"payload":…}, payload already JSON (nil:
+// none). The payload is written as it is, not copied into a message per
+// subscriber. A socket that cannot take it is closed. g.mu is held.
+func (g *gorillaConn) writeShared(id, typ string, payload []byte) {
+	if g.closed {
+		return
+	}
+	g.c.SetWriteDeadline(time.Now().Add(g.writeTimeout))
+	w, err := g.c.NextWriter(websocket.TextMessage)
+	if err == nil {
+		qid, _ := json.Marshal(id)
+		w.Write([]byte(`{"id":`))
+		w.Write(qid)
+		w.Write([]byte(`,"type":"` + typ + `"`))
+		if payload != nil {
+			w.Write([]byte(`,"payload":`))
+			w.Write(payload)
+		}
+		w.Write([]byte{'}'})
+		err = w.Close()
+	}
+	if err != nil {
+		g.c.Close() // the reader fails and the socket ends
+	}
 }
 
 type wireMessage struct {
@@ -262,12 +437,17 @@ type wireMessage struct {
 	Payload json.RawMessage `json:"payload"`
 }
 
-// check applies the graphql-transport-ws rules to a client message.
-func (g *gorillaConn) check(data []byte) (int, string) {
-	var m wireMessage
+// check applies the graphql-transport-ws rules to a client message and
+// returns it parsed.
+func (g *gorillaConn) check(data []byte) (m wireMessage, code int, reason string) {
 	if err := json.Unmarshal(data, &m); err != nil || m.Type == "" {
-		return closeInvalidMessage, "Invalid message received"
+		return m, closeInvalidMessage, "Invalid message received"
 	}
+	code, reason = g.apply(m)
+	return m, code, reason
+}
+
+func (g *gorillaConn) apply(m wireMessage) (int, string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	switch m.Type {
@@ -293,7 +473,11 @@ func (g *gorillaConn) check(data []byte) (int, string) {
 		g.active[m.ID] = true
 	case "complete":
 		delete(g.active, m.ID)
-	case "ping", "pong":
+	case "pong":
+		// The client is alive: no deadline until the next ping sets one.
+		g.pongSeen = true
+		g.c.SetReadDeadline(time.Time{})
+	case "ping":
 	default:
 		return closeInvalidMessage, "Invalid message received"
 	}
@@ -309,14 +493,28 @@ func (g *gorillaConn) WriteJSON(v any) error {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.c.Subprotocol() == subprotocolTransportWS {
+	if g.c.Subprotocol() == subprotocolTransportWS && endsSubscription(b) {
 		var m wireMessage
-		if json.Unmarshal(b, &m) == nil && (m.Type == "complete" || m.Type == "error") {
+		if json.Unmarshal(b, &m) == nil {
+			if g.shared[m.ID] != nil {
+				// gqlgen ends an operation the client completed earlier (it
+				// always sends "complete"), but the id now names a shared
+				// subscription: that one goes on.
+				return nil
+			}
 			delete(g.active, m.ID)
 		}
 	}
 	g.c.SetWriteDeadline(time.Now().Add(g.writeTimeout))
 	return g.c.WriteMessage(websocket.TextMessage, b)
+}
+
+// endsSubscription reports whether an outgoing graphql-transport-ws message
+// is a "complete" or an "error". gqlgen's message struct marshals its type
+// last, so the end of the bytes tells without parsing the payload — which
+// for "next" messages is the whole event, sent to every subscriber.
+func endsSubscription(msg []byte) bool {
+	return bytes.HasSuffix(msg, []byte(`"type":"complete"}`)) || bytes.HasSuffix(msg, []byte(`"type":"error"}`))
 }
 
 // WriteClose implements transport.WebsocketConn, translating gqlgen's
@@ -368,16 +566,64 @@ func (g *gorillaConn) recheckEvery(d time.Duration, valid func() bool) {
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		if !g.closed {
-			g.recheck = time.AfterFunc(d, tick)
+			g.recheck = time.AfterFunc(jitter(d), tick)
 		}
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.recheck = time.AfterFunc(d, tick)
+	g.recheck = time.AfterFunc(jitter(d), tick)
 }
 
-// stopTimers stops the expiry and recheck timers; g.mu must be held.
+// keepAlive sends a keep-alive every d from now on: a "ka" message with
+// the legacy graphql-ws protocol; a "ping" with graphql-transport-ws, whose
+// "pong" must come back within 2·d of the ping (else the read fails and the
+// socket closes) — what gqlgen's pinger does, on a timer instead of a
+// goroutine.
+func (g *gorillaConn) keepAlive(d time.Duration) {
+	transportWS := g.c.Subprotocol() == subprotocolTransportWS
+	msg := []byte(`{"type":"ka"}`)
+	if transportWS {
+		msg = []byte(`{"type":"ping"}`)
+		g.c.SetReadDeadline(time.Now().Add(2 * d))
+	}
+	var tick func()
+	tick = func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if g.closed {
+			return
+		}
+		g.c.SetWriteDeadline(time.Now().Add(g.writeTimeout))
+		if err := g.c.WriteMessage(websocket.TextMessage, msg); err != nil {
+			return // the reader learns it too and ends the connection
+		}
+		if transportWS && g.pongSeen {
+			g.c.SetReadDeadline(time.Now().Add(2 * d))
+		}
+		g.pongSeen = false
+		g.ping = time.AfterFunc(jitter(d), tick)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.closed {
+		g.ping = time.AfterFunc(jitter(d), tick)
+	}
+}
+
+// jitter returns d ± 10%, at random. Sockets opened together (a deploy,
+// a reconnect storm, a class starting a contest) would otherwise ping and
+// re-check their sessions together for ever: a thousand DynamoDB reads in
+// the same millisecond every minute, and every event delayed behind them.
+func jitter(d time.Duration) time.Duration {
+	return d - d/10 + rand.N(d/5+1)
+}
+
+// stopTimers stops the expiry, recheck and keep-alive timers; g.mu must be
+// held.
 func (g *gorillaConn) stopTimers() {
+	if g.ping != nil {
+		g.ping.Stop()
+	}
 	if g.expiry != nil {
 		g.expiry.Stop()
 	}
@@ -392,6 +638,7 @@ func (g *gorillaConn) Close() error {
 	g.closed = true // no close frame after the connection is gone
 	g.stopTimers()
 	g.mu.Unlock()
+	g.leaveAll()
 	return g.c.Close()
 }
 

@@ -30,19 +30,7 @@ type atcoderBundle struct {
 
 func setupAtCoder(t *testing.T, cfg jobs.AtCoderConfig) atcoderBundle {
 	t.Helper()
-	ctx := context.Background()
-	id := fmt.Sprintf("atc%d_%d", time.Now().UnixNano()%1e9, seq.Add(1))
-	db, err := dynamo.Open(ctx, dynamo.Config{Endpoint: dynamoEndpoint, TablePrefix: id + "-"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.DropTables(context.Background()) })
-	if _, err := jobs.Migrate(ctx, pool, id); err != nil {
-		t.Fatal(err)
-	}
+	db, id := freshStores(t, "atc")
 	srv := atcodertest.NewServer(t)
 	api, err := atcoder.NewClient(atcoder.ClientConfig{BaseURL: srv.URL, MinInterval: 10 * time.Millisecond, RetryBase: time.Millisecond})
 	if err != nil {

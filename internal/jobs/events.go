@@ -115,8 +115,8 @@ func stream[T any, M any](ctx context.Context, e *Events, topic string,
 	forward := func(sub *pubsub.Subscription) bool {
 		defer sub.Close()
 		for ev := range sub.Events() {
-			var msg M
-			if err := json.Unmarshal(ev.Payload, &msg); err != nil {
+			msg, err := pubsub.Decode[M](ev)
+			if err != nil {
 				continue
 			}
 			v, done := next(msg)
@@ -155,13 +155,17 @@ func stream[T any, M any](ctx context.Context, e *Events, topic string,
 	return out, nil
 }
 
-// JobEvents follows a job: its current state first, then every status change
-// and progress step, ending after a final status.
-func (e *Events) JobEvents(ctx context.Context, job *algoitny.Job) (<-chan *algoitny.JobEvent, error) {
+// JobEvents follows job id: its current state first, then every status
+// change and progress step, ending after a final status. get reads the job,
+// with whatever access check the caller needs (jobs.Service.Get): it runs
+// once the subscription is in place, so that no change is missed between
+// the read and the events, and its error (ENOTFOUND, EFORBIDDEN) is
+// returned. One read serves both the check and the current state.
+func (e *Events) JobEvents(ctx context.Context, id string, get func(context.Context, string) (*algoitny.Job, error)) (<-chan *algoitny.JobEvent, error) {
 	var last *algoitny.Job
-	return stream(ctx, e, jobTopic(job.ID),
+	return stream(ctx, e, jobTopic(id),
 		func() ([]*algoitny.JobEvent, bool, error) {
-			cur, err := e.Store.GetJob(ctx, job.ID)
+			cur, err := get(ctx, id)
 			if err != nil {
 				return nil, false, err
 			}

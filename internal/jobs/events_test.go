@@ -24,7 +24,7 @@ func TestJobEventsSurviveASlowSubscriber(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch, err := events.JobEvents(ctx, job)
+	ch, err := events.JobEvents(ctx, job.ID, b.db.GetJob)
 	if err != nil {
 		t.Fatal(err)
 	}

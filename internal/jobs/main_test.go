@@ -53,10 +53,12 @@ type bundle struct {
 	events *jobs.Events
 }
 
-func setup(t *testing.T) bundle {
+// freshStores gives a test its own migrated DynamoDB tables and River
+// schema, both named id (prefix "name<n>"); the tables are dropped at the end.
+func freshStores(t *testing.T, name string) (db *dynamo.DB, id string) {
 	t.Helper()
 	ctx := context.Background()
-	id := fmt.Sprintf("jobs%d_%d", time.Now().UnixNano()%1e9, seq.Add(1))
+	id = fmt.Sprintf("%s%d_%d", name, time.Now().UnixNano()%1e9, seq.Add(1))
 	db, err := dynamo.Open(ctx, dynamo.Config{Endpoint: dynamoEndpoint, TablePrefix: id + "-"})
 	if err != nil {
 		t.Fatal(err)
@@ -68,6 +70,12 @@ func setup(t *testing.T) bundle {
 	if _, err := jobs.Migrate(ctx, pool, id); err != nil {
 		t.Fatal(err)
 	}
+	return db, id
+}
+
+func setup(t *testing.T) bundle {
+	t.Helper()
+	db, id := freshStores(t, "jobs")
 	events := &jobs.Events{Broker: pubsub.NewMemory(pubsub.MemoryConfig{}), Store: db}
 	r, err := jobs.New(jobs.Config{Pool: pool, Schema: id, Store: db, Events: events, StaleAfter: time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {

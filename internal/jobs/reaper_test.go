@@ -54,7 +54,7 @@ func TestReaper(t *testing.T) {
 	healthyID := insert(jobs.ExecuteArgs{JobID: "x3"})
 	healthy := newJob(algoitny.JobPending, healthyID) // PENDING and queued: fine
 	time.Sleep(5 * time.Millisecond)
-	follow, err := b.events.JobEvents(ctx, lost)
+	follow, err := b.events.JobEvents(ctx, lost.ID, b.db.GetJob)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,9 @@ type Store interface {
 	GetJob(ctx context.Context, id string) (*algoitny.Job, error)
 	ListStaleJobs(ctx context.Context, status algoitny.JobStatus, cutoff time.Time, limit int) ([]*algoitny.Job, error)
 	TransitionJob(ctx context.Context, id string, t algoitny.JobTransition) (*algoitny.Job, error)
+	TransitionJobFrom(ctx context.Context, cur *algoitny.Job, t algoitny.JobTransition) (*algoitny.Job, error)
 	AddJobProgress(ctx context.Context, p *algoitny.JobProgress) error
+	NewJobProgressID() (string, time.Time)
 	NewHistoryID() (string, time.Time)
 	GetProblemWithTestCases(ctx context.Context, ref algoitny.ProblemRef) (*algoitny.Problem, []*algoitny.TestCase, error)
 	CreateHistory(ctx context.Context, h *algoitny.SearchHistory) error

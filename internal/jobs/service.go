@@ -366,17 +366,20 @@ func (s *Service) Cancel(ctx context.Context, id string) (*algoitny.Job, error) 
 	if j.Status.Final() {
 		return nil, algoitny.Errorf(algoitny.ECONFLICT, "the job already finished (%s)", j.Status)
 	}
-	cancelled, err := s.Store.TransitionJob(ctx, id, algoitny.JobTransition{Status: algoitny.JobCancelled})
+	cancelled, err := s.Store.TransitionJobFrom(ctx, j, algoitny.JobTransition{Status: algoitny.JobCancelled})
 	if err != nil {
 		return nil, err
 	}
 	// The record is CANCELLED: the rest is done even if the client goes away.
 	ctx = context.WithoutCancel(ctx)
 	p := &algoitny.JobProgress{JobID: id, Step: "cancelled", Message: "cancelled by the user", Status: algoitny.JobCancelled, Percent: -1}
-	s.Store.AddJobProgress(ctx, p)
+	// Followers learn first; the step is logged after (the job's status,
+	// which is what they act on, is stored already).
+	p.ID, p.CreatedAt = s.Store.NewJobProgressID()
 	if s.Events != nil {
 		s.Events.PublishJob(ctx, cancelled, p)
 	}
+	s.Store.AddJobProgress(ctx, p)
 	if j.RiverJobID != 0 {
 		// River cancels a running job's context (the worker kills its
 		// processes) and makes sure a queued one never starts.

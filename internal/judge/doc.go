@@ -80,6 +80,16 @@
 // sandbox and still reports, which is how the engine stops a run without
 // orphaning processes.
 //
+// # Sandboxes started ahead of need
+//
+// Setting a sandbox up (namespaces, mounts, the supervisor) is most of what
+// a run costs beyond the program itself. A Program run again with the same
+// command, limits and mounts (the tests of a submission) gets a sandbox that
+// was started while its previous run went on: the supervisor has set up
+// everything and waits for one byte on a pipe before it forks the program
+// (warm.go). Each sandbox still serves one run; at most Workers wait per
+// Program, for at most 10 s, and Close discards them.
+//
 // # Limits
 //
 // Limits are per test; the language adds its allowance (Language.ExtraTime,

@@ -64,6 +64,10 @@ type Config struct {
 	CompileLimits Limits
 	// CheckerLimits bound custom checkers, per test. Default: 10s CPU, 512 MiB.
 	CheckerLimits Limits
+	// WarmIdle is how long a sandbox started ahead of a program's next run
+	// waits for it before it is discarded (warm.go). Default 10s; negative
+	// starts none ahead.
+	WarmIdle time.Duration
 }
 
 // Engine compiles and runs untrusted programs in a sandbox and judges them. It
@@ -132,6 +136,9 @@ func New(cfg Config) (*Engine, error) {
 	}
 	if cfg.UIDBase <= 0 {
 		cfg.UIDBase = 1_500_000
+	}
+	if cfg.WarmIdle == 0 {
+		cfg.WarmIdle = 10 * time.Second
 	}
 	if cfg.Languages == nil {
 		cfg.Languages = DefaultLanguages()

@@ -154,7 +154,11 @@ print("ok")
 		}
 		good, bad := writeNumbers("good.ans", 0), writeNumbers("bad.ans", 7)
 		src := "#include <stdio.h>\nint main(void) { int n; scanf(\"%d\", &n); for (int i = 1; i <= n; i++) printf(\"%d\\n\", i); }\n"
-		res := judgeSub(t, e, judge.Submission{Language: "c", Source: src, Limits: judge.Limits{OutputBytes: 16 << 20},
+		// 7 MB through a pipe into the checker: with -race on a loaded
+		// machine the judge's own reading can take longer than the default
+		// wall limit (2×CPU+1s) while the program waits on the pipe. This
+		// test is about comparing large files, not about time.
+		res := judgeSub(t, e, judge.Submission{Language: "c", Source: src, Limits: judge.Limits{OutputBytes: 16 << 20, WallTime: time.Minute},
 			Tests: []judge.TestCase{{InputFile: input, ExpectedFile: good}, {InputFile: input, ExpectedFile: bad}}})
 		requireVerdict(t, "large output", res.Tests[0].Verdict, judge.Accepted, res.Tests[0])
 		requireVerdict(t, "large output, last line differs", res.Tests[1].Verdict, judge.WrongAnswer, res.Tests[1])

@@ -35,6 +35,7 @@ type Program struct {
 
 	mu     sync.RWMutex
 	closed bool
+	warm   warmPool // sandboxes started ahead of the next run (warm.go)
 }
 
 // RunOptions describe one run of a Program.
@@ -338,28 +339,50 @@ func (p *Program) run(ctx context.Context, opts RunOptions, extra []mount, pathV
 		return RunResult{Verdict: InternalError, Message: err.Error()}, err
 	}
 	defer release()
-	uid, releaseUID, err := e.acquireRunUID()
-	if err != nil {
-		return RunResult{Verdict: InternalError, Message: err.Error()}, err
-	}
-	defer releaseUID()
-	scratch, err := e.newScratch(uid)
-	if err != nil {
-		return RunResult{Verdict: InternalError, Message: err.Error()}, err
-	}
-	defer removeScratch(scratch)
-	mounts := append([]mount{{src: p.build, dst: progDir}}, extra...)
-	res, err := e.spawn(ctx, spawnReq{
-		argv: argv, env: expandAll(p.lang.Env, vars),
-		dir: boxDir, hostDir: scratch, scratch: scratch, mounts: mounts,
-		uid: uid, sweepUID: uid >= 0, lim: eff,
+	req := spawnReq{
+		argv: argv, env: expandAll(p.lang.Env, vars), dir: boxDir,
+		mounts: append([]mount{{src: p.build, dst: progDir}}, extra...), lim: eff,
 		stdin: opts.Stdin, stdout: opts.Stdout, stderrCap: stderrMax,
-	})
+	}
+	var res spawnRes
+	if w := p.takeWarm(&req); w != nil && w.alive() && w.p.letGo() == nil {
+		defer w.release()
+		req.uid, req.sweepUID = w.uid, w.uid >= 0
+		res, err = e.finish(ctx, w.p, req)
+	} else {
+		if w != nil {
+			w.discard() // its supervisor is gone: start afresh
+		}
+		var prepared bool
+		if res, prepared, err = p.spawnCold(ctx, req); !prepared {
+			return RunResult{Verdict: InternalError, Message: err.Error()}, err
+		}
+	}
 	rr := classify(res, eff, p.lang)
 	if err != nil {
 		rr.Verdict, rr.Message = InternalError, err.Error()
 	}
 	return rr, err
+}
+
+// spawnCold runs req in a sandbox started for it, with a uid (and,
+// unsandboxed, a scratch directory) of its own. prepared is false when the
+// run could not be prepared (err says why).
+func (p *Program) spawnCold(ctx context.Context, req spawnReq) (res spawnRes, prepared bool, err error) {
+	e := p.e
+	uid, releaseUID, err := e.acquireRunUID()
+	if err != nil {
+		return res, false, err
+	}
+	defer releaseUID()
+	scratch, err := e.newScratch(uid)
+	if err != nil {
+		return res, false, err
+	}
+	defer removeScratch(scratch)
+	req.uid, req.sweepUID, req.hostDir, req.scratch = uid, uid >= 0, scratch, scratch
+	res, err = e.spawn(ctx, req)
+	return res, true, err
 }
 
 // classify turns what the engine observed into a verdict. Order matters: a kill
@@ -429,6 +452,7 @@ func (p *Program) Close() error {
 		return nil
 	}
 	p.closed = true
+	p.warm.close()
 	removeAll(p.dir)
 	return nil
 }

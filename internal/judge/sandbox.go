@@ -184,8 +184,11 @@ func mirrorEtc(dir string) error {
 
 // commandLine builds the argv that runs r: bwrap + supervisor + command, or
 // supervisor + command when unsandboxed. The supervisor's report goes to fd 3.
-func (e *Engine) commandLine(r *spawnReq) (argv []string, dir string, env []string) {
+func (e *Engine) commandLine(r *spawnReq, hold bool) (argv []string, dir string, env []string) {
 	sup := append([]string{"3"}, e.reaperArgs(r.lim)...)
+	if hold {
+		sup = append(sup, "wait=5") // the go-ahead pipe (start)
+	}
 	sup = append(sup, "--")
 	if !e.sandboxed {
 		argv = append(append([]string{e.reaper}, sup...), r.argv...)
@@ -222,43 +225,73 @@ func (e *Engine) commandLine(r *spawnReq) (argv []string, dir string, env []stri
 // process could not be started or ctx was cancelled (the result is then still
 // filled in as far as known).
 func (e *Engine) spawn(ctx context.Context, r spawnReq) (spawnRes, error) {
-	var res spawnRes
-	argv, dir, env := e.commandLine(&r)
-
-	var files []*os.File // parent-side ends, closed on return
-	closeAll := func() {
-		for _, f := range files {
-			f.Close()
-		}
+	p, err := e.start(&r, false)
+	if err != nil {
+		return spawnRes{}, err
 	}
+	return e.finish(ctx, p, r)
+}
+
+// process is a started run: the sandbox (or, unsandboxed, the supervisor)
+// and the parent's ends of its pipes.
+type process struct {
+	cmd     *exec.Cmd
+	files   []*os.File // parent-side ends, closed by close
+	stdinW  *os.File   // nil when stdin is /dev/null
+	stdoutR *os.File
+	stderrR *os.File
+	reportR *os.File
+	statusR *os.File // bwrap's --json-status-fd; nil unsandboxed
+	// goW holds a held start back: the supervisor waits for one byte on it
+	// before it starts the program (nil: started at once).
+	goW        *os.File
+	k          *killer
+	statusDone chan struct{} // readStatus has returned (closed at once unsandboxed)
+}
+
+func (p *process) close() {
+	for _, f := range p.files {
+		f.Close()
+	}
+}
+
+// start starts the sandbox of r. With hold, the supervisor sets everything
+// up but waits for finish (or discard) before it starts the program: a
+// sandbox started ahead of need (warm.go) takes bubblewrap's start-up, the
+// largest part of the judge's cost per run, off the run's critical path.
+func (e *Engine) start(r *spawnReq, hold bool) (*process, error) {
+	hold = hold && e.sandboxed
+	argv, dir, env := e.commandLine(r, hold)
+	p := &process{statusDone: make(chan struct{})}
 	pipe := func() (*os.File, *os.File, error) {
 		rd, wr, err := os.Pipe()
 		if err == nil {
-			files = append(files, rd, wr)
+			p.files = append(p.files, rd, wr)
 		}
 		return rd, wr, err
 	}
+	fail := func(err error) (*process, error) {
+		p.close()
+		return nil, err
+	}
 	stdoutR, stdoutW, err := pipe()
 	if err != nil {
-		return res, err
+		return fail(err)
 	}
 	stderrR, stderrW, err := pipe()
 	if err != nil {
-		closeAll()
-		return res, err
+		return fail(err)
 	}
-	var stdinR, stdinW *os.File
-	if r.stdin != nil {
-		if stdinR, stdinW, err = pipe(); err != nil {
-			closeAll()
-			return res, err
+	var stdinR *os.File
+	if r.stdin != nil || hold {
+		if stdinR, p.stdinW, err = pipe(); err != nil {
+			return fail(err)
 		}
 	} else {
 		if stdinR, err = os.Open(os.DevNull); err != nil {
-			closeAll()
-			return res, err
+			return fail(err)
 		}
-		files = append(files, stdinR)
+		p.files = append(p.files, stdinR)
 	}
 	cmd := &exec.Cmd{
 		Path:   argv[0],
@@ -271,71 +304,118 @@ func (e *Engine) spawn(ctx context.Context, r spawnReq) (spawnRes, error) {
 	}
 	reportR, reportW, err := pipe()
 	if err != nil {
-		closeAll()
-		return res, err
+		return fail(err)
 	}
-	cmd.ExtraFiles = []*os.File{reportW}
-	var statusR, statusW *os.File
+	cmd.ExtraFiles = []*os.File{reportW} // fd 3
+	var statusW, goR *os.File
 	if e.sandboxed {
-		if statusR, statusW, err = pipe(); err != nil {
-			closeAll()
-			return res, err
+		if p.statusR, statusW, err = pipe(); err != nil {
+			return fail(err)
 		}
-		cmd.ExtraFiles = append(cmd.ExtraFiles, statusW)
+		cmd.ExtraFiles = append(cmd.ExtraFiles, statusW) // fd 4
+	}
+	if hold {
+		if goR, p.goW, err = pipe(); err != nil {
+			return fail(err)
+		}
+		cmd.ExtraFiles = append(cmd.ExtraFiles, goR) // fd 5
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: !e.sandboxed}
 	if r.uid >= 0 {
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(r.uid), Gid: uint32(r.uid), Groups: []uint32{}}
 	}
-
-	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		closeAll()
-		return res, fmt.Errorf("%w: start %s: %v", ErrSandboxFailed, filepath.Base(argv[0]), err)
+		return fail(fmt.Errorf("%w: start %s: %v", ErrSandboxFailed, filepath.Base(argv[0]), err))
 	}
-	defer closeAll()
 	// The child has its copies; drop ours so EOF arrives when it exits.
-	stdoutW.Close()
-	stderrW.Close()
-	stdinR.Close()
-	reportW.Close()
-	if statusW != nil {
-		statusW.Close()
+	for _, f := range []*os.File{stdoutW, stderrW, stdinR, reportW, statusW, goR} {
+		if f != nil {
+			f.Close()
+		}
 	}
+	p.cmd, p.stdoutR, p.stderrR, p.reportR = cmd, stdoutR, stderrR, reportR
+	p.k = &killer{sandboxed: e.sandboxed, outer: cmd.Process, exited: make(chan struct{})}
+	if p.statusR != nil {
+		go func() {
+			defer close(p.statusDone)
+			p.k.readStatus(p.statusR)
+		}()
+	} else {
+		close(p.statusDone)
+	}
+	return p, nil
+}
 
-	k := &killer{sandboxed: e.sandboxed, outer: cmd.Process, exited: make(chan struct{})}
+// letGo lets a held supervisor start the program; an error means it is
+// gone. It does nothing for a process that was not held.
+func (p *process) letGo() error {
+	if p.goW == nil {
+		return nil
+	}
+	_, err := p.goW.Write([]byte{'g'})
+	p.goW.Close()
+	p.goW = nil
+	return err
+}
+
+// discard ends a held sandbox without running anything: the supervisor
+// reads EOF instead of the go-ahead and exits; bwrap is killed if it has not
+// ended within 2 s.
+func (p *process) discard() {
+	if p.goW != nil {
+		p.goW.Close()
+	}
+	exited := make(chan struct{})
+	go func() {
+		select {
+		case <-exited:
+		case <-time.After(2 * time.Second):
+			_ = p.cmd.Process.Kill()
+		}
+	}()
+	_ = p.cmd.Wait()
+	close(exited)
+	close(p.k.exited)
+	<-p.statusDone
+	p.close()
+}
+
+// finish lets p's program start (if held), feeds it r.stdin, enforces the
+// limits and waits for the whole tree; see spawn.
+func (e *Engine) finish(ctx context.Context, p *process, r spawnReq) (spawnRes, error) {
+	var res spawnRes
+	defer p.close()
+	cmd, k := p.cmd, p.k
 	kill := k.kill
+	start := time.Now()
+	// A held supervisor that died meanwhile fails the run like a sandbox
+	// that could not start (setupFailed below).
+	_ = p.letGo()
 
 	var wg sync.WaitGroup
-	if stdinW != nil {
+	if p.stdinW != nil {
 		go func() {
 			// EPIPE when the program stops reading is expected, not an error.
-			_, _ = io.Copy(stdinW, r.stdin)
-			stdinW.Close()
+			if r.stdin != nil {
+				_, _ = io.Copy(p.stdinW, r.stdin)
+			}
+			p.stdinW.Close()
 		}()
 	}
-	wg.Add(2)
+	wg.Add(3)
 	go func() {
 		defer wg.Done()
-		res.stdoutBytes = copyLimited(stdoutR, r.stdout, r.lim.output, func() { kill(killOutput) })
+		res.stdoutBytes = copyLimited(p.stdoutR, r.stdout, r.lim.output, func() { kill(killOutput) })
 	}()
 	go func() {
 		defer wg.Done()
-		res.stderr, res.stderrTruncated = readCapped(stderrR, r.stderrCap)
+		res.stderr, res.stderrTruncated = readCapped(p.stderrR, r.stderrCap)
 	}()
 	var reportBytes []byte
-	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		reportBytes, _ = readCapped(reportR, 4<<10)
+		reportBytes, _ = readCapped(p.reportR, 4<<10)
 	}()
-	if statusR != nil {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			k.readStatus(statusR)
-		}()
-	}
 
 	done := make(chan struct{})
 	watchdogDone := make(chan struct{})
@@ -349,22 +429,22 @@ func (e *Engine) spawn(ctx context.Context, r spawnReq) (spawnRes, error) {
 	close(k.exited)
 	close(done)
 	<-watchdogDone
-	if stdinW != nil {
-		stdinW.Close()
+	if p.stdinW != nil {
+		p.stdinW.Close()
 	}
 	// Every process of the run is dead, so the pipes reach EOF; the timeout
 	// guards against an unsandboxed grandchild that escaped its process group
 	// (the uid sweep below then kills it).
 	ioDone := make(chan struct{})
-	go func() { wg.Wait(); close(ioDone) }()
+	go func() { wg.Wait(); <-p.statusDone; close(ioDone) }()
 	select {
 	case <-ioDone:
 	case <-time.After(2 * time.Second):
-		stdoutR.Close()
-		stderrR.Close()
-		reportR.Close()
-		if statusR != nil {
-			statusR.Close()
+		p.stdoutR.Close()
+		p.stderrR.Close()
+		p.reportR.Close()
+		if p.statusR != nil {
+			p.statusR.Close()
 		}
 		<-ioDone
 	}

@@ -24,7 +24,6 @@ import (
 type Store interface {
 	GetProblems(ctx context.Context, refs []algoitny.ProblemRef) (map[algoitny.ProblemRef]*algoitny.Problem, error)
 	GetUsersByEmail(ctx context.Context, emails []string) (map[string]*algoitny.User, error)
-	GetPlans(ctx context.Context, names []string) (map[string]*algoitny.Plan, error)
 	GetJobs(ctx context.Context, ids []string) (map[string]*algoitny.Job, error)
 	ListTestCases(ctx context.Context, ref algoitny.ProblemRef, page algoitny.PageRequest) (algoitny.Page[*algoitny.TestCase], error)
 	GetACList(ctx context.Context, userID string) (*atcoder.ACList, error)
@@ -42,7 +41,6 @@ type TestCasePage struct {
 type Loaders struct {
 	Problem   *dataloader.Loader[algoitny.ProblemRef, *algoitny.Problem]
 	User      *dataloader.Loader[string, *algoitny.User] // by email (lower-cased)
-	Plan      *dataloader.Loader[string, *algoitny.Plan] // by name
 	Job       *dataloader.Loader[string, *algoitny.Job]
 	TestCases *dataloader.Loader[TestCasePage, algoitny.Page[*algoitny.TestCase]]
 	// SolvedByMe says whether the operation's actor has an AtCoder problem
@@ -75,10 +73,6 @@ func New(store Store) *Loaders {
 			return store.GetUsersByEmail(ctx, k)
 		},
 			func(k string) string { return strings.ToLower(k) }),
-		Plan: newLoader(func(ctx context.Context, k []string) (map[string]*algoitny.Plan, error) {
-			return store.GetPlans(ctx, k)
-		},
-			func(k string) string { return k }),
 		Job: newLoader(func(ctx context.Context, k []string) (map[string]*algoitny.Job, error) { return store.GetJobs(ctx, k) },
 			func(k string) string { return k }),
 		SolvedByMe: dataloader.NewBatchedLoader(func(ctx context.Context, ids []string) []*dataloader.Result[bool] {
@@ -202,7 +196,6 @@ func For(ctx context.Context) *Loaders {
 func (l *Loaders) ClearAll() {
 	l.Problem.ClearAll()
 	l.User.ClearAll()
-	l.Plan.ClearAll()
 	l.Job.ClearAll()
 	l.TestCases.ClearAll()
 	l.SolvedByMe.ClearAll()
@@ -210,16 +203,16 @@ func (l *Loaders) ClearAll() {
 
 // HistoryFields says which fields of a page of executions are selected.
 type HistoryFields struct {
-	Problem  bool // problem { … }
-	User     bool // user { … }
-	UserPlan bool // user { plan { … } }
+	Problem bool // problem { … }
+	User    bool // user { … }
 }
 
 // PrefetchHistory loads what the selected fields of a page of executions
-// will ask for — their problems and authors in one BatchGetItem each, then
-// the authors' plans in one more — and primes the loaders with it, so that
-// the items' field resolvers find everything cached. A page of up to 100
-// items thus costs its Query plus at most three requests however its
+// will ask for — their problems and authors, in one BatchGetItem each, at
+// the same time (the authors' plans come from the accounts service's cache)
+// — and primes the loaders with it, so that the items' field resolvers find
+// everything cached. A page of up to 100 items thus costs its Query plus at
+// most two requests however its
 // resolvers are scheduled (the loaders' batching window splits batches when
 // the machine is busy). Missing items are primed as nil, as the loaders
 // would load them. On an error nothing more is primed and the resolvers
@@ -245,7 +238,7 @@ func (l *Loaders) PrefetchHistory(ctx context.Context, items []*algoitny.SearchH
 			}
 		}()
 	}
-	if f.User || f.UserPlan {
+	if f.User {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -259,25 +252,8 @@ func (l *Loaders) PrefetchHistory(ctx context.Context, items []*algoitny.SearchH
 				return
 			}
 			// The resolver loads by the item's email as stored.
-			var plans []string
-			seen := map[string]bool{}
 			for i, e := range emails {
-				u := found[lower[i]]
-				l.User.Prime(ctx, e, u)
-				if u != nil && u.PlanName != "" && !seen[u.PlanName] {
-					seen[u.PlanName] = true
-					plans = append(plans, u.PlanName)
-				}
-			}
-			if !f.UserPlan || len(plans) == 0 {
-				return
-			}
-			pfound, err := l.store.GetPlans(ctx, plans)
-			if err != nil {
-				return
-			}
-			for _, name := range plans {
-				l.Plan.Prime(ctx, name, pfound[name])
+				l.User.Prime(ctx, e, found[lower[i]])
 			}
 		}()
 	}

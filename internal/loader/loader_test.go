@@ -53,11 +53,6 @@ func (s *fakeStore) GetUsersByEmail(_ context.Context, emails []string) (map[str
 	return out, nil
 }
 
-func (s *fakeStore) GetPlans(_ context.Context, names []string) (map[string]*algoitny.Plan, error) {
-	s.count("GetPlans", len(names))
-	return map[string]*algoitny.Plan{"Free": {Name: "Free"}}, nil
-}
-
 func (s *fakeStore) GetJobs(context.Context, []string) (map[string]*algoitny.Job, error) {
 	s.count("GetJobs", 0)
 	return nil, nil
@@ -83,14 +78,14 @@ func TestPrefetchHistory(t *testing.T) {
 		t.Parallel()
 		store := newFakeStore()
 		l := loader.New(store)
-		l.PrefetchHistory(ctx, items, loader.HistoryFields{Problem: true, User: true, UserPlan: true})
-		want := map[string]int{"GetProblems": 1, "GetUsersByEmail": 1, "GetPlans": 1}
+		l.PrefetchHistory(ctx, items, loader.HistoryFields{Problem: true, User: true})
+		want := map[string]int{"GetProblems": 1, "GetUsersByEmail": 1}
 		for m, n := range want {
 			if store.calls[m] != n {
 				t.Fatalf("%s called %d times, want %d (%v)", m, store.calls[m], n, store.calls)
 			}
 		}
-		if store.keys["GetProblems"] != 4 || store.keys["GetUsersByEmail"] != 3 || store.keys["GetPlans"] != 1 {
+		if store.keys["GetProblems"] != 4 || store.keys["GetUsersByEmail"] != 3 {
 			t.Fatalf("keys not deduplicated: %v", store.keys)
 		}
 		// Everything the item resolvers ask for is cached now, missing
@@ -108,10 +103,7 @@ func TestPrefetchHistory(t *testing.T) {
 				t.Fatalf("user %s: %v, %v", h.UserEmail, u, err)
 			}
 		}
-		if p, err := l.Plan.Load(ctx, "Free")(); err != nil || p == nil {
-			t.Fatalf("plan: %v, %v", p, err)
-		}
-		if store.calls["GetProblems"] != 1 || store.calls["GetUsersByEmail"] != 1 || store.calls["GetPlans"] != 1 {
+		if store.calls["GetProblems"] != 1 || store.calls["GetUsersByEmail"] != 1 {
 			t.Fatalf("the resolvers' loads went to the store: %v", store.calls)
 		}
 	})
@@ -120,7 +112,7 @@ func TestPrefetchHistory(t *testing.T) {
 		t.Parallel()
 		store := newFakeStore()
 		loader.New(store).PrefetchHistory(ctx, items, loader.HistoryFields{User: true})
-		if store.calls["GetUsersByEmail"] != 1 || store.calls["GetProblems"] != 0 || store.calls["GetPlans"] != 0 {
+		if store.calls["GetUsersByEmail"] != 1 || store.calls["GetProblems"] != 0 {
 			t.Fatalf("calls = %v", store.calls)
 		}
 	})

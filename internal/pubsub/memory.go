@@ -50,7 +50,7 @@ func (m *Memory) Publish(_ context.Context, topic string, payload []byte) error 
 
 // publish delivers payload, which it owns, to the subscribers of topic.
 func (m *Memory) publish(topic string, payload []byte) error {
-	e := Event{Topic: topic, Payload: payload}
+	e := Event{Topic: topic, Payload: payload, decoded: &decoded{}}
 	var slow []*Subscription
 	m.mu.RLock()
 	if m.closed {

@@ -159,3 +159,48 @@ func TestMemoryNoGoroutineLeak(t *testing.T) {
 		t.Fatalf("%d goroutines after 1,000 subscriptions, %d before\n%s", n, base, goroutineDump())
 	}
 }
+
+// TestDecodeOncePerEvent: every subscriber of an event gets the same decoded
+// value (the payload is parsed once, not once per subscriber), each event is
+// decoded anew, and a subscriber decoding the same event as another type
+// still gets its own correct value.
+func TestDecodeOncePerEvent(t *testing.T) {
+	t.Parallel()
+	type job struct{ N int }
+	type msg struct{ Job *job }
+	type other struct {
+		Job map[string]int
+	}
+	m := pubsub.NewMemory(pubsub.MemoryConfig{})
+	t.Cleanup(m.Close)
+	a := subscribe(t, context.Background(), m, "job:d")
+	b := subscribe(t, context.Background(), m, "job:d")
+	c := subscribe(t, context.Background(), m, "job:d")
+	var prev *job
+	for i := range 2 {
+		publish(t, m, "job:d", []byte(`{"Job":{"N":`+strconv.Itoa(i)+`}}`))
+		ma, err := pubsub.Decode[msg](receive(t, a))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mb, err := pubsub.Decode[msg](receive(t, b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ma.Job == nil || ma.Job != mb.Job || ma.Job.N != i {
+			t.Fatalf("event %d: subscribers decoded %+v and %+v, want one shared value with N=%d", i, ma.Job, mb.Job, i)
+		}
+		if ma.Job == prev {
+			t.Fatalf("event %d reused the previous event's value", i)
+		}
+		prev = ma.Job
+		mc, err := pubsub.Decode[other](receive(t, c))
+		if err != nil || mc.Job["N"] != i {
+			t.Fatalf("event %d as another type: %+v, %v", i, mc, err)
+		}
+	}
+	publish(t, m, "job:d", []byte(`not json`))
+	if _, err := pubsub.Decode[msg](receive(t, a)); err == nil {
+		t.Fatal("a malformed payload decoded without an error")
+	}
+}

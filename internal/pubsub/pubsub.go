@@ -2,6 +2,7 @@ package pubsub
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -35,6 +36,42 @@ var (
 type Event struct {
 	Topic   string
 	Payload []byte
+
+	// decoded is shared by the copies of the event its subscribers receive,
+	// so that Decode parses the payload once however many subscribe.
+	decoded *decoded
+}
+
+type decoded struct {
+	once sync.Once
+	v    any
+	err  error
+}
+
+// Decode returns the event's JSON payload decoded as an M. The payload is
+// parsed once per event and type, not once per subscriber: a job event
+// fanned out to a thousand websockets is decoded once. The result is shared
+// by every subscriber of the event, so it must not be modified.
+func Decode[M any](e Event) (M, error) {
+	var zero M
+	if e.decoded == nil {
+		err := json.Unmarshal(e.Payload, &zero)
+		return zero, err
+	}
+	d := e.decoded
+	d.once.Do(func() {
+		v := new(M)
+		d.v, d.err = v, json.Unmarshal(e.Payload, v)
+	})
+	if d.err != nil {
+		return zero, d.err
+	}
+	if v, ok := d.v.(*M); ok {
+		return *v, nil
+	}
+	// Subscribers of one topic decode it as different types: rare, so parse.
+	err := json.Unmarshal(e.Payload, &zero)
+	return zero, err
 }
 
 // Broker publishes events to topics and subscribes to them. It is what the

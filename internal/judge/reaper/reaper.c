@@ -19,7 +19,10 @@
  * Usage: reaper FD [key=value...] -- command [args...]
  *   FD   file descriptor receiving the report (closed before exec)
  *   keys cpu (seconds; hard limit is cpu+1), as, data, fsize, stack (bytes),
- *        nproc, nofile, core
+ *        nproc, nofile, core; and wait=FD: read one byte from FD before
+ *        starting the program, exit 0 without starting it (and without a
+ *        report) on end of file — the judge starts sandboxes ahead of need
+ *        and lets them go when a run comes
  * Report (one line): status=N utime_us=N stime_us=N maxrss_kb=N execerr=N
  *   status is the raw wait status of the program; execerr the errno of a failed
  *   exec (0 when the program started).
@@ -55,10 +58,12 @@ struct limit {
 };
 
 static volatile pid_t child;
+static volatile sig_atomic_t terminated;
 
 static void on_term(int sig)
 {
 	(void)sig;
+	terminated = 1;
 	if (getpid() == 1)
 		kill(-1, SIGKILL); /* every other process of the namespace */
 	else if (child > 0)
@@ -68,7 +73,7 @@ static void on_term(int sig)
 int main(int argc, char **argv)
 {
 	struct limit limits[16];
-	int nlimits = 0, i, out, errpipe[2], execerr = 0, status = 0;
+	int nlimits = 0, i, out, errpipe[2], execerr = 0, status = 0, waitfd = -1;
 	pid_t pid;
 	struct rusage ru;
 
@@ -90,6 +95,14 @@ int main(int argc, char **argv)
 		char *eq = strchr(argv[i], '=');
 		size_t k, n = eq ? (size_t)(eq - argv[i]) : 0;
 		int found = 0;
+		if (eq && n == 4 && strncmp(argv[i], "wait", 4) == 0) {
+			waitfd = atoi(eq + 1);
+			if (fcntl(waitfd, F_SETFD, FD_CLOEXEC) < 0) {
+				perror("reaper: wait fd");
+				return 125;
+			}
+			continue;
+		}
 		for (k = 0; eq && k < sizeof names / sizeof names[0]; k++) {
 			if (strlen(names[k].key) == n && strncmp(names[k].key, argv[i], n) == 0 &&
 			    nlimits < (int)(sizeof limits / sizeof limits[0])) {
@@ -118,6 +131,18 @@ int main(int argc, char **argv)
 		sa.sa_handler = on_term;
 		sigaction(SIGTERM, &sa, NULL);
 	}
+	if (waitfd >= 0) {
+		char go;
+		ssize_t n;
+		do
+			n = read(waitfd, &go, 1);
+		while (n < 0 && errno == EINTR);
+		close(waitfd);
+		if (n != 1)
+			return 0; /* discarded: nothing ran, nothing to report */
+	}
+	if (terminated)
+		return 0; /* stopped before the program started: nothing to report */
 	pid = fork();
 	if (pid < 0) {
 		perror("reaper: fork");
