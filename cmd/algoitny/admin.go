@@ -6,8 +6,10 @@ import (
 	"io"
 	"strings"
 
+	"github.com/algoitny/api/internal/accounts"
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/dynamo"
+	"github.com/algoitny/api/internal/pubsub"
 )
 
 // runAdmin is `algoitny admin grant|revoke EMAIL`: the way to make the first
@@ -30,7 +32,21 @@ func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err != nil {
 		return fail(stderr, "admin", err)
 	}
-	u, err := db.SetUserStaff(ctx, args[1], args[0] == "grant")
+	svc := &accounts.Service{Store: db}
+	// Running servers cache sessions: tell them, as the API would.
+	if pool, err := openPool(ctx, cfg.DatabaseURL); err != nil {
+		fmt.Fprintf(stderr, "algoitny admin: %v; running servers see the change within SESSION_CACHE_TTL\n", err)
+	} else {
+		defer pool.Close()
+		broker, err := pubsub.NewPostgres(ctx, pubsub.PostgresConfig{Pool: pool, Channel: cfg.PubsubChannel})
+		if err != nil {
+			fmt.Fprintf(stderr, "algoitny admin: %s; running servers see the change within SESSION_CACHE_TTL\n", algoitny.ErrorMessage(err))
+		} else {
+			defer broker.Close()
+			svc.Changes = broker
+		}
+	}
+	u, err := svc.GrantStaff(ctx, args[1], args[0] == "grant")
 	if algoitny.IsCode(err, algoitny.ENOTFOUND) {
 		fmt.Fprintf(stderr, "algoitny admin: no user %s; they must sign in once first\n", args[1])
 		return 1

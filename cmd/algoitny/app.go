@@ -191,7 +191,8 @@ func (m *Main) openAccounts() error {
 	if err != nil {
 		return fmt.Errorf("SESSION_SECRET: %s", algoitny.ErrorMessage(err))
 	}
-	m.Accounts = &accounts.Service{Store: m.DB, Tokens: sessions, Dev: m.Config.Dev}
+	m.Accounts = &accounts.Service{Store: m.DB, Tokens: sessions, Dev: m.Config.Dev,
+		Changes: m.Broker, SessionCacheTTL: m.Config.SessionCacheTTL, Logger: m.Logger}
 	if m.Config.GoogleClientID != "" {
 		v, err := auth.NewGoogleVerifier(auth.GoogleConfig{ClientID: m.Config.GoogleClientID, JWKSURL: m.Config.GoogleJWKSURL})
 		if err != nil {
@@ -240,8 +241,17 @@ func (m *Main) Run(ctx context.Context) error {
 		return fmt.Errorf("start workers: %w", err)
 	}
 	errc := make(chan error, 1)
+	watching := make(chan struct{})
+	wctx, stopWatching := context.WithCancel(ctx)
+	defer stopWatching()
 	if m.server != nil {
 		go func() { errc <- m.server.Serve(m.listener) }()
+		go func() {
+			defer close(watching)
+			m.Accounts.WatchChanges(wctx)
+		}()
+	} else {
+		close(watching)
 	}
 	var err error
 	select {
@@ -258,6 +268,8 @@ func (m *Main) Run(ctx context.Context) error {
 	if jerr := m.Jobs.Stop(shutdown); jerr != nil && err == nil {
 		err = jerr
 	}
+	stopWatching()
+	<-watching
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}

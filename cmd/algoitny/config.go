@@ -43,6 +43,11 @@ type Config struct {
 	CORSOrigins []string // ALGOITNY_CORS_ORIGINS: comma-separated browser origins allowed to call the API
 	// SessionLifetime is how long a session token lasts (SESSION_LIFETIME, default 7 days).
 	SessionLifetime time.Duration
+	// SessionCacheTTL bounds how long a replica trusts a cached session
+	// (SESSION_CACHE_TTL, default 30 s; "off" reads sessions on every
+	// request). Account changes reach every replica's cache at once through
+	// the pubsub channel; the TTL is the backstop (accounts.sessionCache).
+	SessionCacheTTL time.Duration
 	// WebsocketPing is the websocket keep-alive period (default 15 s) and
 	// WebsocketInitTimeout the time a client has to send connection_init
 	// (default 10 s); WebsocketRecheck is how often a signed-in socket's
@@ -107,6 +112,15 @@ func configFromEnv() (Config, error) {
 			}
 			*dst = d
 		}
+	}
+	if os.Getenv("SESSION_CACHE_TTL") == "off" {
+		cfg.SessionCacheTTL = -1
+	} else if v := os.Getenv("SESSION_CACHE_TTL"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return cfg, fmt.Errorf("SESSION_CACHE_TTL=%q: want a duration such as 30s, or off", v)
+		}
+		cfg.SessionCacheTTL = d
 	}
 	var err error
 	if cfg.Dev, err = envBool("ALGOITNY_DEV", false); err != nil {

@@ -5,6 +5,7 @@ package accounts
 
 import (
 	"context"
+	"log/slog"
 	"net/mail"
 	"strings"
 	"sync"
@@ -16,7 +17,7 @@ import (
 
 // Store is what the service needs from storage (internal/dynamo).
 type Store interface {
-	AuthLookup(ctx context.Context, email, sessionID, userID, day string) (*algoitny.AuthSnapshot, error)
+	AuthLookup(ctx context.Context, email, sessionID string) (*algoitny.AuthSnapshot, error)
 	RevokeSession(ctx context.Context, sessionID string, expiresAt time.Time) error
 	SignInWithGoogle(ctx context.Context, p algoitny.GoogleProfile, plan *algoitny.Plan) (*algoitny.User, bool, error)
 	CreateUser(ctx context.Context, u *algoitny.User, plan *algoitny.Plan) error
@@ -59,11 +60,27 @@ type Service struct {
 	Dev bool
 	// PlanCacheTTL is how long plans are cached in process (default 30 s).
 	PlanCacheTTL time.Duration
+	// Changes tells the processes that cache sessions about account changes
+	// (see WatchChanges). Without it sessions are not cached.
+	Changes Changes
+	// SessionCacheTTL bounds how long a session's user is cached (default
+	// 30 s; negative: not cached).
+	SessionCacheTTL time.Duration
+	// Logger receives what cannot be returned (default slog.Default()).
+	Logger *slog.Logger
 	// Now is the clock (time.Now if nil).
 	Now func() time.Time
 
 	planMu    sync.Mutex
 	planCache map[string]cachedPlan
+	sessions  sessionCache
+}
+
+func (s *Service) logger() *slog.Logger {
+	if s.Logger != nil {
+		return s.Logger
+	}
+	return slog.Default()
 }
 
 type cachedPlan struct {
@@ -114,14 +131,14 @@ func (s *Service) forgetPlan(name string) {
 // Authenticate turns a session token into the request's actor. It checks the
 // signature and expiry, that the session was not logged out, and that the
 // user still exists, is the same account and is active — so deactivation and
-// logout take effect on the next request. Returns EUNAUTHENTICATED.
+// logout take effect on the next request (across replicas: see sessionCache).
+// Returns EUNAUTHENTICATED.
 func (s *Service) Authenticate(ctx context.Context, token string) (*algoitny.Actor, error) {
 	claims, err := s.Tokens.Parse(token)
 	if err != nil {
 		return nil, err
 	}
-	day := algoitny.UsageDay(s.now())
-	snap, err := s.Store.AuthLookup(ctx, claims.Email, claims.SessionID, claims.UserID, day)
+	snap, err := s.session(ctx, claims.Email, claims.SessionID)
 	if algoitny.IsCode(err, algoitny.ENOTFOUND) {
 		return nil, algoitny.Errorf(algoitny.EUNAUTHENTICATED, "the account no longer exists")
 	}
@@ -137,7 +154,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (*algoitny.Act
 	case !u.IsActive:
 		return nil, algoitny.Errorf(algoitny.EUNAUTHENTICATED, "the account is deactivated")
 	}
-	a := &algoitny.Actor{User: u, SessionID: claims.SessionID, ExpiresAt: claims.ExpiresAt, UsageDay: day, Usage: snap.Usage}
+	a := &algoitny.Actor{User: u, SessionID: claims.SessionID, ExpiresAt: claims.ExpiresAt}
 	if u.PlanName != "" {
 		p, err := s.plan(ctx, u.PlanName)
 		if err != nil && !algoitny.IsCode(err, algoitny.ENOTFOUND) {
@@ -179,6 +196,7 @@ func (s *Service) LoginWithGoogle(ctx context.Context, idToken string) (*Session
 	if err != nil {
 		return nil, err
 	}
+	s.changed(ctx, u.ID) // name, picture, last sign-in
 	return s.start(u)
 }
 
@@ -229,6 +247,7 @@ func (s *Service) Logout(ctx context.Context) error {
 	if err := a.RequireUser(); err != nil {
 		return err
 	}
+	defer s.changed(ctx, a.UserID()) // even after an error: see SetUserPlan
 	return s.Store.RevokeSession(ctx, a.SessionID, a.ExpiresAt)
 }
 
@@ -369,6 +388,9 @@ func (s *Service) SetUserPlan(ctx context.Context, userID, planName string) (*al
 	if err != nil {
 		return nil, err
 	}
+	// Reported even after an error: the write may have happened (a timeout),
+	// and forgetting a session costs one read.
+	defer s.changed(ctx, u.ID)
 	return s.Store.SetUserPlan(ctx, u.Email, p)
 }
 
@@ -386,13 +408,19 @@ func (s *Service) SetUserActive(ctx context.Context, userID string, active bool)
 	if err != nil {
 		return nil, err
 	}
+	defer s.changed(ctx, u.ID) // even after an error: see SetUserPlan
 	return s.Store.SetUserActive(ctx, u.Email, active)
 }
 
 // GrantStaff makes a user staff (the command line's `admin grant`, since no
 // one can grant it through the API at first). ENOTFOUND for an unknown email.
 func (s *Service) GrantStaff(ctx context.Context, email string, staff bool) (*algoitny.User, error) {
-	return s.Store.SetUserStaff(ctx, email, staff)
+	u, err := s.Store.SetUserStaff(ctx, email, staff)
+	if err != nil {
+		return nil, err
+	}
+	s.changed(ctx, u.ID)
+	return u, nil
 }
 
 // MyUsage returns today's use of each metered action against the plan's
@@ -403,13 +431,9 @@ func (s *Service) MyUsage(ctx context.Context) ([]*algoitny.Usage, error) {
 		return nil, err
 	}
 	now := s.now()
-	// The request's authentication read today's counters already.
-	counts := a.Usage
-	if day := algoitny.UsageDay(now); a.UsageDay != day || counts == nil {
-		var err error
-		if counts, err = s.Store.UsageCounts(ctx, a.UserID(), day); err != nil {
-			return nil, err
-		}
+	counts, err := s.Store.UsageCounts(ctx, a.UserID(), algoitny.UsageDay(now))
+	if err != nil {
+		return nil, err
 	}
 	out := make([]*algoitny.Usage, 0, len(algoitny.UsageActions))
 	for _, action := range algoitny.UsageActions {
@@ -459,5 +483,6 @@ func (s *Service) DeleteMyAccount(ctx context.Context) error {
 	if err := a.RequireUser(); err != nil {
 		return err
 	}
+	defer s.changed(ctx, a.UserID()) // even after an error: see SetUserPlan
 	return s.Store.DeleteAccount(ctx, a.User)
 }

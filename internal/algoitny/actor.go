@@ -16,10 +16,6 @@ type Actor struct {
 	SessionID string
 	// ExpiresAt is when the session ends (websockets close then).
 	ExpiresAt time.Time
-	// Usage is the user's use of each metered action on UsageDay, as read
-	// when the request was authenticated (it does not change during the request).
-	UsageDay string
-	Usage    map[UsageAction]int
 }
 
 type actorKey struct{}
@@ -108,11 +104,9 @@ func (a *Actor) OwnsOrStaff(userID string) bool {
 	return a.IsStaff() || (a.User != nil && a.User.ID == userID)
 }
 
-// AuthSnapshot is what authenticating a request reads in one go: the
-// session's user, whether the session was logged out, and the user's quota
-// counters of the day (so that showing usage costs no further read).
+// AuthSnapshot is what authenticating a session reads in one go: the
+// session's user and whether the session was logged out.
 type AuthSnapshot struct {
 	User    *User
 	Revoked bool
-	Usage   map[UsageAction]int
 }

@@ -69,7 +69,7 @@ func (db *DB) batchGet(ctx context.Context, table string, keys []itemKey) (map[i
 	}
 	for start := 0; start < len(unique); start += maxBatchGet {
 		chunk := unique[start:min(start+maxBatchGet, len(unique))]
-		got, err := db.batchGetTables(ctx, map[string][]itemKey{table: chunk})
+		got, err := db.batchGetTables(ctx, map[string][]itemKey{table: chunk}, false)
 		if err != nil {
 			return nil, err
 		}

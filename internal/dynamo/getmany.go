@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -29,8 +30,9 @@ func getMany[K comparable, V any](ctx context.Context, db *DB, table string, key
 
 // batchGetTables reads keys of several tables in one BatchGetItem call (at
 // most 100 keys in all), retrying unprocessed keys with backoff. Missing
-// items are absent from the result.
-func (db *DB) batchGetTables(ctx context.Context, keys map[string][]itemKey) (map[string]map[itemKey]map[string]types.AttributeValue, error) {
+// items are absent from the result. consistent asks for strongly consistent
+// reads (twice the read capacity): for what must see the latest write.
+func (db *DB) batchGetTables(ctx context.Context, keys map[string][]itemKey, consistent bool) (map[string]map[itemKey]map[string]types.AttributeValue, error) {
 	req := make(map[string]types.KeysAndAttributes, len(keys))
 	out := make(map[string]map[itemKey]map[string]types.AttributeValue, len(keys))
 	for table, ks := range keys {
@@ -38,7 +40,7 @@ func (db *DB) batchGetTables(ctx context.Context, keys map[string][]itemKey) (ma
 		for i, k := range ks {
 			avs[i] = k.av()
 		}
-		req[table] = types.KeysAndAttributes{Keys: avs}
+		req[table] = types.KeysAndAttributes{Keys: avs, ConsistentRead: aws.Bool(consistent)}
 		out[table] = map[itemKey]map[string]types.AttributeValue{}
 	}
 	for attempt := 0; len(req) > 0; attempt++ {

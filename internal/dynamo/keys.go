@@ -6,6 +6,7 @@ package dynamo
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -181,7 +182,16 @@ func usageSK(day string, action algoitny.UsageAction, createdAt time.Time, id st
 // concurrent requests overshoot the limit; a conditional ADD on this counter
 // in the same transaction as the log cannot.
 func quotaSK(day string, action algoitny.UsageAction) string {
-	return "QUOTA#" + day + "#" + string(action)
+	return quotaDayPrefix(day) + string(action)
+}
+
+// quotaDayPrefix begins the sort keys of a user's counters of day.
+func quotaDayPrefix(day string) string { return "QUOTA#" + day + "#" }
+
+// quotaAction is the action of a counter's sort key (of day), if it is one.
+func quotaAction(day, sk string) (algoitny.UsageAction, bool) {
+	a, ok := strings.CutPrefix(sk, quotaDayPrefix(day))
+	return algoitny.UsageAction(a), ok && slices.Contains(algoitny.UsageActions, algoitny.UsageAction(a))
 }
 
 const skPrefixUserJob = "JOB#"

@@ -116,20 +116,30 @@ func (db *DB) usageCount(ctx context.Context, userID, day string, action algoitn
 }
 
 // UsageCounts returns how many of each action a user has used on day (a
-// UsageDay string), reading the counters of both actions in one BatchGetItem
-// (seed pattern #14 without counting logs).
+// UsageDay string): one consistent Query of the day's counters in the user's
+// partition (seed pattern #14 without counting logs). A Query, not a
+// BatchGetItem of the counters' keys: it costs DynamoDB about a third as much.
 func (db *DB) UsageCounts(ctx context.Context, userID, day string) (map[algoitny.UsageAction]int, error) {
-	keys := make([]itemKey, len(algoitny.UsageActions))
-	for i, a := range algoitny.UsageActions {
-		keys[i] = itemKey{userPK(userID), quotaSK(day, a)}
-	}
-	found, err := db.batchGet(ctx, db.tables.Main, keys)
+	out, err := db.client.Query(ctx, &dynamodb.QueryInput{
+		TableName:              aws.String(db.tables.Main),
+		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :day)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk":  &types.AttributeValueMemberS{Value: userPK(userID)},
+			":day": &types.AttributeValueMemberS{Value: quotaDayPrefix(day)},
+		},
+		ConsistentRead: aws.Bool(true),
+	})
 	if err != nil {
-		return nil, err
+		return nil, translate(err, "usage counts")
 	}
-	counts := make(map[algoitny.UsageAction]int, len(keys))
-	for i, a := range algoitny.UsageActions {
-		counts[a] = intAttr(found[keys[i]], "Count")
+	counts := make(map[algoitny.UsageAction]int, len(algoitny.UsageActions))
+	for _, a := range algoitny.UsageActions {
+		counts[a] = 0
+	}
+	for _, item := range out.Items {
+		if a, ok := quotaAction(day, stringAttr(item, attrSK)); ok {
+			counts[a] = intAttr(item, "Count")
+		}
 	}
 	return counts, nil
 }

@@ -347,17 +347,12 @@ func conflictOn(err error, field string) bool {
 	return errors.As(err, &e) && e.Code == algoitny.ECONFLICT && e.Field == field
 }
 
-// AuthLookup reads, in one BatchGetItem across the Users and Main tables, the
-// user a session token names, whether the session was revoked (logged out),
-// and the counters of day for userID (the token's user id). It returns
+// AuthLookup reads, in one consistent BatchGetItem, the user a session
+// token names and whether the session was revoked (logged out). It returns
 // ENOTFOUND if the user no longer exists.
-func (db *DB) AuthLookup(ctx context.Context, email, sessionID, userID, day string) (*algoitny.AuthSnapshot, error) {
+func (db *DB) AuthLookup(ctx context.Context, email, sessionID string) (*algoitny.AuthSnapshot, error) {
 	userKey, revokedKey := itemKey{userEmailPK(email), skMetadata}, itemKey{sessionRevokedPK(sessionID), skRevoked}
-	quotaKeys := make([]itemKey, len(algoitny.UsageActions))
-	for i, a := range algoitny.UsageActions {
-		quotaKeys[i] = itemKey{userPK(userID), quotaSK(day, a)}
-	}
-	found, err := db.batchGetTables(ctx, map[string][]itemKey{db.tables.Users: {userKey, revokedKey}, db.tables.Main: quotaKeys})
+	found, err := db.batchGetTables(ctx, map[string][]itemKey{db.tables.Users: {userKey, revokedKey}}, true)
 	if err != nil {
 		return nil, err
 	}
@@ -366,16 +361,13 @@ func (db *DB) AuthLookup(ctx context.Context, email, sessionID, userID, day stri
 	if !ok {
 		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "user not found")
 	}
-	snap := &algoitny.AuthSnapshot{Usage: make(map[algoitny.UsageAction]int, len(quotaKeys))}
+	snap := &algoitny.AuthSnapshot{}
 	if snap.User, err = unmarshalUser(av); err != nil {
 		return nil, err
 	}
 	// A marker past its TTL is ignored even before DynamoDB deletes it.
 	if m, ok := users[revokedKey]; ok {
 		snap.Revoked = int64(intAttr(m, attrTTL)) > db.now().Unix()
-	}
-	for i, a := range algoitny.UsageActions {
-		snap.Usage[a] = intAttr(found[db.tables.Main][quotaKeys[i]], "Count")
 	}
 	return snap, nil
 }

@@ -103,6 +103,17 @@ func (m *Memory) Subscribe(ctx context.Context, topic string) (*Subscription, er
 	return s, nil
 }
 
+// Epoch is 1 until Close and 0 after: a Memory broker loses no event while
+// it is open (see Postgres.Epoch).
+func (m *Memory) Epoch() uint64 {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.closed {
+		return 0
+	}
+	return 1
+}
+
 // Close ends every subscription with ErrClosed; later Publish and Subscribe
 // calls return ErrClosed. Calling it again does nothing.
 func (m *Memory) Close() {

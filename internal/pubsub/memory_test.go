@@ -204,3 +204,17 @@ func TestDecodeOncePerEvent(t *testing.T) {
 		t.Fatal("a malformed payload decoded without an error")
 	}
 }
+
+// TestMemoryEpoch: a Memory broker loses nothing while open (one epoch) and
+// says so no longer once closed.
+func TestMemoryEpoch(t *testing.T) {
+	t.Parallel()
+	m := pubsub.NewMemory(pubsub.MemoryConfig{})
+	if e := m.Epoch(); e == 0 {
+		t.Fatal("Epoch is 0 on an open broker")
+	}
+	m.Close()
+	if e := m.Epoch(); e != 0 {
+		t.Fatalf("Epoch %d after Close, want 0", e)
+	}
+}

@@ -79,6 +79,11 @@ type Postgres struct {
 	done      chan struct{} // closed when the listener goroutine returns
 	closeOnce sync.Once
 	lastPrune atomic.Int64 // unix nanoseconds of the last prune this process sent
+
+	// epoch is the number of the listener connection, 0 while there is none
+	// (see Epoch); connections counts them (the listener goroutine's own).
+	epoch       atomic.Uint64
+	connections uint64
 }
 
 // NewPostgres opens the listener connection, LISTENs on the channel and
@@ -120,8 +125,23 @@ func NewPostgres(ctx context.Context, cfg PostgresConfig) (*Postgres, error) {
 		return nil, algoitny.Internal(err, "pubsub: cannot listen on channel %s", cfg.Channel)
 	}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
+	p.connected()
 	go p.listen(conn)
 	return p, nil
+}
+
+// Epoch numbers the unbroken stretches of delivery: it is 0 while the
+// listener connection is down (events published then are lost here) and
+// takes a new value each time it is back. Whoever caches state that events
+// invalidate (accounts' sessions) trusts an entry only while the epoch it was
+// read in lasts. A connection that died silently counts as up until the
+// health check (HealthCheckInterval) notices it.
+func (p *Postgres) Epoch() uint64 { return p.epoch.Load() }
+
+// connected starts a new epoch: the listener is listening again.
+func (p *Postgres) connected() {
+	p.connections++
+	p.epoch.Store(p.connections)
 }
 
 // validChannel reports whether name is a plain PostgreSQL identifier, which
@@ -243,6 +263,7 @@ func (p *Postgres) listen(conn *pgx.Conn) {
 	for {
 		start := time.Now()
 		err := p.receive(conn)
+		p.epoch.Store(0)
 		closeConn(conn)
 		if p.ctx.Err() != nil {
 			return
@@ -257,6 +278,7 @@ func (p *Postgres) listen(conn *pgx.Conn) {
 			}
 			delay = min(delay*2, p.cfg.ReconnectMax)
 			if conn, err = p.connect(p.ctx); err == nil {
+				p.connected()
 				p.log.Info("pubsub: listener reconnected", "channel", p.cfg.Channel)
 				break
 			}

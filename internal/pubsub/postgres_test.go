@@ -98,6 +98,10 @@ func TestPostgres(t *testing.T) {
 		if e := receive(t, s); string(e.Payload) != "before" {
 			t.Fatalf("got %q", e.Payload)
 		}
+		before := p.B.Epoch()
+		if before == 0 {
+			t.Fatal("Epoch is 0 while the listener is connected")
+		}
 		old := terminateListeners(t, p.Channel)
 		if len(old) != 2 {
 			t.Fatalf("terminated %d listener connections, want 2 (one per process)", len(old))
@@ -115,6 +119,10 @@ func TestPostgres(t *testing.T) {
 				t.Fatalf("got %q, want %q", e.Payload, want)
 			}
 			i++
+		}
+		// Events published in the gap were lost: the epoch says so.
+		if after := p.B.Epoch(); after == 0 || after == before {
+			t.Fatalf("Epoch %d after reconnecting, %d before: want a new non-zero epoch", after, before)
 		}
 		now := listenerPIDs(t, p.Channel)
 		if len(now) != 2 || slices.ContainsFunc(now, func(pid int32) bool { return slices.Contains(old, pid) }) {
@@ -272,6 +280,11 @@ func TestPostgresCloseLeavesNoGoroutines(t *testing.T) {
 	c.Close()
 	requireEnded(t, open, pubsub.ErrClosed)
 	requireEnded(t, s, pubsub.ErrClosed)
+	for _, p := range []*pubsub.Postgres{a, b, c} {
+		if e := p.Epoch(); e != 0 {
+			t.Fatalf("Epoch %d after Close, want 0", e)
+		}
+	}
 	if n := settledGoroutines(base); n > base {
 		t.Fatalf("%d goroutines after Close, %d before\n%s", n, base, goroutineDump())
 	}

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"testing"
+	"time"
+)
+
+// TestSessionCache runs two replicas (same tables, same pubsub channel) with
+// a session cache TTL of an hour, so that only the change notifications can
+// explain a replica noticing a change: a known session costs no DynamoDB
+// read, and deactivation, plan changes and logout made on one replica take
+// effect at once there and within moments on the other.
+func TestSessionCache(t *testing.T) {
+	t.Parallel()
+	a := startAPI(t, func(c *Config) { c.SessionCacheTTL = time.Hour })
+	b := startAPI(t, func(c *Config) { *c = a.Config })
+	admin := a.staff(t, "admin@example.com")
+	a.login(t, "bob@example.com")
+	bobID := globalIDOf("User", a.user(t, "bob@example.com").ID)
+	bob := b.login(t, "bob@example.com")
+
+	me := func(s *apiServer, token string) (*gqlResult, int64) {
+		before := s.DB.Requests()
+		r := s.query(t, token, `{ me { email isActive plan { name } } }`, nil)
+		return r, s.DB.Requests() - before
+	}
+	// eventually polls until ok holds: the other replica hears of a change
+	// through PostgreSQL, a few milliseconds later.
+	eventually := func(what string, ok func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); !ok(); {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not within 10 s (the cache's TTL is an hour)", what)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	// Each replica caches a session once it watches for changes.
+	for _, s := range []*apiServer{a, b} {
+		eventually("a known session served from the cache", func() bool {
+			r, reads := me(s, bob)
+			if r.Status != 200 {
+				t.Fatalf("bob: %s", r.Raw)
+			}
+			return reads == 0
+		})
+	}
+
+	t.Log("a plan change on A reaches B")
+	a.query(t, admin, `mutation($id: ID!) { setUserPlan(userId: $id, plan: "Pro") { id } }`, map[string]any{"id": bobID}).decode(t, new(any))
+	if r, _ := me(a, bob); !bytes.Contains(r.Raw, []byte(`"Pro"`)) {
+		t.Fatalf("A after the plan change: %s", r.Raw)
+	}
+	eventually("B sees the new plan", func() bool { r, _ := me(b, bob); return bytes.Contains(r.Raw, []byte(`"Pro"`)) })
+
+	t.Log("deactivation on B reaches A, reactivation too")
+	b.query(t, admin, `mutation($id: ID!) { setUserActive(userId: $id, active: false) { id } }`, map[string]any{"id": bobID}).decode(t, new(any))
+	if r, _ := me(b, bob); r.code() != "UNAUTHENTICATED" {
+		t.Fatalf("B right after deactivating bob: %s", r.Raw)
+	}
+	eventually("A refuses the deactivated user", func() bool { r, _ := me(a, bob); return r.code() == "UNAUTHENTICATED" })
+	a.query(t, admin, `mutation($id: ID!) { setUserActive(userId: $id, active: true) { id } }`, map[string]any{"id": bobID}).decode(t, new(any))
+	eventually("B accepts the reactivated user", func() bool { r, _ := me(b, bob); return r.Status == 200 })
+
+	t.Log("logout on A reaches B")
+	a.query(t, bob, `mutation { logout }`, nil).decode(t, new(any))
+	if r, _ := me(a, bob); r.code() != "UNAUTHENTICATED" {
+		t.Fatalf("A right after logout: %s", r.Raw)
+	}
+	eventually("B refuses the logged-out session", func() bool { r, _ := me(b, bob); return r.code() == "UNAUTHENTICATED" })
+}
