@@ -183,7 +183,7 @@ func (db *DB) CreateCheck(ctx context.Context, c *watch.Check, maxChecks int) er
 		return &algoitny.Error{Code: algoitny.ERATELIMITED, Message: "your plan's check limit is reached",
 			RateLimit: &algoitny.RateLimit{Limit: maxChecks, Used: used}}
 	}
-	counter, ok := db.counterAdd(itemKey{userPK(c.UserID), skUserCheckCount}, 1, maxChecks, nil)
+	counter, ok := db.counterAdd(itemKey{userPK(c.UserID), skUserCheckCount}, "Count", 1, maxChecks, nil)
 	if !ok {
 		return limited()
 	}
@@ -295,7 +295,7 @@ func (db *DB) DeleteCheck(ctx context.Context, id string) (*watch.Check, error) 
 	if err != nil {
 		return nil, err
 	}
-	counter, _ := db.counterAdd(itemKey{userPK(c.UserID), skUserCheckCount}, -1, algoitny.Unlimited, nil)
+	counter, _ := db.counterAdd(itemKey{userPK(c.UserID), skUserCheckCount}, "Count", -1, algoitny.Unlimited, nil)
 	_, err = db.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
 		{Delete: &types.Delete{
 			TableName: aws.String(db.tables.Main), Key: itemKey{checkPK(id), skMetadata}.av(),

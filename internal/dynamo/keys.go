@@ -6,7 +6,6 @@ package dynamo
 import (
 	"bytes"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -177,22 +176,15 @@ func usageSK(day string, action algoitny.UsageAction, createdAt time.Time, id st
 	return usageDayPrefix(day) + string(action) + "#" + keyTime(createdAt) + "#" + id
 }
 
-// quotaSK is the per-user, per-day, per-action counter that makes quotas
-// exact. The seed counted today's logs and then wrote one, which lets
-// concurrent requests overshoot the limit; a conditional ADD on this counter
-// in the same transaction as the log cannot.
-func quotaSK(day string, action algoitny.UsageAction) string {
-	return quotaDayPrefix(day) + string(action)
-}
+// quotaSK is the per-user, per-day counter item that makes quotas exact.
+// The seed counted today's logs and then wrote one, which lets concurrent
+// requests overshoot the limit; a conditional ADD on a counter in the same
+// transaction as the log cannot. One item holds every action's counter of
+// the day (quotaCountAttr), so that showing a user's usage is one GetItem.
+func quotaSK(day string) string { return "QUOTA#" + day }
 
-// quotaDayPrefix begins the sort keys of a user's counters of day.
-func quotaDayPrefix(day string) string { return "QUOTA#" + day + "#" }
-
-// quotaAction is the action of a counter's sort key (of day), if it is one.
-func quotaAction(day, sk string) (algoitny.UsageAction, bool) {
-	a, ok := strings.CutPrefix(sk, quotaDayPrefix(day))
-	return algoitny.UsageAction(a), ok && slices.Contains(algoitny.UsageActions, algoitny.UsageAction(a))
-}
+// quotaCountAttr is the attribute of quotaSK's item counting action.
+func quotaCountAttr(action algoitny.UsageAction) string { return "Count_" + string(action) }
 
 const skPrefixUserJob = "JOB#"
 

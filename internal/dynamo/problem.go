@@ -115,7 +115,7 @@ func (db *DB) CreateProblem(ctx context.Context, p *algoitny.Problem, maxProblem
 	limited := &algoitny.Error{Code: algoitny.ERATELIMITED, Message: "your plan's problem limit is reached",
 		RateLimit: &algoitny.RateLimit{Limit: maxProblems, Used: maxProblems}}
 	if p.CreatedBy != "" {
-		counter, ok := db.counterAdd(itemKey{userPK(p.CreatedBy), skUserProblemCount}, 1, maxProblems, nil)
+		counter, ok := db.counterAdd(itemKey{userPK(p.CreatedBy), skUserProblemCount}, "Count", 1, maxProblems, nil)
 		if !ok {
 			return limited
 		}
@@ -131,23 +131,24 @@ func (db *DB) CreateProblem(ctx context.Context, p *algoitny.Problem, maxProblem
 	return translate(err, "create problem")
 }
 
-// counterAdd is a transaction item adding delta to the Count of the counter
-// item k, refused (ConditionalCheckFailed) when the new count would pass
-// limit; a negative limit means unlimited. ok is false when delta alone
-// passes the limit, so that no write can succeed. ttl, if set, expires the counter.
-func (db *DB) counterAdd(k itemKey, delta, limit int, ttl *time.Time) (item types.TransactWriteItem, ok bool) {
+// counterAdd is a transaction item adding delta to the count attribute of
+// the counter item k, refused (ConditionalCheckFailed) when the new count
+// would pass limit; a negative limit means unlimited. ok is false when delta
+// alone passes the limit, so that no write can succeed. ttl, if set, expires
+// the counter.
+func (db *DB) counterAdd(k itemKey, count string, delta, limit int, ttl *time.Time) (item types.TransactWriteItem, ok bool) {
 	if limit >= 0 && delta > limit {
 		return types.TransactWriteItem{}, false
 	}
-	upd := expression.Add(expression.Name("Count"), expression.Value(delta)).
+	upd := expression.Add(expression.Name(count), expression.Value(delta)).
 		Set(expression.Name("EntityType"), expression.Value("Counter"))
 	if ttl != nil {
 		upd = upd.Set(expression.Name(attrTTL), expression.Value(ttl.Unix()))
 	}
 	b := expression.NewBuilder().WithUpdate(upd)
 	if limit >= 0 {
-		b = b.WithCondition(expression.AttributeNotExists(expression.Name("Count")).
-			Or(expression.Name("Count").LessThanEqual(expression.Value(limit - delta))))
+		b = b.WithCondition(expression.AttributeNotExists(expression.Name(count)).
+			Or(expression.Name(count).LessThanEqual(expression.Value(limit - delta))))
 	}
 	expr, _ := b.Build() // static expressions always build
 	return types.TransactWriteItem{Update: &types.Update{
@@ -343,7 +344,7 @@ func (db *DB) DeleteProblem(ctx context.Context, ref algoitny.ProblemRef, reason
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	}}}
 	if p.CreatedBy != "" {
-		counter, _ := db.counterAdd(itemKey{userPK(p.CreatedBy), skUserProblemCount}, -1, algoitny.Unlimited, nil)
+		counter, _ := db.counterAdd(itemKey{userPK(p.CreatedBy), skUserProblemCount}, "Count", -1, algoitny.Unlimited, nil)
 		items = append(items, counter)
 	}
 	_, err = db.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
