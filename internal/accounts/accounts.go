@@ -196,7 +196,9 @@ func (s *Service) LoginWithGoogle(ctx context.Context, idToken string) (*Session
 	if err != nil {
 		return nil, err
 	}
-	s.changed(ctx, u.ID) // name, picture, last sign-in
+	// Name, picture and last sign-in are cosmetic: forgotten here, other
+	// replicas show them within the cache's TTL (no broadcast per sign-in).
+	s.sessions.forget(u.ID)
 	return s.start(u)
 }
 
@@ -247,7 +249,7 @@ func (s *Service) Logout(ctx context.Context) error {
 	if err := a.RequireUser(); err != nil {
 		return err
 	}
-	defer s.changed(ctx, a.UserID()) // even after an error: see SetUserPlan
+	defer s.changed(ctx, a.User) // even after an error: see SetUserPlan
 	return s.Store.RevokeSession(ctx, a.SessionID, a.ExpiresAt)
 }
 
@@ -390,8 +392,9 @@ func (s *Service) SetUserPlan(ctx context.Context, userID, planName string) (*al
 	}
 	// Reported even after an error: the write may have happened (a timeout),
 	// and forgetting a session costs one read.
-	defer s.changed(ctx, u.ID)
-	return s.Store.SetUserPlan(ctx, u.Email, p)
+	out, err := s.Store.SetUserPlan(ctx, u.Email, p)
+	s.changed(ctx, u, out)
+	return out, err
 }
 
 // SetUserActive activates or deactivates a user (staff only); a deactivated
@@ -408,18 +411,26 @@ func (s *Service) SetUserActive(ctx context.Context, userID string, active bool)
 	if err != nil {
 		return nil, err
 	}
-	defer s.changed(ctx, u.ID) // even after an error: see SetUserPlan
-	return s.Store.SetUserActive(ctx, u.Email, active)
+	out, err := s.Store.SetUserActive(ctx, u.Email, active)
+	s.changed(ctx, u, out) // even after an error: see SetUserPlan
+	return out, err
 }
 
 // GrantStaff makes a user staff (the command line's `admin grant`, since no
 // one can grant it through the API at first). ENOTFOUND for an unknown email.
 func (s *Service) GrantStaff(ctx context.Context, email string, staff bool) (*algoitny.User, error) {
 	u, err := s.Store.SetUserStaff(ctx, email, staff)
+	if err != nil && !algoitny.IsCode(err, algoitny.ENOTFOUND) {
+		// The write may have happened (see SetUserPlan): find whom it was for.
+		if before, gerr := s.Store.GetUserByEmail(ctx, email); gerr == nil {
+			s.changed(ctx, before)
+		}
+		return nil, err
+	}
 	if err != nil {
 		return nil, err
 	}
-	s.changed(ctx, u.ID)
+	s.changed(ctx, u)
 	return u, nil
 }
 
@@ -483,6 +494,6 @@ func (s *Service) DeleteMyAccount(ctx context.Context) error {
 	if err := a.RequireUser(); err != nil {
 		return err
 	}
-	defer s.changed(ctx, a.UserID()) // even after an error: see SetUserPlan
+	defer s.changed(ctx, a.User) // even after an error: see SetUserPlan
 	return s.Store.DeleteAccount(ctx, a.User)
 }

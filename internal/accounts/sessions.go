@@ -2,6 +2,7 @@ package accounts
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -160,19 +161,38 @@ func (s *Service) WatchChanges(ctx context.Context) {
 	}
 }
 
-// changed is called after a user's stored account changed: this process
-// forgets the user's sessions at once, the others when they hear of it.
-func (s *Service) changed(ctx context.Context, userID string) {
-	s.sessions.forget(userID)
+// changed is called after users' stored accounts changed (nil users are
+// skipped; the same user twice is reported once): this process forgets their
+// sessions at once, the others when they hear of it. Both the user a change
+// was meant for and the one the store says it wrote are passed, in case an
+// index lagged and they differ.
+func (s *Service) changed(ctx context.Context, users ...*algoitny.User) {
+	var ids []string
+	for _, u := range users {
+		if u != nil && u.ID != "" && !slices.Contains(ids, u.ID) {
+			ids = append(ids, u.ID)
+		}
+	}
+	for _, id := range ids {
+		s.sessions.forget(id)
+	}
 	if s.Changes == nil {
 		return
 	}
-	// The change is stored: tell the others even if the client went away.
-	if err := s.Changes.Publish(context.WithoutCancel(ctx), changesTopic, []byte(userID)); err != nil {
-		s.logger().Error("accounts: cannot publish an account change; other replicas may use cached sessions until they expire",
-			"user", userID, "err", err, "ttl", s.sessionTTL())
+	// The change is stored: tell the others even if the client went away,
+	// but never hang a request on PostgreSQL.
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), publishTimeout)
+	defer cancel()
+	for _, id := range ids {
+		if err := s.Changes.Publish(pctx, changesTopic, []byte(id)); err != nil {
+			s.logger().Error("accounts: cannot publish an account change; other replicas may use cached sessions until they expire",
+				"user", id, "err", err, "ttl", s.sessionTTL())
+		}
 	}
 }
+
+// publishTimeout bounds telling other replicas of a change.
+const publishTimeout = 5 * time.Second
 
 // session returns what authentication needs to know of a session: from the
 // cache, or read from the store (and cached).
