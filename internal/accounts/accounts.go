@@ -13,6 +13,7 @@ import (
 
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/auth"
+	"github.com/algoitny/api/internal/cache"
 )
 
 // Store is what the service needs from storage (internal/dynamo).
@@ -62,7 +63,7 @@ type Service struct {
 	PlanCacheTTL time.Duration
 	// Changes tells the processes that cache sessions about account changes
 	// (see WatchChanges). Without it sessions are not cached.
-	Changes Changes
+	Changes cache.Broker
 	// SessionCacheTTL bounds how long a session's user is cached (default
 	// 30 s; negative: not cached).
 	SessionCacheTTL time.Duration
@@ -71,9 +72,10 @@ type Service struct {
 	// Now is the clock (time.Now if nil).
 	Now func() time.Time
 
-	planMu    sync.Mutex
-	planCache map[string]cachedPlan
-	sessions  sessionCache
+	planMu       sync.Mutex
+	planCache    map[string]cachedPlan
+	sessionsOnce sync.Once
+	sessions     *cache.Cache[string, *algoitny.AuthSnapshot]
 }
 
 func (s *Service) logger() *slog.Logger {
@@ -198,7 +200,7 @@ func (s *Service) LoginWithGoogle(ctx context.Context, idToken string) (*Session
 	}
 	// Name, picture and last sign-in are cosmetic: forgotten here, other
 	// replicas show them within the cache's TTL (no broadcast per sign-in).
-	s.sessions.forget(u.ID)
+	s.forget(u.ID)
 	return s.start(u)
 }
 

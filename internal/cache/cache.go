@@ -1,0 +1,236 @@
+// Package cache keeps copies of stored state in a process's memory without
+// serving what another process has changed. Whoever changes the state drops
+// the affected entries here (Forget) and publishes the change on a pubsub
+// topic; every process's Watch drops them when it hears of it. On top:
+//   - an entry is trusted only while the broker has lost nothing since it
+//     was read: it remembers the broker's epoch (pubsub.Postgres.Epoch), and
+//     a reconnection, when events may have been lost, makes it a miss;
+//   - a read that raced with a change is not stored (Begin/Put);
+//   - the cache is off until Watch has subscribed, and whenever its
+//     subscription ends;
+//   - and every entry expires after the TTL whatever happens (the bound
+//     when a connection dies without the broker noticing at once).
+//
+// So a change is visible at once in the process that made it, and in the
+// others as soon as the broker delivers (milliseconds).
+package cache
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/algoitny/api/internal/pubsub"
+)
+
+// Broker carries the change events (internal/pubsub's Postgres broker: a
+// LISTEN/NOTIFY channel every process shares).
+type Broker interface {
+	pubsub.Broker
+	// Epoch numbers the broker's unbroken stretches of delivery; 0 while
+	// events may be lost.
+	Epoch() uint64
+}
+
+// Config configures a Cache.
+type Config[V any] struct {
+	// TTL bounds how long an entry is trusted (required, > 0).
+	TTL time.Duration
+	// MaxEntries bounds the number of entries; past it a new entry replaces
+	// arbitrary ones (0: no bound).
+	MaxEntries int
+	// Size and MaxBytes bound the entries' total size as Size measures it;
+	// a value larger than MaxBytes is not stored (0: no bound).
+	Size     func(V) int
+	MaxBytes int
+	// Now is the clock (time.Now if nil).
+	Now func() time.Time
+}
+
+// Cache maps keys to values read from storage. The zero value is not usable;
+// call New. Values are shared by every reader: they must not be modified.
+type Cache[K comparable, V any] struct {
+	cfg Config[V]
+
+	mu      sync.Mutex
+	broker  Broker // set while Watch is subscribed (live)
+	gen     uint64 // bumped by every Forget and by Watch's resets
+	bytes   int
+	entries map[K]entry[V]
+}
+
+type entry[V any] struct {
+	v       V
+	size    int
+	epoch   uint64
+	expires time.Time
+}
+
+// New returns an empty cache, off until Watch runs.
+func New[K comparable, V any](cfg Config[V]) *Cache[K, V] {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Cache[K, V]{cfg: cfg}
+}
+
+// Get returns the value of k if it is cached and still trustworthy.
+func (c *Cache[K, V]) Get(k K) (V, bool) {
+	var zero V
+	if c == nil {
+		return zero, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[k]
+	if !ok || c.broker == nil {
+		return zero, false
+	}
+	if epoch := c.broker.Epoch(); epoch == 0 || e.epoch != epoch || !c.cfg.Now().Before(e.expires) {
+		return zero, false
+	}
+	return e.v, true
+}
+
+// Ticket is taken before reading what Put will store.
+type Ticket struct {
+	gen, epoch uint64
+}
+
+// Begin is called before reading a value from storage; Put stores it only if
+// nothing changed in between.
+func (c *Cache[K, V]) Begin() Ticket {
+	if c == nil {
+		return Ticket{}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := Ticket{gen: c.gen}
+	if c.broker != nil {
+		t.epoch = c.broker.Epoch()
+	}
+	return t
+}
+
+// Put stores v, read after t was taken, unless a change or a gap in the
+// broker's delivery came in between, or the cache is off.
+func (c *Cache[K, V]) Put(k K, v V, t Ticket) {
+	if c == nil || t.epoch == 0 {
+		return
+	}
+	size := 0
+	if c.cfg.Size != nil {
+		size = c.cfg.Size(v)
+	}
+	if c.cfg.MaxBytes > 0 && size > c.cfg.MaxBytes {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.broker == nil || t.gen != c.gen {
+		return
+	}
+	if c.entries == nil {
+		c.entries = make(map[K]entry[V])
+	}
+	c.dropLocked(k)
+	for id := range c.entries {
+		if (c.cfg.MaxEntries <= 0 || len(c.entries) < c.cfg.MaxEntries) && (c.cfg.MaxBytes <= 0 || c.bytes+size <= c.cfg.MaxBytes) {
+			break
+		}
+		c.dropLocked(id)
+	}
+	c.entries[k] = entry[V]{v: v, size: size, epoch: t.epoch, expires: c.cfg.Now().Add(c.cfg.TTL)}
+	c.bytes += size
+}
+
+func (c *Cache[K, V]) dropLocked(k K) {
+	if e, ok := c.entries[k]; ok {
+		c.bytes -= e.size
+		delete(c.entries, k)
+	}
+}
+
+// Forget drops the entry of k; reads in flight are not stored.
+func (c *Cache[K, V]) Forget(k K) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	c.dropLocked(k)
+}
+
+// ForgetFunc drops the entries for which drop is true; reads in flight are
+// not stored.
+func (c *Cache[K, V]) ForgetFunc(drop func(K, V) bool) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	for k, e := range c.entries {
+		if drop(k, e.v) {
+			c.dropLocked(k)
+		}
+	}
+}
+
+// setBroker empties the cache and turns it on (b != nil) or off.
+func (c *Cache[K, V]) setBroker(b Broker) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	c.entries, c.bytes = nil, 0
+	c.broker = b
+}
+
+// Watch keeps the cache in step with the changes published on topic by any
+// process until ctx is done: each event's payload goes to apply (which
+// Forgets what it names). The cache is on only while Watch is subscribed.
+func (c *Cache[K, V]) Watch(ctx context.Context, b Broker, topic string, apply func(payload []byte), log *slog.Logger) {
+	defer c.setBroker(nil)
+	for ctx.Err() == nil {
+		sub, err := b.Subscribe(ctx, topic)
+		if err != nil {
+			if ctx.Err() == nil {
+				log.Warn("cache: cannot watch for changes; reading from storage meanwhile", "topic", topic, "err", err)
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+			continue
+		}
+		c.setBroker(b)
+		for e := range sub.Events() {
+			apply(e.Payload)
+		}
+		c.setBroker(nil)
+		if ctx.Err() == nil {
+			log.Warn("cache: the change subscription ended; resubscribing", "topic", topic, "err", sub.Err())
+		}
+	}
+}
+
+// PublishTimeout bounds telling other processes of a change: a request
+// never hangs on the broker.
+const PublishTimeout = 5 * time.Second
+
+// Publish tells the other processes that what payload names changed. The
+// change is stored already, so it is sent even if ctx's client went away;
+// a failure is logged (the others then see the change within the TTL).
+func Publish(ctx context.Context, b Broker, topic string, payload []byte, log *slog.Logger) {
+	if b == nil {
+		return
+	}
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), PublishTimeout)
+	defer cancel()
+	if err := b.Publish(pctx, topic, payload); err != nil {
+		log.Error("cache: cannot publish a change; other processes may use their cached copy until it expires",
+			"topic", topic, "key", string(payload), "err", err)
+	}
+}
