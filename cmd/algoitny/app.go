@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/algoitny/api/graph"
@@ -80,6 +81,8 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 	if m.Broker, err = pubsub.NewPostgres(ctx, pubsub.PostgresConfig{Pool: m.Pool, Channel: m.Config.PubsubChannel, Logger: m.Logger}); err != nil {
 		return fmt.Errorf("live events: %w", err)
 	}
+	// Every process that writes problems tells the serve replicas' caches.
+	m.DB.SetChanges(m.Broker, m.Logger)
 	m.Events = &jobs.Events{Broker: m.Broker, Store: m.DB, Logger: m.Logger}
 	// The judge runs jobs in workers and saveProblem's test production in
 	// the API; an API-only replica without a sandbox serves everything else.
@@ -248,7 +251,10 @@ func (m *Main) Run(ctx context.Context) error {
 		go func() { errc <- m.server.Serve(m.listener) }()
 		go func() {
 			defer close(watching)
-			m.Accounts.WatchChanges(wctx)
+			var wg sync.WaitGroup
+			wg.Go(func() { m.Accounts.WatchChanges(wctx) })
+			wg.Go(func() { m.DB.WatchChanges(wctx) })
+			wg.Wait()
 		}()
 	} else {
 		close(watching)

@@ -98,6 +98,10 @@ type Ticket struct {
 	gen, epoch uint64
 }
 
+// Live reports whether the cache was on when the ticket was taken (a read
+// made with it may be stored).
+func (t Ticket) Live() bool { return t.epoch != 0 }
+
 // Begin is called before reading a value from storage; Put stores it only if
 // nothing changed in between.
 func (c *Cache[K, V]) Begin() Ticket {

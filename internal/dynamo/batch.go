@@ -62,10 +62,17 @@ func (db *DB) batchGet(ctx context.Context, table string, keys []itemKey) (map[i
 	seen := make(map[itemKey]bool, len(keys))
 	var unique []itemKey
 	for _, k := range keys {
-		if !seen[k] {
-			seen[k] = true
-			unique = append(unique, k)
+		if seen[k] {
+			continue
 		}
+		seen[k] = true
+		if item, ok := db.cachedItem(table, k); ok {
+			if item != nil {
+				found[k] = item
+			}
+			continue
+		}
+		unique = append(unique, k)
 	}
 	for start := 0; start < len(unique); start += maxBatchGet {
 		chunk := unique[start:min(start+maxBatchGet, len(unique))]
@@ -115,6 +122,9 @@ func deleteRequest(k itemKey) types.WriteRequest {
 // item read ahead in the same operation (PrefetchProblem) is not read again.
 func (db *DB) getItem(ctx context.Context, table string, k itemKey) (map[string]types.AttributeValue, error) {
 	if item, ok := fromPrefetch(ctx, table, k); ok {
+		return item, nil
+	}
+	if item, ok := db.cachedItem(table, k); ok {
 		return item, nil
 	}
 	out, err := db.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: k.av(), ConsistentRead: aws.Bool(true)})

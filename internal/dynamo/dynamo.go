@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"log/slog"
 	"fmt"
 	"os"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go/middleware"
+	"github.com/algoitny/api/internal/cache"
 )
 
 // Config says where the tables are.
@@ -60,6 +62,11 @@ type DB struct {
 	now func() time.Time
 	// requests counts every DynamoDB API call made through this DB.
 	requests atomic.Int64
+
+	// changes, log and partitions: see SetChanges (partitions.go).
+	changes    cache.Broker
+	log        *slog.Logger
+	partitions *cache.Cache[string, *partition]
 }
 
 // Open connects to DynamoDB. It makes no request; call Ping to check the

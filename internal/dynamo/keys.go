@@ -109,8 +109,11 @@ func idTime(id string) (time.Time, error) {
 // --- Main table: problems and test cases -----------------------------------
 
 func problemPK(platform algoitny.Platform, problemID string) string {
-	return "PROBLEM#" + string(platform) + "#" + problemID
+	return pkPrefixProblem + string(platform) + "#" + problemID
 }
+
+// pkPrefixProblem begins every problem partition's key (see partitions.go).
+const pkPrefixProblem = "PROBLEM#"
 
 const skPrefixTestCase = "TESTCASE#"
 

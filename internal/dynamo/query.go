@@ -155,6 +155,21 @@ func (db *DB) fetch(ctx context.Context, q *query, limit int32, start map[string
 		}
 		return out.Items, out.LastEvaluatedKey, nil
 	}
+	if db.cachesPartition(q) {
+		p, ok, err := db.partition(ctx, q.pk)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok {
+			items, next := p.answer(q, limit, start)
+			return items, next, nil
+		}
+	}
+	return db.query(ctx, q, limit, start)
+}
+
+// query is fetch's Query of DynamoDB itself.
+func (db *DB) query(ctx context.Context, q *query, limit int32, start map[string]types.AttributeValue) ([]map[string]types.AttributeValue, map[string]types.AttributeValue, error) {
 	in, err := q.input(limit, start)
 	if err != nil {
 		return nil, nil, err

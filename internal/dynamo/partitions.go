@@ -1,0 +1,162 @@
+package dynamo
+
+import (
+	"context"
+	"log/slog"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/algoitny/api/internal/cache"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Problem partitions (a problem's METADATA item and its TESTCASE# items) are
+// read on every problem page and every judged submission and change rarely
+// (registering, editing, reviewing, deleting a problem; adding test cases).
+// A serve process keeps whole partitions in memory and answers their reads
+// from there: Queries of the partition (a problem with its first test cases,
+// a page of test cases, one test case), GetItem of the problem and the
+// problems of a BatchGetItem (history pages). internal/cache keeps it from
+// serving what another process changed: every write to a problem partition
+// goes through partitionChanged, which forgets it here and publishes its key.
+const (
+	partitionsTopic = "dynamo:partition-changed"
+	// partitionCacheTTL bounds how long a partition is trusted.
+	partitionCacheTTL = 5 * time.Minute
+	// maxCachedPartitionBytes: larger partitions (problems with big test
+	// data) are read from DynamoDB every time, and remembered as too big.
+	maxCachedPartitionBytes = 256 << 10
+	// partitionCacheBytes bounds the whole cache (≈ 10,000 typical problems).
+	partitionCacheBytes = 64 << 20
+)
+
+// partition is a cached problem partition: its items sorted by sort key, or
+// tooBig (then the items are not kept).
+type partition struct {
+	items  []map[string]types.AttributeValue
+	size   int
+	tooBig bool
+}
+
+// SetChanges is called once, before the DB is used, by every process that
+// writes problems (serve replicas and workers): their writes are then
+// published on b so that the serve replicas' partition caches forget them.
+func (db *DB) SetChanges(b cache.Broker, log *slog.Logger) {
+	db.changes, db.log = b, log
+	db.partitions = cache.New[string, *partition](cache.Config[*partition]{
+		TTL: partitionCacheTTL, MaxBytes: partitionCacheBytes,
+		Size: func(p *partition) int { return p.size + len(p.items)*64 },
+		Now:  func() time.Time { return db.now() },
+	})
+}
+
+// WatchChanges turns the partition cache on for this process and keeps it in
+// step with the writes of every process until ctx is done (SetChanges
+// first; without it, it returns at once).
+func (db *DB) WatchChanges(ctx context.Context) {
+	if db.changes == nil {
+		return
+	}
+	db.partitions.Watch(ctx, db.changes, partitionsTopic, func(pk []byte) { db.partitions.Forget(string(pk)) }, db.log)
+}
+
+// partitionChanged is called after (and, for safety, whether or not) a
+// write to a problem partition: this process forgets it at once, the others
+// when they hear of it.
+func (db *DB) partitionChanged(ctx context.Context, pk string) {
+	if db.changes == nil {
+		return
+	}
+	db.partitions.Forget(pk)
+	cache.Publish(ctx, db.changes, partitionsTopic, []byte(pk), db.log)
+}
+
+// cachesPartition reports whether q reads a problem partition in a way the
+// cache can answer: the table itself, by key range, without a filter.
+func (db *DB) cachesPartition(q *query) bool {
+	return db.changes != nil && !q.scan && q.index == "" && q.table == db.tables.Main && q.filter == nil &&
+		q.skBefore == "" && q.skBetween[0] == "" && strings.HasPrefix(q.pk, pkPrefixProblem)
+}
+
+// partition returns the partition pk from the cache or, when the cache is on,
+// reads and caches it. ok is false when the cache is off or the partition is
+// too big: the caller reads DynamoDB as usual.
+func (db *DB) partition(ctx context.Context, pk string) (p *partition, ok bool, err error) {
+	if p, ok := db.partitions.Get(pk); ok {
+		return p, !p.tooBig, nil
+	}
+	t := db.partitions.Begin()
+	if !t.Live() {
+		return nil, false, nil
+	}
+	p = &partition{}
+	q := &query{list: "partition", table: db.tables.Main, pk: pk, forward: true}
+	var start map[string]types.AttributeValue
+	for {
+		items, next, err := db.query(ctx, q, 0, start)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, it := range items {
+			p.size += itemSize(it)
+		}
+		if p.size > maxCachedPartitionBytes {
+			db.partitions.Put(pk, &partition{tooBig: true}, t)
+			return nil, false, nil
+		}
+		p.items = append(p.items, items...)
+		if len(next) == 0 {
+			break
+		}
+		start = next
+	}
+	// Query returns items in key order already; sorting keeps the invariant
+	// that answer relies on explicit.
+	sort.SliceStable(p.items, func(i, j int) bool { return stringAttr(p.items[i], attrSK) < stringAttr(p.items[j], attrSK) })
+	db.partitions.Put(pk, p, t)
+	return p, true, nil
+}
+
+// answer is what DynamoDB would return for q (on this partition) with limit
+// and start: items in q's order after start, matching its sort-key prefix,
+// at most limit of them; next is set when more would follow.
+func (p *partition) answer(q *query, limit int32, start map[string]types.AttributeValue) (items []map[string]types.AttributeValue, next map[string]types.AttributeValue) {
+	after := stringAttr(start, attrSK)
+	n := len(p.items)
+	for i := range n {
+		it := p.items[i]
+		if !q.forward {
+			it = p.items[n-1-i]
+		}
+		sk := stringAttr(it, attrSK)
+		switch {
+		case after != "" && q.forward && sk <= after, after != "" && !q.forward && sk >= after:
+			continue
+		case q.skPrefix != "" && !strings.HasPrefix(sk, q.skPrefix):
+			continue
+		}
+		if limit > 0 && len(items) == int(limit) {
+			return items, keyOf(items[len(items)-1]).av()
+		}
+		items = append(items, it)
+	}
+	return items, nil
+}
+
+// item returns the item k of the problem partition if the partition is
+// cached; known is false when it is not (then ask DynamoDB).
+func (db *DB) cachedItem(table string, k itemKey) (item map[string]types.AttributeValue, known bool) {
+	if db.changes == nil || table != db.tables.Main || !strings.HasPrefix(k.PK, pkPrefixProblem) {
+		return nil, false
+	}
+	p, ok := db.partitions.Get(k.PK)
+	if !ok || p.tooBig {
+		return nil, false
+	}
+	i := sort.Search(len(p.items), func(i int) bool { return stringAttr(p.items[i], attrSK) >= k.SK })
+	if i < len(p.items) && stringAttr(p.items[i], attrSK) == k.SK {
+		return p.items[i], true
+	}
+	return nil, true
+}

@@ -1,0 +1,174 @@
+package dynamo_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/dynamo"
+	"github.com/algoitny/api/internal/dynamo/dynamotest"
+	"github.com/algoitny/api/internal/pubsub"
+)
+
+// TestPartitionCache: a serve process (cached) answers reads of problem
+// partitions from memory exactly as DynamoDB does (compared with a process
+// without the cache, page by page, cursor by cursor), and a write made by
+// another process sharing the broker is seen at once after its notification.
+func TestPartitionCache(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	broker := pubsub.NewMemory(pubsub.MemoryConfig{})
+	t.Cleanup(broker.Close)
+	log := slog.New(slog.DiscardHandler)
+
+	cached := newDB(t)
+	cached.SetChanges(broker, log)
+	wctx, stop := context.WithCancel(ctx)
+	watching := make(chan struct{})
+	go func() { defer close(watching); cached.WatchChanges(wctx) }()
+	t.Cleanup(func() { stop(); <-watching })
+	// Another process on the same tables: a worker that writes, no cache.
+	worker, err := dynamo.Open(ctx, dynamo.Config{Endpoint: dynamotest.Endpoint(), TablePrefix: strings.TrimSuffix(cached.Tables().Main, "Main")})
+	ok(t, err)
+	worker.SetChanges(broker, log)
+
+	p := newProblem(algoitny.PlatformBaekjoon, "1000", algoitny.LanguagePython, true)
+	ok(t, worker.CreateProblem(ctx, p, algoitny.Unlimited))
+	var cases []*algoitny.TestCase
+	for i := range 7 {
+		cases = append(cases, &algoitny.TestCase{Input: fmt.Sprintf("%d %d\n", i, i), Output: fmt.Sprintf("%d\n", 2*i)})
+	}
+	cases[2].Input = incompressible(100 << 10) // stored in parts
+	ok(t, worker.AddTestCases(ctx, p.Ref(), cases))
+	other := newProblem(algoitny.PlatformBaekjoon, "2000", algoitny.LanguagePython, true)
+	ok(t, worker.CreateProblem(ctx, other, algoitny.Unlimited))
+
+	// The cache goes live once WatchChanges has subscribed: then a second
+	// read of a partition costs nothing.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, err := cached.ListTestCases(ctx, p.Ref(), algoitny.PageRequest{First: 1})
+		ok(t, err)
+		before := cached.Requests()
+		_, err = cached.ListTestCases(ctx, p.Ref(), algoitny.PageRequest{First: 1})
+		ok(t, err)
+		if cached.Requests() == before {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the partition cache never went live")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	t.Run("SameAnswersAsDynamoDB", func(t *testing.T) {
+		before := cached.Requests()
+		for _, first := range []int{1, 2, 3, 7, 10} {
+			after := ""
+			for page := 0; ; page++ {
+				want, err := worker.ListTestCases(ctx, p.Ref(), algoitny.PageRequest{First: first, After: after})
+				ok(t, err)
+				got, err := cached.ListTestCases(ctx, p.Ref(), algoitny.PageRequest{First: first, After: after})
+				ok(t, err)
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("first %d, page %d:\n cached %+v\ndynamodb %+v", first, page, got, want)
+				}
+				if !want.HasNextPage {
+					break
+				}
+				after = want.EndCursor
+			}
+			_, wantPage, err := worker.PrefetchProblem(ctx, p.Ref(), algoitny.PageRequest{First: first})
+			ok(t, err)
+			pctx, gotPage, err := cached.PrefetchProblem(ctx, p.Ref(), algoitny.PageRequest{First: first})
+			ok(t, err)
+			if !reflect.DeepEqual(gotPage, wantPage) {
+				t.Fatalf("PrefetchProblem first %d:\n cached %+v\ndynamodb %+v", first, gotPage, wantPage)
+			}
+			if gp, err := cached.GetProblem(pctx, p.Ref()); err != nil || gp.TestCaseCount != 7 {
+				t.Fatalf("GetProblem: %+v, %v", gp, err)
+			}
+		}
+		wp, wc, err := worker.GetProblemWithTestCases(ctx, p.Ref())
+		ok(t, err)
+		gp, gc, err := cached.GetProblemWithTestCases(ctx, p.Ref())
+		ok(t, err)
+		if !reflect.DeepEqual(gp, wp) || !reflect.DeepEqual(gc, wc) {
+			t.Fatal("GetProblemWithTestCases differs from DynamoDB's")
+		}
+		tc, err := cached.GetTestCase(ctx, p.Ref(), wc[2].ID)
+		if err != nil || tc.Input != cases[2].Input {
+			t.Fatalf("GetTestCase of the case in parts: %v", err)
+		}
+		if n := cached.Requests() - before; n != 0 {
+			t.Fatalf("%d DynamoDB requests for reads of a cached partition", n)
+		}
+	})
+
+	t.Run("BatchGetReadsOnlyWhatIsNotCached", func(t *testing.T) {
+		missing := algoitny.ProblemRef{Platform: algoitny.PlatformBaekjoon, ProblemID: "404"}
+		before := cached.Requests()
+		got, err := cached.GetProblems(ctx, []algoitny.ProblemRef{p.Ref(), other.Ref(), missing})
+		ok(t, err)
+		if n := cached.Requests() - before; n != 1 || len(got) != 2 || got[p.Ref()].Title != p.Title || got[other.Ref()] == nil {
+			t.Fatalf("%d requests, %d problems", n, len(got))
+		}
+		before = cached.Requests()
+		if _, err := cached.GetProblem(ctx, p.Ref()); err != nil || cached.Requests() != before {
+			t.Fatalf("GetProblem of a cached partition: %v, %d requests", err, cached.Requests()-before)
+		}
+	})
+
+	t.Run("AnotherProcessWrites", func(t *testing.T) {
+		ok(t, worker.AddTestCases(ctx, p.Ref(), []*algoitny.TestCase{{Input: "new\n", Output: "case\n"}}))
+		_, err := worker.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{Title: ptr("Renamed")})
+		ok(t, err)
+		// Memory delivers at once; with PostgreSQL it takes milliseconds.
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			page, err := cached.ListTestCases(ctx, p.Ref(), algoitny.PageRequest{First: 10})
+			ok(t, err)
+			gp, err := cached.GetProblem(ctx, p.Ref())
+			ok(t, err)
+			if len(page.Items) == 8 && page.Items[7].Input == "new\n" && gp.Title == "Renamed" && gp.TestCaseCount == 8 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("after another process's writes: %d cases, %+v", len(page.Items), gp)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		ok(t, worker.DeleteProblem(ctx, other.Ref(), "test"))
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			gp, err := cached.GetProblem(ctx, other.Ref())
+			ok(t, err)
+			if gp.IsDeleted {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the deletion never reached the cache")
+			}
+		}
+	})
+
+	t.Run("BigPartitionsAreNotCached", func(t *testing.T) {
+		big := newProblem(algoitny.PlatformBaekjoon, "3000", algoitny.LanguagePython, true)
+		ok(t, cached.CreateProblem(ctx, big, algoitny.Unlimited))
+		ok(t, cached.AddTestCases(ctx, big.Ref(), []*algoitny.TestCase{{Input: incompressible(400 << 10), Output: "1\n"}}))
+		for range 2 {
+			before := cached.Requests()
+			page, err := cached.ListTestCases(ctx, big.Ref(), algoitny.PageRequest{First: 1})
+			ok(t, err)
+			if len(page.Items) != 1 || len(page.Items[0].Input) != 400<<10 || cached.Requests() == before {
+				t.Fatalf("a big partition: %d cases, %d requests", len(page.Items), cached.Requests()-before)
+			}
+		}
+	})
+}
+
+func ptr[T any](v T) *T { return &v }
