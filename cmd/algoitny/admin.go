@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 
 	"github.com/algoitny/api/internal/accounts"
@@ -44,6 +45,7 @@ func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		} else {
 			defer broker.Close()
 			svc.Changes = broker
+			db.SetChanges(broker, slog.New(slog.NewTextHandler(stderr, nil)))
 		}
 	}
 	u, err := svc.GrantStaff(ctx, args[1], args[0] == "grant")

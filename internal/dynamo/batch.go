@@ -60,6 +60,7 @@ func backoff(ctx context.Context, n int) error {
 func (db *DB) batchGet(ctx context.Context, table string, keys []itemKey) (map[itemKey]map[string]types.AttributeValue, error) {
 	found := make(map[itemKey]map[string]types.AttributeValue, len(keys))
 	seen := make(map[itemKey]bool, len(keys))
+	t := db.partitions.Begin()
 	var unique []itemKey
 	for _, k := range keys {
 		if seen[k] {
@@ -76,12 +77,14 @@ func (db *DB) batchGet(ctx context.Context, table string, keys []itemKey) (map[i
 	}
 	for start := 0; start < len(unique); start += maxBatchGet {
 		chunk := unique[start:min(start+maxBatchGet, len(unique))]
-		got, err := db.batchGetTables(ctx, map[string][]itemKey{table: chunk}, false)
+		// What the cache keeps must be the latest write: read it consistently.
+		got, err := db.batchGetTables(ctx, map[string][]itemKey{table: chunk}, t.Live())
 		if err != nil {
 			return nil, err
 		}
 		maps.Copy(found, got[table])
 	}
+	db.keepUsers(table, unique, found, t)
 	return found, nil
 }
 
@@ -127,12 +130,15 @@ func (db *DB) getItem(ctx context.Context, table string, k itemKey) (map[string]
 	if item, ok := db.cachedItem(table, k); ok {
 		return item, nil
 	}
+	t := db.partitions.Begin()
 	out, err := db.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: k.av(), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return nil, translate(err, "get item")
 	}
 	if len(out.Item) == 0 {
+		db.keepUsers(table, []itemKey{k}, nil, t)
 		return nil, nil
 	}
+	db.keepUsers(table, []itemKey{k}, map[itemKey]map[string]types.AttributeValue{k: out.Item}, t)
 	return out.Item, nil
 }

@@ -149,7 +149,7 @@ const skUserProblemCount = "PROBLEMCOUNT"
 
 // --- Main table: a user's partition ----------------------------------------
 
-func userPK(userID string) string { return "USER#" + userID }
+func userPK(userID string) string { return pkPrefixUser + userID }
 
 const skPrefixHistory = "HISTORY#"
 
@@ -218,7 +218,10 @@ func statsSK(p algoitny.Platform, l algoitny.Language) string {
 
 // --- Users table -------------------------------------------------------------
 
-func userEmailPK(email string) string { return "USER#" + strings.ToLower(email) }
+func userEmailPK(email string) string { return pkPrefixUser + strings.ToLower(email) }
+
+// pkPrefixUser begins users' partition keys (see partitions.go).
+const pkPrefixUser = "USER#"
 
 func gsiUserGoogleID(googleID string) string { return "GOOGLEID#" + googleID }
 

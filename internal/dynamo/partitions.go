@@ -11,15 +11,21 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// Problem partitions (a problem's METADATA item and its TESTCASE# items) are
-// read on every problem page and every judged submission and change rarely
-// (registering, editing, reviewing, deleting a problem; adding test cases).
-// A serve process keeps whole partitions in memory and answers their reads
-// from there: Queries of the partition (a problem with its first test cases,
-// a page of test cases, one test case), GetItem of the problem and the
-// problems of a BatchGetItem (history pages). internal/cache keeps it from
-// serving what another process changed: every write to a problem partition
-// goes through partitionChanged, which forgets it here and publishes its key.
+// Two kinds of items are read far more often than they change, and a serve
+// process keeps them in memory:
+//
+//   - problem partitions (a problem's METADATA item and its TESTCASE#
+//     items), read on every problem page and history page: whole partitions
+//     are cached and Queries of them (a problem with its first test cases, a
+//     page of test cases, one test case), GetItem of the problem and the
+//     problems of a BatchGetItem are answered from memory;
+//   - users' items (the Users table's METADATA item of an email), read for
+//     every author on a history page: GetItem and BatchGetItem of them.
+//
+// internal/cache keeps these from serving what another process changed:
+// every write to a problem partition or a user item goes through
+// partitionChanged, which forgets it here and publishes its key. The session
+// check of authentication does not use this cache (accounts has its own).
 const (
 	partitionsTopic = "dynamo:partition-changed"
 	// partitionCacheTTL bounds how long a partition is trusted.
@@ -58,18 +64,22 @@ func (db *DB) WatchChanges(ctx context.Context) {
 	if db.changes == nil {
 		return
 	}
-	db.partitions.Watch(ctx, db.changes, partitionsTopic, func(pk []byte) { db.partitions.Forget(string(pk)) }, db.log)
+	db.partitions.Watch(ctx, db.changes, partitionsTopic, func(key []byte) { db.partitions.Forget(string(key)) }, db.log)
 }
 
+// partitionKey names a partition in the cache and in change events.
+func partitionKey(table, pk string) string { return table + "|" + pk }
+
 // partitionChanged is called after (and, for safety, whether or not) a
-// write to a problem partition: this process forgets it at once, the others
-// when they hear of it.
-func (db *DB) partitionChanged(ctx context.Context, pk string) {
+// write to a problem partition or a user item: this process forgets it at
+// once, the others when they hear of it.
+func (db *DB) partitionChanged(ctx context.Context, table, pk string) {
 	if db.changes == nil {
 		return
 	}
-	db.partitions.Forget(pk)
-	cache.Publish(ctx, db.changes, partitionsTopic, []byte(pk), db.log)
+	key := partitionKey(table, pk)
+	db.partitions.Forget(key)
+	cache.Publish(ctx, db.changes, partitionsTopic, []byte(key), db.log)
 }
 
 // cachesPartition reports whether q reads a problem partition in a way the
@@ -83,7 +93,8 @@ func (db *DB) cachesPartition(q *query) bool {
 // reads and caches it. ok is false when the cache is off or the partition is
 // too big: the caller reads DynamoDB as usual.
 func (db *DB) partition(ctx context.Context, pk string) (p *partition, ok bool, err error) {
-	if p, ok := db.partitions.Get(pk); ok {
+	key := partitionKey(db.tables.Main, pk)
+	if p, ok := db.partitions.Get(key); ok {
 		return p, !p.tooBig, nil
 	}
 	t := db.partitions.Begin()
@@ -102,7 +113,7 @@ func (db *DB) partition(ctx context.Context, pk string) (p *partition, ok bool, 
 			p.size += itemSize(it)
 		}
 		if p.size > maxCachedPartitionBytes {
-			db.partitions.Put(pk, &partition{tooBig: true}, t)
+			db.partitions.Put(key, &partition{tooBig: true}, t)
 			return nil, false, nil
 		}
 		p.items = append(p.items, items...)
@@ -114,7 +125,7 @@ func (db *DB) partition(ctx context.Context, pk string) (p *partition, ok bool, 
 	// Query returns items in key order already; sorting keeps the invariant
 	// that answer relies on explicit.
 	sort.SliceStable(p.items, func(i, j int) bool { return stringAttr(p.items[i], attrSK) < stringAttr(p.items[j], attrSK) })
-	db.partitions.Put(pk, p, t)
+	db.partitions.Put(key, p, t)
 	return p, true, nil
 }
 
@@ -144,13 +155,20 @@ func (p *partition) answer(q *query, limit int32, start map[string]types.Attribu
 	return items, nil
 }
 
-// item returns the item k of the problem partition if the partition is
-// cached; known is false when it is not (then ask DynamoDB).
+// cachedItem returns the item k of table if the cache knows it: known is
+// false when it does not (then ask DynamoDB); item is nil when the item does
+// not exist.
 func (db *DB) cachedItem(table string, k itemKey) (item map[string]types.AttributeValue, known bool) {
-	if db.changes == nil || table != db.tables.Main || !strings.HasPrefix(k.PK, pkPrefixProblem) {
+	if db.changes == nil {
 		return nil, false
 	}
-	p, ok := db.partitions.Get(k.PK)
+	switch {
+	case table == db.tables.Main && strings.HasPrefix(k.PK, pkPrefixProblem):
+	case db.cachesUser(table, k):
+	default:
+		return nil, false
+	}
+	p, ok := db.partitions.Get(partitionKey(table, k.PK))
 	if !ok || p.tooBig {
 		return nil, false
 	}
@@ -159,4 +177,28 @@ func (db *DB) cachedItem(table string, k itemKey) (item map[string]types.Attribu
 		return p.items[i], true
 	}
 	return nil, true
+}
+
+// cachesUser reports whether k is a user item the cache keeps (as the
+// one-item partition of its key).
+func (db *DB) cachesUser(table string, k itemKey) bool {
+	return db.changes != nil && table == db.tables.Users && k.SK == skMetadata && strings.HasPrefix(k.PK, pkPrefixUser)
+}
+
+// keepUsers caches the user items of keys read with ticket t (found holds
+// those that exist).
+func (db *DB) keepUsers(table string, keys []itemKey, found map[itemKey]map[string]types.AttributeValue, t cache.Ticket) {
+	if !t.Live() {
+		return
+	}
+	for _, k := range keys {
+		if !db.cachesUser(table, k) {
+			continue
+		}
+		p := &partition{}
+		if item, ok := found[k]; ok {
+			p.items, p.size = []map[string]types.AttributeValue{item}, itemSize(item)
+		}
+		db.partitions.Put(partitionKey(table, k.PK), p, t)
+	}
 }

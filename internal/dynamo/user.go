@@ -103,6 +103,7 @@ func (db *DB) newUser(u *algoitny.User, plan *algoitny.Plan) {
 // the user has a Google id). It returns ECONFLICT if the email or the Google
 // id is taken.
 func (db *DB) CreateUser(ctx context.Context, u *algoitny.User, plan *algoitny.Plan) error {
+	defer db.partitionChanged(ctx, db.tables.Users, userEmailPK(u.Email)) // a cached "no such user"
 	db.newUser(u, plan)
 	av, err := marshalUser(u)
 	if err != nil {
@@ -137,6 +138,7 @@ func (db *DB) CreateUser(ctx context.Context, u *algoitny.User, plan *algoitny.P
 // transaction and the losers of the race read the winner's user. It returns
 // ECONFLICT when the email belongs to a user linked to another Google account.
 func (db *DB) SignInWithGoogle(ctx context.Context, p algoitny.GoogleProfile, plan *algoitny.Plan) (u *algoitny.User, created bool, err error) {
+	defer db.partitionChanged(ctx, db.tables.Users, userEmailPK(p.Email))
 	for attempt := 0; attempt < 5; attempt++ {
 		marker, err := db.getItem(ctx, db.tables.Users, itemKey{googleIDMarkerPK(p.GoogleID), skUnique})
 		if err != nil {
@@ -221,6 +223,7 @@ func (db *DB) touchLogin(ctx context.Context, email string, p algoitny.GooglePro
 }
 
 func (db *DB) updateUser(ctx context.Context, email string, upd expression.UpdateBuilder) (*algoitny.User, error) {
+	defer db.partitionChanged(ctx, db.tables.Users, userEmailPK(email))
 	av, err := db.update(ctx, db.tables.Users, itemKey{userEmailPK(email), skMetadata}, upd, nil)
 	if isConditionFailed(err) {
 		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "user %q not found", email)
@@ -326,6 +329,7 @@ func (db *DB) SetUserStaff(ctx context.Context, email string, staff bool) (*algo
 // DeleteUser removes the user item and its Google id marker. Deleting a user
 // that does not exist is not an error, so account deletion can be retried.
 func (db *DB) DeleteUser(ctx context.Context, email string) error {
+	defer db.partitionChanged(ctx, db.tables.Users, userEmailPK(email))
 	u, err := db.GetUserByEmail(ctx, email)
 	if algoitny.IsCode(err, algoitny.ENOTFOUND) {
 		return nil
