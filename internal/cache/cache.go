@@ -53,12 +53,23 @@ type Config[V any] struct {
 type Cache[K comparable, V any] struct {
 	cfg Config[V]
 
-	mu      sync.Mutex
-	broker  Broker // set while Watch is subscribed (live)
-	gen     uint64 // bumped by every Forget and by Watch's resets
-	bytes   int
-	entries map[K]entry[V]
+	mu     sync.Mutex
+	broker Broker // set while Watch is subscribed (live)
+	// gen counts changes: every Forget, ForgetFunc and reset. forgotAt
+	// holds the gen of each key's latest Forget and wideGen that of the
+	// latest change that concerned every key (ForgetFunc, reset, or the
+	// pruning of forgotAt): a read is stored only if neither came after its
+	// ticket, so a change to one key does not spoil the reads of others.
+	gen      uint64
+	wideGen  uint64
+	forgotAt map[K]uint64
+	bytes    int
+	entries  map[K]entry[V]
 }
+
+// maxForgotten bounds forgotAt; past it, it is emptied and the change
+// counts as one for every key.
+const maxForgotten = 4096
 
 type entry[V any] struct {
 	v       V
@@ -88,6 +99,7 @@ func (c *Cache[K, V]) Get(k K) (V, bool) {
 		return zero, false
 	}
 	if epoch := c.broker.Epoch(); epoch == 0 || e.epoch != epoch || !c.cfg.Now().Before(e.expires) {
+		c.dropLocked(k) // never good again
 		return zero, false
 	}
 	return e.v, true
@@ -132,7 +144,7 @@ func (c *Cache[K, V]) Put(k K, v V, t Ticket) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.broker == nil || t.gen != c.gen {
+	if c.broker == nil || t.gen < c.wideGen || t.gen < c.forgotAt[k] {
 		return
 	}
 	if c.entries == nil {
@@ -164,6 +176,13 @@ func (c *Cache[K, V]) Forget(k K) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
+	if len(c.forgotAt) >= maxForgotten {
+		c.forgotAt, c.wideGen = nil, c.gen
+	}
+	if c.forgotAt == nil {
+		c.forgotAt = make(map[K]uint64)
+	}
+	c.forgotAt[k] = c.gen
 	c.dropLocked(k)
 }
 
@@ -176,6 +195,7 @@ func (c *Cache[K, V]) ForgetFunc(drop func(K, V) bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
+	c.wideGen = c.gen
 	for k, e := range c.entries {
 		if drop(k, e.v) {
 			c.dropLocked(k)
@@ -188,6 +208,7 @@ func (c *Cache[K, V]) setBroker(b Broker) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
+	c.wideGen, c.forgotAt = c.gen, nil
 	c.entries, c.bytes = nil, 0
 	c.broker = b
 }

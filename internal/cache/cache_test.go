@@ -129,11 +129,34 @@ func TestEpochAndTTL(t *testing.T) {
 func TestReadRacingAChangeIsNotStored(t *testing.T) {
 	t.Parallel()
 	c, _ := watched(t, newBroker(t), cache.Config[string]{})
-	ticket := c.Begin() // a read starts
-	c.Forget("other")   // any change meanwhile
+	ticket := c.Begin() // reads start
+	c.Forget("k")       // k changes meanwhile
 	c.Put("k", "stale?", ticket)
 	if _, ok := c.Get("k"); ok {
-		t.Fatal("a read that raced with a change was stored")
+		t.Fatal("a read that raced with a change of its key was stored")
+	}
+	c.Put("other", "v", ticket)
+	if !hit(c, "other", "v") {
+		t.Fatal("a change of another key spoiled a read")
+	}
+	ticket = c.Begin()
+	c.ForgetFunc(func(string, string) bool { return false }) // a change of any key
+	c.Put("k", "v", ticket)
+	if _, ok := c.Get("k"); ok {
+		t.Fatal("a read that raced with ForgetFunc was stored")
+	}
+	// Past maxForgotten keys, any change counts for every key.
+	ticket = c.Begin()
+	for i := range 5000 {
+		c.Forget("f" + strconv.Itoa(i))
+	}
+	c.Put("k", "v", ticket)
+	if _, ok := c.Get("k"); ok {
+		t.Fatal("a read that raced with forgetting many keys was stored")
+	}
+	c.Put("k", "v", c.Begin())
+	if !hit(c, "k", "v") {
+		t.Fatal("a fresh read was not stored")
 	}
 }
 

@@ -4,9 +4,11 @@ import (
 	"context"
 	"maps"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/cache"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -67,7 +69,7 @@ func (db *DB) batchGet(ctx context.Context, table string, keys []itemKey) (map[i
 			continue
 		}
 		seen[k] = true
-		if item, ok := db.cachedItem(table, k); ok {
+		if item, ok := db.cachedItem(table, k); ok && !isFresh(ctx) {
 			if item != nil {
 				found[k] = item
 			}
@@ -78,7 +80,8 @@ func (db *DB) batchGet(ctx context.Context, table string, keys []itemKey) (map[i
 	for start := 0; start < len(unique); start += maxBatchGet {
 		chunk := unique[start:min(start+maxBatchGet, len(unique))]
 		// What the cache keeps must be the latest write: read it consistently.
-		got, err := db.batchGetTables(ctx, map[string][]itemKey{table: chunk}, t.Live())
+		keeps := t.Live() && slices.ContainsFunc(chunk, func(k itemKey) bool { return db.cachesUser(table, k) })
+		got, err := db.batchGetTables(ctx, map[string][]itemKey{table: chunk}, keeps)
 		if err != nil {
 			return nil, err
 		}
@@ -122,15 +125,24 @@ func deleteRequest(k itemKey) types.WriteRequest {
 }
 
 // getItem reads one item with a strongly consistent read; nil if absent. An
-// item read ahead in the same operation (PrefetchProblem) is not read again.
+// item read ahead in the same operation (PrefetchProblem) is not read again,
+// nor is one the cache holds (partitions.go) unless ctx is fresh.
 func (db *DB) getItem(ctx context.Context, table string, k itemKey) (map[string]types.AttributeValue, error) {
+	if isFresh(ctx) {
+		return db.getItemFromDynamoDB(ctx, table, k, cache.Ticket{})
+	}
 	if item, ok := fromPrefetch(ctx, table, k); ok {
 		return item, nil
 	}
 	if item, ok := db.cachedItem(table, k); ok {
 		return item, nil
 	}
-	t := db.partitions.Begin()
+	return db.getItemFromDynamoDB(ctx, table, k, db.partitions.Begin())
+}
+
+// getItemFromDynamoDB is getItem's GetItem; a user item read with a live
+// ticket t is kept in the cache.
+func (db *DB) getItemFromDynamoDB(ctx context.Context, table string, k itemKey, t cache.Ticket) (map[string]types.AttributeValue, error) {
 	out, err := db.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: k.av(), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return nil, translate(err, "get item")

@@ -55,3 +55,10 @@ func (db *DB) RemovePlanAttribute(ctx context.Context, name, attr string) error 
 	})
 	return err
 }
+
+// GoogleIDMarkerExists reports whether the uniqueness marker of a Google id
+// is stored (read from DynamoDB itself).
+func GoogleIDMarkerExists(ctx context.Context, db *DB, googleID string) (bool, error) {
+	item, err := db.getItem(fresh(ctx), db.tables.Users, itemKey{googleIDMarkerPK(googleID), skUnique})
+	return item != nil, err
+}

@@ -28,13 +28,23 @@ import (
 // check of authentication does not use this cache (accounts has its own).
 const (
 	partitionsTopic = "dynamo:partition-changed"
-	// partitionCacheTTL bounds how long a partition is trusted.
-	partitionCacheTTL = 5 * time.Minute
+	// partitionCacheTTL bounds how long a partition is trusted (the bound
+	// when an event is lost without the broker knowing).
+	partitionCacheTTL = 30 * time.Second
 	// maxCachedPartitionBytes: larger partitions (problems with big test
 	// data) are read from DynamoDB every time, and remembered as too big.
 	maxCachedPartitionBytes = 256 << 10
-	// partitionCacheBytes bounds the whole cache (≈ 10,000 typical problems).
-	partitionCacheBytes = 64 << 20
+	// partitionCacheBytes and partitionCacheEntries bound the whole cache
+	// (≈ 10,000 typical problems); partitionOverhead is what an entry costs
+	// besides its attributes' bytes, and attrOverhead what each attribute
+	// costs decoded (a map slot, an interface, a struct).
+	partitionCacheBytes   = 64 << 20
+	partitionCacheEntries = 20_000
+	partitionOverhead     = 512
+	attrOverhead          = 96
+	// partitionPage is the page size of a partition's load, so that a big
+	// partition is known as such after a page, not a megabyte.
+	partitionPage = 64
 )
 
 // partition is a cached problem partition: its items sorted by sort key, or
@@ -51,8 +61,8 @@ type partition struct {
 func (db *DB) SetChanges(b cache.Broker, log *slog.Logger) {
 	db.changes, db.log = b, log
 	db.partitions = cache.New[string, *partition](cache.Config[*partition]{
-		TTL: partitionCacheTTL, MaxBytes: partitionCacheBytes,
-		Size: func(p *partition) int { return p.size + len(p.items)*64 },
+		TTL: partitionCacheTTL, MaxBytes: partitionCacheBytes, MaxEntries: partitionCacheEntries,
+		Size: func(p *partition) int { return partitionOverhead + p.size },
 		Now:  func() time.Time { return db.now() },
 	})
 }
@@ -72,7 +82,9 @@ func partitionKey(table, pk string) string { return table + "|" + pk }
 
 // partitionChanged is called after (and, for safety, whether or not) a
 // write to a problem partition or a user item: this process forgets it at
-// once, the others when they hear of it.
+// once, the others when they hear of it. When the request's context ended
+// first, DynamoDB may still apply the write after this: the change is told
+// again a little later, so that a read made in between is not kept.
 func (db *DB) partitionChanged(ctx context.Context, table, pk string) {
 	if db.changes == nil {
 		return
@@ -80,12 +92,31 @@ func (db *DB) partitionChanged(ctx context.Context, table, pk string) {
 	key := partitionKey(table, pk)
 	db.partitions.Forget(key)
 	cache.Publish(ctx, db.changes, partitionsTopic, []byte(key), db.log)
+	if ctx.Err() != nil {
+		time.AfterFunc(uncertainWriteDelay, func() {
+			db.partitions.Forget(key)
+			cache.Publish(context.Background(), db.changes, partitionsTopic, []byte(key), db.log)
+		})
+	}
 }
+
+// uncertainWriteDelay is how long after an interrupted write its change is
+// told again (longer than a write takes to land).
+const uncertainWriteDelay = 2 * time.Second
+
+// freshKey marks a context whose reads bypass the cache (see fresh).
+type freshKey struct{}
+
+// fresh returns a context in which reads go to DynamoDB itself (consistent):
+// for reads a write decides on, which must not trust a copy.
+func fresh(ctx context.Context) context.Context { return context.WithValue(ctx, freshKey{}, true) }
+
+func isFresh(ctx context.Context) bool { return ctx.Value(freshKey{}) != nil }
 
 // cachesPartition reports whether q reads a problem partition in a way the
 // cache can answer: the table itself, by key range, without a filter.
-func (db *DB) cachesPartition(q *query) bool {
-	return db.changes != nil && !q.scan && q.index == "" && q.table == db.tables.Main && q.filter == nil &&
+func (db *DB) cachesPartition(ctx context.Context, q *query) bool {
+	return db.changes != nil && !isFresh(ctx) && !q.scan && q.index == "" && q.table == db.tables.Main && q.filter == nil &&
 		q.skBefore == "" && q.skBetween[0] == "" && strings.HasPrefix(q.pk, pkPrefixProblem)
 }
 
@@ -105,12 +136,12 @@ func (db *DB) partition(ctx context.Context, pk string) (p *partition, ok bool, 
 	q := &query{list: "partition", table: db.tables.Main, pk: pk, forward: true}
 	var start map[string]types.AttributeValue
 	for {
-		items, next, err := db.query(ctx, q, 0, start)
+		items, next, err := db.query(ctx, q, partitionPage, start)
 		if err != nil {
 			return nil, false, err
 		}
 		for _, it := range items {
-			p.size += itemSize(it)
+			p.size += itemSize(it) + attrOverhead*len(it)
 		}
 		if p.size > maxCachedPartitionBytes {
 			db.partitions.Put(key, &partition{tooBig: true}, t)
@@ -197,7 +228,7 @@ func (db *DB) keepUsers(table string, keys []itemKey, found map[itemKey]map[stri
 		}
 		p := &partition{}
 		if item, ok := found[k]; ok {
-			p.items, p.size = []map[string]types.AttributeValue{item}, itemSize(item)
+			p.items, p.size = []map[string]types.AttributeValue{item}, itemSize(item)+attrOverhead*len(item)
 		}
 		db.partitions.Put(partitionKey(table, k.PK), p, t)
 	}

@@ -201,6 +201,19 @@ func TestPartitionCache(t *testing.T) {
 				t.Fatalf("after another process's writes: %d users, bob %v", len(users), err)
 			}
 		}
+		// A write that decides on what it reads reads DynamoDB itself: a
+		// process that tells nobody (no SetChanges) links bob's Google id;
+		// deleting bob here must still delete the id's marker.
+		_, err = cached.GetUserByEmail(ctx, "bob@example.com") // cached, without a Google id
+		ok(t, err)
+		silent, err := dynamo.Open(ctx, dynamo.Config{Endpoint: dynamotest.Endpoint(), TablePrefix: strings.TrimSuffix(cached.Tables().Main, "Main")})
+		ok(t, err)
+		_, _, err = silent.SignInWithGoogle(ctx, algoitny.GoogleProfile{GoogleID: "g-bob", Email: "bob@example.com", Name: "Bob"}, free)
+		ok(t, err)
+		ok(t, cached.DeleteUser(ctx, "bob@example.com"))
+		if exists, err := dynamo.GoogleIDMarkerExists(ctx, silent, "g-bob"); err != nil || exists {
+			t.Fatalf("the Google id marker outlived its user (%v)", err)
+		}
 	})
 
 	t.Run("BigPartitionsAreNotCached", func(t *testing.T) {

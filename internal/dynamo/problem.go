@@ -322,7 +322,7 @@ func (db *DB) ReviewProblem(ctx context.Context, ref algoitny.ProblemRef, r algo
 // It returns ENOTFOUND for a missing or already deleted problem.
 func (db *DB) DeleteProblem(ctx context.Context, ref algoitny.ProblemRef, reason string) error {
 	defer db.partitionChanged(ctx, db.tables.Main, problemPK(ref.Platform, ref.ProblemID))
-	p, err := db.GetProblem(ctx, ref)
+	p, err := db.GetProblem(fresh(ctx), ref) // the write depends on what it reads
 	if err != nil {
 		return err
 	}

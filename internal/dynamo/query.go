@@ -155,7 +155,7 @@ func (db *DB) fetch(ctx context.Context, q *query, limit int32, start map[string
 		}
 		return out.Items, out.LastEvaluatedKey, nil
 	}
-	if db.cachesPartition(q) {
+	if db.cachesPartition(ctx, q) {
 		p, ok, err := db.partition(ctx, q.pk)
 		if err != nil {
 			return nil, nil, err

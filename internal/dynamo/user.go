@@ -103,8 +103,8 @@ func (db *DB) newUser(u *algoitny.User, plan *algoitny.Plan) {
 // the user has a Google id). It returns ECONFLICT if the email or the Google
 // id is taken.
 func (db *DB) CreateUser(ctx context.Context, u *algoitny.User, plan *algoitny.Plan) error {
-	defer db.partitionChanged(ctx, db.tables.Users, userEmailPK(u.Email)) // a cached "no such user"
 	db.newUser(u, plan)
+	defer db.partitionChanged(ctx, db.tables.Users, userEmailPK(u.Email)) // a cached "no such user"
 	av, err := marshalUser(u)
 	if err != nil {
 		return err
@@ -138,7 +138,6 @@ func (db *DB) CreateUser(ctx context.Context, u *algoitny.User, plan *algoitny.P
 // transaction and the losers of the race read the winner's user. It returns
 // ECONFLICT when the email belongs to a user linked to another Google account.
 func (db *DB) SignInWithGoogle(ctx context.Context, p algoitny.GoogleProfile, plan *algoitny.Plan) (u *algoitny.User, created bool, err error) {
-	defer db.partitionChanged(ctx, db.tables.Users, userEmailPK(p.Email))
 	for attempt := 0; attempt < 5; attempt++ {
 		marker, err := db.getItem(ctx, db.tables.Users, itemKey{googleIDMarkerPK(p.GoogleID), skUnique})
 		if err != nil {
@@ -177,7 +176,8 @@ func (db *DB) SignInWithGoogle(ctx context.Context, p algoitny.GoogleProfile, pl
 
 // linkGoogleID sets the Google id of the user with p's email, who must have none.
 func (db *DB) linkGoogleID(ctx context.Context, p algoitny.GoogleProfile) error {
-	current, err := db.GetUserByEmail(ctx, p.Email)
+	defer db.partitionChanged(ctx, db.tables.Users, userEmailPK(p.Email))
+	current, err := db.GetUserByEmail(fresh(ctx), p.Email)
 	if err != nil {
 		return err
 	}
@@ -330,7 +330,7 @@ func (db *DB) SetUserStaff(ctx context.Context, email string, staff bool) (*algo
 // that does not exist is not an error, so account deletion can be retried.
 func (db *DB) DeleteUser(ctx context.Context, email string) error {
 	defer db.partitionChanged(ctx, db.tables.Users, userEmailPK(email))
-	u, err := db.GetUserByEmail(ctx, email)
+	u, err := db.GetUserByEmail(fresh(ctx), email) // its Google id decides what to delete
 	if algoitny.IsCode(err, algoitny.ENOTFOUND) {
 		return nil
 	}
