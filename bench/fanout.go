@@ -125,16 +125,20 @@ func (b *run) scenarioFanout(ctx context.Context) {
 			fmt.Sprintf("the first subscriber of a round received it after %s, and cancelJob answered after %s (medians of rounds)", ms(first.quantile(0.5)), ms(mutation.quantile(0.5))) +
 			prefixed("; ", b.errNote(base, server)),
 	})
-	rr := rssPer / max(echoPer, 1)
-	pass2 := rr <= 2 && rssPer > 0
+	// A server that has run other scenarios has heap to spare, which new
+	// sockets fill without raising VmRSS: the runtime's own account of
+	// what they hold (stacks + heap in use) counts too, whichever is larger.
+	perSub := max(rssPer, memPer.stack+memPer.heap)
+	rr := perSub / max(echoPer, 1)
+	pass2 := rr <= 2 && perSub > 0
 	b.rows = append(b.rows, row{
 		scenario: "server RSS per idle subscriber",
 		baseline: fmt.Sprintf("bare gorilla echo connection: %.1f KB", echoPer/1024),
-		p50:      fmt.Sprintf("%.1f KB", rssPer/1024),
+		p50:      fmt.Sprintf("%.1f KB", perSub/1024),
 		ratio:    fmt.Sprintf("%.2f×", rr), target: "≤ 2×", pass: &pass2,
-		note: fmt.Sprintf("VmRSS of the process before and after %d authenticated sockets each with one jobUpdated subscription; "+
-			"per subscriber, the Go runtime's goroutine stacks %.1f KB, heap in use %.1f KB, goroutines %.1f",
-			n, memPer.stack/1024, memPer.heap/1024, memPer.goroutines),
+		note: fmt.Sprintf("per subscriber, the larger of the VmRSS growth of the process (%.1f KB) and the Go runtime's goroutine stacks + heap in use (%.1f + %.1f KB) "+
+			"from before to after %d authenticated sockets each with one jobUpdated subscription; goroutines %.1f",
+			rssPer/1024, memPer.stack/1024, memPer.heap/1024, n, memPer.goroutines),
 	})
 	pass3 := reqN-req10 <= 3
 	b.rows = append(b.rows, row{

@@ -80,14 +80,14 @@ func (db *DB) batchGet(ctx context.Context, table string, keys []itemKey) (map[i
 	for start := 0; start < len(unique); start += maxBatchGet {
 		chunk := unique[start:min(start+maxBatchGet, len(unique))]
 		// What the cache keeps must be the latest write: read it consistently.
-		keeps := t.Live() && slices.ContainsFunc(chunk, func(k itemKey) bool { return db.cachesUser(table, k) })
+		keeps := t.Live() && slices.ContainsFunc(chunk, func(k itemKey) bool { return db.cachesHead(table, k) })
 		got, err := db.batchGetTables(ctx, map[string][]itemKey{table: chunk}, keeps)
 		if err != nil {
 			return nil, err
 		}
 		maps.Copy(found, got[table])
 	}
-	db.keepUsers(table, unique, found, t)
+	db.keepHeads(table, unique, found, t)
 	return found, nil
 }
 
@@ -140,17 +140,17 @@ func (db *DB) getItem(ctx context.Context, table string, k itemKey) (map[string]
 	return db.getItemFromDynamoDB(ctx, table, k, db.partitions.Begin())
 }
 
-// getItemFromDynamoDB is getItem's GetItem; a user item read with a live
-// ticket t is kept in the cache.
+// getItemFromDynamoDB is getItem's GetItem; a user's or a problem's item
+// read with a live ticket t is kept in the cache (keepHeads).
 func (db *DB) getItemFromDynamoDB(ctx context.Context, table string, k itemKey, t cache.Ticket) (map[string]types.AttributeValue, error) {
 	out, err := db.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: k.av(), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return nil, translate(err, "get item")
 	}
 	if len(out.Item) == 0 {
-		db.keepUsers(table, []itemKey{k}, nil, t)
+		db.keepHeads(table, []itemKey{k}, nil, t)
 		return nil, nil
 	}
-	db.keepUsers(table, []itemKey{k}, map[itemKey]map[string]types.AttributeValue{k: out.Item}, t)
+	db.keepHeads(table, []itemKey{k}, map[itemKey]map[string]types.AttributeValue{k: out.Item}, t)
 	return out.Item, nil
 }

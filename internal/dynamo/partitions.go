@@ -47,12 +47,15 @@ const (
 	partitionPage = 64
 )
 
-// partition is a cached problem partition: its items sorted by sort key, or
-// tooBig (then the items are not kept).
+// partition is a cached partition: its items sorted by sort key, or tooBig
+// (then the items are not kept). A head holds only the partition's METADATA
+// item (or says it has none): what GetItem and BatchGetItem of a problem or
+// a user read; a Query of a problem partition loads the whole of it.
 type partition struct {
 	items  []map[string]types.AttributeValue
 	size   int
 	tooBig bool
+	head   bool
 }
 
 // SetChanges is called once, before the DB is used, by every process that
@@ -125,7 +128,7 @@ func (db *DB) cachesPartition(ctx context.Context, q *query) bool {
 // too big: the caller reads DynamoDB as usual.
 func (db *DB) partition(ctx context.Context, pk string) (p *partition, ok bool, err error) {
 	key := partitionKey(db.tables.Main, pk)
-	if p, ok := db.partitions.Get(key); ok {
+	if p, ok := db.partitions.Get(key); ok && !p.head {
 		return p, !p.tooBig, nil
 	}
 	t := db.partitions.Begin()
@@ -195,12 +198,12 @@ func (db *DB) cachedItem(table string, k itemKey) (item map[string]types.Attribu
 	}
 	switch {
 	case table == db.tables.Main && strings.HasPrefix(k.PK, pkPrefixProblem):
-	case db.cachesUser(table, k):
+	case db.cachesHead(table, k):
 	default:
 		return nil, false
 	}
 	p, ok := db.partitions.Get(partitionKey(table, k.PK))
-	if !ok || p.tooBig {
+	if !ok || p.tooBig || (p.head && k.SK != skMetadata) {
 		return nil, false
 	}
 	i := sort.Search(len(p.items), func(i int) bool { return stringAttr(p.items[i], attrSK) >= k.SK })
@@ -210,26 +213,35 @@ func (db *DB) cachedItem(table string, k itemKey) (item map[string]types.Attribu
 	return nil, true
 }
 
-// cachesUser reports whether k is a user item the cache keeps (as the
-// one-item partition of its key).
-func (db *DB) cachesUser(table string, k itemKey) bool {
-	return db.changes != nil && table == db.tables.Users && k.SK == skMetadata && strings.HasPrefix(k.PK, pkPrefixUser)
+// cachesHead reports whether k is an item the cache keeps as the head of
+// its partition when it is read alone: a user's or a problem's METADATA.
+func (db *DB) cachesHead(table string, k itemKey) bool {
+	if db.changes == nil || k.SK != skMetadata {
+		return false
+	}
+	return (table == db.tables.Users && strings.HasPrefix(k.PK, pkPrefixUser)) ||
+		(table == db.tables.Main && strings.HasPrefix(k.PK, pkPrefixProblem))
 }
 
-// keepUsers caches the user items of keys read with ticket t (found holds
-// those that exist).
-func (db *DB) keepUsers(table string, keys []itemKey, found map[itemKey]map[string]types.AttributeValue, t cache.Ticket) {
+// keepHeads caches, as heads, the METADATA items of keys read with ticket t
+// (found holds those that exist). A whole partition or a too-big marker
+// already cached is not replaced by less.
+func (db *DB) keepHeads(table string, keys []itemKey, found map[itemKey]map[string]types.AttributeValue, t cache.Ticket) {
 	if !t.Live() {
 		return
 	}
 	for _, k := range keys {
-		if !db.cachesUser(table, k) {
+		if !db.cachesHead(table, k) {
 			continue
 		}
-		p := &partition{}
+		key := partitionKey(table, k.PK)
+		if old, ok := db.partitions.Get(key); ok && !old.head {
+			continue
+		}
+		p := &partition{head: true}
 		if item, ok := found[k]; ok {
 			p.items, p.size = []map[string]types.AttributeValue{item}, itemSize(item)+attrOverhead*len(item)
 		}
-		db.partitions.Put(partitionKey(table, k.PK), p, t)
+		db.partitions.Put(key, p, t)
 	}
 }

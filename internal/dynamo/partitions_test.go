@@ -125,6 +125,24 @@ func TestPartitionCache(t *testing.T) {
 		if _, err := cached.GetProblem(ctx, p.Ref()); err != nil || cached.Requests() != before {
 			t.Fatalf("GetProblem of a cached partition: %v, %d requests", err, cached.Requests()-before)
 		}
+		// What the BatchGetItem read is kept (the problems' heads, and that
+		// 404 does not exist); a Query of such a partition still loads it.
+		before = cached.Requests()
+		again, err := cached.GetProblems(ctx, []algoitny.ProblemRef{p.Ref(), other.Ref(), missing})
+		ok(t, err)
+		if n := cached.Requests() - before; n != 0 || !reflect.DeepEqual(again, got) {
+			t.Fatalf("second BatchGet: %d requests, %d problems", n, len(again))
+		}
+		if _, err := cached.GetProblem(ctx, missing); !algoitny.IsCode(err, algoitny.ENOTFOUND) || cached.Requests() != before {
+			t.Fatalf("a problem known not to exist: %v, %d requests", err, cached.Requests()-before)
+		}
+		want, err := worker.ListTestCases(ctx, other.Ref(), algoitny.PageRequest{First: 5})
+		ok(t, err)
+		page, err := cached.ListTestCases(ctx, other.Ref(), algoitny.PageRequest{First: 5})
+		ok(t, err)
+		if !reflect.DeepEqual(page, want) || cached.Requests() == before {
+			t.Fatalf("a Query of a partition whose head is cached: %+v (%d requests)", page, cached.Requests()-before)
+		}
 	})
 
 	t.Run("AnotherProcessWrites", func(t *testing.T) {
