@@ -70,3 +70,58 @@ func TestSessionCache(t *testing.T) {
 	}
 	eventually("B refuses the logged-out session", func() bool { r, _ := me(b, bob); return r.code() == "UNAUTHENTICATED" })
 }
+
+// TestProblemCacheAcrossReplicas: replica B serves a problem and its test
+// cases from memory (no DynamoDB request), and the edits made on replica A —
+// a new title, a new test case, the deletion — reach B through PostgreSQL
+// long before the cache's TTL.
+func TestProblemCacheAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	a := startAPI(t, nil)
+	b := startAPI(t, func(c *Config) { *c = a.Config })
+	admin := a.staff(t, "admin@example.com")
+	a.createProblem(t, admin, "BAEKJOON", "1000", 3, true)
+	const read = `{ problem(platform: BAEKJOON, problemId: "1000") { title testCases(first: 10) { totalCount edges { node { input } } } } }`
+	type problem struct {
+		Problem *struct {
+			Title     string
+			TestCases struct {
+				TotalCount int
+				Edges      []struct{ Node struct{ Input string } }
+			}
+		}
+	}
+	readB := func() (problem, int64) {
+		var out problem
+		before := b.DB.Requests()
+		r := b.query(t, "", read, nil)
+		if r.code() != "NOT_FOUND" { // a deleted problem
+			r.decode(t, &out)
+		}
+		return out, b.DB.Requests() - before
+	}
+	eventually := func(what string, ok func(problem, int64) bool) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			if ok(readB()) {
+				return
+			}
+			if time.Now().After(deadline) {
+				p, n := readB()
+				t.Fatalf("%s: not within 10 s (TTL 30 s): %+v, %d requests", what, p.Problem, n)
+			}
+		}
+	}
+	eventually("B serves the problem from memory", func(p problem, n int64) bool {
+		return n == 0 && p.Problem != nil && p.Problem.Title == "Problem 1000" && len(p.Problem.TestCases.Edges) == 3
+	})
+
+	a.query(t, admin, `mutation { updateProblem(platform: BAEKJOON, problemId: "1000", input: {title: "A+B"}) { title } }`, nil).decode(t, new(any))
+	a.query(t, admin, `mutation { addTestCases(platform: BAEKJOON, problemId: "1000", testCases: [{input: "5 5\n", output: "10\n"}]) { testCaseCount } }`, nil).decode(t, new(any))
+	eventually("B sees A's edits", func(p problem, _ int64) bool {
+		return p.Problem != nil && p.Problem.Title == "A+B" && p.Problem.TestCases.TotalCount == 4 &&
+			len(p.Problem.TestCases.Edges) == 4 && p.Problem.TestCases.Edges[3].Node.Input == "5 5\n"
+	})
+	a.query(t, admin, `mutation { deleteProblem(platform: BAEKJOON, problemId: "1000") { id } }`, nil).decode(t, new(any))
+	eventually("B no longer shows the deleted problem", func(p problem, _ int64) bool { return p.Problem == nil })
+}
