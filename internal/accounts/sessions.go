@@ -66,9 +66,7 @@ func (s *Service) changed(ctx context.Context, users ...*algoitny.User) {
 	}
 	for _, id := range ids {
 		s.forget(id)
-		if s.Changes != nil {
-			cache.Publish(ctx, s.Changes, changesTopic, []byte(id), s.logger())
-		}
+		cache.Publish(ctx, s.Changes, changesTopic, []byte(id), s.logger()) // no-op without Changes
 	}
 }
 

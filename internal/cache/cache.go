@@ -16,6 +16,7 @@
 package cache
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"sync"
@@ -216,7 +217,9 @@ func (c *Cache[K, V]) setBroker(b Broker) {
 // Watch keeps the cache in step with the changes published on topic by any
 // process until ctx is done: each event's payload goes to apply (which
 // Forgets what it names). The cache is on only while Watch is subscribed.
+// A nil log is slog.Default().
 func (c *Cache[K, V]) Watch(ctx context.Context, b Broker, topic string, apply func(payload []byte), log *slog.Logger) {
+	log = cmp.Or(log, slog.Default())
 	defer c.setBroker(nil)
 	for ctx.Err() == nil {
 		sub, err := b.Subscribe(ctx, topic)
@@ -247,11 +250,13 @@ const PublishTimeout = 5 * time.Second
 
 // Publish tells the other processes that what payload names changed. The
 // change is stored already, so it is sent even if ctx's client went away;
-// a failure is logged (the others then see the change within the TTL).
+// a failure is logged (the others then see the change within the TTL; a
+// nil log is slog.Default()). Without a broker it does nothing.
 func Publish(ctx context.Context, b Broker, topic string, payload []byte, log *slog.Logger) {
 	if b == nil {
 		return
 	}
+	log = cmp.Or(log, slog.Default())
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), PublishTimeout)
 	defer cancel()
 	if err := b.Publish(pctx, topic, payload); err != nil {

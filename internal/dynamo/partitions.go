@@ -156,9 +156,8 @@ func (db *DB) partition(ctx context.Context, pk string) (p *partition, ok bool, 
 		}
 		start = next
 	}
-	// Query returns items in key order already; sorting keeps the invariant
-	// that answer relies on explicit.
-	sort.SliceStable(p.items, func(i, j int) bool { return stringAttr(p.items[i], attrSK) < stringAttr(p.items[j], attrSK) })
+	// A forward Query returns the items in sort-key order, which answer and
+	// cachedItem rely on.
 	db.partitions.Put(key, p, t)
 	return p, true, nil
 }
