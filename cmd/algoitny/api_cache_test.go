@@ -125,3 +125,51 @@ func TestProblemCacheAcrossReplicas(t *testing.T) {
 	a.query(t, admin, `mutation { deleteProblem(platform: BAEKJOON, problemId: "1000") { id } }`, nil).decode(t, new(any))
 	eventually("B no longer shows the deleted problem", func(p problem, _ int64) bool { return p.Problem == nil })
 }
+
+// TestUsageCacheAcrossReplicas: replica B answers myUsage from memory (no
+// DynamoDB request), and a use spent on replica A (executeCode) reaches B
+// through PostgreSQL; A itself shows it on the next request.
+func TestUsageCacheAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	a := startAPI(t, nil)
+	b := startAPI(t, func(c *Config) { *c = a.Config })
+	admin := a.staff(t, "admin@example.com")
+	a.createProblem(t, admin, "BAEKJOON", "1000", 1, true)
+	bob := a.login(t, "bob@example.com")
+	executions := func(s *apiServer) (used int, requests int64) {
+		var out struct {
+			MyUsage []struct {
+				Action string
+				Used   int
+			}
+		}
+		before := s.DB.Requests()
+		s.query(t, bob, `{ myUsage { action used } }`, nil).decode(t, &out)
+		for _, u := range out.MyUsage {
+			if u.Action == "EXECUTION" {
+				used = u.Used
+			}
+		}
+		return used, s.DB.Requests() - before
+	}
+	eventually := func(what string, want int) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			if used, n := executions(b); used == want && n == 0 {
+				return
+			}
+			if time.Now().After(deadline) {
+				used, n := executions(b)
+				t.Fatalf("%s: B shows %d executions with %d requests, want %d from memory (TTL 30 s)", what, used, n, want)
+			}
+		}
+	}
+	eventually("B serves the usage from memory", 0)
+	for want := 1; want <= 2; want++ {
+		a.query(t, bob, executeMutation, executeInput("print(1)", nil)).decode(t, new(any))
+		if used, _ := executions(a); used != want {
+			t.Fatalf("A right after its own executeCode shows %d executions, want %d", used, want)
+		}
+		eventually("B sees the use spent on A", want)
+	}
+}

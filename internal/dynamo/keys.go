@@ -184,7 +184,12 @@ func usageSK(day string, action algoitny.UsageAction, createdAt time.Time, id st
 // requests overshoot the limit; a conditional ADD on a counter in the same
 // transaction as the log cannot. One item holds every action's counter of
 // the day (quotaCountAttr), so that showing a user's usage is one GetItem.
-func quotaSK(day string) string { return "QUOTA#" + day }
+func quotaSK(day string) string { return skPrefixQuota + day }
+
+const skPrefixQuota = "QUOTA#"
+
+// isQuotaSK reports whether sk is a quotaSK (partitions.go caches them).
+func isQuotaSK(sk string) bool { return strings.HasPrefix(sk, skPrefixQuota) }
 
 // quotaCountAttr is the attribute of quotaSK's item counting action.
 func quotaCountAttr(action algoitny.UsageAction) string { return "Count_" + string(action) }

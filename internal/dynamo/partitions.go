@@ -20,10 +20,15 @@ import (
 //     page of test cases, one test case), GetItem of the problem and the
 //     problems of a BatchGetItem are answered from memory;
 //   - users' items (the Users table's METADATA item of an email), read for
-//     every author on a history page: GetItem and BatchGetItem of them.
+//     every author on a history page: GetItem and BatchGetItem of them;
+//   - a user's quota counter item of a day (one GetItem answers myUsage),
+//     read on every page a client shows the usage on and changed only when
+//     the user spends or gets back a use (ConsumeQuota, ReleaseQuota). The
+//     quota itself is never decided from it: ConsumeQuota's conditional
+//     write is.
 //
 // internal/cache keeps these from serving what another process changed:
-// every write to a problem partition or a user item goes through
+// every write to a problem partition, a user item or a quota counter goes through
 // partitionChanged, which forgets it here and publishes its key. The session
 // check of authentication does not use this cache (accounts has its own).
 const (
@@ -48,14 +53,15 @@ const (
 )
 
 // partition is a cached partition: its items sorted by sort key, or tooBig
-// (then the items are not kept). A head holds only the partition's METADATA
-// item (or says it has none): what GetItem and BatchGetItem of a problem or
-// a user read; a Query of a problem partition loads the whole of it.
+// (then the items are not kept). A head knows only the one item of the
+// partition whose sort key it names (it holds it, or says there is none):
+// what GetItem and BatchGetItem of a problem, a user or a quota counter
+// read (cachesHead); a Query of a problem partition loads the whole of it.
 type partition struct {
 	items  []map[string]types.AttributeValue
 	size   int
 	tooBig bool
-	head   bool
+	head   string
 }
 
 // SetChanges is called once, before the DB is used, by every process that
@@ -128,7 +134,7 @@ func (db *DB) cachesPartition(ctx context.Context, q *query) bool {
 // too big: the caller reads DynamoDB as usual.
 func (db *DB) partition(ctx context.Context, pk string) (p *partition, ok bool, err error) {
 	key := partitionKey(db.tables.Main, pk)
-	if p, ok := db.partitions.Get(key); ok && !p.head {
+	if p, ok := db.partitions.Get(key); ok && p.head == "" {
 		return p, !p.tooBig, nil
 	}
 	t := db.partitions.Begin()
@@ -202,7 +208,7 @@ func (db *DB) cachedItem(table string, k itemKey) (item map[string]types.Attribu
 		return nil, false
 	}
 	p, ok := db.partitions.Get(partitionKey(table, k.PK))
-	if !ok || p.tooBig || (p.head && k.SK != skMetadata) {
+	if !ok || p.tooBig || (p.head != "" && k.SK != p.head) {
 		return nil, false
 	}
 	i := sort.Search(len(p.items), func(i int) bool { return stringAttr(p.items[i], attrSK) >= k.SK })
@@ -213,18 +219,23 @@ func (db *DB) cachedItem(table string, k itemKey) (item map[string]types.Attribu
 }
 
 // cachesHead reports whether k is an item the cache keeps as the head of
-// its partition when it is read alone: a user's or a problem's METADATA.
+// its partition when it is read alone: a user's or a problem's METADATA, or
+// a user's quota counter of a day.
 func (db *DB) cachesHead(table string, k itemKey) bool {
-	if db.changes == nil || k.SK != skMetadata {
+	switch {
+	case db.changes == nil:
 		return false
+	case k.SK == skMetadata:
+		return (table == db.tables.Users && strings.HasPrefix(k.PK, pkPrefixUser)) ||
+			(table == db.tables.Main && strings.HasPrefix(k.PK, pkPrefixProblem))
+	default:
+		return table == db.tables.Main && strings.HasPrefix(k.PK, pkPrefixUser) && isQuotaSK(k.SK)
 	}
-	return (table == db.tables.Users && strings.HasPrefix(k.PK, pkPrefixUser)) ||
-		(table == db.tables.Main && strings.HasPrefix(k.PK, pkPrefixProblem))
 }
 
-// keepHeads caches, as heads, the METADATA items of keys read with ticket t
-// (found holds those that exist). A whole partition or a too-big marker
-// already cached is not replaced by less.
+// keepHeads caches, as heads, the items of keys that cachesHead keeps, read
+// with ticket t (found holds those that exist). A whole partition or a
+// too-big marker already cached is not replaced by less.
 func (db *DB) keepHeads(table string, keys []itemKey, found map[itemKey]map[string]types.AttributeValue, t cache.Ticket) {
 	if !t.Live() {
 		return
@@ -234,10 +245,10 @@ func (db *DB) keepHeads(table string, keys []itemKey, found map[itemKey]map[stri
 			continue
 		}
 		key := partitionKey(table, k.PK)
-		if old, ok := db.partitions.Get(key); ok && !old.head {
+		if old, ok := db.partitions.Get(key); ok && old.head == "" {
 			continue
 		}
-		p := &partition{head: true}
+		p := &partition{head: k.SK}
 		if item, ok := found[k]; ok {
 			p.items, p.size = []map[string]types.AttributeValue{item}, itemSize(item)+attrOverhead*len(item)
 		}

@@ -234,6 +234,63 @@ func TestPartitionCache(t *testing.T) {
 		}
 	})
 
+	t.Run("QuotaCounters", func(t *testing.T) {
+		day := algoitny.UsageDay(time.Now())
+		hint := func(db *dynamo.DB, limit int) (*algoitny.UsageLog, error) {
+			l := &algoitny.UsageLog{UserID: "quota-user", Action: algoitny.ActionHint}
+			return l, db.ConsumeQuota(ctx, l, limit)
+		}
+		// hints reads the counter on the cached process until it shows want
+		// and a second read costs no request.
+		hints := func(want int) {
+			t.Helper()
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+				counts, err := cached.UsageCounts(ctx, "quota-user", day)
+				ok(t, err)
+				before := cached.Requests()
+				again, err := cached.UsageCounts(ctx, "quota-user", day)
+				ok(t, err)
+				if counts[algoitny.ActionHint] == want && again[algoitny.ActionHint] == want && cached.Requests() == before {
+					return
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("hints used: %d then %d, want %d from the cache", counts[algoitny.ActionHint], again[algoitny.ActionHint], want)
+				}
+			}
+		}
+		hints(0) // "no counter yet" is kept too
+		_, err := hint(worker, 3)
+		ok(t, err)
+		hints(1) // another process's use, told through the broker
+		l, err := hint(cached, 3)
+		ok(t, err)
+		if counts, err := cached.UsageCounts(ctx, "quota-user", day); err != nil || counts[algoitny.ActionHint] != 2 {
+			t.Fatalf("right after its own use the process reads %v (%v), want 2", counts, err)
+		}
+		ok(t, worker.ReleaseQuota(ctx, l))
+		hints(1)
+		// A refused use writes nothing and tells nobody: the cached
+		// counter stays in memory.
+		before := cached.Requests()
+		_, err = hint(worker, 1)
+		errCode(t, err, algoitny.ERATELIMITED)
+		time.Sleep(50 * time.Millisecond)
+		if counts, err := cached.UsageCounts(ctx, "quota-user", day); err != nil || counts[algoitny.ActionHint] != 1 || cached.Requests() != before {
+			t.Fatalf("after a refused use: %v (%v), %d requests", counts, err, cached.Requests()-before)
+		}
+		// A refusal reports the count DynamoDB holds, not a stale copy: a
+		// process that tells nobody (no SetChanges) uses one more.
+		silent, err := dynamo.Open(ctx, dynamo.Config{Endpoint: dynamotest.Endpoint(), TablePrefix: strings.TrimSuffix(cached.Tables().Main, "Main")})
+		ok(t, err)
+		_, err = hint(silent, 3)
+		ok(t, err)
+		_, err = hint(cached, 2)
+		errCode(t, err, algoitny.ERATELIMITED)
+		if rl := err.(*algoitny.Error).RateLimit; rl.Used != 2 || rl.Limit != 2 {
+			t.Fatalf("refusal reports %+v, want 2 used of 2", rl)
+		}
+	})
+
 	t.Run("BigPartitionsAreNotCached", func(t *testing.T) {
 		big := newProblem(algoitny.PlatformBaekjoon, "3000", algoitny.LanguagePython, true)
 		ok(t, cached.CreateProblem(ctx, big, algoitny.Unlimited))

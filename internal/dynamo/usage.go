@@ -64,7 +64,7 @@ func (db *DB) ConsumeQuota(ctx context.Context, log *algoitny.UsageLog, limit in
 		return algoitny.Internal(err, "encode usage log")
 	}
 	limited := func() error {
-		used, err := db.usageCount(ctx, log.UserID, day, log.Action)
+		used, err := db.usageCount(fresh(ctx), log.UserID, day, log.Action)
 		if err != nil {
 			return err
 		}
@@ -83,8 +83,9 @@ func (db *DB) ConsumeQuota(ctx context.Context, log *algoitny.UsageLog, limit in
 		{Put: &types.Put{TableName: aws.String(db.tables.Main), Item: av}},
 	}})
 	if conditionFailedAt(err, 0) {
-		return limited()
+		return limited() // nothing written: nothing to tell
 	}
+	db.partitionChanged(ctx, db.tables.Main, userPK(log.UserID)) // even after another error: it may have been written
 	return translate(err, "consume quota")
 }
 
@@ -104,6 +105,7 @@ func (db *DB) ReleaseQuota(ctx context.Context, log *algoitny.UsageLog) error {
 	if conditionFailedAt(err, 0) {
 		return nil
 	}
+	db.partitionChanged(ctx, db.tables.Main, userPK(log.UserID))
 	return translate(err, "release quota")
 }
 
@@ -114,7 +116,8 @@ func (db *DB) usageCount(ctx context.Context, userID, day string, action algoitn
 
 // UsageCounts returns how many of each action a user has used on day (a
 // UsageDay string): one GetItem of the day's counter item (seed pattern #14
-// without counting logs).
+// without counting logs), which a serve replica keeps in memory until the
+// user's quota changes (partitions.go).
 func (db *DB) UsageCounts(ctx context.Context, userID, day string) (map[algoitny.UsageAction]int, error) {
 	av, err := db.getItem(ctx, db.tables.Main, itemKey{userPK(userID), quotaSK(day)})
 	if err != nil {
