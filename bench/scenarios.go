@@ -358,7 +358,7 @@ func (b *run) scenarioUsage(ctx context.Context) {
 	rw := latencyRow("`myUsage` (quota read)", "one direct GetItem", bs, ts, 1.5, 0)
 	rw.note = strings.TrimPrefix(b.errNote(bs, ts)+"; "+cpu, "; ")
 	if n := b.requestsOf(ctx, b.tokens[0], body); n >= 0 {
-		rw.note += fmt.Sprintf("; %d DynamoDB requests in the operation (the token's session comes from the server's session cache)", n)
+		rw.note += fmt.Sprintf("; %d DynamoDB requests in the operation once warm (the session and the day's quota counter come from the replica's caches)", n)
 	}
 	b.rows = append(b.rows, rw)
 }
