@@ -60,11 +60,11 @@ func (t httpTransport) Supports(r *http.Request) bool {
 
 // response is a GraphQL response as the specification wants it: "data"
 // present (possibly null) once execution started, absent before — a nil
-// Data is omitted, json.RawMessage("null") is written.
+// Data is omitted, json.RawMessage("null") is written (appendJSON).
 type response struct {
-	Errors     gqlerror.List   `json:"errors,omitempty"`
-	Data       json.RawMessage `json:"data,omitempty"`
-	Extensions map[string]any  `json:"extensions,omitempty"`
+	Errors     gqlerror.List
+	Data       json.RawMessage
+	Extensions map[string]any
 }
 
 // executed marks a response whose operation was executed: its data key must
@@ -128,7 +128,7 @@ func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 		results[i] = res
 	}
 	if isBatch {
-		writeResponse(w, status, results)
+		writeResponse(w, status, results...)
 		return
 	}
 	writeResponse(w, status, results[0])
@@ -168,14 +168,67 @@ func requestError(msg string) *gqlerror.Error {
 	return err
 }
 
-func writeResponse(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
+// writeResponse writes one response, or with batch a JSON array of them.
+func writeResponse(w http.ResponseWriter, status int, batch ...response) {
+	var b []byte
+	var err error
+	if len(batch) == 1 {
+		b, err = batch[0].appendJSON(nil)
+	} else {
+		b = append(b, '[')
+		for i, r := range batch {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = r.appendJSON(b); err != nil {
+				break
+			}
+		}
+		b = append(b, ']')
+	}
 	if err != nil {
 		status = http.StatusInternalServerError
 		b = []byte(`{"errors":[{"message":"internal error","extensions":{"code":"INTERNAL"}}]}`)
 	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)
 	w.Write(b)
+}
+
+// appendJSON appends r's JSON encoding to b. Data is gqlgen's own encoding
+// and goes in as it is: json.Marshal would scan (and re-escape) the whole of
+// it again, which for a page of test cases is most of the transport's work.
+func (r response) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, '{')
+	field := func(name string) {
+		if b[len(b)-1] != '{' {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, name...)
+		b = append(b, '"', ':')
+	}
+	if len(r.Errors) > 0 {
+		field("errors")
+		e, err := json.Marshal(r.Errors)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, e...)
+	}
+	if r.Data != nil {
+		field("data")
+		b = append(b, r.Data...)
+	}
+	if len(r.Extensions) > 0 {
+		field("extensions")
+		e, err := json.Marshal(r.Extensions)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, e...)
+	}
+	return append(b, '}'), nil
 }
 
 // negotiate picks the response media type from an Accept header.
