@@ -110,6 +110,10 @@ func TestAPIProtection(t *testing.T) {
 		if err := json.Unmarshal(r.Raw, &arr); err != nil || len(arr) != 2 || r.Status != 200 {
 			t.Fatalf("batch: %d %s", r.Status, r.Raw)
 		}
+		r = s.post(t, "", "application/json", []byte(`[{"query":"{ __typename }"}]`), nil)
+		if err := json.Unmarshal(r.Raw, &arr); err != nil || len(arr) != 1 || r.Status != 200 {
+			t.Fatalf("a batch of one is still an array: %d %s", r.Status, r.Raw)
+		}
 		big := "[" + strings.Repeat(`{"query":"{ __typename }"},`, 10) + `{"query":"{ __typename }"}]`
 		if r := s.post(t, "", "application/json", []byte(big), nil); r.Status != 400 {
 			t.Fatalf("11 operations: %d %s", r.Status, r.Raw)

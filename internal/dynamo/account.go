@@ -56,7 +56,9 @@ func (db *DB) DeleteAccount(ctx context.Context, u *algoitny.User) error {
 		}
 	}
 	// The pointers go after their jobs, so a retry still finds the jobs.
-	if err := db.deleteItems(ctx, items); err != nil {
+	err = db.deleteItems(ctx, items)
+	db.partitionChanged(ctx, db.tables.Main, userPK(u.ID)) // the quota counters went with them
+	if err != nil {
 		return err
 	}
 	if err := db.UnlinkAtCoder(ctx, u.ID); err != nil { // USER_AC#{id}: link and AC list

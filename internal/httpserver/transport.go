@@ -128,7 +128,7 @@ func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 		results[i] = res
 	}
 	if isBatch {
-		writeResponse(w, status, results...)
+		writeBatch(w, status, results)
 		return
 	}
 	writeResponse(w, status, results[0])
@@ -168,24 +168,28 @@ func requestError(msg string) *gqlerror.Error {
 	return err
 }
 
-// writeResponse writes one response, or with batch a JSON array of them.
-func writeResponse(w http.ResponseWriter, status int, batch ...response) {
-	var b []byte
+// writeResponse writes one response.
+func writeResponse(w http.ResponseWriter, status int, r response) {
+	b, err := r.appendJSON(nil)
+	writeBody(w, status, b, err)
+}
+
+// writeBatch writes the responses of a batch as a JSON array (of one, too).
+func writeBatch(w http.ResponseWriter, status int, batch []response) {
+	b := []byte{'['}
 	var err error
-	if len(batch) == 1 {
-		b, err = batch[0].appendJSON(nil)
-	} else {
-		b = append(b, '[')
-		for i, r := range batch {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, err = r.appendJSON(b); err != nil {
-				break
-			}
+	for i, r := range batch {
+		if i > 0 {
+			b = append(b, ',')
 		}
-		b = append(b, ']')
+		if b, err = r.appendJSON(b); err != nil {
+			break
+		}
 	}
+	writeBody(w, status, append(b, ']'), err)
+}
+
+func writeBody(w http.ResponseWriter, status int, b []byte, err error) {
 	if err != nil {
 		status = http.StatusInternalServerError
 		b = []byte(`{"errors":[{"message":"internal error","extensions":{"code":"INTERNAL"}}]}`)
@@ -216,7 +220,7 @@ func (r response) appendJSON(b []byte) ([]byte, error) {
 		}
 		b = append(b, e...)
 	}
-	if r.Data != nil {
+	if len(r.Data) > 0 {
 		field("data")
 		b = append(b, r.Data...)
 	}
