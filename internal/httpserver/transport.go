@@ -203,34 +203,32 @@ func writeBody(w http.ResponseWriter, status int, b []byte, err error) {
 // and goes in as it is: json.Marshal would scan (and re-escape) the whole of
 // it again, which for a page of test cases is most of the transport's work.
 func (r response) appendJSON(b []byte) ([]byte, error) {
+	var errs, ext []byte
+	var err error
+	if len(r.Errors) > 0 {
+		errs, err = json.Marshal(r.Errors)
+	}
+	if err == nil && len(r.Extensions) > 0 {
+		ext, err = json.Marshal(r.Extensions)
+	}
+	if err != nil {
+		return nil, err
+	}
 	b = append(b, '{')
-	field := func(name string) {
+	for _, m := range [...]struct {
+		name  string
+		value []byte
+	}{{"errors", errs}, {"data", r.Data}, {"extensions", ext}} {
+		if len(m.value) == 0 {
+			continue
+		}
 		if b[len(b)-1] != '{' {
 			b = append(b, ',')
 		}
 		b = append(b, '"')
-		b = append(b, name...)
+		b = append(b, m.name...)
 		b = append(b, '"', ':')
-	}
-	if len(r.Errors) > 0 {
-		field("errors")
-		e, err := json.Marshal(r.Errors)
-		if err != nil {
-			return nil, err
-		}
-		b = append(b, e...)
-	}
-	if len(r.Data) > 0 {
-		field("data")
-		b = append(b, r.Data...)
-	}
-	if len(r.Extensions) > 0 {
-		field("extensions")
-		e, err := json.Marshal(r.Extensions)
-		if err != nil {
-			return nil, err
-		}
-		b = append(b, e...)
+		b = append(b, m.value...)
 	}
 	return append(b, '}'), nil
 }
