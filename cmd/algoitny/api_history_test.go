@@ -105,6 +105,27 @@ func TestAPIHistory(t *testing.T) {
 		}
 	})
 
+	t.Run("ListsShowDetailsWhenAsked", func(t *testing.T) {
+		// A page that asks for no details is read without them; a page that
+		// asks for any — directly, in a fragment, in a fragment on Node —
+		// gets all of them, on every list.
+		for _, q := range []string{
+			`{ publicHistory { edges { node { id code testResults { verdict } hints compileMessage } } } }`,
+			`{ myHistory { edges { node { id ...D } } } } fragment D on SearchHistory { code testResults { verdict } hints compileMessage }`,
+			`{ historyFeed { edges { node { id ... on Node { ... on SearchHistory { code testResults { verdict } } } } } } }`,
+		} {
+			r := s.query(t, alice, q, nil)
+			if len(r.Errors) > 0 || !strings.Contains(string(r.Data), `"code":"secret code of alice@example.com"`) ||
+				!strings.Contains(string(r.Data), `"testResults":[{"verdict":"ACCEPTED"},{"verdict":"WRONG_ANSWER"}]`) {
+				t.Fatalf("%s:\n%s", q, r.Raw)
+			}
+		}
+		r := s.query(t, alice, `{ publicHistory { edges { node { id verdict passedCount problem { title } } } } }`, nil)
+		if len(r.Errors) > 0 || !strings.Contains(string(r.Data), `"verdict":"WRONG_ANSWER","passedCount":1,"problem":{"title":"Problem 1000"}`) {
+			t.Fatalf("summary page: %s", r.Raw)
+		}
+	})
+
 	t.Run("Visibility", func(t *testing.T) {
 		if r := s.query(t, bob, `mutation($id: ID!) { setHistoryVisibility(id: $id, isCodePublic: true) { id } }`, map[string]any{"id": privateID}); r.code() != "NOT_FOUND" {
 			t.Fatalf("bob changed alice's item: %s", r.Raw)

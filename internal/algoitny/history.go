@@ -1,6 +1,9 @@
 package algoitny
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // SearchHistory is one execution of a user's code against a problem's test
 // cases, with its per-test results and, later, LLM hints. It is private to its
@@ -31,7 +34,26 @@ type SearchHistory struct {
 	MaxTimeMs      int
 	MaxMemoryKB    int
 	CreatedAt      time.Time
+	// Summary marks an item read for a list whose caller reads none of its
+	// details (WithHistorySummaries): Code, CompileMessage, TestResults and
+	// Hints were left out of the read and are empty.
+	Summary bool
 }
+
+type historySummariesKey struct{}
+
+// WithHistorySummaries tells the lists of executions read under ctx that
+// their caller reads no item's Code, CompileMessage, TestResults or Hints (a
+// page that shows verdicts, problems and authors): the store may leave them
+// out (a page of 50 executions with 20 test results each is mostly results)
+// and mark the items Summary.
+func WithHistorySummaries(ctx context.Context) context.Context {
+	return context.WithValue(ctx, historySummariesKey{}, true)
+}
+
+// HistorySummaries reports whether ctx allows summary reads of lists of
+// executions (WithHistorySummaries).
+func HistorySummaries(ctx context.Context) bool { return ctx.Value(historySummariesKey{}) != nil }
 
 // HistoryRef identifies a history item: it lives under its owner's partition.
 type HistoryRef struct {

@@ -2,6 +2,8 @@ package dynamo
 
 import (
 	"context"
+	"reflect"
+	"strings"
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
@@ -219,42 +221,65 @@ func historyFilter(f algoitny.HistoryFilter) *expression.ConditionBuilder {
 // ListUserHistory pages through a user's executions, newest first (#7, #11:
 // platform, language and problem narrow the user's own partition).
 func (db *DB) ListUserHistory(ctx context.Context, userID string, f algoitny.HistoryFilter, page algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
-	p, err := db.page(ctx, &query{list: "userHistory", table: db.tables.Main, pk: userPK(userID), skPrefix: skPrefixHistory, filter: historyFilter(f)}, page)
-	if err != nil {
-		return algoitny.Page[*algoitny.SearchHistory]{}, err
-	}
-	return convertPage(p, unmarshalHistory)
+	return db.listHistory(ctx, &query{list: "userHistory", table: db.tables.Main, pk: userPK(userID), skPrefix: skPrefixHistory, filter: historyFilter(f)}, page)
 }
 
 // ListPublicHistory pages through everyone's public executions, newest first
 // (#8, the sparse GSI1).
 func (db *DB) ListPublicHistory(ctx context.Context, f algoitny.HistoryFilter, page algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
-	p, err := db.page(ctx, &query{list: "publicHistory", table: db.tables.Main, index: indexGSI1, pk: gsiPublicHistory, filter: historyFilter(f)}, page)
-	if err != nil {
-		return algoitny.Page[*algoitny.SearchHistory]{}, err
-	}
-	return convertPage(p, unmarshalHistory)
+	return db.listHistory(ctx, &query{list: "publicHistory", table: db.tables.Main, index: indexGSI1, pk: gsiPublicHistory, filter: historyFilter(f)}, page)
 }
 
 // ListHistoryByPlatform pages through all executions on a platform, newest
 // first (GSI2; staff only — it includes private code).
 func (db *DB) ListHistoryByPlatform(ctx context.Context, platform algoitny.Platform, page algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
-	p, err := db.page(ctx, &query{list: "historyByPlatform", table: db.tables.Main, index: indexGSI2, pk: gsiHistoryPlatform(platform)}, page)
-	if err != nil {
-		return algoitny.Page[*algoitny.SearchHistory]{}, err
-	}
-	return convertPage(p, unmarshalHistory)
+	return db.listHistory(ctx, &query{list: "historyByPlatform", table: db.tables.Main, index: indexGSI2, pk: gsiHistoryPlatform(platform)}, page)
 }
 
 // ListHistoryByLanguage pages through all executions in a language, newest
 // first (GSI3, history only; staff only).
 func (db *DB) ListHistoryByLanguage(ctx context.Context, lang algoitny.Language, page algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
-	p, err := db.page(ctx, &query{list: "historyByLanguage", table: db.tables.Main, index: indexGSI3, pk: gsiHistoryLanguage(lang)}, page)
+	return db.listHistory(ctx, &query{list: "historyByLanguage", table: db.tables.Main, index: indexGSI3, pk: gsiHistoryLanguage(lang)}, page)
+}
+
+// listHistory reads a page of executions; when ctx allows summaries
+// (algoitny.WithHistorySummaries) only historySummaryAttrs are read and the
+// items are marked Summary.
+func (db *DB) listHistory(ctx context.Context, q *query, page algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
+	summary := algoitny.HistorySummaries(ctx)
+	if summary {
+		q.project = historySummaryAttrs
+	}
+	p, err := db.page(ctx, q, page)
 	if err != nil {
 		return algoitny.Page[*algoitny.SearchHistory]{}, err
 	}
-	return convertPage(p, unmarshalHistory)
+	out, err := convertPage(p, unmarshalHistory)
+	for _, h := range out.Items {
+		h.Summary = summary
+	}
+	return out, err
 }
+
+// historySummaryAttrs are the attributes of a history item but its details
+// (code, compile message, test results, hints), taken from historyItem so
+// that a new attribute is in summaries unless it is named here.
+var historySummaryAttrs = func() []string {
+	details := map[string]bool{"Code": true, "CompileMessage": true, "TestResults": true, "Hints": true}
+	var names []string
+	t := reflect.TypeFor[historyItem]()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("dynamodbav"), ",")
+		if name == "" {
+			name = f.Name
+		}
+		if !details[f.Name] {
+			names = append(names, name)
+		}
+	}
+	return names
+}()
 
 // SetHistoryVisibility makes an execution public (it enters the public feed)
 // or private (it leaves it). ENOTFOUND if there is no such execution.

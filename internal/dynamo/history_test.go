@@ -3,6 +3,7 @@ package dynamo_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -131,6 +132,61 @@ func TestHistory(t *testing.T) {
 		}
 		_, err := db.SetHistoryVisibility(ctx, algoitny.HistoryRef{UserID: "u3", ID: h.ID}, true)
 		errCode(t, err, algoitny.ENOTFOUND)
+	})
+
+	t.Run("Summaries", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		db.SetClock(tick())
+		for i := range 5 {
+			h := newHistory("u1", algoitny.PlatformBaekjoon, fmt.Sprint(i), algoitny.LanguagePython, i != 2)
+			h.CompileMessage, h.Hints, h.MaxTimeMs = "warning", []string{"think"}, 40+i
+			ok(t, db.CreateHistory(ctx, h))
+		}
+		summaries := algoitny.WithHistorySummaries(ctx)
+		py := algoitny.LanguagePython
+		for name, list := range map[string]func(context.Context, algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error){
+			"user": func(ctx context.Context, r algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
+				return db.ListUserHistory(ctx, "u1", algoitny.HistoryFilter{}, r)
+			},
+			"public, filtered": func(ctx context.Context, r algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
+				return db.ListPublicHistory(ctx, algoitny.HistoryFilter{Language: &py}, r)
+			},
+			"platform": func(ctx context.Context, r algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
+				return db.ListHistoryByPlatform(ctx, algoitny.PlatformBaekjoon, r)
+			},
+			"language": func(ctx context.Context, r algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
+				return db.ListHistoryByLanguage(ctx, py, r)
+			},
+		} {
+			// Page by page: the same items, cursors and pages, without details.
+			full, after, n := []*algoitny.SearchHistory{}, "", 0
+			for {
+				want := must[algoitny.Page[*algoitny.SearchHistory]](t)(list(ctx, algoitny.PageRequest{First: 2, After: after}))
+				got := must[algoitny.Page[*algoitny.SearchHistory]](t)(list(summaries, algoitny.PageRequest{First: 2, After: after}))
+				if !reflect.DeepEqual(got.Cursors, want.Cursors) || got.HasNextPage != want.HasNextPage || len(got.Items) != len(want.Items) {
+					t.Fatalf("%s: summary page %+v, full page %+v", name, got, want)
+				}
+				for i, h := range got.Items {
+					w := *want.Items[i]
+					if w.Summary || w.Code == "" || len(w.TestResults) != 2 || len(w.Hints) != 1 || w.CompileMessage == "" {
+						t.Fatalf("%s: a full read lacks details: %+v", name, w)
+					}
+					w.Code, w.CompileMessage, w.TestResults, w.Hints, w.Summary = "", "", []algoitny.TestResult{}, nil, true
+					if !reflect.DeepEqual(*h, w) {
+						t.Fatalf("%s: summary\n%+v\nwant\n%+v", name, *h, w)
+					}
+				}
+				full, n = append(full, want.Items...), n+1
+				if !want.HasNextPage {
+					break
+				}
+				after = want.EndCursor
+			}
+			if len(full) < 4 || n < 2 {
+				t.Fatalf("%s: %d items in %d pages", name, len(full), n)
+			}
+		}
 	})
 
 	t.Run("HintsAndStats", func(t *testing.T) {

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"slices"
 
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -30,6 +31,9 @@ type query struct {
 	// scan reads the whole table instead of one partition (the admin scans
 	// seed 001 allows, nothing else). pk and the sort-key conditions are unused.
 	scan bool
+	// project, when set, names the only attributes to return (besides the
+	// keys of the table and of the index, which cursors are made of).
+	project []string
 }
 
 func (q *query) keyNames() (pk, sk string) {
@@ -54,6 +58,21 @@ func (q *query) input(limit int32, start map[string]types.AttributeValue) (*dyna
 	if q.filter != nil {
 		b = b.WithFilter(*q.filter)
 	}
+	if len(q.project) > 0 {
+		// DynamoDB refuses a projection that names an attribute twice (on
+		// the table itself pkName and skName are attrPK and attrSK).
+		var names []string
+		for _, a := range append([]string{attrPK, attrSK, pkName, skName}, q.project...) {
+			if !slices.Contains(names, a) {
+				names = append(names, a)
+			}
+		}
+		proj := expression.NamesList(expression.Name(names[0]))
+		for _, a := range names[1:] {
+			proj = proj.AddNames(expression.Name(a))
+		}
+		b = b.WithProjection(proj)
+	}
 	expr, err := b.Build()
 	if err != nil {
 		return nil, algoitny.Internal(err, "build query")
@@ -62,6 +81,7 @@ func (q *query) input(limit int32, start map[string]types.AttributeValue) (*dyna
 		TableName:                 aws.String(q.table),
 		KeyConditionExpression:    expr.KeyCondition(),
 		FilterExpression:          expr.Filter(),
+		ProjectionExpression:      expr.Projection(),
 		ExpressionAttributeNames:  expr.Names(),
 		ExpressionAttributeValues: expr.Values(),
 		ScanIndexForward:          aws.Bool(q.forward),

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
@@ -109,8 +110,8 @@ func NewGraphQL(cfg GraphQLConfig) *handler.Server {
 	return srv
 }
 
-// prefetch is field middleware that starts the reads a field's selection
-// will need before the resolvers ask for them one by one:
+// prefetcher is field middleware that shapes the reads of a field by its
+// selection, before the resolvers ask for things one by one:
 //
 //   - Query.problem with a testCases selection starts the test-case Query
 //     together with the problem's GetItem instead of after it (the loader
@@ -119,7 +120,9 @@ func NewGraphQL(cfg GraphQLConfig) *handler.Server {
 //     problems and authors its selection asks for in one BatchGetItem each
 //     (loader.PrefetchHistory), so the number of DynamoDB requests does not
 //     depend on how the item resolvers are scheduled (plans come from the
-//     accounts service's cache).
+//     accounts service's cache); and when the selection asks for none of
+//     the executions' details (code, compile message, test results, hints)
+//     the page is read without them (algoitny.WithHistorySummaries).
 //
 // Access rules stay with the resolvers: prefetched data is only returned
 // by the resolvers that would have loaded it.
@@ -142,12 +145,48 @@ func prefetcher(store loader.Store) graphql.FieldMiddleware {
 			onShortStack(func() { res, err = next(ctx) })
 			return res, err
 		}
-		res, err := next(ctx)
-		if conn, ok := res.(*model.SearchHistoryConnection); ok && err == nil && conn != nil {
-			prefetchHistory(ctx, fc, conn)
+		if fc.Field.Definition != nil && fc.Field.Definition.Type.Name() == "SearchHistoryConnection" {
+			return resolveHistoryPage(ctx, fc, next)
 		}
-		return res, err
+		return next(ctx)
 	}
+}
+
+// historyDetails are the fields of SearchHistory that a summary read leaves
+// out (algoitny.WithHistorySummaries).
+var historyDetails = map[string]bool{"code": true, "compileMessage": true, "testResults": true, "hints": true}
+
+// resolveHistoryPage resolves a page of executions: read as summaries when
+// the selection asks for none of their details, then with the problems and
+// authors the selection needs loaded in one request each.
+func resolveHistoryPage(ctx context.Context, fc *graphql.FieldContext, next graphql.Resolver) (any, error) {
+	nodeFields := historyNodeFields(ctx, fc)
+	if !slices.ContainsFunc(nodeFields, func(f graphql.CollectedField) bool { return historyDetails[f.Name] }) {
+		ctx = algoitny.WithHistorySummaries(ctx)
+	}
+	res, err := next(ctx)
+	if conn, ok := res.(*model.SearchHistoryConnection); ok && err == nil && conn != nil {
+		prefetchHistory(ctx, nodeFields, conn)
+	}
+	return res, err
+}
+
+// historyNodeFields are the fields a SearchHistoryConnection's selection
+// asks of its nodes (edges { node { … } }), fragments included.
+func historyNodeFields(ctx context.Context, fc *graphql.FieldContext) []graphql.CollectedField {
+	opCtx := graphql.GetOperationContext(ctx)
+	var fields []graphql.CollectedField
+	for _, e := range graphql.CollectFields(opCtx, fc.Field.Selections, []string{"SearchHistoryConnection"}) {
+		if e.Name != "edges" {
+			continue
+		}
+		for _, n := range graphql.CollectFields(opCtx, e.Selections, []string{"SearchHistoryEdge"}) {
+			if n.Name == "node" {
+				fields = append(fields, graphql.CollectFields(opCtx, n.Selections, []string{"SearchHistory", "Node"})...)
+			}
+		}
+	}
+	return fields
 }
 
 // problemPrefetcher reads a problem with the first page of its test cases in
@@ -224,29 +263,18 @@ func intArg(v any) (int, bool) {
 	return 0, false
 }
 
-func prefetchHistory(ctx context.Context, fc *graphql.FieldContext, conn *model.SearchHistoryConnection) {
+func prefetchHistory(ctx context.Context, nodeFields []graphql.CollectedField, conn *model.SearchHistoryConnection) {
 	l, ok := loader.From(ctx)
 	if !ok || len(conn.Edges) == 0 {
 		return
 	}
-	opCtx := graphql.GetOperationContext(ctx)
 	var want loader.HistoryFields
-	for _, e := range graphql.CollectFields(opCtx, fc.Field.Selections, []string{"SearchHistoryConnection"}) {
-		if e.Name != "edges" {
-			continue
-		}
-		for _, n := range graphql.CollectFields(opCtx, e.Selections, []string{"SearchHistoryEdge"}) {
-			if n.Name != "node" {
-				continue
-			}
-			for _, f := range graphql.CollectFields(opCtx, n.Selections, []string{"SearchHistory", "Node"}) {
-				switch f.Name {
-				case "problem":
-					want.Problem = true
-				case "user":
-					want.User = true
-				}
-			}
+	for _, f := range nodeFields {
+		switch f.Name {
+		case "problem":
+			want.Problem = true
+		case "user":
+			want.User = true
 		}
 	}
 	if want == (loader.HistoryFields{}) {
