@@ -42,18 +42,24 @@ type SearchHistory struct {
 
 type historySummariesKey struct{}
 
-// WithHistorySummaries tells the lists of executions read under ctx that
-// their caller reads no item's Code, CompileMessage, TestResults or Hints (a
-// page that shows verdicts, problems and authors): the store may leave them
-// out (a page of 50 executions with 20 test results each is mostly results)
-// and mark the items Summary.
-func WithHistorySummaries(ctx context.Context) context.Context {
-	return context.WithValue(ctx, historySummariesKey{}, true)
+// WithHistorySummaries says whether the lists of executions read under ctx
+// may be summaries: on means their caller reads no item's Code,
+// CompileMessage, TestResults or Hints (a page that shows verdicts,
+// problems and authors), and the store may leave them out of the read —
+// less to transfer and decode (a page of 50 executions with 20 test results
+// each is mostly results), the same read capacity — and mark the items
+// Summary. Every page of executions the API serves sets it, on or off, for
+// its own selection, so that a list nested in another sees its own.
+func WithHistorySummaries(ctx context.Context, on bool) context.Context {
+	return context.WithValue(ctx, historySummariesKey{}, on)
 }
 
 // HistorySummaries reports whether ctx allows summary reads of lists of
-// executions (WithHistorySummaries).
-func HistorySummaries(ctx context.Context) bool { return ctx.Value(historySummariesKey{}) != nil }
+// executions (WithHistorySummaries; off when unset).
+func HistorySummaries(ctx context.Context) bool {
+	on, _ := ctx.Value(historySummariesKey{}).(bool)
+	return on
+}
 
 // HistoryRef identifies a history item: it lives under its owner's partition.
 type HistoryRef struct {

@@ -143,7 +143,7 @@ func TestHistory(t *testing.T) {
 			h.CompileMessage, h.Hints, h.MaxTimeMs = "warning", []string{"think"}, 40+i
 			ok(t, db.CreateHistory(ctx, h))
 		}
-		summaries := algoitny.WithHistorySummaries(ctx)
+		summaries := algoitny.WithHistorySummaries(ctx, true)
 		py := algoitny.LanguagePython
 		for name, list := range map[string]func(context.Context, algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error){
 			"user": func(ctx context.Context, r algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
@@ -185,6 +185,11 @@ func TestHistory(t *testing.T) {
 			}
 			if len(full) < 4 || n < 2 {
 				t.Fatalf("%s: %d items in %d pages", name, len(full), n)
+			}
+			// A list nested in a summary page may turn summaries off again.
+			again := must[algoitny.Page[*algoitny.SearchHistory]](t)(list(algoitny.WithHistorySummaries(summaries, false), algoitny.PageRequest{First: 1}))
+			if h := again.Items[0]; h.Summary || h.Code == "" || len(h.TestResults) != 2 {
+				t.Fatalf("%s: summaries turned off, still %+v", name, h)
 			}
 		}
 	})

@@ -161,9 +161,10 @@ var historyDetails = map[string]bool{"code": true, "compileMessage": true, "test
 // authors the selection needs loaded in one request each.
 func resolveHistoryPage(ctx context.Context, fc *graphql.FieldContext, next graphql.Resolver) (any, error) {
 	nodeFields := historyNodeFields(ctx, fc)
-	if !slices.ContainsFunc(nodeFields, func(f graphql.CollectedField) bool { return historyDetails[f.Name] }) {
-		ctx = algoitny.WithHistorySummaries(ctx)
-	}
+	details := slices.ContainsFunc(nodeFields, func(f graphql.CollectedField) bool { return historyDetails[f.Name] })
+	// The fields under this one resolve in this context too: a page nested
+	// in a summary page sets its own.
+	ctx = algoitny.WithHistorySummaries(ctx, !details)
 	res, err := next(ctx)
 	if conn, ok := res.(*model.SearchHistoryConnection); ok && err == nil && conn != nil {
 		prefetchHistory(ctx, nodeFields, conn)
