@@ -153,6 +153,9 @@ func userPK(userID string) string { return pkPrefixUser + userID }
 
 const skPrefixHistory = "HISTORY#"
 
+// isHistorySK reports whether sk is a historySK (partitions.go caches them).
+func isHistorySK(sk string) bool { return strings.HasPrefix(sk, skPrefixHistory) }
+
 // historySK is rebuilt from the history id alone: ids are UUIDv7 whose
 // embedded time is the item's CreatedAt.
 func historySK(id string) (string, error) {

@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -25,10 +26,14 @@ import (
 //     read on every page a client shows the usage on and changed only when
 //     the user spends or gets back a use (ConsumeQuota, ReleaseQuota). The
 //     quota itself is never decided from it: ConsumeQuota's conditional
-//     write is.
+//     write is;
+//   - a user's executions read by id (GetHistory, GetHistories): a job's
+//     events show its execution to every subscriber, and an execution
+//     changes only when it is made public or given hints.
 //
 // internal/cache keeps these from serving what another process changed:
-// every write to a problem partition, a user item or a quota counter goes through
+// every write to a problem partition, a user item, a quota counter or an
+// execution goes through
 // partitionChanged, which forgets it here and publishes its key. The session
 // check of authentication does not use this cache (accounts has its own).
 const (
@@ -53,15 +58,59 @@ const (
 )
 
 // partition is a cached partition: its items sorted by sort key, or tooBig
-// (then the items are not kept). A head knows only the one item of the
-// partition whose sort key it names (it holds it, or says there is none):
-// what GetItem and BatchGetItem of a problem, a user or a quota counter
-// read (cachesHead); a Query of a problem partition loads the whole of it.
+// (then the items are not kept). An entry with heads knows only the items
+// of the partition whose sort keys heads lists (sorted; it holds those that
+// exist): what GetItem and BatchGetItem of a problem, a user, a quota
+// counter or an execution read (cachesHead). A Query of a problem partition
+// loads the whole of it (heads nil).
 type partition struct {
 	items  []map[string]types.AttributeValue
 	size   int
 	tooBig bool
-	head   string
+	heads  []string
+	// since is when the oldest of a heads entry's items was read: merging
+	// heads must not stretch an item's life past the cache's TTL.
+	since time.Time
+}
+
+// maxHeads bounds the items one entry knows by key; past it the entry
+// starts again from the item just read.
+const maxHeads = 32
+
+// knows reports whether p answers a read of sort key sk.
+func (p *partition) knows(sk string) bool {
+	if p.heads == nil {
+		return true
+	}
+	_, found := slices.BinarySearch(p.heads, sk)
+	return found
+}
+
+// withHead returns a copy of p (a heads entry, or nil) that also knows sk,
+// holding item (nil: there is no such item), read at now. What p knew is
+// dropped when it is full or older than the TTL.
+func (p *partition) withHead(sk string, item map[string]types.AttributeValue, now time.Time) *partition {
+	n := &partition{since: now}
+	if p != nil && len(p.heads) < maxHeads && now.Sub(p.since) < partitionCacheTTL {
+		n.heads, n.since = slices.Clone(p.heads), p.since
+		for _, it := range p.items {
+			if stringAttr(it, attrSK) != sk {
+				n.items = append(n.items, it)
+				n.size += itemSize(it) + attrOverhead*len(it)
+			}
+		}
+	}
+	if i, found := slices.BinarySearch(n.heads, sk); !found {
+		n.heads = slices.Insert(n.heads, i, sk)
+	}
+	if item != nil {
+		i, _ := slices.BinarySearchFunc(n.items, sk, func(it map[string]types.AttributeValue, sk string) int {
+			return strings.Compare(stringAttr(it, attrSK), sk)
+		})
+		n.items = slices.Insert(n.items, i, item)
+		n.size += itemSize(item) + attrOverhead*len(item)
+	}
+	return n
 }
 
 // SetChanges is called once, before the DB is used, by every process that
@@ -134,7 +183,7 @@ func (db *DB) cachesPartition(ctx context.Context, q *query) bool {
 // too big: the caller reads DynamoDB as usual.
 func (db *DB) partition(ctx context.Context, pk string) (p *partition, ok bool, err error) {
 	key := partitionKey(db.tables.Main, pk)
-	if p, ok := db.partitions.Get(key); ok && p.head == "" {
+	if p, ok := db.partitions.Get(key); ok && p.heads == nil {
 		return p, !p.tooBig, nil
 	}
 	t := db.partitions.Begin()
@@ -208,7 +257,7 @@ func (db *DB) cachedItem(table string, k itemKey) (item map[string]types.Attribu
 		return nil, false
 	}
 	p, ok := db.partitions.Get(partitionKey(table, k.PK))
-	if !ok || p.tooBig || (p.head != "" && k.SK != p.head) {
+	if !ok || p.tooBig || !p.knows(k.SK) || (p.heads != nil && db.now().Sub(p.since) >= partitionCacheTTL) {
 		return nil, false
 	}
 	i := sort.Search(len(p.items), func(i int) bool { return stringAttr(p.items[i], attrSK) >= k.SK })
@@ -218,9 +267,9 @@ func (db *DB) cachedItem(table string, k itemKey) (item map[string]types.Attribu
 	return nil, true
 }
 
-// cachesHead reports whether k is an item the cache keeps as the head of
-// its partition when it is read alone: a user's or a problem's METADATA, or
-// a user's quota counter of a day.
+// cachesHead reports whether k is an item the cache keeps as a head of its
+// partition when it is read alone: a user's or a problem's METADATA, a
+// user's quota counter of a day, a user's execution.
 func (db *DB) cachesHead(table string, k itemKey) bool {
 	switch {
 	case db.changes == nil:
@@ -229,7 +278,7 @@ func (db *DB) cachesHead(table string, k itemKey) bool {
 		return (table == db.tables.Users && strings.HasPrefix(k.PK, pkPrefixUser)) ||
 			(table == db.tables.Main && strings.HasPrefix(k.PK, pkPrefixProblem))
 	default:
-		return table == db.tables.Main && strings.HasPrefix(k.PK, pkPrefixUser) && isQuotaSK(k.SK)
+		return table == db.tables.Main && strings.HasPrefix(k.PK, pkPrefixUser) && (isQuotaSK(k.SK) || isHistorySK(k.SK))
 	}
 }
 
@@ -245,13 +294,10 @@ func (db *DB) keepHeads(table string, keys []itemKey, found map[itemKey]map[stri
 			continue
 		}
 		key := partitionKey(table, k.PK)
-		if old, ok := db.partitions.Get(key); ok && old.head == "" {
+		old, _ := db.partitions.Get(key) // nil when absent
+		if old != nil && old.heads == nil {
 			continue
 		}
-		p := &partition{head: k.SK}
-		if item, ok := found[k]; ok {
-			p.items, p.size = []map[string]types.AttributeValue{item}, itemSize(item)+attrOverhead*len(item)
-		}
-		db.partitions.Put(key, p, t)
+		db.partitions.Put(key, old.withHead(k.SK, found[k], db.now()), t)
 	}
 }

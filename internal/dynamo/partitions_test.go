@@ -291,6 +291,65 @@ func TestPartitionCache(t *testing.T) {
 		}
 	})
 
+	t.Run("Executions", func(t *testing.T) {
+		// An execution read by id, and the user's quota counter beside it in
+		// the same partition, are both kept; another process's changes to
+		// either reach this one.
+		h := newHistory("exec-user", algoitny.PlatformBaekjoon, "1000", algoitny.LanguagePython, false)
+		ok(t, worker.CreateHistory(ctx, h))
+		day := algoitny.UsageDay(time.Now())
+		// reads reads both until a second read costs no request.
+		reads := func(check func(*algoitny.SearchHistory, map[algoitny.UsageAction]int) bool) {
+			t.Helper()
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+				_, err1 := cached.GetHistory(ctx, h.Ref())
+				_, err2 := cached.UsageCounts(ctx, "exec-user", day)
+				before := cached.Requests()
+				got, err3 := cached.GetHistory(ctx, h.Ref())
+				counts, err4 := cached.UsageCounts(ctx, "exec-user", day)
+				batch, err5 := cached.GetHistories(ctx, []algoitny.HistoryRef{h.Ref()})
+				for _, err := range []error{err1, err2, err3, err4, err5} {
+					ok(t, err)
+				}
+				if check(got, counts) && reflect.DeepEqual(batch[h.Ref()], got) && cached.Requests() == before {
+					return
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("execution %+v, usage %v, %d requests", got, counts, cached.Requests()-before)
+				}
+			}
+		}
+		reads(func(got *algoitny.SearchHistory, _ map[algoitny.UsageAction]int) bool {
+			return got.Code == "print(1)" && !got.IsCodePublic && len(got.TestResults) == 2
+		})
+		_, err := worker.SetHints(ctx, h.Ref(), []string{"look at the limits"})
+		ok(t, err)
+		_, err = worker.SetHistoryVisibility(ctx, h.Ref(), true)
+		ok(t, err)
+		reads(func(got *algoitny.SearchHistory, _ map[algoitny.UsageAction]int) bool {
+			return got.IsCodePublic && len(got.Hints) == 1
+		})
+		ok(t, worker.ConsumeQuota(ctx, &algoitny.UsageLog{UserID: "exec-user", Action: algoitny.ActionExecution}, algoitny.Unlimited))
+		reads(func(got *algoitny.SearchHistory, counts map[algoitny.UsageAction]int) bool {
+			return got.IsCodePublic && counts[algoitny.ActionExecution] == 1
+		})
+		// An execution read before it exists is kept as absent, until it is
+		// written.
+		later := newHistory("exec-user", algoitny.PlatformBaekjoon, "1001", algoitny.LanguagePython, false)
+		later.ID, _ = worker.NewHistoryID()
+		_, err = cached.GetHistory(ctx, later.Ref())
+		errCode(t, err, algoitny.ENOTFOUND)
+		ok(t, worker.CreateHistory(ctx, later))
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			if _, err := cached.GetHistory(ctx, later.Ref()); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("a new execution stayed absent in the cache")
+			}
+		}
+	})
+
 	t.Run("BigPartitionsAreNotCached", func(t *testing.T) {
 		big := newProblem(algoitny.PlatformBaekjoon, "3000", algoitny.LanguagePython, true)
 		ok(t, cached.CreateProblem(ctx, big, algoitny.Unlimited))
