@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/cache"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -96,7 +97,7 @@ func (p *partition) withHead(sk string, item map[string]types.AttributeValue, no
 		for _, it := range p.items {
 			if stringAttr(it, attrSK) != sk {
 				n.items = append(n.items, it)
-				n.size += itemSize(it) + attrOverhead*len(it)
+				n.size += itemCost(it)
 			}
 		}
 	}
@@ -108,7 +109,35 @@ func (p *partition) withHead(sk string, item map[string]types.AttributeValue, no
 			return strings.Compare(stringAttr(it, attrSK), sk)
 		})
 		n.items = slices.Insert(n.items, i, item)
-		n.size += itemSize(item) + attrOverhead*len(item)
+		n.size += itemCost(item)
+	}
+	return n
+}
+
+// itemCost estimates what an item costs in the cache: its bytes and a
+// decoded value per attribute, nested ones (an execution's test results)
+// included.
+func itemCost(item map[string]types.AttributeValue) int {
+	return itemSize(item) + attrOverhead*attrCount(item)
+}
+
+func attrCount(item map[string]types.AttributeValue) int {
+	n := 0
+	for _, v := range item {
+		n += valueCount(v)
+	}
+	return n
+}
+
+func valueCount(v types.AttributeValue) int {
+	n := 1
+	switch v := v.(type) {
+	case *types.AttributeValueMemberM:
+		n += attrCount(v.Value)
+	case *types.AttributeValueMemberL:
+		for _, e := range v.Value {
+			n += valueCount(e)
+		}
 	}
 	return n
 }
@@ -162,14 +191,12 @@ func (db *DB) partitionChanged(ctx context.Context, table, pk string) {
 // told again (longer than a write takes to land).
 const uncertainWriteDelay = 2 * time.Second
 
-// freshKey marks a context whose reads bypass the cache (see fresh).
-type freshKey struct{}
-
 // fresh returns a context in which reads go to DynamoDB itself (consistent):
-// for reads a write decides on, which must not trust a copy.
-func fresh(ctx context.Context) context.Context { return context.WithValue(ctx, freshKey{}, true) }
+// for reads a write decides on, which must not trust a copy. Callers outside
+// this package say the same with algoitny.WithFreshReads.
+func fresh(ctx context.Context) context.Context { return algoitny.WithFreshReads(ctx) }
 
-func isFresh(ctx context.Context) bool { return ctx.Value(freshKey{}) != nil }
+func isFresh(ctx context.Context) bool { return algoitny.FreshReads(ctx) }
 
 // cachesPartition reports whether q reads a problem partition in a way the
 // cache can answer: the table itself, by key range, without a filter.
@@ -199,7 +226,7 @@ func (db *DB) partition(ctx context.Context, pk string) (p *partition, ok bool, 
 			return nil, false, err
 		}
 		for _, it := range items {
-			p.size += itemSize(it) + attrOverhead*len(it)
+			p.size += itemCost(it)
 		}
 		if p.size > maxCachedPartitionBytes {
 			db.partitions.Put(key, &partition{tooBig: true}, t)
@@ -293,11 +320,22 @@ func (db *DB) keepHeads(table string, keys []itemKey, found map[itemKey]map[stri
 		if !db.cachesHead(table, k) {
 			continue
 		}
+		if found[k] == nil && isHistorySK(k.SK) {
+			// Executions are written by the workers: "none yet" is not
+			// worth keeping against the moment the job stores it.
+			continue
+		}
 		key := partitionKey(table, k.PK)
 		old, _ := db.partitions.Get(key) // nil when absent
 		if old != nil && old.heads == nil {
 			continue
 		}
-		db.partitions.Put(key, old.withHead(k.SK, found[k], db.now()), t)
+		p := old.withHead(k.SK, found[k], db.now())
+		if p.size > maxCachedPartitionBytes {
+			p = (*partition)(nil).withHead(k.SK, found[k], db.now())
+		}
+		if p.size <= maxCachedPartitionBytes {
+			db.partitions.Put(key, p, t)
+		}
 	}
 }

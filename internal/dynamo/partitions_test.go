@@ -333,21 +333,38 @@ func TestPartitionCache(t *testing.T) {
 		reads(func(got *algoitny.SearchHistory, counts map[algoitny.UsageAction]int) bool {
 			return got.IsCodePublic && counts[algoitny.ActionExecution] == 1
 		})
-		// An execution read before it exists is kept as absent, until it is
-		// written.
+		// A read a write will be decided on goes to DynamoDB: a process that
+		// tells nobody (no SetChanges) gives the execution hints; the cached
+		// copy does not know, a fresh read does.
+		silent, err := dynamo.Open(ctx, dynamo.Config{Endpoint: dynamotest.Endpoint(), TablePrefix: strings.TrimSuffix(cached.Tables().Main, "Main")})
+		ok(t, err)
+		_, err = silent.SetHints(ctx, h.Ref(), []string{"one", "two"})
+		ok(t, err)
+		if got := must[*algoitny.SearchHistory](t)(cached.GetHistory(ctx, h.Ref())); len(got.Hints) != 1 {
+			t.Fatalf("the cached copy changed without a notification: %v", got.Hints)
+		}
+		if got := must[*algoitny.SearchHistory](t)(cached.GetHistory(algoitny.WithFreshReads(ctx), h.Ref())); len(got.Hints) != 2 {
+			t.Fatalf("a fresh read: %v", got.Hints)
+		}
+		// An execution that does not exist yet is not kept as absent (the
+		// workers write them); a huge one is not kept at all.
 		later := newHistory("exec-user", algoitny.PlatformBaekjoon, "1001", algoitny.LanguagePython, false)
 		later.ID, _ = worker.NewHistoryID()
-		_, err = cached.GetHistory(ctx, later.Ref())
-		errCode(t, err, algoitny.ENOTFOUND)
-		ok(t, worker.CreateHistory(ctx, later))
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			if _, err := cached.GetHistory(ctx, later.Ref()); err == nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("a new execution stayed absent in the cache")
+		huge := newHistory("exec-user", algoitny.PlatformBaekjoon, "1002", algoitny.LanguagePython, false)
+		huge.Code = incompressible(300 << 10)
+		ok(t, worker.CreateHistory(ctx, huge))
+		for range 2 {
+			before := cached.Requests()
+			_, err = cached.GetHistory(ctx, later.Ref())
+			errCode(t, err, algoitny.ENOTFOUND)
+			got, err := cached.GetHistory(ctx, huge.Ref())
+			ok(t, err)
+			if len(got.Code) != 300<<10 || cached.Requests()-before != 2 {
+				t.Fatalf("absent and huge executions: %d requests", cached.Requests()-before)
 			}
 		}
+		ok(t, silent.CreateHistory(ctx, later)) // tells nobody
+		ok(t, err2(cached.GetHistory(ctx, later.Ref())))
 	})
 
 	t.Run("BigPartitionsAreNotCached", func(t *testing.T) {
@@ -366,3 +383,6 @@ func TestPartitionCache(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// err2 keeps the error of a call's two results.
+func err2[T any](_ T, err error) error { return err }

@@ -250,6 +250,8 @@ func itemSize(item map[string]types.AttributeValue) int {
 			for _, e := range v.Value {
 				n += itemSize(map[string]types.AttributeValue{"": e}) + 1
 			}
+		case *types.AttributeValueMemberM:
+			n += itemSize(v.Value) + 3
 		default:
 			n += 16
 		}

@@ -137,7 +137,8 @@ func (s *Service) GenerateHints(ctx context.Context, ref algoitny.HistoryRef) (*
 	if err := a.RequireUser(); err != nil {
 		return nil, err
 	}
-	h, err := s.Store.GetHistory(ctx, ref)
+	// Fresh: whether it has hints already decides whether this one is charged.
+	h, err := s.Store.GetHistory(algoitny.WithFreshReads(ctx), ref)
 	if err != nil {
 		return nil, err
 	}
