@@ -254,21 +254,24 @@ func (b *run) fanBaseline(ctx context.Context, n, rounds int, msg []byte) (*samp
 	}
 	s := &samples{}
 	time.Sleep(200 * time.Millisecond)
-	for range rounds {
+	for r := range rounds {
 		start := time.Now()
 		resp, err := b.api.client.Post("http://"+addr+"/broadcast", "application/json", bytes.NewReader(msg))
 		if err != nil {
 			return nil, 0, err
 		}
 		resp.Body.Close()
+		round := &samples{}
 		for range n {
 			select {
 			case t := <-got:
 				s.add(t.Sub(start))
+				round.add(t.Sub(start))
 			case <-time.After(30 * time.Second):
 				s.fail()
 			}
 		}
+		b.logf("fan-out baseline round %d: p50 %s, p95 %s, last %s", r, ms(round.quantile(0.5)), ms(round.quantile(0.95)), ms(round.quantile(1)))
 		time.Sleep(200 * time.Millisecond)
 	}
 	closeAll(raws, nil)
