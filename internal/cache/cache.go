@@ -18,6 +18,8 @@ package cache
 import (
 	"cmp"
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -66,6 +68,16 @@ type Cache[K comparable, V any] struct {
 	forgotAt map[K]uint64
 	bytes    int
 	entries  map[K]entry[V]
+	// flights are the reads of Load in progress, by key.
+	flights map[K]*flight[V]
+}
+
+// flight is one read of Load that callers missing the same key share.
+type flight[V any] struct {
+	t    Ticket
+	done chan struct{} // closed when v and err are set
+	v    V
+	err  error
 }
 
 // maxForgotten bounds forgotAt; past it, it is emptied and the change
@@ -160,6 +172,90 @@ func (c *Cache[K, V]) Put(k K, v V, t Ticket) {
 	}
 	c.entries[k] = entry[V]{v: v, size: size, epoch: t.epoch, expires: c.cfg.Now().Add(c.cfg.TTL)}
 	c.bytes += size
+}
+
+// ErrOff is Load's answer while the cache is off: nothing was read, and the
+// caller reads storage its own way.
+var ErrOff = errors.New("cache: off")
+
+// LoadTimeout bounds a read of Load: it runs on after the caller that
+// started it has gone, for the others waiting on it.
+const LoadTimeout = 10 * time.Second
+
+// Load reads k with read and stores what it returns, like Begin, read, Put;
+// but callers that miss the same key at the same time share one read: a
+// newcomer waits for a read of k in flight instead of starting its own, if
+// that read began after k's latest change (a read older than a change is
+// never shared, as it is never stored). So a popular entry that was just
+// forgotten costs storage one read, not one per request that missed it.
+//
+// The read runs with ctx's values but not its cancellation (bounded by
+// LoadTimeout): the caller that started it may go away while others wait.
+// Each caller waits until the read is done or its own ctx ends (then it
+// returns ctx's error). A failed read is returned to every caller that
+// shared it, and nothing is stored. Load does not look at the entry of k:
+// callers Get first. It returns ErrOff, without reading, while the cache is
+// off.
+func (c *Cache[K, V]) Load(ctx context.Context, k K, read func(context.Context) (V, error)) (V, error) {
+	var zero V
+	if c == nil {
+		return zero, ErrOff
+	}
+	c.mu.Lock()
+	f := c.flights[k]
+	if f == nil || !c.currentLocked(k, f.t) {
+		t := Ticket{gen: c.gen}
+		if c.broker != nil {
+			t.epoch = c.broker.Epoch()
+		}
+		if !t.Live() {
+			c.mu.Unlock()
+			return zero, ErrOff
+		}
+		f = &flight[V]{t: t, done: make(chan struct{})}
+		if c.flights == nil {
+			c.flights = make(map[K]*flight[V])
+		}
+		c.flights[k] = f
+		go c.fly(ctx, k, f, read)
+	}
+	c.mu.Unlock()
+	select {
+	case <-f.done:
+		return f.v, f.err
+	case <-ctx.Done():
+		return zero, ctx.Err()
+	}
+}
+
+// fly makes f's read, stores its value and lets the waiting callers have it.
+func (c *Cache[K, V]) fly(ctx context.Context, k K, f *flight[V], read func(context.Context) (V, error)) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), LoadTimeout)
+	defer cancel()
+	defer func() {
+		c.mu.Lock()
+		if c.flights[k] == f {
+			delete(c.flights, k)
+		}
+		c.mu.Unlock()
+		close(f.done)
+	}()
+	defer func() {
+		if p := recover(); p != nil {
+			f.err = fmt.Errorf("cache: read of a shared load panicked: %v", p)
+		}
+	}()
+	f.v, f.err = read(ctx)
+	if f.err == nil {
+		c.Put(k, f.v, f.t)
+	}
+}
+
+// currentLocked reports whether a read of k made with t would still be
+// stored: the cache is on in the same epoch and neither k nor every key
+// changed since t. c.mu is held.
+func (c *Cache[K, V]) currentLocked(k K, t Ticket) bool {
+	return c.broker != nil && t.epoch != 0 && c.broker.Epoch() == t.epoch && t.gen >= c.wideGen && t.gen >= c.forgotAt[k]
 }
 
 func (c *Cache[K, V]) dropLocked(k K) {

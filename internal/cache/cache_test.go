@@ -2,6 +2,7 @@ package cache_test
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strconv"
 	"sync/atomic"
@@ -226,6 +227,155 @@ func TestBounds(t *testing.T) {
 		}
 		if n != 3 {
 			t.Fatalf("%d values of 30 bytes kept under a 100-byte bound, want 3", n)
+		}
+	})
+}
+
+// blockingRead is a read of Load that counts its calls, tells started of
+// each and returns value once release is closed.
+type blockingRead struct {
+	calls   atomic.Int32
+	started chan struct{}
+	release chan struct{}
+	value   string
+}
+
+func newBlockingRead(value string) *blockingRead {
+	return &blockingRead{started: make(chan struct{}, 100), release: make(chan struct{}), value: value}
+}
+
+func (r *blockingRead) read(ctx context.Context) (string, error) {
+	r.calls.Add(1)
+	r.started <- struct{}{}
+	select {
+	case <-r.release:
+		return r.value, nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+type loaded struct {
+	v   string
+	err error
+}
+
+func load(ctx context.Context, c *cache.Cache[string, string], k string, read func(context.Context) (string, error)) <-chan loaded {
+	out := make(chan loaded, 1)
+	go func() {
+		if v, ok := c.Get(k); ok { // as callers do
+			out <- loaded{v, nil}
+			return
+		}
+		v, err := c.Load(ctx, k, read)
+		out <- loaded{v, err}
+	}()
+	return out
+}
+
+func TestLoad(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	t.Run("MissesShareOneRead", func(t *testing.T) {
+		t.Parallel()
+		c, _ := watched(t, newBroker(t), cache.Config[string]{})
+		r := newBlockingRead("v1")
+		first := load(ctx, c, "k", r.read)
+		<-r.started
+		var others []<-chan loaded
+		for range 10 {
+			others = append(others, load(ctx, c, "k", r.read))
+		}
+		time.Sleep(20 * time.Millisecond) // the others are waiting (or reading, if they do not share)
+		if n := r.calls.Load(); n != 1 {
+			t.Fatalf("11 callers missing one key made %d reads, want 1", n)
+		}
+		close(r.release)
+		for _, ch := range append(others, first) {
+			if got := <-ch; got.err != nil || got.v != "v1" {
+				t.Fatalf("Load = %q, %v; want the shared read's v1", got.v, got.err)
+			}
+		}
+		if !hit(c, "k", "v1") {
+			t.Fatal("the shared read was not stored")
+		}
+	})
+	t.Run("NotSharedAcrossAChange", func(t *testing.T) {
+		t.Parallel()
+		c, _ := watched(t, newBroker(t), cache.Config[string]{})
+		before := newBlockingRead("before")
+		first := load(ctx, c, "k", before.read)
+		<-before.started
+		c.Forget("k") // k changes while the first read is in flight
+		after := newBlockingRead("after")
+		second := load(ctx, c, "k", after.read)
+		select {
+		case <-after.started:
+		case <-time.After(10 * time.Second):
+			t.Fatal("a caller after the change waited for a read that began before it")
+		}
+		// A newcomer now shares the read that began after the change.
+		third := load(ctx, c, "k", before.read)
+		close(after.release)
+		if got := <-second; got.v != "after" {
+			t.Fatalf("the read after the change gave %q", got.v)
+		}
+		if got := <-third; got.v != "after" {
+			t.Fatalf("a newcomer got %q, want the read that began after the change", got.v)
+		}
+		close(before.release)
+		if got := <-first; got.v != "before" || got.err != nil {
+			t.Fatalf("the first caller got %q, %v", got.v, got.err)
+		}
+		if !hit(c, "k", "after") {
+			t.Fatal("the read that raced with the change was stored, or the later one was not")
+		}
+		if n := before.calls.Load(); n != 1 {
+			t.Fatalf("the read from before the change ran %d times", n)
+		}
+	})
+	t.Run("CallersMayLeave", func(t *testing.T) {
+		t.Parallel()
+		c, _ := watched(t, newBroker(t), cache.Config[string]{})
+		r := newBlockingRead("v")
+		lctx, leave := context.WithCancel(ctx)
+		starter := load(lctx, c, "k", r.read)
+		<-r.started
+		waiter := load(ctx, c, "k", r.read)
+		time.Sleep(20 * time.Millisecond) // the waiter shares the read
+		leave()
+		if got := <-starter; !errors.Is(got.err, context.Canceled) {
+			t.Fatalf("the caller that left got %q, %v; want its context's error", got.v, got.err)
+		}
+		close(r.release)
+		if got := <-waiter; got.err != nil || got.v != "v" {
+			t.Fatalf("the caller still waiting got %q, %v: the read must outlive the caller that started it", got.v, got.err)
+		}
+	})
+	t.Run("FailuresAreSharedNotStored", func(t *testing.T) {
+		t.Parallel()
+		c, _ := watched(t, newBroker(t), cache.Config[string]{})
+		boom := errors.New("boom")
+		if _, err := c.Load(ctx, "k", func(context.Context) (string, error) { return "", boom }); !errors.Is(err, boom) {
+			t.Fatalf("Load = %v, want the read's error", err)
+		}
+		_, err := c.Load(ctx, "p", func(context.Context) (string, error) { panic("read panicked") })
+		if err == nil {
+			t.Fatal("a read that panicked returned no error")
+		}
+		if _, ok := c.Get("k"); ok {
+			t.Fatal("a failed read was stored")
+		}
+		if v, err := c.Load(ctx, "k", func(context.Context) (string, error) { return "v", nil }); err != nil || v != "v" || !hit(c, "k", "v") {
+			t.Fatalf("after a failure Load = %q, %v; want a new read, stored", v, err)
+		}
+	})
+	t.Run("Off", func(t *testing.T) {
+		t.Parallel()
+		c := cache.New[string, string](cache.Config[string]{TTL: time.Minute})
+		read := false
+		if _, err := c.Load(ctx, "k", func(context.Context) (string, error) { read = true; return "v", nil }); !errors.Is(err, cache.ErrOff) || read {
+			t.Fatalf("Load on a cache that is off = %v (read: %t); want ErrOff without reading", err, read)
 		}
 	})
 }

@@ -62,3 +62,9 @@ func GoogleIDMarkerExists(ctx context.Context, db *DB, googleID string) (bool, e
 	item, err := db.getItem(fresh(ctx), db.tables.Users, itemKey{googleIDMarkerPK(googleID), skUnique})
 	return item != nil, err
 }
+
+// ForgetProblemPartition drops a problem's partition from db's cache, as a
+// change would, without telling anyone (no notification comes back).
+func ForgetProblemPartition(db *DB, ref algoitny.ProblemRef) {
+	db.partitions.Forget(partitionKey(db.tables.Main, problemPK(ref.Platform, ref.ProblemID)))
+}

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"slices"
 	"sort"
@@ -206,42 +207,50 @@ func (db *DB) cachesPartition(ctx context.Context, q *query) bool {
 }
 
 // partition returns the partition pk from the cache or, when the cache is on,
-// reads and caches it. ok is false when the cache is off or the partition is
-// too big: the caller reads DynamoDB as usual.
+// reads and caches it (requests that miss it together share one read: a
+// popular problem just edited costs one load, not one per request). ok is
+// false when the cache is off or the partition is too big: the caller reads
+// DynamoDB as usual.
 func (db *DB) partition(ctx context.Context, pk string) (p *partition, ok bool, err error) {
 	key := partitionKey(db.tables.Main, pk)
 	if p, ok := db.partitions.Get(key); ok && p.heads == nil {
 		return p, !p.tooBig, nil
 	}
-	t := db.partitions.Begin()
-	if !t.Live() {
+	p, err = db.partitions.Load(ctx, key, func(ctx context.Context) (*partition, error) { return db.loadPartition(ctx, pk) })
+	switch {
+	case errors.Is(err, cache.ErrOff):
 		return nil, false, nil
+	case err != nil:
+		return nil, false, err
 	}
-	p = &partition{}
+	return p, !p.tooBig, nil
+}
+
+// loadPartition reads the whole of partition pk, page by page, or as much of
+// it as shows that it is too big to keep (then only the marker is returned).
+func (db *DB) loadPartition(ctx context.Context, pk string) (*partition, error) {
+	p := &partition{}
 	q := &query{list: "partition", table: db.tables.Main, pk: pk, forward: true}
 	var start map[string]types.AttributeValue
 	for {
 		items, next, err := db.query(ctx, q, partitionPage, start)
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		for _, it := range items {
 			p.size += itemCost(it)
 		}
 		if p.size > maxCachedPartitionBytes {
-			db.partitions.Put(key, &partition{tooBig: true}, t)
-			return nil, false, nil
+			return &partition{tooBig: true}, nil
 		}
 		p.items = append(p.items, items...)
 		if len(next) == 0 {
-			break
+			// A forward Query returns the items in sort-key order, which
+			// answer and cachedItem rely on.
+			return p, nil
 		}
 		start = next
 	}
-	// A forward Query returns the items in sort-key order, which answer and
-	// cachedItem rely on.
-	db.partitions.Put(key, p, t)
-	return p, true, nil
 }
 
 // answer is what DynamoDB would return for q (on this partition) with limit

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -365,6 +366,59 @@ func TestPartitionCache(t *testing.T) {
 		}
 		ok(t, silent.CreateHistory(ctx, later)) // tells nobody
 		ok(t, err2(cached.GetHistory(ctx, later.Ref())))
+	})
+
+	// Requests that miss one partition together share one load of it: a
+	// popular problem just edited costs DynamoDB one read, not one per
+	// request. (That a read begun before a change is not shared after it is
+	// internal/cache's TestLoad.)
+	t.Run("ConcurrentMissesShareOneLoad", func(t *testing.T) {
+		hot := newProblem(algoitny.PlatformBaekjoon, "4000", algoitny.LanguagePython, true)
+		ok(t, cached.CreateProblem(ctx, hot, algoitny.Unlimited))
+		ok(t, cached.AddTestCases(ctx, hot.Ref(), []*algoitny.TestCase{{Input: "1 2\n", Output: "3\n"}}))
+		// concurrently reads the first page from n goroutines let go at
+		// once and returns the DynamoDB requests they made in all.
+		concurrently := func(n int) int64 {
+			go1 := make(chan struct{})
+			errs := make(chan error, n)
+			var total atomic.Int64
+			for range n {
+				go func() {
+					rctx, counter := dynamo.WithRequestCounter(ctx)
+					<-go1
+					page, err := cached.ListTestCases(rctx, hot.Ref(), algoitny.PageRequest{First: 10})
+					if err == nil && len(page.Items) != 1 {
+						err = fmt.Errorf("%d cases, want 1", len(page.Items))
+					}
+					total.Add(counter.Count())
+					errs <- err
+				}()
+			}
+			close(go1)
+			for range n {
+				ok(t, <-errs)
+			}
+			return total.Load()
+		}
+		// The writes' own notifications come back through the broker (and
+		// make the partition be read again): wait until they have.
+		for free, deadline := 0, time.Now().Add(10*time.Second); free < 3; time.Sleep(20 * time.Millisecond) {
+			if concurrently(1) == 0 {
+				free++
+			} else {
+				free = 0
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the partition never stayed cached")
+			}
+		}
+		dynamo.ForgetProblemPartition(cached, hot.Ref())
+		if n := concurrently(16); n != 1 {
+			t.Fatalf("16 concurrent reads of a partition just forgotten made %d DynamoDB requests, want 1", n)
+		}
+		if n := concurrently(4); n != 0 {
+			t.Fatalf("reads of a cached partition made %d requests", n)
+		}
 	})
 
 	t.Run("BigPartitionsAreNotCached", func(t *testing.T) {
