@@ -53,6 +53,13 @@
 //     bwrap) plus the language's own variables. Nothing of the server's
 //     environment (session secret, API keys, AWS credentials, DATABASE_URL)
 //     reaches user code;
+//   - a system call filter (seccomp, set by the supervisor before the
+//     program starts; it holds for compilers and checkers too): System V
+//     shared memory and message queues, memfd and userfaultfd — memory that
+//     no rlimit bounds and no RSS shows, which could exhaust the host — and
+//     io_uring, bpf, perf events, the keyrings, mounts and new namespaces
+//     (so no nested user namespace even with a bubblewrap older than 0.8)
+//     fail with ENOSYS, as on a kernel without them;
 //   - stdin, stdout and stderr are pipes; the engine never opens a file in a
 //     directory the program could write. A custom checker's input, output and
 //     answer files live in a directory of the engine's that the program never
@@ -114,8 +121,10 @@
 //   - Processes: RLIMIT_NPROC, per user namespace (and per run uid), bounds
 //     processes and threads; fork bombs stall at the limit.
 //   - On a limit, on context cancellation or when the program exits, nothing
-//     it started survives: the supervisor is pid 1 of the pid namespace, and
-//     the engine also kills whatever still has the run's uid.
+//     it started survives: the supervisor is pid 1 of the pid namespace (it
+//     kills and reaps what the program left before it reports, so their CPU
+//     time counts), and the engine also kills whatever still has the run's
+//     uid.
 //
 // # Memory per language
 //
@@ -145,7 +154,8 @@
 // trailing blank lines and a missing final newline are ignored), CheckTokens,
 // CheckExact, CheckFloat (absolute or relative error), CheckYesNo. CheckCustom
 // runs a checker program in the sandbox as `checker input output answer`:
-// exit 0 accepted, 1 wrong answer, anything else INTERNAL_ERROR.
+// exit 0 accepted, 1 wrong answer (2, testlib's presentation error, too),
+// anything else INTERNAL_ERROR; the status decides, never what it printed.
 // Checker.Compare is usable on its own.
 //
 // # Concurrency

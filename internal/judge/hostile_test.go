@@ -282,6 +282,88 @@ print("parent done")
 		requireNoLeftovers(t, base, marker)
 	})
 
+	// Memory no limit sees (System V shared memory and message queues, memfd,
+	// userfaultfd) and kernel surface no program needs (io_uring, new
+	// namespaces) are refused, as on a kernel without them; threads and
+	// fork still work.
+	t.Run("RefusedSystemCalls", func(t *testing.T) {
+		t.Parallel()
+		e, base := newEngine(t, judge.Config{}, "c")
+		src := `#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/msg.h>
+#include <sys/shm.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+static void report(const char *what, long r) { printf("%s %s\n", what, r < 0 && errno == ENOSYS ? "refused" : "ALLOWED"); errno = 0; }
+static void *thread(void *arg) { return arg; }
+int main(void) {
+	report("shmget", shmget(IPC_PRIVATE, 1 << 27, IPC_CREAT | 0600));
+	report("msgget", msgget(IPC_PRIVATE, IPC_CREAT | 0600));
+	report("memfd_create", memfd_create("hoard", 0));
+	report("userfaultfd", syscall(SYS_userfaultfd, 0));
+	report("io_uring_setup", syscall(SYS_io_uring_setup, 8, NULL));
+	report("unshare", unshare(CLONE_NEWUSER));
+	report("clone", syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, 0, 0, 0, 0));
+	pthread_t t;
+	printf("thread %s\n", pthread_create(&t, NULL, thread, NULL) == 0 && pthread_join(t, NULL) == 0 ? "ok" : "FAILED");
+	pid_t pid = fork();
+	if (pid == 0) _exit(7);
+	int st = 0;
+	printf("fork %s\n", pid > 0 && waitpid(pid, &st, 0) == pid && WEXITSTATUS(st) == 7 ? "ok" : "FAILED");
+	return 0;
+}
+`
+		want := "shmget refused\nmsgget refused\nmemfd_create refused\nuserfaultfd refused\nio_uring_setup refused\n" +
+			"unshare refused\nclone refused\nthread ok\nfork ok\n"
+		p := compile(t, e, "c", src)
+		rr, out := run(t, p, "", judge.Limits{MaxProcesses: 4})
+		requireVerdict(t, "refused system calls", rr.Verdict, judge.Accepted, rr)
+		if out != want {
+			t.Fatalf("output:\n%s\nwant:\n%s", out, want)
+		}
+		requireNoLeftovers(t, base, "")
+	})
+
+	// A child that works for the program and is left behind when it exits
+	// is killed and reaped before the usage is read: its CPU time counts.
+	t.Run("LeftChildrenCount", func(t *testing.T) {
+		t.Parallel()
+		e, base := newEngine(t, judge.Config{}, "c")
+		src := `#include <signal.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+int main(void) {
+	int fds[2];
+	char c;
+	if (pipe(fds) < 0) return 1;
+	if (fork() == 0) {
+		clock_t end = clock() + CLOCKS_PER_SEC * 6 / 10; /* 0.6 s of CPU */
+		volatile unsigned long n = 0;
+		while (clock() < end) n++;
+		write(fds[1], "x", 1);
+		pause();
+	}
+	read(fds[0], &c, 1); /* waits without CPU; never reaps the child */
+	puts("42");
+	return 0;
+}
+`
+		p := compile(t, e, "c", src)
+		rr, out := run(t, p, "", judge.Limits{CPUTime: 5 * time.Second, MaxProcesses: 4})
+		requireVerdict(t, "left child", rr.Verdict, judge.Accepted, rr)
+		if out != "42\n" || rr.CPUTime < 500*time.Millisecond {
+			t.Fatalf("output %q, CPU %v: the child's 0.6 s of CPU must count", out, rr.CPUTime)
+		}
+		requireNoLeftovers(t, base, "")
+	})
+
 	t.Run("SymlinkReplacement", func(t *testing.T) {
 		t.Parallel()
 		work := tempDir(t)

@@ -100,6 +100,12 @@ print("ok")
 			{"WrongAnswer", "input()\nprint(0, 0)\n", judge.Checker{Kind: judge.CheckCustom, Program: prog}, judge.WrongAnswer, "0 + 0 != 10"},
 			{"CheckerFails", "n = int(input())\nprint(1, n - 1)\n", judge.Checker{Kind: judge.CheckCustom, Language: "python",
 				Source: "import sys\nsys.exit(3)\n"}, judge.InternalError, "checker failed"},
+			// The exit status decides, not the text: a checker echoing the
+			// contestant's "MemoryError" still says wrong answer.
+			{"EchoedOutputIsNotTheCheckersError", "input()\nprint('MemoryError: Cannot allocate memory')\n", judge.Checker{Kind: judge.CheckCustom, Language: "python",
+				Source: "import sys\nsys.stderr.write('found ' + open(sys.argv[2]).read())\nsys.exit(1)\n"}, judge.WrongAnswer, "found MemoryError"},
+			{"PresentationError", "input()\nprint(1,2)\n", judge.Checker{Kind: judge.CheckCustom, Language: "python",
+				Source: "import sys\nprint('wrong output format')\nsys.exit(2)\n"}, judge.WrongAnswer, "wrong output format"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				t.Parallel()

@@ -2,9 +2,11 @@
  * reaper: the process supervisor of the AlgoItny judge (internal/judge).
  *
  * It runs as pid 1 of the sandbox (bwrap --as-pid-1), or as the direct child of
- * the judge when unsandboxed. It sets the resource limits, forks the program,
- * reaps every process that ends up as its child, and reports the program's exit
- * status and resource usage on a pipe the program cannot reach.
+ * the judge when unsandboxed. It sets the resource limits and a system call
+ * filter, forks the program, reaps every process that ends up as its child
+ * (when the program exits, whatever it left is killed and reaped first, so
+ * that their CPU time counts), and reports the program's exit status and
+ * resource usage on a pipe the program cannot reach.
  *
  * Why a separate binary: the judge is a Go program, and Go starts children with
  * vfork, so the kernel records the judge's own peak RSS as the child's
@@ -38,8 +40,90 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <stddef.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/sched.h>
+#include <linux/seccomp.h>
+
+/*
+ * The system calls the program (and the compiler) may not make: they answer
+ * ENOSYS, as on a kernel without them, and runtimes fall back.
+ *   - memory that no limit sees and no RSS shows: System V shared memory and
+ *     message queues (the sandbox's IPC namespace has no bound of its own),
+ *     memfd (file memory counted against nothing), userfaultfd;
+ *   - kernel surface no judged program needs: io_uring, bpf,
+ *     perf_event_open, the keyrings, mounts, and new namespaces (unshare,
+ *     setns, clone with a CLONE_NEW* flag; clone3, whose flags a filter
+ *     cannot read, so that the C library falls back to clone).
+ * Other ABIs (32-bit, x32) get nothing.
+ */
+#if defined(__x86_64__)
+#define JUDGE_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define JUDGE_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#else
+#error "the judge's supervisor knows the system calls of x86_64 and aarch64 only"
+#endif
+
+#define DENIED (SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA))
+#define DENY(nr) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), BPF_STMT(BPF_RET | BPF_K, DENIED)
+#define NEW_NAMESPACES                                                                                     \
+	(CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWCGROUP)
+
+static int deny_syscalls(void)
+{
+	struct sock_filter filter[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, JUDGE_AUDIT_ARCH, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, DENIED),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+#ifdef __x86_64__
+		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1), /* x32 */
+		BPF_STMT(BPF_RET | BPF_K, DENIED),
+#endif
+		/* clone: allowed unless it asks for a new namespace (flags: arg 0). */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 4),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, NEW_NAMESPACES, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, DENIED),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		DENY(__NR_clone3),
+		DENY(__NR_unshare),
+		DENY(__NR_setns),
+		DENY(__NR_shmget),
+		DENY(__NR_msgget),
+		DENY(__NR_memfd_create),
+		DENY(__NR_userfaultfd),
+#ifdef __NR_memfd_secret
+		DENY(__NR_memfd_secret),
+#endif
+		DENY(__NR_io_uring_setup),
+		DENY(__NR_io_uring_enter),
+		DENY(__NR_io_uring_register),
+		DENY(__NR_bpf),
+		DENY(__NR_perf_event_open),
+		DENY(__NR_add_key),
+		DENY(__NR_request_key),
+		DENY(__NR_keyctl),
+		DENY(__NR_mount),
+		DENY(__NR_umount2),
+		DENY(__NR_pivot_root),
+		DENY(__NR_open_tree),
+		DENY(__NR_move_mount),
+		DENY(__NR_fsopen),
+		DENY(__NR_fsmount),
+		DENY(__NR_fspick),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {.len = sizeof filter / sizeof filter[0], .filter = filter};
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
 
 struct named_limit {
 	const char *key;
@@ -165,6 +249,12 @@ int main(int argc, char **argv)
 				_exit(125);
 			}
 		}
+		if (deny_syscalls() < 0) {
+			e = errno;
+			if (write(errpipe[1], &e, sizeof e) < 0)
+				_exit(125);
+			_exit(125);
+		}
 		execvp(argv[i + 1], argv + i + 1);
 		e = errno;
 		if (write(errpipe[1], &e, sizeof e) < 0)
@@ -186,10 +276,19 @@ int main(int argc, char **argv)
 		if (w < 0 && errno != EINTR)
 			break;
 	}
-	/* Unsandboxed, nothing else ends the program's background processes (in
-	 * the sandbox, our exit ends the whole pid namespace). */
-	if (getpid() != 1)
+	/* The program's background processes end with it, and what they used
+	 * counts: every process left is killed (the whole pid namespace in the
+	 * sandbox, the program's process group otherwise) and reaped before the
+	 * usage is read (orphans come back to us, pid 1 or subreaper). */
+	if (getpid() == 1)
+		kill(-1, SIGKILL);
+	else
 		kill(-pid, SIGKILL);
+	for (;;) {
+		pid_t w = waitpid(-1, NULL, 0);
+		if (w < 0 && errno != EINTR)
+			break;
+	}
 	getrusage(RUSAGE_CHILDREN, &ru);
 	dprintf(out, "status=%d utime_us=%lld stime_us=%lld maxrss_kb=%ld execerr=%d\n", status,
 		(long long)ru.ru_utime.tv_sec * 1000000LL + ru.ru_utime.tv_usec,
