@@ -3052,6 +3052,7 @@ input ExecuteCodeInput {
   problemId: String!
   language: Language!
   code: String!
+  "Show the execution (code, each test's output) to everyone. Only for a published problem: BAD_USER_INPUT for a draft."
   isCodePublic: Boolean
   "Repeating a submission with the same key returns the same job (24 h)."
   idempotencyKey: String
@@ -3160,6 +3161,7 @@ type Mutation {
   reviewProblem(platform: Platform!, problemId: String!, input: ReviewProblemInput!): Problem!
   extractProblem(url: String!): Job!
   cancelJob(id: ID!): Job!
+  "Makes one of the caller's executions public or private. BAD_USER_INPUT to make public an execution of a draft or deleted problem."
   setHistoryVisibility(id: ID!, isCodePublic: Boolean!): SearchHistory!
   "Erases every item of the signed-in user. Safe to retry."
   deleteMyAccount: Boolean!

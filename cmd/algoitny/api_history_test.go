@@ -141,6 +141,32 @@ func TestAPIHistory(t *testing.T) {
 		s.query(t, alice, `mutation($id: ID!) { setHistoryVisibility(id: $id, isCodePublic: false) { isCodePublic } }`, map[string]any{"id": privateID})
 	})
 
+	// A public execution shows its problem's title and every test's output:
+	// of a draft, that would publish tests only its author (and some plans)
+	// may see. Neither executeCode nor setHistoryVisibility makes one public.
+	t.Run("DraftsExecutionsStayPrivate", func(t *testing.T) {
+		s.createProblem(t, admin, "BAEKJOON", "draft1", 1, false)
+		r := s.query(t, admin, executeMutation, map[string]any{"in": map[string]any{
+			"platform": "BAEKJOON", "problemId": "draft1", "language": "PYTHON", "code": "print(input())", "isCodePublic": true}})
+		if r.code() != "BAD_USER_INPUT" || !strings.Contains(string(r.Raw), "draft") {
+			t.Fatalf("a public execution of a draft: %s", r.Raw)
+		}
+		draftRun := s.seedHistory(t, aliceU, "draft1", false)
+		id := globalIDOf("SearchHistory", draftRun.UserID, draftRun.ID)
+		for _, who := range []string{alice, admin} {
+			r := s.query(t, who, `mutation($id: ID!) { setHistoryVisibility(id: $id, isCodePublic: true) { isCodePublic } }`, map[string]any{"id": id})
+			if r.code() != "BAD_USER_INPUT" {
+				t.Fatalf("made an execution of a draft public: %s", r.Raw)
+			}
+		}
+		if r := s.query(t, alice, `mutation($id: ID!) { setHistoryVisibility(id: $id, isCodePublic: false) { isCodePublic } }`, map[string]any{"id": id}); len(r.Errors) > 0 {
+			t.Fatalf("making it private: %s", r.Raw)
+		}
+		if r := s.query(t, "", `{ publicHistory(filter: {problemId: "draft1"}) { edges { node { id } } } }`, nil); strings.Contains(string(r.Data), id) {
+			t.Fatalf("an execution of a draft is in the public feed: %s", r.Raw)
+		}
+	})
+
 	t.Run("FeedPagesAcrossBothSources", func(t *testing.T) {
 		carol := s.login(t, "carol@example.com")
 		carolU := s.user(t, "carol@example.com")

@@ -79,11 +79,12 @@ type CreateProblemInput struct {
 }
 
 type ExecuteCodeInput struct {
-	Platform     algoitny.Platform `json:"platform"`
-	ProblemID    string            `json:"problemId"`
-	Language     algoitny.Language `json:"language"`
-	Code         string            `json:"code"`
-	IsCodePublic *bool             `json:"isCodePublic,omitempty"`
+	Platform  algoitny.Platform `json:"platform"`
+	ProblemID string            `json:"problemId"`
+	Language  algoitny.Language `json:"language"`
+	Code      string            `json:"code"`
+	// Show the execution (code, each test's output) to everyone. Only for a published problem: BAD_USER_INPUT for a draft.
+	IsCodePublic *bool `json:"isCodePublic,omitempty"`
 	// Repeating a submission with the same key returns the same job (24 h).
 	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
 }

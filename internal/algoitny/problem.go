@@ -49,6 +49,12 @@ type ProblemRef struct {
 // Ref returns the problem's identity.
 func (p *Problem) Ref() ProblemRef { return ProblemRef{Platform: p.Platform, ProblemID: p.ProblemID} }
 
+// IsPublished says whether everyone may see p: completed and not deleted.
+// Only executions of a published problem may be public: a public
+// execution shows its problem's title and each test's output, which for a
+// draft would publish what only its author (and some plans) may see.
+func (p *Problem) IsPublished() bool { return p.IsCompleted && !p.IsDeleted }
+
 // CheckerKind names an output comparison (testlib's standard checkers).
 type CheckerKind string
 

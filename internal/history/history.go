@@ -17,6 +17,7 @@ type Store interface {
 	ListUserHistory(ctx context.Context, userID string, f algoitny.HistoryFilter, page algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error)
 	ListPublicHistory(ctx context.Context, f algoitny.HistoryFilter, page algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error)
 	SetHistoryVisibility(ctx context.Context, ref algoitny.HistoryRef, public bool) (*algoitny.SearchHistory, error)
+	GetProblem(ctx context.Context, ref algoitny.ProblemRef) (*algoitny.Problem, error)
 }
 
 // Service applies the history rules on top of a Store.
@@ -53,7 +54,8 @@ func (s *Service) Public(ctx context.Context, f algoitny.HistoryFilter, page alg
 }
 
 // SetVisibility makes the actor's own execution public or private (staff may
-// change anyone's). ENOTFOUND for others' executions.
+// change anyone's). ENOTFOUND for others' executions; EINVALID to make an
+// execution of a draft (or deleted) problem public (Problem.IsPublished).
 func (s *Service) SetVisibility(ctx context.Context, ref algoitny.HistoryRef, public bool) (*algoitny.SearchHistory, error) {
 	a := algoitny.ActorFrom(ctx)
 	if err := a.RequireUser(); err != nil {
@@ -61,6 +63,20 @@ func (s *Service) SetVisibility(ctx context.Context, ref algoitny.HistoryRef, pu
 	}
 	if !a.OwnsOrStaff(ref.UserID) {
 		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "history not found")
+	}
+	if public {
+		h, err := s.Store.GetHistory(ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		// Read fresh: the answer decides a write.
+		p, err := s.Store.GetProblem(algoitny.WithFreshReads(ctx), algoitny.ProblemRef{Platform: h.Platform, ProblemID: h.ProblemID})
+		if err != nil && !algoitny.IsCode(err, algoitny.ENOTFOUND) {
+			return nil, err
+		}
+		if p == nil || !p.IsPublished() {
+			return nil, algoitny.Invalid("isCodePublic", "executions of a draft or deleted problem cannot be public")
+		}
 	}
 	return s.Store.SetHistoryVisibility(ctx, ref, public)
 }

@@ -120,6 +120,9 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*algoitny.Job, 
 	if p.IsDeleted || p.TestCaseCount == 0 {
 		return nil, algoitny.Invalid("problemId", "the problem has no test cases yet")
 	}
+	if in.IsCodePublic && !p.IsPublished() {
+		return nil, algoitny.Invalid("isCodePublic", "executions of a draft problem cannot be public")
+	}
 	job := &algoitny.Job{
 		Type: algoitny.JobCodeExecution, UserID: a.UserID(), IdempotencyKey: in.IdempotencyKey,
 		Platform: p.Platform, ProblemID: p.ProblemID, Title: p.Title, Language: in.Language,
