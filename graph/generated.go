@@ -2529,6 +2529,11 @@ interface Node {
   id: ID!
 }
 
+"""
+A list's position. A filtered list reads a bounded number of items per
+request: a page may then hold fewer items than ` + "`" + `first` + "`" + `, even none, while
+hasNextPage is true. Continue from endCursor.
+"""
 type PageInfo {
   hasNextPage: Boolean!
   "Pass as ` + "`" + `after` + "`" + ` to get the next page."

@@ -129,6 +129,9 @@ type JobProgressEdge struct {
 type Mutation struct {
 }
 
+// A list's position. A filtered list reads a bounded number of items per
+// request: a page may then hold fewer items than `first`, even none, while
+// hasNextPage is true. Continue from endCursor.
 type PageInfo struct {
 	HasNextPage bool `json:"hasNextPage"`
 	// Pass as `after` to get the next page.

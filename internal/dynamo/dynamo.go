@@ -62,6 +62,9 @@ type DB struct {
 	now func() time.Time
 	// requests counts every DynamoDB API call made through this DB.
 	requests atomic.Int64
+	// filtered bounds the reads of a filtered page (query.go), replaceable
+	// in tests.
+	filtered filteredReads
 
 	// changes, log and partitions: see SetChanges (partitions.go).
 	changes    cache.Broker
@@ -98,7 +101,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load AWS config: %w", err)
 	}
-	db := &DB{tables: TablesWithPrefix(cfg.TablePrefix), now: time.Now}
+	db := &DB{tables: TablesWithPrefix(cfg.TablePrefix), now: time.Now, filtered: defaultFilteredReads}
 	db.client = dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
 		if cfg.Endpoint != "" {
 			o.BaseEndpoint = aws.String(cfg.Endpoint)

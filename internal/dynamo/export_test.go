@@ -68,3 +68,9 @@ func GoogleIDMarkerExists(ctx context.Context, db *DB, googleID string) (bool, e
 func ForgetProblemPartition(db *DB, ref algoitny.ProblemRef) {
 	db.partitions.Forget(partitionKey(db.tables.Main, problemPK(ref.Platform, ref.ProblemID)))
 }
+
+// BoundFilteredReads makes db's filtered pages read ahead `ahead` items per
+// call and make at most `calls` calls.
+func BoundFilteredReads(db *DB, ahead, calls int) {
+	db.filtered = filteredReads{ahead: ahead, calls: calls}
+}

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/dynamo"
 )
 
 func newHistory(user string, platform algoitny.Platform, problem string, lang algoitny.Language, public bool) *algoitny.SearchHistory {
@@ -33,6 +35,66 @@ func historyProblems(hs []*algoitny.SearchHistory) string {
 func TestHistory(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
+
+	// A filter that matches little reads a bounded number of items per page:
+	// the page ends early (maybe empty) with hasNextPage, and following the
+	// cursors still yields every match, in order, once.
+	t.Run("FilteredPagesAreBounded", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		dynamo.BoundFilteredReads(db, 4, 2) // at most 2 calls of 4 items
+		var want []string
+		for i := range 20 {
+			lang := algoitny.LanguagePython
+			if i%7 == 0 { // 0, 7, 14
+				lang = algoitny.LanguageC
+			}
+			h := newHistory("bounded", algoitny.PlatformBaekjoon, fmt.Sprint(1000+i), lang, true)
+			ok(t, db.CreateHistory(ctx, h))
+			if lang == algoitny.LanguageC {
+				want = append([]string{h.ProblemID}, want...) // newest first
+			}
+		}
+		c := algoitny.LanguageC
+		for _, list := range []struct {
+			name string
+			page func(ctx context.Context, p algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error)
+		}{
+			{"user", func(ctx context.Context, p algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
+				return db.ListUserHistory(ctx, "bounded", algoitny.HistoryFilter{Language: &c}, p)
+			}},
+			{"public", func(ctx context.Context, p algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
+				return db.ListPublicHistory(ctx, algoitny.HistoryFilter{Language: &c}, p)
+			}},
+		} {
+			var got []string
+			pages, short := 0, 0
+			for after := ""; ; pages++ {
+				if pages > 20 {
+					t.Fatalf("%s: the pages never end", list.name)
+				}
+				rctx, counter := dynamo.WithRequestCounter(ctx)
+				p, err := list.page(rctx, algoitny.PageRequest{First: 2, After: after})
+				ok(t, err)
+				if n := counter.Count(); n > 2 {
+					t.Fatalf("%s: a filtered page made %d DynamoDB requests, bound 2", list.name, n)
+				}
+				for _, h := range p.Items {
+					got = append(got, h.ProblemID)
+				}
+				if len(p.Items) < 2 && p.HasNextPage {
+					short++
+				}
+				if !p.HasNextPage {
+					break
+				}
+				after = p.EndCursor
+			}
+			if strings.Join(got, ",") != strings.Join(want, ",") || short == 0 {
+				t.Fatalf("%s: followed the cursors to %v (%d short pages), want %v and some short pages", list.name, got, short, want)
+			}
+		}
+	})
 
 	t.Run("CreateGetBatch", func(t *testing.T) {
 		t.Parallel()

@@ -108,11 +108,23 @@ type rawPage struct {
 	hasNextPage bool
 }
 
+// filteredReads bounds a filtered page: it reads ahead `ahead` items per
+// DynamoDB call, and makes at most `calls` calls. A filter that matches
+// little (a title nobody wrote, a problem nobody solved) must not read a
+// whole index for one request; past the bound the page ends early (see
+// page).
+type filteredReads struct{ ahead, calls int }
+
+var defaultFilteredReads = filteredReads{ahead: 100, calls: 10}
+
 // page reads one page of q: up to `first` items after the cursor `after`. It
 // reads one item more than asked to know whether another page exists, and
-// with a filter keeps reading until the page is full or the partition ends.
-// Each item's cursor is built from its own key, so a page that stops in the
-// middle of a DynamoDB page still resumes exactly after its last item.
+// with a filter keeps reading until the page is full, the partition ends or
+// the bound of filtered reads is reached: then the page holds what matched so far
+// (maybe nothing), hasNextPage is set and the end cursor resumes after the
+// last item read, matching or not. Each item's cursor is built from its own
+// key, so a page that stops in the middle of a DynamoDB page still resumes
+// exactly after its last item.
 func (db *DB) page(ctx context.Context, q *query, req algoitny.PageRequest) (rawPage, error) {
 	first, err := req.Validate()
 	if err != nil {
@@ -125,11 +137,12 @@ func (db *DB) page(ctx context.Context, q *query, req algoitny.PageRequest) (raw
 		}
 	}
 	var items []map[string]types.AttributeValue
-	for {
+	var resume map[string]types.AttributeValue // set when the read bound ends the page early
+	for reads := 1; ; reads++ {
 		need := first + 1 - len(items)
 		limit := int32(need)
 		if q.filter != nil {
-			limit = int32(max(need, 50)) // filtered pages read ahead
+			limit = int32(max(need, db.filtered.ahead))
 		}
 		got, next, err := db.fetch(ctx, q, limit, start)
 		if err != nil {
@@ -137,6 +150,10 @@ func (db *DB) page(ctx context.Context, q *query, req algoitny.PageRequest) (raw
 		}
 		items = append(items, got...)
 		if len(items) > first || len(next) == 0 {
+			break
+		}
+		if q.filter != nil && reads >= db.filtered.calls {
+			resume = next
 			break
 		}
 		start = next
@@ -151,6 +168,9 @@ func (db *DB) page(ctx context.Context, q *query, req algoitny.PageRequest) (raw
 	}
 	if n := len(p.cursors); n > 0 {
 		p.endCursor = p.cursors[n-1]
+	}
+	if resume != nil {
+		p.hasNextPage, p.endCursor = true, encodeCursor(q.list, q.index, resume)
 	}
 	return p, nil
 }

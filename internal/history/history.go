@@ -132,7 +132,10 @@ func (s *Service) Feed(ctx context.Context, page algoitny.PageRequest) (algoitny
 		}
 	}
 	if !cur.PublicDone {
-		if public, err = s.Store.ListPublicHistory(ctx, algoitny.HistoryFilter{ExcludeUserID: a.UserID()}, algoitny.PageRequest{First: first, After: cur.Public}); err != nil {
+		others := algoitny.HistoryFilter{ExcludeUserID: a.UserID()}
+		if public, err = full(first, cur.Public, func(p algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
+			return s.Store.ListPublicHistory(ctx, others, p)
+		}); err != nil {
 			return algoitny.Page[*algoitny.SearchHistory]{}, err
 		}
 	}
@@ -162,6 +165,29 @@ func (s *Service) Feed(ctx context.Context, page algoitny.PageRequest) (algoitny
 	}
 	out.HasNextPage = ownLeft || publicLeft
 	return out, nil
+}
+
+// full reads pages of list from after until it holds first items or the
+// list ends. A filtered list may end a page early (it reads a bounded number
+// of items per page), and the merge must see each source's next items, or it
+// would place an older item of one source before a newer one of the other.
+// (What the public source filters out is the caller's own public
+// executions, so a caller with many of them costs a few more reads.)
+func full(first int, after string, list func(algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error)) (algoitny.Page[*algoitny.SearchHistory], error) {
+	var out algoitny.Page[*algoitny.SearchHistory]
+	for {
+		p, err := list(algoitny.PageRequest{First: first - len(out.Items), After: after})
+		if err != nil {
+			return out, err
+		}
+		out.Items = append(out.Items, p.Items...)
+		out.Cursors = append(out.Cursors, p.Cursors...)
+		out.EndCursor, out.HasNextPage = p.EndCursor, p.HasNextPage
+		if len(out.Items) >= first || !p.HasNextPage {
+			return out, nil
+		}
+		after = p.EndCursor
+	}
 }
 
 // newer orders the feed: later first, ties broken by id for a stable order.
