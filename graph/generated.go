@@ -570,8 +570,10 @@ type UserResolver interface {
 	ID(ctx context.Context, obj *algoitny.User) (string, error)
 	Email(ctx context.Context, obj *algoitny.User) (*string, error)
 
+	IsStaff(ctx context.Context, obj *algoitny.User) (*bool, error)
 	Plan(ctx context.Context, obj *algoitny.User) (*algoitny.Plan, error)
 
+	LastLogin(ctx context.Context, obj *algoitny.User) (*time.Time, error)
 	AtcoderHandle(ctx context.Context, obj *algoitny.User) (*string, error)
 	SolvedProblems(ctx context.Context, obj *algoitny.User, platform *algoitny.Platform) (*atcoder.SolvedProblems, error)
 }
@@ -2788,9 +2790,11 @@ type User implements Node {
   name: String!
   picture: String!
   isActive: Boolean!
-  isStaff: Boolean!
+  "Only for the user themselves and staff (null for anyone else)."
+  isStaff: Boolean
   plan: Plan
   createdAt: Time!
+  "Only for the user themselves and staff."
   lastLogin: Time
   "The linked AtCoder account (the user themselves and staff only)."
   atcoderHandle: String
@@ -11953,18 +11957,18 @@ func (ec *executionContext) _User_isStaff(ctx context.Context, field graphql.Col
 			return ec.fieldContext_User_isStaff(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.IsStaff, nil
+			return ec.Resolvers.User().IsStaff(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_User_isStaff(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("User", field, true, true, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _User_plan(ctx context.Context, field graphql.CollectedField, obj *algoitny.User) (ret graphql.Marshaler) {
@@ -12031,7 +12035,7 @@ func (ec *executionContext) _User_lastLogin(ctx context.Context, field graphql.C
 			return ec.fieldContext_User_lastLogin(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.LastLogin, nil
+			return ec.Resolvers.User().LastLogin(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
@@ -12042,7 +12046,7 @@ func (ec *executionContext) _User_lastLogin(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_User_lastLogin(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type Time does not have child fields"))
+	return graphql.NewScalarFieldContext("User", field, true, true, errors.New("field of type Time does not have child fields"))
 }
 
 func (ec *executionContext) _User_atcoderHandle(ctx context.Context, field graphql.CollectedField, obj *algoitny.User) (ret graphql.Marshaler) {
@@ -18291,10 +18295,43 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "isStaff":
-			out.Values[i] = ec._User_isStaff(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._User_isStaff(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
 			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "plan":
 			field := field
 
@@ -18339,10 +18376,43 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "lastLogin":
-			out.Values[i] = ec._User_lastLogin(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._User_lastLogin(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
 			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "atcoderHandle":
 			field := field
 

@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/algoitny/api/graph/model"
 	"github.com/algoitny/api/internal/accounts"
 	"github.com/algoitny/api/internal/algoitny"
@@ -75,4 +76,15 @@ func (r *queryResolver) node(ctx context.Context, typ string, parts []string) (m
 	default: // Plan
 		return r.Resolver.Accounts.Plan(ctx, parts[0])
 	}
+}
+
+// seesPrivateFields says whether the caller may read u's private fields
+// (email, staff status, last sign-in): u themselves or staff. The user of a
+// sign-in payload is the caller, although the request carried no session
+// yet.
+func seesPrivateFields(ctx context.Context, u *algoitny.User) bool {
+	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Parent != nil && fc.Parent.Object == "AuthPayload" {
+		return true
+	}
+	return algoitny.ActorFrom(ctx).OwnsOrStaff(u.ID)
 }

@@ -7,8 +7,8 @@ package graph
 
 import (
 	"context"
+	"time"
 
-	"github.com/99designs/gqlgen/graphql"
 	"github.com/algoitny/api/graph/model"
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/atcoder"
@@ -662,16 +662,17 @@ func (r *userResolver) ID(ctx context.Context, obj *algoitny.User) (string, erro
 }
 
 func (r *userResolver) Email(ctx context.Context, obj *algoitny.User) (*string, error) {
-	// The user of a sign-in payload is the caller, although the request
-	// carried no session yet.
-	signingIn := false
-	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Parent != nil {
-		signingIn = fc.Parent.Object == "AuthPayload"
-	}
-	if !signingIn && !algoitny.ActorFrom(ctx).OwnsOrStaff(obj.ID) {
+	if !seesPrivateFields(ctx, obj) {
 		return nil, nil
 	}
 	return &obj.Email, nil
+}
+
+func (r *userResolver) IsStaff(ctx context.Context, obj *algoitny.User) (*bool, error) {
+	if !seesPrivateFields(ctx, obj) {
+		return nil, nil
+	}
+	return &obj.IsStaff, nil
 }
 
 func (r *userResolver) Plan(ctx context.Context, obj *algoitny.User) (*algoitny.Plan, error) {
@@ -684,6 +685,13 @@ func (r *userResolver) Plan(ctx context.Context, obj *algoitny.User) (*algoitny.
 		return nil, nil
 	}
 	return p, err
+}
+
+func (r *userResolver) LastLogin(ctx context.Context, obj *algoitny.User) (*time.Time, error) {
+	if !seesPrivateFields(ctx, obj) {
+		return nil, nil
+	}
+	return obj.LastLogin, nil
 }
 
 func (r *userResolver) AtcoderHandle(ctx context.Context, obj *algoitny.User) (*string, error) {

@@ -54,10 +54,18 @@ func TestAPIHistory(t *testing.T) {
 				t.Fatalf("%s reads private item: %s", tc.who, r.Raw)
 			}
 		}
-		// Public code is public; the author's email is not.
-		r := s.query(t, bob, `query($id: ID!) { searchHistory(id: $id) { code user { name email } problem { title } } }`, map[string]any{"id": publicID})
-		if !strings.Contains(string(r.Data), `"code":"secret code of alice@example.com"`) || !strings.Contains(string(r.Data), `"email":null`) || !strings.Contains(string(r.Data), `"title":"Problem 1000"`) {
+		// Public code is public; the author's email, staff status and last
+		// sign-in are not (but are for the author and staff).
+		const q = `query($id: ID!) { searchHistory(id: $id) { code user { name email isStaff lastLogin } problem { title } } }`
+		r := s.query(t, bob, q, map[string]any{"id": publicID})
+		if !strings.Contains(string(r.Data), `"code":"secret code of alice@example.com"`) || !strings.Contains(string(r.Data), `"email":null,"isStaff":null,"lastLogin":null`) || !strings.Contains(string(r.Data), `"title":"Problem 1000"`) {
 			t.Fatalf("public item for bob: %s", r.Raw)
+		}
+		for _, who := range []string{alice, admin} {
+			r := s.query(t, who, q, map[string]any{"id": publicID})
+			if !strings.Contains(string(r.Data), `"email":"alice@example.com","isStaff":false,`) {
+				t.Fatalf("public item for its author or staff: %s", r.Raw)
+			}
 		}
 	})
 
