@@ -2629,7 +2629,7 @@ type Problem implements Node {
   isCompleted: Boolean!
   isDeleted: Boolean!
   testCaseCount: Int!
-  "Extracted and generated problems wait for a staff review."
+  "Extracted and generated problems wait for a staff review; so does a reviewed problem its author (not staff) changed since."
   needsReview: Boolean!
   verifiedByAdmin: Boolean!
   reviewNotes: String!

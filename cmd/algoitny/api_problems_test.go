@@ -129,6 +129,38 @@ func TestAPIProblems(t *testing.T) {
 		}
 	})
 
+	// A staff review vouches for what staff saw: the author's later changes
+	// (fields or test cases) undo it; staff's own changes keep it.
+	t.Run("AuthorsChangesUndoTheReview", func(t *testing.T) {
+		s.query(t, admin, `mutation { createPlan(input: {name: "Author", maxHintsPerDay: 1, maxExecutionsPerDay: 1, maxProblems: 5, canViewAllProblems: false, canRegisterProblems: true}) { name } }`, nil)
+		author := s.login(t, "author@example.com")
+		s.query(t, admin, `mutation($id: ID!) { setUserPlan(userId: $id, plan: "Author") { id } }`, map[string]any{"id": globalIDOf("User", s.user(t, "author@example.com").ID)})
+		s.createProblem(t, author, "CODEFORCES", "3R", 1, true)
+		const state = `{ problem(platform: CODEFORCES, problemId: "3R") { needsReview verifiedByAdmin } }`
+		review := func() {
+			t.Helper()
+			if r := s.query(t, admin, `mutation { reviewProblem(platform: CODEFORCES, problemId: "3R", input: {verified: true}) { id } }`, nil); len(r.Errors) > 0 {
+				t.Fatal(r.Raw)
+			}
+		}
+		want := func(what, token, wantState string) {
+			t.Helper()
+			if r := s.query(t, token, state, nil); !strings.Contains(string(r.Data), wantState) {
+				t.Fatalf("after %s: %s, want %s", what, r.Raw, wantState)
+			}
+		}
+		const verified, undone = `"needsReview":false,"verifiedByAdmin":true`, `"needsReview":true,"verifiedByAdmin":false`
+		review()
+		want("the review", author, verified)
+		s.query(t, admin, `mutation { updateProblem(platform: CODEFORCES, problemId: "3R", input: {title: "Fixed by staff"}) { id } }`, nil)
+		want("a staff edit", author, verified)
+		s.query(t, author, `mutation { updateProblem(platform: CODEFORCES, problemId: "3R", input: {solutionCode: "print(0)"}) { id } }`, nil)
+		want("the author's edit", author, undone)
+		review()
+		s.query(t, author, `mutation { addTestCases(platform: CODEFORCES, problemId: "3R", testCases: [{input: "1\n", output: "2\n"}]) { id } }`, nil)
+		want("the author's new test case", author, undone)
+	})
+
 	t.Run("RegistrationNeedsPlanCapability", func(t *testing.T) {
 		r := s.query(t, alice, createProblemMutation, map[string]any{"in": map[string]any{"platform": "ATCODER", "problemId": "x", "title": "x", "language": "C"}})
 		if r.code() != "FORBIDDEN" {

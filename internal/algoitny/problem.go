@@ -111,6 +111,9 @@ type ProblemUpdate struct {
 	TimeLimitMs   *int
 	MemoryLimitMB *int
 	IsCompleted   *bool
+	// Unreviewed undoes a staff review (the problem needs one again and is
+	// no longer verified): its author changed what was reviewed.
+	Unreviewed bool
 }
 
 // TestCase is one input/expected-output pair of a problem. Inputs and outputs

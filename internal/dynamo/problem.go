@@ -279,6 +279,10 @@ func (db *DB) UpdateProblem(ctx context.Context, ref algoitny.ProblemRef, u algo
 	if u.MemoryLimitMB != nil {
 		set("MemoryLimitMB", *u.MemoryLimitMB)
 	}
+	if u.Unreviewed {
+		set("NeedsReview", true)
+		set("VerifiedByAdmin", false)
+	}
 	if u.IsCompleted != nil {
 		set("IsCompleted", *u.IsCompleted)
 		set(attrGSI2PK, gsiProblemCompleted(*u.IsCompleted))

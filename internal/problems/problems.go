@@ -159,13 +159,17 @@ func CheckCanRegister(ctx context.Context) error {
 }
 
 // Update changes a problem the actor may edit (staff or its author).
-// Completing a problem needs at least one test case. Returns ENOTFOUND,
-// EFORBIDDEN or EINVALID.
+// Completing a problem needs at least one test case. An author's change to a
+// problem staff reviewed undoes the review (reviewUndone). Returns
+// ENOTFOUND, EFORBIDDEN or EINVALID.
 func (s *Service) Update(ctx context.Context, ref algoitny.ProblemRef, u algoitny.ProblemUpdate) (*algoitny.Problem, error) {
 	p, err := s.editable(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
+	completing := u
+	completing.IsCompleted = nil
+	u.Unreviewed = completing != (algoitny.ProblemUpdate{}) && reviewUndone(ctx, p)
 	next := *p
 	applyUpdate(&next, u)
 	normalize(&next)
@@ -192,9 +196,11 @@ func (s *Service) Delete(ctx context.Context, ref algoitny.ProblemRef, reason st
 	return s.Store.GetProblem(ctx, ref)
 }
 
-// AddTestCases adds hand-written test cases to a problem the actor may edit.
+// AddTestCases adds hand-written test cases to a problem the actor may edit
+// (an author's undo a staff review: reviewUndone).
 func (s *Service) AddTestCases(ctx context.Context, ref algoitny.ProblemRef, cases []*algoitny.TestCase) (*algoitny.Problem, error) {
-	if _, err := s.editable(ctx, ref); err != nil {
+	p, err := s.editable(ctx, ref)
+	if err != nil {
 		return nil, err
 	}
 	if len(cases) == 0 {
@@ -203,10 +209,24 @@ func (s *Service) AddTestCases(ctx context.Context, ref algoitny.ProblemRef, cas
 	if err := validateTestCases(cases); err != nil {
 		return nil, err
 	}
+	if reviewUndone(ctx, p) {
+		// First: should adding fail halfway, the problem needs a review.
+		if _, err := s.Store.UpdateProblem(ctx, ref, algoitny.ProblemUpdate{Unreviewed: true}); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.Store.AddTestCases(ctx, ref, cases); err != nil {
 		return nil, err
 	}
 	return s.Store.GetProblem(ctx, ref)
+}
+
+// reviewUndone says whether a change the actor makes to p undoes its staff
+// review: a review vouches for what staff saw, and an author who is not
+// staff could otherwise change the solution, the checker or the tests of a
+// verified problem and keep the badge. Staff's own changes keep it.
+func reviewUndone(ctx context.Context, p *algoitny.Problem) bool {
+	return p.ReviewedAt != nil && !algoitny.ActorFrom(ctx).IsStaff()
 }
 
 // TestCases pages through the test cases of a problem the actor may see.
