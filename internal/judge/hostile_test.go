@@ -330,6 +330,28 @@ int main(void) {
 		requireNoLeftovers(t, base, "")
 	})
 
+	// Standard error is bounded like standard output: gigabytes written to
+	// it would cost the judge as much copying.
+	t.Run("FloodStandardError", func(t *testing.T) {
+		t.Parallel()
+		e, base := newEngine(t, judge.Config{}, "c")
+		src := `#include <stdio.h>
+#include <string.h>
+int main(void) {
+	static char line[1 << 16];
+	memset(line, 'e', sizeof line);
+	for (int i = 0; i < 1024; i++) /* 64 MB */
+		fwrite(line, 1, sizeof line, stderr);
+	puts("ok");
+	return 0;
+}
+`
+		p := compile(t, e, "c", src)
+		rr, _ := run(t, p, "", judge.Limits{OutputBytes: 1 << 20})
+		requireVerdict(t, "64 MB on stderr", rr.Verdict, judge.OutputLimitExceeded, rr)
+		requireNoLeftovers(t, base, "")
+	})
+
 	// A child that works for the program and is left behind when it exits
 	// is killed and reaped before the usage is read: its CPU time counts.
 	t.Run("LeftChildrenCount", func(t *testing.T) {

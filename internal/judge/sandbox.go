@@ -409,7 +409,13 @@ func (e *Engine) finish(ctx context.Context, p *process, r spawnReq) (spawnRes, 
 	}()
 	go func() {
 		defer wg.Done()
-		res.stderr, res.stderrTruncated = readCapped(p.stderrR, r.stderrCap)
+		// Only the start is kept, but all of it is read: standard error is
+		// bounded like standard output, or a program writing gigabytes to
+		// it would cost the judge that much copying, uncounted.
+		var kept strings.Builder
+		w := &cappedWriter{b: &kept, n: r.stderrCap}
+		copyLimited(p.stderrR, w, r.lim.output, func() { kill(killOutput) })
+		res.stderr, res.stderrTruncated = []byte(kept.String()), w.truncated
 	}()
 	var reportBytes []byte
 	go func() {
