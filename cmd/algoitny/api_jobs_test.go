@@ -5,6 +5,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/algoitny/api/internal/jobs"
 )
 
 const executeMutation = `mutation($in: ExecuteCodeInput!) { executeCode(input: $in) { id type status problem { problemId } } }`
@@ -189,4 +192,26 @@ func TestAPIJobs(t *testing.T) {
 			t.Fatalf("malformed id: %s", r.Raw)
 		}
 	})
+}
+
+// TestDeactivatedUsersJobsDoNotRun: an execution queued before its user was
+// deactivated fails when a worker takes it, without running the code.
+func TestDeactivatedUsersJobsDoNotRun(t *testing.T) {
+	t.Parallel()
+	a := startAPI(t, nil) // no workers: the job waits in the queue
+	admin := a.staff(t, "admin@example.com")
+	a.createProblem(t, admin, "BAEKJOON", "1000", 2, true)
+	bob := a.login(t, "bob@example.com")
+	var out struct{ ExecuteCode struct{ ID string } }
+	a.query(t, bob, executeMutation, map[string]any{"in": map[string]any{
+		"platform": "BAEKJOON", "problemId": "1000", "language": "PYTHON", "code": aPlusB}}).decode(t, &out)
+	a.query(t, admin, `mutation($id: ID!) { setUserActive(userId: $id, active: false) { isActive } }`,
+		map[string]any{"id": globalIDOf("User", a.user(t, "bob@example.com").ID)})
+
+	b := startAPITuned(t, func(c *Config) { *c = a.Config; c.Workers = true }, func(j *jobs.Config) {
+		j.FetchCooldown, j.FetchPollInterval = 20*time.Millisecond, 200*time.Millisecond
+	})
+	if j := b.waitJobResult(t, admin, out.ExecuteCode.ID); j.Status != "FAILED" || !strings.Contains(j.ErrorMessage, "deactivated") {
+		t.Fatalf("a deactivated user's queued execution: %+v", j)
+	}
 }

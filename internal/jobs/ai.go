@@ -203,6 +203,9 @@ func (r *Runner) draftProblem(ctx context.Context, rec *algoitny.Job, ex llm.Ext
 	if err != nil {
 		return false, err
 	}
+	if !u.IsActive {
+		return false, permanent(nil, "the account is deactivated")
+	}
 	if !u.IsStaff {
 		plan, err := r.cfg.Store.GetPlan(ctx, u.PlanName)
 		if err != nil {

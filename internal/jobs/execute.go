@@ -39,6 +39,9 @@ func (w *executeWorker) Work(ctx context.Context, job *river.Job[ExecuteArgs]) e
 		if err != nil {
 			return err
 		}
+		if !owner.IsActive { // deactivated after queueing it
+			return permanent(nil, "the account is deactivated")
+		}
 		sub := judge.Submission{
 			Language: string(rec.Language), Source: rec.SolutionCode,
 			Limits:  judge.Limits{CPUTime: time.Duration(p.TimeLimitMs) * time.Millisecond, MemoryBytes: int64(p.MemoryLimitMB) << 20},
