@@ -2634,7 +2634,7 @@ type Problem implements Node {
   verifiedByAdmin: Boolean!
   reviewNotes: String!
   reviewedAt: Time
-  "Test cases, oldest first."
+  "Test cases, oldest first. A page holds at most 16 MB of inputs and outputs (but always one case): it may then hold fewer than ` + "`" + `first` + "`" + `, with hasNextPage true."
   testCases(first: Int, after: String): TestCaseConnection!
   "Whether the signed-in user has this problem accepted on its judge (AtCoder, from the linked account's synced submissions); false when anonymous."
   solvedByMe: Boolean!

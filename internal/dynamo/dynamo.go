@@ -62,9 +62,11 @@ type DB struct {
 	now func() time.Time
 	// requests counts every DynamoDB API call made through this DB.
 	requests atomic.Int64
-	// filtered bounds the reads of a filtered page (query.go), replaceable
-	// in tests.
-	filtered filteredReads
+	// filtered bounds the reads of a filtered page (query.go), and
+	// maxCasePageBytes the inputs and outputs of a page of test cases
+	// (testcase.go); replaceable in tests.
+	filtered         filteredReads
+	maxCasePageBytes int
 
 	// changes, log and partitions: see SetChanges (partitions.go).
 	changes    cache.Broker
@@ -101,7 +103,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load AWS config: %w", err)
 	}
-	db := &DB{tables: TablesWithPrefix(cfg.TablePrefix), now: time.Now, filtered: defaultFilteredReads}
+	db := &DB{tables: TablesWithPrefix(cfg.TablePrefix), now: time.Now, filtered: defaultFilteredReads, maxCasePageBytes: 16 << 20}
 	db.client = dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
 		if cfg.Endpoint != "" {
 			o.BaseEndpoint = aws.String(cfg.Endpoint)

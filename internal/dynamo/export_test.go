@@ -74,3 +74,7 @@ func ForgetProblemPartition(db *DB, ref algoitny.ProblemRef) {
 func BoundFilteredReads(db *DB, ahead, calls int) {
 	db.filtered = filteredReads{ahead: ahead, calls: calls}
 }
+
+// BoundCasePages makes db's pages of test cases hold at most n bytes of
+// inputs and outputs (but always one case).
+func BoundCasePages(db *DB, n int) { db.maxCasePageBytes = n }

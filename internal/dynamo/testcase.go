@@ -366,7 +366,7 @@ func (db *DB) testCasePage(ctx context.Context, fetchQ, q *query, first int, sta
 	if other != nil {
 		extra++ // the METADATA item
 	}
-	for len(r.cases) < first || r.pending == nil {
+	for (len(r.cases) < first || r.pending == nil) && casesBytes(r.cases) < db.maxCasePageBytes {
 		items, next, err := db.fetch(ctx, fetchQ, int32(first+1-len(r.cases))+extra, start)
 		if err != nil {
 			return algoitny.Page[*algoitny.TestCase]{}, err
@@ -392,6 +392,12 @@ func (db *DB) testCasePage(ctx context.Context, fetchQ, q *query, first int, sta
 	if len(r.cases) > first {
 		out.Items = r.cases[:first]
 	}
+	// A page holds at most maxCasePageBytes of inputs and outputs (but
+	// always one case): a hundred cases of megabytes each would be one
+	// response of gigabytes.
+	for n := len(out.Items); n > 1 && casesBytes(out.Items) > db.maxCasePageBytes; n-- {
+		out.Items, out.HasNextPage = out.Items[:n-1], true
+	}
 	for i := range out.Items {
 		out.Cursors = append(out.Cursors, encodeCursor(q.list, "", r.keys[i]))
 	}
@@ -399,6 +405,15 @@ func (db *DB) testCasePage(ctx context.Context, fetchQ, q *query, first int, sta
 		out.EndCursor = out.Cursors[n-1]
 	}
 	return out, nil
+}
+
+// casesBytes is the size of test cases' inputs and outputs.
+func casesBytes(cases []*algoitny.TestCase) int {
+	n := 0
+	for _, tc := range cases {
+		n += len(tc.Input) + len(tc.Output)
+	}
+	return n
 }
 
 // prefetchedKey carries an item read ahead in a context (see PrefetchProblem).

@@ -95,6 +95,46 @@ func TestTestCases(t *testing.T) {
 		}
 	})
 
+	// A page of test cases holds a bounded number of bytes (but always one
+	// case): following the cursors still lists every case once, in order.
+	t.Run("PagesAreBoundedInBytes", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		db.SetClock(tick())
+		dynamo.BoundCasePages(db, 1<<20)
+		p := newProblem(algoitny.PlatformBaekjoon, "3000", algoitny.LanguageCPP, true)
+		ok(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
+		var cases []*algoitny.TestCase
+		for i, size := range []int{400 << 10, 400 << 10, 400 << 10, 1500 << 10, 10, 10} {
+			cases = append(cases, &algoitny.TestCase{Input: fmt.Sprintf("%d ", i) + incompressible(size), Output: fmt.Sprint(i)})
+		}
+		ok(t, db.AddTestCases(ctx, p.Ref(), cases))
+		var sizes []int
+		var got []*algoitny.TestCase
+		for after, pages := "", 0; ; pages++ {
+			if pages > 10 {
+				t.Fatal("the pages never end")
+			}
+			page, err := db.ListTestCases(ctx, p.Ref(), algoitny.PageRequest{First: 100, After: after})
+			ok(t, err)
+			sizes = append(sizes, len(page.Items))
+			got = append(got, page.Items...)
+			if !page.HasNextPage {
+				break
+			}
+			after = page.EndCursor
+		}
+		// 400+400 KB fit in 1 MB, a third does not; 1.5 MB alone; the rest.
+		if fmt.Sprint(sizes) != "[2 1 1 2]" || len(got) != len(cases) {
+			t.Fatalf("pages of %v cases, %d in all", sizes, len(got))
+		}
+		for i, tc := range got {
+			if tc.Input != cases[i].Input {
+				t.Fatalf("case %d differs", i)
+			}
+		}
+	})
+
 	t.Run("MissingProblem", func(t *testing.T) {
 		t.Parallel()
 		db := newDB(t)
