@@ -107,6 +107,12 @@ func (c *Cache[K, V]) Get(k K) (V, bool) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.getLocked(k)
+}
+
+// getLocked is Get with c.mu held.
+func (c *Cache[K, V]) getLocked(k K) (V, bool) {
+	var zero V
 	e, ok := c.entries[k]
 	if !ok || c.broker == nil {
 		return zero, false
@@ -182,26 +188,31 @@ var ErrOff = errors.New("cache: off")
 // started it has gone, for the others waiting on it.
 const LoadTimeout = 10 * time.Second
 
-// Load reads k with read and stores what it returns, like Begin, read, Put;
-// but callers that miss the same key at the same time share one read: a
-// newcomer waits for a read of k in flight instead of starting its own, if
-// that read began after k's latest change (a read older than a change is
-// never shared, as it is never stored). So a popular entry that was just
-// forgotten costs storage one read, not one per request that missed it.
+// Load returns the entry of k if it is cached (and want accepts it; nil
+// accepts any), or else reads k with read and stores what it returns, like
+// Begin, read, Put; but callers that miss the same key at the same time
+// share one read: a newcomer waits for a read of k in flight instead of
+// starting its own, if that read began after k's latest change (a read
+// older than a change is never shared, as it is never stored). So a popular
+// entry that was just forgotten costs storage one read, not one per request
+// that missed it.
 //
 // The read runs with ctx's values but not its cancellation (bounded by
 // LoadTimeout): the caller that started it may go away while others wait.
 // Each caller waits until the read is done or its own ctx ends (then it
 // returns ctx's error). A failed read is returned to every caller that
-// shared it, and nothing is stored. Load does not look at the entry of k:
-// callers Get first. It returns ErrOff, without reading, while the cache is
-// off.
-func (c *Cache[K, V]) Load(ctx context.Context, k K, read func(context.Context) (V, error)) (V, error) {
+// shared it, and nothing is stored. It returns ErrOff, without reading,
+// while the cache is off.
+func (c *Cache[K, V]) Load(ctx context.Context, k K, want func(V) bool, read func(context.Context) (V, error)) (V, error) {
 	var zero V
 	if c == nil {
 		return zero, ErrOff
 	}
 	c.mu.Lock()
+	if v, ok := c.getLocked(k); ok && (want == nil || want(v)) {
+		c.mu.Unlock()
+		return v, nil
+	}
 	f := c.flights[k]
 	if f == nil || !c.currentLocked(k, f.t) {
 		t := Ticket{gen: c.gen}

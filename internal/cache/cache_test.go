@@ -263,11 +263,7 @@ type loaded struct {
 func load(ctx context.Context, c *cache.Cache[string, string], k string, read func(context.Context) (string, error)) <-chan loaded {
 	out := make(chan loaded, 1)
 	go func() {
-		if v, ok := c.Get(k); ok { // as callers do
-			out <- loaded{v, nil}
-			return
-		}
-		v, err := c.Load(ctx, k, read)
+		v, err := c.Load(ctx, k, nil, read)
 		out <- loaded{v, err}
 	}()
 	return out
@@ -356,25 +352,57 @@ func TestLoad(t *testing.T) {
 		t.Parallel()
 		c, _ := watched(t, newBroker(t), cache.Config[string]{})
 		boom := errors.New("boom")
-		if _, err := c.Load(ctx, "k", func(context.Context) (string, error) { return "", boom }); !errors.Is(err, boom) {
-			t.Fatalf("Load = %v, want the read's error", err)
+		started, release := make(chan struct{}, 10), make(chan struct{})
+		var calls atomic.Int32
+		failing := func(context.Context) (string, error) {
+			calls.Add(1)
+			started <- struct{}{}
+			<-release
+			return "", boom
 		}
-		_, err := c.Load(ctx, "p", func(context.Context) (string, error) { panic("read panicked") })
+		first := load(ctx, c, "k", failing)
+		<-started
+		second := load(ctx, c, "k", failing)
+		time.Sleep(20 * time.Millisecond) // the second caller shares the read
+		close(release)
+		for _, ch := range []<-chan loaded{first, second} {
+			if got := <-ch; !errors.Is(got.err, boom) {
+				t.Fatalf("Load = %q, %v; want the shared read's error", got.v, got.err)
+			}
+		}
+		if n := calls.Load(); n != 1 {
+			t.Fatalf("two callers sharing a failing read made %d reads", n)
+		}
+		_, err := c.Load(ctx, "p", nil, func(context.Context) (string, error) { panic("read panicked") })
 		if err == nil {
 			t.Fatal("a read that panicked returned no error")
 		}
 		if _, ok := c.Get("k"); ok {
 			t.Fatal("a failed read was stored")
 		}
-		if v, err := c.Load(ctx, "k", func(context.Context) (string, error) { return "v", nil }); err != nil || v != "v" || !hit(c, "k", "v") {
+		if v, err := c.Load(ctx, "k", nil, func(context.Context) (string, error) { return "v", nil }); err != nil || v != "v" || !hit(c, "k", "v") {
 			t.Fatalf("after a failure Load = %q, %v; want a new read, stored", v, err)
+		}
+	})
+	t.Run("CachedEntryIsNotReadAgain", func(t *testing.T) {
+		t.Parallel()
+		c, _ := watched(t, newBroker(t), cache.Config[string]{})
+		c.Put("k", "partial", c.Begin())
+		reads := 0
+		read := func(context.Context) (string, error) { reads++; return "whole", nil }
+		if v, err := c.Load(ctx, "k", nil, read); v != "partial" || err != nil || reads != 0 {
+			t.Fatalf("Load of a cached key = %q, %v after %d reads; want the entry, no read", v, err, reads)
+		}
+		whole := func(v string) bool { return v == "whole" }
+		if v, err := c.Load(ctx, "k", whole, read); v != "whole" || err != nil || reads != 1 || !hit(c, "k", "whole") {
+			t.Fatalf("Load of an entry want refuses = %q, %v after %d reads; want a read, stored", v, err, reads)
 		}
 	})
 	t.Run("Off", func(t *testing.T) {
 		t.Parallel()
 		c := cache.New[string, string](cache.Config[string]{TTL: time.Minute})
 		read := false
-		if _, err := c.Load(ctx, "k", func(context.Context) (string, error) { read = true; return "v", nil }); !errors.Is(err, cache.ErrOff) || read {
+		if _, err := c.Load(ctx, "k", nil, func(context.Context) (string, error) { read = true; return "v", nil }); !errors.Is(err, cache.ErrOff) || read {
 			t.Fatalf("Load on a cache that is off = %v (read: %t); want ErrOff without reading", err, read)
 		}
 	})

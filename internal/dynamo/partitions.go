@@ -212,11 +212,9 @@ func (db *DB) cachesPartition(ctx context.Context, q *query) bool {
 // false when the cache is off or the partition is too big: the caller reads
 // DynamoDB as usual.
 func (db *DB) partition(ctx context.Context, pk string) (p *partition, ok bool, err error) {
-	key := partitionKey(db.tables.Main, pk)
-	if p, ok := db.partitions.Get(key); ok && p.heads == nil {
-		return p, !p.tooBig, nil
-	}
-	p, err = db.partitions.Load(ctx, key, func(ctx context.Context) (*partition, error) { return db.loadPartition(ctx, pk) })
+	whole := func(p *partition) bool { return p.heads == nil } // not only some items of it
+	p, err = db.partitions.Load(ctx, partitionKey(db.tables.Main, pk), whole,
+		func(ctx context.Context) (*partition, error) { return db.loadPartition(ctx, pk) })
 	switch {
 	case errors.Is(err, cache.ErrOff):
 		return nil, false, nil

@@ -114,7 +114,8 @@
 //     allocation (std::bad_alloc, MemoryError, OutOfMemoryError, "out of
 //     memory", ...), is MEMORY_LIMIT_EXCEEDED; so is a native executable whose
 //     static data alone exceeds the limit (checked from its ELF headers).
-//   - Output: stdout (or stderr) beyond Limits.OutputBytes kills the program
+//   - Output: stdout (or stderr: compilers' and checkers' is only cut)
+//     beyond Limits.OutputBytes kills the program
 //     (OUTPUT_LIMIT_EXCEEDED); files are bounded by RLIMIT_FSIZE
 //     (Limits.FileSizeBytes, SIGXFSZ or "File too large" is
 //     OUTPUT_LIMIT_EXCEEDED).
@@ -154,8 +155,8 @@
 // trailing blank lines and a missing final newline are ignored), CheckTokens,
 // CheckExact, CheckFloat (absolute or relative error), CheckYesNo. CheckCustom
 // runs a checker program in the sandbox as `checker input output answer`:
-// exit 0 accepted, 1 wrong answer (2, testlib's presentation error, too),
-// anything else INTERNAL_ERROR; the status decides, never what it printed.
+// exit 0 accepted, 1 wrong answer, anything else INTERNAL_ERROR; the status
+// decides, never what it printed.
 // Checker.Compare is usable on its own.
 //
 // # Concurrency

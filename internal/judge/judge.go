@@ -363,12 +363,13 @@ func (e *Engine) newCheckDir() (string, error) {
 }
 
 // runChecker runs a custom checker on input.txt, output.txt and answer.txt in
-// hostDir and maps its exit status: 0 accepted, 1 wrong answer (2 too:
-// testlib's presentation error), anything else an internal error (returned
-// as INTERNAL_ERROR with the reason). The status decides, not what the
-// checker printed: checkers echo the contestant's output, and a contestant
-// printing "MemoryError" must not turn a wrong answer into a checker that
-// ran out of memory.
+// hostDir and maps its exit status: 0 accepted, 1 wrong answer, anything
+// else an internal error (returned as INTERNAL_ERROR with the reason; 2
+// too: testlib's presentation error, but also what Python exits with when
+// the checker itself is broken). The status decides, not what the checker
+// printed: checkers echo the contestant's output, and a contestant printing
+// "MemoryError" must not turn a wrong answer into a checker that ran out of
+// memory.
 func (e *Engine) runChecker(ctx context.Context, checker *Program, tc TestCase, hostDir string) (Verdict, string, error) {
 	for _, f := range []struct {
 		name string
@@ -394,7 +395,7 @@ func (e *Engine) runChecker(ctx context.Context, checker *Program, tc TestCase, 
 		Args:   []string{"{check}/input.txt", "{check}/output.txt", "{check}/answer.txt"},
 		Stdout: &cappedWriter{b: &out, n: previewMax},
 		Limits: e.cfg.CheckerLimits,
-	}, []mount{{src: hostDir, dst: checkDir}}, map[string]string{"check": inBox})
+	}, true, []mount{{src: hostDir, dst: checkDir}}, map[string]string{"check": inBox})
 	if err != nil {
 		return InternalError, "", err
 	}
@@ -402,7 +403,7 @@ func (e *Engine) runChecker(ctx context.Context, checker *Program, tc TestCase, 
 	switch {
 	case rr.Verdict == Accepted:
 		return Accepted, comment, nil
-	case rr.Signal == "" && (rr.ExitCode == 1 || rr.ExitCode == 2) && rr.Verdict != TimeLimitExceeded:
+	case rr.Signal == "" && rr.ExitCode == 1 && rr.Verdict != TimeLimitExceeded:
 		return WrongAnswer, comment, nil
 	}
 	return InternalError, fmt.Sprintf("checker failed (%s: %s): %s", rr.Verdict, rr.Message, comment), nil

@@ -104,8 +104,9 @@ print("ok")
 			// contestant's "MemoryError" still says wrong answer.
 			{"EchoedOutputIsNotTheCheckersError", "input()\nprint('MemoryError: Cannot allocate memory')\n", judge.Checker{Kind: judge.CheckCustom, Language: "python",
 				Source: "import sys\nsys.stderr.write('found ' + open(sys.argv[2]).read())\nsys.exit(1)\n"}, judge.WrongAnswer, "found MemoryError"},
-			{"PresentationError", "input()\nprint(1,2)\n", judge.Checker{Kind: judge.CheckCustom, Language: "python",
-				Source: "import sys\nprint('wrong output format')\nsys.exit(2)\n"}, judge.WrongAnswer, "wrong output format"},
+			// A checker echoing a long output to stderr is not stopped for it.
+			{"LongEchoToStderr", "input()\nprint('x' * 3000000)\n", judge.Checker{Kind: judge.CheckCustom, Language: "python",
+				Source: "import sys\nsys.stderr.write(open(sys.argv[2]).read())\nprint('too long')\nsys.exit(1)\n"}, judge.WrongAnswer, "too long"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				t.Parallel()

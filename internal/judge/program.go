@@ -297,12 +297,14 @@ func (p *Program) Language() Language { return p.lang }
 // could not be set up (Verdict INTERNAL_ERROR), ErrClosed, or ctx's error when
 // ctx ended (the processes are killed at once).
 func (p *Program) Run(ctx context.Context, opts RunOptions) (RunResult, error) {
-	return p.run(ctx, opts, nil, nil)
+	return p.run(ctx, opts, false, nil, nil)
 }
 
-// run is Run with extra read-only mounts (a checker's files) and their
-// host/sandbox path pair for argument expansion.
-func (p *Program) run(ctx context.Context, opts RunOptions, extra []mount, pathVars map[string]string) (RunResult, error) {
+// run is Run, or with checker set a custom checker's run: with extra
+// read-only mounts (its files) and their host/sandbox path pair for
+// argument expansion, and standard error kept in part but never a reason to
+// stop it (a checker echoes the output it judges there).
+func (p *Program) run(ctx context.Context, opts RunOptions, checker bool, extra []mount, pathVars map[string]string) (RunResult, error) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	if p.closed {
@@ -342,7 +344,7 @@ func (p *Program) run(ctx context.Context, opts RunOptions, extra []mount, pathV
 	req := spawnReq{
 		argv: argv, env: expandAll(p.lang.Env, vars), dir: boxDir,
 		mounts: append([]mount{{src: p.build, dst: progDir}}, extra...), lim: eff,
-		stdin: opts.Stdin, stdout: opts.Stdout, stderrCap: stderrMax,
+		stdin: opts.Stdin, stdout: opts.Stdout, stderrCap: stderrMax, boundStderr: !checker,
 	}
 	var res spawnRes
 	if w := p.takeWarm(&req); w != nil && w.alive() && w.p.letGo() == nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -68,7 +69,11 @@ type spawnReq struct {
 	lim       effLimits
 	stdin     io.Reader // nil = empty
 	stdout    io.Writer // nil = discard
-	stderrCap int
+	stderrCap int       // what is kept of standard error
+	// boundStderr stops the run (killOutput) when standard error exceeds
+	// lim.output: for programs, not for compilers and checkers, whose
+	// standard error is only cut.
+	boundStderr bool
 }
 
 // spawnRes is what the engine observed about one process (tree).
@@ -414,7 +419,11 @@ func (e *Engine) finish(ctx context.Context, p *process, r spawnReq) (spawnRes, 
 		// it would cost the judge that much copying, uncounted.
 		var kept strings.Builder
 		w := &cappedWriter{b: &kept, n: r.stderrCap}
-		copyLimited(p.stderrR, w, r.lim.output, func() { kill(killOutput) })
+		limit := int64(math.MaxInt64)
+		if r.boundStderr {
+			limit = r.lim.output
+		}
+		copyLimited(p.stderrR, w, limit, func() { kill(killOutput) })
 		res.stderr, res.stderrTruncated = []byte(kept.String()), w.truncated
 	}()
 	var reportBytes []byte

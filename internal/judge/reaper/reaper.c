@@ -280,14 +280,27 @@ int main(int argc, char **argv)
 	 * counts: every process left is killed (the whole pid namespace in the
 	 * sandbox, the program's process group otherwise) and reaped before the
 	 * usage is read (orphans come back to us, pid 1 or subreaper). */
-	if (getpid() == 1)
+	if (getpid() == 1) {
 		kill(-1, SIGKILL);
-	else
+		for (;;) {
+			pid_t w = waitpid(-1, NULL, 0);
+			if (w < 0 && errno != EINTR)
+				break;
+		}
+	} else {
+		/* Unsandboxed, a process that left the group (setsid) is not
+		 * killed: reap what dies within 100 ms, never wait for it. */
+		int idle = 0;
 		kill(-pid, SIGKILL);
-	for (;;) {
-		pid_t w = waitpid(-1, NULL, 0);
-		if (w < 0 && errno != EINTR)
-			break;
+		while (idle < 100) {
+			pid_t w = waitpid(-1, NULL, WNOHANG);
+			if (w < 0 && errno != EINTR)
+				break;
+			if (w <= 0) {
+				usleep(1000);
+				idle++;
+			}
+		}
 	}
 	getrusage(RUSAGE_CHILDREN, &ru);
 	dprintf(out, "status=%d utime_us=%lld stime_us=%lld maxrss_kb=%ld execerr=%d\n", status,
