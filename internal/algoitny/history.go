@@ -89,9 +89,6 @@ type HistoryFilter struct {
 	Platform  *Platform
 	Language  *Language
 	ProblemID string
-	// ExcludeUserID leaves out one user's items (the feed merges the caller's
-	// own history with everyone else's public history).
-	ExcludeUserID string
 }
 
 // ExecutionStat is the number of executions on one platform in one language.

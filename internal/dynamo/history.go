@@ -213,9 +213,6 @@ func historyFilter(f algoitny.HistoryFilter) *expression.ConditionBuilder {
 	if f.ProblemID != "" {
 		conds = append(conds, expression.Name("ProblemNumber").Equal(expression.Value(f.ProblemID)))
 	}
-	if f.ExcludeUserID != "" {
-		conds = append(conds, expression.Name("UserID").NotEqual(expression.Value(f.ExcludeUserID)))
-	}
 	return andAll(conds)
 }
 

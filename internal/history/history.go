@@ -132,16 +132,21 @@ func (s *Service) Feed(ctx context.Context, page algoitny.PageRequest) (algoitny
 		}
 	}
 	if !cur.PublicDone {
-		others := algoitny.HistoryFilter{ExcludeUserID: a.UserID()}
-		if public, err = full(first, cur.Public, func(p algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
-			return s.Store.ListPublicHistory(ctx, others, p)
-		}); err != nil {
+		// Unfiltered (a filter could make pages short, and the merge must
+		// see each source's next items): the caller's own public
+		// executions come in both and are taken from the own source only.
+		if public, err = s.Store.ListPublicHistory(ctx, algoitny.HistoryFilter{}, algoitny.PageRequest{First: first, After: cur.Public}); err != nil {
 			return algoitny.Page[*algoitny.SearchHistory]{}, err
 		}
 	}
 	out := algoitny.Page[*algoitny.SearchHistory]{}
 	i, j := 0, 0
 	for len(out.Items) < first && (i < len(own.Items) || j < len(public.Items)) {
+		if j < len(public.Items) && a.SignedIn() && public.Items[j].UserID == a.UserID() {
+			cur.Public = public.Cursors[j] // the caller's own: from the own source
+			j++
+			continue
+		}
 		takeOwn := j >= len(public.Items) || (i < len(own.Items) && newer(own.Items[i], public.Items[j]))
 		if takeOwn {
 			out.Items = append(out.Items, own.Items[i])
@@ -165,29 +170,6 @@ func (s *Service) Feed(ctx context.Context, page algoitny.PageRequest) (algoitny
 	}
 	out.HasNextPage = ownLeft || publicLeft
 	return out, nil
-}
-
-// full reads pages of list from after until it holds first items or the
-// list ends. A filtered list may end a page early (it reads a bounded number
-// of items per page), and the merge must see each source's next items, or it
-// would place an older item of one source before a newer one of the other.
-// (What the public source filters out is the caller's own public
-// executions, so a caller with many of them costs a few more reads.)
-func full(first int, after string, list func(algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error)) (algoitny.Page[*algoitny.SearchHistory], error) {
-	var out algoitny.Page[*algoitny.SearchHistory]
-	for {
-		p, err := list(algoitny.PageRequest{First: first - len(out.Items), After: after})
-		if err != nil {
-			return out, err
-		}
-		out.Items = append(out.Items, p.Items...)
-		out.Cursors = append(out.Cursors, p.Cursors...)
-		out.EndCursor, out.HasNextPage = p.EndCursor, p.HasNextPage
-		if len(out.Items) >= first || !p.HasNextPage {
-			return out, nil
-		}
-		after = p.EndCursor
-	}
 }
 
 // newer orders the feed: later first, ties broken by id for a stable order.

@@ -13,21 +13,21 @@ import (
 	"github.com/algoitny/api/internal/history"
 )
 
-// listStore is an in-memory Store whose filtered public list reads a
-// bounded number of items per page, as internal/dynamo's does: its pages may
-// be short, even empty, while more follow.
+// listStore is an in-memory Store of executions, newest first.
 type listStore struct {
 	history.Store                           // the methods the feed does not use
 	all           []*algoitny.SearchHistory // newest first
-	scanPerPage   int
 }
 
 func (s *listStore) ListUserHistory(_ context.Context, userID string, _ algoitny.HistoryFilter, p algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
-	return s.page(p, s.scanPerPage*100, func(h *algoitny.SearchHistory) bool { return h.UserID == userID })
+	return s.page(p, len(s.all), func(h *algoitny.SearchHistory) bool { return h.UserID == userID })
 }
 
 func (s *listStore) ListPublicHistory(_ context.Context, f algoitny.HistoryFilter, p algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
-	return s.page(p, s.scanPerPage, func(h *algoitny.SearchHistory) bool { return h.IsCodePublic && h.UserID != f.ExcludeUserID })
+	if f != (algoitny.HistoryFilter{}) {
+		return algoitny.Page[*algoitny.SearchHistory]{}, fmt.Errorf("the feed filtered the public list (%+v): its pages could come back short", f)
+	}
+	return s.page(p, len(s.all), func(h *algoitny.SearchHistory) bool { return h.IsCodePublic })
 }
 
 // page reads at most scan items after the cursor (an index into all) and
@@ -62,14 +62,15 @@ func (s *listStore) page(p algoitny.PageRequest, scan int, match func(*algoitny.
 	return out, nil
 }
 
-// TestFeedWithShortPages: the feed merges the caller's executions with
-// everyone else's public ones newest first, each once, even when the public
-// list's pages come back short or empty (most of what it reads is the
-// caller's own public executions, which it filters out).
-func TestFeedWithShortPages(t *testing.T) {
+// TestFeedMergesOwnAndPublic: the feed merges the caller's executions with
+// everyone else's public ones newest first, each once — the caller's own
+// public executions, which come in both sources, included — across pages,
+// even when runs of the caller's own public executions fill whole pages of
+// the public list.
+func TestFeedMergesOwnAndPublic(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	store := &listStore{scanPerPage: 2}
+	store := &listStore{}
 	var want []string
 	for i := range 40 {
 		h := &algoitny.SearchHistory{ID: fmt.Sprintf("h%02d", 40-i), CreatedAt: t0.Add(time.Duration(40-i) * time.Minute)}

@@ -203,9 +203,6 @@ func (r *Runner) draftProblem(ctx context.Context, rec *algoitny.Job, ex llm.Ext
 	if err != nil {
 		return false, err
 	}
-	if !u.IsActive {
-		return false, permanent(nil, "the account is deactivated")
-	}
 	if !u.IsStaff {
 		plan, err := r.cfg.Store.GetPlan(ctx, u.PlanName)
 		if err != nil {

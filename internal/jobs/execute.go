@@ -39,9 +39,6 @@ func (w *executeWorker) Work(ctx context.Context, job *river.Job[ExecuteArgs]) e
 		if err != nil {
 			return err
 		}
-		if !owner.IsActive { // deactivated after queueing it
-			return permanent(nil, "the account is deactivated")
-		}
 		sub := judge.Submission{
 			Language: string(rec.Language), Source: rec.SolutionCode,
 			Limits:  judge.Limits{CPUTime: time.Duration(p.TimeLimitMs) * time.Millisecond, MemoryBytes: int64(p.MemoryLimitMB) << 20},
@@ -92,7 +89,9 @@ func history(rec *algoitny.Job, p *algoitny.Problem, owner *algoitny.User, res j
 	h := &algoitny.SearchHistory{
 		ID: rec.HistoryID, UserID: rec.UserID, UserEmail: owner.Email,
 		Platform: p.Platform, ProblemID: p.ProblemID, ProblemTitle: p.Title, ProblemInternalID: p.InternalID,
-		Language: rec.Language, Code: rec.SolutionCode, IsCodePublic: rec.IsCodePublic, JobID: rec.ID,
+		// Public only while the problem is published (it may have turned
+		// back into a draft since the job was queued).
+		Language: rec.Language, Code: rec.SolutionCode, IsCodePublic: rec.IsCodePublic && p.IsPublished(), JobID: rec.ID,
 		Verdict: algoitny.Verdict(res.Verdict), CompileMessage: res.CompileOutput,
 		PassedCount: res.Passed, FailedCount: res.Failed, TotalCount: res.Total,
 		MaxTimeMs: int(res.MaxCPUTime.Milliseconds()), MaxMemoryKB: int(res.MaxMemoryBytes >> 10),

@@ -27,8 +27,9 @@ func permanent(err error, format string, args ...any) error {
 
 // run is the frame every worker runs in. It loads the Job record, skips jobs
 // that are gone (account deleted) or already final (cancelled, or completed
-// by an earlier attempt), moves PENDING to PROCESSING (linking the River job,
-// so a crash between enqueue and link is repaired here), and then calls body.
+// by an earlier attempt), fails those of a deactivated user, moves PENDING
+// to PROCESSING (linking the River job, so a crash between enqueue and link
+// is repaired here), and then calls body.
 // Whatever body returns is turned into the record's state:
 //
 //   - nil: body has completed the job itself.
@@ -47,6 +48,19 @@ func run[T river.JobArgs](ctx context.Context, r *Runner, job *river.Job[T], job
 	}
 	if rec.Status.Final() {
 		return nil
+	}
+	if rec.UserID != "" {
+		// Queued before its user was deactivated: it fails, before it costs
+		// anything (a sandbox, a page fetch, an LLM call).
+		owner, err := r.cfg.Store.GetUserByID(ctx, rec.UserID)
+		switch {
+		case algoitny.IsCode(err, algoitny.ENOTFOUND):
+			return river.JobCancel(fmt.Errorf("job %s: its account no longer exists", jobID))
+		case err != nil:
+			return err
+		case !owner.IsActive:
+			return r.failed(ctx, rec, job.Attempt, job.MaxAttempts, permanent(nil, "the account is deactivated"))
+		}
 	}
 	if rec, err = r.begin(ctx, rec, job.ID, job.Attempt); err != nil {
 		if algoitny.IsCode(err, algoitny.ECONFLICT) {

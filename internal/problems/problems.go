@@ -263,7 +263,9 @@ func (s *Service) editable(ctx context.Context, ref algoitny.ProblemRef) (*algoi
 	if err := a.RequireUser(); err != nil {
 		return nil, err
 	}
-	p, err := s.Get(ctx, ref)
+	// Read fresh: what it says decides the write (who may edit, whether a
+	// review is undone).
+	p, err := s.Get(algoitny.WithFreshReads(ctx), ref)
 	if err != nil {
 		return nil, err
 	}
