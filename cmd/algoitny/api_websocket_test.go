@@ -224,6 +224,53 @@ func TestWebsocketLogoutClosesSocket(t *testing.T) {
 			t.Fatalf("close code %d after logout", code)
 		}
 	})
+	// An account change closes the sockets it ends at once, in every
+	// replica, not at their next periodic check (an hour here): a logout on
+	// the same replica, a deactivation made on another one. A socket of
+	// another session of the same user stays open.
+	t.Run("AtOnceInEveryReplica", func(t *testing.T) {
+		t.Parallel()
+		a := startAPI(t, func(c *Config) { c.WebsocketRecheck = time.Hour })
+		b := startAPI(t, func(c *Config) { *c = a.Config })
+		admin := a.staff(t, "admin@example.com")
+		a.createProblem(t, admin, "BAEKJOON", "1000", 1, true)
+		subscribed := func(s *apiServer, token, job string) *wsClient {
+			c := s.dialWS(t, "graphql-transport-ws", nil)
+			c.init(token)
+			c.subscribe("1", jobUpdated, map[string]any{"id": job})
+			if m := c.read(5 * time.Second); m.Type != "next" {
+				t.Fatalf("first event %+v", m)
+			}
+			return c
+		}
+		closedAtOnce := func(c *wsClient, what string) {
+			t.Helper()
+			start := time.Now()
+			if code := c.closeCode(10 * time.Second); code != 4403 {
+				t.Fatalf("close code %d after %s", code, what)
+			}
+			t.Logf("closed %v after %s", time.Since(start).Round(time.Millisecond), what)
+		}
+		leaver := a.login(t, "leaver@example.com")
+		stayer := a.login(t, "leaver@example.com") // another session
+		job := a.pendingJob(t, leaver)
+		gone, stays := subscribed(a, leaver, job), subscribed(a, stayer, job)
+		a.query(t, leaver, `mutation { logout }`, nil)
+		closedAtOnce(gone, "a logout")
+		if r := a.query(t, stayer, `{ me { email } }`, nil); r.Status != 200 || len(r.Errors) > 0 {
+			t.Fatalf("the other session: %s", r.Raw)
+		}
+		stays.subscribe("2", jobUpdated, map[string]any{"id": job})
+		if m := stays.read(5 * time.Second); m.Type != "next" {
+			t.Fatalf("the other session's socket after the logout: %+v", m)
+		}
+
+		bob := b.login(t, "bob@example.com")
+		onA := subscribed(a, bob, a.pendingJob(t, bob))
+		b.query(t, admin, `mutation($id: ID!) { setUserActive(userId: $id, active: false) { isActive } }`,
+			map[string]any{"id": globalIDOf("User", b.user(t, "bob@example.com").ID)})
+		closedAtOnce(onA, "a deactivation on another replica")
+	})
 	t.Run("NextOperation", func(t *testing.T) {
 		t.Parallel()
 		s := startAPI(t, func(c *Config) { c.WebsocketRecheck = time.Hour })

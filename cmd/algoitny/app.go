@@ -52,10 +52,11 @@ type Main struct {
 	// Tune adjusts the job runner's configuration (tests shorten its timings).
 	Tune func(*jobs.Config)
 
-	listener net.Listener
-	server   *http.Server
-	logs     *logWriter
-	pprof    *http.Server
+	listener  net.Listener
+	server    *http.Server
+	websocket *httpserver.WebsocketTransport // serve only: told of account changes
+	logs      *logWriter
+	pprof     *http.Server
 }
 
 // Open connects to DynamoDB and PostgreSQL, builds the services and the River
@@ -156,14 +157,15 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 		resolver.Authoring = &authoring.Service{Problems: problemSvc, Jobs: jobSvc, Judge: m.Judge}
 	}
 	metrics := httpserver.NewMetrics(func() float64 { return float64(m.DB.Requests()) })
+	m.websocket = httpserver.NewWebsocket(httpserver.WebsocketConfig{
+		Auth: m.Accounts, AllowedOrigins: m.Config.CORSOrigins,
+		PingInterval: m.Config.WebsocketPing, InitTimeout: m.Config.WebsocketInitTimeout,
+		RecheckInterval: m.Config.WebsocketRecheck, SharedFreshness: m.Config.WebsocketSharedFreshness,
+	})
 	gql := httpserver.NewGraphQL(httpserver.GraphQLConfig{
 		Resolver: resolver, Loaders: m.DB, Dev: m.Config.Dev, Logger: m.Logger,
-		Observe: httpserver.ObserveOperation,
-		Websocket: httpserver.NewWebsocket(httpserver.WebsocketConfig{
-			Auth: m.Accounts, AllowedOrigins: m.Config.CORSOrigins,
-			PingInterval: m.Config.WebsocketPing, InitTimeout: m.Config.WebsocketInitTimeout,
-			RecheckInterval: m.Config.WebsocketRecheck, SharedFreshness: m.Config.WebsocketSharedFreshness,
-		}),
+		Observe:   httpserver.ObserveOperation,
+		Websocket: m.websocket,
 	})
 	m.server = &http.Server{
 		Handler: httpserver.New(httpserver.Config{
@@ -253,6 +255,9 @@ func (m *Main) Run(ctx context.Context) error {
 			defer close(watching)
 			var wg sync.WaitGroup
 			wg.Go(func() { m.Accounts.WatchChanges(wctx) })
+			if m.websocket != nil {
+				wg.Go(func() { m.Accounts.FollowChanges(wctx, m.websocket.UserChanged) })
+			}
 			wg.Go(func() { m.DB.WatchChanges(wctx) })
 			wg.Wait()
 		}()

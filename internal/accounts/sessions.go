@@ -47,6 +47,34 @@ func (s *Service) WatchChanges(ctx context.Context) {
 	c.Watch(ctx, s.Changes, changesTopic, func(userID []byte) { s.forget(string(userID)) }, s.logger())
 }
 
+// FollowChanges calls changed with the id of every user whose account
+// changes in any process (logout, deactivation, plan or staff change,
+// deletion) until ctx is done: the websocket transport checks that user's
+// sockets at once rather than at their next periodic check. Without
+// Changes it returns at once. A change told while the subscription is down
+// is not replayed: followers keep their periodic checks.
+func (s *Service) FollowChanges(ctx context.Context, changed func(userID string)) {
+	if s.Changes == nil {
+		return
+	}
+	for ctx.Err() == nil {
+		sub, err := s.Changes.Subscribe(ctx, changesTopic)
+		if err != nil {
+			if ctx.Err() == nil {
+				s.logger().Warn("accounts: cannot follow account changes; sockets are checked periodically meanwhile", "err", err)
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+			continue
+		}
+		for e := range sub.Events() {
+			changed(string(e.Payload))
+		}
+	}
+}
+
 // forget drops the cached sessions of a user.
 func (s *Service) forget(userID string) {
 	s.sessionCache().ForgetFunc(func(_ string, snap *algoitny.AuthSnapshot) bool { return snap.User.ID == userID })

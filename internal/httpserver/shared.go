@@ -285,15 +285,16 @@ func mustJSON(v any) []byte {
 	return b
 }
 
-// websocketTransport is gqlgen's websocket transport, which also hands the
+// WebsocketTransport is gqlgen's websocket transport, which also hands the
 // executor to the socket's gorillaConn (shared subscriptions execute with
-// it).
-type websocketTransport struct {
+// it) and knows the signed-in sockets by user (UserChanged).
+type WebsocketTransport struct {
 	transport.Websocket
+	sockets *socketRegistry
 }
 
 // Do implements graphql.Transport.
-func (t websocketTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+func (t *WebsocketTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
 	if slot, ok := r.Context().Value(socketKey{}).(*socketSlot); ok {
 		slot.exec = exec
 	}

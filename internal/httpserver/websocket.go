@@ -51,19 +51,22 @@ type WebsocketConfig struct {
 	// RecheckInterval is how often a signed-in socket's session is checked
 	// again (default 1 min, ± 10 %): a logout, a deactivation or a change of staff
 	// status closes the socket with 4403 — its subscriptions were authorized
-	// for the old identity. Operations started on the socket re-authenticate
-	// anyway (ReauthenticateSocket).
+	// for the old identity. WebsocketTransport.UserChanged checks at once;
+	// this is the backstop for a notification lost. Operations started on
+	// the socket re-authenticate anyway (ReauthenticateSocket).
 	RecheckInterval time.Duration
 	// SharedFreshness is how old the latest event of a shared subscription
 	// (shared.go) may be for a newcomer to start from it; an older one
 	// makes the newcomer start a fresh execution (a fresh read). Default 10 s.
 	SharedFreshness time.Duration
+
+	sockets *socketRegistry // set by NewWebsocket
 }
 
 // NewWebsocket returns gqlgen's websocket transport (both the
 // graphql-transport-ws and the legacy graphql-ws subprotocols) running on
 // gorilla/websocket, with authentication in connection_init.
-func NewWebsocket(cfg WebsocketConfig) graphql.Transport {
+func NewWebsocket(cfg WebsocketConfig) *WebsocketTransport {
 	if cfg.InitTimeout == 0 {
 		cfg.InitTimeout = 10 * time.Second
 	}
@@ -83,15 +86,58 @@ func NewWebsocket(cfg WebsocketConfig) graphql.Transport {
 		cfg.SharedFreshness = 10 * time.Second
 	}
 	limit := cfg.ReadLimit
+	cfg.sockets = &socketRegistry{byUser: map[string]map[*gorillaConn]*socketSession{}}
 	// Keep-alive is ours (gorillaConn.keepAlive), not gqlgen's: its pinger is
 	// a goroutine per socket, ours a timer that holds no goroutine between
 	// pings — an idle subscriber costs less memory.
-	return websocketTransport{transport.Websocket{
+	return &WebsocketTransport{Websocket: transport.Websocket{
 		Implementation:   gorillaImplementation{cfg: cfg, hub: newHub(cfg.SharedFreshness)},
 		InitFunc:         cfg.initFunc,
 		InitTimeout:      cfg.InitTimeout,
 		PayloadReadLimit: &limit,
-	}}
+	}, sockets: cfg.sockets}
+}
+
+// UserChanged checks the sessions of the user's signed-in sockets at once
+// (not at their next periodic check) and closes with 4403 those no longer
+// accepted: call it for every account change any replica makes (logout,
+// deactivation, staff change, deletion; accounts.Service.FollowChanges).
+func (t *WebsocketTransport) UserChanged(userID string) { t.sockets.changed(userID) }
+
+// socketRegistry is the signed-in sockets of a transport, by user id.
+type socketRegistry struct {
+	mu     sync.Mutex
+	byUser map[string]map[*gorillaConn]*socketSession
+}
+
+func (r *socketRegistry) add(userID string, c *gorillaConn, sess *socketSession) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.byUser[userID] == nil {
+		r.byUser[userID] = map[*gorillaConn]*socketSession{}
+	}
+	r.byUser[userID][c] = sess
+}
+
+func (r *socketRegistry) remove(userID string, c *gorillaConn) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.byUser[userID], c)
+	if len(r.byUser[userID]) == 0 {
+		delete(r.byUser, userID)
+	}
+}
+
+func (r *socketRegistry) changed(userID string) {
+	r.mu.Lock()
+	socks := make(map[*gorillaConn]*socketSession, len(r.byUser[userID]))
+	for c, sess := range r.byUser[userID] {
+		socks[c] = sess
+	}
+	r.mu.Unlock()
+	for c, sess := range socks {
+		go c.checkSession(sess.stillValid)
+	}
 }
 
 // socketKey carries the socket of an upgrade request to the InitFunc.
@@ -148,6 +194,10 @@ func (cfg WebsocketConfig) initFunc(ctx context.Context, payload transport.InitP
 			slot.conn.expireAt(actor.ExpiresAt)
 		}
 		slot.conn.recheckEvery(cfg.RecheckInterval, sess.stillValid)
+		if cfg.sockets != nil {
+			cfg.sockets.add(actor.User.ID, slot.conn, sess)
+			slot.conn.onClose(func() { cfg.sockets.remove(actor.User.ID, slot.conn) })
+		}
 	}
 	ctx = algoitny.WithActor(context.WithValue(ctx, sessionKey{}, sess), actor)
 	if slot != nil && slot.conn != nil {
@@ -276,7 +326,9 @@ type gorillaConn struct {
 
 	mu       sync.Mutex // guards the fields below and serializes writes
 	inited   bool
-	closed   bool
+	closed   bool            // no more writes (a close frame was sent, or the connection is gone)
+	gone     bool            // Close ran
+	closers  []func()        // run by Close
 	active   map[string]bool // graphql-transport-ws subscription ids
 	expiry   *time.Timer
 	recheck  *time.Timer
@@ -558,9 +610,7 @@ func (g *gorillaConn) expireAt(t time.Time) {
 func (g *gorillaConn) recheckEvery(d time.Duration, valid func() bool) {
 	var tick func()
 	tick = func() {
-		if !valid() {
-			g.closeWith(closeForbidden, "Forbidden")
-			g.c.Close()
+		if !g.checkSession(valid) {
 			return
 		}
 		g.mu.Lock()
@@ -572,6 +622,30 @@ func (g *gorillaConn) recheckEvery(d time.Duration, valid func() bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.recheck = time.AfterFunc(jitter(d), tick)
+}
+
+// checkSession closes the socket with 4403 unless valid says its session
+// is still accepted, and reports whether it is.
+func (g *gorillaConn) checkSession(valid func() bool) bool {
+	if valid() {
+		return true
+	}
+	g.closeWith(closeForbidden, "Forbidden")
+	g.c.Close()
+	return false
+}
+
+// onClose runs f once the socket is closed (or at once if it is).
+func (g *gorillaConn) onClose(f func()) {
+	g.mu.Lock()
+	closed := g.closed && g.gone
+	if !closed {
+		g.closers = append(g.closers, f)
+	}
+	g.mu.Unlock()
+	if closed {
+		f()
+	}
 }
 
 // keepAlive sends a keep-alive every d from now on: a "ka" message with
@@ -635,9 +709,14 @@ func (g *gorillaConn) stopTimers() {
 // Close implements transport.WebsocketConn.
 func (g *gorillaConn) Close() error {
 	g.mu.Lock()
-	g.closed = true // no close frame after the connection is gone
+	g.closed, g.gone = true, true // no close frame after the connection is gone
 	g.stopTimers()
+	closers := g.closers
+	g.closers = nil
 	g.mu.Unlock()
+	for _, f := range closers {
+		f()
+	}
 	g.leaveAll()
 	return g.c.Close()
 }
