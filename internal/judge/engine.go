@@ -83,7 +83,8 @@ type Engine struct {
 	reaper      string
 	workDir     string
 	ownWorkDir  bool
-	sysDir      string // the engine's mirror of the /etc allowlist
+	workLock    *os.File // held while the engine lives (sweepWorkDirs)
+	sysDir      string   // the engine's mirror of the /etc allowlist
 	cacheDir    string
 	compileUID  int
 	slots       chan struct{}
@@ -206,11 +207,16 @@ func (e *Engine) setupDirs() error {
 		dirMode = 0o711
 	}
 	if e.cfg.WorkDir == "" {
-		dir, err := os.MkdirTemp("", "algoitny-judge-")
+		sweepWorkDirs()
+		dir, err := os.MkdirTemp("", workDirPrefix)
 		if err != nil {
 			return err
 		}
 		e.workDir, e.ownWorkDir = dir, true
+		if e.workLock, err = lockWorkDir(dir); err != nil {
+			removeAll(dir)
+			return err
+		}
 	} else {
 		abs, err := filepath.Abs(e.cfg.WorkDir)
 		if err != nil {
@@ -228,18 +234,7 @@ func (e *Engine) setupDirs() error {
 	if e.cacheDir == "" {
 		e.cacheDir = filepath.Join(os.TempDir(), fmt.Sprintf("algoitny-judge-cache-%d", os.Geteuid()))
 	}
-	if err := os.MkdirAll(e.cacheDir, dirMode); err != nil {
-		return err
-	}
-	// A cache in a shared directory must not be someone else's (or a symlink).
-	fi, err := os.Lstat(e.cacheDir)
-	if err != nil {
-		return err
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); !fi.IsDir() || (ok && int(st.Uid) != os.Geteuid()) {
-		return fmt.Errorf("%w: cache directory %s is not a directory owned by uid %d", ErrInvalidInput, e.cacheDir, os.Geteuid())
-	}
-	if err := os.Chmod(e.cacheDir, dirMode); err != nil {
+	if err := ownedDir(e.cacheDir, dirMode); err != nil {
 		return err
 	}
 	if e.switchUID {
@@ -250,6 +245,24 @@ func (e *Engine) setupDirs() error {
 		}
 	}
 	return nil
+}
+
+// ownedDir makes dir with mode if needed and checks that it is a directory
+// of this process's uid, not a symlink: one in a shared place such as /tmp
+// may have been made by someone else first (to poison what it holds, or
+// to hold its locks). ErrInvalidInput if it is not.
+func ownedDir(dir string, mode os.FileMode) error {
+	if err := os.MkdirAll(dir, mode); err != nil {
+		return err
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); !fi.IsDir() || (ok && int(st.Uid) != os.Geteuid()) {
+		return fmt.Errorf("%w: %s is not a directory owned by uid %d", ErrInvalidInput, dir, os.Geteuid())
+	}
+	return os.Chmod(dir, mode)
 }
 
 // checkTraversable verifies that every ancestor of dir can be traversed by
@@ -407,8 +420,58 @@ func (e *Engine) Close() error {
 func (e *Engine) removeWorkDir() {
 	if e.ownWorkDir {
 		removeAll(e.workDir)
+		if e.workLock != nil {
+			e.workLock.Close()
+		}
 	} else if e.sysDir != "" {
 		removeAll(e.sysDir)
+	}
+}
+
+// Work directories the engine makes for itself are named workDirPrefix +
+// random, hold a lock file locked while their engine lives, and are swept
+// by the next engine when their process died without Close (a crash would
+// otherwise leave its programs and scratch space in /tmp for good).
+const (
+	workDirPrefix = "algoitny-judge-"
+	workLockName  = ".lock"
+	// staleAfter spares the directory of an engine that is just starting
+	// (made, not yet locked).
+	staleAfter = time.Minute
+)
+
+func lockWorkDir(dir string) (*os.File, error) {
+	f, err := os.OpenFile(filepath.Join(dir, workLockName), os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// sweepWorkDirs removes the work directories of engines whose process is
+// gone: ours (same uid), locked by nobody, older than staleAfter.
+func sweepWorkDirs() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), workDirPrefix+"*"))
+	for _, dir := range dirs {
+		fi, err := os.Lstat(dir)
+		if err != nil || !fi.IsDir() || time.Since(fi.ModTime()) < staleAfter {
+			continue
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Geteuid() {
+			continue
+		}
+		f, err := os.OpenFile(filepath.Join(dir, workLockName), os.O_RDWR|syscall.O_NOFOLLOW, 0)
+		if err != nil {
+			continue // no lock file: not a work directory (the cache, the uid locks) or an old one
+		}
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+			removeAll(dir) // its engine is gone
+		}
+		f.Close()
 	}
 }
 
@@ -461,14 +524,18 @@ var runUIDs = struct {
 // maxRunUIDs bounds the uid range above UIDBase.
 const maxRunUIDs = 4096
 
-// uidLockDir holds the per-uid lock files (root only).
-var uidLockDir = filepath.Join(os.TempDir(), "algoitny-judge-uids")
+// uidLockDir holds the per-uid lock files (root only); checked once per
+// process (ownedDir).
+var (
+	uidLockDir      = filepath.Join(os.TempDir(), "algoitny-judge-uids")
+	checkUIDLockDir = sync.OnceValue(func() error { return ownedDir(uidLockDir, 0o700) })
+)
 
 func (e *Engine) acquireRunUID() (int, func(), error) {
 	if !e.switchUID {
 		return -1, func() {}, nil
 	}
-	if err := os.MkdirAll(uidLockDir, 0o700); err != nil {
+	if err := checkUIDLockDir(); err != nil {
 		return 0, nil, err
 	}
 	runUIDs.Lock()

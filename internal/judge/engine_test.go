@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -37,6 +39,72 @@ func TestNew(t *testing.T) {
 		t.Parallel()
 		if _, err := judge.New(judge.Config{Sandbox: "docker"}); !errors.Is(err, judge.ErrInvalidInput) {
 			t.Fatalf("New(Sandbox: docker): %v, want ErrInvalidInput", err)
+		}
+	})
+
+	// A cache directory someone else made first (in /tmp, say), or a
+	// symlink, is refused: what it holds (compilers' caches, the
+	// supervisor) runs for every submission.
+	t.Run("ErrInvalidInput_CacheDirNotOurs", func(t *testing.T) {
+		t.Parallel()
+		if os.Geteuid() != 0 {
+			t.Skip("needs root to make a directory someone else's")
+		}
+		theirs := filepath.Join(t.TempDir(), "theirs")
+		if err := os.Mkdir(theirs, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(theirs, 4242, 4242); err != nil {
+			t.Fatal(err)
+		}
+		link := filepath.Join(t.TempDir(), "link")
+		if err := os.Symlink(t.TempDir(), link); err != nil {
+			t.Fatal(err)
+		}
+		for _, dir := range []string{theirs, link} {
+			if _, err := judge.New(judge.Config{CacheDir: dir}); !errors.Is(err, judge.ErrInvalidInput) {
+				t.Fatalf("New(CacheDir: %s): %v, want ErrInvalidInput", dir, err)
+			}
+		}
+	})
+
+	// The work directory of an engine whose process died (no Close) is
+	// removed by the next engine; a live engine's, or one just made, is not.
+	t.Run("StaleWorkDirsAreSwept", func(t *testing.T) {
+		t.Parallel()
+		workDir := func(age time.Duration) string {
+			dir, err := os.MkdirTemp("", "algoitny-judge-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.RemoveAll(dir) })
+			if err := os.WriteFile(filepath.Join(dir, ".lock"), nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			old := time.Now().Add(-age)
+			if err := os.Chtimes(dir, old, old); err != nil {
+				t.Fatal(err)
+			}
+			return dir
+		}
+		dead, fresh, live := workDir(time.Hour), workDir(0), workDir(time.Hour)
+		lock, err := os.Open(filepath.Join(live, ".lock"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer lock.Close()
+		if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+			t.Fatal(err)
+		}
+		e, err := judge.New(judge.Config{Sandbox: judge.SandboxNone, AllowUnsandboxed: true, Languages: []judge.Language{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		for dir, wantGone := range map[string]bool{dead: true, fresh: false, live: false} {
+			if _, err := os.Stat(dir); os.IsNotExist(err) != wantGone {
+				t.Fatalf("%s: removed %t, want %t", dir, os.IsNotExist(err), wantGone)
+			}
 		}
 	})
 
