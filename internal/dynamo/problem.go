@@ -362,6 +362,40 @@ func (db *DB) DeleteProblem(ctx context.Context, ref algoitny.ProblemRef, reason
 	return translate(err, "delete problem")
 }
 
+// DiscardProblem undoes a CreateProblem whose test cases could not be
+// stored: the problem's item goes (not soft-deleted: nothing was ever
+// visible but an empty draft) and its creator's counter goes down with it,
+// so that the creator may simply try again. It applies only to a draft of
+// createdBy without test cases; ECONFLICT otherwise, ENOTFOUND if there is
+// no such problem. (Parts of test cases written before the failure stay,
+// invisible, like those of any interrupted write.)
+func (db *DB) DiscardProblem(ctx context.Context, ref algoitny.ProblemRef, createdBy string) error {
+	defer db.partitionChanged(ctx, db.tables.Main, problemPK(ref.Platform, ref.ProblemID))
+	cond, err := expression.NewBuilder().WithCondition(expression.AttributeExists(expression.Name(attrPK)).
+		And(expression.Name("TestCaseCount").Equal(expression.Value(0))).
+		And(expression.Name("IsCompleted").Equal(expression.Value(false))).
+		And(expression.Name("CreatedBy").Equal(expression.Value(createdBy)))).Build()
+	if err != nil {
+		return algoitny.Internal(err, "build discard")
+	}
+	items := []types.TransactWriteItem{{Delete: &types.Delete{
+		TableName: aws.String(db.tables.Main), Key: itemKey{problemPK(ref.Platform, ref.ProblemID), skMetadata}.av(),
+		ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values(),
+	}}}
+	if createdBy != "" {
+		counter, _ := db.counterAdd(itemKey{userPK(createdBy), skUserProblemCount}, "Count", -1, algoitny.Unlimited, nil)
+		items = append(items, counter)
+	}
+	_, err = db.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	if conditionFailedAt(err, 0) {
+		if _, gerr := db.GetProblem(fresh(ctx), ref); gerr != nil {
+			return gerr
+		}
+		return algoitny.Errorf(algoitny.ECONFLICT, "problem %s/%s is not an empty draft of its creator", ref.Platform, ref.ProblemID)
+	}
+	return translate(err, "discard problem")
+}
+
 // CountUserProblems returns how many live problems a user has registered.
 func (db *DB) CountUserProblems(ctx context.Context, userID string) (int, error) {
 	av, err := db.getItem(ctx, db.tables.Main, itemKey{userPK(userID), skUserProblemCount})

@@ -231,6 +231,31 @@ func TestProblems(t *testing.T) {
 		errCode(t, db.CreateProblem(ctx, p0, 0), algoitny.ERATELIMITED)
 	})
 
+	// A create whose test cases failed is undone: the empty draft goes and
+	// its slot in the creator's limit comes back; nothing else is discarded.
+	t.Run("DiscardAnEmptyDraft", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		p := newProblem(algoitny.PlatformCustom, "d1", algoitny.LanguageC, false)
+		p.CreatedBy = "author"
+		ok(t, db.CreateProblem(ctx, p, 1))
+		errCode(t, db.DiscardProblem(ctx, p.Ref(), "someone-else"), algoitny.ECONFLICT)
+		ok(t, db.DiscardProblem(ctx, p.Ref(), "author"))
+		errCode(t, err2(db.GetProblem(ctx, p.Ref())), algoitny.ENOTFOUND)
+		if n := must[int](t)(db.CountUserProblems(ctx, "author")); n != 0 {
+			t.Fatalf("counter after the discard = %d", n)
+		}
+		errCode(t, db.DiscardProblem(ctx, p.Ref(), "author"), algoitny.ENOTFOUND)
+		again := newProblem(algoitny.PlatformCustom, "d1", algoitny.LanguageC, false)
+		again.CreatedBy = "author"
+		ok(t, db.CreateProblem(ctx, again, 1)) // within the limit of 1 again
+		ok(t, db.AddTestCases(ctx, again.Ref(), []*algoitny.TestCase{{Input: "1\n", Output: "1\n"}}))
+		errCode(t, db.DiscardProblem(ctx, again.Ref(), "author"), algoitny.ECONFLICT) // it has test cases
+		if got := must[*algoitny.Problem](t)(db.GetProblem(ctx, again.Ref())); got.TestCaseCount != 1 {
+			t.Fatalf("a problem with test cases was touched: %+v", got)
+		}
+	})
+
 	t.Run("BatchGet250", func(t *testing.T) {
 		t.Parallel()
 		db := newDB(t)

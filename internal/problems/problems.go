@@ -37,6 +37,7 @@ type Store interface {
 	UpdateProblem(ctx context.Context, ref algoitny.ProblemRef, u algoitny.ProblemUpdate) (*algoitny.Problem, error)
 	DeleteProblem(ctx context.Context, ref algoitny.ProblemRef, reason string) error
 	AddTestCases(ctx context.Context, ref algoitny.ProblemRef, cases []*algoitny.TestCase) error
+	DiscardProblem(ctx context.Context, ref algoitny.ProblemRef, createdBy string) error
 	ListTestCases(ctx context.Context, ref algoitny.ProblemRef, page algoitny.PageRequest) (algoitny.Page[*algoitny.TestCase], error)
 	GetTestCase(ctx context.Context, ref algoitny.ProblemRef, id string) (*algoitny.TestCase, error)
 	ReviewProblem(ctx context.Context, ref algoitny.ProblemRef, r algoitny.ProblemReview) (*algoitny.Problem, error)
@@ -99,7 +100,8 @@ type CreateInput struct {
 
 // Create registers a problem. The actor must be staff or on a plan that can
 // register problems; the plan's MaxProblems is enforced exactly (staff are
-// unlimited). A problem marked completed needs test cases. Returns
+// unlimited). A problem marked completed needs test cases. If its test
+// cases cannot be stored, the problem is discarded too. Returns
 // EUNAUTHENTICATED, EFORBIDDEN, EINVALID, ECONFLICT (exists) or ERATELIMITED.
 func (s *Service) Create(ctx context.Context, in CreateInput) (*algoitny.Problem, error) {
 	a := algoitny.ActorFrom(ctx)
@@ -127,6 +129,9 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*algoitny.Problem
 	ref := p.Ref()
 	if len(in.TestCases) > 0 {
 		if err := s.Store.AddTestCases(ctx, ref, in.TestCases); err != nil {
+			// Nothing half-written: the empty draft goes too (even if the
+			// client went away), and a retry starts afresh.
+			_ = s.Store.DiscardProblem(context.WithoutCancel(ctx), ref, p.CreatedBy)
 			return nil, err
 		}
 	}
