@@ -230,6 +230,9 @@ func (r *Runner) draftProblem(ctx context.Context, rec *algoitny.Job, ex llm.Ext
 	}
 	if len(samples) > 0 {
 		if err := r.cfg.Store.AddTestCases(ctx, p.Ref(), samples); err != nil {
+			// Undone, so that the retry drafts it again rather than finding
+			// it "extracted before" without its samples.
+			_ = r.cfg.Store.DiscardProblem(context.WithoutCancel(ctx), p.Ref(), p.CreatedBy)
 			return false, err
 		}
 	}

@@ -36,6 +36,7 @@ type Store interface {
 	GetPlan(ctx context.Context, name string) (*algoitny.Plan, error)
 	CreateProblem(ctx context.Context, p *algoitny.Problem, maxProblems int) error
 	AddTestCases(ctx context.Context, ref algoitny.ProblemRef, cases []*algoitny.TestCase) error
+	DiscardProblem(ctx context.Context, ref algoitny.ProblemRef, createdBy string) error
 }
 
 // Migrate applies River's migrations to the database of pool, in schema
