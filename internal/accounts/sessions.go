@@ -70,6 +70,9 @@ func (s *Service) FollowChanges(ctx context.Context, changed func(userID string)
 			continue
 		}
 		for e := range sub.Events() {
+			// Forgotten here too: WatchChanges hears of it on a subscription
+			// of its own, maybe after changed has authenticated again.
+			s.forget(string(e.Payload))
 			changed(string(e.Payload))
 		}
 	}

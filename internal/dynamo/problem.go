@@ -366,14 +366,15 @@ func (db *DB) DeleteProblem(ctx context.Context, ref algoitny.ProblemRef, reason
 // stored: the problem's item goes (not soft-deleted: nothing was ever
 // visible but an empty draft) and its creator's counter goes down with it,
 // so that the creator may simply try again. It applies only to a draft of
-// createdBy without test cases; ECONFLICT otherwise, ENOTFOUND if there is
-// no such problem. (Parts of test cases written before the failure stay,
+// createdBy without test cases, not deleted; ECONFLICT otherwise, ENOTFOUND
+// if there is no such problem. (Parts of test cases written before the failure stay,
 // invisible, like those of any interrupted write.)
 func (db *DB) DiscardProblem(ctx context.Context, ref algoitny.ProblemRef, createdBy string) error {
 	defer db.partitionChanged(ctx, db.tables.Main, problemPK(ref.Platform, ref.ProblemID))
 	cond, err := expression.NewBuilder().WithCondition(expression.AttributeExists(expression.Name(attrPK)).
 		And(expression.Name("TestCaseCount").Equal(expression.Value(0))).
 		And(expression.Name("IsCompleted").Equal(expression.Value(false))).
+		And(expression.Name("IsDeleted").Equal(expression.Value(false))). // DeleteProblem already gave the slot back
 		And(expression.Name("CreatedBy").Equal(expression.Value(createdBy)))).Build()
 	if err != nil {
 		return algoitny.Internal(err, "build discard")

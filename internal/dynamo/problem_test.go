@@ -254,6 +254,15 @@ func TestProblems(t *testing.T) {
 		if got := must[*algoitny.Problem](t)(db.GetProblem(ctx, again.Ref())); got.TestCaseCount != 1 {
 			t.Fatalf("a problem with test cases was touched: %+v", got)
 		}
+		// A draft deleted meanwhile gave its slot back already: not twice.
+		gone := newProblem(algoitny.PlatformCustom, "d2", algoitny.LanguageC, false)
+		gone.CreatedBy = "author2"
+		ok(t, db.CreateProblem(ctx, gone, 1))
+		ok(t, db.DeleteProblem(ctx, gone.Ref(), "changed my mind"))
+		errCode(t, db.DiscardProblem(ctx, gone.Ref(), "author2"), algoitny.ECONFLICT)
+		if n := must[int](t)(db.CountUserProblems(ctx, "author2")); n != 0 {
+			t.Fatalf("counter after a delete and a discard = %d, want 0", n)
+		}
 	})
 
 	t.Run("BatchGet250", func(t *testing.T) {

@@ -145,7 +145,7 @@ type socketKey struct{}
 
 type socketSlot struct {
 	conn *gorillaConn
-	exec graphql.GraphExecutor // set by websocketTransport.Do
+	exec graphql.GraphExecutor // set by WebsocketTransport.Do
 }
 
 // withSocketSlot prepares an upgrade request's context to receive its socket.

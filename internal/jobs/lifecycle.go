@@ -49,19 +49,6 @@ func run[T river.JobArgs](ctx context.Context, r *Runner, job *river.Job[T], job
 	if rec.Status.Final() {
 		return nil
 	}
-	if rec.UserID != "" {
-		// Queued before its user was deactivated: it fails, before it costs
-		// anything (a sandbox, a page fetch, an LLM call).
-		owner, err := r.cfg.Store.GetUserByID(ctx, rec.UserID)
-		switch {
-		case algoitny.IsCode(err, algoitny.ENOTFOUND):
-			return river.JobCancel(fmt.Errorf("job %s: its account no longer exists", jobID))
-		case err != nil:
-			return err
-		case !owner.IsActive:
-			return r.failed(ctx, rec, job.Attempt, job.MaxAttempts, permanent(nil, "the account is deactivated"))
-		}
-	}
 	if rec, err = r.begin(ctx, rec, job.ID, job.Attempt); err != nil {
 		if algoitny.IsCode(err, algoitny.ECONFLICT) {
 			return nil // cancelled or finished concurrently
@@ -77,6 +64,19 @@ func run[T river.JobArgs](ctx context.Context, r *Runner, job *river.Job[T], job
 			err = r.failed(ctx, rec, job.Attempt, job.MaxAttempts, err)
 		}
 	}()
+	if rec.UserID != "" {
+		// Queued before its user was deactivated: it fails, before it costs
+		// anything (a sandbox, a page fetch, an LLM call). Not found is
+		// retried: the user index may lag behind a brand-new account (a
+		// deleted account's jobs are gone with it).
+		owner, err := r.cfg.Store.GetUserByID(ctx, rec.UserID)
+		if err != nil {
+			return err
+		}
+		if !owner.IsActive {
+			return permanent(nil, "the account is deactivated")
+		}
+	}
 	return body(ctx, rec)
 }
 

@@ -114,8 +114,8 @@
 //     allocation (std::bad_alloc, MemoryError, OutOfMemoryError, "out of
 //     memory", ...), is MEMORY_LIMIT_EXCEEDED; so is a native executable whose
 //     static data alone exceeds the limit (checked from its ELF headers).
-//   - Output: stdout (or stderr: compilers' and checkers' is only cut)
-//     beyond Limits.OutputBytes kills the program
+//   - Output: stdout (or stderr; a compiler's or a checker's only past
+//     64 MB) beyond Limits.OutputBytes kills the program
 //     (OUTPUT_LIMIT_EXCEEDED); files are bounded by RLIMIT_FSIZE
 //     (Limits.FileSizeBytes, SIGXFSZ or "File too large" is
 //     OUTPUT_LIMIT_EXCEEDED).

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,10 +70,13 @@ type spawnReq struct {
 	stdout    io.Writer // nil = discard
 	stderrCap int       // what is kept of standard error
 	// boundStderr stops the run (killOutput) when standard error exceeds
-	// lim.output: for programs, not for compilers and checkers, whose
-	// standard error is only cut.
+	// lim.output: for programs. Compilers and checkers (a checker echoes
+	// what it judges) are stopped only past maxToolStderr.
 	boundStderr bool
 }
+
+// maxToolStderr bounds the standard error of compilers and checkers.
+const maxToolStderr = 64 << 20
 
 // spawnRes is what the engine observed about one process (tree).
 type spawnRes struct {
@@ -415,11 +417,12 @@ func (e *Engine) finish(ctx context.Context, p *process, r spawnReq) (spawnRes, 
 	go func() {
 		defer wg.Done()
 		// Only the start is kept, but all of it is read: standard error is
-		// bounded like standard output, or a program writing gigabytes to
-		// it would cost the judge that much copying, uncounted.
+		// bounded (a program's like its standard output; a compiler's or a
+		// checker's generously), or gigabytes written to it would cost the
+		// judge that much copying, uncounted.
 		var kept strings.Builder
 		w := &cappedWriter{b: &kept, n: r.stderrCap}
-		limit := int64(math.MaxInt64)
+		limit := int64(maxToolStderr)
 		if r.boundStderr {
 			limit = r.lim.output
 		}

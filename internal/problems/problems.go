@@ -100,8 +100,9 @@ type CreateInput struct {
 
 // Create registers a problem. The actor must be staff or on a plan that can
 // register problems; the plan's MaxProblems is enforced exactly (staff are
-// unlimited). A problem marked completed needs test cases. If its test
-// cases cannot be stored, the problem is discarded too. Returns
+// unlimited). A problem marked completed needs test cases. If none of its
+// test cases could be stored, the problem is discarded too (when a later
+// batch of many fails, the draft stays with the first ones). Returns
 // EUNAUTHENTICATED, EFORBIDDEN, EINVALID, ECONFLICT (exists) or ERATELIMITED.
 func (s *Service) Create(ctx context.Context, in CreateInput) (*algoitny.Problem, error) {
 	a := algoitny.ActorFrom(ctx)
@@ -129,8 +130,8 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*algoitny.Problem
 	ref := p.Ref()
 	if len(in.TestCases) > 0 {
 		if err := s.Store.AddTestCases(ctx, ref, in.TestCases); err != nil {
-			// Nothing half-written: the empty draft goes too (even if the
-			// client went away), and a retry starts afresh.
+			// No empty draft left behind (even if the client went away): a
+			// retry starts afresh.
 			_ = s.Store.DiscardProblem(context.WithoutCancel(ctx), ref, p.CreatedBy)
 			return nil, err
 		}
