@@ -104,13 +104,14 @@
 //
 //   - CPU time (user+system of every process and thread) decides
 //     TIME_LIMIT_EXCEEDED, so tests running in parallel do not distort each
-//     other's verdicts. A watchdog reads the process tree's CPU time from
-//     /proc when the program could first have used its budget, then after the
-//     remaining budget, and stops it a few milliseconds past the limit;
-//     RLIMIT_CPU is a backstop.
+//     other's verdicts. A watchdog reads the process tree's CPU time and
+//     resident set from /proc every 50 ms (sooner near the end of the
+//     budget) and stops it a few milliseconds past the limit; RLIMIT_CPU is
+//     a backstop.
 //   - Wall time (at least 2×CPU; default 2×CPU+1s) catches sleeping or blocked
 //     programs; they get TIME_LIMIT_EXCEEDED with a message saying so.
-//   - Memory: see below. Peak RSS above the limit, or a death by a failed
+//   - Memory: see below. Peak RSS above the limit (of the largest process,
+//     or of the whole tree as the watchdog sees it), or a death by a failed
 //     allocation (std::bad_alloc, MemoryError, OutOfMemoryError, "out of
 //     memory", ...), is MEMORY_LIMIT_EXCEEDED; so is a native executable whose
 //     static data alone exceeds the limit (checked from its ELF headers).

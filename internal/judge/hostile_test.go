@@ -330,6 +330,32 @@ int main(void) {
 		requireNoLeftovers(t, base, "")
 	})
 
+	// The memory limit holds for the program and its children together:
+	// two processes of 40 MB each are over a 64 MB limit, although each is
+	// under it (and under its own rlimit).
+	t.Run("ChildrenShareTheMemoryLimit", func(t *testing.T) {
+		t.Parallel()
+		e, base := newEngine(t, judge.Config{}, "c")
+		src := `#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+int main(void) {
+	pid_t child = fork();
+	volatile char *p = malloc(40 << 20); /* volatile: the writes stay */
+	for (int i = 0; i < 40 << 20; i += 4096)
+		p[i] = 1; /* both processes hold 40 MB */
+	usleep(500 * 1000);
+	if (child > 0)
+		waitpid(child, NULL, 0);
+	return 0;
+}
+`
+		p := compile(t, e, "c", src)
+		rr, _ := run(t, p, "", judge.Limits{MemoryBytes: 64 << 20, MaxProcesses: 4})
+		requireVerdict(t, "2 × 40 MB under a 64 MB limit", rr.Verdict, judge.MemoryLimitExceeded, rr)
+		requireNoLeftovers(t, base, "")
+	})
+
 	// Standard error is bounded like standard output: gigabytes written to
 	// it would cost the judge as much copying.
 	t.Run("FloodStandardError", func(t *testing.T) {

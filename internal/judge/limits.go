@@ -85,7 +85,6 @@ type effLimits struct {
 	output     int64
 	fsize      int64
 	nproc      int // processes+threads of the program incl. runtime threads
-	pollRSS    bool
 }
 
 // effective combines the problem's limits with the language's allowances.
@@ -121,8 +120,7 @@ func (l Limits) effective(lang Language) effLimits {
 		if lang.AddressSpaceSlackBytes > 0 {
 			e.as = satAdd(mem, lang.AddressSpaceSlackBytes)
 		}
-	case MemoryResident:
-		e.pollRSS = true
+	case MemoryResident: // only the watchdog's poll of the resident set
 		if lang.AddressSpaceSlackBytes > 0 {
 			e.as = satAdd(mem, lang.AddressSpaceSlackBytes)
 		}

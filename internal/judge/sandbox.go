@@ -613,11 +613,10 @@ func (e *Engine) watch(ctx context.Context, pid int, l effLimits, done <-chan st
 	)
 	wall := time.NewTimer(l.wall)
 	defer wall.Stop()
-	first := l.cpu
-	if l.pollRSS && first > rssPeriod {
-		first = rssPeriod
-	}
-	poll := time.NewTimer(first)
+	// Every 50 ms for every language: the rlimits bound each process, the
+	// poll the whole tree (a program's children together may hold more
+	// than the limit, and ru_maxrss only knows the largest of them).
+	poll := time.NewTimer(min(l.cpu, rssPeriod))
 	defer poll.Stop()
 	for {
 		select {
@@ -640,11 +639,7 @@ func (e *Engine) watch(ctx context.Context, pid int, l effLimits, done <-chan st
 				kill(killMemory)
 				return used, peak
 			}
-			next := min(max(l.cpu-cpu, 5*time.Millisecond), 500*time.Millisecond)
-			if l.pollRSS {
-				next = min(next, rssPeriod)
-			}
-			poll.Reset(next)
+			poll.Reset(min(max(l.cpu-cpu, 5*time.Millisecond), rssPeriod))
 		}
 	}
 }
