@@ -330,6 +330,21 @@ int main(void) {
 		requireNoLeftovers(t, base, "")
 	})
 
+	// The sandbox's accounts are its own: the host's users (who runs what
+	// on it) are not listed, and a lookup of root still works.
+	t.Run("HostAccountsHidden", func(t *testing.T) {
+		t.Parallel()
+		e, base := newEngine(t, judge.Config{}, "python")
+		p := compile(t, e, "python", "import pwd\nprint(open('/etc/passwd').read(), end='')\nprint(pwd.getpwuid(0).pw_name)\n")
+		rr, out := run(t, p, "", judge.Limits{})
+		requireVerdict(t, "read /etc/passwd", rr.Verdict, judge.Accepted, rr)
+		want := "root:x:0:0:root:/root:/usr/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\nroot\n"
+		if out != want {
+			t.Fatalf("the sandbox's /etc/passwd:\n%s\nwant:\n%s", out, want)
+		}
+		requireNoLeftovers(t, base, "")
+	})
+
 	// The memory limit holds for the program and its children together:
 	// two processes of 40 MB each are over a 64 MB limit, although each is
 	// under it (and under its own rlimit).

@@ -34,7 +34,14 @@ const (
 // dynamic linker, the JVM and Python need. /etc as a whole may hold secrets.
 var etcAllowlist = []string{
 	"alternatives", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime",
-	"passwd", "group", "nsswitch.conf", "java-*-openjdk", "python3*",
+	"nsswitch.conf", "java-*-openjdk", "python3*",
+}
+
+// etcAccounts are the sandbox's /etc/passwd and /etc/group: user lookups
+// work, and the host's accounts (who runs what on it) are not shown.
+var etcAccounts = map[string]string{
+	"passwd": "root:x:0:0:root:/root:/usr/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
+	"group":  "root:x:0:\nnogroup:x:65534:\n",
 }
 
 // mount is one bind mount of a host directory into the sandbox.
@@ -147,12 +154,18 @@ func systemMounts(etc string, extra []string) []string {
 	return args
 }
 
-// mirrorEtc copies the allowlisted /etc entries into dir: files are copied,
-// symlinks recreated, directories copied recursively. A host /etc that changes
+// mirrorEtc copies the allowlisted /etc entries into dir (files are copied,
+// symlinks recreated, directories copied recursively) and writes
+// etcAccounts. A host /etc that changes
 // later (a new JDK) needs a new Engine.
 func mirrorEtc(dir string) error {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return err
+	}
+	for name, content := range etcAccounts {
+		if err := writeNew(filepath.Join(dir, name), strings.NewReader(content)); err != nil {
+			return err
+		}
 	}
 	for _, pattern := range etcAllowlist {
 		matches, _ := filepath.Glob("/etc/" + pattern)
