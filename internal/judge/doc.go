@@ -40,9 +40,10 @@
 //     no way out; no nested user namespaces; the program runs without any
 //     capability);
 //   - a read-only view of /usr, the /bin-style links and an allowlist of /etc
-//     (dynamic linker, JVM and Python configuration, passwd) — never /etc as a
-//     whole, the home directories or the server's files; the root and /dev are
-//     remounted read-only;
+//     (dynamic linker, JVM and Python configuration; a passwd and group of
+//     its own, root and nobody) — never /etc as a whole, the host's
+//     accounts, the home directories or the server's files; the root and
+//     /dev are remounted read-only;
 //   - one writable directory, /box (also /tmp and $HOME): a tmpfs of its own
 //     for every run, capped at Limits.FileSizeBytes in total, never visible on
 //     the host and gone with the run (unsandboxed: a fresh host directory,
