@@ -15,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // sandboxPATH is the fixed PATH of every sandboxed process. Tools are looked up
@@ -532,6 +534,7 @@ type killer struct {
 	mu      sync.Mutex
 	why     killReason
 	inner   int  // host pid of the supervisor in the sandbox, once bwrap says
+	innerFD int  // a pidfd of inner (0: none): signals never reach a reused pid
 	pending bool // a kill arrived before inner was known
 
 	lastCPU time.Duration // the tree's usage just before the kill
@@ -562,8 +565,8 @@ func (k *killer) kill(why killReason) {
 		_ = k.outer.Signal(syscall.SIGTERM)
 		go k.escalate(func() { _ = syscall.Kill(-k.outer.Pid, syscall.SIGKILL) }, nil)
 	case inner != 0:
-		_ = syscall.Kill(inner, syscall.SIGTERM)
-		go k.escalate(func() { _ = syscall.Kill(inner, syscall.SIGKILL) }, func() { _ = k.outer.Kill() })
+		k.signalInner(syscall.SIGTERM)
+		go k.escalate(func() { k.signalInner(syscall.SIGKILL) }, func() { _ = k.outer.Kill() })
 	default:
 		// bwrap has not started the supervisor yet: it is told as soon as
 		// readStatus learns its pid; the outer bwrap is the last resort.
@@ -588,8 +591,31 @@ func (k *killer) escalate(first, last func()) {
 	}
 }
 
-// readStatus learns the supervisor's host pid from bwrap's --json-status-fd.
+// signalInner sends sig to the supervisor: through its pidfd when there is
+// one (bwrap, not the engine, reaps the supervisor, so its pid may be reused
+// by the time a delayed SIGKILL goes out), else by pid.
+func (k *killer) signalInner(sig syscall.Signal) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	switch {
+	case k.innerFD > 0:
+		_ = unix.PidfdSendSignal(k.innerFD, sig, nil, 0)
+	case k.inner != 0 && k.innerFD == 0:
+		_ = syscall.Kill(k.inner, sig)
+	}
+}
+
+// readStatus learns the supervisor's host pid from bwrap's --json-status-fd
+// (and opens a pidfd of it); when bwrap closes it, the supervisor is gone.
 func (k *killer) readStatus(r io.Reader) {
+	defer func() {
+		k.mu.Lock()
+		if k.innerFD > 0 {
+			unix.Close(k.innerFD)
+		}
+		k.innerFD = -1 // no more signals
+		k.mu.Unlock()
+	}()
 	dec := json.NewDecoder(r)
 	for {
 		var m map[string]any
@@ -598,13 +624,17 @@ func (k *killer) readStatus(r io.Reader) {
 			return
 		}
 		if v, ok := m["child-pid"].(float64); ok {
+			fd, err := unix.PidfdOpen(int(v), 0)
 			k.mu.Lock()
 			k.inner = int(v)
+			if err == nil {
+				k.innerFD = fd
+			}
 			pending := k.pending
 			k.mu.Unlock()
 			if pending {
-				_ = syscall.Kill(int(v), syscall.SIGTERM)
-				go k.escalate(func() { _ = syscall.Kill(int(v), syscall.SIGKILL) }, nil)
+				k.signalInner(syscall.SIGTERM)
+				go k.escalate(func() { k.signalInner(syscall.SIGKILL) }, nil)
 			}
 		}
 	}
