@@ -27,7 +27,7 @@ type hintWorker struct {
 // Work implements river.Worker.
 func (w *hintWorker) Work(ctx context.Context, job *river.Job[HintArgs]) error {
 	r := w.runner
-	return run(ctx, r, job, job.Args.JobID, func(ctx context.Context, rec *algoitny.Job) error {
+	return run(ctx, r, job, job.Args.JobID, func(ctx context.Context, rec *algoitny.Job, owner *algoitny.User) error {
 		ref := algoitny.HistoryRef{UserID: rec.UserID, ID: rec.HistoryID}
 		h, err := r.cfg.Store.GetHistory(ctx, ref)
 		if algoitny.IsCode(err, algoitny.ENOTFOUND) {
@@ -122,7 +122,7 @@ type scriptWorker struct {
 // Work implements river.Worker.
 func (w *scriptWorker) Work(ctx context.Context, job *river.Job[ScriptArgs]) error {
 	r := w.runner
-	return run(ctx, r, job, job.Args.JobID, func(ctx context.Context, rec *algoitny.Job) error {
+	return run(ctx, r, job, job.Args.JobID, func(ctx context.Context, rec *algoitny.Job, owner *algoitny.User) error {
 		r.progress(ctx, rec, "writing generator", "asking "+r.cfg.LLM.Name()+" for a test generator", -1)
 		gen, err := r.cfg.LLM.Generator(ctx, llm.GeneratorRequest{Problem: algoitny.Problem{
 			Platform: rec.Platform, ProblemID: rec.ProblemID, Title: rec.Title, ProblemURL: rec.ProblemURL, Tags: rec.Tags,
@@ -151,7 +151,7 @@ type extractWorker struct {
 // Work implements river.Worker.
 func (w *extractWorker) Work(ctx context.Context, job *river.Job[ExtractArgs]) error {
 	r := w.runner
-	return run(ctx, r, job, job.Args.JobID, func(ctx context.Context, rec *algoitny.Job) error {
+	return run(ctx, r, job, job.Args.JobID, func(ctx context.Context, rec *algoitny.Job, owner *algoitny.User) error {
 		r.progress(ctx, rec, "fetching page", rec.ProblemURL, 10)
 		resp, err := r.cfg.Fetch.Get(ctx, rec.ProblemURL)
 		if algoitny.IsCode(err, algoitny.EINVALID) || isForbidden(err) {
@@ -174,7 +174,7 @@ func (w *extractWorker) Work(ctx context.Context, job *river.Job[ExtractArgs]) e
 		if err != nil {
 			return err
 		}
-		created, err := r.draftProblem(ctx, rec, ex)
+		created, err := r.draftProblem(ctx, rec, owner, ex)
 		if err != nil {
 			return err
 		}
@@ -194,15 +194,14 @@ type extractResult struct {
 // draftProblem registers an extracted problem as a draft that needs review,
 // with its samples as test cases, on behalf of the job's user and within
 // their plan's problem limit. It reports false when the problem exists.
-func (r *Runner) draftProblem(ctx context.Context, rec *algoitny.Job, ex llm.ExtractedProblem) (bool, error) {
+func (r *Runner) draftProblem(ctx context.Context, rec *algoitny.Job, u *algoitny.User, ex llm.ExtractedProblem) (bool, error) {
 	if ex.Platform == "" || ex.ProblemID == "" {
 		return false, permanent(nil, "the page does not say which problem it is")
 	}
-	limit := algoitny.Unlimited
-	u, err := r.cfg.Store.GetUserByID(ctx, rec.UserID)
-	if err != nil {
-		return false, err
+	if u == nil {
+		return false, permanent(nil, "the extraction has no account")
 	}
+	limit := algoitny.Unlimited
 	if !u.IsStaff {
 		plan, err := r.cfg.Store.GetPlan(ctx, u.PlanName)
 		if err != nil {

@@ -23,7 +23,7 @@ type executeWorker struct {
 // Work implements river.Worker.
 func (w *executeWorker) Work(ctx context.Context, job *river.Job[ExecuteArgs]) error {
 	r := w.runner
-	return run(ctx, r, job, job.Args.JobID, func(ctx context.Context, rec *algoitny.Job) error {
+	return run(ctx, r, job, job.Args.JobID, func(ctx context.Context, rec *algoitny.Job, owner *algoitny.User) error {
 		// The problem and all its test cases in one Query.
 		p, tests, err := r.cfg.Store.GetProblemWithTestCases(ctx, algoitny.ProblemRef{Platform: rec.Platform, ProblemID: rec.ProblemID})
 		if algoitny.IsCode(err, algoitny.ENOTFOUND) || (err == nil && (p.IsDeleted || len(tests) == 0)) {
@@ -32,12 +32,8 @@ func (w *executeWorker) Work(ctx context.Context, job *river.Job[ExecuteArgs]) e
 		if err != nil {
 			return err
 		}
-		owner, err := r.cfg.Store.GetUserByID(ctx, rec.UserID)
-		if algoitny.IsCode(err, algoitny.ENOTFOUND) {
-			return permanent(err, "the account no longer exists")
-		}
-		if err != nil {
-			return err
+		if owner == nil {
+			return permanent(nil, "the execution has no account")
 		}
 		sub := judge.Submission{
 			Language: string(rec.Language), Source: rec.SolutionCode,

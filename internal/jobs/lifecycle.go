@@ -38,7 +38,7 @@ func permanent(err error, format string, args ...any) error {
 //     message the user can read.
 //   - any other failure (or a panic): back to PENDING with the reason, and
 //     River retries with backoff.
-func run[T river.JobArgs](ctx context.Context, r *Runner, job *river.Job[T], jobID string, body func(ctx context.Context, rec *algoitny.Job) error) (err error) {
+func run[T river.JobArgs](ctx context.Context, r *Runner, job *river.Job[T], jobID string, body func(ctx context.Context, rec *algoitny.Job, owner *algoitny.User) error) (err error) {
 	rec, err := r.cfg.Store.GetJob(ctx, jobID)
 	if algoitny.IsCode(err, algoitny.ENOTFOUND) {
 		return river.JobCancel(fmt.Errorf("job %s no longer exists", jobID))
@@ -64,20 +64,21 @@ func run[T river.JobArgs](ctx context.Context, r *Runner, job *river.Job[T], job
 			err = r.failed(ctx, rec, job.Attempt, job.MaxAttempts, err)
 		}
 	}()
+	var owner *algoitny.User
 	if rec.UserID != "" {
-		// Queued before its user was deactivated: it fails, before it costs
-		// anything (a sandbox, a page fetch, an LLM call). Not found is
-		// retried: the user index may lag behind a brand-new account (a
-		// deleted account's jobs are gone with it).
-		owner, err := r.cfg.Store.GetUserByID(ctx, rec.UserID)
-		if err != nil {
+		// Read once for the body too. Queued before its user was
+		// deactivated, a job fails before it costs anything (a sandbox, a
+		// page fetch, an LLM call). Not found is retried: the user index
+		// may lag behind a brand-new account (a deleted account's jobs are
+		// gone with it).
+		if owner, err = r.cfg.Store.GetUserByID(ctx, rec.UserID); err != nil {
 			return err
 		}
 		if !owner.IsActive {
 			return permanent(nil, "the account is deactivated")
 		}
 	}
-	return body(ctx, rec)
+	return body(ctx, rec, owner)
 }
 
 // begin moves a job to PROCESSING; a job still PROCESSING from an attempt
