@@ -15,8 +15,8 @@
 //	go run ./bench -scenarios problem,typename -clients 16
 //	go run ./bench -out docs/benchmarks.md   # also write the report
 //
-// Scenarios: problem, typename, history, usage, judge, river, execute,
-// fanout, mixed. -profile SCENARIO builds the server with a net/http/pprof
+// Scenarios: problem, typename, history, usage, stale, judge, river,
+// execute, fanout, mixed. -profile SCENARIO builds the server with a net/http/pprof
 // endpoint and writes a CPU profile of it during that scenario.
 package main
 
@@ -41,7 +41,7 @@ import (
 	"github.com/algoitny/api/internal/dynamo"
 )
 
-var allScenarios = []string{"problem", "typename", "history", "usage", "judge", "river", "execute", "fanout", "mixed"}
+var allScenarios = []string{"problem", "typename", "history", "usage", "stale", "judge", "river", "execute", "fanout", "mixed"}
 
 type options struct {
 	clients       int
@@ -223,6 +223,7 @@ func benchmark(ctx context.Context, c *cleanups, o options, args []string) error
 		wsURL: "ws://" + addr + "/query", db: db, sdk: sdk, ds: ds, self: self, logDir: logDir, logf: logf,
 	}
 	b.pprofAddr = pprofAddr
+	b.bin, b.serverEnv = bin, serverEnv
 	b.tokens = make([]string, len(ds.users))
 	if err := parallel(ctx, 8, len(ds.users), func(i int) error {
 		var err error
@@ -236,6 +237,7 @@ func benchmark(ctx context.Context, c *cleanups, o options, args []string) error
 		"problem": b.scenarioProblem, "typename": b.scenarioTypename, "history": b.scenarioHistory,
 		"usage": b.scenarioUsage, "judge": b.scenarioJudge, "river": b.scenarioRiver,
 		"execute": b.scenarioExecute, "fanout": b.scenarioFanout, "mixed": b.scenarioMixed,
+		"stale": b.scenarioStale,
 	}
 	for _, name := range o.scenarios {
 		if ctx.Err() != nil {

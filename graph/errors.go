@@ -19,6 +19,7 @@ var extensionCodes = map[string]string{
 	algoitny.ERATELIMITED:     "RATE_LIMITED",
 	algoitny.ECONFLICT:        "CONFLICT",
 	algoitny.EINTERNAL:        "INTERNAL",
+	algoitny.EUNAVAILABLE:     "UNAVAILABLE",
 }
 
 // ErrorPresenter is the one place domain errors become GraphQL errors with

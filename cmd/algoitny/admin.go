@@ -9,8 +9,6 @@ import (
 
 	"github.com/algoitny/api/internal/accounts"
 	"github.com/algoitny/api/internal/algoitny"
-	"github.com/algoitny/api/internal/dynamo"
-	"github.com/algoitny/api/internal/pubsub"
 )
 
 // runAdmin is `algoitny admin grant|revoke EMAIL`: the way to make the first
@@ -29,25 +27,14 @@ func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if !ok {
 		return 1
 	}
-	db, err := dynamo.Open(ctx, cfg.Dynamo)
+	w, err := openWriter(ctx, cfg, slog.New(slog.NewTextHandler(stderr, nil)))
 	if err != nil {
 		return fail(stderr, "admin", err)
 	}
-	svc := &accounts.Service{Store: db}
-	// Running servers cache sessions: tell them, as the API would.
-	if pool, err := openPool(ctx, cfg.DatabaseURL); err != nil {
-		fmt.Fprintf(stderr, "algoitny admin: %v; running servers see the change within SESSION_CACHE_TTL\n", err)
-	} else {
-		defer pool.Close()
-		broker, err := pubsub.NewPostgres(ctx, pubsub.PostgresConfig{Pool: pool, Channel: cfg.PubsubChannel})
-		if err != nil {
-			fmt.Fprintf(stderr, "algoitny admin: %s; running servers see the change within SESSION_CACHE_TTL\n", algoitny.ErrorMessage(err))
-		} else {
-			defer broker.Close()
-			svc.Changes = broker
-			db.SetChanges(broker, slog.New(slog.NewTextHandler(stderr, nil)))
-		}
-	}
+	defer w.Close()
+	// Sockets of the user are closed at once by running servers, as when
+	// the API makes the change.
+	svc := &accounts.Service{Store: w.DB, Changes: w.Broker}
 	u, err := svc.GrantStaff(ctx, args[1], args[0] == "grant")
 	if algoitny.IsCode(err, algoitny.ENOTFOUND) {
 		fmt.Fprintf(stderr, "algoitny admin: no user %s; they must sign in once first\n", args[1])

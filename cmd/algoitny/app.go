@@ -11,7 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sync"
+	"strings"
 	"time"
 
 	"github.com/algoitny/api/graph"
@@ -20,6 +20,7 @@ import (
 	"github.com/algoitny/api/internal/atcoder"
 	"github.com/algoitny/api/internal/auth"
 	"github.com/algoitny/api/internal/authoring"
+	"github.com/algoitny/api/internal/cache"
 	"github.com/algoitny/api/internal/devstack"
 	"github.com/algoitny/api/internal/dynamo"
 	"github.com/algoitny/api/internal/history"
@@ -43,6 +44,7 @@ type Main struct {
 	DB       *dynamo.DB
 	Pool     *pgxpool.Pool
 	Broker   *pubsub.Postgres
+	Feed     *cache.Feed
 	Judge    *judge.Engine
 	Jobs     *jobs.Runner
 	Events   *jobs.Events
@@ -52,6 +54,8 @@ type Main struct {
 	// Tune adjusts the job runner's configuration (tests shorten its timings).
 	Tune func(*jobs.Config)
 
+	stopFeed  context.CancelFunc
+	feedDone  chan struct{}
 	listener  net.Listener
 	server    *http.Server
 	websocket *httpserver.WebsocketTransport // serve only: told of account changes
@@ -82,8 +86,15 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 	if m.Broker, err = pubsub.NewPostgres(ctx, pubsub.PostgresConfig{Pool: m.Pool, Channel: m.Config.PubsubChannel, Logger: m.Logger}); err != nil {
 		return fmt.Errorf("live events: %w", err)
 	}
-	// Every process that writes problems tells the serve replicas' caches.
-	m.DB.SetChanges(m.Broker, m.Logger)
+	// Every process caches what it reads and announces what it writes on
+	// one feed, which keeps the caches of all of them coherent.
+	m.Feed = cache.NewFeed(cache.FeedConfig{Broker: m.Broker, Member: true,
+		Bound: m.Config.CacheBound, WriteWindow: m.Config.CacheWriteWindow, Logger: m.Logger})
+	m.DB.SetFeed(m.Feed, m.Logger)
+	var fctx context.Context
+	fctx, m.stopFeed = context.WithCancel(context.Background())
+	m.feedDone = make(chan struct{})
+	go func() { defer close(m.feedDone); m.Feed.Run(fctx) }()
 	m.Events = &jobs.Events{Broker: m.Broker, Store: m.DB, Logger: m.Logger}
 	// The judge runs jobs in workers and saveProblem's test production in
 	// the API; an API-only replica without a sandbox serves everything else.
@@ -197,7 +208,7 @@ func (m *Main) openAccounts() error {
 		return fmt.Errorf("SESSION_SECRET: %s", algoitny.ErrorMessage(err))
 	}
 	m.Accounts = &accounts.Service{Store: m.DB, Tokens: sessions, Dev: m.Config.Dev,
-		Changes: m.Broker, SessionCacheTTL: m.Config.SessionCacheTTL, Logger: m.Logger}
+		Changes: m.Broker, Logger: m.Logger}
 	if m.Config.GoogleClientID != "" {
 		v, err := auth.NewGoogleVerifier(auth.GoogleConfig{ClientID: m.Config.GoogleClientID, JWKSURL: m.Config.GoogleJWKSURL})
 		if err != nil {
@@ -253,13 +264,7 @@ func (m *Main) Run(ctx context.Context) error {
 		go func() { errc <- m.server.Serve(m.listener) }()
 		go func() {
 			defer close(watching)
-			var wg sync.WaitGroup
-			wg.Go(func() { m.Accounts.WatchChanges(wctx) })
-			if m.websocket != nil {
-				wg.Go(func() { m.Accounts.FollowChanges(wctx, m.websocket.UserChanged) })
-			}
-			wg.Go(func() { m.DB.WatchChanges(wctx) })
-			wg.Wait()
+			m.Accounts.FollowChanges(wctx, m.websocket.UserChanged)
 		}()
 	} else {
 		close(watching)
@@ -297,6 +302,11 @@ func (m *Main) Close() {
 	if m.pprof != nil {
 		m.pprof.Close()
 	}
+	if m.stopFeed != nil {
+		m.stopFeed()
+		<-m.feedDone
+		m.Feed.Flush()
+	}
 	if m.Broker != nil {
 		m.Broker.Close()
 	}
@@ -322,11 +332,23 @@ func openJudge(cfg Config) (*judge.Engine, error) {
 	return e, err
 }
 
+// defaultPoolConns is the size of the PostgreSQL pool unless DATABASE_URL
+// sets pool_max_conns: River, the live events and the caches' change feed
+// share it, and pgx's default (4 on two cores) makes writes queue for it.
+const defaultPoolConns = 16
+
 func openPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	if url == "" {
 		url = devstack.DefaultLocalURL
 	}
-	pool, err := pgxpool.New(ctx, url)
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	if !strings.Contains(url, "pool_max_conns") {
+		cfg.MaxConns = defaultPoolConns
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("DATABASE_URL: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -167,11 +168,12 @@ func runSeedPlans(ctx context.Context, args []string, stdout, stderr io.Writer) 
 }
 
 func seedPlans(ctx context.Context, cfg Config, force bool, stdout io.Writer) error {
-	db, err := dynamo.Open(ctx, cfg.Dynamo)
+	w, err := openWriter(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		return err
 	}
-	changed, err := db.SeedPlans(ctx, algoitny.DefaultPlans(), force)
+	defer w.Close()
+	changed, err := w.DB.SeedPlans(ctx, algoitny.DefaultPlans(), force)
 	if err != nil {
 		return err
 	}

@@ -43,11 +43,13 @@ type Config struct {
 	CORSOrigins []string // ALGOITNY_CORS_ORIGINS: comma-separated browser origins allowed to call the API
 	// SessionLifetime is how long a session token lasts (SESSION_LIFETIME, default 7 days).
 	SessionLifetime time.Duration
-	// SessionCacheTTL bounds how long a replica trusts a cached session
-	// (SESSION_CACHE_TTL, default 30 s; "off" reads sessions on every
-	// request). Account changes reach every replica's cache at once through
-	// the pubsub channel; the TTL is the backstop (accounts.sessionCache).
-	SessionCacheTTL time.Duration
+	// CacheBound (ALGOITNY_CACHE_BOUND, default 1s) bounds how stale cached
+	// display data can be on a replica whose change feed stalls, and how long
+	// a change of security state may wait for a replica that does not
+	// answer; CacheWriteWindow (ALGOITNY_CACHE_WRITE_WINDOW, default 5s) is
+	// how long a replica holds data whose write was announced, and its
+	// warm-up after it starts listening (cache.FeedConfig).
+	CacheBound, CacheWriteWindow time.Duration
 	// WebsocketPing is the websocket keep-alive period (default 15 s) and
 	// WebsocketInitTimeout the time a client has to send connection_init
 	// (default 10 s); WebsocketRecheck is how often a signed-in socket's
@@ -96,14 +98,16 @@ func configFromEnv() (Config, error) {
 		PprofAddr:       os.Getenv("ALGOITNY_PPROF_ADDR"),
 	}
 	for name, dst := range map[string]*time.Duration{
-		"SESSION_LIFETIME":           &cfg.SessionLifetime,
-		"ALGOITNY_JOB_TIMEOUT":       &cfg.JobTimeout,
-		"ALGOITNY_JOB_RESCUE_AFTER":  &cfg.JobRescueAfter,
-		"ALGOITNY_JOB_POLL_INTERVAL": &cfg.JobPollInterval,
-		"ALGOITNY_JOB_STALE_AFTER":   &cfg.JobStaleAfter,
-		"ATCODER_MIN_INTERVAL":       &cfg.AtCoderMinInterval,
-		"ATCODER_SYNC_INTERVAL":      &cfg.AtCoderSyncEvery,
-		"ALGOITNY_CHECK_MIN_DELAY":   &cfg.CheckMinDelay,
+		"SESSION_LIFETIME":            &cfg.SessionLifetime,
+		"ALGOITNY_JOB_TIMEOUT":        &cfg.JobTimeout,
+		"ALGOITNY_JOB_RESCUE_AFTER":   &cfg.JobRescueAfter,
+		"ALGOITNY_JOB_POLL_INTERVAL":  &cfg.JobPollInterval,
+		"ALGOITNY_JOB_STALE_AFTER":    &cfg.JobStaleAfter,
+		"ATCODER_MIN_INTERVAL":        &cfg.AtCoderMinInterval,
+		"ATCODER_SYNC_INTERVAL":       &cfg.AtCoderSyncEvery,
+		"ALGOITNY_CHECK_MIN_DELAY":    &cfg.CheckMinDelay,
+		"ALGOITNY_CACHE_BOUND":        &cfg.CacheBound,
+		"ALGOITNY_CACHE_WRITE_WINDOW": &cfg.CacheWriteWindow,
 	} {
 		if v := os.Getenv(name); v != "" {
 			d, err := time.ParseDuration(v)
@@ -113,14 +117,11 @@ func configFromEnv() (Config, error) {
 			*dst = d
 		}
 	}
-	if os.Getenv("SESSION_CACHE_TTL") == "off" {
-		cfg.SessionCacheTTL = -1
-	} else if v := os.Getenv("SESSION_CACHE_TTL"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return cfg, fmt.Errorf("SESSION_CACHE_TTL=%q: want a duration such as 30s, or off", v)
-		}
-		cfg.SessionCacheTTL = d
+	if os.Getenv("SESSION_CACHE_TTL") != "" {
+		return cfg, fmt.Errorf("SESSION_CACHE_TTL is no longer used: a logout or an account change is never served stale by any replica (README, Running several replicas); unset it")
+	}
+	if cfg.CacheWriteWindow != 0 && cfg.CacheWriteWindow < time.Second {
+		return cfg, fmt.Errorf("ALGOITNY_CACHE_WRITE_WINDOW=%s: at least 1s (writes of cached data must land within it)", cfg.CacheWriteWindow)
 	}
 	var err error
 	if cfg.Dev, err = envBool("ALGOITNY_DEV", false); err != nil {

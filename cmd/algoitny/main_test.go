@@ -52,6 +52,9 @@ func testConfig(t testing.TB) Config {
 		DatabaseURL: databaseURL, RiverSchema: id, PubsubChannel: id,
 		JudgeSandbox:  "bwrap",
 		SessionSecret: "test-secret-test-secret-test-secret-0123",
+		// Caches warm up in 2 s, and a strict change waits at most 1 s
+		// for a process that does not answer.
+		CacheBound: time.Second, CacheWriteWindow: 2 * time.Second,
 	}
 }
 

@@ -62,6 +62,7 @@ func env(cfg Config, extra ...string) []string {
 		"DATABASE_URL="+cfg.DatabaseURL, "ALGOITNY_RIVER_SCHEMA="+cfg.RiverSchema,
 		"ALGOITNY_PUBSUB_CHANNEL="+cfg.PubsubChannel, "SESSION_SECRET="+cfg.SessionSecret,
 		"ALGOITNY_JOB_POLL_INTERVAL=200ms",
+		"ALGOITNY_CACHE_BOUND="+cfg.CacheBound.String(), "ALGOITNY_CACHE_WRITE_WINDOW="+cfg.CacheWriteWindow.String(),
 	), extra...)
 }
 
@@ -121,12 +122,13 @@ func prepare(t testing.TB, cfg Config) *dynamo.DB {
 	if err := seedPlans(ctx, cfg, false, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	db, err := dynamo.Open(ctx, cfg.Dynamo)
+	// Its writes are announced to the servers like theirs.
+	w, err := openWriter(ctx, cfg, testLogger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { db.DropTables(context.Background()) })
-	return db
+	t.Cleanup(func() { w.DB.DropTables(context.Background()); w.Close() })
+	return w.DB
 }
 
 // staffOn signs in on a server and makes the user staff directly in storage.

@@ -8,12 +8,11 @@ import (
 	"log/slog"
 	"net/mail"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/auth"
-	"github.com/algoitny/api/internal/cache"
+	"github.com/algoitny/api/internal/pubsub"
 )
 
 // Store is what the service needs from storage (internal/dynamo).
@@ -59,23 +58,13 @@ type Service struct {
 	Google GoogleVerifier
 	// Dev enables devLogin.
 	Dev bool
-	// PlanCacheTTL is how long plans are cached in process (default 30 s).
-	PlanCacheTTL time.Duration
-	// Changes tells the processes that cache sessions about account changes
-	// (see WatchChanges). Without it sessions are not cached.
-	Changes cache.Broker
-	// SessionCacheTTL bounds how long a session's user is cached (default
-	// 30 s; negative: not cached).
-	SessionCacheTTL time.Duration
+	// Changes carries account changes to the websocket transports of every
+	// process (see FollowChanges); optional.
+	Changes pubsub.Broker
 	// Logger receives what cannot be returned (default slog.Default()).
 	Logger *slog.Logger
 	// Now is the clock (time.Now if nil).
 	Now func() time.Time
-
-	planMu       sync.Mutex
-	planCache    map[string]cachedPlan
-	sessionsOnce sync.Once
-	sessions     *cache.Cache[string, *algoitny.AuthSnapshot]
 }
 
 func (s *Service) logger() *slog.Logger {
@@ -85,11 +74,6 @@ func (s *Service) logger() *slog.Logger {
 	return slog.Default()
 }
 
-type cachedPlan struct {
-	plan    *algoitny.Plan
-	expires time.Time
-}
-
 func (s *Service) now() time.Time {
 	if s.Now != nil {
 		return s.Now()
@@ -97,50 +81,24 @@ func (s *Service) now() time.Time {
 	return time.Now()
 }
 
-// plan returns a plan by name from the in-process cache, reading it on a
-// miss. Plans change rarely and are read on every request.
+// plan returns a plan by name (cached by the store, where a plan change
+// is strict: see internal/dynamo/partitions.go).
 func (s *Service) plan(ctx context.Context, name string) (*algoitny.Plan, error) {
-	ttl := s.PlanCacheTTL
-	if ttl == 0 {
-		ttl = 30 * time.Second
-	}
-	now := s.now()
-	s.planMu.Lock()
-	c, ok := s.planCache[name]
-	s.planMu.Unlock()
-	if ok && now.Before(c.expires) {
-		return c.plan, nil
-	}
-	p, err := s.Store.GetPlan(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	s.planMu.Lock()
-	if s.planCache == nil {
-		s.planCache = map[string]cachedPlan{}
-	}
-	s.planCache[name] = cachedPlan{plan: p, expires: now.Add(ttl)}
-	s.planMu.Unlock()
-	return p, nil
-}
-
-func (s *Service) forgetPlan(name string) {
-	s.planMu.Lock()
-	delete(s.planCache, name)
-	s.planMu.Unlock()
+	return s.Store.GetPlan(ctx, name)
 }
 
 // Authenticate turns a session token into the request's actor. It checks the
 // signature and expiry, that the session was not logged out, and that the
 // user still exists, is the same account and is active — so deactivation and
-// logout take effect on the next request (across replicas: see sessionCache).
-// Returns EUNAUTHENTICATED.
+// logout take effect on the next request in every process (the store's
+// cache holds sessions, users and plans as strict state). Returns
+// EUNAUTHENTICATED.
 func (s *Service) Authenticate(ctx context.Context, token string) (*algoitny.Actor, error) {
 	claims, err := s.Tokens.Parse(token)
 	if err != nil {
 		return nil, err
 	}
-	snap, err := s.session(ctx, claims.Email, claims.SessionID)
+	snap, err := s.Store.AuthLookup(ctx, claims.Email, claims.SessionID)
 	if algoitny.IsCode(err, algoitny.ENOTFOUND) {
 		return nil, algoitny.Errorf(algoitny.EUNAUTHENTICATED, "the account no longer exists")
 	}
@@ -198,9 +156,6 @@ func (s *Service) LoginWithGoogle(ctx context.Context, idToken string) (*Session
 	if err != nil {
 		return nil, err
 	}
-	// Name, picture and last sign-in are cosmetic: forgotten here, other
-	// replicas show them within the cache's TTL (no broadcast per sign-in).
-	s.forget(u.ID)
 	return s.start(u)
 }
 
@@ -276,7 +231,7 @@ func (s *Service) Plan(ctx context.Context, name string) (*algoitny.Plan, error)
 	return p, nil
 }
 
-// PlanOf returns a user's plan by name from the in-process cache, active or
+// PlanOf returns a user's plan by name, active or
 // not (a user's plan is shown to whoever may see the user). ENOTFOUND if none.
 func (s *Service) PlanOf(ctx context.Context, name string) (*algoitny.Plan, error) {
 	return s.plan(ctx, name)
@@ -308,8 +263,8 @@ func (s *Service) CreatePlan(ctx context.Context, p *algoitny.Plan) error {
 	return s.Store.CreatePlan(ctx, p)
 }
 
-// UpdatePlan changes a plan (staff only) and drops it from this process's
-// cache so the change applies at once here (other replicas within the cache TTL).
+// UpdatePlan changes a plan (staff only). The new limits apply to the next
+// request in every process (a plan is strict state in the store's cache).
 func (s *Service) UpdatePlan(ctx context.Context, name string, u algoitny.PlanUpdate) (*algoitny.Plan, error) {
 	if err := algoitny.ActorFrom(ctx).RequireStaff(); err != nil {
 		return nil, err
@@ -320,9 +275,7 @@ func (s *Service) UpdatePlan(ctx context.Context, name string, u algoitny.PlanUp
 	if err := validateChecks(deref(u.MaxChecks), deref(u.MinCheckDelayMs)); err != nil {
 		return nil, err
 	}
-	p, err := s.Store.UpdatePlan(ctx, name, u)
-	s.forgetPlan(name)
-	return p, err
+	return s.Store.UpdatePlan(ctx, name, u)
 }
 
 func validateLimits(hints, execs, problems, price int) error {

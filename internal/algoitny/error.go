@@ -18,6 +18,7 @@ const (
 	EUNAUTHENTICATED = "unauthenticated" // no or bad credentials
 	EFORBIDDEN       = "forbidden"       // authenticated but not allowed
 	ERATELIMITED     = "rate_limited"    // a plan quota is used up; see RateLimit
+	EUNAVAILABLE     = "unavailable"     // a dependency is down for now and nothing was done: retry later
 )
 
 // Error is an application error with a machine-readable code and a message

@@ -1,40 +1,21 @@
 // Package cache keeps copies of stored state in a process's memory without
-// serving what another process has changed. Whoever changes the state drops
-// the affected entries here (Forget) and publishes the change on a pubsub
-// topic; every process's Watch drops them when it hears of it. On top:
-//   - an entry is trusted only while the broker has lost nothing since it
-//     was read: it remembers the broker's epoch (pubsub.Postgres.Epoch), and
-//     a reconnection, when events may have been lost, makes it a miss;
+// serving what another process has changed. A Feed (feed.go) carries every
+// process's announced writes; each Cache attached to it forgets and holds
+// what they name, and serves entries only while the feed can vouch that it
+// is complete (see Feed for the protocol and its guarantees). On top:
 //   - a read that raced with a change is not stored (Begin/Put);
-//   - the cache is off until Watch has subscribed, and whenever its
-//     subscription ends;
-//   - and every entry expires after the TTL whatever happens (the bound
-//     when a connection dies without the broker noticing at once).
-//
-// So a change is visible at once in the process that made it, and in the
-// others as soon as the broker delivers (milliseconds).
+//   - callers that miss the same key share one read (Load);
+//   - entries are bounded in number and bytes, and expire after the TTL
+//     whatever happens (a backstop: the feed is what keeps them right).
 package cache
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"sync"
 	"time"
-
-	"github.com/algoitny/api/internal/pubsub"
 )
-
-// Broker carries the change events (internal/pubsub's Postgres broker: a
-// LISTEN/NOTIFY channel every process shares).
-type Broker interface {
-	pubsub.Broker
-	// Epoch numbers the broker's unbroken stretches of delivery; 0 while
-	// events may be lost.
-	Epoch() uint64
-}
 
 // Config configures a Cache.
 type Config[V any] struct {
@@ -47,17 +28,19 @@ type Config[V any] struct {
 	// a value larger than MaxBytes is not stored (0: no bound).
 	Size     func(V) int
 	MaxBytes int
-	// Now is the clock (time.Now if nil).
+	// Now is the clock of the TTL (time.Now if nil).
 	Now func() time.Time
+	// Feed keeps the cache coherent with every process's writes; without
+	// one the cache is always off (every Get misses, nothing is stored).
+	Feed *Feed
 }
 
 // Cache maps keys to values read from storage. The zero value is not usable;
 // call New. Values are shared by every reader: they must not be modified.
-type Cache[K comparable, V any] struct {
+type Cache[V any] struct {
 	cfg Config[V]
 
-	mu     sync.Mutex
-	broker Broker // set while Watch is subscribed (live)
+	mu sync.Mutex
 	// gen counts changes: every Forget, ForgetFunc and reset. forgotAt
 	// holds the gen of each key's latest Forget and wideGen that of the
 	// latest change that concerned every key (ForgetFunc, reset, or the
@@ -65,11 +48,11 @@ type Cache[K comparable, V any] struct {
 	// ticket, so a change to one key does not spoil the reads of others.
 	gen      uint64
 	wideGen  uint64
-	forgotAt map[K]uint64
+	forgotAt map[string]uint64
 	bytes    int
-	entries  map[K]entry[V]
+	entries  map[string]entry[V]
 	// flights are the reads of Load in progress, by key.
-	flights map[K]*flight[V]
+	flights map[string]*flight[V]
 }
 
 // flight is one read of Load that callers missing the same key share.
@@ -91,16 +74,21 @@ type entry[V any] struct {
 	expires time.Time
 }
 
-// New returns an empty cache, off until Watch runs.
-func New[K comparable, V any](cfg Config[V]) *Cache[K, V] {
+// New returns an empty cache attached to cfg.Feed: it is on while the feed
+// vouches for it (see Feed.Epoch).
+func New[V any](cfg Config[V]) *Cache[V] {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Cache[K, V]{cfg: cfg}
+	c := &Cache[V]{cfg: cfg}
+	if cfg.Feed != nil {
+		cfg.Feed.attach(c)
+	}
+	return c
 }
 
 // Get returns the value of k if it is cached and still trustworthy.
-func (c *Cache[K, V]) Get(k K) (V, bool) {
+func (c *Cache[V]) Get(k string) (V, bool) {
 	var zero V
 	if c == nil {
 		return zero, false
@@ -111,15 +99,18 @@ func (c *Cache[K, V]) Get(k K) (V, bool) {
 }
 
 // getLocked is Get with c.mu held.
-func (c *Cache[K, V]) getLocked(k K) (V, bool) {
+func (c *Cache[V]) getLocked(k string) (V, bool) {
 	var zero V
 	e, ok := c.entries[k]
-	if !ok || c.broker == nil {
+	if !ok {
 		return zero, false
 	}
-	if epoch := c.broker.Epoch(); epoch == 0 || e.epoch != epoch || !c.cfg.Now().Before(e.expires) {
+	if e.epoch != c.cfg.Feed.stretch() || !c.cfg.Now().Before(e.expires) {
 		c.dropLocked(k) // never good again
 		return zero, false
+	}
+	if !c.cfg.Feed.trusted() {
+		return zero, false // for now
 	}
 	return e.v, true
 }
@@ -135,22 +126,18 @@ func (t Ticket) Live() bool { return t.epoch != 0 }
 
 // Begin is called before reading a value from storage; Put stores it only if
 // nothing changed in between.
-func (c *Cache[K, V]) Begin() Ticket {
+func (c *Cache[V]) Begin() Ticket {
 	if c == nil {
 		return Ticket{}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	t := Ticket{gen: c.gen}
-	if c.broker != nil {
-		t.epoch = c.broker.Epoch()
-	}
-	return t
+	return Ticket{gen: c.gen, epoch: c.cfg.Feed.storable()}
 }
 
 // Put stores v, read after t was taken, unless a change or a gap in the
-// broker's delivery came in between, or the cache is off.
-func (c *Cache[K, V]) Put(k K, v V, t Ticket) {
+// feed came in between, a change of k is in progress, or the cache is off.
+func (c *Cache[V]) Put(k string, v V, t Ticket) {
 	if c == nil || t.epoch == 0 {
 		return
 	}
@@ -163,11 +150,11 @@ func (c *Cache[K, V]) Put(k K, v V, t Ticket) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.broker == nil || t.gen < c.wideGen || t.gen < c.forgotAt[k] {
+	if c.cfg.Feed.storable() != t.epoch || t.gen < c.wideGen || t.gen < c.forgotAt[k] || c.cfg.Feed.held(k) {
 		return
 	}
 	if c.entries == nil {
-		c.entries = make(map[K]entry[V])
+		c.entries = make(map[string]entry[V])
 	}
 	c.dropLocked(k)
 	for id := range c.entries {
@@ -203,7 +190,7 @@ const LoadTimeout = 10 * time.Second
 // returns ctx's error). A failed read is returned to every caller that
 // shared it, and nothing is stored. It returns ErrOff, without reading,
 // while the cache is off.
-func (c *Cache[K, V]) Load(ctx context.Context, k K, want func(V) bool, read func(context.Context) (V, error)) (V, error) {
+func (c *Cache[V]) Load(ctx context.Context, k string, want func(V) bool, read func(context.Context) (V, error)) (V, error) {
 	var zero V
 	if c == nil {
 		return zero, ErrOff
@@ -215,17 +202,14 @@ func (c *Cache[K, V]) Load(ctx context.Context, k K, want func(V) bool, read fun
 	}
 	f := c.flights[k]
 	if f == nil || !c.currentLocked(k, f.t) {
-		t := Ticket{gen: c.gen}
-		if c.broker != nil {
-			t.epoch = c.broker.Epoch()
-		}
+		t := Ticket{gen: c.gen, epoch: c.cfg.Feed.storable()}
 		if !t.Live() {
 			c.mu.Unlock()
 			return zero, ErrOff
 		}
 		f = &flight[V]{t: t, done: make(chan struct{})}
 		if c.flights == nil {
-			c.flights = make(map[K]*flight[V])
+			c.flights = make(map[string]*flight[V])
 		}
 		c.flights[k] = f
 		go c.fly(ctx, k, f, read)
@@ -240,7 +224,7 @@ func (c *Cache[K, V]) Load(ctx context.Context, k K, want func(V) bool, read fun
 }
 
 // fly makes f's read, stores its value and lets the waiting callers have it.
-func (c *Cache[K, V]) fly(ctx context.Context, k K, f *flight[V], read func(context.Context) (V, error)) {
+func (c *Cache[V]) fly(ctx context.Context, k string, f *flight[V], read func(context.Context) (V, error)) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), LoadTimeout)
 	defer cancel()
 	defer func() {
@@ -265,11 +249,11 @@ func (c *Cache[K, V]) fly(ctx context.Context, k K, f *flight[V], read func(cont
 // currentLocked reports whether a read of k made with t would still be
 // stored: the cache is on in the same epoch and neither k nor every key
 // changed since t. c.mu is held.
-func (c *Cache[K, V]) currentLocked(k K, t Ticket) bool {
-	return c.broker != nil && t.epoch != 0 && c.broker.Epoch() == t.epoch && t.gen >= c.wideGen && t.gen >= c.forgotAt[k]
+func (c *Cache[V]) currentLocked(k string, t Ticket) bool {
+	return t.epoch != 0 && c.cfg.Feed.storable() == t.epoch && t.gen >= c.wideGen && t.gen >= c.forgotAt[k]
 }
 
-func (c *Cache[K, V]) dropLocked(k K) {
+func (c *Cache[V]) dropLocked(k string) {
 	if e, ok := c.entries[k]; ok {
 		c.bytes -= e.size
 		delete(c.entries, k)
@@ -277,7 +261,7 @@ func (c *Cache[K, V]) dropLocked(k K) {
 }
 
 // Forget drops the entry of k; reads in flight are not stored.
-func (c *Cache[K, V]) Forget(k K) {
+func (c *Cache[V]) Forget(k string) {
 	if c == nil {
 		return
 	}
@@ -288,7 +272,7 @@ func (c *Cache[K, V]) Forget(k K) {
 		c.forgotAt, c.wideGen = nil, c.gen
 	}
 	if c.forgotAt == nil {
-		c.forgotAt = make(map[K]uint64)
+		c.forgotAt = make(map[string]uint64)
 	}
 	c.forgotAt[k] = c.gen
 	c.dropLocked(k)
@@ -296,7 +280,7 @@ func (c *Cache[K, V]) Forget(k K) {
 
 // ForgetFunc drops the entries for which drop is true; reads in flight are
 // not stored.
-func (c *Cache[K, V]) ForgetFunc(drop func(K, V) bool) {
+func (c *Cache[V]) ForgetFunc(drop func(string, V) bool) {
 	if c == nil {
 		return
 	}
@@ -311,63 +295,11 @@ func (c *Cache[K, V]) ForgetFunc(drop func(K, V) bool) {
 	}
 }
 
-// setBroker empties the cache and turns it on (b != nil) or off.
-func (c *Cache[K, V]) setBroker(b Broker) {
+// reset empties the cache (the feed began a new listening stretch).
+func (c *Cache[V]) reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
 	c.wideGen, c.forgotAt = c.gen, nil
 	c.entries, c.bytes = nil, 0
-	c.broker = b
-}
-
-// Watch keeps the cache in step with the changes published on topic by any
-// process until ctx is done: each event's payload goes to apply (which
-// Forgets what it names). The cache is on only while Watch is subscribed.
-// A nil log is slog.Default().
-func (c *Cache[K, V]) Watch(ctx context.Context, b Broker, topic string, apply func(payload []byte), log *slog.Logger) {
-	log = cmp.Or(log, slog.Default())
-	defer c.setBroker(nil)
-	for ctx.Err() == nil {
-		sub, err := b.Subscribe(ctx, topic)
-		if err != nil {
-			if ctx.Err() == nil {
-				log.Warn("cache: cannot watch for changes; reading from storage meanwhile", "topic", topic, "err", err)
-			}
-			select {
-			case <-ctx.Done():
-			case <-time.After(time.Second):
-			}
-			continue
-		}
-		c.setBroker(b)
-		for e := range sub.Events() {
-			apply(e.Payload)
-		}
-		c.setBroker(nil)
-		if ctx.Err() == nil {
-			log.Warn("cache: the change subscription ended; resubscribing", "topic", topic, "err", sub.Err())
-		}
-	}
-}
-
-// PublishTimeout bounds telling other processes of a change: a request
-// never hangs on the broker.
-const PublishTimeout = 5 * time.Second
-
-// Publish tells the other processes that what payload names changed. The
-// change is stored already, so it is sent even if ctx's client went away;
-// a failure is logged (the others then see the change within the TTL; a
-// nil log is slog.Default()). Without a broker it does nothing.
-func Publish(ctx context.Context, b Broker, topic string, payload []byte, log *slog.Logger) {
-	if b == nil {
-		return
-	}
-	log = cmp.Or(log, slog.Default())
-	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), PublishTimeout)
-	defer cancel()
-	if err := b.Publish(pctx, topic, payload); err != nil {
-		log.Error("cache: cannot publish a change; other processes may use their cached copy until it expires",
-			"topic", topic, "key", string(payload), "err", err)
-	}
 }

@@ -10,87 +10,38 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/cache"
-	"github.com/algoitny/api/internal/pubsub"
 )
 
-// broker is an in-process broker whose epoch the test moves, standing for a
-// PostgreSQL listener that reconnected (or is down: 0).
-type broker struct {
-	*pubsub.Memory
-	epoch atomic.Uint64
-}
-
-func (b *broker) Epoch() uint64 { return b.epoch.Load() }
-
-func newBroker(t *testing.T) *broker {
-	b := &broker{Memory: pubsub.NewMemory(pubsub.MemoryConfig{})}
-	b.epoch.Store(1)
-	t.Cleanup(b.Close)
-	return b
-}
-
-const topic = "test:changed"
-
-// watched returns a cache that Watch keeps live (forgetting the keys
-// published on topic) until the test ends, and a clock the test moves.
-func watched(t *testing.T, b *broker, cfg cache.Config[string]) (*cache.Cache[string, string], *time.Time) {
+// watched returns a cache on a live member feed of its own, the node of
+// that feed and a clock of the TTL the test moves.
+func watched(t *testing.T, cfg cache.Config[string]) (*cache.Cache[string], *node, *time.Time) {
+	t.Helper()
 	now := time.Unix(1_700_000_000, 0)
 	cfg.Now = func() time.Time { return now }
 	if cfg.TTL == 0 {
 		cfg.TTL = time.Minute
 	}
-	c := cache.New[string, string](cfg)
+	n := newHub().node(t)
+	f := cache.NewFeed(cache.FeedConfig{Broker: n, Member: true, Bound: testBound, WriteWindow: testWindow,
+		Logger: slog.New(slog.DiscardHandler)})
+	cfg.Feed = f
+	c := cache.New[string](cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		c.Watch(ctx, b, topic, func(k []byte) { c.Forget(string(k)) }, slog.New(slog.DiscardHandler))
-	}()
+	go func() { defer close(done); f.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
-	waitFor(t, "the cache to go live", func() bool {
-		c.Put("probe", "p", c.Begin())
-		_, ok := c.Get("probe")
-		return ok
-	})
-	c.Forget("probe")
-	return c, &now
+	(&process{node: n, feed: f, cache: c}).live(t)
+	return c, n, &now
 }
 
-func waitFor(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !ok(); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 10 s for %s", what)
-		}
-	}
-}
-
-func hit(c *cache.Cache[string, string], k, want string) bool {
-	v, ok := c.Get(k)
-	return ok && v == want
-}
-
-func TestOffUntilWatched(t *testing.T) {
+func TestOffWithoutFeed(t *testing.T) {
 	t.Parallel()
-	c := cache.New[string, string](cache.Config[string]{TTL: time.Minute})
+	c := cache.New[string](cache.Config[string]{TTL: time.Minute})
 	c.Put("k", "v", c.Begin())
 	if _, ok := c.Get("k"); ok {
-		t.Fatal("a cache nobody watches served an entry")
+		t.Fatal("a cache without a feed served an entry")
 	}
-	b := newBroker(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		c.Watch(ctx, b, topic, func([]byte) {}, slog.New(slog.DiscardHandler))
-	}()
-	waitFor(t, "the cache to go live", func() bool { c.Put("k", "v", c.Begin()); return hit(c, "k", "v") })
-	cancel()
-	<-done
-	if _, ok := c.Get("k"); ok {
-		t.Fatal("hit after Watch returned")
-	}
-	var nilCache *cache.Cache[string, string]
+	var nilCache *cache.Cache[string]
 	nilCache.Put("k", "v", nilCache.Begin())
 	nilCache.Forget("k")
 	if _, ok := nilCache.Get("k"); ok {
@@ -100,8 +51,7 @@ func TestOffUntilWatched(t *testing.T) {
 
 func TestEpochAndTTL(t *testing.T) {
 	t.Parallel()
-	b := newBroker(t)
-	c, now := watched(t, b, cache.Config[string]{TTL: time.Minute})
+	c, n, now := watched(t, cache.Config[string]{TTL: time.Minute})
 	c.Put("k", "v", c.Begin())
 	*now = now.Add(time.Minute - time.Nanosecond)
 	if !hit(c, "k", "v") {
@@ -112,24 +62,22 @@ func TestEpochAndTTL(t *testing.T) {
 		t.Fatal("hit after the TTL")
 	}
 	c.Put("k", "v", c.Begin())
-	b.epoch.Store(0)
+	n.cut()
 	if hit(c, "k", "v") {
 		t.Fatal("hit while the broker may be losing events")
 	}
 	c.Put("k0", "v", c.Begin())
-	b.epoch.Store(2)
+	n.reconnect(2)
 	if hit(c, "k", "v") || hit(c, "k0", "v") {
 		t.Fatal("hit after a gap in delivery (a new epoch), or a read made during the gap was kept")
 	}
-	c.Put("k", "v2", c.Begin())
-	if !hit(c, "k", "v2") {
-		t.Fatal("miss after reading again in the new epoch")
-	}
+	// The feed starts listening again, warms up, and the cache is back.
+	waitFor(t, "the cache to be back", func() bool { c.Put("k", "v2", c.Begin()); return hit(c, "k", "v2") })
 }
 
 func TestReadRacingAChangeIsNotStored(t *testing.T) {
 	t.Parallel()
-	c, _ := watched(t, newBroker(t), cache.Config[string]{})
+	c, _, _ := watched(t, cache.Config[string]{})
 	ticket := c.Begin() // reads start
 	c.Forget("k")       // k changes meanwhile
 	c.Put("k", "stale?", ticket)
@@ -163,7 +111,7 @@ func TestReadRacingAChangeIsNotStored(t *testing.T) {
 
 func TestForget(t *testing.T) {
 	t.Parallel()
-	c, _ := watched(t, newBroker(t), cache.Config[string]{})
+	c, _, _ := watched(t, cache.Config[string]{})
 	for i, owner := range []string{"u1", "u1", "u2"} {
 		c.Put("s"+strconv.Itoa(i), owner, c.Begin())
 	}
@@ -177,25 +125,10 @@ func TestForget(t *testing.T) {
 	}
 }
 
-// TestWatchForgetsPublishedChanges: another process's change reaches this
-// cache through the broker.
-func TestWatchForgetsPublishedChanges(t *testing.T) {
-	t.Parallel()
-	b := newBroker(t)
-	c, _ := watched(t, b, cache.Config[string]{})
-	c.Put("k", "v", c.Begin())
-	c.Put("other", "v", c.Begin())
-	cache.Publish(context.Background(), b, topic, []byte("k"), slog.New(slog.DiscardHandler))
-	waitFor(t, "the published change to be applied", func() bool { _, ok := c.Get("k"); return !ok })
-	if !hit(c, "other", "v") {
-		t.Fatal("an entry nobody changed was dropped")
-	}
-}
-
 func TestBounds(t *testing.T) {
 	t.Parallel()
 	t.Run("Entries", func(t *testing.T) {
-		c, _ := watched(t, newBroker(t), cache.Config[string]{MaxEntries: 100})
+		c, _, _ := watched(t, cache.Config[string]{MaxEntries: 100})
 		for i := range 110 {
 			c.Put(strconv.Itoa(i), "v", c.Begin())
 		}
@@ -210,7 +143,7 @@ func TestBounds(t *testing.T) {
 		}
 	})
 	t.Run("Bytes", func(t *testing.T) {
-		c, _ := watched(t, newBroker(t), cache.Config[string]{MaxBytes: 100, Size: func(v string) int { return len(v) }})
+		c, _, _ := watched(t, cache.Config[string]{MaxBytes: 100, Size: func(v string) int { return len(v) }})
 		big := string(make([]byte, 101))
 		c.Put("big", big, c.Begin())
 		if _, ok := c.Get("big"); ok {
@@ -260,7 +193,7 @@ type loaded struct {
 	err error
 }
 
-func load(ctx context.Context, c *cache.Cache[string, string], k string, read func(context.Context) (string, error)) <-chan loaded {
+func load(ctx context.Context, c *cache.Cache[string], k string, read func(context.Context) (string, error)) <-chan loaded {
 	out := make(chan loaded, 1)
 	go func() {
 		v, err := c.Load(ctx, k, nil, read)
@@ -274,7 +207,7 @@ func TestLoad(t *testing.T) {
 	ctx := context.Background()
 	t.Run("MissesShareOneRead", func(t *testing.T) {
 		t.Parallel()
-		c, _ := watched(t, newBroker(t), cache.Config[string]{})
+		c, _, _ := watched(t, cache.Config[string]{})
 		r := newBlockingRead("v1")
 		first := load(ctx, c, "k", r.read)
 		<-r.started
@@ -298,7 +231,7 @@ func TestLoad(t *testing.T) {
 	})
 	t.Run("NotSharedAcrossAChange", func(t *testing.T) {
 		t.Parallel()
-		c, _ := watched(t, newBroker(t), cache.Config[string]{})
+		c, _, _ := watched(t, cache.Config[string]{})
 		before := newBlockingRead("before")
 		first := load(ctx, c, "k", before.read)
 		<-before.started
@@ -332,7 +265,7 @@ func TestLoad(t *testing.T) {
 	})
 	t.Run("CallersMayLeave", func(t *testing.T) {
 		t.Parallel()
-		c, _ := watched(t, newBroker(t), cache.Config[string]{})
+		c, _, _ := watched(t, cache.Config[string]{})
 		r := newBlockingRead("v")
 		lctx, leave := context.WithCancel(ctx)
 		starter := load(lctx, c, "k", r.read)
@@ -350,7 +283,7 @@ func TestLoad(t *testing.T) {
 	})
 	t.Run("FailuresAreSharedNotStored", func(t *testing.T) {
 		t.Parallel()
-		c, _ := watched(t, newBroker(t), cache.Config[string]{})
+		c, _, _ := watched(t, cache.Config[string]{})
 		boom := errors.New("boom")
 		started, release := make(chan struct{}, 10), make(chan struct{})
 		var calls atomic.Int32
@@ -386,7 +319,7 @@ func TestLoad(t *testing.T) {
 	})
 	t.Run("CachedEntryIsNotReadAgain", func(t *testing.T) {
 		t.Parallel()
-		c, _ := watched(t, newBroker(t), cache.Config[string]{})
+		c, _, _ := watched(t, cache.Config[string]{})
 		c.Put("k", "partial", c.Begin())
 		reads := 0
 		read := func(context.Context) (string, error) { reads++; return "whole", nil }
@@ -400,7 +333,7 @@ func TestLoad(t *testing.T) {
 	})
 	t.Run("Off", func(t *testing.T) {
 		t.Parallel()
-		c := cache.New[string, string](cache.Config[string]{TTL: time.Minute})
+		c := cache.New[string](cache.Config[string]{TTL: time.Minute})
 		read := false
 		if _, err := c.Load(ctx, "k", nil, func(context.Context) (string, error) { read = true; return "v", nil }); !errors.Is(err, cache.ErrOff) || read {
 			t.Fatalf("Load on a cache that is off = %v (read: %t); want ErrOff without reading", err, read)

@@ -57,7 +57,6 @@ func (db *DB) DeleteAccount(ctx context.Context, u *algoitny.User) error {
 	}
 	// The pointers go after their jobs, so a retry still finds the jobs.
 	err = db.deleteItems(ctx, items)
-	db.partitionChanged(ctx, db.tables.Main, userPK(u.ID)) // the quota counters went with them
 	if err != nil {
 		return err
 	}

@@ -56,7 +56,8 @@ func TablesWithPrefix(prefix string) Tables {
 // DB is a connection to the three tables. It is safe for concurrent use; the
 // repositories are methods on it.
 type DB struct {
-	client *dynamodb.Client
+	// client is the write path (coherence.go): the only way to DynamoDB.
+	client dynamoAPI
 	tables Tables
 	// now is the clock, replaceable in tests.
 	now func() time.Time
@@ -68,10 +69,12 @@ type DB struct {
 	filtered         filteredReads
 	maxCasePageBytes int
 
-	// changes, log and partitions: see SetChanges (partitions.go).
-	changes    cache.Broker
+	// feed, log and partitions: see SetFeed (partitions.go); onChange
+	// observes announced writes (tests).
+	feed       *cache.Feed
 	log        *slog.Logger
-	partitions *cache.Cache[string, *partition]
+	partitions *cache.Cache[*partition]
+	onChange   func(keys []string, strict bool)
 }
 
 // Open connects to DynamoDB. It makes no request; call Ping to check the
@@ -104,7 +107,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		return nil, fmt.Errorf("load AWS config: %w", err)
 	}
 	db := &DB{tables: TablesWithPrefix(cfg.TablePrefix), now: time.Now, filtered: defaultFilteredReads, maxCasePageBytes: 16 << 20}
-	db.client = dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
+	sdk := dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
 		if cfg.Endpoint != "" {
 			o.BaseEndpoint = aws.String(cfg.Endpoint)
 			// DynamoDB Local sends CRC32 headers that do not match some
@@ -113,6 +116,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		}
 		o.APIOptions = append(o.APIOptions, db.countRequests)
 	})
+	db.client = writeThrough{Client: sdk, db: db}
 	return db, nil
 }
 

@@ -78,3 +78,42 @@ func BoundFilteredReads(db *DB, ahead, calls int) {
 // BoundCasePages makes db's pages of test cases hold at most n bytes of
 // inputs and outputs (but always one case).
 func BoundCasePages(db *DB, n int) { db.maxCasePageBytes = n }
+
+// OnChange calls f with the keys of every write db announces on its feed,
+// and whether the change is strict.
+func OnChange(db *DB, f func(keys []string, strict bool)) { db.onChange = f }
+
+// CacheKeyOf exposes cacheKeyOf: what the cache calls the item, whether it
+// is kept and whether it is security state.
+func CacheKeyOf(db *DB, table, pk, sk string) (key string, strict, cached bool) {
+	return db.cacheKeyOf(table, pk, sk)
+}
+
+// StoredItem is one raw item of a table.
+type StoredItem struct {
+	Table, PK, SK string
+	Item          map[string]types.AttributeValue
+}
+
+// Snapshot returns every item of db's three tables, by "table|PK|SK".
+func Snapshot(ctx context.Context, db *DB) (map[string]StoredItem, error) {
+	out := map[string]StoredItem{}
+	for _, table := range []string{db.tables.Main, db.tables.Users, db.tables.Plans} {
+		var start map[string]types.AttributeValue
+		for {
+			page, err := db.client.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(table), ExclusiveStartKey: start, ConsistentRead: aws.Bool(true)})
+			if err != nil {
+				return nil, err
+			}
+			for _, it := range page.Items {
+				pk, sk := stringAttr(it, attrPK), stringAttr(it, attrSK)
+				out[table+"|"+pk+"|"+sk] = StoredItem{Table: table, PK: pk, SK: sk, Item: it}
+			}
+			if len(page.LastEvaluatedKey) == 0 {
+				break
+			}
+			start = page.LastEvaluatedKey
+		}
+	}
+	return out, nil
+}

@@ -137,7 +137,6 @@ func (db *DB) CreateHistory(ctx context.Context, h *algoitny.SearchHistory) erro
 	if err != nil {
 		return err
 	}
-	defer db.partitionChanged(ctx, db.tables.Main, userPK(h.UserID)) // a cached "no such execution"
 	put := &types.Put{TableName: aws.String(db.tables.Main), Item: av, ConditionExpression: aws.String("attribute_not_exists(PK)")}
 	if h.JobID == "" {
 		_, err = db.client.PutItem(ctx, &dynamodb.PutItemInput{
@@ -308,7 +307,6 @@ func (db *DB) updateHistory(ctx context.Context, ref algoitny.HistoryRef, upd ex
 		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "history not found")
 	}
 	av, err := db.update(ctx, db.tables.Main, itemKey{userPK(ref.UserID), sk}, upd, nil)
-	db.partitionChanged(ctx, db.tables.Main, userPK(ref.UserID))
 	if isConditionFailed(err) {
 		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "history not found")
 	}

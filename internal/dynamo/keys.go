@@ -246,13 +246,19 @@ func googleIDMarkerPK(googleID string) string { return "GOOGLEID#" + googleID }
 const skUnique = "UNIQUE"
 
 // sessionRevokedPK marks a logged-out session until its token would expire.
-func sessionRevokedPK(sessionID string) string { return "SESSION#" + sessionID }
+func sessionRevokedPK(sessionID string) string { return pkPrefixSession + sessionID }
+
+// pkPrefixSession begins the keys of logged-out session markers (see partitions.go).
+const pkPrefixSession = "SESSION#"
 
 const skRevoked = "REVOKED"
 
 // --- Plans table -------------------------------------------------------------
 
-func planPK(name string) string { return "PLAN#" + name }
+func planPK(name string) string { return pkPrefixPlan + name }
+
+// pkPrefixPlan begins plans' keys (see partitions.go).
+const pkPrefixPlan = "PLAN#"
 
 func gsiPlanActive(active bool) string { return "ACTIVE#" + strconv.FormatBool(active) }
 

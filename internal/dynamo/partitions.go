@@ -14,34 +14,35 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// Two kinds of items are read far more often than they change, and a serve
-// process keeps them in memory:
+// Some items are read far more often than they change, and every process
+// with a feed (SetFeed) keeps them in memory:
 //
 //   - problem partitions (a problem's METADATA item and its TESTCASE#
 //     items), read on every problem page and history page: whole partitions
 //     are cached and Queries of them (a problem with its first test cases, a
 //     page of test cases, one test case), GetItem of the problem and the
 //     problems of a BatchGetItem are answered from memory;
-//   - users' items (the Users table's METADATA item of an email), read for
-//     every author on a history page: GetItem and BatchGetItem of them;
+//   - users' items (the Users table's METADATA item of an email) and the
+//     marker of a logged-out session: authentication reads both on every
+//     request, and history pages read authors;
+//   - plans (the Plans table's METADATA items), read with every user;
 //   - a user's quota counter item of a day (one GetItem answers myUsage),
-//     read on every page a client shows the usage on and changed only when
-//     the user spends or gets back a use (ConsumeQuota, ReleaseQuota). The
-//     quota itself is never decided from it: ConsumeQuota's conditional
-//     write is;
+//     changed only when the user spends or gets back a use. The quota
+//     itself is never decided from it: ConsumeQuota's conditional write is;
 //   - a user's executions read by id (GetHistory, GetHistories): a job's
 //     events show its execution to every subscriber, and an execution
 //     changes only when it is made public or given hints.
 //
-// internal/cache keeps these from serving what another process changed:
-// every write to a problem partition, a user item, a quota counter or an
-// execution goes through
-// partitionChanged, which forgets it here and publishes its key. The session
-// check of authentication does not use this cache (accounts has its own).
+// cacheKeyOf is the one list of what is cached, for reads and writes alike;
+// every write of such an item goes through the write path (coherence.go),
+// which announces it on the feed first, so every process forgets it
+// (internal/cache.Feed says what that guarantees). Sessions, users, plans
+// and executions are security state (strict): a change of them returns only
+// once no process can serve the old value. Problems and quota counters are
+// display data: stale at most the feed's bound.
 const (
-	partitionsTopic = "dynamo:partition-changed"
-	// partitionCacheTTL bounds how long a partition is trusted (the bound
-	// when an event is lost without the broker knowing).
+	// partitionCacheTTL bounds how long an entry is kept (a backstop: the
+	// feed keeps entries right, see cache.Feed).
 	partitionCacheTTL = 30 * time.Second
 	// maxCachedPartitionBytes: larger partitions (problems with big test
 	// data) are read from DynamoDB every time, and remembered as too big.
@@ -143,54 +144,46 @@ func valueCount(v types.AttributeValue) int {
 	return n
 }
 
-// SetChanges is called once, before the DB is used, by every process that
-// writes problems (serve replicas and workers): their writes are then
-// published on b so that the serve replicas' partition caches forget them.
-func (db *DB) SetChanges(b cache.Broker, log *slog.Logger) {
-	db.changes, db.log = b, log
-	db.partitions = cache.New[string, *partition](cache.Config[*partition]{
+// SetFeed is called once, before the DB is used, by every process (serve
+// replicas, workers, the command line): its writes of cached items are then
+// announced on feed, and, if the feed is a member's, the DB caches reads
+// (cacheKeyOf). A DB without a feed neither caches nor announces: it is for
+// tests of one process and tools run while no server is up.
+func (db *DB) SetFeed(feed *cache.Feed, log *slog.Logger) {
+	db.feed, db.log = feed, log
+	db.partitions = cache.New[*partition](cache.Config[*partition]{
 		TTL: partitionCacheTTL, MaxBytes: partitionCacheBytes, MaxEntries: partitionCacheEntries,
 		Size: func(p *partition) int { return partitionOverhead + p.size },
 		Now:  func() time.Time { return db.now() },
+		Feed: feed,
 	})
 }
 
-// WatchChanges turns the partition cache on for this process and keeps it in
-// step with the writes of every process until ctx is done (SetChanges
-// first; without it, it returns at once).
-func (db *DB) WatchChanges(ctx context.Context) {
-	if db.changes == nil {
-		return
-	}
-	db.partitions.Watch(ctx, db.changes, partitionsTopic, func(key []byte) { db.partitions.Forget(string(key)) }, db.log)
-}
-
-// partitionKey names a partition in the cache and in change events.
+// partitionKey names a partition in the cache and in the feed's messages.
 func partitionKey(table, pk string) string { return table + "|" + pk }
 
-// partitionChanged is called after (and, for safety, whether or not) a
-// write to a problem partition or a user item: this process forgets it at
-// once, the others when they hear of it. When the request's context ended
-// first, DynamoDB may still apply the write after this: the change is told
-// again a little later, so that a read made in between is not kept.
-func (db *DB) partitionChanged(ctx context.Context, table, pk string) {
-	if db.changes == nil {
-		return
+// cacheKeyOf says whether the item (table, pk, sk) is kept in the cache
+// (ok), under which key (its partition's), and whether it is security state
+// (strict). It is the one list of what is cached: reads consult it to decide
+// what to keep (cachesHead, cachesPartition) and the write path to decide
+// what to announce.
+func (db *DB) cacheKeyOf(table, pk, sk string) (key string, strict, ok bool) {
+	switch {
+	case table == db.tables.Main && strings.HasPrefix(pk, pkPrefixProblem):
+		return partitionKey(table, pk), false, true // a problem or its test cases
+	case table == db.tables.Main && strings.HasPrefix(pk, pkPrefixUser) && isQuotaSK(sk):
+		return partitionKey(table, pk), false, true // a quota counter (what myUsage shows)
+	case table == db.tables.Main && strings.HasPrefix(pk, pkPrefixUser) && isHistorySK(sk):
+		return partitionKey(table, pk), true, true // an execution: visibility and code
+	case table == db.tables.Users && strings.HasPrefix(pk, pkPrefixUser) && sk == skMetadata:
+		return partitionKey(table, pk), true, true // a user: active, staff, plan
+	case table == db.tables.Users && strings.HasPrefix(pk, pkPrefixSession) && sk == skRevoked:
+		return partitionKey(table, pk), true, true // a logged-out session
+	case table == db.tables.Plans && strings.HasPrefix(pk, pkPrefixPlan) && sk == skMetadata:
+		return partitionKey(table, pk), true, true // a plan's limits
 	}
-	key := partitionKey(table, pk)
-	db.partitions.Forget(key)
-	cache.Publish(ctx, db.changes, partitionsTopic, []byte(key), db.log)
-	if ctx.Err() != nil {
-		time.AfterFunc(uncertainWriteDelay, func() {
-			db.partitions.Forget(key)
-			cache.Publish(context.Background(), db.changes, partitionsTopic, []byte(key), db.log)
-		})
-	}
+	return "", false, false
 }
-
-// uncertainWriteDelay is how long after an interrupted write its change is
-// told again (longer than a write takes to land).
-const uncertainWriteDelay = 2 * time.Second
 
 // fresh returns a context in which reads go to DynamoDB itself (consistent):
 // for reads a write decides on, which must not trust a copy. Callers outside
@@ -202,7 +195,7 @@ func isFresh(ctx context.Context) bool { return algoitny.FreshReads(ctx) }
 // cachesPartition reports whether q reads a problem partition in a way the
 // cache can answer: the table itself, by key range, without a filter.
 func (db *DB) cachesPartition(ctx context.Context, q *query) bool {
-	return db.changes != nil && !isFresh(ctx) && !q.scan && q.index == "" && q.table == db.tables.Main && q.filter == nil &&
+	return db.partitions != nil && !isFresh(ctx) && !q.scan && q.index == "" && q.table == db.tables.Main && q.filter == nil &&
 		q.skBefore == "" && q.skBetween[0] == "" && strings.HasPrefix(q.pk, pkPrefixProblem)
 }
 
@@ -281,13 +274,7 @@ func (p *partition) answer(q *query, limit int32, start map[string]types.Attribu
 // false when it does not (then ask DynamoDB); item is nil when the item does
 // not exist.
 func (db *DB) cachedItem(table string, k itemKey) (item map[string]types.AttributeValue, known bool) {
-	if db.changes == nil {
-		return nil, false
-	}
-	switch {
-	case table == db.tables.Main && strings.HasPrefix(k.PK, pkPrefixProblem):
-	case db.cachesHead(table, k):
-	default:
+	if _, _, cached := db.cacheKeyOf(table, k.PK, k.SK); db.partitions == nil || !cached {
 		return nil, false
 	}
 	p, ok := db.partitions.Get(partitionKey(table, k.PK))
@@ -302,18 +289,11 @@ func (db *DB) cachedItem(table string, k itemKey) (item map[string]types.Attribu
 }
 
 // cachesHead reports whether k is an item the cache keeps as a head of its
-// partition when it is read alone: a user's or a problem's METADATA, a
-// user's quota counter of a day, a user's execution.
+// partition when it is read alone (every cached item but the test cases,
+// which come with their whole partition).
 func (db *DB) cachesHead(table string, k itemKey) bool {
-	switch {
-	case db.changes == nil:
-		return false
-	case k.SK == skMetadata:
-		return (table == db.tables.Users && strings.HasPrefix(k.PK, pkPrefixUser)) ||
-			(table == db.tables.Main && strings.HasPrefix(k.PK, pkPrefixProblem))
-	default:
-		return table == db.tables.Main && strings.HasPrefix(k.PK, pkPrefixUser) && (isQuotaSK(k.SK) || isHistorySK(k.SK))
-	}
+	_, _, cached := db.cacheKeyOf(table, k.PK, k.SK)
+	return db.partitions != nil && cached && !(strings.HasPrefix(k.PK, pkPrefixProblem) && k.SK != skMetadata)
 }
 
 // keepHeads caches, as heads, the items of keys that cachesHead keeps, read

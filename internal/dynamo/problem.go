@@ -101,7 +101,6 @@ func unmarshalProblem(av map[string]types.AttributeValue) (*algoitny.Problem, er
 // that a plan's MaxProblems holds exactly under concurrency. It returns
 // ECONFLICT if the problem exists and ERATELIMITED if the user is at the limit.
 func (db *DB) CreateProblem(ctx context.Context, p *algoitny.Problem, maxProblems int) error {
-	defer db.partitionChanged(ctx, db.tables.Main, problemPK(p.Platform, p.ProblemID)) // even after an error: it may have been written
 	now := db.now().UTC()
 	p.InternalID, p.CreatedAt, p.UpdatedAt, p.TestCaseCount = uuid.NewString(), now, now, 0
 	p.IsDeleted, p.DeletedAt, p.DeletedReason = false, nil, ""
@@ -244,7 +243,6 @@ func andAll(conds []expression.ConditionBuilder) *expression.ConditionBuilder {
 // index partitions when its language or completion changes. It returns
 // ENOTFOUND for a missing or deleted problem.
 func (db *DB) UpdateProblem(ctx context.Context, ref algoitny.ProblemRef, u algoitny.ProblemUpdate) (*algoitny.Problem, error) {
-	defer db.partitionChanged(ctx, db.tables.Main, problemPK(ref.Platform, ref.ProblemID))
 	upd := expression.Set(expression.Name("UpdatedAt"), expression.Value(db.now().UTC()))
 	set := func(attr string, v any) { upd = upd.Set(expression.Name(attr), expression.Value(v)) }
 	if u.Title != nil {
@@ -302,7 +300,6 @@ func (db *DB) UpdateProblem(ctx context.Context, ref algoitny.ProblemRef, u algo
 // review_notes, verified_by_admin, reviewed_at): the problem no longer needs
 // review. It returns ENOTFOUND for a missing or deleted problem.
 func (db *DB) ReviewProblem(ctx context.Context, ref algoitny.ProblemRef, r algoitny.ProblemReview) (*algoitny.Problem, error) {
-	defer db.partitionChanged(ctx, db.tables.Main, problemPK(ref.Platform, ref.ProblemID))
 	now := db.now().UTC()
 	upd := expression.Set(expression.Name("NeedsReview"), expression.Value(false)).
 		Set(expression.Name("VerifiedByAdmin"), expression.Value(r.Verified)).
@@ -325,7 +322,6 @@ func (db *DB) ReviewProblem(ctx context.Context, ref algoitny.ProblemRef, r algo
 // stays readable by key. The creator's problem counter goes down with it.
 // It returns ENOTFOUND for a missing or already deleted problem.
 func (db *DB) DeleteProblem(ctx context.Context, ref algoitny.ProblemRef, reason string) error {
-	defer db.partitionChanged(ctx, db.tables.Main, problemPK(ref.Platform, ref.ProblemID))
 	p, err := db.GetProblem(fresh(ctx), ref) // the write depends on what it reads
 	if err != nil {
 		return err
@@ -370,7 +366,6 @@ func (db *DB) DeleteProblem(ctx context.Context, ref algoitny.ProblemRef, reason
 // if there is no such problem. (Parts of test cases written before the failure stay,
 // invisible, like those of any interrupted write.)
 func (db *DB) DiscardProblem(ctx context.Context, ref algoitny.ProblemRef, createdBy string) error {
-	defer db.partitionChanged(ctx, db.tables.Main, problemPK(ref.Platform, ref.ProblemID))
 	cond, err := expression.NewBuilder().WithCondition(expression.AttributeExists(expression.Name(attrPK)).
 		And(expression.Name("TestCaseCount").Equal(expression.Value(0))).
 		And(expression.Name("IsCompleted").Equal(expression.Value(false))).

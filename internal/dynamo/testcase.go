@@ -170,7 +170,6 @@ func decodeTestCase(av map[string]types.AttributeValue, parts [][]byte) (*algoit
 // cases. It returns ENOTFOUND if the problem is missing or deleted and
 // EINVALID for a test case over MaxTestCaseBytes.
 func (db *DB) AddTestCases(ctx context.Context, ref algoitny.ProblemRef, cases []*algoitny.TestCase) error {
-	defer db.partitionChanged(ctx, db.tables.Main, problemPK(ref.Platform, ref.ProblemID)) // even after an error: some may be written
 	type encoded struct {
 		item  map[string]types.AttributeValue
 		parts []map[string]types.AttributeValue

@@ -85,7 +85,6 @@ func (db *DB) ConsumeQuota(ctx context.Context, log *algoitny.UsageLog, limit in
 	if conditionFailedAt(err, 0) {
 		return limited() // nothing written: nothing to tell
 	}
-	db.partitionChanged(ctx, db.tables.Main, userPK(log.UserID)) // even after another error: it may have been written
 	return translate(err, "consume quota")
 }
 
@@ -105,7 +104,6 @@ func (db *DB) ReleaseQuota(ctx context.Context, log *algoitny.UsageLog) error {
 	if conditionFailedAt(err, 0) {
 		return nil
 	}
-	db.partitionChanged(ctx, db.tables.Main, userPK(log.UserID))
 	return translate(err, "release quota")
 }
 

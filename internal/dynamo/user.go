@@ -104,7 +104,6 @@ func (db *DB) newUser(u *algoitny.User, plan *algoitny.Plan) {
 // id is taken.
 func (db *DB) CreateUser(ctx context.Context, u *algoitny.User, plan *algoitny.Plan) error {
 	db.newUser(u, plan)
-	defer db.partitionChanged(ctx, db.tables.Users, userEmailPK(u.Email)) // a cached "no such user"
 	av, err := marshalUser(u)
 	if err != nil {
 		return err
@@ -176,7 +175,6 @@ func (db *DB) SignInWithGoogle(ctx context.Context, p algoitny.GoogleProfile, pl
 
 // linkGoogleID sets the Google id of the user with p's email, who must have none.
 func (db *DB) linkGoogleID(ctx context.Context, p algoitny.GoogleProfile) error {
-	defer db.partitionChanged(ctx, db.tables.Users, userEmailPK(p.Email))
 	current, err := db.GetUserByEmail(fresh(ctx), p.Email)
 	if err != nil {
 		return err
@@ -223,7 +221,6 @@ func (db *DB) touchLogin(ctx context.Context, email string, p algoitny.GooglePro
 }
 
 func (db *DB) updateUser(ctx context.Context, email string, upd expression.UpdateBuilder) (*algoitny.User, error) {
-	defer db.partitionChanged(ctx, db.tables.Users, userEmailPK(email))
 	av, err := db.update(ctx, db.tables.Users, itemKey{userEmailPK(email), skMetadata}, upd, nil)
 	if isConditionFailed(err) {
 		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "user %q not found", email)
@@ -329,7 +326,6 @@ func (db *DB) SetUserStaff(ctx context.Context, email string, staff bool) (*algo
 // DeleteUser removes the user item and its Google id marker. Deleting a user
 // that does not exist is not an error, so account deletion can be retried.
 func (db *DB) DeleteUser(ctx context.Context, email string) error {
-	defer db.partitionChanged(ctx, db.tables.Users, userEmailPK(email))
 	u, err := db.GetUserByEmail(fresh(ctx), email) // its Google id decides what to delete
 	if algoitny.IsCode(err, algoitny.ENOTFOUND) {
 		return nil
@@ -351,16 +347,16 @@ func conflictOn(err error, field string) bool {
 	return errors.As(err, &e) && e.Code == algoitny.ECONFLICT && e.Field == field
 }
 
-// AuthLookup reads, in one consistent BatchGetItem, the user a session
-// token names and whether the session was revoked (logged out). It returns
-// ENOTFOUND if the user no longer exists.
+// AuthLookup reads the user a session token names and whether the session
+// was revoked (logged out): from the cache, where a change of either is
+// strict (partitions.go), or else in one consistent BatchGetItem. It
+// returns ENOTFOUND if the user no longer exists.
 func (db *DB) AuthLookup(ctx context.Context, email, sessionID string) (*algoitny.AuthSnapshot, error) {
 	userKey, revokedKey := itemKey{userEmailPK(email), skMetadata}, itemKey{sessionRevokedPK(sessionID), skRevoked}
-	found, err := db.batchGetTables(ctx, map[string][]itemKey{db.tables.Users: {userKey, revokedKey}}, true)
+	users, err := db.batchGet(ctx, db.tables.Users, []itemKey{userKey, revokedKey})
 	if err != nil {
 		return nil, err
 	}
-	users := found[db.tables.Users]
 	av, ok := users[userKey]
 	if !ok {
 		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "user not found")

@@ -75,13 +75,20 @@ func (m *Memory) publish(topic string, payload []byte) error {
 // closes. It returns EINVALID for a bad topic, ctx.Err() when ctx is done
 // already, and ErrClosed after Close.
 func (m *Memory) Subscribe(ctx context.Context, topic string) (*Subscription, error) {
+	return m.SubscribeSize(ctx, topic, m.bufferSize)
+}
+
+// SubscribeSize is Subscribe with a buffer of size events (at least 1): for
+// a subscriber that must not be dropped by a burst (the caches' change
+// feed).
+func (m *Memory) SubscribeSize(ctx context.Context, topic string, size int) (*Subscription, error) {
 	if err := validateTopic(topic); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	s := &Subscription{topic: topic, ch: make(chan Event, m.bufferSize), broker: m}
+	s := &Subscription{topic: topic, ch: make(chan Event, max(size, 1)), broker: m}
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()

@@ -229,6 +229,12 @@ func (p *Postgres) Subscribe(ctx context.Context, topic string) (*Subscription, 
 	return p.local.Subscribe(ctx, topic)
 }
 
+// SubscribeSize is Subscribe with a buffer of size events (see
+// Memory.SubscribeSize).
+func (p *Postgres) SubscribeSize(ctx context.Context, topic string, size int) (*Subscription, error) {
+	return p.local.SubscribeSize(ctx, topic, size)
+}
+
 // Close stops the listener, waits for its goroutine and closes its
 // connection, then ends every local subscription with ErrClosed. It does not
 // close the pool. Calling it again does nothing.

@@ -1,0 +1,285 @@
+package dynamo_test
+
+import (
+	"context"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/atcoder"
+	"github.com/algoitny/api/internal/dynamo"
+	"github.com/algoitny/api/internal/pubsub"
+	"github.com/algoitny/api/internal/watch"
+)
+
+// TestEveryWriteIsAnnounced calls every method of DB that writes and
+// compares the tables before and after: every cached item it changed
+// (added, modified or deleted) must have been announced on the feed under
+// its cache key, as strict when it is security state. Nothing is expected
+// by hand: the tables say what was written. A method of DB that is in
+// neither list below fails the test, so a new write cannot go untested.
+func TestEveryWriteIsAnnounced(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	broker := pubsub.NewMemory(pubsub.MemoryConfig{})
+	t.Cleanup(broker.Close)
+	db := newDB(t)
+	runFeed(t, db, broker, true)
+	type announcement struct {
+		keys   []string
+		strict bool
+	}
+	var announced []announcement
+	dynamo.OnChange(db, func(keys []string, strict bool) {
+		announced = append(announced, announcement{slices.Clone(keys), strict})
+	})
+	time.Sleep(testBound) // strict changes then know every member (only this one)
+
+	// What the writes below work on.
+	_, err := db.SeedPlans(ctx, algoitny.DefaultPlans(), false)
+	ok(t, err)
+	free := must[*algoitny.Plan](t)(db.GetPlan(ctx, "Free"))
+	pro := must[*algoitny.Plan](t)(db.GetPlan(ctx, "Pro"))
+	u := &algoitny.User{Email: "ada@example.com", Name: "Ada", IsActive: true}
+	ok(t, db.CreateUser(ctx, u, free))
+	p := newProblem(algoitny.PlatformBaekjoon, "1000", algoitny.LanguagePython, true)
+	ok(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
+	draft := newProblem(algoitny.PlatformCodeforces, "1A", algoitny.LanguagePython, false)
+	draft.CreatedBy = u.ID
+	gone := newProblem(algoitny.PlatformBaekjoon, "2000", algoitny.LanguagePython, true)
+	h := newHistory(u.ID, algoitny.PlatformBaekjoon, "1000", algoitny.LanguagePython, false)
+	usage := &algoitny.UsageLog{UserID: u.ID, Action: algoitny.ActionExecution}
+	var job, keyed *algoitny.Job
+	var check *watch.Check
+	var claimed *watch.Check
+	var lease string
+	var link *atcoder.Link
+	adt := atcoder.ADTContest{ID: "adt_all_20250522_3", Difficulty: atcoder.DifficultyAll, Start: time.Date(2025, 5, 22, 10, 0, 0, 0, time.UTC), Duration: time.Hour, Title: "ADT"}
+
+	writes := []struct {
+		method string
+		write  func() error
+	}{
+		{"SeedPlans", func() error { _, err := db.SeedPlans(ctx, algoitny.DefaultPlans(), true); return err }},
+		{"CreatePlan", func() error {
+			return db.CreatePlan(ctx, &algoitny.Plan{Name: "Team", MaxHintsPerDay: 5, MaxExecutionsPerDay: 5, IsActive: true})
+		}},
+		{"UpdatePlan", func() error { return err2(db.UpdatePlan(ctx, "Team", algoitny.PlanUpdate{MaxHintsPerDay: ptr(7)})) }},
+		{"CreateUser", func() error {
+			return db.CreateUser(ctx, &algoitny.User{Email: "bob@example.com", Name: "Bob", IsActive: true}, free)
+		}},
+		{"SignInWithGoogle", func() error {
+			_, _, err := db.SignInWithGoogle(ctx, algoitny.GoogleProfile{GoogleID: "g-cy", Email: "cy@example.com", Name: "Cy"}, free)
+			return err
+		}},
+		{"SetUserPlan", func() error { return err2(db.SetUserPlan(ctx, u.Email, pro)) }},
+		{"SetUserActive", func() error { return err2(db.SetUserActive(ctx, u.Email, false)) }},
+		{"SetUserStaff", func() error { return err2(db.SetUserStaff(ctx, u.Email, true)) }},
+		{"RevokeSession", func() error { return db.RevokeSession(ctx, "session-1", time.Now().Add(time.Hour)) }},
+		{"ConsumeQuota", func() error { return db.ConsumeQuota(ctx, usage, algoitny.Unlimited) }},
+		{"ReleaseQuota", func() error { return db.ReleaseQuota(ctx, usage) }},
+		{"CreateProblem", func() error {
+			if err := db.CreateProblem(ctx, draft, algoitny.Unlimited); err != nil {
+				return err
+			}
+			return db.CreateProblem(ctx, gone, algoitny.Unlimited)
+		}},
+		{"UpdateProblem", func() error {
+			return err2(db.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{Title: ptr("Renamed")}))
+		}},
+		{"AddTestCases", func() error {
+			return db.AddTestCases(ctx, p.Ref(), []*algoitny.TestCase{{Input: "1 2\n", Output: "3\n"}, {Input: incompressible(100 << 10), Output: "x\n"}})
+		}},
+		{"ReviewProblem", func() error { return err2(db.ReviewProblem(ctx, p.Ref(), algoitny.ProblemReview{Verified: true})) }},
+		{"DeleteProblem", func() error { return db.DeleteProblem(ctx, gone.Ref(), "duplicate") }},
+		{"DiscardProblem", func() error { return db.DiscardProblem(ctx, draft.Ref(), u.ID) }},
+		{"CreateHistory", func() error { return db.CreateHistory(ctx, h) }},
+		{"SetHints", func() error { return err2(db.SetHints(ctx, h.Ref(), []string{"look at n = 0"})) }},
+		{"SetHistoryVisibility", func() error { return err2(db.SetHistoryVisibility(ctx, h.Ref(), true)) }},
+		{"CreateJob", func() error {
+			var err error
+			if job, _, err = db.CreateJob(ctx, &algoitny.Job{Type: algoitny.JobCodeExecution, UserID: u.ID, HistoryID: h.ID}); err != nil {
+				return err
+			}
+			keyed, _, err = db.CreateJob(ctx, &algoitny.Job{Type: algoitny.JobCodeExecution, UserID: u.ID, IdempotencyKey: "k1"})
+			return err
+		}},
+		{"SetRiverJobID", func() error { return err2(db.SetRiverJobID(ctx, job.ID, 42)) }},
+		{"AddJobProgress", func() error {
+			return db.AddJobProgress(ctx, &algoitny.JobProgress{JobID: job.ID, Step: "compiling", Status: algoitny.JobProcessing, Percent: 10})
+		}},
+		{"TransitionJob", func() error {
+			var err error
+			job, err = db.TransitionJob(ctx, job.ID, algoitny.JobTransition{Status: algoitny.JobProcessing})
+			return err
+		}},
+		{"TransitionJobFrom", func() error {
+			return err2(db.TransitionJobFrom(ctx, job, algoitny.JobTransition{Status: algoitny.JobCompleted}))
+		}},
+		{"ReleaseIdempotencyKey", func() error { return db.ReleaseIdempotencyKey(ctx, u.ID, "k1", keyed.ID) }},
+		{"CreateCheck", func() error {
+			check = newCheck(u.ID)
+			if err := db.CreateCheck(ctx, check, algoitny.Unlimited); err != nil {
+				return err
+			}
+			return db.CreateCheck(ctx, newCheck("someone"), algoitny.Unlimited)
+		}},
+		{"UpdateCheck", func() error {
+			c := must[*watch.Check](t)(db.GetCheck(ctx, check.ID))
+			c.DelayMs = 120_000
+			var err error
+			check, err = db.UpdateCheck(ctx, c)
+			return err
+		}},
+		{"ClaimCheckRun", func() error {
+			var err error
+			claimed, lease, err = db.ClaimCheckRun(ctx, check.ID, *check.NextRunAt, time.Minute)
+			return err
+		}},
+		{"RecordCheckRun", func() error {
+			next := *claimed
+			next.Runs++
+			next.Version++
+			r := &watch.CheckResult{CheckID: check.ID, Seq: next.Runs, Status: watch.ResultUp, HTTPStatus: 200, CheckedAt: time.Now().UTC()}
+			next.LastResult, next.LastExecutedAt = r, &r.CheckedAt
+			return db.RecordCheckRun(ctx, &watch.RunRecord{Claimed: claimed, LeaseID: lease, Result: r, Next: &next, Keep: 5})
+		}},
+		{"ClaimCheckRun", func() error { // again, for the release
+			c := must[*watch.Check](t)(db.GetCheck(ctx, check.ID))
+			var err error
+			claimed, lease, err = db.ClaimCheckRun(ctx, c.ID, *c.NextRunAt, time.Minute)
+			return err
+		}},
+		{"ReleaseCheckLease", func() error { return db.ReleaseCheckLease(ctx, check.ID, lease) }},
+		{"DeleteCheck", func() error { return err2(db.DeleteCheck(ctx, check.ID)) }},
+		{"DeleteUserChecks", func() error { return err2(db.DeleteUserChecks(ctx, "someone")) }},
+		{"LinkAtCoder", func() error {
+			var err error
+			link, _, err = db.LinkAtCoder(ctx, u.ID, "tourist")
+			return err
+		}},
+		{"CommitAtCoderSync", func() error {
+			return db.CommitAtCoderSync(ctx, atcoder.SyncCommit{UserID: u.ID, LinkID: link.LinkID, LinkVersion: link.Version,
+				Cursor: atcoder.Cursor{Second: 1}, AC: &atcoder.ACList{ProblemIDs: []string{"abc001_a"}}, Finished: true, At: time.Now()})
+		}},
+		{"RecordAtCoderSyncFailure", func() error {
+			return db.RecordAtCoderSyncFailure(ctx, atcoder.SyncFailure{UserID: u.ID, LinkID: link.LinkID, At: time.Now(), Message: "HTTP 503"})
+		}},
+		{"PutADTContests", func() error { return db.PutADTContests(ctx, []atcoder.ADTContest{adt}) }},
+		{"AdvanceADTContest", func() error { return err2(db.AdvanceADTContest(ctx, adt, 66203973)) }},
+		{"UnlinkAtCoder", func() error { return db.UnlinkAtCoder(ctx, u.ID) }},
+		{"DeleteUser", func() error { return db.DeleteUser(ctx, "bob@example.com") }},
+		{"DeleteAccount", func() error { return db.DeleteAccount(ctx, must[*algoitny.User](t)(db.GetUserByEmail(ctx, u.Email))) }},
+	}
+
+	for _, w := range writes {
+		before := must[map[string]dynamo.StoredItem](t)(dynamo.Snapshot(ctx, db))
+		announced = nil
+		if err := w.write(); err != nil {
+			t.Fatalf("%s: %v", w.method, err)
+		}
+		after := must[map[string]dynamo.StoredItem](t)(dynamo.Snapshot(ctx, db))
+		changed := 0
+		for id := range union(before, after) {
+			b, inBefore := before[id]
+			a, inAfter := after[id]
+			if inBefore && inAfter && reflect.DeepEqual(a.Item, b.Item) {
+				continue
+			}
+			changed++
+			it := cmpOr(a, b)
+			key, strict, cached := dynamo.CacheKeyOf(db, it.Table, it.PK, it.SK)
+			if !cached {
+				continue
+			}
+			found := slices.ContainsFunc(announced, func(an announcement) bool {
+				return slices.Contains(an.keys, key) && (an.strict || !strict)
+			})
+			if !found {
+				t.Errorf("%s changed the cached item %s (strict: %t) without announcing it; announced %+v", w.method, id, strict, announced)
+			}
+		}
+		if changed == 0 {
+			t.Errorf("%s wrote nothing: the case does not test it", w.method)
+		}
+	}
+
+	// Every method of DB is either a write above or known not to write.
+	reads := []string{
+		"ACItemInfo", "AuthLookup", "CountUserChecks", "CountUserItems", "CountUserProblems", "Describe", "ExecutionStats",
+		"GetACList", "GetACLists", "GetAtCoderLink", "GetAtCoderState", "GetCheck", "GetHistories", "GetHistory", "GetJob",
+		"GetJobByIdempotencyKey", "GetJobByRiverID", "GetJobProgress", "GetJobs", "GetPlan", "GetProblem",
+		"GetProblemWithTestCases", "GetProblems", "GetTestCase", "GetUsageLog", "GetUserByEmail", "GetUserByGoogleID",
+		"GetUserByID", "GetUsersByEmail", "LatestJobProgress", "ListADTContests", "ListAtCoderLinksDue", "ListCheckResults",
+		"ListChecks", "ListHistoryByLanguage", "ListHistoryByPlatform", "ListJobProgress", "ListJobs", "ListOverdueChecks",
+		"ListPlans", "ListProblems", "ListPublicHistory", "ListStaleJobs", "ListTestCases", "ListUsageLogs",
+		"ListUserChecks", "ListUserHistory", "ListUsers", "ListUsersByPlan", "NewHistoryID", "NewJobProgressID", "Ping",
+		"PrefetchProblem", "Requests", "Tables", "UsageCounts",
+	}
+	// Tables, configuration, and writes of test helpers (export_test.go).
+	other := []string{"Migrate", "DropTables", "SetFeed", "SetClock", "PutOrphanPart", "RemovePlanAttribute"}
+	typ := reflect.TypeOf(db)
+	for i := range typ.NumMethod() {
+		name := typ.Method(i).Name
+		if !slices.Contains(reads, name) && !slices.Contains(other, name) &&
+			!slices.ContainsFunc(writes, func(w struct {
+				method string
+				write  func() error
+			}) bool {
+				return w.method == name
+			}) {
+			t.Errorf("DB.%s is neither a write tested here nor listed as a read: add it to one", name)
+		}
+	}
+}
+
+// TestWhatIsStrict: security state (sessions, users, plans, executions)
+// is strict, display data (problems, quota counters) is not, and items no
+// read keeps are not cached at all.
+func TestWhatIsStrict(t *testing.T) {
+	t.Parallel()
+	db := newDB(t)
+	tb := db.Tables()
+	for _, c := range []struct {
+		table, pk, sk  string
+		cached, strict bool
+	}{
+		{tb.Users, "USER#ada@example.com", "METADATA", true, true},
+		{tb.Users, "SESSION#s1", "REVOKED", true, true},
+		{tb.Users, "GOOGLEID#g1", "UNIQUE", false, false},
+		{tb.Plans, "PLAN#Free", "METADATA", true, true},
+		{tb.Main, "USER#u1", "HISTORY#2025-01-01T00:00:00.000Z#x", true, true},
+		{tb.Main, "USER#u1", "QUOTA#2025-01-01", true, false},
+		{tb.Main, "USER#u1", "USAGE#2025-01-01#HINT#x", false, false},
+		{tb.Main, "PROBLEM#BAEKJOON#1000", "METADATA", true, false},
+		{tb.Main, "PROBLEM#BAEKJOON#1000", "TESTCASE#x", true, false},
+		{tb.Main, "JOB#j1", "METADATA", false, false},
+	} {
+		key, strict, cached := dynamo.CacheKeyOf(db, c.table, c.pk, c.sk)
+		if cached != c.cached || strict != c.strict || (cached && !strings.HasSuffix(key, c.pk)) {
+			t.Errorf("%s %s %s: key %q, cached %t, strict %t; want cached %t, strict %t", c.table, c.pk, c.sk, key, cached, strict, c.cached, c.strict)
+		}
+	}
+}
+
+func union[V any](a, b map[string]V) map[string]bool {
+	out := map[string]bool{}
+	for k := range a {
+		out[k] = true
+	}
+	for k := range b {
+		out[k] = true
+	}
+	return out
+}
+
+// cmpOr returns a if it is set (the item after the write), else b.
+func cmpOr(a, b dynamo.StoredItem) dynamo.StoredItem {
+	if a.Table != "" {
+		return a
+	}
+	return b
+}
