@@ -454,11 +454,7 @@ func (f *Feed) beat(ctx context.Context, be uint64) {
 	n := f.seq.Add(1)
 	now := f.mono()
 	f.mu.Lock()
-	for s, at := range f.beats { // lost ones
-		if now-at > int64(f.cfg.Bound) {
-			delete(f.beats, s)
-		}
-	}
+	f.pruneLocked(now)
 	f.beats[n] = now
 	f.mu.Unlock()
 	f.sending.Go(func() {
@@ -468,6 +464,35 @@ func (f *Feed) beat(ctx context.Context, be uint64) {
 			f.log.Warn("cache: cannot send a heartbeat; cached reads stop within the bound", "err", err)
 		}
 	})
+}
+
+// pruneLocked forgets what can no longer matter: own heartbeats lost for
+// longer than the bound, members not heard of for ten bounds (killed
+// processes; they said no goodbye), and holds past their time whose end
+// never came (their writer died, or its write's outcome is unknown).
+// f.mu is held.
+func (f *Feed) pruneLocked(now int64) {
+	bound := int64(f.cfg.Bound)
+	for s, at := range f.beats {
+		if now-at > bound {
+			delete(f.beats, s)
+		}
+	}
+	for m, at := range f.members {
+		if now-at > 10*bound {
+			delete(f.members, m)
+		}
+	}
+	for k, hs := range f.holds {
+		for id, until := range hs {
+			if until <= now {
+				delete(hs, id)
+			}
+		}
+		if len(hs) == 0 {
+			delete(f.holds, k)
+		}
+	}
 }
 
 // apply applies one message of the feed, in the feed's order.
