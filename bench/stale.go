@@ -219,16 +219,25 @@ func (b *run) staleKinds(ctx context.Context, apiB *api) ([]staleKind, error) {
 		return err
 	}
 	const me = `{ me { email isActive plan { name maxExecutionsPerDay } } }`
-	// Users 1..: one per kind and trial where a kind uses them up.
+	// Users of the data set (not the admin, users[0]) by kind and trial;
+	// kinds that use a user up sign in fresh ones instead.
 	user := func(kind, i int) *algoitny.User { return b.ds.users[1+(kind*37+i)%(len(b.ds.users)-1)] }
+	fresh := func(kind string, i int) string {
+		return fmt.Sprintf("stale-%s-%d-%d@example.com", kind, i, time.Now().UnixNano())
+	}
+	userID := func(ctx context.Context, token string) (string, error) {
+		var out struct{ Me struct{ ID string } }
+		_, err := b.api.query(ctx, token, `{ me { id } }`, nil, &out)
+		return out.Me.ID, err
+	}
 
 	var logoutTokens []string
-	deactivated := map[int]string{}
+	deactivated := map[int][2]string{} // token, global user id
 	var kinds []staleKind
 	kinds = append(kinds, staleKind{
 		name: "session logged out", strict: true,
 		prepare: func(ctx context.Context, i int) error {
-			token, err := b.api.login(ctx, user(0, i).Email)
+			token, err := b.api.login(ctx, fresh("logout", i))
 			if err != nil {
 				return err
 			}
@@ -249,19 +258,22 @@ func (b *run) staleKinds(ctx context.Context, apiB *api) ([]staleKind, error) {
 	kinds = append(kinds, staleKind{
 		name: "user deactivated", strict: true,
 		prepare: func(ctx context.Context, i int) error {
-			u := user(1, i)
-			token, err := b.api.login(ctx, u.Email)
+			token, err := b.api.login(ctx, fresh("deactivate", i))
 			if err != nil {
 				return err
 			}
-			deactivated[i] = token
+			id, err := userID(ctx, token)
+			if err != nil {
+				return err
+			}
+			deactivated[i] = [2]string{token, id}
 			return warm(ctx, token, me, nil)
 		},
 		mutate: func(ctx context.Context, i int) error {
-			return mutateA(ctx, admin, `mutation($id: ID!) { setUserActive(userId: $id, active: false) { id } }`, map[string]any{"id": globalID("User", user(1, i).ID)})
+			return mutateA(ctx, admin, `mutation($id: ID!) { setUserActive(userId: $id, active: false) { id } }`, map[string]any{"id": deactivated[i][1]})
 		},
 		stale: func(ctx context.Context, i int) (bool, error) {
-			r, err := apiB.do(ctx, deactivated[i], encodeQuery(me, nil))
+			r, err := apiB.do(ctx, deactivated[i][0], encodeQuery(me, nil))
 			if err != nil {
 				return false, err
 			}
