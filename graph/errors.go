@@ -19,11 +19,16 @@ var extensionCodes = map[string]string{
 	algoitny.ERATELIMITED:     "RATE_LIMITED",
 	algoitny.ECONFLICT:        "CONFLICT",
 	algoitny.EINTERNAL:        "INTERNAL",
+	algoitny.EUNAVAILABLE:     "UNAVAILABLE",
+	// ALGOITNY_INTROSPECTION is off: the client's mistake, not ours.
+	algoitny.EINTROSPECTIONDISABLED: "INTROSPECTION_DISABLED",
 }
 
 // ErrorPresenter is the one place domain errors become GraphQL errors with
-// `extensions.code`. Internal errors are logged and shown as a generic
-// message, so nothing about the infrastructure leaks.
+// `extensions.code`. Internal errors are logged at ERROR and shown as a
+// generic message, so nothing about the infrastructure leaks; every other
+// code is the client's business (UNAVAILABLE is logged at INFO with its
+// cause, the rest not at all), so no client can fill the error log.
 func ErrorPresenter(logger *slog.Logger) graphql.ErrorPresenterFunc {
 	return func(ctx context.Context, err error) *gqlerror.Error {
 		gqlErr := graphql.DefaultErrorPresenter(ctx, err)
@@ -40,9 +45,13 @@ func ErrorPresenter(logger *slog.Logger) graphql.ErrorPresenterFunc {
 		}
 		ext := map[string]any{"code": code}
 		msg := appErr.Message
-		if code == "INTERNAL" {
+		switch code {
+		case "INTERNAL":
 			logger.ErrorContext(ctx, "internal error", "err", err, "path", gqlErr.Path.String())
 			msg = "internal error"
+		case "UNAVAILABLE":
+			// Not a bug, and a client can cause it at will: below ERROR.
+			logger.InfoContext(ctx, "unavailable", "err", err, "path", gqlErr.Path.String())
 		}
 		if appErr.Field != "" {
 			ext["field"] = appErr.Field

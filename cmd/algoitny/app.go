@@ -150,7 +150,7 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 		History:  &history.Service{Store: m.DB},
 		Jobs:     jobSvc,
 		Events:   m.Events,
-		AtCoder:  &atcoder.Service{Store: m.DB, Queue: jobs.NewAtCoderQueue(m.Jobs.Client())},
+		AtCoder:  &atcoder.Service{Store: m.DB, Queue: jobs.NewAtCoderQueue(m.Jobs.Client()), API: atcoderAPI},
 		Watches:  m.Watches,
 	}
 	if m.Judge != nil {

@@ -18,6 +18,15 @@ const (
 	EUNAUTHENTICATED = "unauthenticated" // no or bad credentials
 	EFORBIDDEN       = "forbidden"       // authenticated but not allowed
 	ERATELIMITED     = "rate_limited"    // a plan quota is used up; see RateLimit
+	// EUNAVAILABLE: what was asked for cannot be served now, through no
+	// fault of the caller's request: a feature this server is not configured
+	// for (Google sign-in without GOOGLE_CLIENT_ID) or an outside service
+	// that cannot be reached (AtCoder Problems). Not a bug: logged below
+	// ERROR.
+	EUNAVAILABLE = "unavailable"
+	// EINTROSPECTIONDISABLED: the schema may not be introspected on this
+	// server (ALGOITNY_INTROSPECTION off, the default outside dev mode).
+	EINTROSPECTIONDISABLED = "introspection_disabled"
 )
 
 // Error is an application error with a machine-readable code and a message
