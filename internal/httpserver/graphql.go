@@ -73,6 +73,7 @@ func NewGraphQL(cfg GraphQLConfig) *handler.Server {
 		srv.Use(extension.Introspection{})
 	}
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
+	srv.Use(graph.TextGuard{}) // no NUL byte in any argument (BAD_USER_INPUT)
 	srv.Use(extension.FixedComplexityLimit(cfg.Limits.MaxComplexity))
 	srv.Use(shapeLimits{MaxDepth: cfg.Limits.MaxDepth, MaxAliases: cfg.Limits.MaxAliases})
 	present := graph.ErrorPresenter(cfg.Logger)
