@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -154,5 +155,93 @@ func TestExtractionRefusedDestination(t *testing.T) {
 	j := s.waitJobResult(t, admin, out.ExtractProblem.ID)
 	if j.Status != "FAILED" || !strings.Contains(j.ErrorMessage, "does not lead to a public address") || strings.Contains(j.ErrorMessage, "internal error") {
 		t.Fatalf("extraction of a refused destination: %+v", j)
+	}
+}
+
+// TestPublicExecutionsFollowTheirProblem: a public execution leaves
+// publicHistory, historyFeed and searchHistory for everyone but its owner
+// and staff while its problem is deleted or back to a draft, with its test
+// outputs (item 10); published again, the problem brings it back.
+func TestPublicExecutionsFollowTheirProblem(t *testing.T) {
+	t.Parallel()
+	s := startAPI(t, nil)
+	admin := s.staff(t, "admin@example.com")
+	alice, bob := s.login(t, "alice@example.com"), s.login(t, "bob@example.com")
+	aliceU := s.user(t, "alice@example.com")
+	s.createProblem(t, admin, "BAEKJOON", "2001", 1, true)
+	s.createProblem(t, admin, "BAEKJOON", "2002", 1, true)
+	deleted, drafted := s.seedHistory(t, aliceU, "2001", true), s.seedHistory(t, aliceU, "2002", true)
+	ids := map[string]string{
+		globalIDOf("SearchHistory", deleted.UserID, deleted.ID): "of the deleted problem",
+		globalIDOf("SearchHistory", drafted.UserID, drafted.ID): "of the problem back to a draft",
+	}
+	// seen reports, for each execution, whether token sees it (and its test
+	// outputs) in each place.
+	seen := func(token string) map[string][]string {
+		t.Helper()
+		where := map[string][]string{}
+		for _, q := range []struct{ name, query string }{
+			{"publicHistory", `{ list: publicHistory(first: 50) { edges { node { id testResults { output } } } } }`},
+			{"historyFeed", `{ list: historyFeed(first: 50) { edges { node { id testResults { output } } } } }`},
+		} {
+			var out struct {
+				List struct {
+					Edges []struct {
+						Node struct {
+							ID          string
+							TestResults []struct{ Output string }
+						}
+					}
+				}
+			}
+			s.query(t, token, q.query, nil).decode(t, &out)
+			for _, e := range out.List.Edges {
+				if _, ok := ids[e.Node.ID]; ok && len(e.Node.TestResults) == 2 && e.Node.TestResults[1].Output == "4" {
+					where[e.Node.ID] = append(where[e.Node.ID], q.name)
+				}
+			}
+		}
+		for id := range ids {
+			var out struct{ SearchHistory *struct{ ID string } }
+			s.query(t, token, `query($id: ID!) { searchHistory(id: $id) { id testResults { output } } }`, map[string]any{"id": id}).decode(t, &out)
+			if out.SearchHistory != nil {
+				where[id] = append(where[id], "searchHistory")
+			}
+		}
+		return where
+	}
+	for _, who := range []string{bob, ""} {
+		if got := seen(who); len(got) != 2 || len(got[globalIDOf("SearchHistory", deleted.UserID, deleted.ID)]) != 3 {
+			t.Fatalf("before: %v", got)
+		}
+	}
+	s.query(t, admin, `mutation { deleteProblem(platform: BAEKJOON, problemId: "2001", reason: "duplicate") { isDeleted } }`, nil).decode(t, &struct{}{})
+	s.query(t, admin, `mutation { updateProblem(platform: BAEKJOON, problemId: "2002", input: {isCompleted: false}) { isCompleted } }`, nil).decode(t, &struct{}{})
+	for name, who := range map[string]string{"bob": bob, "anonymous": ""} {
+		for id, where := range seen(who) {
+			t.Errorf("an execution %s is still shown to %s in %v", ids[id], name, where)
+		}
+	}
+	// Its owner (and staff) keep it.
+	for name, who := range map[string]string{"alice": alice, "staff": admin} {
+		for id := range ids {
+			if w := seen(who)[id]; !slices.Contains(w, "searchHistory") {
+				t.Errorf("the execution %s is gone for %s (%v)", ids[id], name, w)
+			}
+		}
+	}
+	var mine struct {
+		MyHistory struct {
+			Edges []struct{ Node struct{ ID string } }
+		}
+	}
+	s.query(t, alice, `{ myHistory { edges { node { id } } } }`, nil).decode(t, &mine)
+	if len(mine.MyHistory.Edges) != 2 {
+		t.Fatalf("alice's own history: %+v", mine)
+	}
+	// Published again, the problem brings its public executions back.
+	s.query(t, admin, `mutation { updateProblem(platform: BAEKJOON, problemId: "2002", input: {isCompleted: true}) { isCompleted } }`, nil).decode(t, &struct{}{})
+	if got := seen(bob)[globalIDOf("SearchHistory", drafted.UserID, drafted.ID)]; len(got) != 3 {
+		t.Fatalf("republished: %v", got)
 	}
 }
