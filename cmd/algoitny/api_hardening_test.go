@@ -245,3 +245,63 @@ func TestPublicExecutionsFollowTheirProblem(t *testing.T) {
 		t.Fatalf("republished: %v", got)
 	}
 }
+
+// TestExtractionDraftsStatementAndTags: the draft an extraction makes holds
+// the statement and the judge's tags, and the finished job points to it
+// (item 15).
+func TestExtractionDraftsStatementAndTags(t *testing.T) {
+	t.Parallel()
+	judgeSite := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/problem/1920" {
+			http.NotFound(w, r)
+			return
+		}
+		page, err := os.ReadFile("../../internal/llm/testdata/baekjoon_1920.html")
+		if err != nil {
+			t.Error(err)
+		}
+		w.Write(page)
+	}))
+	defer judgeSite.Close()
+	host := strings.TrimPrefix(judgeSite.URL, "http://")
+	s := startAPITuned(t, func(c *Config) { c.Workers, c.FetchAllowHosts = true, []string{host} }, func(j *jobs.Config) {
+		j.FetchCooldown, j.FetchPollInterval = 20*time.Millisecond, 200*time.Millisecond
+	})
+	alice := s.staff(t, "alice@example.com")
+	type job struct {
+		Status, ProblemID string
+		Platform          *string
+		Problem           *struct {
+			ProblemID, Title, Statement string
+			Tags                        []string
+			NeedsReview                 bool
+		}
+	}
+	extract := func() job {
+		t.Helper()
+		var out struct{ ExtractProblem struct{ ID string } }
+		s.query(t, alice, `mutation($u: String!) { extractProblem(url: $u) { id } }`, map[string]any{"u": judgeSite.URL + "/problem/1920"}).decode(t, &out)
+		s.waitJob(t, alice, out.ExtractProblem.ID, 60*time.Second)
+		var got struct{ Job job }
+		s.query(t, alice, `query($id: ID!) { job(id: $id) { status platform problemId problem { problemId title statement tags needsReview } } }`,
+			map[string]any{"id": out.ExtractProblem.ID}).decode(t, &got)
+		return got.Job
+	}
+	j := extract()
+	if j.Status != "COMPLETED" || j.Platform == nil || *j.Platform != "BAEKJOON" || j.ProblemID != "1920" || j.Problem == nil {
+		t.Fatalf("finished extraction: %+v", j)
+	}
+	p := j.Problem
+	if p.ProblemID != "1920" || p.Title != "수 찾기" || !p.NeedsReview || !slices.Equal(p.Tags, []string{"자료 구조", "정렬", "이분 탐색"}) {
+		t.Fatalf("draft: %+v", p)
+	}
+	for _, part := range []string{"N개의 정수 A[1], A[2], …, A[N]이 주어져 있을 때", "\n\nInput\n", "\n\nOutput\nM개의 줄에 답을 출력한다."} {
+		if !strings.Contains(p.Statement, part) {
+			t.Fatalf("statement lacks %q:\n%s", part, p.Statement)
+		}
+	}
+	// Extracted again: the job points to the problem that was there.
+	if again := extract(); again.Status != "COMPLETED" || again.ProblemID != "1920" || again.Problem == nil || again.Problem.Statement != p.Statement {
+		t.Fatalf("second extraction: %+v", again)
+	}
+}
