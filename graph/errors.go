@@ -37,7 +37,12 @@ func ErrorPresenter(logger *slog.Logger) graphql.ErrorPresenterFunc {
 			if gqlErr.Extensions != nil && gqlErr.Extensions["code"] != nil {
 				return gqlErr // a validation or parse error gqlgen already classified
 			}
-			appErr = algoitny.Internal(err, "internal error")
+			if introspectionRefused(ctx) {
+				appErr = &algoitny.Error{Code: algoitny.EINTROSPECTIONDISABLED, Err: err,
+					Message: "introspection is disabled on this server"}
+			} else {
+				appErr = algoitny.Internal(err, "internal error")
+			}
 		}
 		code := extensionCodes[appErr.Code]
 		if code == "" {
@@ -66,4 +71,15 @@ func ErrorPresenter(logger *slog.Logger) graphql.ErrorPresenterFunc {
 		gqlErr.Message, gqlErr.Extensions = msg, ext
 		return gqlErr
 	}
+}
+
+// introspectionRefused says whether the error being presented is gqlgen's
+// refusal of __schema or __type while introspection is off (a plain
+// "introspection disabled" error, which is the client's doing, not a bug).
+func introspectionRefused(ctx context.Context) bool {
+	if !graphql.HasOperationContext(ctx) || !graphql.GetOperationContext(ctx).DisableIntrospection {
+		return false
+	}
+	fc := graphql.GetFieldContext(ctx)
+	return fc != nil && fc.Object == "Query" && (fc.Field.Name == "__schema" || fc.Field.Name == "__type")
 }

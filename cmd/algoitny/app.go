@@ -163,7 +163,7 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 		RecheckInterval: m.Config.WebsocketRecheck, SharedFreshness: m.Config.WebsocketSharedFreshness,
 	})
 	gql := httpserver.NewGraphQL(httpserver.GraphQLConfig{
-		Resolver: resolver, Loaders: m.DB, Dev: m.Config.Dev, Logger: m.Logger,
+		Resolver: resolver, Loaders: m.DB, Dev: m.Config.Dev, Introspection: m.Config.IntrospectionOn(), Logger: m.Logger,
 		Observe:   httpserver.ObserveOperation,
 		Websocket: m.websocket,
 	})
