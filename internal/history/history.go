@@ -186,9 +186,10 @@ func decodeFeedCursor(s string) (feedCursor, error) {
 }
 
 // Feed merges the actor's own executions with everyone else's public ones
-// (of published problems), newest first, under one opaque cursor that remembers where each source
-// stopped, so pages neither skip nor repeat items. Anonymous actors get the
-// public feed.
+// (of published problems), newest first, under one opaque cursor that
+// remembers where each source stopped, so pages neither skip nor repeat
+// items; a page may hold fewer than first items when one source's page ran
+// out before the other's. Anonymous actors get the public feed.
 func (s *Service) Feed(ctx context.Context, page algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
 	first, err := page.Validate()
 	if err != nil {
@@ -229,11 +230,15 @@ func (s *Service) Feed(ctx context.Context, page algoitny.PageRequest) (algoitny
 		// may come first, so this page ends here (short, even empty) and
 		// the next one reads on from where both sources stopped.
 		if !ownHas && own.HasNextPage {
-			cur.Own = own.EndCursor
+			if own.EndCursor != "" {
+				cur.Own = own.EndCursor
+			}
 			break
 		}
 		if !publicHas && public.HasNextPage {
-			cur.Public = public.EndCursor
+			if public.EndCursor != "" {
+				cur.Public = public.EndCursor
+			}
 			break
 		}
 		if !ownHas && !publicHas {
