@@ -266,6 +266,7 @@ type ComplexityRoot struct {
 		ReviewedAt      func(childComplexity int) int
 		SolutionCode    func(childComplexity int) int
 		SolvedByMe      func(childComplexity int) int
+		Statement       func(childComplexity int) int
 		Tags            func(childComplexity int) int
 		TestCaseCount   func(childComplexity int) int
 		TestCases       func(childComplexity int, first *int, after *string) int
@@ -1612,6 +1613,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Problem.SolvedByMe(childComplexity), true
+	case "Problem.statement":
+		if e.ComplexityRoot.Problem.Statement == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Problem.Statement(childComplexity), true
 	case "Problem.tags":
 		if e.ComplexityRoot.Problem.Tags == nil {
 			break
@@ -2621,6 +2628,8 @@ type Problem implements Node {
   tags: [String!]!
   language: Language!
   constraints: String!
+  "The statement as plain text (description, input and output sections) when extraction read it from the judge's page; empty otherwise."
+  statement: String!
   "The reference solution: only for staff and the problem's author."
   solutionCode: String
   checker: Checker!
@@ -3577,6 +3586,8 @@ func (ec *executionContext) childFields_Problem(ctx context.Context, field graph
 		return ec.fieldContext_Problem_language(ctx, field)
 	case "constraints":
 		return ec.fieldContext_Problem_constraints(ctx, field)
+	case "statement":
+		return ec.fieldContext_Problem_statement(ctx, field)
 	case "solutionCode":
 		return ec.fieldContext_Problem_solutionCode(ctx, field)
 	case "checker":
@@ -8769,6 +8780,29 @@ func (ec *executionContext) _Problem_constraints(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Problem_constraints(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Problem", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Problem_statement(ctx context.Context, field graphql.CollectedField, obj *algoitny.Problem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Problem_statement(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Statement, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Problem_statement(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Problem", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
@@ -16351,6 +16385,11 @@ func (ec *executionContext) _Problem(ctx context.Context, sel ast.SelectionSet, 
 			}
 		case "constraints":
 			out.Values[i] = ec._Problem_constraints(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "statement":
+			out.Values[i] = ec._Problem_statement(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

@@ -30,7 +30,7 @@ func parseID(field, id, want string, nparts int) (typ string, parts []string, er
 		return "", nil, bad
 	}
 	for _, p := range parts {
-		if p == "" {
+		if p == "" || algoitny.HasNUL(p) {
 			return "", nil, bad
 		}
 	}

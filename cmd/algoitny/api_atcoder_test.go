@@ -42,6 +42,11 @@ func TestAtCoderSync(t *testing.T) {
 	if r := s.query(t, alice, `mutation { linkAtCoderAccount(handle: "no spaces allowed") { handle } }`, nil); r.code() != "BAD_USER_INPUT" {
 		t.Fatalf("bad handle: %s", r.Raw)
 	}
+	// A handle AtCoder Problems knows no submission of is refused, not
+	// linked to sync nothing forever.
+	if r := s.query(t, alice, `mutation { linkAtCoderAccount(handle: "nobody_here") { handle } }`, nil); r.code() != "BAD_USER_INPUT" || !strings.Contains(r.Errors[0].Message, "no submission") {
+		t.Fatalf("unknown handle: %s", r.Raw)
+	}
 	var link struct{ LinkAtCoderAccount struct{ Handle string } }
 	s.query(t, alice, `mutation { linkAtCoderAccount(handle: "tourist") { handle linkedAt } }`, nil).decode(t, &link)
 	if link.LinkAtCoderAccount.Handle != "tourist" {

@@ -161,7 +161,7 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 		History:  &history.Service{Store: m.DB},
 		Jobs:     jobSvc,
 		Events:   m.Events,
-		AtCoder:  &atcoder.Service{Store: m.DB, Queue: jobs.NewAtCoderQueue(m.Jobs.Client())},
+		AtCoder:  &atcoder.Service{Store: m.DB, Queue: jobs.NewAtCoderQueue(m.Jobs.Client()), API: atcoderAPI},
 		Watches:  m.Watches,
 	}
 	if m.Judge != nil {
@@ -174,7 +174,7 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 		RecheckInterval: m.Config.WebsocketRecheck, SharedFreshness: m.Config.WebsocketSharedFreshness,
 	})
 	gql := httpserver.NewGraphQL(httpserver.GraphQLConfig{
-		Resolver: resolver, Loaders: m.DB, Dev: m.Config.Dev, Logger: m.Logger,
+		Resolver: resolver, Loaders: m.DB, Dev: m.Config.Dev, Introspection: m.Config.IntrospectionOn(), Logger: m.Logger,
 		Observe:   httpserver.ObserveOperation,
 		Websocket: m.websocket,
 	})

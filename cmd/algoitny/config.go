@@ -17,7 +17,7 @@ import (
 // (design.md §3) so that any operator or test harness starts it the same way.
 type Config struct {
 	Addr        string // ALGOITNY_ADDR
-	Dev         bool   // ALGOITNY_DEV: devLogin, playground, introspection
+	Dev         bool   // ALGOITNY_DEV: devLogin, playground, introspection (unless Introspection is set)
 	Workers     bool   // ALGOITNY_WORKERS: run River workers in serve
 	Dynamo      dynamo.Config
 	DatabaseURL string // DATABASE_URL
@@ -26,6 +26,11 @@ type Config struct {
 	// (ALGOITNY_PUBSUB_CHANNEL, default algoitny_events); replicas that
 	// serve one deployment share it.
 	PubsubChannel string
+	// Introspection allows __schema and __type queries
+	// (ALGOITNY_INTROSPECTION=true|false); nil follows Dev, so it is on in
+	// dev mode and off otherwise. Clients that introspect in production
+	// (code generators, the graphql-http audit) need it on.
+	Introspection *bool
 
 	SessionSecret  string // SESSION_SECRET
 	GoogleClientID string // GOOGLE_CLIENT_ID
@@ -130,6 +135,13 @@ func configFromEnv() (Config, error) {
 	if cfg.Workers, err = envBool("ALGOITNY_WORKERS", true); err != nil {
 		return cfg, err
 	}
+	if v := os.Getenv("ALGOITNY_INTROSPECTION"); strings.TrimSpace(v) != "" {
+		on, err := envBool("ALGOITNY_INTROSPECTION", false)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Introspection = &on
+	}
 	if _, err := llm.New(cfg.LLM); err != nil {
 		return cfg, fmt.Errorf("LLM_PROVIDER: %s", algoitny.ErrorMessage(err))
 	}
@@ -139,6 +151,15 @@ func configFromEnv() (Config, error) {
 		return cfg, fmt.Errorf("JUDGE_SANDBOX=%q: want bwrap or none", cfg.JudgeSandbox)
 	}
 	return cfg, nil
+}
+
+// IntrospectionOn says whether the schema may be introspected:
+// ALGOITNY_INTROSPECTION when set, else dev mode.
+func (c Config) IntrospectionOn() bool {
+	if c.Introspection != nil {
+		return *c.Introspection
+	}
+	return c.Dev
 }
 
 func envOr(name, def string) string {

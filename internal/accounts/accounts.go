@@ -136,10 +136,10 @@ type Session struct {
 // sign-in (on the default plan) or refreshes their profile, and starts a
 // session. Returns EUNAUTHENTICATED for a bad token, EFORBIDDEN for a
 // deactivated account, ECONFLICT when the email belongs to another Google
-// account.
+// account, EUNAVAILABLE when this server has no Google sign-in.
 func (s *Service) LoginWithGoogle(ctx context.Context, idToken string) (*Session, error) {
 	if s.Google == nil {
-		return nil, algoitny.Errorf(algoitny.EINTERNAL, "Google sign-in is not configured (GOOGLE_CLIENT_ID)")
+		return nil, algoitny.Errorf(algoitny.EUNAVAILABLE, "Google sign-in is not available on this server")
 	}
 	if strings.TrimSpace(idToken) == "" {
 		return nil, algoitny.Invalid("idToken", "idToken is required")

@@ -18,7 +18,17 @@ const (
 	EUNAUTHENTICATED = "unauthenticated" // no or bad credentials
 	EFORBIDDEN       = "forbidden"       // authenticated but not allowed
 	ERATELIMITED     = "rate_limited"    // a plan quota is used up; see RateLimit
-	EUNAVAILABLE     = "unavailable"     // a dependency is down for now and nothing was done: retry later
+	// EUNAVAILABLE: what was asked for cannot be done now, through no
+	// fault of the caller's request, and nothing was done: a feature this
+	// server is not configured for (Google sign-in without
+	// GOOGLE_CLIENT_ID), an outside service that cannot be reached (AtCoder
+	// Problems), or a change that cannot be announced to the other servers
+	// (PostgreSQL unreachable; see internal/cache.Feed). Retry later. Not a
+	// bug: logged below ERROR.
+	EUNAVAILABLE = "unavailable"
+	// EINTROSPECTIONDISABLED: the schema may not be introspected on this
+	// server (ALGOITNY_INTROSPECTION off, the default outside dev mode).
+	EINTROSPECTIONDISABLED = "introspection_disabled"
 )
 
 // Error is an application error with a machine-readable code and a message

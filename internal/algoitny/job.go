@@ -64,7 +64,10 @@ type JobFilter struct {
 
 // JobTransition is a status change with the fields that change with it.
 type JobTransition struct {
-	Status        JobStatus
+	Status JobStatus
+	// Problem, when set, points the job to the problem it made or found
+	// (an extraction learns it only from the page it reads).
+	Problem       *ProblemRef
 	RiverJobID    *int64
 	HistoryID     *string
 	GeneratorCode *string

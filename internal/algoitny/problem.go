@@ -18,6 +18,10 @@ type Problem struct {
 	SolutionCode string
 	Language     Language
 	Constraints  string
+	// Statement is the problem's statement as plain text (description,
+	// input and output sections), as extraction read it from the judge's
+	// page; "" for problems registered by hand.
+	Statement string
 	// Checker says how outputs are compared; the zero value is the default
 	// line comparison.
 	Checker       Checker

@@ -43,7 +43,8 @@ type Submission struct {
 	ExecutionTime *int    `json:"execution_time"`
 }
 
-// Contest is one entry of the API's contests list (resources/contests.json).
+// Contest is one entry of the API's contests list
+// (/atcoder/resources/contests.json).
 type Contest struct {
 	ID               string `json:"id"`
 	StartEpochSecond int64  `json:"start_epoch_second"`
@@ -169,11 +170,16 @@ func (c *Client) Submissions(ctx context.Context, handle string, fromSecond int6
 	return subs, nil
 }
 
+// ContestsPath is where AtCoder Problems serves its contest list
+// (https://kenkoooo.com/atcoder/resources/contests.json): like the
+// submissions API, under /atcoder/.
+const ContestsPath = "/atcoder/resources/contests.json"
+
 // Contests returns every contest AtCoder Problems knows
-// (GET /resources/contests.json). Errors as for Submissions.
+// (GET ContestsPath). Errors as for Submissions.
 func (c *Client) Contests(ctx context.Context) ([]Contest, error) {
 	var cs []Contest
-	if err := c.get(ctx, "/resources/contests.json", nil, &cs); err != nil {
+	if err := c.get(ctx, ContestsPath, nil, &cs); err != nil {
 		return nil, err
 	}
 	return cs, nil

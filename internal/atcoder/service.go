@@ -2,6 +2,7 @@ package atcoder
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
@@ -41,21 +42,43 @@ type Service struct {
 	Store Store
 	// Queue runs on-demand syncs (SyncNow, and the first sync after linking).
 	Queue SyncQueue
+	// API is AtCoder Problems (*Client), asked whether a handle exists
+	// before it is linked. Nil skips the check (tests of the storage rules);
+	// the server always sets it.
+	API SubmissionsAPI
 }
 
+// SubmissionsAPI is the part of AtCoder Problems' API that LinkAccount asks
+// about a handle: the submissions call the sync itself makes (*Client).
+type SubmissionsAPI interface {
+	Submissions(ctx context.Context, handle string, fromSecond int64) ([]Submission, error)
+}
+
+var _ SubmissionsAPI = (*Client)(nil)
+
+// handleCheckTimeout bounds the existence check of a handle (the client
+// retries a failing API with backoff): a link request answers within it.
+const handleCheckTimeout = 10 * time.Second
+
 // LinkAccount links the caller's account to an AtCoder handle (3–16 letters,
-// digits or underscores). Linking the handle already linked changes nothing;
-// another handle replaces the link and clears the solved list. Until the
-// account has completed a sync, linking also queues one. It returns
-// EUNAUTHENTICATED, EINVALID (handle), ECONFLICT (a concurrent link won) and
-// EINTERNAL (the link is stored but the sync could not be queued: linking
-// again retries it).
+// digits or underscores) that AtCoder Problems knows: a handle with no
+// submission there is refused, since a typo would otherwise be linked
+// silently and sync nothing forever. Linking the handle already linked
+// changes nothing (and asks nothing); another handle replaces the link and
+// clears the solved list. Until the account has completed a sync, linking
+// also queues one. It returns EUNAUTHENTICATED, EINVALID (a malformed or
+// unknown handle), EUNAVAILABLE (AtCoder Problems cannot be reached to
+// check the handle), ECONFLICT (a concurrent link won) and EINTERNAL (the
+// link is stored but the sync could not be queued: linking again retries it).
 func (s *Service) LinkAccount(ctx context.Context, handle string) (*Link, error) {
 	a := algoitny.ActorFrom(ctx)
 	if err := a.RequireUser(); err != nil {
 		return nil, err
 	}
 	if err := ValidateHandle(handle); err != nil {
+		return nil, err
+	}
+	if err := s.checkHandle(ctx, a.UserID(), handle); err != nil {
 		return nil, err
 	}
 	link, _, err := s.Store.LinkAtCoder(ctx, a.UserID(), handle)
@@ -68,6 +91,32 @@ func (s *Service) LinkAccount(ctx context.Context, handle string) (*Link, error)
 		}
 	}
 	return link, nil
+}
+
+// checkHandle asks AtCoder Problems whether handle has submissions, unless
+// it is the handle userID has linked already. Submissions are what the
+// sync reads: a handle without any has nothing to sync, and AtCoder
+// Problems answers an unknown user with an empty list just the same.
+func (s *Service) checkHandle(ctx context.Context, userID, handle string) error {
+	if s.API == nil {
+		return nil
+	}
+	if cur, err := s.Store.GetAtCoderLink(ctx, userID); err == nil && cur != nil && strings.EqualFold(cur.Handle, handle) {
+		return nil
+	}
+	cctx, cancel := context.WithTimeout(ctx, handleCheckTimeout)
+	defer cancel()
+	subs, err := s.API.Submissions(cctx, handle, 0)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil:
+		return &algoitny.Error{Code: algoitny.EUNAVAILABLE, Err: err,
+			Message: "AtCoder Problems cannot be reached to check the handle; try again later"}
+	case len(subs) == 0:
+		return algoitny.Invalid("handle", "AtCoder Problems knows no submission by %q: check the user name (a new account can be linked once AtCoder Problems has seen its first submission)", handle)
+	}
+	return nil
 }
 
 // UnlinkAccount removes the caller's link and solved list. It is not an

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"sync"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/atcoder"
+	"github.com/algoitny/api/internal/atcoder/atcodertest"
 	"github.com/algoitny/api/internal/dynamo"
 )
 
@@ -106,6 +108,34 @@ func TestService(t *testing.T) {
 		errCode(t, err, algoitny.EINTERNAL)
 		if h := must[string](t)(s.Handle(as("u2", false), "u2")); h != "chokudai" {
 			t.Fatalf("u2 handle %q", h)
+		}
+	})
+
+	t.Run("ErrUnknownHandle", func(t *testing.T) {
+		t.Parallel()
+		srv := atcodertest.NewServer(t)
+		srv.AddSubmissions(atcodertest.Sub(1, 10, "tourist", "abc100", "abc100_a", "AC"))
+		s, _, q := newService(t)
+		s.API = newClient(t, srv, atcoder.ClientConfig{MaxRetries: -1})
+		ctx := as("u1", false)
+		_, err := s.LinkAccount(ctx, "no_such_user")
+		errCode(t, err, algoitny.EINVALID)
+		if h := must[string](t)(s.Handle(ctx, "u1")); h != "" || len(q.calls()) != 0 {
+			t.Fatalf("an unknown handle was linked (%q) or synced (%v)", h, q.calls())
+		}
+		must[*atcoder.Link](t)(s.LinkAccount(ctx, "Tourist"))
+		asked := len(srv.SubmissionRequests())
+		// The handle linked already is not asked about again.
+		must[*atcoder.Link](t)(s.LinkAccount(ctx, "tourist"))
+		if n := len(srv.SubmissionRequests()); n != asked {
+			t.Fatalf("%d calls to relink the same handle", n-asked)
+		}
+		// AtCoder Problems down: UNAVAILABLE, and the link stays as it was.
+		srv.FailNext(1, http.StatusServiceUnavailable, "")
+		_, err = s.LinkAccount(ctx, "chokudai")
+		errCode(t, err, algoitny.EUNAVAILABLE)
+		if h := must[string](t)(s.Handle(ctx, "u1")); h != "Tourist" && h != "tourist" {
+			t.Fatalf("handle %q after a failed check", h)
 		}
 	})
 

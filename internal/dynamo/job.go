@@ -283,6 +283,10 @@ func (db *DB) TransitionJobFrom(ctx context.Context, cur *algoitny.Job, t algoit
 		set(attrGSI3PK, gsiJobTask(*t.RiverJobID))
 		set(attrGSI3SK, skMetadata)
 	}
+	if t.Problem != nil {
+		set("Platform", string(t.Problem.Platform))
+		set("ProblemID", t.Problem.ProblemID)
+	}
 	if t.HistoryID != nil {
 		set("HistoryID", *t.HistoryID)
 	}
@@ -342,6 +346,9 @@ func (db *DB) TransitionJobFrom(ctx context.Context, cur *algoitny.Job, t algoit
 	}
 	if t.RiverJobID != nil {
 		next.RiverJobID = *t.RiverJobID
+	}
+	if t.Problem != nil {
+		next.Platform, next.ProblemID = t.Problem.Platform, t.Problem.ProblemID
 	}
 	if t.HistoryID != nil {
 		next.HistoryID = *t.HistoryID

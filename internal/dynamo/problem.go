@@ -30,6 +30,7 @@ type problemItem struct {
 	SolutionCode    string
 	Language        string
 	Constraints     string
+	Statement       string  `dynamodbav:",omitempty"`
 	CheckerKind     string  `dynamodbav:",omitempty"`
 	CheckerEpsilon  float64 `dynamodbav:",omitempty"`
 	CheckerCode     string  `dynamodbav:",omitempty"`
@@ -58,7 +59,7 @@ func marshalProblem(p *algoitny.Problem) (map[string]types.AttributeValue, error
 		PK: problemPK(p.Platform, p.ProblemID), SK: skMetadata, EntityType: "Problem",
 		InternalID: p.InternalID, Platform: string(p.Platform), ProblemID: p.ProblemID,
 		Title: p.Title, TitleLower: strings.ToLower(p.Title), ProblemURL: p.ProblemURL, Tags: p.Tags,
-		SolutionCode: p.SolutionCode, Language: string(p.Language), Constraints: p.Constraints,
+		SolutionCode: p.SolutionCode, Language: string(p.Language), Constraints: p.Constraints, Statement: p.Statement,
 		CheckerKind: string(p.Checker.Kind), CheckerEpsilon: p.Checker.Epsilon, CheckerCode: p.Checker.Code, CheckerLanguage: string(p.Checker.Language),
 		TimeLimitMs: p.TimeLimitMs, MemoryLimitMB: p.MemoryLimitMB,
 		IsCompleted: p.IsCompleted, IsDeleted: p.IsDeleted, DeletedAt: p.DeletedAt, DeletedReason: p.DeletedReason,
@@ -86,7 +87,7 @@ func unmarshalProblem(av map[string]types.AttributeValue) (*algoitny.Problem, er
 	return &algoitny.Problem{
 		Platform: algoitny.Platform(it.Platform), ProblemID: it.ProblemID, InternalID: it.InternalID,
 		Title: it.Title, ProblemURL: it.ProblemURL, Tags: it.Tags, SolutionCode: it.SolutionCode,
-		Language: algoitny.Language(it.Language), Constraints: it.Constraints,
+		Language: algoitny.Language(it.Language), Constraints: it.Constraints, Statement: it.Statement,
 		Checker:     algoitny.Checker{Kind: algoitny.CheckerKind(it.CheckerKind), Epsilon: it.CheckerEpsilon, Code: it.CheckerCode, Language: algoitny.Language(it.CheckerLanguage)},
 		TimeLimitMs: it.TimeLimitMs, MemoryLimitMB: it.MemoryLimitMB,
 		IsCompleted: it.IsCompleted, IsDeleted: it.IsDeleted, DeletedAt: it.DeletedAt, DeletedReason: it.DeletedReason,

@@ -1,6 +1,15 @@
 // Package history holds the rules for reading users' executions: privacy
 // (private code is for its owner and staff only), the public feed, and the
 // merged feed of one's own and everyone else's public executions.
+//
+// An execution is public only while its problem is published: one made
+// public stays as its owner set it (isCodePublic), but while its problem is
+// deleted or back to a draft nobody else sees it — not in publicHistory, not
+// in historyFeed, not by id — since a public execution shows its problem's
+// title and every test's output. The rule is applied when reading (the
+// problems of a page are read in one request), so it holds at once, for
+// every execution, whatever order the writes happen in; the owner's choice
+// takes effect again if the problem is published again.
 package history
 
 import (
@@ -18,6 +27,9 @@ type Store interface {
 	ListPublicHistory(ctx context.Context, f algoitny.HistoryFilter, page algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error)
 	SetHistoryVisibility(ctx context.Context, ref algoitny.HistoryRef, public bool) (*algoitny.SearchHistory, error)
 	GetProblem(ctx context.Context, ref algoitny.ProblemRef) (*algoitny.Problem, error)
+	// GetProblems reads many problems in one request; missing ones are
+	// absent from the map.
+	GetProblems(ctx context.Context, refs []algoitny.ProblemRef) (map[algoitny.ProblemRef]*algoitny.Problem, error)
 }
 
 // Service applies the history rules on top of a Store.
@@ -25,17 +37,77 @@ type Service struct {
 	Store Store
 }
 
-// Get returns an execution the actor may see (their own, a public one, or
-// any for staff). ENOTFOUND otherwise, so private items do not reveal they exist.
+// Get returns an execution the actor may see (their own, a public one of a
+// published problem, or any for staff). ENOTFOUND otherwise, so private
+// items do not reveal they exist.
 func (s *Service) Get(ctx context.Context, ref algoitny.HistoryRef) (*algoitny.SearchHistory, error) {
 	h, err := s.Store.GetHistory(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
-	if !algoitny.ActorFrom(ctx).CanSeeHistory(h) {
-		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "history not found")
+	a := algoitny.ActorFrom(ctx)
+	if !a.CanSeeHistory(h) {
+		return nil, notFound()
+	}
+	if !a.OwnsOrStaff(h.UserID) { // seen because it is public
+		p, err := s.Store.GetProblem(ctx, problemOf(h))
+		if err != nil && !algoitny.IsCode(err, algoitny.ENOTFOUND) {
+			return nil, err
+		}
+		if p == nil || !p.IsPublished() {
+			return nil, notFound()
+		}
 	}
 	return h, nil
+}
+
+func notFound() error { return algoitny.Errorf(algoitny.ENOTFOUND, "history not found") }
+
+func problemOf(h *algoitny.SearchHistory) algoitny.ProblemRef {
+	return algoitny.ProblemRef{Platform: h.Platform, ProblemID: h.ProblemID}
+}
+
+// published says which problems of items are published, reading them in
+// one request.
+func (s *Service) published(ctx context.Context, items []*algoitny.SearchHistory) (map[algoitny.ProblemRef]bool, error) {
+	refs := make([]algoitny.ProblemRef, 0, len(items))
+	seen := make(map[algoitny.ProblemRef]bool, len(items))
+	for _, h := range items {
+		if ref := problemOf(h); !seen[ref] {
+			seen[ref] = true
+			refs = append(refs, ref)
+		}
+	}
+	out := make(map[algoitny.ProblemRef]bool, len(refs))
+	if len(refs) == 0 {
+		return out, nil
+	}
+	problems, err := s.Store.GetProblems(ctx, refs)
+	if err != nil {
+		return nil, err
+	}
+	for ref, p := range problems {
+		out[ref] = p != nil && p.IsPublished()
+	}
+	return out, nil
+}
+
+// dropUnpublished removes from a page of public executions those whose
+// problem is not published. The page may come back short, even empty, with
+// its end cursor and hasNextPage as read (like any filtered list).
+func (s *Service) dropUnpublished(ctx context.Context, page algoitny.Page[*algoitny.SearchHistory]) (algoitny.Page[*algoitny.SearchHistory], error) {
+	ok, err := s.published(ctx, page.Items)
+	if err != nil {
+		return algoitny.Page[*algoitny.SearchHistory]{}, err
+	}
+	out := algoitny.Page[*algoitny.SearchHistory]{EndCursor: page.EndCursor, HasNextPage: page.HasNextPage}
+	for i, h := range page.Items {
+		if ok[problemOf(h)] {
+			out.Items = append(out.Items, h)
+			out.Cursors = append(out.Cursors, page.Cursors[i])
+		}
+	}
+	return out, nil
 }
 
 // Mine pages through the signed-in user's executions, newest first.
@@ -48,9 +120,15 @@ func (s *Service) Mine(ctx context.Context, f algoitny.HistoryFilter, page algoi
 	return s.Store.ListUserHistory(ctx, a.UserID(), f, page)
 }
 
-// Public pages through everyone's public executions, newest first.
+// Public pages through everyone's public executions of published problems,
+// newest first (see the package doc). A page may hold fewer than first
+// items, even none, with hasNextPage true.
 func (s *Service) Public(ctx context.Context, f algoitny.HistoryFilter, page algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
-	return s.Store.ListPublicHistory(ctx, f, page)
+	p, err := s.Store.ListPublicHistory(ctx, f, page)
+	if err != nil {
+		return p, err
+	}
+	return s.dropUnpublished(ctx, p)
 }
 
 // SetVisibility makes the actor's own execution public or private (staff may
@@ -62,7 +140,7 @@ func (s *Service) SetVisibility(ctx context.Context, ref algoitny.HistoryRef, pu
 		return nil, err
 	}
 	if !a.OwnsOrStaff(ref.UserID) {
-		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "history not found")
+		return nil, notFound()
 	}
 	if public {
 		h, err := s.Store.GetHistory(ctx, ref)
@@ -107,10 +185,11 @@ func decodeFeedCursor(s string) (feedCursor, error) {
 	return c, nil
 }
 
-// Feed merges the actor's own executions with everyone else's public ones,
-// newest first, under one opaque cursor that remembers where each source
-// stopped, so pages neither skip nor repeat items. Anonymous actors get the
-// public feed.
+// Feed merges the actor's own executions with everyone else's public ones
+// (of published problems), newest first, under one opaque cursor that
+// remembers where each source stopped, so pages neither skip nor repeat
+// items; a page may hold fewer than first items when one source's page ran
+// out before the other's. Anonymous actors get the public feed.
 func (s *Service) Feed(ctx context.Context, page algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
 	first, err := page.Validate()
 	if err != nil {
@@ -139,16 +218,40 @@ func (s *Service) Feed(ctx context.Context, page algoitny.PageRequest) (algoitny
 			return algoitny.Page[*algoitny.SearchHistory]{}, err
 		}
 	}
+	published, err := s.published(ctx, public.Items)
+	if err != nil {
+		return algoitny.Page[*algoitny.SearchHistory]{}, err
+	}
 	out := algoitny.Page[*algoitny.SearchHistory]{}
 	i, j := 0, 0
-	for len(out.Items) < first && (i < len(own.Items) || j < len(public.Items)) {
-		if j < len(public.Items) && a.SignedIn() && public.Items[j].UserID == a.UserID() {
-			cur.Public = public.Cursors[j] // the caller's own: from the own source
+	for len(out.Items) < first {
+		ownHas, publicHas := i < len(own.Items), j < len(public.Items)
+		// A source whose page is used up but that has more: its next items
+		// may come first, so this page ends here (short, even empty) and
+		// the next one reads on from where both sources stopped.
+		if !ownHas && own.HasNextPage {
+			if own.EndCursor != "" {
+				cur.Own = own.EndCursor
+			}
+			break
+		}
+		if !publicHas && public.HasNextPage {
+			if public.EndCursor != "" {
+				cur.Public = public.EndCursor
+			}
+			break
+		}
+		if !ownHas && !publicHas {
+			break
+		}
+		if publicHas && ((a.SignedIn() && public.Items[j].UserID == a.UserID()) || !published[problemOf(public.Items[j])]) {
+			// The caller's own (taken from the own source), or of a problem
+			// that is not published (nobody else sees it).
+			cur.Public = public.Cursors[j]
 			j++
 			continue
 		}
-		takeOwn := j >= len(public.Items) || (i < len(own.Items) && newer(own.Items[i], public.Items[j]))
-		if takeOwn {
+		if !publicHas || (ownHas && newer(own.Items[i], public.Items[j])) {
 			out.Items = append(out.Items, own.Items[i])
 			cur.Own = own.Cursors[i]
 			i++
@@ -162,13 +265,16 @@ func (s *Service) Feed(ctx context.Context, page algoitny.PageRequest) (algoitny
 	// A source is exhausted when all of it was consumed and it has no next page.
 	ownLeft := !cur.OwnDone && (i < len(own.Items) || own.HasNextPage)
 	publicLeft := !cur.PublicDone && (j < len(public.Items) || public.HasNextPage)
+	out.HasNextPage = ownLeft || publicLeft
+	end := cur
+	end.OwnDone, end.PublicDone = !ownLeft, !publicLeft
 	if n := len(out.Cursors); n > 0 {
-		end := cur
-		end.OwnDone, end.PublicDone = !ownLeft, !publicLeft
 		out.Cursors[n-1] = end.encode()
 		out.EndCursor = out.Cursors[n-1]
+	} else if out.HasNextPage {
+		// Every item read was skipped: the next page starts after them.
+		out.EndCursor = end.encode()
 	}
-	out.HasNextPage = ownLeft || publicLeft
 	return out, nil
 }
 

@@ -17,6 +17,19 @@ import (
 type listStore struct {
 	history.Store                           // the methods the feed does not use
 	all           []*algoitny.SearchHistory // newest first
+	// unpublished problems (by id); every other problem is published.
+	unpublished map[string]bool
+	// problemReads counts GetProblems calls.
+	problemReads int
+}
+
+func (s *listStore) GetProblems(_ context.Context, refs []algoitny.ProblemRef) (map[algoitny.ProblemRef]*algoitny.Problem, error) {
+	s.problemReads++
+	out := map[algoitny.ProblemRef]*algoitny.Problem{}
+	for _, r := range refs {
+		out[r] = &algoitny.Problem{Platform: r.Platform, ProblemID: r.ProblemID, IsCompleted: !s.unpublished[r.ProblemID]}
+	}
+	return out, nil
 }
 
 func (s *listStore) ListUserHistory(_ context.Context, userID string, _ algoitny.HistoryFilter, p algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
@@ -111,5 +124,78 @@ func TestFeedMergesOwnAndPublic(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("feed:\n%s\nwant:\n%s", strings.Join(got, " "), strings.Join(want, " "))
+	}
+}
+
+// TestUnpublishedProblemsLeaveThePublicLists: public executions of a problem
+// that is deleted or back to a draft leave publicHistory and everyone
+// else's feed (their owner still has them), even when they fill whole
+// pages; the problems of a page are read in one request.
+func TestUnpublishedProblemsLeaveThePublicLists(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	store := &listStore{unpublished: map[string]bool{"gone": true}}
+	var wantPublic, wantMine []string
+	for i := range 30 {
+		h := &algoitny.SearchHistory{ID: fmt.Sprintf("h%02d", 30-i), CreatedAt: t0.Add(time.Duration(30-i) * time.Minute), IsCodePublic: true, UserID: "other", ProblemID: "ok"}
+		if i >= 5 && i < 20 { // a run longer than several pages
+			h.ProblemID = "gone"
+		}
+		if i%7 == 3 {
+			h.UserID = "me"
+		}
+		store.all = append(store.all, h)
+		if h.ProblemID == "ok" {
+			wantPublic = append(wantPublic, h.ID)
+		}
+		if h.ProblemID == "ok" || h.UserID == "me" {
+			wantMine = append(wantMine, h.ID)
+		}
+	}
+	svc := &history.Service{Store: store}
+	collect := func(t *testing.T, next func(after string) (algoitny.Page[*algoitny.SearchHistory], error)) []string {
+		t.Helper()
+		var got []string
+		after := ""
+		for pages := 0; ; pages++ {
+			if pages > 40 {
+				t.Fatal("the list never ends")
+			}
+			p, err := next(after)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range p.Items {
+				got = append(got, h.ID)
+			}
+			if !p.HasNextPage {
+				return got
+			}
+			if p.EndCursor == "" || p.EndCursor == after {
+				t.Fatalf("page %d does not move on (end cursor %q)", pages, p.EndCursor)
+			}
+			after = p.EndCursor
+		}
+	}
+	me := algoitny.WithActor(context.Background(), &algoitny.Actor{User: &algoitny.User{ID: "me"}})
+	anon := context.Background()
+	if got := collect(t, func(after string) (algoitny.Page[*algoitny.SearchHistory], error) {
+		return svc.Public(anon, algoitny.HistoryFilter{}, algoitny.PageRequest{First: 3, After: after})
+	}); !slices.Equal(got, wantPublic) {
+		t.Fatalf("public:\n%s\nwant:\n%s", strings.Join(got, " "), strings.Join(wantPublic, " "))
+	}
+	if got := collect(t, func(after string) (algoitny.Page[*algoitny.SearchHistory], error) {
+		return svc.Feed(anon, algoitny.PageRequest{First: 3, After: after})
+	}); !slices.Equal(got, wantPublic) {
+		t.Fatalf("anonymous feed:\n%s\nwant:\n%s", strings.Join(got, " "), strings.Join(wantPublic, " "))
+	}
+	if got := collect(t, func(after string) (algoitny.Page[*algoitny.SearchHistory], error) {
+		return svc.Feed(me, algoitny.PageRequest{First: 3, After: after})
+	}); !slices.Equal(got, wantMine) {
+		t.Fatalf("my feed:\n%s\nwant:\n%s", strings.Join(got, " "), strings.Join(wantMine, " "))
+	}
+	reads := store.problemReads
+	if _, err := svc.Public(anon, algoitny.HistoryFilter{}, algoitny.PageRequest{First: 20}); err != nil || store.problemReads != reads+1 {
+		t.Fatalf("a page of 20 read problems %d times (%v)", store.problemReads-reads, err)
 	}
 }

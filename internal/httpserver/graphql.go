@@ -42,8 +42,8 @@ type GraphQLConfig struct {
 	Resolver *graph.Resolver
 	// Loaders is the store the per-operation dataloaders read from.
 	Loaders loader.Store
-	// Dev turns on introspection, field suggestions and the per-request
-	// DynamoDB call count in `extensions.dynamodbRequests`.
+	// Dev turns on field suggestions and the per-request DynamoDB call
+	// count in `extensions.dynamodbRequests`.
 	Dev    bool
 	Limits Limits
 	Logger *slog.Logger
@@ -51,6 +51,9 @@ type GraphQLConfig struct {
 	Observe func(ctx context.Context, operation string)
 	// Websocket, if set, serves subscriptions.
 	Websocket graphql.Transport
+	// Introspection allows __schema and __type (ALGOITNY_INTROSPECTION; on
+	// in dev mode unless set); refused, they answer INTROSPECTION_DISABLED.
+	Introspection bool
 }
 
 // NewGraphQL builds the gqlgen server: our GraphQL-over-HTTP transport, the
@@ -69,10 +72,11 @@ func NewGraphQL(cfg GraphQLConfig) *handler.Server {
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.SetParserTokenLimit(cfg.Limits.MaxTokens)
 	srv.SetDisableSuggestion(!cfg.Dev)
-	if cfg.Dev {
+	if cfg.Introspection {
 		srv.Use(extension.Introspection{})
 	}
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
+	srv.Use(graph.TextGuard{}) // no NUL byte in any argument (BAD_USER_INPUT)
 	srv.Use(extension.FixedComplexityLimit(cfg.Limits.MaxComplexity))
 	srv.Use(shapeLimits{MaxDepth: cfg.Limits.MaxDepth, MaxAliases: cfg.Limits.MaxAliases})
 	present := graph.ErrorPresenter(cfg.Logger)

@@ -174,13 +174,14 @@ func (w *extractWorker) Work(ctx context.Context, job *river.Job[ExtractArgs]) e
 		if err != nil {
 			return err
 		}
-		created, err := r.draftProblem(ctx, rec, owner, ex)
+		ref, created, err := r.draftProblem(ctx, rec, owner, ex)
 		if err != nil {
 			return err
 		}
 		b, _ := json.Marshal(extractResult{ExtractedProblem: ex, ProblemCreated: created})
 		result := string(b)
-		return r.finish(ctx, rec, algoitny.JobTransition{Status: algoitny.JobCompleted, Result: &result}, "extracted "+strings.TrimSpace(ex.Title))
+		// The job points to its problem: job { problem platform problemId }.
+		return r.finish(ctx, rec, algoitny.JobTransition{Status: algoitny.JobCompleted, Result: &result, Problem: &ref}, "extracted "+strings.TrimSpace(ex.Title))
 	})
 }
 
@@ -191,37 +192,49 @@ type extractResult struct {
 	ProblemCreated bool `json:"problemCreated"`
 }
 
+// Bounds of what extraction stores on a draft (the limits of
+// internal/problems for tags; statements are only ever extracted).
+const (
+	maxStatementRunes = 20_000
+	maxDraftTags      = 20
+	maxDraftTagRunes  = 50
+)
+
 // draftProblem registers an extracted problem as a draft that needs review,
-// with its samples as test cases, on behalf of the job's user and within
-// their plan's problem limit. It reports false when the problem exists.
-func (r *Runner) draftProblem(ctx context.Context, rec *algoitny.Job, u *algoitny.User, ex llm.ExtractedProblem) (bool, error) {
+// with its statement, tags and samples (as test cases), on behalf of the
+// job's user and within their plan's problem limit. It returns the
+// problem's reference, and false when the problem existed already (it is
+// left as it is).
+func (r *Runner) draftProblem(ctx context.Context, rec *algoitny.Job, u *algoitny.User, ex llm.ExtractedProblem) (algoitny.ProblemRef, bool, error) {
+	ref := algoitny.ProblemRef{Platform: ex.Platform, ProblemID: ex.ProblemID}
 	if ex.Platform == "" || ex.ProblemID == "" {
-		return false, permanent(nil, "the page does not say which problem it is")
+		return ref, false, permanent(nil, "the page does not say which problem it is")
 	}
 	if u == nil {
-		return false, permanent(nil, "the extraction has no account")
+		return ref, false, permanent(nil, "the extraction has no account")
 	}
 	limit := algoitny.Unlimited
 	if !u.IsStaff {
 		plan, err := r.cfg.Store.GetPlan(ctx, u.PlanName)
 		if err != nil {
-			return false, err
+			return ref, false, err
 		}
 		limit = plan.MaxProblems
 	}
 	p := &algoitny.Problem{
-		Platform: ex.Platform, ProblemID: ex.ProblemID, Title: truncateRunes(ex.Title, 200), ProblemURL: ex.URL,
-		Language: algoitny.LanguagePython, Constraints: truncateRunes(ex.Constraints, 4000), Tags: []string{},
+		Platform: ex.Platform, ProblemID: ex.ProblemID, Title: pageText(ex.Title, 200), ProblemURL: ex.URL,
+		Language: algoitny.LanguagePython, Constraints: pageText(ex.Constraints, 4000), Tags: draftTags(ex.Tags),
+		Statement:   pageText(ex.Statement(), maxStatementRunes),
 		TimeLimitMs: clamp(ex.TimeLimitMs, 100, 20_000, 2000), MemoryLimitMB: clamp(ex.MemoryLimitMB, 16, 2048, 256),
 		Checker: algoitny.Checker{Kind: algoitny.CheckerLines}, NeedsReview: true, CreatedBy: rec.UserID,
 	}
 	switch err := r.cfg.Store.CreateProblem(ctx, p, limit); {
 	case algoitny.IsCode(err, algoitny.ECONFLICT):
-		return false, nil // extracted before: the stored problem stays as it is
+		return ref, false, nil // extracted before: the stored problem stays as it is
 	case algoitny.IsCode(err, algoitny.ERATELIMITED):
-		return false, permanent(err, "your plan's problem limit is reached")
+		return ref, false, permanent(err, "your plan's problem limit is reached")
 	case err != nil:
-		return false, err
+		return ref, false, err
 	}
 	var samples []*algoitny.TestCase
 	for _, s := range ex.Samples {
@@ -232,10 +245,27 @@ func (r *Runner) draftProblem(ctx context.Context, rec *algoitny.Job, u *algoitn
 			// Undone, so that the retry drafts it again rather than finding
 			// it "extracted before" without its samples.
 			_ = r.cfg.Store.DiscardProblem(context.WithoutCancel(ctx), p.Ref(), p.CreatedBy)
-			return false, err
+			return ref, false, err
 		}
 	}
-	return true, nil
+	return ref, true, nil
+}
+
+// pageText is text read from a page as a draft stores it: without NUL
+// bytes (algoitny.CheckText), trimmed, at most n runes.
+func pageText(s string, n int) string {
+	return truncateRunes(strings.ReplaceAll(s, "\x00", ""), n)
+}
+
+// draftTags bounds extracted tags as problems.Service bounds users' ones.
+func draftTags(tags []string) []string {
+	out := []string{}
+	for _, t := range tags {
+		if t = pageText(t, maxDraftTagRunes); t != "" && len(out) < maxDraftTags {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func clamp(v, lo, hi, def int) int {

@@ -110,7 +110,11 @@
 //     budget) and stops it a few milliseconds past the limit; RLIMIT_CPU is
 //     a backstop.
 //   - Wall time (at least 2×CPU; default 2×CPU+1s) catches sleeping or blocked
-//     programs; they get TIME_LIMIT_EXCEEDED with a message saying so.
+//     programs; they get TIME_LIMIT_EXCEEDED with a message saying so. The
+//     watchdog also notes, at each look, whether a thread of the program
+//     is running or waiting for a CPU: a program the wall limit stops while
+//     it was so at least half the time was computing on a busy machine, and
+//     its message says that (with the CPU time it got) instead.
 //   - Memory: see below. Peak RSS above the limit (of the largest process,
 //     or of the whole tree as the watchdog sees it), or a death by a failed
 //     allocation (std::bad_alloc, MemoryError, OutOfMemoryError, "out of

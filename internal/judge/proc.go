@@ -17,6 +17,7 @@ type procInfo struct {
 	state     byte
 	ticks     uint64 // utime+stime+cutime+cstime
 	rssPages  int64
+	threads   int
 }
 
 // readProcStat parses /proc/<pid>/stat. The command name may contain spaces and
@@ -43,7 +44,36 @@ func readProcStat(pid int) (procInfo, bool) {
 		p.ticks += v
 	}
 	p.rssPages, _ = strconv.ParseInt(string(f[21]), 10, 64)
+	p.threads, _ = strconv.Atoi(string(f[17])) // num_threads(20)
 	return p, true
+}
+
+// anyThreadRunning reports whether a thread of process pid is running or
+// waiting for a CPU (state R). The process's own state is its main
+// thread's; a JVM, say, computes on other threads.
+func anyThreadRunning(p procInfo) bool {
+	if p.state == 'R' {
+		return true
+	}
+	if p.threads <= 1 {
+		return false
+	}
+	d, err := os.Open("/proc/" + strconv.Itoa(p.pid) + "/task")
+	if err != nil {
+		return false
+	}
+	defer d.Close()
+	tids, _ := d.Readdirnames(-1)
+	for _, tid := range tids {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(p.pid) + "/task/" + tid + "/stat")
+		if err != nil {
+			continue
+		}
+		if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) && b[i+2] == 'R' {
+			return true
+		}
+	}
+	return false
 }
 
 // listPIDs returns the numeric entries of /proc.
@@ -70,6 +100,22 @@ func listPIDs() []int {
 // descendants. Children that were already reaped are included through their
 // parent's cutime/cstime.
 func treeUsage(root int) (cpu time.Duration, rss int64) {
+	u := sampleTree(root, false)
+	return u.cpu, u.rss
+}
+
+// treeSample is what one look at a process tree saw.
+type treeSample struct {
+	cpu time.Duration
+	rss int64
+	// running is set when a thread of the tree was running or ready to run
+	// (state R), as opposed to sleeping or blocked: asked for only.
+	running bool
+}
+
+// sampleTree is treeUsage, and with running also whether any thread of the
+// tree is running or runnable.
+func sampleTree(root int, running bool) treeSample {
 	infos := map[int]procInfo{}
 	children := map[int][]int{}
 	for _, pid := range listPIDs() {
@@ -80,6 +126,7 @@ func treeUsage(root int) (cpu time.Duration, rss int64) {
 		infos[pid] = p
 		children[p.ppid] = append(children[p.ppid], pid)
 	}
+	var out treeSample
 	var ticks uint64
 	var pages int64
 	stack := []int{root}
@@ -93,10 +140,14 @@ func treeUsage(root int) (cpu time.Duration, rss int64) {
 		ticks += p.ticks
 		if p.state != 'Z' {
 			pages += p.rssPages
+			if running && !out.running {
+				out.running = anyThreadRunning(p)
+			}
 		}
 		stack = append(stack, children[pid]...)
 	}
-	return time.Duration(ticks) * (time.Second / clockTicks), pages * int64(os.Getpagesize())
+	out.cpu, out.rss = time.Duration(ticks)*(time.Second/clockTicks), pages*int64(os.Getpagesize())
+	return out
 }
 
 // processesOf returns the live (non-zombie) processes whose owner is uid.

@@ -387,6 +387,13 @@ func (p *Program) spawnCold(ctx context.Context, req spawnReq) (res spawnRes, pr
 	return res, true, err
 }
 
+// wasRunning says whether a run was computing rather than sleeping or
+// blocked, by the watchdog's looks at it: running or ready to run in at
+// least half of them (and it looked a few times).
+func wasRunning(res spawnRes) bool {
+	return res.polls >= 3 && 2*res.runnablePolls >= res.polls
+}
+
 // classify turns what the engine observed into a verdict. Order matters: a kill
 // by the engine names its reason; then CPU time, peak memory, file size,
 // out-of-memory deaths, other crashes.
@@ -414,8 +421,14 @@ func classify(res spawnRes, l effLimits, lang Language) RunResult {
 	case res.killed == killMemory:
 		rr.MemoryBytes = max(rr.MemoryBytes, res.polledRSS)
 		rr.Verdict, rr.Message = MemoryLimitExceeded, "memory exceeded "+memoryLimitText(l)
-	case res.killed == killCPU || res.cpu > l.cpu || res.signal == syscall.SIGXCPU:
+	case res.killed == killCPU || res.cpu >= l.cpu || res.signal == syscall.SIGXCPU:
 		rr.Verdict, rr.Message = TimeLimitExceeded, "CPU time limit "+cpuLimitText(l)+" exceeded"
+	case res.killed == killWall && wasRunning(res):
+		// Computing all along, but other work on the machine left it too
+		// little CPU to reach its CPU limit within the wall limit.
+		rr.Verdict, rr.Message = TimeLimitExceeded,
+			fmt.Sprintf("wall time limit %v exceeded while the machine was busy: the program was running, but got only %v of CPU time (limit %s)",
+				l.wall, res.cpu.Round(time.Millisecond), cpuLimitText(l))
 	case res.killed == killWall:
 		rr.Verdict, rr.Message = TimeLimitExceeded,
 			fmt.Sprintf("wall time limit %v exceeded (CPU time used %v): the program was sleeping or waiting", l.wall, res.cpu.Round(time.Millisecond))

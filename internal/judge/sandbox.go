@@ -102,6 +102,12 @@ type spawnRes struct {
 	stdoutBytes     int64
 	setupFailed     bool
 	leftovers       int
+	// polls is how many times the watchdog looked at the running tree, and
+	// runnablePolls how many of those times a thread of it was running or
+	// waiting for a CPU (not sleeping or blocked): what tells a program the
+	// wall limit stopped while it computed on a busy machine from one that
+	// slept.
+	polls, runnablePolls int
 }
 
 // fixedEnv is the complete environment of user code: nothing of the server's
@@ -454,7 +460,8 @@ func (e *Engine) finish(ctx context.Context, p *process, r spawnReq) (spawnRes, 
 	watchdogDone := make(chan struct{})
 	go func() {
 		defer close(watchdogDone)
-		res.polledCPU, res.polledRSS = e.watch(ctx, cmd.Process.Pid, r.lim, done, kill)
+		w := e.watch(ctx, cmd.Process.Pid, r.lim, done, kill)
+		res.polledCPU, res.polledRSS, res.polls, res.runnablePolls = w.cpu, w.rss, w.polls, w.runnable
 	}()
 
 	waitErr := cmd.Wait()
@@ -642,18 +649,16 @@ func (k *killer) readStatus(r io.Reader) {
 
 // watch enforces the CPU, wall and (polled) memory limits until done is closed,
 // killing the process tree rooted at pid when a limit is crossed or ctx ends. It
-// returns the CPU time and the largest tree RSS it observed.
+// returns the CPU time and the largest tree RSS it observed, and how often it
+// found the tree running or runnable.
 //
 // CPU time is checked when the program could first have used its whole budget
 // (CPU time cannot grow faster than wall time for one thread) and then again
 // after the remaining budget, so a busy loop is stopped a few milliseconds after
 // its limit while a short run is never polled at all.
-func (e *Engine) watch(ctx context.Context, pid int, l effLimits, done <-chan struct{}, kill func(killReason)) (time.Duration, int64) {
+func (e *Engine) watch(ctx context.Context, pid int, l effLimits, done <-chan struct{}, kill func(killReason)) watchStats {
 	const rssPeriod = 50 * time.Millisecond
-	var (
-		peak int64
-		used time.Duration
-	)
+	var st watchStats
 	wall := time.NewTimer(l.wall)
 	defer wall.Stop()
 	// Every 50 ms for every language: the rlimits bound each process, the
@@ -664,27 +669,38 @@ func (e *Engine) watch(ctx context.Context, pid int, l effLimits, done <-chan st
 	for {
 		select {
 		case <-done:
-			return used, peak
+			return st
 		case <-ctx.Done():
 			kill(killCancel)
-			return used, peak
+			return st
 		case <-wall.C:
 			kill(killWall)
-			return used, peak
+			return st
 		case <-poll.C:
-			cpu, rss := treeUsage(pid)
-			used, peak = cpu, max(peak, rss)
-			if cpu >= l.cpu {
+			s := sampleTree(pid, true)
+			st.cpu, st.rss = s.cpu, max(st.rss, s.rss)
+			st.polls++
+			if s.running {
+				st.runnable++
+			}
+			if s.cpu >= l.cpu {
 				kill(killCPU)
-				return used, peak
+				return st
 			}
-			if l.memory > 0 && rss > l.memory {
+			if l.memory > 0 && s.rss > l.memory {
 				kill(killMemory)
-				return used, peak
+				return st
 			}
-			poll.Reset(min(max(l.cpu-cpu, 5*time.Millisecond), rssPeriod))
+			poll.Reset(min(max(l.cpu-s.cpu, 5*time.Millisecond), rssPeriod))
 		}
 	}
+}
+
+// watchStats is what the watchdog saw of a run.
+type watchStats struct {
+	cpu             time.Duration
+	rss             int64
+	polls, runnable int
 }
 
 // copyLimited copies src to dst (nil = discard) up to limit bytes, calls over

@@ -3,6 +3,7 @@ package llm
 import (
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -37,6 +38,7 @@ func ParseProblemPage(req ExtractRequest) (ExtractedProblem, error) {
 		pageURL = canonicalURL(root)
 	}
 	fillFromURL(&p, pageURL)
+	p.Tags = cleanTags(p.Tags)
 	p.Title = latexToText(p.Title)
 	p.Description = latexToText(p.Description)
 	p.InputSpec = latexToText(p.InputSpec)
@@ -157,6 +159,11 @@ func parseBaekjoon(root *node) ExtractedProblem {
 			}
 		}
 	}
+	if sec := root.find(byID("problem_tags")); sec != nil {
+		for _, a := range sec.findAll(byTag("a")) {
+			p.Tags = append(p.Tags, text(a, nil))
+		}
+	}
 	for i := 1; ; i++ {
 		in := root.find(byID("sample-input-" + strconv.Itoa(i)))
 		out := root.find(byID("sample-output-" + strconv.Itoa(i)))
@@ -172,7 +179,8 @@ var cfTitlePrefixRE = regexp.MustCompile(`^[A-Z][0-9]?\.\s+`)
 
 // parseCodeforces reads .problem-statement: .header .title, .time-limit,
 // .memory-limit, the untitled statement <div>, .input-specification,
-// .output-specification and .sample-test .input/.output <pre>s.
+// .output-specification and .sample-test .input/.output <pre>s, and the
+// sidebar's .tag-box tags.
 func parseCodeforces(root *node) ExtractedProblem {
 	st := root.find(byClass("problem-statement"))
 	if st == nil {
@@ -203,6 +211,10 @@ func parseCodeforces(root *node) ExtractedProblem {
 			}
 			p.Samples = append(p.Samples, s)
 		}
+	}
+	// The sidebar's tag boxes ("implementation", "math", "*800").
+	for _, tb := range root.findAll(byClass("tag-box")) {
+		p.Tags = append(p.Tags, text(tb, nil))
 	}
 	return p
 }
@@ -435,4 +447,18 @@ func groupOpen(s string, i int) bool {
 	}
 	j := strings.LastIndexByte(s[:i], '{')
 	return j > 0 && (s[j-1] == '_' || s[j-1] == '^') && !strings.ContainsAny(s[j+1:i], "{}")
+}
+
+// cleanTags trims tags and drops empty ones, duplicates and Codeforces'
+// difficulty box ("*800", a rating rather than a topic).
+func cleanTags(tags []string) []string {
+	var out []string
+	for _, t := range tags {
+		t = collapseSpaces(strings.TrimSpace(t))
+		if t == "" || strings.HasPrefix(t, "*") || slices.Contains(out, t) {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
 }

@@ -34,6 +34,7 @@ func TestExtractProblem(t *testing.T) {
 				Platform: algoitny.PlatformBaekjoon, ProblemID: "1920", Title: "수 찾기", URL: "https://www.acmicpc.net/problem/1920",
 				Constraints: "1 ≤ N ≤ 100,000\n1 ≤ M ≤ 100,000", TimeLimitMs: 1000, MemoryLimitMB: 128,
 				Samples: []llm.Sample{{Input: "5\n4 1 5 2 3\n5\n1 3 7 9 5\n", Output: "1\n1\n0\n0\n1\n"}},
+				Tags:    []string{"자료 구조", "정렬", "이분 탐색"},
 			},
 			description: "N개의 정수 A[1], A[2], …, A[N]이 주어져 있을 때",
 			input:       "모든 정수의 범위는 -2^31 보다 크거나 같고 2^31보다 작다.",
@@ -45,6 +46,7 @@ func TestExtractProblem(t *testing.T) {
 				Platform: algoitny.PlatformBaekjoon, ProblemID: "1920", Title: "수 찾기", URL: "https://www.acmicpc.net/problem/1920",
 				Constraints: "1 ≤ N ≤ 100,000\n1 ≤ M ≤ 100,000", TimeLimitMs: 1000, MemoryLimitMB: 128,
 				Samples: []llm.Sample{{Input: "5\n4 1 5 2 3\n5\n1 3 7 9 5\n", Output: "1\n1\n0\n0\n1\n"}},
+				Tags:    []string{"자료 구조", "정렬", "이분 탐색"},
 			},
 		},
 		{
@@ -97,6 +99,20 @@ func TestExtractProblem(t *testing.T) {
 			}
 		})
 	}
+
+	t.Run("CodeforcesTagsAndStatement", func(t *testing.T) {
+		t.Parallel()
+		page := strings.Replace(string(readFixture(t, "codeforces_4A.html")), "</body>",
+			`<div class="roundbox sidebox"><span class="tag-box" title="Brute force"> brute force </span><span class="tag-box"> math </span>`+
+				`<span class="tag-box" title="Difficulty">*800</span><span class="tag-box">math</span></div></body>`, 1)
+		got, err := llm.ParseProblemPage(llm.ExtractRequest{URL: "https://codeforces.com/contest/4/problem/A", HTML: []byte(page)})
+		requireNoError(t, err)
+		if !reflect.DeepEqual(got.Tags, []string{"brute force", "math"}) {
+			t.Fatalf("Tags = %q", got.Tags)
+		}
+		st := got.Statement()
+		requireContains(t, st, "the scales showed w kilos", "\n\nInput\nThe first (and the only) input line", "\n\nOutput\nPrint YES")
+	})
 
 	t.Run("AtCoderJapaneseOnly", func(t *testing.T) {
 		t.Parallel()

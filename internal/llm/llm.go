@@ -142,6 +142,29 @@ type ExtractedProblem struct {
 	TimeLimitMs   int
 	MemoryLimitMB int
 	Samples       []Sample
+	// Tags are the judge's algorithm tags when the page shows them
+	// (Baekjoon's 알고리즘 분류, Codeforces' tag boxes; AtCoder has none).
+	Tags []string `json:",omitempty"`
+}
+
+// Statement is the problem's statement as plain text: the description,
+// then the input and output sections under their headings.
+func (p ExtractedProblem) Statement() string {
+	var b strings.Builder
+	for _, part := range []struct{ heading, text string }{{"", p.Description}, {"Input", p.InputSpec}, {"Output", p.OutputSpec}} {
+		t := strings.TrimSpace(part.text)
+		if t == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		if part.heading != "" {
+			b.WriteString(part.heading + "\n")
+		}
+		b.WriteString(t)
+	}
+	return b.String()
 }
 
 // The provider names accepted by Config.Provider.

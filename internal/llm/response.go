@@ -188,6 +188,7 @@ type extractedJSON struct {
 		Input  string `json:"input"`
 		Output string `json:"output"`
 	} `json:"samples"`
+	Tags []string `json:"tags"`
 }
 
 // flexInt accepts a JSON number or a numeric string.
@@ -228,6 +229,7 @@ func parseExtracted(text string) (ExtractedProblem, error) {
 		Constraints:   strings.TrimSpace(latexToText(x.Constraints)),
 		TimeLimitMs:   max(int(x.TimeLimitMs), 0),
 		MemoryLimitMB: max(int(x.MemoryLimitMB), 0),
+		Tags:          cleanTags(x.Tags),
 	}
 	for _, s := range x.Samples {
 		if strings.TrimSpace(s.Input) == "" && strings.TrimSpace(s.Output) == "" {

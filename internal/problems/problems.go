@@ -76,6 +76,9 @@ func (s *Service) List(ctx context.Context, f algoitny.ProblemFilter, page algoi
 	if len(f.TitleContains) > MaxTitleLen {
 		return algoitny.Page[*algoitny.Problem]{}, algoitny.Invalid("titleContains", "at most %d characters", MaxTitleLen)
 	}
+	if err := algoitny.CheckText("titleContains", f.TitleContains); err != nil {
+		return algoitny.Page[*algoitny.Problem]{}, err
+	}
 	if f.NeedsReview != nil && !algoitny.ActorFrom(ctx).IsStaff() {
 		return algoitny.Page[*algoitny.Problem]{}, algoitny.Errorf(algoitny.EFORBIDDEN, "only staff list problems by review state")
 	}
@@ -196,6 +199,9 @@ func (s *Service) Delete(ctx context.Context, ref algoitny.ProblemRef, reason st
 	if utf8.RuneCountInString(reason) > 500 {
 		return nil, algoitny.Invalid("reason", "at most 500 characters")
 	}
+	if err := algoitny.CheckText("reason", reason); err != nil {
+		return nil, err
+	}
 	if err := s.Store.DeleteProblem(ctx, ref, strings.TrimSpace(reason)); err != nil {
 		return nil, err
 	}
@@ -251,6 +257,9 @@ func (s *Service) Review(ctx context.Context, ref algoitny.ProblemRef, r algoitn
 	}
 	if utf8.RuneCountInString(r.Notes) > 2000 {
 		return nil, algoitny.Invalid("notes", "notes must be at most 2000 characters")
+	}
+	if err := algoitny.CheckText("notes", r.Notes); err != nil {
+		return nil, err
 	}
 	return s.Store.ReviewProblem(ctx, ref, r)
 }
@@ -383,6 +392,14 @@ func validateProblem(p *algoitny.Problem) error {
 	if err := validateRef(p.Ref()); err != nil {
 		return err
 	}
+	for field, text := range map[string]string{"title": p.Title, "problemUrl": p.ProblemURL, "constraints": p.Constraints, "solutionCode": p.SolutionCode, "checker.code": p.Checker.Code} {
+		if err := algoitny.CheckText(field, text); err != nil {
+			return err
+		}
+	}
+	if err := algoitny.CheckTexts("tags", p.Tags); err != nil {
+		return err
+	}
 	if _, err := algoitny.ParseLanguage(string(p.Language)); err != nil {
 		return err
 	}
@@ -451,6 +468,9 @@ func validateTestCases(cases []*algoitny.TestCase) error {
 		}
 		if !utf8.ValidString(tc.Input) || !utf8.ValidString(tc.Output) {
 			return algoitny.Invalid("testCases", "test case %d is not valid UTF-8", i+1)
+		}
+		if algoitny.HasNUL(tc.Input) || algoitny.HasNUL(tc.Output) {
+			return algoitny.Invalid("testCases", "test case %d holds a NUL byte", i+1)
 		}
 	}
 	return nil

@@ -58,6 +58,28 @@ type Client struct {
 // ErrForbidden is wrapped by errors about addresses the client refuses.
 var ErrForbidden = errors.New("safehttp: address not allowed")
 
+// NotPublicMessage is what Get tells of a destination it refuses (a
+// non-public address, before or after DNS resolution) and, in the same
+// words, of a host name that does not exist (NXDOMAIN): told apart, the two
+// answers would let anyone ask which names the server's own DNS knows.
+const NotPublicMessage = "the URL does not lead to a public address"
+
+// notPublic is the error Get returns for a refused destination or a name
+// that does not resolve: EINVALID (field "url") with NotPublicMessage,
+// wrapping ErrForbidden and the cause.
+func notPublic(cause error) error {
+	return &algoitny.Error{Code: algoitny.EINVALID, Field: "url", Message: NotPublicMessage,
+		Err: fmt.Errorf("%w: %w", ErrForbidden, cause)}
+}
+
+// refused reports whether a request failed because of where it leads: the
+// address is refused, or the name does not exist (which Get answers alike).
+// Temporary DNS failures are not: the resolver is down for every name.
+func refused(err error) bool {
+	var dnsErr *net.DNSError
+	return errors.Is(err, ErrForbidden) || (errors.As(err, &dnsErr) && dnsErr.IsNotFound)
+}
+
 // New returns a Client.
 func New(cfg Config) *Client {
 	if cfg.Timeout == 0 {
@@ -186,11 +208,15 @@ type Response struct {
 	Elapsed  time.Duration
 }
 
-// Get fetches raw. It returns EINVALID for URLs that cannot be fetched, an
-// error wrapping ErrForbidden when the destination is refused, and the
-// network error otherwise.
+// Get fetches raw. It returns EINVALID for URLs that cannot be fetched;
+// EINVALID with NotPublicMessage, wrapping ErrForbidden, when the
+// destination is refused or its host name does not exist (one answer for
+// both, see NotPublicMessage); and the network error otherwise.
 func (c *Client) Get(ctx context.Context, raw string) (*Response, error) {
 	if err := c.CheckURL(raw); err != nil {
+		if errors.Is(err, ErrForbidden) {
+			return nil, notPublic(err)
+		}
 		return nil, err
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
@@ -205,6 +231,9 @@ func (c *Client) Get(ctx context.Context, raw string) (*Response, error) {
 	start := time.Now()
 	resp, err := c.http.Do(req)
 	if err != nil {
+		if refused(err) {
+			return nil, notPublic(err)
+		}
 		return nil, err
 	}
 	defer resp.Body.Close()

@@ -10,7 +10,8 @@
 // cannot fetch the page (network error, timeout, HTTP ≥ 400) fail; after
 // FailureThreshold failures in a row the check becomes FAILED and stops
 // until resumed. A destination that resolves to a non-public address stops
-// the check at once.
+// the check at once, and so, in the same words, does a host name that does
+// not exist: checks must not tell which names the server's DNS knows.
 //
 // Fetches go through internal/safehttp: http(s) only, loopback, private,
 // link-local and metadata addresses refused when the check is created and

@@ -83,8 +83,11 @@ func (p *Prober) Probe(ctx context.Context, c *Check) (*CheckResult, error) {
 
 // ErrForbidden is returned by Probe when the destination was refused because
 // it is not a public address (it may resolve differently than when the check
-// was created). Code EINVALID.
-var ErrForbidden = &algoitny.Error{Code: algoitny.EINVALID, Field: "url", Message: "the URL does not lead to a public address"}
+// was created), or because its host name does not exist: the two read and
+// act alike (the check stops at once), so that checks cannot be used to ask
+// which names the server's own DNS knows (safehttp.NotPublicMessage). Code
+// EINVALID.
+var ErrForbidden = &algoitny.Error{Code: algoitny.EINVALID, Field: "url", Message: safehttp.NotPublicMessage}
 
 // containsFold reports whether body contains keyword, ignoring case (ASCII
 // and Unicode simple folding, as bytes.EqualFold). A keyword beyond the body
@@ -114,7 +117,8 @@ func describeFetchError(ctx context.Context, err error, timeout time.Duration) s
 	case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil || (errors.As(err, &netErr) && netErr.Timeout()):
 		return fmt.Sprintf("timed out after %s", timeout)
 	case errors.As(err, &dnsErr):
-		return "the host name could not be resolved"
+		// Temporary: a name that does not exist is ErrForbidden above.
+		return "the host name could not be resolved (DNS failure)"
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return "connection refused"
 	case errors.Is(err, syscall.ECONNRESET):

@@ -3,6 +3,7 @@ package watch_test
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -177,6 +178,23 @@ func TestProbe(t *testing.T) {
 		}
 	})
 
+	t.Run("UnknownHostReadsAsRefused", func(t *testing.T) {
+		t.Parallel()
+		// A name that does not exist and a name that resolves to loopback
+		// get one answer: else checks would tell which names the server's
+		// own DNS knows.
+		internal, unknown := loopbackName(t), "no-such-host.invalid"
+		if _, err := net.DefaultResolver.LookupHost(ctx, unknown); !isNotFound(err) {
+			t.Skipf("the resolver does not answer NXDOMAIN for %s: %v", unknown, err)
+		}
+		p := &watch.Prober{Fetch: safehttp.New(safehttp.Config{Timeout: 2 * time.Second}), Timeout: 2 * time.Second}
+		a, errA := probe(t, p, &watch.Check{URL: "http://" + internal + "/", Type: watch.TypeAvailability})
+		b, errB := probe(t, p, &watch.Check{URL: "http://" + unknown + "/", Type: watch.TypeAvailability})
+		if !errors.Is(errA, watch.ErrForbidden) || !errors.Is(errB, watch.ErrForbidden) || a.Error != b.Error || a.Status != b.Status {
+			t.Fatalf("%s: %v %+v\n%s: %v %+v", internal, errA, a, unknown, errB, b)
+		}
+	})
+
 	t.Run("RedirectToLoopbackRefused", func(t *testing.T) {
 		t.Parallel()
 		inner := newTarget(t)
@@ -214,4 +232,9 @@ func TestNextRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+func isNotFound(err error) bool {
+	var dnsErr *net.DNSError
+	return errors.As(err, &dnsErr) && dnsErr.IsNotFound
 }

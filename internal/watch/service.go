@@ -127,6 +127,12 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*Check, error) {
 // validate checks a check's settings. checkURL is false when the URL did not
 // change (a URL accepted before stays accepted).
 func (s *Service) validate(c *Check, minDelayMs int, checkURL bool) error {
+	if err := algoitny.CheckText("url", c.URL); err != nil {
+		return err
+	}
+	if err := algoitny.CheckText("keyword", c.Keyword); err != nil {
+		return err
+	}
 	switch {
 	case c.URL == "":
 		return algoitny.Invalid("url", "url is required")

@@ -58,7 +58,9 @@ func NewServer(tb testing.TB) *Server {
 	s := &Server{subs: map[string][]atcoder.Submission{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /atcoder/atcoder-api/v3/user/submissions", s.submissions)
-	mux.HandleFunc("GET /resources/contests.json", s.contestList)
+	// The real paths only (kenkoooo.com/atcoder/…): a client that calls
+	// another path gets a 404, as it would in production.
+	mux.HandleFunc("GET /atcoder/resources/contests.json", s.contestList)
 	s.Server = httptest.NewServer(mux)
 	tb.Cleanup(s.Close)
 	return s
