@@ -319,17 +319,23 @@ func (g gorillaImplementation) checkOrigin(r *http.Request) bool {
 // graphql-transport-ws rules where gqlgen's defaults deviate: 4400 for an
 // invalid message, 4401 for a subscribe before connection_init, 4408 when
 // connection_init does not come in time, 4409 for a duplicate subscription
-// id, 4429 for a second connection_init.
+// id, 4429 for a second connection_init. The legacy graphql-ws protocol
+// gets 4409 too, for a start whose id is in use (gqlgen would run both).
 type gorillaConn struct {
 	c            *websocket.Conn
 	writeTimeout time.Duration
 
-	mu       sync.Mutex // guards the fields below and serializes writes
-	inited   bool
-	closed   bool            // no more writes (a close frame was sent, or the connection is gone)
-	gone     bool            // Close ran
-	closers  []func()        // run by Close
-	active   map[string]bool // graphql-transport-ws subscription ids
+	mu      sync.Mutex // guards the fields below and serializes writes
+	inited  bool
+	closed  bool            // no more writes (a close frame was sent, or the connection is gone)
+	gone    bool            // Close ran
+	closers []func()        // run by Close
+	active  map[string]bool // operation ids in use (both protocols)
+	// ending counts, by id, the operations gqlgen runs that the client
+	// ended (complete, stop) and whose last message gqlgen has not written
+	// yet: that message is dropped (the client is done with the operation,
+	// and may have reused the id already).
+	ending   map[string]int
 	expiry   *time.Timer
 	recheck  *time.Timer
 	ping     *time.Timer
@@ -360,6 +366,10 @@ func (g *gorillaConn) NextReader() (int, io.Reader, error) {
 			return 0, nil, err
 		}
 		if g.c.Subprotocol() != subprotocolTransportWS {
+			if code, reason := g.applyLegacy(data); code != 0 {
+				g.closeWith(code, reason)
+				return 0, nil, errProtocolClosed
+			}
 			return mt, bytes.NewReader(data), nil
 		}
 		m, code, reason := g.check(data)
@@ -524,7 +534,7 @@ func (g *gorillaConn) apply(m wireMessage) (int, string) {
 		}
 		g.active[m.ID] = true
 	case "complete":
-		delete(g.active, m.ID)
+		g.clientEnded(m.ID)
 	case "pong":
 		// The client is alive: no deadline until the next ping sets one.
 		g.pongSeen = true
@@ -536,7 +546,46 @@ func (g *gorillaConn) apply(m wireMessage) (int, string) {
 	return 0, ""
 }
 
-// WriteJSON implements transport.WebsocketConn. A subscription the server
+// applyLegacy tracks the operation ids of a legacy graphql-ws socket: a
+// start whose id is in use closes the socket with 4409, as with
+// graphql-transport-ws; a stop frees the id. Malformed messages are left
+// to gqlgen to answer.
+func (g *gorillaConn) applyLegacy(data []byte) (int, string) {
+	var m wireMessage
+	if json.Unmarshal(data, &m) != nil {
+		return 0, ""
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	switch m.Type {
+	case "start":
+		if g.active[m.ID] {
+			return closeDuplicateID, "Subscriber for " + m.ID + " already exists"
+		}
+		g.active[m.ID] = true
+	case "stop":
+		g.clientEnded(m.ID)
+	}
+	return 0, ""
+}
+
+// clientEnded frees id, which the client ended. Unless it is a shared
+// subscription (shared.go, which gqlgen never sees), gqlgen still writes
+// the operation's last message: WriteJSON drops it. g.mu is held.
+func (g *gorillaConn) clientEnded(id string) {
+	if !g.active[id] {
+		return
+	}
+	delete(g.active, id)
+	if g.shared[id] == nil {
+		if g.ending == nil {
+			g.ending = map[string]int{}
+		}
+		g.ending[id]++
+	}
+}
+
+// WriteJSON implements transport.WebsocketConn. An operation the server
 // ends (complete or error) frees its id.
 func (g *gorillaConn) WriteJSON(v any) error {
 	b, err := json.Marshal(v)
@@ -545,14 +594,22 @@ func (g *gorillaConn) WriteJSON(v any) error {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.c.Subprotocol() == subprotocolTransportWS && endsSubscription(b) {
+	if endsSubscription(b) {
 		var m wireMessage
 		if json.Unmarshal(b, &m) == nil {
-			if g.shared[m.ID] != nil {
-				// gqlgen ends an operation the client completed earlier (it
-				// always sends "complete"), but the id now names a shared
-				// subscription: that one goes on.
+			if n := g.ending[m.ID]; n > 0 {
+				// The end of an operation the client ended earlier (gqlgen
+				// always sends one): not the end of a newer one that may
+				// have the id now.
+				if n == 1 {
+					delete(g.ending, m.ID)
+				} else {
+					g.ending[m.ID] = n - 1
+				}
 				return nil
+			}
+			if g.shared[m.ID] != nil {
+				return nil // the id names a shared subscription, which goes on
 			}
 			delete(g.active, m.ID)
 		}
@@ -561,8 +618,8 @@ func (g *gorillaConn) WriteJSON(v any) error {
 	return g.c.WriteMessage(websocket.TextMessage, b)
 }
 
-// endsSubscription reports whether an outgoing graphql-transport-ws message
-// is a "complete" or an "error". gqlgen's message struct marshals its type
+// endsSubscription reports whether an outgoing message (either protocol)
+// is a "complete" or an "error". gqlgen's message structs marshal their type
 // last, so the end of the bytes tells without parsing the payload — which
 // for "next" messages is the whole event, sent to every subscriber.
 func endsSubscription(msg []byte) bool {
