@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -18,6 +19,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/gorilla/websocket"
+	"github.com/vektah/gqlparser/v2/ast"
 )
 
 // Close codes of the graphql-transport-ws protocol.
@@ -28,6 +30,9 @@ const (
 	closeInitTimeout      = 4408
 	closeDuplicateID      = 4409
 	closeTooManyInitCalls = 4429
+	// closeTryAgainLater (RFC 6455's registry: 1013) refuses a signed-out
+	// socket over SocketLimits.MaxUnauthenticated.
+	closeTryAgainLater = 1013
 )
 
 const subprotocolTransportWS = "graphql-transport-ws"
@@ -59,6 +64,12 @@ type WebsocketConfig struct {
 	// (shared.go) may be for a newcomer to start from it; an older one
 	// makes the newcomer start a fresh execution (a fresh read). Default 10 s.
 	SharedFreshness time.Duration
+	// Limits caps sockets per client address and sockets not signed in
+	// (SocketLimits; the zero value caps nothing).
+	Limits SocketLimits
+	// Logger, if set, warns once when the per-address cap refuses sockets
+	// that came through an untrusted proxy.
+	Logger *slog.Logger
 
 	sockets *socketRegistry // set by NewWebsocket
 }
@@ -95,7 +106,7 @@ func NewWebsocket(cfg WebsocketConfig) *WebsocketTransport {
 		InitFunc:         cfg.initFunc,
 		InitTimeout:      cfg.InitTimeout,
 		PayloadReadLimit: &limit,
-	}, sockets: cfg.sockets}
+	}, sockets: cfg.sockets, gate: newSocketGate(cfg.Limits, cfg.Logger)}
 }
 
 // UserChanged checks the sessions of the user's signed-in sockets at once
@@ -144,8 +155,9 @@ func (r *socketRegistry) changed(userID string) {
 type socketKey struct{}
 
 type socketSlot struct {
-	conn *gorillaConn
-	exec graphql.GraphExecutor // set by WebsocketTransport.Do
+	conn   *gorillaConn
+	exec   graphql.GraphExecutor // set by WebsocketTransport.Do
+	ticket *socketTicket         // the socket's place in the caps; set by WebsocketTransport.Do
 }
 
 // withSocketSlot prepares an upgrade request's context to receive its socket.
@@ -155,9 +167,13 @@ func withSocketSlot(ctx context.Context) context.Context {
 
 // initFunc authenticates a socket from its connection_init payload
 // ("Authorization": "Bearer <token>", or "authToken"/"token"). Without a
-// token the socket is anonymous. A bad token closes it with 4403 — not a
-// plain 1000, which makes clients reconnect forever. The session's expiry
-// closes the socket too. gqlgen panics on a nil context: never return one.
+// token the socket is anonymous (signed out): it may run queries and
+// mutations, a subscription closes it with 4401 (ReauthenticateSocket),
+// and when SocketLimits.MaxUnauthenticated signed-out sockets are open
+// already it is closed at once with 1013 Try Again Later. A bad token
+// closes it with 4403 — not a plain 1000, which makes clients reconnect
+// forever. The session's expiry closes the socket too. gqlgen panics on a
+// nil context: never return one.
 func (cfg WebsocketConfig) initFunc(ctx context.Context, payload transport.InitPayload) (context.Context, *transport.InitPayload, error) {
 	token := ""
 	for _, k := range []string{"Authorization", "authorization", "authToken", "token"} {
@@ -174,9 +190,17 @@ func (cfg WebsocketConfig) initFunc(ctx context.Context, payload transport.InitP
 		slot.conn.keepAlive(cfg.PingInterval)
 	}
 	if token == "" {
-		ctx = algoitny.WithActor(ctx, &algoitny.Actor{})
-		if slot != nil && slot.conn != nil {
-			slot.conn.setContext(ctx)
+		if slot != nil && slot.ticket != nil && !slot.ticket.anonymous() {
+			ctx = transport.WithWebsocketCloseCode(ctx, closeTryAgainLater)
+			return transport.AppendCloseReason(ctx, "Try Again Later"), nil, errors.New("too many sockets are not signed in: sign in, or try again later")
+		}
+		var conn *gorillaConn
+		if slot != nil {
+			conn = slot.conn
+		}
+		ctx = algoitny.WithActor(context.WithValue(ctx, anonymousKey{}, anonymousSocket{conn}), &algoitny.Actor{})
+		if conn != nil {
+			conn.setContext(ctx)
 		}
 		return ctx, nil, nil
 	}
@@ -188,6 +212,9 @@ func (cfg WebsocketConfig) initFunc(ctx context.Context, payload transport.InitP
 		return transport.AppendCloseReason(ctx, "Forbidden"), nil, errors.New(algoitny.ErrorMessage(err))
 	}
 	sess := &socketSession{token: token, auth: cfg.Auth, staff: actor.User.IsStaff}
+	if slot != nil && slot.ticket != nil {
+		slot.ticket.signedIn()
+	}
 	if slot != nil && slot.conn != nil {
 		sess.conn = slot.conn
 		if !actor.ExpiresAt.IsZero() {
@@ -218,6 +245,12 @@ type socketSession struct {
 
 type sessionKey struct{}
 
+// anonymousSocket marks the context of a socket whose connection_init had
+// no token.
+type anonymousSocket struct{ conn *gorillaConn } // conn nil when the transport is not ours
+
+type anonymousKey struct{}
+
 // stillValid reports whether the socket may stay open: false once the
 // session is no longer accepted or the user's staff status changed. A
 // failure to check (the store is down) keeps the socket.
@@ -231,12 +264,30 @@ func (s *socketSession) stillValid() bool {
 	return err != nil || actor.User.IsStaff == s.staff
 }
 
-// ReauthenticateSocket gives an operation that arrives on a signed-in socket
-// the socket's current identity (a fresh Authenticate, so quotas, plan and
-// role are today's). When the session is no longer accepted, the socket is
-// closed with 4403 and the EUNAUTHENTICATED error is returned for the
-// operation. Contexts of other transports are returned unchanged.
-func ReauthenticateSocket(ctx context.Context) (context.Context, error) {
+// ReauthenticateSocket gives an operation (of kind op) that arrives on a
+// signed-in socket the socket's current identity (a fresh Authenticate, so
+// quotas, plan and role are today's). When the session is no longer
+// accepted, the socket is closed with 4403 and the EUNAUTHENTICATED error
+// is returned for the operation.
+//
+// On a socket whose connection_init had no token, a subscription closes the
+// socket with 4401 and gets EUNAUTHENTICATED: every subscription follows
+// something of a signed-in user's (a job, an execution, hints, a check),
+// so it could only ever answer NOT_FOUND, and a client that subscribes
+// without its token has lost it — it should sign in again, not hold the
+// socket. Queries and mutations run signed out, as over HTTP. Contexts of
+// other transports are returned unchanged.
+func ReauthenticateSocket(ctx context.Context, op ast.Operation) (context.Context, error) {
+	if anon, ok := ctx.Value(anonymousKey{}).(anonymousSocket); ok {
+		if op != ast.Subscription {
+			return ctx, nil
+		}
+		if anon.conn != nil {
+			anon.conn.closeWith(closeUnauthorized, "Unauthorized: send a token in connection_init to subscribe")
+			anon.conn.c.Close()
+		}
+		return ctx, algoitny.Errorf(algoitny.EUNAUTHENTICATED, "subscriptions need a signed-in socket: send your token in connection_init")
+	}
 	sess, ok := ctx.Value(sessionKey{}).(*socketSession)
 	if !ok {
 		return ctx, nil
