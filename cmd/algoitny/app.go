@@ -168,10 +168,18 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 		resolver.Authoring = &authoring.Service{Problems: problemSvc, Jobs: jobSvc, Judge: m.Judge}
 	}
 	metrics := httpserver.NewMetrics(func() float64 { return float64(m.DB.Requests()) })
+	openFiles, err := httpserver.RaiseOpenFileLimit()
+	if err != nil {
+		m.Logger.Warn("cannot raise the open-file limit", "limit", openFiles, "err", err)
+	}
+	sockets := m.Config.socketLimits(openFiles)
+	m.Logger.Info("websocket caps", "openFiles", openFiles, "perAddress", sockets.MaxPerAddress,
+		"unauthenticated", sockets.MaxUnauthenticated, "reserve", sockets.Reserve, "trustedProxies", len(sockets.TrustedProxies))
 	m.websocket = httpserver.NewWebsocket(httpserver.WebsocketConfig{
 		Auth: m.Accounts, AllowedOrigins: m.Config.CORSOrigins,
 		PingInterval: m.Config.WebsocketPing, InitTimeout: m.Config.WebsocketInitTimeout,
 		RecheckInterval: m.Config.WebsocketRecheck, SharedFreshness: m.Config.WebsocketSharedFreshness,
+		Limits: sockets, Logger: m.Logger,
 	})
 	gql := httpserver.NewGraphQL(httpserver.GraphQLConfig{
 		Resolver: resolver, Loaders: m.DB, Dev: m.Config.Dev, Introspection: m.Config.IntrospectionOn(), Logger: m.Logger,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net/netip"
 	"os"
 	"strconv"
 	"strings"
@@ -62,6 +63,18 @@ type Config struct {
 	// how old a shared subscription's latest event may be for a newcomer
 	// (default 10 s). Tests shorten them.
 	WebsocketPing, WebsocketInitTimeout, WebsocketRecheck, WebsocketSharedFreshness time.Duration
+	// Websocket caps (httpserver.SocketLimits): open sockets per client
+	// address (ALGOITNY_WS_MAX_PER_ADDRESS), sockets not signed in
+	// (ALGOITNY_WS_MAX_UNAUTHENTICATED) and the slots of those kept for
+	// sockets about to sign in (ALGOITNY_WS_RESERVE). 0 means the default
+	// (httpserver.DefaultSocketLimits, sized from the open-file limit), -1
+	// no cap (no reserve); the environment says "off" (or 0) for -1.
+	WebsocketMaxPerAddress, WebsocketMaxUnauthenticated, WebsocketReserve int
+	// TrustedProxies are the reverse proxies and load balancers whose
+	// X-Forwarded-For names the client address the per-address cap counts
+	// (ALGOITNY_TRUSTED_PROXIES, comma-separated addresses and CIDR
+	// networks; none by default: the header is ignored).
+	TrustedProxies []netip.Prefix
 
 	// Job runner timings (ALGOITNY_JOB_TIMEOUT, ALGOITNY_JOB_RESCUE_AFTER,
 	// ALGOITNY_JOB_POLL_INTERVAL, ALGOITNY_JOB_STALE_AFTER); zero means the
@@ -128,7 +141,39 @@ func configFromEnv() (Config, error) {
 	if cfg.CacheWriteWindow != 0 && cfg.CacheWriteWindow < time.Second {
 		return cfg, fmt.Errorf("ALGOITNY_CACHE_WRITE_WINDOW=%s: at least 1s (writes of cached data must land within it)", cfg.CacheWriteWindow)
 	}
-	var err error
+	for name, dst := range map[string]*int{
+		"ALGOITNY_WS_MAX_PER_ADDRESS":     &cfg.WebsocketMaxPerAddress,
+		"ALGOITNY_WS_MAX_UNAUTHENTICATED": &cfg.WebsocketMaxUnauthenticated,
+	} {
+		v := strings.TrimSpace(os.Getenv(name))
+		if v == "" {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		switch {
+		case v == "off" || (err == nil && n == 0):
+			*dst = -1
+		case err != nil || n < 0:
+			return cfg, fmt.Errorf("%s=%q: want a number of sockets, or off", name, v)
+		default:
+			*dst = n
+		}
+	}
+	if v := strings.TrimSpace(os.Getenv("ALGOITNY_WS_RESERVE")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return cfg, fmt.Errorf("ALGOITNY_WS_RESERVE=%q: want a number of sockets (0 for none)", v)
+		}
+		cfg.WebsocketReserve = n
+		if n == 0 {
+			cfg.WebsocketReserve = -1
+		}
+	}
+	proxies, err := httpserver.ParseTrustedProxies(os.Getenv("ALGOITNY_TRUSTED_PROXIES"))
+	if err != nil {
+		return cfg, fmt.Errorf("ALGOITNY_TRUSTED_PROXIES: %v", err)
+	}
+	cfg.TrustedProxies = proxies
 	if cfg.Dev, err = envBool("ALGOITNY_DEV", false); err != nil {
 		return cfg, err
 	}
@@ -160,6 +205,25 @@ func (c Config) IntrospectionOn() bool {
 		return *c.Introspection
 	}
 	return c.Dev
+}
+
+// socketLimits are the websocket caps: the configured ones, the others
+// sized from openFiles, the open-file limit (0 if unknown).
+func (c Config) socketLimits(openFiles uint64) httpserver.SocketLimits {
+	l := httpserver.DefaultSocketLimits(openFiles)
+	for _, v := range []struct {
+		set int
+		dst *int
+	}{{c.WebsocketMaxPerAddress, &l.MaxPerAddress}, {c.WebsocketMaxUnauthenticated, &l.MaxUnauthenticated}, {c.WebsocketReserve, &l.Reserve}} {
+		switch {
+		case v.set < 0:
+			*v.dst = 0
+		case v.set > 0:
+			*v.dst = v.set
+		}
+	}
+	l.TrustedProxies = c.TrustedProxies
+	return l
 }
 
 func envOr(name, def string) string {

@@ -120,6 +120,10 @@ func TestEveryWriteIsAnnounced(t *testing.T) {
 			return err2(db.TransitionJobFrom(ctx, job, algoitny.JobTransition{Status: algoitny.JobCompleted}))
 		}},
 		{"ReleaseIdempotencyKey", func() error { return db.ReleaseIdempotencyKey(ctx, u.ID, "k1", keyed.ID) }},
+		{"PutExecutionTest", func() error {
+			return db.PutExecutionTest(ctx, algoitny.ExecutionEvent{JobID: job.ID, Index: 0, Total: 2,
+				Result: algoitny.TestResult{TestCaseID: "t1", Verdict: algoitny.VerdictAccepted}})
+		}},
 		{"CreateCheck", func() error {
 			check = newCheck(u.ID)
 			if err := db.CreateCheck(ctx, check, algoitny.Unlimited); err != nil {
@@ -214,7 +218,7 @@ func TestEveryWriteIsAnnounced(t *testing.T) {
 		"GetJobByIdempotencyKey", "GetJobByRiverID", "GetJobProgress", "GetJobs", "GetPlan", "GetProblem",
 		"GetProblemWithTestCases", "GetProblems", "GetTestCase", "GetUsageLog", "GetUserByEmail", "GetUserByGoogleID",
 		"GetUserByID", "GetUsersByEmail", "LatestJobProgress", "ListADTContests", "ListAtCoderLinksDue", "ListCheckResults",
-		"ListChecks", "ListHistoryByLanguage", "ListHistoryByPlatform", "ListJobProgress", "ListJobs", "ListOverdueChecks",
+		"ListChecks", "ListExecutionTests", "ListHistoryByLanguage", "ListHistoryByPlatform", "ListJobProgress", "ListJobs", "ListOverdueChecks",
 		"ListPlans", "ListProblems", "ListPublicHistory", "ListStaleJobs", "ListTestCases", "ListUsageLogs",
 		"ListUserChecks", "ListUserHistory", "ListUsers", "ListUsersByPlan", "NewHistoryID", "NewJobProgressID", "Ping",
 		"PrefetchProblem", "Requests", "Tables", "UsageCounts",

@@ -216,6 +216,13 @@ func progressSK(createdAt time.Time, id string) string {
 	return skPrefixProgress + keyTime(createdAt) + "#" + id
 }
 
+// skPrefixExecutionTest begins the items of a running execution's finished
+// tests in its job's partition (execution_tests.go); executionTestSK
+// orders them by index (5 digits).
+const skPrefixExecutionTest = "TEST#"
+
+func executionTestSK(index int) string { return fmt.Sprintf("%s%05d", skPrefixExecutionTest, index) }
+
 func gsiJobType(t algoitny.JobType) string     { return "JOBTYPE#" + string(t) }
 func gsiJobStatus(s algoitny.JobStatus) string { return "STATUS#" + string(s) }
 func gsiJobTask(riverJobID int64) string       { return "TASK#" + strconv.FormatInt(riverJobID, 10) }

@@ -88,7 +88,7 @@ func NewGraphQL(cfg GraphQLConfig) *handler.Server {
 	srv.AroundFields(prefetcher(cfg.Loaders))
 	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 		ctx, _ = dynamo.WithRequestCounter(ctx)
-		ctx, err := ReauthenticateSocket(ctx)
+		ctx, err := ReauthenticateSocket(ctx, graphql.GetOperationContext(ctx).Operation.Operation)
 		if err != nil {
 			return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{present(ctx, err)}})
 		}

@@ -97,7 +97,7 @@ func (h *hub) share(ctx context.Context, exec graphql.GraphExecutor, c *gorillaC
 	}
 	// Every operation re-authenticates (ReauthenticateSocket): the member
 	// joins as who the session says it is now.
-	ctx, err := ReauthenticateSocket(ctx)
+	ctx, err := ReauthenticateSocket(ctx, rc.Operation.Operation)
 	if err != nil {
 		c.finishShared(id, nil, "error", mustJSON(gqlerror.List{presentAuthError(err)}))
 		return true
@@ -287,16 +287,29 @@ func mustJSON(v any) []byte {
 
 // WebsocketTransport is gqlgen's websocket transport, which also hands the
 // executor to the socket's gorillaConn (shared subscriptions execute with
-// it) and knows the signed-in sockets by user (UserChanged).
+// it), knows the signed-in sockets by user (UserChanged) and counts sockets
+// against SocketLimits.
 type WebsocketTransport struct {
 	transport.Websocket
 	sockets *socketRegistry
+	gate    *socketGate
 }
 
-// Do implements graphql.Transport.
+// Do implements graphql.Transport. A socket over a cap (SocketLimits) is
+// refused before the upgrade, with 429 or 503 and Retry-After; an admitted
+// one holds its place until it is closed (Do returns then).
 func (t *WebsocketTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
-	if slot, ok := r.Context().Value(socketKey{}).(*socketSlot); ok {
-		slot.exec = exec
+	ticket, refused := t.gate.admit(r)
+	if refused != nil {
+		refused.refuse(w)
+		return
 	}
+	defer ticket.release()
+	slot, ok := r.Context().Value(socketKey{}).(*socketSlot)
+	if !ok {
+		slot = &socketSlot{}
+		r = r.WithContext(context.WithValue(r.Context(), socketKey{}, slot))
+	}
+	slot.exec, slot.ticket = exec, ticket
 	t.Websocket.Do(w, r, exec)
 }

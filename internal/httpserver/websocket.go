@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -18,6 +19,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/gorilla/websocket"
+	"github.com/vektah/gqlparser/v2/ast"
 )
 
 // Close codes of the graphql-transport-ws protocol.
@@ -28,6 +30,9 @@ const (
 	closeInitTimeout      = 4408
 	closeDuplicateID      = 4409
 	closeTooManyInitCalls = 4429
+	// closeTryAgainLater (RFC 6455's registry: 1013) refuses a signed-out
+	// socket over SocketLimits.MaxUnauthenticated.
+	closeTryAgainLater = 1013
 )
 
 const subprotocolTransportWS = "graphql-transport-ws"
@@ -59,6 +64,12 @@ type WebsocketConfig struct {
 	// (shared.go) may be for a newcomer to start from it; an older one
 	// makes the newcomer start a fresh execution (a fresh read). Default 10 s.
 	SharedFreshness time.Duration
+	// Limits caps sockets per client address and sockets not signed in
+	// (SocketLimits; the zero value caps nothing).
+	Limits SocketLimits
+	// Logger, if set, warns once when the per-address cap refuses sockets
+	// that came through an untrusted proxy.
+	Logger *slog.Logger
 
 	sockets *socketRegistry // set by NewWebsocket
 }
@@ -95,7 +106,7 @@ func NewWebsocket(cfg WebsocketConfig) *WebsocketTransport {
 		InitFunc:         cfg.initFunc,
 		InitTimeout:      cfg.InitTimeout,
 		PayloadReadLimit: &limit,
-	}, sockets: cfg.sockets}
+	}, sockets: cfg.sockets, gate: newSocketGate(cfg.Limits, cfg.Logger)}
 }
 
 // UserChanged checks the sessions of the user's signed-in sockets at once
@@ -144,8 +155,9 @@ func (r *socketRegistry) changed(userID string) {
 type socketKey struct{}
 
 type socketSlot struct {
-	conn *gorillaConn
-	exec graphql.GraphExecutor // set by WebsocketTransport.Do
+	conn   *gorillaConn
+	exec   graphql.GraphExecutor // set by WebsocketTransport.Do
+	ticket *socketTicket         // the socket's place in the caps; set by WebsocketTransport.Do
 }
 
 // withSocketSlot prepares an upgrade request's context to receive its socket.
@@ -155,9 +167,13 @@ func withSocketSlot(ctx context.Context) context.Context {
 
 // initFunc authenticates a socket from its connection_init payload
 // ("Authorization": "Bearer <token>", or "authToken"/"token"). Without a
-// token the socket is anonymous. A bad token closes it with 4403 — not a
-// plain 1000, which makes clients reconnect forever. The session's expiry
-// closes the socket too. gqlgen panics on a nil context: never return one.
+// token the socket is anonymous (signed out): it may run queries and
+// mutations, a subscription closes it with 4401 (ReauthenticateSocket),
+// and when SocketLimits.MaxUnauthenticated signed-out sockets are open
+// already it is closed at once with 1013 Try Again Later. A bad token
+// closes it with 4403 — not a plain 1000, which makes clients reconnect
+// forever. The session's expiry closes the socket too. gqlgen panics on a
+// nil context: never return one.
 func (cfg WebsocketConfig) initFunc(ctx context.Context, payload transport.InitPayload) (context.Context, *transport.InitPayload, error) {
 	token := ""
 	for _, k := range []string{"Authorization", "authorization", "authToken", "token"} {
@@ -174,9 +190,17 @@ func (cfg WebsocketConfig) initFunc(ctx context.Context, payload transport.InitP
 		slot.conn.keepAlive(cfg.PingInterval)
 	}
 	if token == "" {
-		ctx = algoitny.WithActor(ctx, &algoitny.Actor{})
-		if slot != nil && slot.conn != nil {
-			slot.conn.setContext(ctx)
+		if slot != nil && slot.ticket != nil && !slot.ticket.anonymous() {
+			ctx = transport.WithWebsocketCloseCode(ctx, closeTryAgainLater)
+			return transport.AppendCloseReason(ctx, "Try Again Later"), nil, errors.New("too many sockets are not signed in: sign in, or try again later")
+		}
+		var conn *gorillaConn
+		if slot != nil {
+			conn = slot.conn
+		}
+		ctx = algoitny.WithActor(context.WithValue(ctx, anonymousKey{}, anonymousSocket{conn}), &algoitny.Actor{})
+		if conn != nil {
+			conn.setContext(ctx)
 		}
 		return ctx, nil, nil
 	}
@@ -188,6 +212,9 @@ func (cfg WebsocketConfig) initFunc(ctx context.Context, payload transport.InitP
 		return transport.AppendCloseReason(ctx, "Forbidden"), nil, errors.New(algoitny.ErrorMessage(err))
 	}
 	sess := &socketSession{token: token, auth: cfg.Auth, staff: actor.User.IsStaff}
+	if slot != nil && slot.ticket != nil {
+		slot.ticket.signedIn()
+	}
 	if slot != nil && slot.conn != nil {
 		sess.conn = slot.conn
 		if !actor.ExpiresAt.IsZero() {
@@ -218,6 +245,12 @@ type socketSession struct {
 
 type sessionKey struct{}
 
+// anonymousSocket marks the context of a socket whose connection_init had
+// no token.
+type anonymousSocket struct{ conn *gorillaConn } // conn nil when the transport is not ours
+
+type anonymousKey struct{}
+
 // stillValid reports whether the socket may stay open: false once the
 // session is no longer accepted or the user's staff status changed. A
 // failure to check (the store is down) keeps the socket.
@@ -231,12 +264,30 @@ func (s *socketSession) stillValid() bool {
 	return err != nil || actor.User.IsStaff == s.staff
 }
 
-// ReauthenticateSocket gives an operation that arrives on a signed-in socket
-// the socket's current identity (a fresh Authenticate, so quotas, plan and
-// role are today's). When the session is no longer accepted, the socket is
-// closed with 4403 and the EUNAUTHENTICATED error is returned for the
-// operation. Contexts of other transports are returned unchanged.
-func ReauthenticateSocket(ctx context.Context) (context.Context, error) {
+// ReauthenticateSocket gives an operation (of kind op) that arrives on a
+// signed-in socket the socket's current identity (a fresh Authenticate, so
+// quotas, plan and role are today's). When the session is no longer
+// accepted, the socket is closed with 4403 and the EUNAUTHENTICATED error
+// is returned for the operation.
+//
+// On a socket whose connection_init had no token, a subscription closes the
+// socket with 4401 and gets EUNAUTHENTICATED: every subscription follows
+// something of a signed-in user's (a job, an execution, hints, a check),
+// so it could only ever answer NOT_FOUND, and a client that subscribes
+// without its token has lost it — it should sign in again, not hold the
+// socket. Queries and mutations run signed out, as over HTTP. Contexts of
+// other transports are returned unchanged.
+func ReauthenticateSocket(ctx context.Context, op ast.Operation) (context.Context, error) {
+	if anon, ok := ctx.Value(anonymousKey{}).(anonymousSocket); ok {
+		if op != ast.Subscription {
+			return ctx, nil
+		}
+		if anon.conn != nil {
+			anon.conn.closeWith(closeUnauthorized, "Unauthorized: send a token in connection_init to subscribe")
+			anon.conn.c.Close()
+		}
+		return ctx, algoitny.Errorf(algoitny.EUNAUTHENTICATED, "subscriptions need a signed-in socket: send your token in connection_init")
+	}
 	sess, ok := ctx.Value(sessionKey{}).(*socketSession)
 	if !ok {
 		return ctx, nil
@@ -319,17 +370,23 @@ func (g gorillaImplementation) checkOrigin(r *http.Request) bool {
 // graphql-transport-ws rules where gqlgen's defaults deviate: 4400 for an
 // invalid message, 4401 for a subscribe before connection_init, 4408 when
 // connection_init does not come in time, 4409 for a duplicate subscription
-// id, 4429 for a second connection_init.
+// id, 4429 for a second connection_init. The legacy graphql-ws protocol
+// gets 4409 too, for a start whose id is in use (gqlgen would run both).
 type gorillaConn struct {
 	c            *websocket.Conn
 	writeTimeout time.Duration
 
-	mu       sync.Mutex // guards the fields below and serializes writes
-	inited   bool
-	closed   bool            // no more writes (a close frame was sent, or the connection is gone)
-	gone     bool            // Close ran
-	closers  []func()        // run by Close
-	active   map[string]bool // graphql-transport-ws subscription ids
+	mu      sync.Mutex // guards the fields below and serializes writes
+	inited  bool
+	closed  bool            // no more writes (a close frame was sent, or the connection is gone)
+	gone    bool            // Close ran
+	closers []func()        // run by Close
+	active  map[string]bool // operation ids in use (both protocols)
+	// ending counts, by id, the operations gqlgen runs that the client
+	// ended (complete, stop) and whose last message gqlgen has not written
+	// yet: that message is dropped (the client is done with the operation,
+	// and may have reused the id already).
+	ending   map[string]int
 	expiry   *time.Timer
 	recheck  *time.Timer
 	ping     *time.Timer
@@ -360,6 +417,10 @@ func (g *gorillaConn) NextReader() (int, io.Reader, error) {
 			return 0, nil, err
 		}
 		if g.c.Subprotocol() != subprotocolTransportWS {
+			if code, reason := g.applyLegacy(data); code != 0 {
+				g.closeWith(code, reason)
+				return 0, nil, errProtocolClosed
+			}
 			return mt, bytes.NewReader(data), nil
 		}
 		m, code, reason := g.check(data)
@@ -524,7 +585,7 @@ func (g *gorillaConn) apply(m wireMessage) (int, string) {
 		}
 		g.active[m.ID] = true
 	case "complete":
-		delete(g.active, m.ID)
+		g.clientEnded(m.ID)
 	case "pong":
 		// The client is alive: no deadline until the next ping sets one.
 		g.pongSeen = true
@@ -536,7 +597,46 @@ func (g *gorillaConn) apply(m wireMessage) (int, string) {
 	return 0, ""
 }
 
-// WriteJSON implements transport.WebsocketConn. A subscription the server
+// applyLegacy tracks the operation ids of a legacy graphql-ws socket: a
+// start whose id is in use closes the socket with 4409, as with
+// graphql-transport-ws; a stop frees the id. Malformed messages are left
+// to gqlgen to answer.
+func (g *gorillaConn) applyLegacy(data []byte) (int, string) {
+	var m wireMessage
+	if json.Unmarshal(data, &m) != nil {
+		return 0, ""
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	switch m.Type {
+	case "start":
+		if g.active[m.ID] {
+			return closeDuplicateID, "Subscriber for " + m.ID + " already exists"
+		}
+		g.active[m.ID] = true
+	case "stop":
+		g.clientEnded(m.ID)
+	}
+	return 0, ""
+}
+
+// clientEnded frees id, which the client ended. Unless it is a shared
+// subscription (shared.go, which gqlgen never sees), gqlgen still writes
+// the operation's last message: WriteJSON drops it. g.mu is held.
+func (g *gorillaConn) clientEnded(id string) {
+	if !g.active[id] {
+		return
+	}
+	delete(g.active, id)
+	if g.shared[id] == nil {
+		if g.ending == nil {
+			g.ending = map[string]int{}
+		}
+		g.ending[id]++
+	}
+}
+
+// WriteJSON implements transport.WebsocketConn. An operation the server
 // ends (complete or error) frees its id.
 func (g *gorillaConn) WriteJSON(v any) error {
 	b, err := json.Marshal(v)
@@ -545,14 +645,22 @@ func (g *gorillaConn) WriteJSON(v any) error {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.c.Subprotocol() == subprotocolTransportWS && endsSubscription(b) {
+	if endsSubscription(b) {
 		var m wireMessage
 		if json.Unmarshal(b, &m) == nil {
-			if g.shared[m.ID] != nil {
-				// gqlgen ends an operation the client completed earlier (it
-				// always sends "complete"), but the id now names a shared
-				// subscription: that one goes on.
+			if n := g.ending[m.ID]; n > 0 {
+				// The end of an operation the client ended earlier (gqlgen
+				// always sends one): not the end of a newer one that may
+				// have the id now.
+				if n == 1 {
+					delete(g.ending, m.ID)
+				} else {
+					g.ending[m.ID] = n - 1
+				}
 				return nil
+			}
+			if g.shared[m.ID] != nil {
+				return nil // the id names a shared subscription, which goes on
 			}
 			delete(g.active, m.ID)
 		}
@@ -561,8 +669,8 @@ func (g *gorillaConn) WriteJSON(v any) error {
 	return g.c.WriteMessage(websocket.TextMessage, b)
 }
 
-// endsSubscription reports whether an outgoing graphql-transport-ws message
-// is a "complete" or an "error". gqlgen's message struct marshals its type
+// endsSubscription reports whether an outgoing message (either protocol)
+// is a "complete" or an "error". gqlgen's message structs marshal their type
 // last, so the end of the bytes tells without parsing the payload — which
 // for "next" messages is the whole event, sent to every subscriber.
 func endsSubscription(msg []byte) bool {

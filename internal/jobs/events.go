@@ -14,6 +14,9 @@ import (
 type EventStore interface {
 	GetJob(ctx context.Context, id string) (*algoitny.Job, error)
 	GetHistory(ctx context.Context, ref algoitny.HistoryRef) (*algoitny.SearchHistory, error)
+	// ListExecutionTests returns the finished tests a running execution
+	// job has stored so far (the worker stores each before publishing it).
+	ListExecutionTests(ctx context.Context, jobID string) ([]algoitny.ExecutionEvent, error)
 }
 
 // Events publishes job events for the workers and serves them to GraphQL
@@ -37,10 +40,13 @@ func jobTopic(id string) string                { return "job:" + id }
 func execTopic(jobID string) string            { return "exec:" + jobID }
 func hintTopic(ref algoitny.HistoryRef) string { return "hint:" + ref.UserID + ":" + ref.ID }
 
-// execMessage is an execution event or the end marker.
+// execMessage is an execution event or the end marker. The end marker
+// says how many test results the execution holds (Tests), so that a
+// subscriber that received fewer knows to read the rest.
 type execMessage struct {
 	Event *algoitny.ExecutionEvent `json:"e,omitempty"`
 	End   bool                     `json:"end,omitempty"`
+	Tests int                      `json:"n,omitempty"`
 }
 
 func (e *Events) publish(ctx context.Context, topic string, v any) {
@@ -60,11 +66,16 @@ func (e *Events) PublishJob(ctx context.Context, job *algoitny.Job, progress *al
 	job = e.withHistory(ctx, job)
 	e.publish(ctx, jobTopic(job.ID), algoitny.JobEvent{Job: job, Progress: progress})
 	if job.Status.Final() && job.Type == algoitny.JobCodeExecution {
-		e.publish(ctx, execTopic(job.ID), execMessage{End: true})
+		end := execMessage{End: true}
+		if job.History != nil {
+			end.Tests = len(job.History.TestResults)
+		}
+		e.publish(ctx, execTopic(job.ID), end)
 	}
 }
 
-// PublishExecution announces one finished test.
+// PublishExecution announces one finished test. Store it first
+// (PutExecutionTest): subscribers who join later read it from there.
 func (e *Events) PublishExecution(ctx context.Context, ev algoitny.ExecutionEvent) {
 	e.publish(ctx, execTopic(ev.JobID), execMessage{Event: &ev})
 }
@@ -76,14 +87,15 @@ func (e *Events) PublishHint(ctx context.Context, ev algoitny.HintEvent) {
 
 // stream runs a subscription: it subscribes first (so nothing published from
 // now on is missed), then sends what start returns, then forwards decoded
-// events until next says to stop, the broker drops the subscriber or ctx
-// ends. A subscriber the broker dropped for falling behind
-// (pubsub.ErrSlowSubscriber) is subscribed again and sent the current state
-// anew, so a burst of events does not end a subscription. The returned
+// events (next turns each message into zero or more) until next says to
+// stop, the broker drops the subscriber or ctx ends. A subscriber the
+// broker dropped for falling behind (pubsub.ErrSlowSubscriber) is
+// subscribed again and sent the current state anew, so a burst of events
+// does not end a subscription. The returned
 // channel is closed at the end, which completes the GraphQL subscription.
 func stream[T any, M any](ctx context.Context, e *Events, topic string,
 	start func() (initial []*T, done bool, err error),
-	next func(msg M) (out *T, done bool),
+	next func(msg M) (out []*T, done bool),
 ) (<-chan *T, error) {
 	sub, err := e.Broker.Subscribe(ctx, topic)
 	if err != nil {
@@ -119,9 +131,11 @@ func stream[T any, M any](ctx context.Context, e *Events, topic string,
 			if err != nil {
 				continue
 			}
-			v, done := next(msg)
-			if v != nil && !send(v) {
-				return false
+			vs, done := next(msg)
+			for _, v := range vs {
+				if !send(v) {
+					return false
+				}
 			}
 			if done {
 				return false
@@ -173,7 +187,7 @@ func (e *Events) JobEvents(ctx context.Context, id string, get func(context.Cont
 			last = cur
 			return []*algoitny.JobEvent{{Job: cur}}, cur.Status.Final(), nil
 		},
-		func(ev algoitny.JobEvent) (*algoitny.JobEvent, bool) {
+		func(ev algoitny.JobEvent) ([]*algoitny.JobEvent, bool) {
 			if ev.Job == nil || ev.Job.UpdatedAt.Before(last.UpdatedAt) {
 				return nil, false // older than what the subscriber has seen
 			}
@@ -181,7 +195,7 @@ func (e *Events) JobEvents(ctx context.Context, id string, get func(context.Cont
 				return nil, false // the state the subscription started with
 			}
 			last = ev.Job
-			return &ev, ev.Job.Status.Final()
+			return []*algoitny.JobEvent{&ev}, ev.Job.Status.Final()
 		})
 }
 
@@ -203,29 +217,78 @@ func (e *Events) withHistory(ctx context.Context, job *algoitny.Job) *algoitny.J
 	return &j
 }
 
-// ExecutionEvents follows the tests of a CODE_EXECUTION job as they finish.
-// For a job that already finished it replays the stored results and ends.
+// ExecutionEvents follows the tests of a CODE_EXECUTION job as they
+// finish, each test index once: first every test finished so far (those
+// the worker stored while the job runs; the execution's results once it
+// is final), then the others as they finish, then the end.
+//
+// No gap at the seam: the subscription is in place before the stored tests
+// are read, and the worker stores a test before publishing it, so each
+// test is read, received, or both. No duplicate: an index already sent is
+// not sent again — a test both read and received, one announced again by
+// a job rescued after its worker died, an event delivered twice. And should
+// an event be lost (or a test's store fail), the end marker says how many
+// results the execution holds: a subscriber that sent fewer reads the
+// execution once and sends the missing ones before it completes.
 func (e *Events) ExecutionEvents(ctx context.Context, job *algoitny.Job) (<-chan *algoitny.ExecutionEvent, error) {
+	sent := map[int]bool{} // start and next never run at the same time
+	unsent := func(evs []algoitny.ExecutionEvent) []*algoitny.ExecutionEvent {
+		var out []*algoitny.ExecutionEvent
+		for _, ev := range evs {
+			if !sent[ev.Index] {
+				sent[ev.Index] = true
+				out = append(out, &ev)
+			}
+		}
+		return out
+	}
+	// fromExecution returns the tests of a final job's execution not sent yet.
+	fromExecution := func(cur *algoitny.Job) []*algoitny.ExecutionEvent {
+		if cur.HistoryID == "" {
+			return nil // it never ran to the end (cancelled, failed)
+		}
+		h, err := e.Store.GetHistory(ctx, algoitny.HistoryRef{UserID: cur.UserID, ID: cur.HistoryID})
+		if err != nil {
+			return nil
+		}
+		all := make([]algoitny.ExecutionEvent, len(h.TestResults))
+		for i, r := range h.TestResults {
+			all[i] = algoitny.ExecutionEvent{JobID: cur.ID, Index: i, Total: len(h.TestResults), Result: r}
+		}
+		return unsent(all)
+	}
 	return stream(ctx, e, execTopic(job.ID),
 		func() ([]*algoitny.ExecutionEvent, bool, error) {
 			cur, err := e.Store.GetJob(ctx, job.ID)
-			if err != nil || !cur.Status.Final() {
+			if err != nil {
 				return nil, false, err
 			}
-			if cur.HistoryID == "" {
-				return nil, true, nil
+			if cur.Status.Final() {
+				return fromExecution(cur), true, nil
 			}
-			h, err := e.Store.GetHistory(ctx, algoitny.HistoryRef{UserID: cur.UserID, ID: cur.HistoryID})
+			stored, err := e.Store.ListExecutionTests(ctx, job.ID)
 			if err != nil {
-				return nil, true, nil
+				return nil, false, err
 			}
-			replay := make([]*algoitny.ExecutionEvent, len(h.TestResults))
-			for i, r := range h.TestResults {
-				replay[i] = &algoitny.ExecutionEvent{JobID: cur.ID, Index: i, Total: len(h.TestResults), Result: r}
-			}
-			return replay, true, nil
+			return unsent(stored), false, nil
 		},
-		func(m execMessage) (*algoitny.ExecutionEvent, bool) { return m.Event, m.End })
+		func(m execMessage) ([]*algoitny.ExecutionEvent, bool) {
+			if m.End {
+				if len(sent) >= m.Tests {
+					return nil, true
+				}
+				cur, err := e.Store.GetJob(ctx, job.ID)
+				if err != nil {
+					return nil, true
+				}
+				return fromExecution(cur), true
+			}
+			if m.Event == nil || sent[m.Event.Index] {
+				return nil, false
+			}
+			sent[m.Event.Index] = true
+			return []*algoitny.ExecutionEvent{m.Event}, false
+		})
 }
 
 // HintEvents follows hint generation for an execution. If it already has
@@ -243,5 +306,5 @@ func (e *Events) HintEvents(ctx context.Context, h *algoitny.SearchHistory) (<-c
 			}
 			return nil, false, nil
 		},
-		func(ev algoitny.HintEvent) (*algoitny.HintEvent, bool) { return &ev, ev.Done })
+		func(ev algoitny.HintEvent) ([]*algoitny.HintEvent, bool) { return []*algoitny.HintEvent{&ev}, ev.Done })
 }

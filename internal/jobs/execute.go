@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
@@ -13,8 +14,10 @@ import (
 )
 
 // executeWorker runs CODE_EXECUTION jobs: it judges the submitted code
-// against the problem's test cases in the sandbox, publishes one event per
-// finished test, and stores the execution (SearchHistory) with its results.
+// against the problem's test cases in the sandbox, stores and publishes
+// each test as it finishes, and stores the execution (SearchHistory) with
+// its results. A retried or rescued job resumes: the tests an earlier
+// attempt stored are not run again.
 type executeWorker struct {
 	river.WorkerDefaults[ExecuteArgs]
 	runner *Runner
@@ -35,18 +38,44 @@ func (w *executeWorker) Work(ctx context.Context, job *river.Job[ExecuteArgs]) e
 		if owner == nil {
 			return permanent(nil, "the execution has no account")
 		}
+		// Tests an earlier attempt finished (its worker died, or it failed
+		// after judging them) are neither judged nor announced again.
+		results := make([]*algoitny.TestResult, len(tests))
+		if job.Attempt > 1 {
+			if results, err = r.finishedTests(ctx, rec.ID, tests); err != nil {
+				return err
+			}
+		}
 		sub := judge.Submission{
 			Language: string(rec.Language), Source: rec.SolutionCode,
 			Limits:  judge.Limits{CPUTime: time.Duration(p.TimeLimitMs) * time.Millisecond, MemoryBytes: int64(p.MemoryLimitMB) << 20},
 			Checker: judgeChecker(p.Checker),
 		}
-		for _, tc := range tests {
-			sub.Tests = append(sub.Tests, judge.TestCase{ID: tc.ID, Input: []byte(tc.Input), Expected: []byte(tc.Output)})
+		var index []int // of sub.Tests in tests
+		for i, tc := range tests {
+			if results[i] == nil {
+				index = append(index, i)
+				sub.Tests = append(sub.Tests, judge.TestCase{ID: tc.ID, Input: []byte(tc.Input), Expected: []byte(tc.Output)})
+			}
 		}
-		r.progress(ctx, rec, "judging", fmt.Sprintf("running %d tests", len(tests)), 0)
-		res, err := r.cfg.Judge.Judge(ctx, sub, func(tr judge.TestResult) {
-			r.cfg.Events.PublishExecution(ctx, algoitny.ExecutionEvent{JobID: rec.ID, Index: tr.Index, Total: len(tests), Result: testResult(tr)})
-		})
+		msg := fmt.Sprintf("running %d tests", len(tests))
+		if len(sub.Tests) < len(tests) {
+			msg = fmt.Sprintf("running %d of %d tests (the others finished in an earlier attempt)", len(sub.Tests), len(tests))
+		}
+		r.progress(ctx, rec, "judging", msg, 0)
+		var res judge.Result
+		if len(sub.Tests) > 0 {
+			ann := r.announcer(ctx, len(sub.Tests))
+			res, err = r.cfg.Judge.Judge(ctx, sub, func(tr judge.TestResult) {
+				i, result := index[tr.Index], testResult(tr)
+				results[i] = &result
+				ann.add(algoitny.ExecutionEvent{JobID: rec.ID, Index: i, Total: len(tests), Result: result})
+			})
+			// Every finished test stored and announced, before the job ends
+			// (its end is announced after them) or is retried (it resumes
+			// from them).
+			ann.finish()
+		}
 		switch {
 		case errors.Is(err, judge.ErrUnknownLanguage), errors.Is(err, judge.ErrLanguageUnavailable):
 			return permanent(err, "%s is not available on this server", rec.Language)
@@ -55,7 +84,10 @@ func (w *executeWorker) Work(ctx context.Context, job *river.Job[ExecuteArgs]) e
 		case err != nil:
 			return err
 		}
-		h := history(rec, p, owner, res)
+		if res.Verdict != judge.CompilationError && slices.Contains(results, nil) {
+			return errors.New("the judge returned without every test's result")
+		}
+		h := history(rec, p, owner, res, results)
 		if err := r.cfg.Store.CreateHistory(ctx, h); err != nil && !algoitny.IsCode(err, algoitny.ECONFLICT) {
 			return err // ECONFLICT: an earlier attempt stored it
 		}
@@ -80,23 +112,96 @@ func testResult(tr judge.TestResult) algoitny.TestResult {
 	}
 }
 
-// history builds the execution record of a judged job.
-func history(rec *algoitny.Job, p *algoitny.Problem, owner *algoitny.User, res judge.Result) *algoitny.SearchHistory {
+// history builds the execution record of a judged job: res says whether
+// the source compiled, results holds every test's result by index (some
+// may come from an earlier attempt of the job).
+func history(rec *algoitny.Job, p *algoitny.Problem, owner *algoitny.User, res judge.Result, results []*algoitny.TestResult) *algoitny.SearchHistory {
 	h := &algoitny.SearchHistory{
 		ID: rec.HistoryID, UserID: rec.UserID, UserEmail: owner.Email,
 		Platform: p.Platform, ProblemID: p.ProblemID, ProblemTitle: p.Title, ProblemInternalID: p.InternalID,
 		// Public only while the problem is published (it may have turned
 		// back into a draft since the job was queued).
 		Language: rec.Language, Code: rec.SolutionCode, IsCodePublic: rec.IsCodePublic && p.IsPublished(), JobID: rec.ID,
-		Verdict: algoitny.Verdict(res.Verdict), CompileMessage: res.CompileOutput,
-		PassedCount: res.Passed, FailedCount: res.Failed, TotalCount: res.Total,
-		MaxTimeMs: int(res.MaxCPUTime.Milliseconds()), MaxMemoryKB: int(res.MaxMemoryBytes >> 10),
+		Verdict: algoitny.Verdict(res.Verdict), CompileMessage: res.CompileOutput, TotalCount: len(results),
 	}
 	if res.Verdict == judge.CompilationError {
-		h.FailedCount = res.Total
+		h.FailedCount = len(results)
+		return h
 	}
-	for _, tr := range res.Tests {
-		h.TestResults = append(h.TestResults, testResult(tr))
+	// The judge's rules (judge.Result): ACCEPTED when every test passed,
+	// else the verdict of the first failed test by index.
+	h.Verdict = algoitny.Verdict(judge.Accepted)
+	for _, tr := range results {
+		h.TestResults = append(h.TestResults, *tr)
+		if tr.Verdict == algoitny.Verdict(judge.Accepted) {
+			h.PassedCount++
+		} else {
+			h.FailedCount++
+			if h.Verdict == algoitny.Verdict(judge.Accepted) {
+				h.Verdict = tr.Verdict
+			}
+		}
+		h.MaxTimeMs = max(h.MaxTimeMs, tr.TimeMs)
+		h.MaxMemoryKB = max(h.MaxMemoryKB, tr.MemoryKB)
 	}
 	return h
+}
+
+// finishedTests returns, by index, the tests of job jobID that an earlier
+// attempt finished and stored (nil for the others). A stored test counts
+// only if it was of the same test case: the problem's tests may have
+// changed since, and those are judged again.
+func (r *Runner) finishedTests(ctx context.Context, jobID string, tests []*algoitny.TestCase) ([]*algoitny.TestResult, error) {
+	results := make([]*algoitny.TestResult, len(tests))
+	stored, err := r.cfg.Store.ListExecutionTests(ctx, jobID)
+	if err != nil {
+		return nil, err
+	}
+	for _, ev := range stored {
+		if ev.Total == len(tests) && ev.Index >= 0 && ev.Index < len(tests) && ev.Result.TestCaseID == tests[ev.Index].ID {
+			result := ev.Result
+			results[ev.Index] = &result
+		}
+	}
+	return results, nil
+}
+
+// announcer stores each finished test of an execution, then publishes it,
+// in the order they finish, on a goroutine of its own: the judge does not
+// wait for DynamoDB between tests. Storing first is what lets a subscriber
+// who joins later read what it missed (Events.ExecutionEvents).
+type announcer struct {
+	events chan algoitny.ExecutionEvent
+	done   chan struct{}
+}
+
+// announcer starts an announcer for at most n tests.
+func (r *Runner) announcer(ctx context.Context, n int) *announcer {
+	a := &announcer{events: make(chan algoitny.ExecutionEvent, n), done: make(chan struct{})}
+	// A cancelled or timed-out job still keeps the tests it finished: a
+	// retry resumes from them.
+	bg := context.WithoutCancel(ctx)
+	go func() {
+		defer close(a.done)
+		for ev := range a.events {
+			sctx, cancel := context.WithTimeout(bg, 10*time.Second)
+			if err := r.cfg.Store.PutExecutionTest(sctx, ev); err != nil {
+				// Announced anyway: subscribers following now get it, and one
+				// who joins later gets it from the execution when the job ends.
+				r.cfg.Logger.WarnContext(ctx, "store execution test", "job", ev.JobID, "index", ev.Index, "err", err)
+			}
+			cancel()
+			r.cfg.Events.PublishExecution(bg, ev)
+		}
+	}()
+	return a
+}
+
+// add queues a finished test; it never blocks (room for n).
+func (a *announcer) add(ev algoitny.ExecutionEvent) { a.events <- ev }
+
+// finish waits until every queued test is stored and published.
+func (a *announcer) finish() {
+	close(a.events)
+	<-a.done
 }

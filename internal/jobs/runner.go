@@ -30,6 +30,11 @@ type Store interface {
 	NewHistoryID() (string, time.Time)
 	GetProblemWithTestCases(ctx context.Context, ref algoitny.ProblemRef) (*algoitny.Problem, []*algoitny.TestCase, error)
 	CreateHistory(ctx context.Context, h *algoitny.SearchHistory) error
+	// PutExecutionTest and ListExecutionTests keep the finished tests of a
+	// running execution (for subscribers who join late, and for a retried
+	// job to resume from).
+	PutExecutionTest(ctx context.Context, ev algoitny.ExecutionEvent) error
+	ListExecutionTests(ctx context.Context, jobID string) ([]algoitny.ExecutionEvent, error)
 	GetHistory(ctx context.Context, ref algoitny.HistoryRef) (*algoitny.SearchHistory, error)
 	SetHints(ctx context.Context, ref algoitny.HistoryRef, hints []string) (*algoitny.SearchHistory, error)
 	GetUserByID(ctx context.Context, id string) (*algoitny.User, error)
