@@ -198,6 +198,9 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 			},
 		}),
 		ReadHeaderTimeout: 10 * time.Second,
+		// An idle keep-alive connection holds an open file: without a bound
+		// a client could keep thousands (websockets have their own caps).
+		IdleTimeout: 2 * time.Minute,
 	}
 	if m.listener, err = net.Listen("tcp", m.Config.Addr); err != nil {
 		return fmt.Errorf("listen on %s: %w", m.Config.Addr, err)

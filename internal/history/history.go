@@ -23,6 +23,9 @@ import (
 // Store is what the service needs from storage.
 type Store interface {
 	GetHistory(ctx context.Context, ref algoitny.HistoryRef) (*algoitny.SearchHistory, error)
+	// GetHistories reads many executions in one request (from the table,
+	// never an index); missing ones are absent from the map.
+	GetHistories(ctx context.Context, refs []algoitny.HistoryRef) (map[algoitny.HistoryRef]*algoitny.SearchHistory, error)
 	ListUserHistory(ctx context.Context, userID string, f algoitny.HistoryFilter, page algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error)
 	ListPublicHistory(ctx context.Context, f algoitny.HistoryFilter, page algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error)
 	SetHistoryVisibility(ctx context.Context, ref algoitny.HistoryRef, public bool) (*algoitny.SearchHistory, error)
@@ -92,18 +95,58 @@ func (s *Service) published(ctx context.Context, items []*algoitny.SearchHistory
 	return out, nil
 }
 
-// dropUnpublished removes from a page of public executions those whose
-// problem is not published. The page may come back short, even empty, with
-// its end cursor and hasNextPage as read (like any filtered list).
-func (s *Service) dropUnpublished(ctx context.Context, page algoitny.Page[*algoitny.SearchHistory]) (algoitny.Page[*algoitny.SearchHistory], error) {
-	ok, err := s.published(ctx, page.Items)
+// stillPublic returns, of items listed by the public index, the table's
+// copy of each that is public now and of a published problem (see the
+// package doc). The index (GSI1) is eventually consistent in DynamoDB: an
+// execution made private a moment ago may still be listed there, with its
+// code. The table's copy decides — an execution is security state, which no
+// replica's cache serves stale (internal/dynamo/partitions.go) — and is what
+// the page shows. One BatchGetItem of the executions (often answered from
+// the cache) and one of their problems per page.
+func (s *Service) stillPublic(ctx context.Context, items []*algoitny.SearchHistory) (map[algoitny.HistoryRef]*algoitny.SearchHistory, error) {
+	out := make(map[algoitny.HistoryRef]*algoitny.SearchHistory, len(items))
+	if len(items) == 0 {
+		return out, nil
+	}
+	refs := make([]algoitny.HistoryRef, len(items))
+	for i, h := range items {
+		refs[i] = h.Ref()
+	}
+	current, err := s.Store.GetHistories(ctx, refs)
+	if err != nil {
+		return nil, err
+	}
+	var public []*algoitny.SearchHistory
+	for _, h := range current {
+		if h.IsCodePublic {
+			public = append(public, h)
+		}
+	}
+	published, err := s.published(ctx, public)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range public {
+		if published[problemOf(h)] {
+			out[h.Ref()] = h
+		}
+	}
+	return out, nil
+}
+
+// dropNotPublic keeps, of a page of the public index, the executions that
+// are public now (stillPublic), as the table has them. The page may come
+// back short, even empty, with its end cursor and hasNextPage as read (like
+// any filtered list).
+func (s *Service) dropNotPublic(ctx context.Context, page algoitny.Page[*algoitny.SearchHistory]) (algoitny.Page[*algoitny.SearchHistory], error) {
+	current, err := s.stillPublic(ctx, page.Items)
 	if err != nil {
 		return algoitny.Page[*algoitny.SearchHistory]{}, err
 	}
 	out := algoitny.Page[*algoitny.SearchHistory]{EndCursor: page.EndCursor, HasNextPage: page.HasNextPage}
 	for i, h := range page.Items {
-		if ok[problemOf(h)] {
-			out.Items = append(out.Items, h)
+		if c := current[h.Ref()]; c != nil {
+			out.Items = append(out.Items, c)
 			out.Cursors = append(out.Cursors, page.Cursors[i])
 		}
 	}
@@ -128,7 +171,7 @@ func (s *Service) Public(ctx context.Context, f algoitny.HistoryFilter, page alg
 	if err != nil {
 		return p, err
 	}
-	return s.dropUnpublished(ctx, p)
+	return s.dropNotPublic(ctx, p)
 }
 
 // SetVisibility makes the actor's own execution public or private (staff may
@@ -218,7 +261,7 @@ func (s *Service) Feed(ctx context.Context, page algoitny.PageRequest) (algoitny
 			return algoitny.Page[*algoitny.SearchHistory]{}, err
 		}
 	}
-	published, err := s.published(ctx, public.Items)
+	current, err := s.stillPublic(ctx, public.Items)
 	if err != nil {
 		return algoitny.Page[*algoitny.SearchHistory]{}, err
 	}
@@ -244,9 +287,9 @@ func (s *Service) Feed(ctx context.Context, page algoitny.PageRequest) (algoitny
 		if !ownHas && !publicHas {
 			break
 		}
-		if publicHas && ((a.SignedIn() && public.Items[j].UserID == a.UserID()) || !published[problemOf(public.Items[j])]) {
-			// The caller's own (taken from the own source), or of a problem
-			// that is not published (nobody else sees it).
+		if publicHas && ((a.SignedIn() && public.Items[j].UserID == a.UserID()) || current[public.Items[j].Ref()] == nil) {
+			// The caller's own (taken from the own source), or no longer
+			// public now (nobody else sees it).
 			cur.Public = public.Cursors[j]
 			j++
 			continue
@@ -256,7 +299,7 @@ func (s *Service) Feed(ctx context.Context, page algoitny.PageRequest) (algoitny
 			cur.Own = own.Cursors[i]
 			i++
 		} else {
-			out.Items = append(out.Items, public.Items[j])
+			out.Items = append(out.Items, current[public.Items[j].Ref()])
 			cur.Public = public.Cursors[j]
 			j++
 		}

@@ -21,6 +21,25 @@ type listStore struct {
 	unpublished map[string]bool
 	// problemReads counts GetProblems calls.
 	problemReads int
+	// table holds executions as the table has them when they differ from
+	// all (what the public index lists): an index that lags.
+	table map[algoitny.HistoryRef]*algoitny.SearchHistory
+}
+
+func (s *listStore) GetHistories(_ context.Context, refs []algoitny.HistoryRef) (map[algoitny.HistoryRef]*algoitny.SearchHistory, error) {
+	out := map[algoitny.HistoryRef]*algoitny.SearchHistory{}
+	for _, r := range refs {
+		if h := s.table[r]; h != nil {
+			out[r] = h
+			continue
+		}
+		for _, h := range s.all {
+			if h.Ref() == r {
+				out[r] = h
+			}
+		}
+	}
+	return out, nil
 }
 
 func (s *listStore) GetProblems(_ context.Context, refs []algoitny.ProblemRef) (map[algoitny.ProblemRef]*algoitny.Problem, error) {
@@ -198,4 +217,43 @@ func TestUnpublishedProblemsLeaveThePublicLists(t *testing.T) {
 	if _, err := svc.Public(anon, algoitny.HistoryFilter{}, algoitny.PageRequest{First: 20}); err != nil || store.problemReads != reads+1 {
 		t.Fatalf("a page of 20 read problems %d times (%v)", store.problemReads-reads, err)
 	}
+}
+
+// TestIndexLagDoesNotLeakPrivateCode: DynamoDB's indexes are eventually
+// consistent, so the public index may still list an execution its owner
+// made private a moment ago, with its code. The public list and the feed
+// show what the table holds now: not that execution, and the table's copy
+// of the others.
+func TestIndexLagDoesNotLeakPrivateCode(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	var all []*algoitny.SearchHistory
+	for i := range 4 {
+		all = append(all, &algoitny.SearchHistory{ID: fmt.Sprintf("h%d", i), UserID: "bob", Platform: algoitny.PlatformBaekjoon,
+			ProblemID: "1000", IsCodePublic: true, Code: fmt.Sprintf("code %d", i), CreatedAt: at.Add(-time.Duration(i) * time.Minute)})
+	}
+	private := *all[1]
+	private.IsCodePublic = false
+	renamed := *all[2]
+	renamed.Code = "code 2, as stored now"
+	store := &listStore{all: all, table: map[algoitny.HistoryRef]*algoitny.SearchHistory{all[1].Ref(): &private, all[2].Ref(): &renamed}}
+	svc := &history.Service{Store: store}
+	anon := context.Background()
+	check := func(what string, p algoitny.Page[*algoitny.SearchHistory], err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range p.Items {
+			got = append(got, h.Code)
+		}
+		if want := []string{"code 0", "code 2, as stored now", "code 3"}; !slices.Equal(got, want) {
+			t.Fatalf("%s: %q, want %q", what, got, want)
+		}
+	}
+	p, err := svc.Public(anon, algoitny.HistoryFilter{}, algoitny.PageRequest{First: 10})
+	check("publicHistory", p, err)
+	p, err = svc.Feed(anon, algoitny.PageRequest{First: 10})
+	check("historyFeed", p, err)
 }
