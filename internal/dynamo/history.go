@@ -201,6 +201,45 @@ func (db *DB) GetHistories(ctx context.Context, refs []algoitny.HistoryRef) (map
 	return getMany(ctx, db, db.tables.Main, keys, unmarshalHistory, (*algoitny.SearchHistory).Ref)
 }
 
+// GetHistoriesAndProblems reads executions and problems in one
+// BatchGetItem (both live in the main table, and at most 100 keys go in one
+// call): a page of the public list confirms its executions, and that their
+// problems are published, in one round trip. Missing ones are absent from
+// the maps.
+func (db *DB) GetHistoriesAndProblems(ctx context.Context, refs []algoitny.HistoryRef, problems []algoitny.ProblemRef) (map[algoitny.HistoryRef]*algoitny.SearchHistory, map[algoitny.ProblemRef]*algoitny.Problem, error) {
+	keys := make([]itemKey, 0, len(refs)+len(problems))
+	for _, r := range refs {
+		if sk, err := historySK(r.ID); err == nil {
+			keys = append(keys, itemKey{userPK(r.UserID), sk})
+		}
+	}
+	for _, r := range problems {
+		keys = append(keys, itemKey{problemPK(r.Platform, r.ProblemID), skMetadata})
+	}
+	found, err := db.batchGet(ctx, db.tables.Main, keys)
+	if err != nil {
+		return nil, nil, err
+	}
+	hs := make(map[algoitny.HistoryRef]*algoitny.SearchHistory, len(refs))
+	ps := make(map[algoitny.ProblemRef]*algoitny.Problem, len(problems))
+	for k, av := range found {
+		if isHistorySK(k.SK) {
+			h, err := unmarshalHistory(av)
+			if err != nil {
+				return nil, nil, err
+			}
+			hs[h.Ref()] = h
+			continue
+		}
+		p, err := unmarshalProblem(av)
+		if err != nil {
+			return nil, nil, err
+		}
+		ps[p.Ref()] = p
+	}
+	return hs, ps, nil
+}
+
 func historyFilter(f algoitny.HistoryFilter) *expression.ConditionBuilder {
 	var conds []expression.ConditionBuilder
 	if f.Platform != nil {

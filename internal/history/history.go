@@ -16,6 +16,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"slices"
 
 	"github.com/algoitny/api/internal/algoitny"
 )
@@ -23,16 +24,13 @@ import (
 // Store is what the service needs from storage.
 type Store interface {
 	GetHistory(ctx context.Context, ref algoitny.HistoryRef) (*algoitny.SearchHistory, error)
-	// GetHistories reads many executions in one request (from the table,
-	// never an index); missing ones are absent from the map.
-	GetHistories(ctx context.Context, refs []algoitny.HistoryRef) (map[algoitny.HistoryRef]*algoitny.SearchHistory, error)
+	// GetHistoriesAndProblems reads executions (from the table, never an
+	// index) and problems in one request; missing ones are absent.
+	GetHistoriesAndProblems(ctx context.Context, refs []algoitny.HistoryRef, problems []algoitny.ProblemRef) (map[algoitny.HistoryRef]*algoitny.SearchHistory, map[algoitny.ProblemRef]*algoitny.Problem, error)
 	ListUserHistory(ctx context.Context, userID string, f algoitny.HistoryFilter, page algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error)
 	ListPublicHistory(ctx context.Context, f algoitny.HistoryFilter, page algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error)
 	SetHistoryVisibility(ctx context.Context, ref algoitny.HistoryRef, public bool) (*algoitny.SearchHistory, error)
 	GetProblem(ctx context.Context, ref algoitny.ProblemRef) (*algoitny.Problem, error)
-	// GetProblems reads many problems in one request; missing ones are
-	// absent from the map.
-	GetProblems(ctx context.Context, refs []algoitny.ProblemRef) (map[algoitny.ProblemRef]*algoitny.Problem, error)
 }
 
 // Service applies the history rules on top of a Store.
@@ -70,65 +68,34 @@ func problemOf(h *algoitny.SearchHistory) algoitny.ProblemRef {
 	return algoitny.ProblemRef{Platform: h.Platform, ProblemID: h.ProblemID}
 }
 
-// published says which problems of items are published, reading them in
-// one request.
-func (s *Service) published(ctx context.Context, items []*algoitny.SearchHistory) (map[algoitny.ProblemRef]bool, error) {
-	refs := make([]algoitny.ProblemRef, 0, len(items))
-	seen := make(map[algoitny.ProblemRef]bool, len(items))
-	for _, h := range items {
-		if ref := problemOf(h); !seen[ref] {
-			seen[ref] = true
-			refs = append(refs, ref)
-		}
-	}
-	out := make(map[algoitny.ProblemRef]bool, len(refs))
-	if len(refs) == 0 {
-		return out, nil
-	}
-	problems, err := s.Store.GetProblems(ctx, refs)
-	if err != nil {
-		return nil, err
-	}
-	for ref, p := range problems {
-		out[ref] = p != nil && p.IsPublished()
-	}
-	return out, nil
-}
-
 // stillPublic returns, of items listed by the public index, the table's
 // copy of each that is public now and of a published problem (see the
 // package doc). The index (GSI1) is eventually consistent in DynamoDB: an
 // execution made private a moment ago may still be listed there, with its
 // code. The table's copy decides — an execution is security state, which no
 // replica's cache serves stale (internal/dynamo/partitions.go) — and is what
-// the page shows. One BatchGetItem of the executions (often answered from
-// the cache) and one of their problems per page.
+// the page shows. The executions and their problems are read in one
+// request (often answered from the cache).
 func (s *Service) stillPublic(ctx context.Context, items []*algoitny.SearchHistory) (map[algoitny.HistoryRef]*algoitny.SearchHistory, error) {
 	out := make(map[algoitny.HistoryRef]*algoitny.SearchHistory, len(items))
 	if len(items) == 0 {
 		return out, nil
 	}
 	refs := make([]algoitny.HistoryRef, len(items))
+	var problems []algoitny.ProblemRef
 	for i, h := range items {
 		refs[i] = h.Ref()
-	}
-	current, err := s.Store.GetHistories(ctx, refs)
-	if err != nil {
-		return nil, err
-	}
-	var public []*algoitny.SearchHistory
-	for _, h := range current {
-		if h.IsCodePublic {
-			public = append(public, h)
+		if p := problemOf(h); !slices.Contains(problems, p) {
+			problems = append(problems, p) // an execution's problem never changes
 		}
 	}
-	published, err := s.published(ctx, public)
+	current, published, err := s.Store.GetHistoriesAndProblems(ctx, refs, problems)
 	if err != nil {
 		return nil, err
 	}
-	for _, h := range public {
-		if published[problemOf(h)] {
-			out[h.Ref()] = h
+	for ref, h := range current {
+		if p := published[problemOf(h)]; h.IsCodePublic && p != nil && p.IsPublished() {
+			out[ref] = h
 		}
 	}
 	return out, nil

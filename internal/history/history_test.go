@@ -19,36 +19,32 @@ type listStore struct {
 	all           []*algoitny.SearchHistory // newest first
 	// unpublished problems (by id); every other problem is published.
 	unpublished map[string]bool
-	// problemReads counts GetProblems calls.
+	// problemReads counts GetHistoriesAndProblems calls.
 	problemReads int
 	// table holds executions as the table has them when they differ from
 	// all (what the public index lists): an index that lags.
 	table map[algoitny.HistoryRef]*algoitny.SearchHistory
 }
 
-func (s *listStore) GetHistories(_ context.Context, refs []algoitny.HistoryRef) (map[algoitny.HistoryRef]*algoitny.SearchHistory, error) {
-	out := map[algoitny.HistoryRef]*algoitny.SearchHistory{}
+func (s *listStore) GetHistoriesAndProblems(_ context.Context, refs []algoitny.HistoryRef, problems []algoitny.ProblemRef) (map[algoitny.HistoryRef]*algoitny.SearchHistory, map[algoitny.ProblemRef]*algoitny.Problem, error) {
+	s.problemReads++
+	hs := map[algoitny.HistoryRef]*algoitny.SearchHistory{}
 	for _, r := range refs {
 		if h := s.table[r]; h != nil {
-			out[r] = h
+			hs[r] = h
 			continue
 		}
 		for _, h := range s.all {
 			if h.Ref() == r {
-				out[r] = h
+				hs[r] = h
 			}
 		}
 	}
-	return out, nil
-}
-
-func (s *listStore) GetProblems(_ context.Context, refs []algoitny.ProblemRef) (map[algoitny.ProblemRef]*algoitny.Problem, error) {
-	s.problemReads++
-	out := map[algoitny.ProblemRef]*algoitny.Problem{}
-	for _, r := range refs {
-		out[r] = &algoitny.Problem{Platform: r.Platform, ProblemID: r.ProblemID, IsCompleted: !s.unpublished[r.ProblemID]}
+	ps := map[algoitny.ProblemRef]*algoitny.Problem{}
+	for _, r := range problems {
+		ps[r] = &algoitny.Problem{Platform: r.Platform, ProblemID: r.ProblemID, IsCompleted: !s.unpublished[r.ProblemID]}
 	}
-	return out, nil
+	return hs, ps, nil
 }
 
 func (s *listStore) ListUserHistory(_ context.Context, userID string, _ algoitny.HistoryFilter, p algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
