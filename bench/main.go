@@ -16,7 +16,8 @@
 //	go run ./bench -out docs/benchmarks.md   # also write the report
 //
 // Scenarios: problem, typename, history, usage, stale, judge, river,
-// execute, fanout, mixed. -profile SCENARIO builds the server with a net/http/pprof
+// execute, fanout, mixed, overload. -profile SCENARIO builds the server
+// with a net/http/pprof
 // endpoint and writes a CPU profile of it during that scenario.
 package main
 
@@ -41,7 +42,7 @@ import (
 	"github.com/algoitny/api/internal/dynamo"
 )
 
-var allScenarios = []string{"problem", "typename", "history", "usage", "stale", "judge", "river", "execute", "fanout", "mixed"}
+var allScenarios = []string{"problem", "typename", "history", "usage", "stale", "judge", "river", "execute", "fanout", "mixed", "overload"}
 
 type options struct {
 	clients       int
@@ -57,14 +58,17 @@ type options struct {
 	executeRuns   int
 	mixedDuration time.Duration
 	mixedRPS      int
-	drainTimeout  time.Duration
-	timeout       time.Duration
-	writers       int
-	profile       string
-	profileOut    string
-	serverEnv     []string // -server-env KEY=VALUE, repeatable
-	bin           string
-	verbose       bool
+	// overloadClients and overloadDuration shape the overload scenario.
+	overloadClients  int
+	overloadDuration time.Duration
+	drainTimeout     time.Duration
+	timeout          time.Duration
+	writers          int
+	profile          string
+	profileOut       string
+	serverEnv        []string // -server-env KEY=VALUE, repeatable
+	bin              string
+	verbose          bool
 }
 
 func main() {
@@ -91,6 +95,8 @@ func realMain(ctx context.Context, args []string) int {
 	fs.IntVar(&o.executeRuns, "execute-runs", 20, "executions of the execute scenario")
 	fs.DurationVar(&o.mixedDuration, "mixed-duration", 60*time.Second, "length of the sustained mixed load")
 	fs.IntVar(&o.mixedRPS, "mixed-rps", 10, "arrival rate of the mixed load (requests per second)")
+	fs.IntVar(&o.overloadClients, "overload-clients", 200, "closed-loop clients of the overload scenario")
+	fs.DurationVar(&o.overloadDuration, "overload-duration", 30*time.Second, "length of the overload scenario")
 	fs.DurationVar(&o.drainTimeout, "drain-timeout", 10*time.Minute, "how long the mixed load waits for its jobs to finish")
 	fs.DurationVar(&o.timeout, "timeout", 60*time.Minute, "bound on the whole run")
 	fs.IntVar(&o.writers, "writers", 24, "parallel writers of the data load")
@@ -237,7 +243,7 @@ func benchmark(ctx context.Context, c *cleanups, o options, args []string) error
 		"problem": b.scenarioProblem, "typename": b.scenarioTypename, "history": b.scenarioHistory,
 		"usage": b.scenarioUsage, "judge": b.scenarioJudge, "river": b.scenarioRiver,
 		"execute": b.scenarioExecute, "fanout": b.scenarioFanout, "mixed": b.scenarioMixed,
-		"stale": b.scenarioStale,
+		"stale": b.scenarioStale, "overload": b.scenarioOverload,
 	}
 	for _, name := range o.scenarios {
 		if ctx.Err() != nil {

@@ -195,8 +195,9 @@ func (b *run) scenarioProblem(ctx context.Context) {
 	main := b.db.Tables().Main
 	base := func(ctx context.Context, _ int, r *rand.Rand) error {
 		p := b.ds.problems[r.IntN(len(b.ds.problems))]
-		// internal/dynamo's ListTestCases: the problem's partition,
-		// TESTCASE# keys, first+1+8 items, strongly consistent.
+		// A page of test cases as internal/dynamo reads one with its
+		// problem's partition: TESTCASE# keys, first+1+8 items, strongly
+		// consistent.
 		out, err := b.sdk.Query(ctx, &dynamodb.QueryInput{
 			TableName:                aws.String(main),
 			KeyConditionExpression:   aws.String("#pk = :pk AND begins_with(#sk, :sk)"),

@@ -8,7 +8,9 @@ import (
 // Complexity returns the per-field costs used by the complexity limit: every
 // field costs 1 plus its children, and a connection costs its children times
 // the page size it asks for (first, default 20), so `problems(first: 100) {
-// testCases(first: 100) { ... } }` costs 100 × 100 × its fields.
+// testCases(first: 100) { ... } }` costs 100 × 100 × its fields. The HTTP
+// layer adds them up with each fragment's cost computed once
+// (httpserver's complexityLimit): spreads are not expanded again.
 func Complexity() ComplexityRoot {
 	var c ComplexityRoot
 	c.Query.Problems = func(child int, _ *model.ProblemFilter, first *int, _ *string) int { return page(child, first) }

@@ -363,12 +363,15 @@ type ComplexityRoot struct {
 	}
 
 	TestCase struct {
-		CreatedAt func(childComplexity int) int
-		Generator func(childComplexity int) int
-		ID        func(childComplexity int) int
-		Input     func(childComplexity int) int
-		Output    func(childComplexity int) int
-		Seed      func(childComplexity int) int
+		CreatedAt  func(childComplexity int) int
+		Generator  func(childComplexity int) int
+		ID         func(childComplexity int) int
+		Input      func(childComplexity int) int
+		InputSize  func(childComplexity int) int
+		Output     func(childComplexity int) int
+		OutputSize func(childComplexity int) int
+		Seed       func(childComplexity int) int
+		Truncated  func(childComplexity int) int
 	}
 
 	TestCaseConnection struct {
@@ -2145,18 +2148,36 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TestCase.Input(childComplexity), true
+	case "TestCase.inputSize":
+		if e.ComplexityRoot.TestCase.InputSize == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TestCase.InputSize(childComplexity), true
 	case "TestCase.output":
 		if e.ComplexityRoot.TestCase.Output == nil {
 			break
 		}
 
 		return e.ComplexityRoot.TestCase.Output(childComplexity), true
+	case "TestCase.outputSize":
+		if e.ComplexityRoot.TestCase.OutputSize == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TestCase.OutputSize(childComplexity), true
 	case "TestCase.seed":
 		if e.ComplexityRoot.TestCase.Seed == nil {
 			break
 		}
 
 		return e.ComplexityRoot.TestCase.Seed(childComplexity), true
+	case "TestCase.truncated":
+		if e.ComplexityRoot.TestCase.Truncated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TestCase.Truncated(childComplexity), true
 
 	case "TestCaseConnection.edges":
 		if e.ComplexityRoot.TestCaseConnection.Edges == nil {
@@ -2643,7 +2664,7 @@ type Problem implements Node {
   verifiedByAdmin: Boolean!
   reviewNotes: String!
   reviewedAt: Time
-  "Test cases, oldest first. A page holds at most 16 MB of inputs and outputs (but always one case): it may then hold fewer than ` + "`" + `first` + "`" + `, with hasNextPage true."
+  "Test cases, oldest first, as previews: each input and output holds at most its first 4096 bytes (` + "`" + `truncated` + "`" + ` tells; read a test case alone with ` + "`" + `node(id:)` + "`" + ` for all of it)."
   testCases(first: Int, after: String): TestCaseConnection!
   "Whether the signed-in user has this problem accepted on its judge (AtCoder, from the linked account's synced submissions); false when anonymous."
   solvedByMe: Boolean!
@@ -2661,10 +2682,24 @@ type ProblemConnection {
   pageInfo: PageInfo!
 }
 
+"""
+A test case. In a list (` + "`" + `Problem.testCases` + "`" + `) its input and output are previews,
+at most their first 4096 bytes each; read through ` + "`" + `node(id:)` + "`" + ` they are whole. A
+request reads at most one test case larger than that in full, and only within
+its response budget (RESPONSE_TOO_LARGE otherwise).
+"""
 type TestCase implements Node {
   id: ID!
+  "The input, or its first 4096 bytes in a list (` + "`" + `truncated` + "`" + `)."
   input: String!
+  "The expected output, or its first 4096 bytes in a list (` + "`" + `truncated` + "`" + `)."
   output: String!
+  "Bytes of the whole input."
+  inputSize: Int!
+  "Bytes of the whole expected output."
+  outputSize: Int!
+  "Whether ` + "`" + `input` + "`" + ` or ` + "`" + `output` + "`" + ` holds only the beginning of the data (read the test case with ` + "`" + `node(id:)` + "`" + ` for all of it)."
+  truncated: Boolean!
   "How a generated test was produced, for deterministic regeneration."
   generator: String
   seed: Int
@@ -3746,6 +3781,12 @@ func (ec *executionContext) childFields_TestCase(ctx context.Context, field grap
 		return ec.fieldContext_TestCase_input(ctx, field)
 	case "output":
 		return ec.fieldContext_TestCase_output(ctx, field)
+	case "inputSize":
+		return ec.fieldContext_TestCase_inputSize(ctx, field)
+	case "outputSize":
+		return ec.fieldContext_TestCase_outputSize(ctx, field)
+	case "truncated":
+		return ec.fieldContext_TestCase_truncated(ctx, field)
 	case "generator":
 		return ec.fieldContext_TestCase_generator(ctx, field)
 	case "seed":
@@ -11187,6 +11228,75 @@ func (ec *executionContext) fieldContext_TestCase_output(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("TestCase", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _TestCase_inputSize(ctx context.Context, field graphql.CollectedField, obj *algoitny.TestCase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TestCase_inputSize(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InputSize, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TestCase_inputSize(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TestCase", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _TestCase_outputSize(ctx context.Context, field graphql.CollectedField, obj *algoitny.TestCase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TestCase_outputSize(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OutputSize, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TestCase_outputSize(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TestCase", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _TestCase_truncated(ctx context.Context, field graphql.CollectedField, obj *algoitny.TestCase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TestCase_truncated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Truncated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TestCase_truncated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TestCase", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
 func (ec *executionContext) _TestCase_generator(ctx context.Context, field graphql.CollectedField, obj *algoitny.TestCase) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17736,6 +17846,21 @@ func (ec *executionContext) _TestCase(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "output":
 			out.Values[i] = ec._TestCase_output(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "inputSize":
+			out.Values[i] = ec._TestCase_inputSize(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "outputSize":
+			out.Values[i] = ec._TestCase_outputSize(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "truncated":
+			out.Values[i] = ec._TestCase_truncated(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

@@ -182,14 +182,14 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 		Limits: sockets, Logger: m.Logger,
 	})
 	gql := httpserver.NewGraphQL(httpserver.GraphQLConfig{
-		Resolver: resolver, Loaders: m.DB, Dev: m.Config.Dev, Introspection: m.Config.IntrospectionOn(), Logger: m.Logger,
+		Resolver: resolver, Loaders: m.DB, Dev: m.Config.Dev, Introspection: m.Config.IntrospectionOn(), Logger: m.Logger, Budget: m.Config.ResponseBudget,
 		Observe:   httpserver.ObserveOperation,
 		Websocket: m.websocket,
 	})
 	m.server = &http.Server{
 		Handler: httpserver.New(httpserver.Config{
 			GraphQL: gql, Auth: m.Accounts, Dev: m.Config.Dev, Logger: m.Logger, Metrics: metrics,
-			CORSOrigins: m.Config.CORSOrigins,
+			CORSOrigins: m.Config.CORSOrigins, RequestTimeout: m.Config.RequestTimeout, Admission: m.Config.Admission,
 			Ready: func(ctx context.Context) error {
 				if err := m.DB.Ping(ctx); err != nil {
 					return err

@@ -95,6 +95,21 @@ type Config struct {
 	// CheckMinDelay is the floor of every URL check's period under the plans'
 	// minimums (ALGOITNY_CHECK_MIN_DELAY, default 1s; tests lower it).
 	CheckMinDelay time.Duration
+
+	// RequestTimeout bounds an HTTP request, from parsing to the last
+	// field (ALGOITNY_REQUEST_TIMEOUT, default 30s).
+	RequestTimeout time.Duration
+	// Admission is the back-pressure of /query: requests served at once
+	// (ALGOITNY_MAX_CONCURRENT_REQUESTS, default 8 per CPU, "off" for no limit),
+	// more waiting for a slot (ALGOITNY_MAX_QUEUED_REQUESTS, default 512)
+	// for at most ALGOITNY_QUEUE_TIMEOUT (default 5s); the rest get 503 +
+	// Retry-After (httpserver.Admission). Zero fields are the defaults.
+	Admission httpserver.Admission
+	// ResponseBudget bounds the bytes of one request's answer, signed out
+	// (ALGOITNY_RESPONSE_BYTES_SIGNED_OUT, default 16MB) and signed in
+	// (ALGOITNY_RESPONSE_BYTES_SIGNED_IN, default 80MB)
+	// (httpserver.ResponseBudget). Zero fields are the defaults.
+	ResponseBudget httpserver.ResponseBudget
 }
 
 // configFromEnv reads and validates the configuration.
@@ -126,6 +141,8 @@ func configFromEnv() (Config, error) {
 		"ALGOITNY_CHECK_MIN_DELAY":    &cfg.CheckMinDelay,
 		"ALGOITNY_CACHE_BOUND":        &cfg.CacheBound,
 		"ALGOITNY_CACHE_WRITE_WINDOW": &cfg.CacheWriteWindow,
+		"ALGOITNY_REQUEST_TIMEOUT":    &cfg.RequestTimeout,
+		"ALGOITNY_QUEUE_TIMEOUT":      &cfg.Admission.QueueTimeout,
 	} {
 		if v := os.Getenv(name); v != "" {
 			d, err := time.ParseDuration(v)
@@ -174,6 +191,9 @@ func configFromEnv() (Config, error) {
 		return cfg, fmt.Errorf("ALGOITNY_TRUSTED_PROXIES: %v", err)
 	}
 	cfg.TrustedProxies = proxies
+	if err := cfg.readLimits(); err != nil {
+		return cfg, err
+	}
 	if cfg.Dev, err = envBool("ALGOITNY_DEV", false); err != nil {
 		return cfg, err
 	}
@@ -243,4 +263,60 @@ func envBool(name string, def bool) (bool, error) {
 		return def, fmt.Errorf("%s=%q: want true or false", name, v)
 	}
 	return b, nil
+}
+
+// readLimits reads the admission's sizes and the response budgets.
+func (cfg *Config) readLimits() error {
+	switch v := strings.TrimSpace(os.Getenv("ALGOITNY_MAX_CONCURRENT_REQUESTS")); v {
+	case "":
+	case "off":
+		cfg.Admission.Concurrency = -1
+	default:
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return fmt.Errorf("ALGOITNY_MAX_CONCURRENT_REQUESTS=%q: want a number of requests ≥ 1, or off", v)
+		}
+		cfg.Admission.Concurrency = n
+	}
+	if v := strings.TrimSpace(os.Getenv("ALGOITNY_MAX_QUEUED_REQUESTS")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return fmt.Errorf("ALGOITNY_MAX_QUEUED_REQUESTS=%q: want a number of requests ≥ 0", v)
+		}
+		cfg.Admission.Queue = n
+		if n == 0 {
+			cfg.Admission.Queue = -1 // none may wait (0 is the default)
+		}
+	}
+	for name, dst := range map[string]*int64{
+		"ALGOITNY_RESPONSE_BYTES_SIGNED_OUT": &cfg.ResponseBudget.SignedOut,
+		"ALGOITNY_RESPONSE_BYTES_SIGNED_IN":  &cfg.ResponseBudget.SignedIn,
+	} {
+		if v := os.Getenv(name); v != "" {
+			n, err := parseBytes(v)
+			if err != nil || n <= 0 {
+				return fmt.Errorf("%s=%q: want a size such as 16MB, 512KB or 1048576", name, v)
+			}
+			*dst = n
+		}
+	}
+	return nil
+}
+
+// parseBytes reads a size: a number of bytes, or one with a KB, MB or GB
+// suffix (powers of 1024).
+func parseBytes(s string) (int64, error) {
+	s = strings.ToUpper(strings.TrimSpace(s))
+	mult := int64(1)
+	for suffix, m := range map[string]int64{"KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30} {
+		if rest, ok := strings.CutSuffix(s, suffix); ok {
+			s, mult = strings.TrimSpace(rest), m
+			break
+		}
+	}
+	n, err := strconv.ParseInt(strings.TrimSuffix(s, "B"), 10, 64)
+	if err != nil || n > (1<<62)/mult {
+		return 0, fmt.Errorf("bad size %q", s)
+	}
+	return n * mult, nil
 }

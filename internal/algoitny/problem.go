@@ -133,4 +133,9 @@ type TestCase struct {
 	Generator string
 	Seed      int64
 	CreatedAt time.Time
+	// InputSize and OutputSize are the bytes of the whole input and output.
+	// Truncated says that Input and Output hold only their beginnings: a
+	// list of test cases is read as previews, a test case alone in full.
+	InputSize, OutputSize int
+	Truncated             bool
 }

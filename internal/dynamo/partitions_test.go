@@ -422,7 +422,7 @@ func TestPartitionCache(t *testing.T) {
 			before := cached.Requests()
 			page, err := cached.ListTestCases(ctx, big.Ref(), algoitny.PageRequest{First: 1})
 			ok(t, err)
-			if len(page.Items) != 1 || len(page.Items[0].Input) != 400<<10 || cached.Requests() == before {
+			if len(page.Items) != 1 || page.Items[0].InputSize != 400<<10 || cached.Requests() == before {
 				t.Fatalf("a big partition: %d cases, %d requests", len(page.Items), cached.Requests()-before)
 			}
 		}

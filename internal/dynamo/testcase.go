@@ -5,9 +5,12 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/binary"
+	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -35,6 +38,11 @@ const (
 	MaxTestCaseBytes = 64 << 20
 	// txMaxBytes keeps a TransactWriteItems call under DynamoDB's 4 MB.
 	txMaxBytes = 3 << 20
+	// PreviewBytes is how much of a test case's input and of its output a
+	// list of test cases holds (ListTestCases, PrefetchProblem): a page of
+	// a hundred cases of megabytes each must not be read, nor held, to be
+	// shown. The whole of a case is read alone (GetTestCase).
+	PreviewBytes = 4 << 10
 )
 
 const (
@@ -58,6 +66,60 @@ type testCaseItem struct {
 	Generator  string `dynamodbav:",omitempty"`
 	Seed       int64  `dynamodbav:",omitempty"`
 	CreatedAt  time.Time
+	// InputSize and OutputSize are the data's bytes and, when it is not
+	// stored plain, InputHead and OutputHead its first PreviewBytes: a list
+	// reads these and not the data (nor its parts). Items written before
+	// they were stored have neither; their previews are cut from the data.
+	InputSize  *int   `dynamodbav:",omitempty"`
+	OutputSize *int   `dynamodbav:",omitempty"`
+	InputHead  string `dynamodbav:",omitempty"`
+	OutputHead string `dynamodbav:",omitempty"`
+}
+
+// preview returns the beginning of s a list shows (at most PreviewBytes,
+// cut at a character boundary).
+func preview(s string) string {
+	if len(s) <= PreviewBytes {
+		return s
+	}
+	n := PreviewBytes
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// storedSize returns the input and output bytes an item records, -1 for an
+// item written before sizes were stored.
+func storedSize(av map[string]types.AttributeValue) int {
+	in, ok1 := av["InputSize"].(*types.AttributeValueMemberN)
+	out, ok2 := av["OutputSize"].(*types.AttributeValueMemberN)
+	if !ok1 || !ok2 {
+		return -1
+	}
+	i, err1 := strconv.Atoi(in.Value)
+	o, err2 := strconv.Atoi(out.Value)
+	if err1 != nil || err2 != nil {
+		return -1
+	}
+	return i + o
+}
+
+// hasParts reports whether a test case item's data is in part items.
+func hasParts(av map[string]types.AttributeValue) bool {
+	return stringAttr(av, "Encoding") == encodingParts
+}
+
+// fullReadCheckKey carries the check of WithFullReadCheck.
+type fullReadCheckKey struct{}
+
+// WithFullReadCheck returns a context in which GetTestCase calls check
+// before it reads a test case's data: check gets the input and output
+// bytes (-1 for a test case written before sizes were stored) and returns
+// nil to go on, or the error GetTestCase then returns. The HTTP layer
+// bounds with it what one request may make the server hold.
+func WithFullReadCheck(ctx context.Context, check func(size int) error) context.Context {
+	return context.WithValue(ctx, fullReadCheckKey{}, check)
 }
 
 type testCasePartItem struct {
@@ -89,11 +151,14 @@ func encodeTestCase(tc *algoitny.TestCase) (map[string]types.AttributeValue, []m
 		PK: pk, SK: testCaseSK(tc.CreatedAt, tc.ID), EntityType: "TestCase", TestCaseID: tc.ID,
 		Platform: string(tc.Platform), ProblemID: tc.ProblemID, Generator: tc.Generator, Seed: tc.Seed, CreatedAt: tc.CreatedAt,
 	}
+	inSize, outSize := len(tc.Input), len(tc.Output)
+	it.InputSize, it.OutputSize = &inSize, &outSize
 	var parts []map[string]types.AttributeValue
 	switch size := len(tc.Input) + len(tc.Output); {
 	case size <= plainLimit:
 		it.Input, it.Output = tc.Input, tc.Output
 	default:
+		it.InputHead, it.OutputHead = preview(tc.Input), preview(tc.Output)
 		in, out := gz([]byte(tc.Input)), gz([]byte(tc.Output))
 		if len(in)+len(out) <= inlineLimit {
 			it.Encoding, it.InputGz, it.OutputGz = encodingGzip, in, out
@@ -121,8 +186,11 @@ func encodeTestCase(tc *algoitny.TestCase) (map[string]types.AttributeValue, []m
 	return av, parts, nil
 }
 
-// decodeTestCase rebuilds a test case from its item and its parts (in order).
-func decodeTestCase(av map[string]types.AttributeValue, parts [][]byte) (*algoitny.TestCase, error) {
+// decodeTestCase rebuilds a test case from its item and its parts (in
+// order). With preview it holds the beginnings of the input and output
+// (Truncated tells whether they are whole), read from the item alone when
+// it records them (parts may then be nil).
+func decodeTestCase(av map[string]types.AttributeValue, parts [][]byte, previews bool) (*algoitny.TestCase, error) {
 	var it testCaseItem
 	if err := attributevalue.UnmarshalMap(av, &it); err != nil {
 		return nil, algoitny.Internal(err, "decode test case")
@@ -131,36 +199,54 @@ func decodeTestCase(av map[string]types.AttributeValue, parts [][]byte) (*algoit
 		Platform: algoitny.Platform(it.Platform), ProblemID: it.ProblemID, ID: it.TestCaseID,
 		Generator: it.Generator, Seed: it.Seed, CreatedAt: it.CreatedAt,
 	}
+	if previews && it.Encoding != encodingPlain && it.InputSize != nil && it.OutputSize != nil {
+		tc.Input, tc.Output, tc.InputSize, tc.OutputSize = it.InputHead, it.OutputHead, *it.InputSize, *it.OutputSize
+		tc.Truncated = len(tc.Input) < tc.InputSize || len(tc.Output) < tc.OutputSize
+		return tc, nil
+	}
+	if err := decodeData(tc, &it, parts); err != nil {
+		return nil, err
+	}
+	tc.InputSize, tc.OutputSize = len(tc.Input), len(tc.Output)
+	if previews {
+		tc.Input, tc.Output = preview(tc.Input), preview(tc.Output)
+		tc.Truncated = len(tc.Input) < tc.InputSize || len(tc.Output) < tc.OutputSize
+	}
+	return tc, nil
+}
+
+// decodeData sets tc's input and output from the item's data and parts.
+func decodeData(tc *algoitny.TestCase, it *testCaseItem, parts [][]byte) error {
 	switch it.Encoding {
 	case encodingPlain:
 		tc.Input, tc.Output = it.Input, it.Output
 	case encodingGzip:
 		in, err := gunzip(it.InputGz)
 		if err != nil {
-			return nil, algoitny.Internal(err, "decode test case %s input", it.TestCaseID)
+			return algoitny.Internal(err, "decode test case %s input", it.TestCaseID)
 		}
 		out, err := gunzip(it.OutputGz)
 		if err != nil {
-			return nil, algoitny.Internal(err, "decode test case %s output", it.TestCaseID)
+			return algoitny.Internal(err, "decode test case %s output", it.TestCaseID)
 		}
 		tc.Input, tc.Output = string(in), string(out)
 	case encodingParts:
 		if len(parts) != it.PartCount {
-			return nil, algoitny.Internal(nil, "test case %s: %d of %d parts", it.TestCaseID, len(parts), it.PartCount)
+			return algoitny.Internal(nil, "test case %s: %d of %d parts", it.TestCaseID, len(parts), it.PartCount)
 		}
 		raw, err := gunzip(bytes.Join(parts, nil))
 		if err != nil {
-			return nil, algoitny.Internal(err, "decode test case %s", it.TestCaseID)
+			return algoitny.Internal(err, "decode test case %s", it.TestCaseID)
 		}
 		n, k := binary.Uvarint(raw)
 		if k <= 0 || uint64(len(raw)-k) < n {
-			return nil, algoitny.Internal(nil, "test case %s: corrupt payload", it.TestCaseID)
+			return algoitny.Internal(nil, "test case %s: corrupt payload", it.TestCaseID)
 		}
 		tc.Input, tc.Output = string(raw[k:k+int(n)]), string(raw[k+int(n):])
 	default:
-		return nil, algoitny.Internal(nil, "test case %s: unknown encoding %q", it.TestCaseID, it.Encoding)
+		return algoitny.Internal(nil, "test case %s: unknown encoding %q", it.TestCaseID, it.Encoding)
 	}
-	return tc, nil
+	return nil
 }
 
 // AddTestCases stores test cases under a live problem and raises its
@@ -259,19 +345,30 @@ func itemSize(item map[string]types.AttributeValue) int {
 }
 
 // testCaseReader assembles test cases from a stream of items of a problem's
-// partition, in key order: a test case, then its parts.
+// partition, in key order: a test case, then its parts. With previews it
+// makes previews (decodeTestCase), and keeps no parts of a case whose item
+// holds its preview.
 type testCaseReader struct {
-	pending map[string]types.AttributeValue
-	parts   [][]byte
-	cases   []*algoitny.TestCase
-	keys    []map[string]types.AttributeValue // the item of each case, for cursors
+	previews bool
+	// projected: the items were read with previewAttrs only.
+	projected bool
+	pending   map[string]types.AttributeValue
+	parts     [][]byte
+	cases     []*algoitny.TestCase
+	keys      []map[string]types.AttributeValue // the item of each case, for cursors
+}
+
+// skipsParts reports whether the pending case's parts are of no use: a
+// preview is read from its item.
+func (r *testCaseReader) skipsParts() bool {
+	return r.previews && r.pending != nil && hasParts(r.pending) && storedSize(r.pending) >= 0
 }
 
 func (r *testCaseReader) add(av map[string]types.AttributeValue) error {
 	sk := stringAttr(av, attrSK)
 	switch {
 	case isTestCasePartSK(sk):
-		if r.pending != nil && len(sk) > len(stringAttr(r.pending, attrSK)) && sk[:len(stringAttr(r.pending, attrSK))] == stringAttr(r.pending, attrSK) {
+		if r.pending != nil && !r.skipsParts() && len(sk) > len(stringAttr(r.pending, attrSK)) && sk[:len(stringAttr(r.pending, attrSK))] == stringAttr(r.pending, attrSK) {
 			data, _ := av["Data"].(*types.AttributeValueMemberB)
 			if data != nil {
 				r.parts = append(r.parts, data.Value)
@@ -293,7 +390,10 @@ func (r *testCaseReader) flush() error {
 	if r.pending == nil {
 		return nil
 	}
-	tc, err := decodeTestCase(r.pending, r.parts)
+	if r.projected && storedSize(r.pending) < 0 && stringAttr(r.pending, "Encoding") != encodingPlain {
+		return errNeedsData
+	}
+	tc, err := decodeTestCase(r.pending, r.parts, r.previews)
 	if err != nil {
 		return err
 	}
@@ -334,8 +434,14 @@ func (db *DB) GetProblemWithTestCases(ctx context.Context, ref algoitny.ProblemR
 	return p, r.cases, nil
 }
 
-// ListTestCases pages through a problem's test cases, oldest first. Parts of
-// large cases are read along and never count toward the page size.
+// ListTestCases pages through a problem's test cases, oldest first, as
+// previews: each input and output holds its first PreviewBytes, with its
+// size, and Truncated tells whether that is all of it (GetTestCase reads a
+// case in full). It reads the attributes previews are made of only, so the
+// parts of large cases come back as bare keys, and a read that ends among
+// them is followed by one that starts after them (cases written before
+// sizes were stored are read whole, parts along, to cut their previews).
+// Parts never count toward the page size.
 func (db *DB) ListTestCases(ctx context.Context, ref algoitny.ProblemRef, page algoitny.PageRequest) (algoitny.Page[*algoitny.TestCase], error) {
 	first, err := page.Validate()
 	if err != nil {
@@ -348,8 +454,24 @@ func (db *DB) ListTestCases(ctx context.Context, ref algoitny.ProblemRef, page a
 			return algoitny.Page[*algoitny.TestCase]{}, err
 		}
 	}
-	return db.testCasePage(ctx, q, q, first, start, nil)
+	// The attributes a preview is made of, not the data: a part's item
+	// then comes back as its key alone, an item's gzipped data not at all.
+	projected := *q
+	projected.project = previewAttrs
+	out, err := db.testCasePage(ctx, &projected, q, first, start, nil)
+	if errors.Is(err, errNeedsData) { // cases written before sizes were stored
+		return db.testCasePage(ctx, q, q, first, start, nil)
+	}
+	return out, err
 }
+
+// previewAttrs are the attributes of a test case item a preview is made of.
+var previewAttrs = []string{"EntityType", "TestCaseID", "Platform", "ProblemID", "Input", "Output", "Encoding", "PartCount",
+	"Generator", "Seed", "CreatedAt", "InputSize", "OutputSize", "InputHead", "OutputHead"}
+
+// errNeedsData: a test case written before sizes were stored was read
+// without its data (previewAttrs); its preview is cut from the data.
+var errNeedsData = errors.New("the preview of a test case needs its data")
 
 func testCasesQuery(db *DB, ref algoitny.ProblemRef) *query {
 	return &query{list: "testCases", table: db.tables.Main, pk: problemPK(ref.Platform, ref.ProblemID), skPrefix: skPrefixTestCase, forward: true}
@@ -359,9 +481,16 @@ func testCasesQuery(db *DB, ref algoitny.ProblemRef) *query {
 // are those of list q. Items that are not test cases go to other (if set).
 func (db *DB) testCasePage(ctx context.Context, fetchQ, q *query, first int, start map[string]types.AttributeValue, other func(map[string]types.AttributeValue)) (algoitny.Page[*algoitny.TestCase], error) {
 	// Read until a test case beyond the page is seen (so all parts of the
-	// page's last case are in) or the partition ends.
-	var r testCaseReader
-	extra := int32(8)
+	// page's last case are in) or the partition ends. A case whose item
+	// holds its preview is followed by parts of no use here: they are not
+	// kept, and a read that ends among them is followed by one that starts
+	// after them (parts sort right after their case), so a read goes
+	// through at most one DynamoDB page (1 MB) of them.
+	r := testCaseReader{previews: true, projected: len(fetchQ.project) > 0}
+	extra := int32(8) // the parts of the page's last case, read along
+	if r.projected {
+		extra = 0 // nothing to read them for
+	}
 	if other != nil {
 		extra++ // the METADATA item
 	}
@@ -386,6 +515,9 @@ func (db *DB) testCasePage(ctx context.Context, fetchQ, q *query, first int, sta
 			break
 		}
 		start = next
+		if r.skipsParts() {
+			start = itemKey{PK: stringAttr(r.pending, attrPK), SK: testCasePartSK(stringAttr(r.pending, attrSK), 99999)}.av()
+		}
 	}
 	out := algoitny.Page[*algoitny.TestCase]{Items: r.cases, HasNextPage: r.pending != nil || len(r.cases) > first}
 	if len(r.cases) > first {
@@ -469,15 +601,33 @@ func (db *DB) PrefetchProblem(ctx context.Context, ref algoitny.ProblemRef, page
 }
 
 // GetTestCase returns one test case of a problem by id (its key is rebuilt
-// from the UUIDv7 id), with its parts. ENOTFOUND if absent.
+// from the UUIDv7 id), in full, with its parts. ENOTFOUND if absent. The
+// case's item is read first: in a context of WithFullReadCheck the check
+// is asked before the data is read, and its error returned.
 func (db *DB) GetTestCase(ctx context.Context, ref algoitny.ProblemRef, id string) (*algoitny.TestCase, error) {
 	t, err := idTime(id)
 	if err != nil {
 		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "test case not found")
 	}
-	items, err := db.all(ctx, &query{list: "testCase", table: db.tables.Main, pk: problemPK(ref.Platform, ref.ProblemID), skPrefix: testCaseSK(t, id), forward: true})
+	q := &query{list: "testCase", table: db.tables.Main, pk: problemPK(ref.Platform, ref.ProblemID), skPrefix: testCaseSK(t, id), forward: true}
+	items, next, err := db.fetch(ctx, q, 1, nil) // the case sorts before its parts
 	if err != nil {
 		return nil, err
+	}
+	if len(items) == 0 || isTestCasePartSK(stringAttr(items[0], attrSK)) {
+		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "test case not found")
+	}
+	if check, ok := ctx.Value(fullReadCheckKey{}).(func(int) error); ok {
+		if err := check(storedSize(items[0])); err != nil {
+			return nil, err
+		}
+	}
+	for hasParts(items[0]) && len(next) > 0 {
+		var more []map[string]types.AttributeValue
+		if more, next, err = db.fetch(ctx, q, 0, next); err != nil {
+			return nil, err
+		}
+		items = append(items, more...)
 	}
 	var r testCaseReader
 	for _, av := range items {

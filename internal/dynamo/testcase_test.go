@@ -83,9 +83,16 @@ func TestTestCases(t *testing.T) {
 		if len(got) != 7 || pages != 4 {
 			t.Fatalf("listed %d cases in %d pages", len(got), pages)
 		}
+		// Lists hold previews; the large cases are whole when read alone.
 		for i, tc := range got {
-			if tc.Input != cases[i].Input || tc.Output != fmt.Sprint(i) {
-				t.Fatalf("case %d mismatch (input %d bytes)", i, len(tc.Input))
+			if !strings.HasPrefix(cases[i].Input, tc.Input) || len(tc.Input) != min(len(cases[i].Input), dynamo.PreviewBytes) ||
+				tc.InputSize != len(cases[i].Input) || tc.Truncated != (i == 2 || i == 3) || tc.Output != fmt.Sprint(i) {
+				t.Fatalf("case %d mismatch (input %d of %d bytes, truncated %t)", i, len(tc.Input), tc.InputSize, tc.Truncated)
+			}
+			whole, err := db.GetTestCase(ctx, p.Ref(), tc.ID)
+			ok(t, err)
+			if whole.Input != cases[i].Input || whole.Truncated || whole.InputSize != len(cases[i].Input) {
+				t.Fatalf("case %d read alone: input %d bytes, truncated %t", i, len(whole.Input), whole.Truncated)
 			}
 		}
 		_, all, err := db.GetProblemWithTestCases(ctx, p.Ref())
@@ -95,8 +102,9 @@ func TestTestCases(t *testing.T) {
 		}
 	})
 
-	// A page of test cases holds a bounded number of bytes (but always one
-	// case): following the cursors still lists every case once, in order.
+	// A page of test cases holds a bounded number of bytes: previews of
+	// large cases, whole pages of them; following the cursors still lists
+	// every case once, in order.
 	t.Run("PagesAreBoundedInBytes", func(t *testing.T) {
 		t.Parallel()
 		db := newDB(t)
@@ -124,12 +132,12 @@ func TestTestCases(t *testing.T) {
 			}
 			after = page.EndCursor
 		}
-		// 400+400 KB fit in 1 MB, a third does not; 1.5 MB alone; the rest.
-		if fmt.Sprint(sizes) != "[2 1 1 2]" || len(got) != len(cases) {
+		// Previews of 4 KB: all six fit in the 1 MB a page may hold.
+		if fmt.Sprint(sizes) != "[6]" || len(got) != len(cases) {
 			t.Fatalf("pages of %v cases, %d in all", sizes, len(got))
 		}
 		for i, tc := range got {
-			if tc.Input != cases[i].Input {
+			if !strings.HasPrefix(cases[i].Input, tc.Input) || len(tc.Input) > dynamo.PreviewBytes || tc.InputSize != len(cases[i].Input) {
 				t.Fatalf("case %d differs", i)
 			}
 		}

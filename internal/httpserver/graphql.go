@@ -1,6 +1,7 @@
 package httpserver
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -21,7 +22,11 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
-// Limits protect the API from expensive requests (OWASP GraphQL cheat sheet).
+// Limits protect the API from expensive requests (OWASP GraphQL cheat
+// sheet). Every one of them is checked before the work it bounds is done:
+// tokens while parsing, fields, repeats, depth and aliases before
+// validation (documentLimits), complexity before execution
+// (complexityLimit).
 type Limits struct {
 	// MaxComplexity bounds an operation's cost (graph.Complexity: connections
 	// cost their children times `first`).
@@ -32,10 +37,17 @@ type Limits struct {
 	MaxBatch int
 	// MaxTokens bounds the lexer tokens of a query document.
 	MaxTokens int
+	// MaxFields bounds the fields of a document with its fragments
+	// expanded (default MaxComplexity: each field costs at least 1).
+	MaxFields int
+	// MaxRepeats bounds how often one response name is selected in one
+	// selection set, fragments and same-named fields merged: validation
+	// compares each such pair.
+	MaxRepeats int
 }
 
 // DefaultLimits are the production limits.
-var DefaultLimits = Limits{MaxComplexity: 5000, MaxDepth: 12, MaxAliases: 15, MaxBatch: 10, MaxTokens: 5000}
+var DefaultLimits = Limits{MaxComplexity: 5000, MaxDepth: 12, MaxAliases: 15, MaxBatch: 10, MaxTokens: 5000, MaxFields: 5000, MaxRepeats: 50}
 
 // GraphQLConfig configures the GraphQL handler.
 type GraphQLConfig struct {
@@ -46,6 +58,9 @@ type GraphQLConfig struct {
 	// count in `extensions.dynamodbRequests`.
 	Dev    bool
 	Limits Limits
+	// Budget bounds the bytes of each request's answer (zero fields are
+	// DefaultResponseBudget's).
+	Budget ResponseBudget
 	Logger *slog.Logger
 	// Observe learns each operation's name (logs, metrics).
 	Observe func(ctx context.Context, operation string)
@@ -63,28 +78,39 @@ func NewGraphQL(cfg GraphQLConfig) *handler.Server {
 	if cfg.Limits == (Limits{}) {
 		cfg.Limits = DefaultLimits
 	}
+	cfg.Limits.MaxFields = cmp.Or(cfg.Limits.MaxFields, cfg.Limits.MaxComplexity)
+	cfg.Limits.MaxRepeats = cmp.Or(cfg.Limits.MaxRepeats, DefaultLimits.MaxRepeats)
+	cfg.Budget.SignedOut = cmp.Or(cfg.Budget.SignedOut, DefaultResponseBudget.SignedOut)
+	cfg.Budget.SignedIn = cmp.Or(cfg.Budget.SignedIn, DefaultResponseBudget.SignedIn)
 	gcfg := graph.Config{Resolvers: cfg.Resolver, Complexity: graph.Complexity()}
 	srv := handler.New(graph.NewExecutableSchema(gcfg))
 	if cfg.Websocket != nil {
 		srv.AddTransport(cfg.Websocket)
 	}
-	srv.AddTransport(httpTransport{MaxBatch: cfg.Limits.MaxBatch, Observe: cfg.Observe})
-	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	srv.AddTransport(httpTransport{MaxBatch: cfg.Limits.MaxBatch, Observe: cfg.Observe, Budget: cfg.Budget})
+	queries := lru.New[*ast.QueryDocument](1000)
+	srv.SetQueryCache(queries)
 	srv.SetParserTokenLimit(cfg.Limits.MaxTokens)
 	srv.SetDisableSuggestion(!cfg.Dev)
 	if cfg.Introspection {
 		srv.Use(extension.Introspection{})
 	}
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
+	// After the persisted query extension (it fills in the query), before
+	// gqlgen parses and validates.
+	srv.Use(documentLimits{limits: cfg.Limits, cached: func(ctx context.Context, q string) bool {
+		_, ok := queries.Get(ctx, q)
+		return ok
+	}})
+	srv.Use(&complexityLimit{limit: cfg.Limits.MaxComplexity})
 	srv.Use(graph.TextGuard{}) // no NUL byte in any argument (BAD_USER_INPUT)
-	srv.Use(extension.FixedComplexityLimit(cfg.Limits.MaxComplexity))
-	srv.Use(shapeLimits{MaxDepth: cfg.Limits.MaxDepth, MaxAliases: cfg.Limits.MaxAliases})
 	present := graph.ErrorPresenter(cfg.Logger)
 	srv.SetErrorPresenter(present)
 	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
 		cfg.Logger.ErrorContext(ctx, "panic in resolver", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 		return algoitny.Internal(fmt.Errorf("panic: %v", p), "internal error")
 	})
+	srv.AroundFields(budgetFields)
 	srv.AroundFields(prefetcher(cfg.Loaders))
 	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 		ctx, _ = dynamo.WithRequestCounter(ctx)
@@ -100,13 +126,18 @@ func NewGraphQL(cfg GraphQLConfig) *handler.Server {
 		if l, ok := loader.Built(ctx); ok {
 			l.ClearAll()
 		}
-		resp := next(ctx)
+		if budgetFrom(ctx) == nil { // websockets: a budget per operation and event
+			var cancel context.CancelCauseFunc
+			ctx, cancel = withBudget(ctx, cfg.Budget.For(ctx))
+			defer cancel(nil)
+		}
+		resp := abortedResponse(ctx, next(ctx))
 		if resp != nil && cfg.Dev {
 			if c := dynamo.RequestCounterFrom(ctx); c != nil {
 				if resp.Extensions == nil {
 					resp.Extensions = map[string]any{}
 				}
-				resp.Extensions["dynamodbRequests"] = c.Count()
+				resp.Extensions["dynamodbRequests"] = c.Count() + takeAuthReads(ctx)
 			}
 		}
 		return resp

@@ -8,74 +8,269 @@ import (
 	"github.com/99designs/gqlgen/graphql/errcode"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+	"github.com/vektah/gqlparser/v2/parser"
 )
 
-// shapeLimits refuses operations that are too deep or use too many aliases
-// (OWASP GraphQL cheat sheet: aliases let one request repeat an expensive
-// field many times under different names). The complexity limit bounds the
-// total work; these bound the shape.
-type shapeLimits struct {
-	MaxDepth   int
-	MaxAliases int
+// Codes of the errors that refuse a document for its cost.
+const (
+	// codeComplexity is gqlgen's code for the complexity limit; a document
+	// whose fragments expand to more fields than the limit gets it too (every
+	// field costs at least 1).
+	codeComplexity = "COMPLEXITY_LIMIT_EXCEEDED"
+	// codeSelection refuses a selection set that repeats one response name
+	// too often (Limits.MaxRepeats).
+	codeSelection = "SELECTION_LIMIT_EXCEEDED"
+)
+
+// documentLimits refuses, before gqlgen validates a document, the documents
+// whose validation or checks would cost more than their size suggests
+// (OWASP GraphQL cheat sheet; issue 17):
+//
+//   - fragments that spread other fragments several times multiply: 26
+//     levels of `fragment F0 on Query { ...F1 ...F1 }` are 1 KB and 2^26
+//     fields. Every fragment is measured once (memoised), so the check is
+//     linear in the document; more fields than MaxFields once expanded is
+//     refused with COMPLEXITY_LIMIT_EXCEEDED, as the complexity limit (each
+//     field costs at least 1) would refuse it after validation;
+//   - validation's overlapping-fields rule compares every pair of fields
+//     with the same response name in a selection set (fragments and
+//     repeated fields merged): `{ __typename ×4990 }` is 12 million
+//     comparisons. One response name more than MaxRepeats times in one
+//     merged selection set is refused with SELECTION_LIMIT_EXCEEDED, which
+//     bounds validation by MaxRepeats × MaxFields comparisons;
+//   - depth and aliases (OWASP: aliases repeat an expensive field under
+//     other names), with fragments counted where they are spread:
+//     GRAPHQL_VALIDATION_FAILED.
+//
+// Every operation of the document and every fragment no operation spreads
+// is measured (validation goes through all of them). A document in gqlgen's
+// query cache passed these checks when it was added and is not parsed again.
+type documentLimits struct {
+	limits Limits
+	// cached reports whether gqlgen's query cache holds the document.
+	cached func(ctx context.Context, query string) bool
 }
 
 var (
-	_ graphql.HandlerExtension        = shapeLimits{}
-	_ graphql.OperationContextMutator = shapeLimits{}
+	_ graphql.HandlerExtension          = documentLimits{}
+	_ graphql.OperationParameterMutator = documentLimits{}
 )
 
-func (shapeLimits) ExtensionName() string                          { return "ShapeLimits" }
-func (shapeLimits) Validate(schema graphql.ExecutableSchema) error { return nil }
+func (documentLimits) ExtensionName() string                          { return "DocumentLimits" }
+func (documentLimits) Validate(schema graphql.ExecutableSchema) error { return nil }
 
-// MutateOperationContext measures the operation after parsing and validation.
-func (l shapeLimits) MutateOperationContext(ctx context.Context, op *graphql.OperationContext) *gqlerror.Error {
-	w := walker{fragments: op.Doc.Fragments, visiting: map[string]bool{}}
-	depth := w.depth(op.Operation.SelectionSet, 0)
-	if depth > l.MaxDepth {
-		return limitError(fmt.Sprintf("the operation is %d levels deep; the limit is %d", depth, l.MaxDepth))
+// MutateOperationParameters measures the document before gqlgen parses and
+// validates it (parameter mutators run first; this one is registered after
+// the persisted-query extension, so the query is known).
+func (l documentLimits) MutateOperationParameters(ctx context.Context, p *graphql.RawParams) *gqlerror.Error {
+	if ctx.Err() != nil {
+		return abortError(ctx)
 	}
-	if w.aliases > l.MaxAliases {
-		return limitError(fmt.Sprintf("the operation uses %d aliases; the limit is %d", w.aliases, l.MaxAliases))
+	if p.Query == "" || (l.cached != nil && l.cached(ctx, p.Query)) {
+		return nil
+	}
+	doc, err := parser.ParseQueryWithTokenLimit(&ast.Source{Input: p.Query}, l.limits.MaxTokens)
+	if err != nil {
+		return nil // gqlgen parses it again and reports the error
+	}
+	if gerr := l.check(doc); gerr != nil {
+		return gerr
+	}
+	if ctx.Err() != nil {
+		return abortError(ctx)
+	}
+	return nil
+}
+
+// check measures a parsed (not validated) document.
+func (l documentLimits) check(doc *ast.QueryDocument) *gqlerror.Error {
+	m := measurer{fragments: map[string]*ast.FragmentDefinition{}, memo: map[*ast.FragmentDefinition]*shape{}}
+	for _, f := range doc.Fragments {
+		if _, dup := m.fragments[f.Name]; !dup { // spreads name the first (ForName)
+			m.fragments[f.Name] = f
+		}
+	}
+	var roots []ast.SelectionSet
+	fields := 0
+	for _, op := range doc.Operations {
+		s, err := m.set(op.SelectionSet)
+		if err != nil {
+			return err
+		}
+		if s.depth > l.limits.MaxDepth {
+			return limitError(fmt.Sprintf("the operation is %d levels deep; the limit is %d", s.depth, l.limits.MaxDepth))
+		}
+		if s.aliases > l.limits.MaxAliases {
+			return limitError(fmt.Sprintf("the operation uses %d aliases; the limit is %d", s.aliases, l.limits.MaxAliases))
+		}
+		fields = satAdd(fields, s.fields)
+		roots = append(roots, op.SelectionSet)
+	}
+	// Fragments no operation reached are validated on their own: measured
+	// as roots too (the ones they spread are then reached).
+	for _, f := range doc.Fragments {
+		if m.memo[f] != nil {
+			continue
+		}
+		s, err := m.fragment(f)
+		if err != nil {
+			return err
+		}
+		fields = satAdd(fields, s.fields)
+		roots = append(roots, f.SelectionSet)
+	}
+	if fields > l.limits.MaxFields {
+		return codedError(codeComplexity, fmt.Sprintf("the document selects more than %d fields once its fragments are expanded; the complexity limit is %d", l.limits.MaxFields, l.limits.MaxFields))
+	}
+	// Now the expansion is known to be small: merge it.
+	for _, root := range roots {
+		if err := m.repeats([]ast.SelectionSet{root}, l.limits.MaxRepeats); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
 func limitError(msg string) *gqlerror.Error {
+	return codedError(errcode.ValidationFailed, msg)
+}
+
+func codedError(code, msg string) *gqlerror.Error {
 	err := gqlerror.Errorf("%s", msg)
-	errcode.Set(err, errcode.ValidationFailed)
+	errcode.Set(err, code)
 	return err
 }
 
-type walker struct {
-	fragments ast.FragmentDefinitionList
-	visiting  map[string]bool
-	aliases   int
+// shape is what a selection set amounts to with its fragments expanded.
+type shape struct {
+	fields  int // fields, saturating
+	aliases int // aliased fields, saturating
+	depth   int // deepest field nesting
 }
 
-// depth returns the deepest field nesting under set; fragments count as
-// their fields (validation has already refused fragment cycles; visiting
-// guards anyway).
-func (w *walker) depth(set ast.SelectionSet, d int) int {
-	deepest := d
+// measurer measures selection sets, each fragment once.
+type measurer struct {
+	fragments map[string]*ast.FragmentDefinition
+	// memo holds each fragment's shape; visiting marks one being measured
+	// (a spread of it then is a cycle, which validation refuses too).
+	memo map[*ast.FragmentDefinition]*shape
+}
+
+var visiting = &shape{}
+
+func (m *measurer) fragment(f *ast.FragmentDefinition) (shape, *gqlerror.Error) {
+	switch s := m.memo[f]; {
+	case s == visiting:
+		return shape{}, limitError(fmt.Sprintf("Cannot spread fragment %q within itself.", f.Name))
+	case s != nil:
+		return *s, nil
+	}
+	m.memo[f] = visiting
+	s, err := m.set(f.SelectionSet)
+	if err != nil {
+		return shape{}, err
+	}
+	m.memo[f] = &s
+	return s, nil
+}
+
+func (m *measurer) set(set ast.SelectionSet) (shape, *gqlerror.Error) {
+	var out shape
 	for _, sel := range set {
-		switch s := sel.(type) {
+		var s shape
+		var err *gqlerror.Error
+		switch sel := sel.(type) {
 		case *ast.Field:
-			if s.Alias != "" && s.Alias != s.Name {
-				w.aliases++
+			if s, err = m.set(sel.SelectionSet); err != nil {
+				return shape{}, err
 			}
-			deepest = max(deepest, w.depth(s.SelectionSet, d+1))
+			s.fields = satAdd(s.fields, 1)
+			s.depth++
+			if sel.Alias != "" && sel.Alias != sel.Name {
+				s.aliases = satAdd(s.aliases, 1)
+			}
 		case *ast.InlineFragment:
-			deepest = max(deepest, w.depth(s.SelectionSet, d))
-		case *ast.FragmentSpread:
-			if w.visiting[s.Name] {
-				continue
+			if s, err = m.set(sel.SelectionSet); err != nil {
+				return shape{}, err
 			}
-			if f := w.fragments.ForName(s.Name); f != nil {
-				w.visiting[s.Name] = true
-				deepest = max(deepest, w.depth(f.SelectionSet, d))
-				delete(w.visiting, s.Name)
+		case *ast.FragmentSpread:
+			f := m.fragments[sel.Name]
+			if f == nil {
+				continue // validation reports it
+			}
+			if s, err = m.fragment(f); err != nil {
+				return shape{}, err
+			}
+		}
+		out.fields = satAdd(out.fields, s.fields)
+		out.aliases = satAdd(out.aliases, s.aliases)
+		out.depth = max(out.depth, s.depth)
+	}
+	return out, nil
+}
+
+// repeats merges the selection sets that land at one place of the response
+// (fields through inline fragments and fragment spreads, and the
+// selections of same-named fields below) and refuses a response name
+// selected more than limit times there. Its work is the size of the
+// expansion, which check has bounded, and fragments are known to be
+// acyclic.
+func (m *measurer) repeats(sets []ast.SelectionSet, limit int) *gqlerror.Error {
+	type group struct {
+		n    int
+		subs []ast.SelectionSet
+	}
+	var names []string
+	groups := map[string]*group{}
+	var collect func(set ast.SelectionSet)
+	collect = func(set ast.SelectionSet) {
+		for _, sel := range set {
+			switch sel := sel.(type) {
+			case *ast.Field:
+				name := sel.Alias
+				if name == "" {
+					name = sel.Name
+				}
+				g := groups[name]
+				if g == nil {
+					g = &group{}
+					groups[name] = g
+					names = append(names, name)
+				}
+				g.n++
+				if len(sel.SelectionSet) > 0 {
+					g.subs = append(g.subs, sel.SelectionSet)
+				}
+			case *ast.InlineFragment:
+				collect(sel.SelectionSet)
+			case *ast.FragmentSpread:
+				if f := m.fragments[sel.Name]; f != nil {
+					collect(f.SelectionSet)
+				}
 			}
 		}
 	}
-	return deepest
+	for _, set := range sets {
+		collect(set)
+	}
+	for _, name := range names {
+		g := groups[name]
+		if g.n > limit {
+			return codedError(codeSelection, fmt.Sprintf("%q is selected %d times in one selection set (fragments merged); the limit is %d", name, g.n, limit))
+		}
+		if len(g.subs) > 0 {
+			if err := m.repeats(g.subs, limit); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// satAdd adds non-negative counts without overflowing.
+func satAdd(a, b int) int {
+	if c := a + b; c >= a {
+		return c
+	}
+	return int(^uint(0) >> 1)
 }

@@ -47,6 +47,20 @@ func NewMetrics(dynamoRequests func() float64) *Metrics {
 	return m
 }
 
+// watchAdmission exports the admission's state: requests being served and
+// waiting for a slot (what an operator sizes ALGOITNY_MAX_CONCURRENT_REQUESTS
+// by; turned away ones are the 503s of algoitny_http_requests_total).
+func (m *Metrics) watchAdmission(a *admission) {
+	m.registry.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "algoitny_http_requests_in_flight", Help: "GraphQL HTTP requests being served (at most the concurrency limit).",
+		}, func() float64 { return float64(len(a.slots)) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "algoitny_http_requests_queued", Help: "GraphQL HTTP requests waiting for a slot.",
+		}, func() float64 { return float64(a.waiting.Load()) }),
+	)
+}
+
 // opNames bounds the operation label's cardinality: clients choose
 // operation names, so only well-formed ones count and at most 200 distinct.
 type opNames struct {

@@ -11,11 +11,13 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/auth"
+	"github.com/algoitny/api/internal/dynamo"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
@@ -41,8 +43,13 @@ type Config struct {
 	CORSOrigins []string
 	// MaxBodyBytes bounds a request body (default 10 MB: test cases are large).
 	MaxBodyBytes int64
-	// RequestTimeout bounds an HTTP request (default 30 s); websockets are exempt.
+	// RequestTimeout bounds an HTTP request (default 30 s): parsing,
+	// validation, the limits' checks and execution stop when it is up, as
+	// they do when the client goes away. Websockets are exempt.
 	RequestTimeout time.Duration
+	// Admission bounds the /query requests served at once (zero fields
+	// are DefaultAdmission's; Concurrency -1 turns it off).
+	Admission Admission
 }
 
 // New returns the handler of every route.
@@ -56,6 +63,11 @@ func New(cfg Config) http.Handler {
 	mux := http.NewServeMux()
 	query := cfg.authenticate(cfg.GraphQL)
 	query = cfg.limit(query)
+	admit := newAdmission(cfg.Admission)
+	if admit != nil && cfg.Metrics != nil {
+		cfg.Metrics.watchAdmission(admit)
+	}
+	query = admit.middleware(query) // before authentication's reads, after CORS preflights
 	query = cfg.cors(query)
 	mux.Handle("/query", query)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -99,8 +111,13 @@ func (cfg Config) authenticate(next http.Handler) http.Handler {
 		token, ok := auth.BearerToken(r)
 		var actor *algoitny.Actor
 		var err error = algoitny.Errorf(algoitny.EUNAUTHENTICATED, "use Authorization: Bearer <session token>")
-		if ok {
-			actor, err = cfg.Auth.Authenticate(r.Context(), token)
+		ctx := r.Context()
+		if ok && cfg.Dev { // dev mode reports the reads in extensions.dynamodbRequests
+			actx, reads := dynamo.WithRequestCounter(ctx)
+			actor, err = cfg.Auth.Authenticate(actx, token)
+			ctx = withAuthReads(ctx, reads.Count())
+		} else if ok {
+			actor, err = cfg.Auth.Authenticate(ctx, token)
 		}
 		if err != nil {
 			code, msg := "UNAUTHENTICATED", algoitny.ErrorMessage(err)
@@ -114,8 +131,28 @@ func (cfg Config) authenticate(next http.Handler) http.Handler {
 			writeResponse(w, status, response{Errors: gqlerror.List{{Message: msg, Extensions: map[string]any{"code": code}}}})
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(algoitny.WithActor(r.Context(), actor)))
+		next.ServeHTTP(w, r.WithContext(algoitny.WithActor(ctx, actor)))
 	})
+}
+
+// authReadsKey carries the DynamoDB requests that authenticated an HTTP
+// request, for `extensions.dynamodbRequests` (dev mode).
+type authReadsKey struct{}
+
+func withAuthReads(ctx context.Context, n int64) context.Context {
+	v := &atomic.Int64{}
+	v.Store(n)
+	return context.WithValue(ctx, authReadsKey{}, v)
+}
+
+// takeAuthReads returns the requests that authenticated the request of ctx
+// the first time it is asked (the first operation of a batch counts them),
+// 0 after.
+func takeAuthReads(ctx context.Context) int64 {
+	if v, ok := ctx.Value(authReadsKey{}).(*atomic.Int64); ok {
+		return v.Swap(0)
+	}
+	return 0
 }
 
 // limit bounds the request body and, except for websockets, the request time.
@@ -126,7 +163,7 @@ func (cfg Config) limit(next http.Handler) http.Handler {
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, cfg.MaxBodyBytes)
-		ctx, cancel := context.WithTimeout(r.Context(), cfg.RequestTimeout)
+		ctx, cancel := context.WithTimeoutCause(r.Context(), cfg.RequestTimeout, errRequestTimeout)
 		defer cancel()
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})

@@ -47,6 +47,8 @@ type httpTransport struct {
 	// Observe, if set, learns each operation's name and whether it failed
 	// before execution (for logs and metrics).
 	Observe func(ctx context.Context, operation string)
+	// Budget bounds the bytes of a request's answers, its batch together.
+	Budget ResponseBudget
 }
 
 var _ graphql.Transport = httpTransport{}
@@ -112,11 +114,13 @@ func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 		return
 	}
 
+	ctx, cancel := withBudget(r.Context(), t.Budget.For(r.Context()))
+	defer cancel(nil)
 	results := make([]response, len(batch))
 	status := http.StatusOK
 	for i, params := range batch {
 		params.Headers = r.Header
-		res, failedEarly, methodNotAllowed := t.run(r.Context(), r.Method, params, exec)
+		res, failedEarly, methodNotAllowed := t.run(ctx, r.Method, params, exec)
 		if methodNotAllowed {
 			w.Header().Set("Allow", http.MethodPost)
 			writeResponse(w, http.StatusMethodNotAllowed, res)
@@ -135,8 +139,13 @@ func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 }
 
 // run executes one operation. failedEarly reports a request error (nothing
-// executed); methodNotAllowed a mutation or subscription over GET.
+// executed); methodNotAllowed a mutation or subscription over GET. An
+// operation of a request that has ended (its time up, its client gone, its
+// budget spent by an earlier operation of the batch) is not started.
 func (t httpTransport) run(ctx context.Context, method string, params *graphql.RawParams, exec graphql.GraphExecutor) (res response, failedEarly, methodNotAllowed bool) {
+	if ctx.Err() != nil {
+		return response{Errors: gqlerror.List{abortError(ctx)}}, true, false
+	}
 	start := graphql.Now()
 	params.ReadTime = graphql.TraceTiming{Start: start, End: start}
 	opCtx, errs := exec.CreateOperationContext(ctx, params)

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/algoitny/api/internal/httpserver"
+)
+
+// The limits' settings are read from the environment, and bad values are
+// refused with the variable's name.
+func TestConfigLimits(t *testing.T) {
+	t.Setenv("ALGOITNY_REQUEST_TIMEOUT", "5s")
+	t.Setenv("ALGOITNY_MAX_CONCURRENT_REQUESTS", "4")
+	t.Setenv("ALGOITNY_MAX_QUEUED_REQUESTS", "0")
+	t.Setenv("ALGOITNY_QUEUE_TIMEOUT", "250ms")
+	t.Setenv("ALGOITNY_RESPONSE_BYTES_SIGNED_OUT", "512KB")
+	t.Setenv("ALGOITNY_RESPONSE_BYTES_SIGNED_IN", "1048576")
+	cfg, err := configFromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := httpserver.Admission{Concurrency: 4, Queue: -1, QueueTimeout: 250 * time.Millisecond}
+	if cfg.RequestTimeout != 5*time.Second || cfg.Admission != want || cfg.ResponseBudget != (httpserver.ResponseBudget{SignedOut: 512 << 10, SignedIn: 1 << 20}) {
+		t.Fatalf("%v %+v %+v", cfg.RequestTimeout, cfg.Admission, cfg.ResponseBudget)
+	}
+	t.Setenv("ALGOITNY_MAX_CONCURRENT_REQUESTS", "off")
+	if cfg, err := configFromEnv(); err != nil || cfg.Admission.Concurrency != -1 {
+		t.Fatalf("off: %+v %v", cfg.Admission, err)
+	}
+	for name, bad := range map[string]string{
+		"ALGOITNY_MAX_CONCURRENT_REQUESTS":   "0",
+		"ALGOITNY_MAX_QUEUED_REQUESTS":       "-1",
+		"ALGOITNY_RESPONSE_BYTES_SIGNED_OUT": "16 parsecs",
+		"ALGOITNY_REQUEST_TIMEOUT":           "soon",
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv(name, bad)
+			if _, err := configFromEnv(); err == nil || !strings.Contains(err.Error(), name) {
+				t.Fatalf("%s=%s: %v", name, bad, err)
+			}
+		})
+	}
+}

@@ -1,0 +1,119 @@
+package httpserver
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+)
+
+// complexityLimit is gqlgen's complexity limit (extension.ComplexityLimit
+// with complexity.Calculate) computed the same way — the schema's
+// per-field functions (graph.Complexity), 1 per field otherwise, the most
+// expensive implementation for a field of an interface, introspection's
+// __schema free — but with each fragment's cost computed once per
+// operation: gqlgen expands every spread again, so a document of fragments
+// spreading one another twice cost 2^levels. A fragment's cost does not
+// depend on where it is spread (its fields are typed by its own type
+// condition, and arguments by the operation's variables). It refuses with
+// COMPLEXITY_LIMIT_EXCEEDED, and stops when the request's context ends.
+type complexityLimit struct {
+	limit int
+	es    graphql.ExecutableSchema
+}
+
+var (
+	_ graphql.HandlerExtension        = &complexityLimit{}
+	_ graphql.OperationContextMutator = &complexityLimit{}
+)
+
+func (*complexityLimit) ExtensionName() string { return "ComplexityLimit" }
+
+func (c *complexityLimit) Validate(schema graphql.ExecutableSchema) error {
+	c.es = schema
+	return nil
+}
+
+// MutateOperationContext computes the operation's complexity after validation.
+func (c *complexityLimit) MutateOperationContext(ctx context.Context, opCtx *graphql.OperationContext) *gqlerror.Error {
+	w := complexityWalker{ctx: ctx, es: c.es, schema: c.es.Schema(), vars: opCtx.Variables, memo: map[*ast.FragmentDefinition]int{}}
+	n := w.set(opCtx.Operation.SelectionSet)
+	if ctx.Err() != nil {
+		return abortError(ctx)
+	}
+	if n > c.limit {
+		return codedError(codeComplexity, fmt.Sprintf("operation has complexity %d, which exceeds the limit of %d", n, c.limit))
+	}
+	return nil
+}
+
+type complexityWalker struct {
+	ctx    context.Context
+	es     graphql.ExecutableSchema
+	schema *ast.Schema
+	vars   map[string]any
+	memo   map[*ast.FragmentDefinition]int
+	steps  int
+}
+
+// set is the complexity of a (validated) selection set.
+func (w *complexityWalker) set(set ast.SelectionSet) int {
+	total := 0
+	for _, sel := range set {
+		if w.steps++; w.steps%256 == 0 && w.ctx.Err() != nil {
+			return 0 // the caller reports the context's end
+		}
+		switch s := sel.(type) {
+		case *ast.Field:
+			total = satAdd(total, w.field(s))
+		case *ast.InlineFragment:
+			total = satAdd(total, w.set(s.SelectionSet))
+		case *ast.FragmentSpread:
+			if s.Definition == nil {
+				continue
+			}
+			n, ok := w.memo[s.Definition]
+			if !ok {
+				n = w.set(s.Definition.SelectionSet)
+				w.memo[s.Definition] = n
+			}
+			total = satAdd(total, n)
+		}
+	}
+	return total
+}
+
+// field is the complexity of one field with its selection.
+func (w *complexityWalker) field(f *ast.Field) int {
+	if f.Definition == nil || f.ObjectDefinition == nil {
+		return 0
+	}
+	def := w.schema.Types[f.Definition.Type.Name()]
+	if def == nil || def.Name == "__Schema" {
+		return 0
+	}
+	child := 0
+	switch def.Kind {
+	case ast.Object, ast.Interface, ast.Union:
+		child = w.set(f.SelectionSet)
+	}
+	args := f.ArgumentMap(w.vars)
+	if f.ObjectDefinition.Kind != ast.Interface {
+		return w.cost(f.ObjectDefinition, def.Kind, f.Name, child, args)
+	}
+	// Interfaces have no costs of their own: the dearest implementation.
+	most := 0
+	for _, t := range w.schema.GetPossibleTypes(f.ObjectDefinition) {
+		most = max(most, w.cost(t, def.Kind, f.Name, child, args))
+	}
+	return most
+}
+
+func (w *complexityWalker) cost(obj *ast.Definition, kind ast.DefinitionKind, field string, child int, args map[string]any) int {
+	if n, ok := w.es.Complexity(w.ctx, obj.Name, field, child, args); ok && n >= 1 {
+		return n
+	}
+	return satAdd(1, child)
+}
