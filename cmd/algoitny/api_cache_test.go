@@ -180,3 +180,22 @@ func TestUsageCacheAcrossReplicas(t *testing.T) {
 		eventually("B sees the use spent on A", want)
 	}
 }
+
+// TestCacheFeedMetrics: /metrics says whether the caches serve and what
+// the change feed did.
+func TestCacheFeedMetrics(t *testing.T) {
+	t.Parallel()
+	s := startAPI(t, nil)
+	if v := s.metricValue(t, "algoitny_cache_serving"); v != 1 {
+		t.Fatalf("algoitny_cache_serving = %v on a warm server", v)
+	}
+	before := s.metricValue(t, "algoitny_cache_strict_changes_total")
+	token := s.login(t, "metrics@example.com")
+	s.query(t, token, `mutation { logout }`, nil).decode(t, new(any))
+	if after := s.metricValue(t, "algoitny_cache_strict_changes_total"); after < before+2 { // the user created, the session revoked
+		t.Fatalf("strict changes %v → %v after a sign-up and a logout", before, after)
+	}
+	if v := s.metricValue(t, "algoitny_cache_refused_changes_total"); v != 0 {
+		t.Fatalf("%v changes refused with PostgreSQL up", v)
+	}
+}

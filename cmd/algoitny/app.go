@@ -168,6 +168,7 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 		resolver.Authoring = &authoring.Service{Problems: problemSvc, Jobs: jobSvc, Judge: m.Judge}
 	}
 	metrics := httpserver.NewMetrics(func() float64 { return float64(m.DB.Requests()) })
+	m.exportFeed(metrics)
 	openFiles, err := httpserver.RaiseOpenFileLimit()
 	if err != nil {
 		m.Logger.Warn("cannot raise the open-file limit", "limit", openFiles, "err", err)
@@ -206,6 +207,29 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 		return fmt.Errorf("listen on %s: %w", m.Config.Addr, err)
 	}
 	return nil
+}
+
+// exportFeed puts the caches' change feed in /metrics: whether the caches
+// serve (0 during a warm-up or while the feed cannot vouch for itself), and
+// what the feed did. A growing algoitny_cache_strict_bound_waits_total
+// means a replica did not acknowledge in time (a replica down or its
+// PostgreSQL link slow): each such change waited up to ALGOITNY_CACHE_BOUND.
+func (m *Main) exportFeed(metrics *httpserver.Metrics) {
+	f := m.Feed
+	metrics.GaugeFunc("algoitny_cache_serving", "1 while this process's caches serve reads (their change feed is listening, warm and current), else 0.",
+		func() float64 { return float64(min(f.Epoch(), 1)) })
+	for _, c := range []struct {
+		name, help string
+		v          func(cache.FeedStats) int64
+	}{
+		{"algoitny_cache_changes_total", "Writes of cached data announced on the change feed.", func(s cache.FeedStats) int64 { return s.Changes }},
+		{"algoitny_cache_strict_changes_total", "Announced writes of security state (sessions, users, plans, executions).", func(s cache.FeedStats) int64 { return s.Strict }},
+		{"algoitny_cache_refused_changes_total", "Writes not made because their announcement could not be published (answered UNAVAILABLE).", func(s cache.FeedStats) int64 { return s.Refused }},
+		{"algoitny_cache_strict_bound_waits_total", "Strict changes that waited for a replica's trust to run out instead of its acknowledgement.", func(s cache.FeedStats) int64 { return s.BoundWaits }},
+		{"algoitny_cache_feed_gaps_total", "Times the change feed stopped listening (its caches were emptied).", func(s cache.FeedStats) int64 { return s.Gaps }},
+	} {
+		metrics.CounterFunc(c.name, c.help, func() float64 { return float64(c.v(f.Stats())) })
+	}
 }
 
 // openAccounts builds sessions, Google sign-in and the accounts service.

@@ -47,6 +47,17 @@ func NewMetrics(dynamoRequests func() float64) *Metrics {
 	return m
 }
 
+// CounterFunc exports a counter whose value f reads (for parts of the
+// process the server does not own, such as the caches' change feed).
+func (m *Metrics) CounterFunc(name, help string, f func() float64) {
+	m.registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, f))
+}
+
+// GaugeFunc exports a gauge whose value f reads.
+func (m *Metrics) GaugeFunc(name, help string, f func() float64) {
+	m.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f))
+}
+
 // watchAdmission exports the admission's state: requests being served and
 // waiting for a slot (what an operator sizes ALGOITNY_MAX_CONCURRENT_REQUESTS
 // by; turned away ones are the 503s of algoitny_http_requests_total).
