@@ -143,7 +143,10 @@ func staffOn(t testing.TB, s *apiServer, db *dynamo.DB, email string) string {
 
 // judgeProcesses counts live processes running as the judge's sandbox users
 // (zombies are dead: they only wait for a parent — here often a container's
-// pid 1 that does not reap — to collect them).
+// pid 1 that does not reap — to collect them). The toolchain probes of a
+// judge starting in another test package at the same moment (`go version`,
+// `javac -version`, go's telemetry child) run as those users too, briefly,
+// and are not counted.
 func judgeProcesses(t testing.TB) int {
 	t.Helper()
 	entries, _ := os.ReadDir("/proc")
@@ -167,11 +170,24 @@ func judgeProcesses(t testing.TB) int {
 				judgeUID = uid >= 1500000 && uid < 1600000
 			}
 		}
-		if judgeUID && !zombie {
+		if judgeUID && !zombie && !isToolchainProbe(e.Name()) {
 			n++
 		}
 	}
 	return n
+}
+
+// isToolchainProbe reports whether process pid runs a judge's version
+// probe (its command line ends with version or -version, or it is the
+// telemetry child the go command starts).
+func isToolchainProbe(pid string) bool {
+	b, err := os.ReadFile(filepath.Join("/proc", pid, "cmdline"))
+	if err != nil {
+		return false
+	}
+	args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+	last := args[len(args)-1]
+	return last == "version" || last == "-version" || last == "--version" || last == "** telemetry **"
 }
 
 // TestReplicasShareEvents: two API processes and one worker process; a
