@@ -136,8 +136,13 @@ type Feed struct {
 	members   map[string]int64              // member → when its latest heartbeat arrived
 	waiters   map[uint64]*waiter            // own strict changes waiting, by seq
 
-	acks    chan message   // acknowledgements to publish
-	sending sync.WaitGroup // heartbeats and ends being published
+	acks chan message // acknowledgements to publish
+	// sending counts the messages being published off the caller's
+	// goroutine (heartbeats, ends); once sendsClosed (the feed stopped),
+	// they are published on the caller's goroutine instead.
+	sendMu      sync.Mutex
+	sendsClosed bool
+	sending     sync.WaitGroup
 
 	stats struct {
 		changes, strict, refused, boundWaits, gaps atomic.Int64
@@ -163,6 +168,10 @@ func (f *Feed) Stats() FeedStats {
 		BoundWaits: f.stats.boundWaits.Load(), Gaps: f.stats.gaps.Load()}
 }
 
+// maxHeldKeys: past this many held keys, hold prunes the expired holds
+// (otherwise pruned with each heartbeat).
+const maxHeldKeys = 4096
+
 // forgetter is a cache attached to a feed.
 type forgetter interface {
 	Forget(key string)
@@ -176,6 +185,7 @@ type changeID struct {
 
 // message is what the feed publishes, as JSON.
 type message struct {
+	V      int      `json:"v"` // feedVersion
 	Kind   string   `json:"k"` // kindBeat, kindChange, kindEnd, kindAck, kindBye
 	From   string   `json:"m"`
 	Seq    uint64   `json:"n,omitempty"`
@@ -183,6 +193,11 @@ type message struct {
 	Strict bool     `json:"s,omitempty"`
 	To     string   `json:"to,omitempty"` // an acknowledgement's writer
 }
+
+// feedVersion numbers the messages' format: a process that reads a message
+// it does not understand (a newer version's, or garbage) cannot vouch for
+// its feed and treats it as a gap.
+const feedVersion = 1
 
 const (
 	kindBeat   = "beat"
@@ -215,8 +230,31 @@ func NewFeed(cfg FeedConfig) *Feed {
 }
 
 // Flush waits until the messages this process is still sending have gone
-// out (or failed): call it before closing the broker.
-func (f *Feed) Flush() { f.sending.Wait() }
+// out (or failed); later ones are sent before the call that makes them
+// returns. Call it before closing the broker.
+func (f *Feed) Flush() {
+	f.sendMu.Lock()
+	f.sendsClosed = true
+	f.sendMu.Unlock()
+	f.sending.Wait()
+}
+
+// goSend runs send, a publication, on a goroutine of its own (Flush waits
+// for it), or at once once the feed is flushed.
+func (f *Feed) goSend(send func()) {
+	f.sendMu.Lock()
+	if f.sendsClosed {
+		f.sendMu.Unlock()
+		send()
+		return
+	}
+	f.sending.Add(1)
+	f.sendMu.Unlock()
+	go func() {
+		defer f.sending.Done()
+		send()
+	}()
+}
 
 // ID names this process in the feed's messages.
 func (f *Feed) ID() string { return f.id }
@@ -297,6 +335,9 @@ func (f *Feed) held(key string) bool {
 // hold forgets keys in every attached cache and holds them for change id.
 func (f *Feed) hold(id changeID, keys []string, until int64) {
 	f.mu.Lock()
+	if len(f.holds) > maxHeldKeys {
+		f.pruneLocked(f.mono())
+	}
 	for _, k := range keys {
 		hs := f.holds[k]
 		if hs == nil {
@@ -313,6 +354,12 @@ func (f *Feed) hold(id changeID, keys []string, until int64) {
 // release forgets keys again (a read stored before this is of unknown age)
 // and lifts change id's hold on them.
 func (f *Feed) release(id changeID, keys []string) {
+	// Forgotten before the hold is lifted: a read that began during the
+	// hold (maybe before the write landed) is then refused by its ticket.
+	f.mu.Lock()
+	caches := f.caches
+	f.mu.Unlock()
+	forget(caches, keys)
 	f.mu.Lock()
 	for _, k := range keys {
 		if hs := f.holds[k]; hs != nil {
@@ -322,9 +369,7 @@ func (f *Feed) release(id changeID, keys []string) {
 			}
 		}
 	}
-	caches := f.caches
 	f.mu.Unlock()
-	forget(caches, keys)
 }
 
 func forget(caches []forgetter, keys []string) {
@@ -344,7 +389,7 @@ func (f *Feed) Run(ctx context.Context) {
 	go func() { defer close(ackDone); f.publishAcks(ctx) }()
 	defer func() {
 		<-ackDone
-		f.sending.Wait() // a heartbeat after the goodbye would make us a member again
+		f.Flush() // a heartbeat after the goodbye would make us a member again
 		if f.cfg.Member {
 			bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 			f.publish(bctx, message{Kind: kindBye, From: f.id})
@@ -435,9 +480,10 @@ func (f *Feed) receive(ctx context.Context, sub *pubsub.Subscription, be uint64)
 				return algoitny.Errorf(algoitny.EUNAVAILABLE, "the broker reconnected: messages may be lost")
 			}
 			var m message
-			if err := json.Unmarshal(ev.Payload, &m); err != nil {
-				f.log.Warn("cache: ignoring a malformed feed message", "err", err)
-				continue
+			if err := json.Unmarshal(ev.Payload, &m); err != nil || m.V != feedVersion || !knownKind(m.Kind) {
+				// What it said is unknown: what this process caches may
+				// be stale.
+				return algoitny.Errorf(algoitny.EUNAVAILABLE, "a feed message this process does not understand (version %d, kind %q, err %v)", m.V, m.Kind, err)
 			}
 			f.apply(m)
 		case <-beat:
@@ -457,7 +503,7 @@ func (f *Feed) beat(ctx context.Context, be uint64) {
 	f.pruneLocked(now)
 	f.beats[n] = now
 	f.mu.Unlock()
-	f.sending.Go(func() {
+	f.goSend(func() {
 		pctx, cancel := context.WithTimeout(ctx, f.cfg.Bound)
 		defer cancel()
 		if err := f.publish(pctx, message{Kind: kindBeat, From: f.id, Seq: n}); err != nil && ctx.Err() == nil {
@@ -512,7 +558,10 @@ func (f *Feed) apply(m message) {
 					delete(f.beats, s)
 				}
 			}
-			if until := sent + int64(f.cfg.Bound); until > f.trustedUntil.Load() {
+			// A tenth of the bound less than the writers assume: for
+			// clocks that run at slightly different rates and a reader
+			// paused between its check and its use of an entry.
+			if until := sent + int64(f.cfg.Bound) - int64(f.cfg.Bound)/10; until > f.trustedUntil.Load() {
 				f.trustedUntil.Store(until)
 			}
 		}
@@ -601,7 +650,16 @@ func (f *Feed) publishAcks(ctx context.Context) {
 	}
 }
 
+func knownKind(k string) bool {
+	switch k {
+	case kindBeat, kindChange, kindEnd, kindAck, kindBye:
+		return true
+	}
+	return false
+}
+
 func (f *Feed) publish(ctx context.Context, m message) error {
+	m.V = feedVersion
 	b, err := json.Marshal(m)
 	if err != nil {
 		return err
@@ -647,8 +705,9 @@ type Change struct {
 	id     changeID
 	keys   []string
 	strict bool
-	// told is when the announcement was known committed (mono ns).
-	told int64
+	// start is when the announcement began (mono ns): every process's hold
+	// of the keys begins after it. told is when it was known committed.
+	start, told int64
 }
 
 // Change announces a write of keys, which every process then forgets and
@@ -662,13 +721,13 @@ func (f *Feed) Change(ctx context.Context, strict bool, keys []string) (*Change,
 	if f == nil || len(keys) == 0 {
 		return c, nil
 	}
-	start := f.mono()
+	c.start = f.mono()
 	f.stats.changes.Add(1)
 	if strict {
 		f.stats.strict.Add(1)
 	}
 	c.id = changeID{f.id, f.seq.Add(1)}
-	f.hold(c.id, keys, start+int64(f.cfg.WriteWindow))
+	f.hold(c.id, keys, c.start+int64(f.cfg.WriteWindow))
 	if strict {
 		f.mu.Lock()
 		f.waiters[c.id.seq] = &waiter{signal: make(chan struct{}, 1)}
@@ -676,6 +735,7 @@ func (f *Feed) Change(ctx context.Context, strict bool, keys []string) (*Change,
 	}
 	if err := f.announce(ctx, c, strict); err != nil {
 		f.dropWaiter(c.id.seq)
+		f.unhold(c.id, keys) // nothing will be written
 		f.stats.refused.Add(1)
 		f.log.Warn("cache: cannot announce a change; the write is not made", "keys", keys, "err", err)
 		return nil, &algoitny.Error{Code: algoitny.EUNAVAILABLE, Err: err,
@@ -685,51 +745,86 @@ func (f *Feed) Change(ctx context.Context, strict bool, keys []string) (*Change,
 	return c, nil
 }
 
+// unhold lifts this process's hold of keys for change id (its announcement
+// failed: no other process heard of it, or it holds the keys a little
+// longer than needed).
+func (f *Feed) unhold(id changeID, keys []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, k := range keys {
+		if hs := f.holds[k]; hs != nil {
+			delete(hs, id)
+			if len(hs) == 0 {
+				delete(f.holds, k)
+			}
+		}
+	}
+}
+
+// life is how long after an announcement began its write may still be
+// made: the write window less a landing margin (a fifth of it, at most
+// MaxLandingMargin), so that a request given up then has landed, if at
+// all, before any process stops holding the keys.
+func (f *Feed) life() time.Duration {
+	return f.cfg.WriteWindow - min(MaxLandingMargin, f.cfg.WriteWindow/5)
+}
+
 // announceTimeout bounds publishing an announcement: a write waits that
-// long at most for PostgreSQL before it is refused.
-const announceTimeout = 5 * time.Second
+// long at most for PostgreSQL before it is refused — well within its
+// life, so that a slow announcement leaves the write time to be made.
+func (f *Feed) announceTimeout() time.Duration { return min(5*time.Second, f.life()/2) }
 
 // announce publishes c's announcement (again: a renewal, which holds the
 // keys longer and needs no acknowledgement).
 func (f *Feed) announce(ctx context.Context, c *Change, strict bool) error {
-	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), announceTimeout)
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.announceTimeout())
 	defer cancel()
 	return f.publish(pctx, message{Kind: kindChange, From: f.id, Seq: c.id.seq, Keys: c.keys, Strict: strict})
 }
 
 // Write returns the context to make the write in. Every process holds the
-// keys for WriteWindow after it heard the announcement, so the
-// announcement is renewed every third of it while the write runs, and the
-// context is cancelled when the latest announcement that went out is older
-// than WriteWindow less a landing margin (a fifth of it, at most
-// MaxLandingMargin): a request given up then has landed, if at all, before
-// any process stops holding the keys. Call cancel when the write returned.
+// keys for WriteWindow after it heard the latest announcement, which
+// began after the last announcement went out, so the announcement is
+// renewed every third of the window while the write runs, and the context
+// is cancelled when the latest announcement that went out began longer
+// than the write's life ago (see life): counted from when each began, not
+// from when this is called, as a reply from PostgreSQL may come late. A
+// context that ends at once means the write must not be made. Call cancel
+// when the write returned: it also stops the renewals.
 func (c *Change) Write(ctx context.Context) (context.Context, context.CancelFunc) {
 	f := c.f
 	if f == nil || len(c.keys) == 0 {
 		return context.WithCancel(ctx)
 	}
-	life := f.cfg.WriteWindow - min(MaxLandingMargin, f.cfg.WriteWindow/5)
+	life := f.life()
 	wctx, cancel := context.WithCancel(ctx)
-	expire := time.AfterFunc(life, cancel)
-	stop := make(chan struct{})
+	left := life - time.Duration(f.mono()-c.start)
+	if left <= 0 {
+		cancel()
+		return wctx, cancel
+	}
+	expire := time.AfterFunc(left, cancel)
+	stop, stopped := make(chan struct{}), make(chan struct{})
 	go func() {
-		t := time.NewTicker(f.cfg.WriteWindow / 3)
-		defer t.Stop()
+		defer close(stopped)
+		period := f.cfg.WriteWindow / 3
+		next := time.NewTimer(max(0, period-time.Duration(f.mono()-c.start)))
+		defer next.Stop()
 		for {
 			select {
 			case <-stop:
 				return
 			case <-wctx.Done():
 				return
-			case <-t.C:
-				sent := time.Now()
-				f.hold(c.id, c.keys, f.mono()+int64(f.cfg.WriteWindow))
+			case <-next.C:
+				began := f.mono()
+				f.hold(c.id, c.keys, began+int64(f.cfg.WriteWindow))
 				if err := f.announce(wctx, c, false); err != nil {
 					f.log.Warn("cache: cannot renew the announcement of a write in progress", "keys", c.keys, "err", err)
-					continue
+				} else {
+					expire.Reset(life - time.Duration(f.mono()-began))
 				}
-				expire.Reset(life - time.Since(sent))
+				next.Reset(max(0, period-time.Duration(f.mono()-began)))
 			}
 		}
 	}()
@@ -737,6 +832,7 @@ func (c *Change) Write(ctx context.Context) (context.Context, context.CancelFunc
 	return wctx, func() {
 		once.Do(func() {
 			close(stop)
+			<-stopped // no renewal after the write: it would hold the keys again
 			expire.Stop()
 			cancel()
 		})
@@ -744,25 +840,32 @@ func (c *Change) Write(ctx context.Context) (context.Context, context.CancelFunc
 }
 
 // Finish ends a change: once the write's outcome is known, the keys are
-// released everywhere (an unknown outcome keeps them held until the write
-// window ends). A strict change whose write may have been made then waits
-// until no member can serve the old value (see Feed) — at most Bound after
-// the announcement — whatever ctx says, as the write stands.
+// released everywhere. An unknown outcome keeps them held until the write
+// window ends, and they are forgotten everywhere once more later (twice
+// the window), should the write have landed later still. A strict change
+// whose write may have been made then waits until no member can serve the
+// old value (see Feed) — at most Bound after the announcement — whatever
+// ctx says, as the write stands.
 func (c *Change) Finish(ctx context.Context, outcome Outcome) {
 	f := c.f
 	if f == nil || len(c.keys) == 0 {
 		return
 	}
 	defer f.dropWaiter(c.id.seq)
+	end := func() {
+		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.cfg.Bound)
+		defer cancel()
+		if err := f.publish(pctx, message{Kind: kindEnd, From: f.id, Seq: c.id.seq, Keys: c.keys}); err != nil {
+			f.log.Warn("cache: cannot say a change is done; other processes read the keys from storage until the write window ends", "keys", c.keys, "err", err)
+		}
+	}
 	if outcome != Unknown {
 		f.release(c.id, c.keys)
-		m := message{Kind: kindEnd, From: f.id, Seq: c.id.seq, Keys: c.keys}
-		f.sending.Go(func() {
-			pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.cfg.Bound)
-			defer cancel()
-			if err := f.publish(pctx, m); err != nil {
-				f.log.Warn("cache: cannot say a change is done; other processes read the keys from storage until the write window ends", "keys", c.keys, "err", err)
-			}
+		f.goSend(end)
+	} else {
+		time.AfterFunc(2*f.cfg.WriteWindow, func() {
+			f.release(c.id, c.keys)
+			end()
 		})
 	}
 	if c.strict && outcome != NotApplied {

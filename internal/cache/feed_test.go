@@ -231,11 +231,14 @@ func TestLeavingMemberIsNotWaitedFor(t *testing.T) {
 func TestAcknowledgedStrictChangeDoesNotWaitTheBound(t *testing.T) {
 	t.Parallel()
 	h := newHub()
-	writer, a, b := start(t, h, true), start(t, h, true), start(t, h, true)
+	// A bound long enough that acknowledgements never miss it, even on a
+	// loaded machine.
+	const bound = 3 * time.Second
+	writer, a, b := startBound(t, h, true, bound), startBound(t, h, true, bound), startBound(t, h, true, bound)
 	for _, p := range []*process{writer, a, b} {
 		p.live(t)
 	}
-	time.Sleep(testBound)
+	time.Sleep(bound)
 	for range 5 {
 		write(t, writer, true, cache.Applied, "k")
 	}
@@ -308,4 +311,37 @@ func TestWriteIsGivenUpBeforeTheHoldEnds(t *testing.T) {
 		t.Fatal("the hold ended before the write was given up")
 	}
 	b.node.resume()
+}
+
+// TestLateReplyShortensTheWrite: a reply from PostgreSQL that comes late
+// (the announcement went out long before the writer knew) leaves the
+// write less time: its context ends before any process stops holding the
+// key, and a reply later than the write's life leaves no time at all.
+func TestLateReplyShortensTheWrite(t *testing.T) {
+	t.Parallel()
+	h := newHub()
+	a, b := start(t, h, true), start(t, h, true)
+	a.live(t)
+	b.node.replyDelay.Store(int64(testWindow / 2))
+	ch, err := b.feed.Change(context.Background(), false, []string{"k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.node.replyDelay.Store(int64(testWindow)) // the renewals' replies come too late to help
+	wctx, cancel := ch.Write(context.Background())
+	defer cancel()
+	<-wctx.Done()
+	a.cache.Put("k", "v", a.cache.Begin())
+	if _, ok := a.cache.Get("k"); ok {
+		t.Fatal("another process stopped holding the key before the write was given up")
+	}
+	ch2, err := b.feed.Change(context.Background(), false, []string{"k2"}) // its reply comes after the write's life
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx2, cancel2 := ch2.Write(context.Background())
+	defer cancel2()
+	if wctx2.Err() == nil {
+		t.Fatal("a write whose announcement's reply came after its life may still be made")
+	}
 }

@@ -29,6 +29,10 @@ type node struct {
 	mem   *pubsub.Memory
 	epoch atomic.Uint64
 
+	// replyDelay delays the return of Publish after its message went out,
+	// as a reply from PostgreSQL that comes late.
+	replyDelay atomic.Int64
+
 	// guarded by hub.mu
 	stalled bool
 	down    bool
@@ -67,7 +71,6 @@ func (n *node) Publish(ctx context.Context, topic string, payload []byte) error 
 			return errLinkDown
 		}
 	}
-	defer h.mu.Unlock()
 	for _, o := range h.nodes {
 		switch {
 		case o.down:
@@ -77,6 +80,8 @@ func (n *node) Publish(ctx context.Context, topic string, payload []byte) error 
 			o.mem.Publish(ctx, topic, payload)
 		}
 	}
+	h.mu.Unlock()
+	time.Sleep(time.Duration(n.replyDelay.Load()))
 	return nil
 }
 
@@ -138,8 +143,14 @@ type process struct {
 // nothing) until the test ends.
 func start(t *testing.T, h *hub, member bool) *process {
 	t.Helper()
+	return startBound(t, h, member, testBound)
+}
+
+// startBound is start with another bound.
+func startBound(t *testing.T, h *hub, member bool, bound time.Duration) *process {
+	t.Helper()
 	n := h.node(t)
-	f := cache.NewFeed(cache.FeedConfig{Broker: n, Member: member, Bound: testBound, WriteWindow: testWindow,
+	f := cache.NewFeed(cache.FeedConfig{Broker: n, Member: member, Bound: bound, WriteWindow: testWindow,
 		Logger: slog.New(slog.DiscardHandler)})
 	c := cache.New[string](cache.Config[string]{TTL: time.Hour, Feed: f})
 	ctx, cancel := context.WithCancel(context.Background())

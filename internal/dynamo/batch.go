@@ -79,9 +79,15 @@ func (db *DB) batchGet(ctx context.Context, table string, keys []itemKey) (map[i
 	}
 	for start := 0; start < len(unique); start += maxBatchGet {
 		chunk := unique[start:min(start+maxBatchGet, len(unique))]
-		// What the cache keeps must be the latest write: read it consistently.
-		keeps := t.Live() && slices.ContainsFunc(chunk, func(k itemKey) bool { return db.cachesHead(table, k) })
-		got, err := db.batchGetTables(ctx, map[string][]itemKey{table: chunk}, keeps)
+		// What the cache keeps must be the latest write, and what is read
+		// when the cache is off (a warm-up, a gap) must be as fresh as what
+		// it would have served: cached kinds (security state among them)
+		// are always read consistently, like what a write decides on.
+		consistent := isFresh(ctx) || slices.ContainsFunc(chunk, func(k itemKey) bool {
+			_, _, cached := db.cacheKeyOf(table, k.PK, k.SK)
+			return cached
+		})
+		got, err := db.batchGetTables(ctx, map[string][]itemKey{table: chunk}, consistent)
 		if err != nil {
 			return nil, err
 		}

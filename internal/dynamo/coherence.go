@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync/atomic"
 
 	"github.com/algoitny/api/internal/cache"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/middleware"
 )
 
 // dynamoAPI is the part of the DynamoDB client the repositories use. The
@@ -139,10 +141,37 @@ func (db *DB) announced(ctx context.Context, items []writtenItem, write func(con
 		return err
 	}
 	wctx, cancel := ch.Write(ctx)
+	wctx, attempts := withAttempts(wctx)
 	err = write(wctx)
 	cancel()
-	ch.Finish(ctx, outcome(err))
+	o := outcome(err, attempts.Load())
+	if db.onOutcome != nil {
+		db.onOutcome(keys, o, attempts.Load())
+	}
+	ch.Finish(ctx, o)
 	return err
+}
+
+// attemptsKey carries a write's attempt counter (countAttempts).
+type attemptsKey struct{}
+
+// withAttempts returns a context whose SDK calls count their attempts (the
+// SDK retries a call up to Config.MaxAttempts times) in the counter.
+func withAttempts(ctx context.Context) (context.Context, *atomic.Int32) {
+	n := &atomic.Int32{}
+	return context.WithValue(ctx, attemptsKey{}, n), n
+}
+
+// countAttempts is SDK middleware placed after the retry middleware: it
+// runs once per attempt and bumps the counter of withAttempts.
+func countAttempts(stack *middleware.Stack) error {
+	return stack.Finalize.Add(middleware.FinalizeMiddlewareFunc("algoitnyCountAttempts",
+		func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
+			if n, ok := ctx.Value(attemptsKey{}).(*atomic.Int32); ok {
+				n.Add(1)
+			}
+			return next.HandleFinalize(ctx, in)
+		}), middleware.After)
 }
 
 // changedKeys returns the cache keys of the cached items among items
@@ -162,16 +191,22 @@ func (db *DB) changedKeys(items []writtenItem) (keys []string, strict bool) {
 	return keys, strict
 }
 
-// outcome says what a write's error means for what is stored: DynamoDB
-// refused it (a failed condition, a cancelled transaction, throttling,
-// validation: client faults), or it was made, or it may have been (a
-// timeout, a server fault, a broken connection).
-func outcome(err error) cache.Outcome {
+// outcome says what a write's error means for what is stored, given how
+// many attempts the SDK made: applied without an error; certainly not
+// applied when DynamoDB refused the only attempt (a failed condition, a
+// cancelled transaction, throttling, validation: client faults) or nothing
+// was sent; otherwise unknown — a timeout, a server fault, a broken
+// connection, or a refusal after a retry (the first attempt may have
+// landed: a create retried after a lost reply fails its condition).
+func outcome(err error, attempts int32) cache.Outcome {
 	if err == nil {
 		return cache.Applied
 	}
+	if attempts == 0 {
+		return cache.NotApplied
+	}
 	var api smithy.APIError
-	if errors.As(err, &api) && api.ErrorFault() == smithy.FaultClient {
+	if attempts == 1 && errors.As(err, &api) && api.ErrorFault() == smithy.FaultClient {
 		return cache.NotApplied
 	}
 	return cache.Unknown

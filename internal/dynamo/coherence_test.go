@@ -2,17 +2,26 @@ package dynamo_test
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/atcoder"
+	"github.com/algoitny/api/internal/cache"
 	"github.com/algoitny/api/internal/dynamo"
+	"github.com/algoitny/api/internal/dynamo/dynamotest"
 	"github.com/algoitny/api/internal/pubsub"
 	"github.com/algoitny/api/internal/watch"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
 // TestEveryWriteIsAnnounced calls every method of DB that writes and
@@ -286,4 +295,96 @@ func cmpOr(a, b dynamo.StoredItem) dynamo.StoredItem {
 		return a
 	}
 	return b
+}
+
+// TestCachedKindsAreReadConsistently: whenever a read of a cached kind
+// goes to DynamoDB — the cache off (a warm-up, a gap in the feed) or the
+// item not cached — it is strongly consistent: an eventually consistent
+// read could miss a logout or a deactivation that other replicas' caches
+// have already applied.
+func TestCachedKindsAreReadConsistently(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := newDB(t) // no feed: the cache is off
+	_, err := db.SeedPlans(ctx, algoitny.DefaultPlans(), false)
+	ok(t, err)
+	u := &algoitny.User{Email: "ada@example.com", Name: "Ada", IsActive: true}
+	ok(t, db.CreateUser(ctx, u, must[*algoitny.Plan](t)(db.GetPlan(ctx, "Free"))))
+	var inputs []*dynamodb.BatchGetItemInput
+	dynamo.SpyBatchGets(db, func(in *dynamodb.BatchGetItemInput) { inputs = append(inputs, in) })
+	_, err = db.AuthLookup(ctx, u.Email, "session-1")
+	ok(t, err)
+	_, _, err = db.GetHistoriesAndProblems(ctx, nil, []algoitny.ProblemRef{{Platform: algoitny.PlatformBaekjoon, ProblemID: "1000"}})
+	ok(t, err)
+	_, err = db.GetUsersByEmail(ctx, []string{u.Email})
+	ok(t, err)
+	if len(inputs) != 3 {
+		t.Fatalf("%d BatchGetItem calls, want 3", len(inputs))
+	}
+	for i, in := range inputs {
+		for table, ka := range in.RequestItems {
+			if ka.ConsistentRead == nil || !*ka.ConsistentRead {
+				t.Errorf("call %d read %s eventually consistently", i, table)
+			}
+		}
+	}
+}
+
+// lostReply is a reverse proxy to DynamoDB Local that, for the first request
+// of one operation (X-Amz-Target), passes it on — DynamoDB makes the write —
+// and answers the client with a server error, as when a reply is lost.
+func lostReply(t *testing.T, op string) string {
+	t.Helper()
+	target, err := url.Parse(dynamotest.Endpoint())
+	ok(t, err)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	var lost atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.Header.Get("X-Amz-Target"), "."+op) && lost.CompareAndSwap(false, true) {
+			rec := httptest.NewRecorder()
+			proxy.ServeHTTP(rec, r) // DynamoDB makes the write
+			w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+			w.WriteHeader(http.StatusInternalServerError)
+			io.WriteString(w, `{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"the reply was lost"}`)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// TestOutcomeAfterARetry: a write whose first attempt landed but whose
+// reply was lost is retried by the SDK, and the retry's refusal (the item
+// exists: its condition fails) does not mean the write was not made — its
+// outcome is unknown, so the others keep holding the key.
+func TestOutcomeAfterARetry(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tables := newDB(t)
+	db, err := dynamo.Open(ctx, dynamo.Config{Endpoint: lostReply(t, "PutItem"), TablePrefix: strings.TrimSuffix(tables.Tables().Main, "Main")})
+	ok(t, err)
+	broker := pubsub.NewMemory(pubsub.MemoryConfig{})
+	t.Cleanup(broker.Close)
+	runFeed(t, db, broker, false)
+	type seen struct {
+		o        cache.Outcome
+		attempts int32
+	}
+	var outcomes []seen
+	dynamo.OnOutcome(db, func(_ []string, o cache.Outcome, attempts int32) { outcomes = append(outcomes, seen{o, attempts}) })
+	h := newHistory("u1", algoitny.PlatformBaekjoon, "1000", algoitny.LanguagePython, true)
+	errCode(t, db.CreateHistory(ctx, h), algoitny.ECONFLICT) // the retry finds the item the lost attempt wrote
+	if got := must[*algoitny.SearchHistory](t)(tables.GetHistory(ctx, h.Ref())); got.Code != h.Code {
+		t.Fatalf("the first attempt's write is not there: %+v", got)
+	}
+	if len(outcomes) != 1 || outcomes[0].attempts != 2 || outcomes[0].o != cache.Unknown {
+		t.Fatalf("outcomes %+v; want one write of 2 attempts whose outcome is unknown", outcomes)
+	}
+	// One attempt refused by DynamoDB: certainly not written.
+	outcomes = nil
+	errCode(t, db.CreateHistory(ctx, h), algoitny.ECONFLICT)
+	if len(outcomes) != 1 || outcomes[0].attempts != 1 || outcomes[0].o != cache.NotApplied {
+		t.Fatalf("outcomes %+v; want one refused attempt, not applied", outcomes)
+	}
 }

@@ -69,12 +69,13 @@ type DB struct {
 	filtered         filteredReads
 	maxCasePageBytes int
 
-	// feed, log and partitions: see SetFeed (partitions.go); onChange
-	// observes announced writes (tests).
+	// feed, log and partitions: see SetFeed (partitions.go); onChange and
+	// onOutcome observe announced writes and their outcomes (tests).
 	feed       *cache.Feed
 	log        *slog.Logger
 	partitions *cache.Cache[*partition]
 	onChange   func(keys []string, strict bool)
+	onOutcome  func(keys []string, o cache.Outcome, attempts int32)
 }
 
 // Open connects to DynamoDB. It makes no request; call Ping to check the
@@ -114,7 +115,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 			// bodies; the SDK would log a warning per response.
 			o.DisableValidateResponseChecksum = true
 		}
-		o.APIOptions = append(o.APIOptions, db.countRequests)
+		o.APIOptions = append(o.APIOptions, db.countRequests, countAttempts)
 	})
 	db.client = writeThrough{Client: sdk, db: db}
 	return db, nil

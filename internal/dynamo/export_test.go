@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/cache"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -117,3 +118,24 @@ func Snapshot(ctx context.Context, db *DB) (map[string]StoredItem, error) {
 	}
 	return out, nil
 }
+
+// spyClient passes every call through, telling batchGets of the
+// BatchGetItem inputs it sees.
+type spyClient struct {
+	dynamoAPI
+	batchGets func(*dynamodb.BatchGetItemInput)
+}
+
+func (s spyClient) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
+	s.batchGets(in)
+	return s.dynamoAPI.BatchGetItem(ctx, in, opts...)
+}
+
+// SpyBatchGets calls f with every BatchGetItem input db sends from now on.
+func SpyBatchGets(db *DB, f func(*dynamodb.BatchGetItemInput)) {
+	db.client = spyClient{dynamoAPI: db.client, batchGets: f}
+}
+
+// OnOutcome calls f with the outcome of every announced write of db and the
+// attempts the SDK made.
+func OnOutcome(db *DB, f func(keys []string, o cache.Outcome, attempts int32)) { db.onOutcome = f }

@@ -321,7 +321,9 @@ func (p *Postgres) receive(conn *pgx.Conn) error {
 		cancel()
 		switch {
 		case err == nil:
-			p.dispatch(n.Payload)
+			if err := p.dispatch(n.Payload); err != nil {
+				return err // an event was lost: a new epoch must say so
+			}
 		case p.ctx.Err() != nil:
 			return p.ctx.Err()
 		case idle && !conn.IsClosed():
@@ -338,8 +340,12 @@ func (p *Postgres) receive(conn *pgx.Conn) error {
 }
 
 // dispatch decodes one notification and publishes it locally, loading a
-// stored payload first if anyone here subscribes to its topic.
-func (p *Postgres) dispatch(msg string) {
+// stored payload first if anyone here subscribes to its topic. A stored
+// payload that cannot be loaded is an event lost: the error makes the
+// listener reconnect, so that the epoch changes and whoever trusts it
+// (the caches' change feed) knows. A malformed notification, which no
+// AlgoItny process sends, is ignored.
+func (p *Postgres) dispatch(msg string) error {
 	var env envelope
 	err := json.Unmarshal([]byte(msg), &env)
 	if err == nil {
@@ -347,22 +353,22 @@ func (p *Postgres) dispatch(msg string) {
 	}
 	if err != nil {
 		p.log.Warn("pubsub: ignoring a malformed notification", "channel", p.cfg.Channel, "err", err)
-		return
+		return nil
 	}
 	payload := env.Bytes
 	switch {
 	case env.ID != 0:
 		if !p.local.hasSubscribers(env.Topic) {
-			return
+			return nil
 		}
 		if payload, err = p.load(env.ID); err != nil {
-			p.log.Warn("pubsub: cannot load a stored payload; event lost", "channel", p.cfg.Channel, "topic", env.Topic, "id", env.ID, "err", err)
-			return
+			return fmt.Errorf("a stored payload (topic %s, id %d) cannot be loaded; the event is lost: %w", env.Topic, env.ID, err)
 		}
 	case env.Text != nil:
 		payload = []byte(*env.Text)
 	}
 	p.local.publish(env.Topic, payload)
+	return nil
 }
 
 // load reads a stored payload. It runs on the listener goroutine, which keeps

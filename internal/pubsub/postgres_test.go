@@ -176,7 +176,7 @@ func TestPostgres(t *testing.T) {
 		t.Parallel()
 		p := newPgProcesses(t, pubsub.PostgresConfig{})
 		s := subscribe(t, context.Background(), p.B, "job:1")
-		for _, msg := range []string{"not json", `{"t":""}`, `{"t":"job:1","b":"!!"}`, `{"t":"job:1","id":999999999}`} {
+		for _, msg := range []string{"not json", `{"t":""}`, `{"t":"job:1","b":"!!"}`} {
 			if _, err := p.PoolA.Exec(context.Background(), "SELECT pg_notify($1, $2)", p.Channel, msg); err != nil {
 				t.Fatal(err)
 			}
@@ -184,6 +184,28 @@ func TestPostgres(t *testing.T) {
 		publish(t, p.A, "job:1", []byte("ok"))
 		if e := receive(t, s); string(e.Payload) != "ok" {
 			t.Fatalf("got %q", e.Payload)
+		}
+	})
+
+	t.Run("UnloadablePayloadStartsANewEpoch", func(t *testing.T) {
+		t.Parallel()
+		// A notification of a stored payload that cannot be loaded is an
+		// event lost: the listener reconnects and the epoch changes, so
+		// whoever trusts it knows (the caches' change feed).
+		p := newPgProcesses(t, pubsub.PostgresConfig{ReconnectMin: 10 * time.Millisecond, ReconnectMax: 200 * time.Millisecond})
+		s := subscribe(t, context.Background(), p.B, "job:1")
+		before := p.B.Epoch()
+		if _, err := p.PoolA.Exec(context.Background(), "SELECT pg_notify($1, $2)", p.Channel, `{"t":"job:1","id":999999999}`); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(10 * time.Second); p.B.Epoch() == before; time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the epoch stayed %d after an event was lost", before)
+			}
+		}
+		waitForListener(t, p.A, s, "job:1")
+		if after := p.B.Epoch(); after == 0 || after == before {
+			t.Fatalf("epoch %d after the loss, %d before", after, before)
 		}
 	})
 
