@@ -33,8 +33,6 @@ type Store interface {
 	CreatePlan(ctx context.Context, p *algoitny.Plan) error
 	UpdatePlan(ctx context.Context, name string, u algoitny.PlanUpdate) (*algoitny.Plan, error)
 	UsageCounts(ctx context.Context, userID, day string) (map[algoitny.UsageAction]int, error)
-	ConsumeQuota(ctx context.Context, log *algoitny.UsageLog, limit int) error
-	ReleaseQuota(ctx context.Context, log *algoitny.UsageLog) error
 	ExecutionStats(ctx context.Context) ([]algoitny.ExecutionStat, error)
 	GetUsageLog(ctx context.Context, userID string, action algoitny.UsageAction, id string) (*algoitny.UsageLog, error)
 	DeleteAccount(ctx context.Context, u *algoitny.User) error
@@ -416,21 +414,19 @@ func dailyLimit(a *algoitny.Actor, action algoitny.UsageAction) int {
 	return a.Plan.DailyLimit(action)
 }
 
-// ConsumeQuota records one use of log.Action for the signed-in user against
-// their plan's daily limit, exactly under concurrency. Returns
-// EUNAUTHENTICATED or ERATELIMITED (with limit, used and reset time).
-func (s *Service) ConsumeQuota(ctx context.Context, log *algoitny.UsageLog) error {
+// Charge prepares one use of log.Action by the signed-in user, paid for
+// with the job that needs it: log gets its payer, and the charge the
+// limit of the user's plan as it is now. Nothing is spent until the job is
+// written with it (dynamo.DB.CreateChargedJob), which refuses it with
+// ERATELIMITED (limit, used, reset time) at the limit, exactly under
+// concurrency. Returns EUNAUTHENTICATED.
+func (s *Service) Charge(ctx context.Context, log *algoitny.UsageLog) (*algoitny.Charge, error) {
 	a := algoitny.ActorFrom(ctx)
 	if err := a.RequireUser(); err != nil {
-		return err
+		return nil, err
 	}
 	log.UserID = a.UserID()
-	return s.Store.ConsumeQuota(ctx, log, dailyLimit(a, log.Action))
-}
-
-// ReleaseQuota gives back a use whose work could not be started.
-func (s *Service) ReleaseQuota(ctx context.Context, log *algoitny.UsageLog) error {
-	return s.Store.ReleaseQuota(ctx, log)
+	return &algoitny.Charge{Log: log, Limit: dailyLimit(a, log.Action)}, nil
 }
 
 // UsageStats returns execution counts by platform and language (staff only).

@@ -27,6 +27,10 @@ type Job struct {
 	IsCodePublic bool
 	// GeneratorCode is the result of a SCRIPT_GENERATION job.
 	GeneratorCode string
+	// PaidWith names the usage log that paid for the job, written in the
+	// same transaction (Charge); nil for a job that cost nothing. The log
+	// names the job back.
+	PaidWith *UsageRef
 	// Result holds a job type's JSON result.
 	Result       string
 	ErrorMessage string

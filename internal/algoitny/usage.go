@@ -3,7 +3,9 @@ package algoitny
 import "time"
 
 // UsageLog records one metered action (an execution or a hint request). Logs
-// expire 90 days after they are written.
+// expire 90 days after they are written. A log written with its job
+// (Charge) names the job in JobID, and the job names the log back
+// (Job.PaidWith).
 type UsageLog struct {
 	ID        string
 	UserID    string
@@ -14,6 +16,27 @@ type UsageLog struct {
 	JobID     string
 	CreatedAt time.Time
 	ExpiresAt time.Time
+}
+
+// UsageRef names one usage log: whose it is, its action and its id.
+type UsageRef struct {
+	UserID string
+	Action UsageAction
+	ID     string
+}
+
+// Charge is one use of a metered action paid with the job that needs it:
+// the job, its usage log and the day's counter are written in one
+// transaction (dynamo.DB.CreateChargedJob), so that whatever fails, no use is
+// charged without its job and no job exists without its use.
+type Charge struct {
+	// Log is the use: UserID (the payer: the job's owner, or staff acting
+	// for them), Action and what it is about. Its ID, JobID, CreatedAt and
+	// ExpiresAt are set when it is written.
+	Log *UsageLog
+	// Limit is the payer's daily limit of Log.Action (Unlimited: none) as
+	// their plan says when the charge is made.
+	Limit int
 }
 
 // Usage is how much of one action's daily quota a user has used.

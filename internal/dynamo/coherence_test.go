@@ -116,6 +116,11 @@ func TestEveryWriteIsAnnounced(t *testing.T) {
 			keyed, _, err = db.CreateJob(ctx, &algoitny.Job{Type: algoitny.JobCodeExecution, UserID: u.ID, IdempotencyKey: "k1"})
 			return err
 		}},
+		{"CreateChargedJob", func() error {
+			charge := &algoitny.Charge{Log: &algoitny.UsageLog{UserID: u.ID, Action: algoitny.ActionHint}, Limit: algoitny.Unlimited}
+			_, _, err := db.CreateChargedJob(ctx, &algoitny.Job{Type: algoitny.JobHintGeneration, UserID: u.ID, HistoryID: h.ID}, charge)
+			return err
+		}},
 		{"SetRiverJobID", func() error { return err2(db.SetRiverJobID(ctx, job.ID, 42)) }},
 		{"AddJobProgress", func() error {
 			return db.AddJobProgress(ctx, &algoitny.JobProgress{JobID: job.ID, Step: "compiling", Status: algoitny.JobProcessing, Percent: 10})
@@ -228,7 +233,7 @@ func TestEveryWriteIsAnnounced(t *testing.T) {
 		"GetProblemWithTestCases", "GetProblems", "GetTestCase", "GetUsageLog", "GetUserByEmail", "GetUserByGoogleID",
 		"GetUserByID", "GetUsersByEmail", "LatestJobProgress", "ListADTContests", "ListAtCoderLinksDue", "ListCheckResults",
 		"ListChecks", "ListExecutionTests", "ListHistoryByLanguage", "ListHistoryByPlatform", "ListJobProgress", "ListJobs", "ListOverdueChecks",
-		"ListPlans", "ListProblems", "ListPublicHistory", "ListStaleJobs", "ListTestCases", "ListUsageLogs",
+		"ListPlans", "ListProblems", "ListPublicHistory", "ListStaleJobs", "ListStaleJobsPage", "ListTestCases", "ListUsageLogs",
 		"ListUserChecks", "ListUserHistory", "ListUsers", "ListUsersByPlan", "NewHistoryID", "NewJobProgressID", "Ping",
 		"PrefetchProblem", "Requests", "Tables", "UsageCounts",
 	}

@@ -2,9 +2,11 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/cache"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -35,6 +37,9 @@ type jobItem struct {
 	HistoryID      string     `dynamodbav:",omitempty"`
 	IsCodePublic   bool       `dynamodbav:",omitempty"`
 	GeneratorCode  string     `dynamodbav:",omitempty"`
+	UsageUserID    string     `dynamodbav:",omitempty"`
+	UsageAction    string     `dynamodbav:",omitempty"`
+	UsageLogID     string     `dynamodbav:",omitempty"`
 	Result         string     `dynamodbav:",omitempty"`
 	ErrorMessage   string     `dynamodbav:",omitempty"`
 	Attempt        int        `dynamodbav:",omitempty"`
@@ -84,6 +89,9 @@ func marshalJob(j *algoitny.Job) (map[string]types.AttributeValue, error) {
 	if j.RiverJobID != 0 {
 		it.GSI3PK, it.GSI3SK = gsiJobTask(j.RiverJobID), skMetadata
 	}
+	if u := j.PaidWith; u != nil {
+		it.UsageUserID, it.UsageAction, it.UsageLogID = u.UserID, string(u.Action), u.ID
+	}
 	av, err := attributevalue.MarshalMap(it)
 	if err != nil {
 		return nil, algoitny.Internal(err, "encode job")
@@ -96,12 +104,17 @@ func unmarshalJob(av map[string]types.AttributeValue) (*algoitny.Job, error) {
 	if err := attributevalue.UnmarshalMap(av, &it); err != nil {
 		return nil, algoitny.Internal(err, "decode job")
 	}
+	var paid *algoitny.UsageRef
+	if it.UsageLogID != "" {
+		paid = &algoitny.UsageRef{UserID: it.UsageUserID, Action: algoitny.UsageAction(it.UsageAction), ID: it.UsageLogID}
+	}
 	return &algoitny.Job{
 		ID: it.JobID, Type: algoitny.JobType(it.JobType), Status: algoitny.JobStatus(it.Status), UserID: it.UserID,
 		RiverJobID: it.RiverJobID, IdempotencyKey: it.IdempotencyKey, Platform: algoitny.Platform(it.Platform),
 		ProblemID: it.ProblemID, Title: it.Title, ProblemURL: it.ProblemURL, Tags: it.Tags, SolutionCode: it.SolutionCode,
 		Language: algoitny.Language(it.Language), Constraints: it.Constraints, HistoryID: it.HistoryID, IsCodePublic: it.IsCodePublic,
 		GeneratorCode: it.GeneratorCode, Result: it.Result, ErrorMessage: it.ErrorMessage, Attempt: it.Attempt,
+		PaidWith:  paid,
 		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt, StartedAt: it.StartedAt, FinishedAt: it.FinishedAt,
 	}, nil
 }
@@ -109,35 +122,105 @@ func unmarshalJob(av map[string]types.AttributeValue) (*algoitny.Job, error) {
 // idempotencyTTL is how long an idempotency key keeps returning its job.
 const idempotencyTTL = 24 * time.Hour
 
-// CreateJob stores a new PENDING job (seed pattern #19), its pointer in the
-// owner's partition and, when it has an IdempotencyKey, a marker reserving
-// that key for 24 hours — all in one transaction. If the key was already
-// used by the same user, the earlier job is returned with created=false.
+// settleTimeout bounds the read that settles a job write whose answer was
+// lost (CreateChargedJob).
+const settleTimeout = 2 * time.Second
+
+// CreateJob stores a new PENDING job that costs nothing: CreateChargedJob
+// without a charge.
 func (db *DB) CreateJob(ctx context.Context, j *algoitny.Job) (job *algoitny.Job, created bool, err error) {
+	return db.CreateChargedJob(ctx, j, nil)
+}
+
+// CreateChargedJob stores a new PENDING job (seed pattern #19), its pointer
+// in the owner's partition, a marker reserving its IdempotencyKey for 24
+// hours and, with a charge, the use that pays for it (the day's counter
+// raised only while it is below charge.Limit, and the usage log) — all in
+// one transaction. So the job and its use exist together or not at all,
+// whatever fails and whenever a process dies: there is nothing to undo. The
+// log names the job (UsageLog.JobID) and the job its log (Job.PaidWith).
+// N concurrent calls against limit L admit exactly L.
+//
+// If the key was already used by the same user, the earlier job is returned
+// with created=false and nothing is charged. A transaction whose answer is
+// lost (a connection cut after DynamoDB applied it) is settled by reading
+// the job back: it exists only if the transaction was applied. It returns
+// ERATELIMITED (with the limit, the count and the reset time), ECONFLICT
+// (the key is being reused as it expires) or EINTERNAL (DynamoDB failed or
+// is unreachable: the job may still have been stored — with its charge —
+// and is queued later by the reaper).
+func (db *DB) CreateChargedJob(ctx context.Context, j *algoitny.Job, charge *algoitny.Charge) (job *algoitny.Job, created bool, err error) {
 	j.ID, j.CreatedAt = newID(db.now())
 	j.UpdatedAt, j.Status = j.CreatedAt, algoitny.JobPending
-	av, err := marshalJob(j)
+	var usage []types.TransactWriteItem
+	if charge != nil {
+		if usage, err = db.chargeItems(ctx, j, charge); err != nil {
+			return nil, false, err
+		}
+	}
+	items, markerAt, err := db.jobItems(j)
 	if err != nil {
 		return nil, false, err
 	}
-	items := []types.TransactWriteItem{{Put: &types.Put{
+	counterAt := len(items)
+	items = append(items, usage...)
+	_, err = db.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	switch {
+	case err == nil:
+		return j, true, nil
+	case conditionFailedAt(err, 0):
+		// The id is new: only this call can have written it, in an attempt
+		// whose answer was lost before the SDK retried.
+		return j, true, nil
+	case markerAt >= 0 && conditionFailedAt(err, markerAt):
+		return db.jobOfKey(ctx, j)
+	case charge != nil && conditionFailedAt(err, counterAt):
+		// A repeat of a charged request gets its job, not a refusal (a
+		// backstop: DynamoDB Local reports the marker's failure as well).
+		if j.IdempotencyKey != "" {
+			if existing, gerr := db.GetJobByIdempotencyKey(fresh(ctx), j.UserID, j.IdempotencyKey); gerr == nil {
+				return existing, existing.ID == j.ID, nil
+			}
+		}
+		return nil, false, db.rateLimited(ctx, charge)
+	case outcome(err) == cache.Unknown && !errors.As(err, new(*algoitny.Error)):
+		// (An *algoitny.Error is the feed refusing to announce the write:
+		// nothing was sent.) Applied or not? The job tells (the log and the counter went
+		// with it). Unreadable too: the reaper finds it if it exists.
+		sctx, cancel := context.WithTimeout(fresh(context.WithoutCancel(ctx)), settleTimeout)
+		defer cancel()
+		if stored, gerr := db.GetJob(sctx, j.ID); gerr == nil {
+			return stored, true, nil
+		}
+	}
+	return nil, false, translate(err, "create job")
+}
+
+// jobItems returns the writes of a new job: the job (first), the owner's
+// pointer and the idempotency marker (at markerAt; -1 without a key).
+func (db *DB) jobItems(j *algoitny.Job) (items []types.TransactWriteItem, markerAt int, err error) {
+	av, err := marshalJob(j)
+	if err != nil {
+		return nil, -1, err
+	}
+	items = []types.TransactWriteItem{{Put: &types.Put{
 		TableName: aws.String(db.tables.Main), Item: av, ConditionExpression: aws.String("attribute_not_exists(PK)"),
 	}}}
 	if j.UserID != "" {
 		ptr, err := attributevalue.MarshalMap(userJobItem{PK: userPK(j.UserID), SK: userJobSK(j.ID), EntityType: "UserJob", JobID: j.ID, JobType: string(j.Type), Status: string(j.Status)})
 		if err != nil {
-			return nil, false, algoitny.Internal(err, "encode job pointer")
+			return nil, -1, algoitny.Internal(err, "encode job pointer")
 		}
 		items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(db.tables.Main), Item: ptr}})
 	}
-	markerAt := -1
+	markerAt = -1
 	if j.IdempotencyKey != "" {
 		marker, err := attributevalue.MarshalMap(map[string]any{
 			attrPK: userPK(j.UserID), attrSK: idempotencySK(j.IdempotencyKey), "EntityType": "IdempotencyKey",
 			"JobID": j.ID, attrTTL: j.CreatedAt.Add(idempotencyTTL).Unix(),
 		})
 		if err != nil {
-			return nil, false, algoitny.Internal(err, "encode idempotency key")
+			return nil, -1, algoitny.Internal(err, "encode idempotency key")
 		}
 		markerAt = len(items)
 		// An expired marker (TTL passed, not yet deleted) may be replaced.
@@ -148,22 +231,24 @@ func (db *DB) CreateJob(ctx context.Context, j *algoitny.Job) (job *algoitny.Job
 			ExpressionAttributeValues: map[string]types.AttributeValue{":now": &types.AttributeValueMemberN{Value: itoa(db.now().Unix())}},
 		}})
 	}
-	_, err = db.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
-	if markerAt >= 0 && conditionFailedAt(err, markerAt) {
-		marker, err := db.getItem(ctx, db.tables.Main, itemKey{userPK(j.UserID), idempotencySK(j.IdempotencyKey)})
-		if err != nil {
-			return nil, false, err
-		}
-		if marker == nil { // expired and deleted in between: let the client retry
-			return nil, false, algoitny.Errorf(algoitny.ECONFLICT, "idempotency key is being reused; retry")
-		}
-		existing, err := db.GetJob(ctx, stringAttr(marker, "JobID"))
-		return existing, false, err
-	}
+	return items, markerAt, nil
+}
+
+// jobOfKey returns the job that holds j's idempotency key (created=false),
+// or j itself when an earlier attempt of this call stored it.
+func (db *DB) jobOfKey(ctx context.Context, j *algoitny.Job) (*algoitny.Job, bool, error) {
+	marker, err := db.getItem(ctx, db.tables.Main, itemKey{userPK(j.UserID), idempotencySK(j.IdempotencyKey)})
 	if err != nil {
-		return nil, false, translate(err, "create job")
+		return nil, false, err
 	}
-	return j, true, nil
+	if marker == nil { // expired and deleted in between: let the client retry
+		return nil, false, algoitny.Errorf(algoitny.ECONFLICT, "idempotency key is being reused; retry")
+	}
+	existing, err := db.GetJob(ctx, stringAttr(marker, "JobID"))
+	if err != nil {
+		return nil, false, err
+	}
+	return existing, existing.ID == j.ID, nil
 }
 
 // ReleaseIdempotencyKey frees a user's idempotency key if it still names
@@ -426,13 +511,19 @@ func (db *DB) ListJobs(ctx context.Context, f algoitny.JobFilter, page algoitny.
 // since before cutoff, oldest first (seed 003 "find stale jobs", as a key
 // range of GSI2 rather than a filter).
 func (db *DB) ListStaleJobs(ctx context.Context, status algoitny.JobStatus, cutoff time.Time, limit int) ([]*algoitny.Job, error) {
-	p, err := db.page(ctx, &query{list: "staleJobs", table: db.tables.Main, index: indexGSI2, pk: gsiJobStatus(status), skBefore: keyTime(cutoff), forward: true},
-		algoitny.PageRequest{First: min(max(limit, 1), algoitny.MaxPageSize)})
+	p, err := db.ListStaleJobsPage(ctx, status, cutoff, algoitny.PageRequest{First: min(max(limit, 1), algoitny.MaxPageSize)})
+	return p.Items, err
+}
+
+// ListStaleJobsPage is ListStaleJobs one page at a time, so that a sweep
+// can look past a page of jobs that only wait their turn (the reaper). It
+// returns EINVALID for a forged cursor.
+func (db *DB) ListStaleJobsPage(ctx context.Context, status algoitny.JobStatus, cutoff time.Time, page algoitny.PageRequest) (algoitny.Page[*algoitny.Job], error) {
+	p, err := db.page(ctx, &query{list: "staleJobs", table: db.tables.Main, index: indexGSI2, pk: gsiJobStatus(status), skBefore: keyTime(cutoff), forward: true}, page)
 	if err != nil {
-		return nil, err
+		return algoitny.Page[*algoitny.Job]{}, err
 	}
-	jobs, err := convertPage(p, unmarshalJob)
-	return jobs.Items, err
+	return convertPage(p, unmarshalJob)
 }
 
 // AddJobProgress appends a progress step to a job's history (seed 003

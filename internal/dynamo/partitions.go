@@ -28,7 +28,8 @@ import (
 //   - plans (the Plans table's METADATA items), read with every user;
 //   - a user's quota counter item of a day (one GetItem answers myUsage),
 //     changed only when the user spends or gets back a use. The quota
-//     itself is never decided from it: ConsumeQuota's conditional write is;
+//     itself is never decided from it: the conditional write that charges
+//     a use (CreateChargedJob, ConsumeQuota) is;
 //   - a user's executions read by id (GetHistory, GetHistories): a job's
 //     events show its execution to every subscriber, and an execution
 //     changes only when it is made public or given hints.

@@ -46,9 +46,46 @@ func unmarshalUsage(av map[string]types.AttributeValue) (*algoitny.UsageLog, err
 // concurrent calls against limit L admit exactly L. Quota days are UTC days
 // (algoitny.UsageDay). On success log gets its id, time and expiry (90 days).
 // It returns ERATELIMITED, with the limit, the count and the reset time.
+//
+// A use that pays for a job is charged with CreateChargedJob instead, in
+// the job's own transaction: with ConsumeQuota a failure between the charge
+// and the job would leave one without the other.
 func (db *DB) ConsumeQuota(ctx context.Context, log *algoitny.UsageLog, limit int) error {
-	now := db.now()
-	log.ID, log.CreatedAt = newID(now)
+	c := &algoitny.Charge{Log: log, Limit: limit}
+	items, err := db.usageItems(ctx, c)
+	if err != nil {
+		return err
+	}
+	_, err = db.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	if conditionFailedAt(err, 0) {
+		return db.rateLimited(ctx, c) // nothing written: nothing to tell
+	}
+	return translate(err, "consume quota")
+}
+
+// chargeItems returns the writes that charge c for job j (CreateChargedJob):
+// the counter's conditional ADD (first) and the usage log naming j, which
+// is told the log (PaidWith). It returns ERATELIMITED for a limit below one
+// use.
+func (db *DB) chargeItems(ctx context.Context, j *algoitny.Job, c *algoitny.Charge) ([]types.TransactWriteItem, error) {
+	if c.Log.UserID == "" {
+		return nil, algoitny.Internal(nil, "a charge needs its payer")
+	}
+	c.Log.JobID = j.ID
+	items, err := db.usageItems(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	j.PaidWith = &algoitny.UsageRef{UserID: c.Log.UserID, Action: c.Log.Action, ID: c.Log.ID}
+	return items, nil
+}
+
+// usageItems returns the writes of one use: the counter's ADD, conditional
+// on c.Limit (first), and the usage log. c.Log gets its id, time and expiry.
+// It returns ERATELIMITED for a limit below one use (nothing to write).
+func (db *DB) usageItems(ctx context.Context, c *algoitny.Charge) ([]types.TransactWriteItem, error) {
+	log := c.Log
+	log.ID, log.CreatedAt = newID(db.now())
 	log.ExpiresAt = log.CreatedAt.Add(algoitny.UsageDayRetention)
 	day := algoitny.UsageDay(log.CreatedAt)
 	it := usageItem{
@@ -61,36 +98,33 @@ func (db *DB) ConsumeQuota(ctx context.Context, log *algoitny.UsageLog, limit in
 	}
 	av, err := attributevalue.MarshalMap(it)
 	if err != nil {
-		return algoitny.Internal(err, "encode usage log")
+		return nil, algoitny.Internal(err, "encode usage log")
 	}
-	limited := func() error {
-		used, err := db.usageCount(fresh(ctx), log.UserID, day, log.Action)
-		if err != nil {
-			return err
-		}
-		return &algoitny.Error{
-			Code:      algoitny.ERATELIMITED,
-			Message:   "daily " + string(log.Action) + " limit reached",
-			RateLimit: &algoitny.RateLimit{Action: log.Action, Limit: limit, Used: used, ResetAt: algoitny.NextReset(log.CreatedAt)},
-		}
-	}
-	counter, ok := db.counterAdd(itemKey{userPK(log.UserID), quotaSK(day)}, quotaCountAttr(log.Action), 1, limit, &log.ExpiresAt)
+	counter, ok := db.counterAdd(itemKey{userPK(log.UserID), quotaSK(day)}, quotaCountAttr(log.Action), 1, c.Limit, &log.ExpiresAt)
 	if !ok {
-		return limited()
+		return nil, db.rateLimited(ctx, c)
 	}
-	_, err = db.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
-		counter,
-		{Put: &types.Put{TableName: aws.String(db.tables.Main), Item: av}},
-	}})
-	if conditionFailedAt(err, 0) {
-		return limited() // nothing written: nothing to tell
-	}
-	return translate(err, "consume quota")
+	return []types.TransactWriteItem{counter, {Put: &types.Put{TableName: aws.String(db.tables.Main), Item: av}}}, nil
 }
 
-// ReleaseQuota gives back a use recorded by ConsumeQuota (when the work it
-// paid for could not even be enqueued): the log is deleted and the counter
-// lowered in one transaction. Releasing twice is a no-op.
+// rateLimited is the ERATELIMITED error of a refused charge, with the count
+// read from DynamoDB itself (not a cache).
+func (db *DB) rateLimited(ctx context.Context, c *algoitny.Charge) error {
+	log := c.Log
+	used, err := db.usageCount(fresh(ctx), log.UserID, algoitny.UsageDay(log.CreatedAt), log.Action)
+	if err != nil {
+		return err
+	}
+	return &algoitny.Error{
+		Code:      algoitny.ERATELIMITED,
+		Message:   "daily " + string(log.Action) + " limit reached",
+		RateLimit: &algoitny.RateLimit{Action: log.Action, Limit: c.Limit, Used: used, ResetAt: algoitny.NextReset(log.CreatedAt)},
+	}
+}
+
+// ReleaseQuota gives back a use recorded by ConsumeQuota: the log is
+// deleted and the counter lowered in one transaction. Releasing twice is a
+// no-op. (A job's use is never given back on its own: see CreateChargedJob.)
 func (db *DB) ReleaseQuota(ctx context.Context, log *algoitny.UsageLog) error {
 	day := algoitny.UsageDay(log.CreatedAt)
 	counter, _ := db.counterAdd(itemKey{userPK(log.UserID), quotaSK(day)}, quotaCountAttr(log.Action), -1, algoitny.Unlimited, nil)

@@ -1,10 +1,23 @@
 package jobs
 
-import "github.com/riverqueue/river"
+import (
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+)
 
 // The River job kinds. Each carries only the id of its DynamoDB Job record;
 // everything else is read from the record, so a retried River job works on
-// the current state.
+// the current state. Each is unique by its args (uniqueByJob): a record has
+// at most one River job however often it is queued (Runner.queue).
+
+// uniqueByJob makes a second insert of a record's River job return the
+// first one, in whatever state it is until River's cleaner deletes it (a
+// cancelled or discarded one too: the reaper then settles the record from
+// that state instead of running the job again).
+var uniqueByJob = river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
+	rivertype.JobStateAvailable, rivertype.JobStateCancelled, rivertype.JobStateCompleted, rivertype.JobStateDiscarded,
+	rivertype.JobStatePending, rivertype.JobStateRetryable, rivertype.JobStateRunning, rivertype.JobStateScheduled,
+}}
 
 // ExecuteArgs runs a CODE_EXECUTION job.
 type ExecuteArgs struct {
@@ -16,7 +29,9 @@ func (ExecuteArgs) Kind() string { return "code_execution" }
 
 // InsertOpts: a few retries; the judge is deterministic, so retries only
 // cover crashes and infrastructure errors.
-func (ExecuteArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 3} }
+func (ExecuteArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: 3, UniqueOpts: uniqueByJob}
+}
 
 // HintArgs runs a HINT_GENERATION job.
 type HintArgs struct {
@@ -27,7 +42,9 @@ type HintArgs struct {
 func (HintArgs) Kind() string { return "hint_generation" }
 
 // InsertOpts: LLM providers fail transiently; retry more.
-func (HintArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 5} }
+func (HintArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: 5, UniqueOpts: uniqueByJob}
+}
 
 // ScriptArgs runs a SCRIPT_GENERATION job (a test-case generator from an LLM).
 type ScriptArgs struct {
@@ -38,7 +55,9 @@ type ScriptArgs struct {
 func (ScriptArgs) Kind() string { return "script_generation" }
 
 // InsertOpts implements river.JobArgsWithInsertOpts.
-func (ScriptArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 5} }
+func (ScriptArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: 5, UniqueOpts: uniqueByJob}
+}
 
 // ExtractArgs runs a PROBLEM_EXTRACTION job.
 type ExtractArgs struct {
@@ -49,7 +68,9 @@ type ExtractArgs struct {
 func (ExtractArgs) Kind() string { return "problem_extraction" }
 
 // InsertOpts implements river.JobArgsWithInsertOpts.
-func (ExtractArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 5} }
+func (ExtractArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: 5, UniqueOpts: uniqueByJob}
+}
 
 // argsFor returns the River args of a job type.
 func argsFor(t string, jobID string) river.JobArgs {

@@ -26,7 +26,8 @@ func (ReapArgs) InsertOpts() river.InsertOpts {
 // move: a worker killed mid-job (River retries it; the record goes back to
 // PENDING instead of sitting in PROCESSING), a River job that was discarded,
 // cancelled or deleted (the record becomes FAILED or CANCELLED with the
-// reason), and a record whose River job was never inserted (FAILED).
+// reason), and a record whose River job was never inserted or never linked
+// (it is queued: its use of the quota, written with it, stays spent).
 type reapWorker struct {
 	river.WorkerDefaults[ReapArgs]
 	runner *Runner
@@ -38,44 +39,57 @@ func (w *reapWorker) Work(ctx context.Context, _ *river.Job[ReapArgs]) error {
 	return err
 }
 
-// Reap runs one sweep and returns how many records it repaired.
+// maxReapPages bounds one sweep: at most this many pages of stale jobs of
+// each status (the rest wait for the next sweep).
+const maxReapPages = 10
+
+// Reap runs one sweep and returns how many records it repaired. It looks at
+// every job left PENDING or PROCESSING for StaleAfter, past those that only
+// wait their turn in the queue.
 func (r *Runner) Reap(ctx context.Context) (int, error) {
 	cutoff := time.Now().Add(-r.cfg.StaleAfter)
 	repaired := 0
 	for _, status := range []algoitny.JobStatus{algoitny.JobProcessing, algoitny.JobPending} {
-		stale, err := r.cfg.Store.ListStaleJobs(ctx, status, cutoff, algoitny.MaxPageSize)
-		if err != nil {
-			return repaired, err
-		}
-		for _, job := range stale {
-			fixed, err := r.reapOne(ctx, job)
+		page := algoitny.PageRequest{First: algoitny.MaxPageSize}
+		for range maxReapPages {
+			stale, err := r.cfg.Store.ListStaleJobsPage(ctx, status, cutoff, page)
 			if err != nil {
-				r.cfg.Logger.Warn("reaper: could not repair job", "job", job.ID, "err", err)
-				continue
+				return repaired, err
 			}
-			if fixed {
-				repaired++
+			for _, job := range stale.Items {
+				fixed, err := r.reapOne(ctx, job)
+				if err != nil {
+					r.cfg.Logger.Warn("reaper: could not repair job", "job", job.ID, "err", err)
+					continue
+				}
+				if fixed {
+					repaired++
+				}
 			}
+			if !stale.HasNextPage {
+				break
+			}
+			page.After = stale.EndCursor
 		}
 	}
 	return repaired, nil
 }
 
-// reapOne decides what a stale record should become from its River job's state.
+// reapOne decides what a stale record should become from its River job's
+// state; an unlinked one is queued.
 func (r *Runner) reapOne(ctx context.Context, job *algoitny.Job) (bool, error) {
-	next, reason, ok := algoitny.JobStatus(""), "", false
 	if job.RiverJobID == 0 {
-		next, reason, ok = algoitny.JobFailed, "the job could not be queued; please submit it again", true
-	} else {
-		row, err := r.client.JobGet(ctx, job.RiverJobID)
-		switch {
-		case errors.Is(err, river.ErrNotFound):
-			next, reason, ok = algoitny.JobFailed, "the job was lost by the job runner; please submit it again", true
-		case err != nil:
-			return false, err
-		default:
-			next, reason, ok = reapDecision(job.Status, row)
-		}
+		return r.requeue(ctx, job)
+	}
+	next, reason, ok := algoitny.JobStatus(""), "", false
+	row, err := r.client.JobGet(ctx, job.RiverJobID)
+	switch {
+	case errors.Is(err, river.ErrNotFound):
+		next, reason, ok = algoitny.JobFailed, "the job was lost by the job runner; please submit it again", true
+	case err != nil:
+		return false, err
+	default:
+		next, reason, ok = reapDecision(job.Status, row)
 	}
 	if !ok || next == job.Status {
 		return false, nil
@@ -93,6 +107,31 @@ func (r *Runner) reapOne(ctx context.Context, job *algoitny.Job) (bool, error) {
 	}
 	// Stored and published: subscribers waiting on the job see it end.
 	r.progress(ctx, repaired, "reaper", reason, -1)
+	return true, nil
+}
+
+// requeue queues a record that has no River job linked: its River insert
+// failed, or its process died before or right after it (the insert is
+// unique by record, so a River job already there is found and linked, not
+// doubled). The job was paid for with the record: it runs, and its use
+// stays spent. A failure is retried at the next sweep.
+func (r *Runner) requeue(ctx context.Context, stale *algoitny.Job) (bool, error) {
+	// The index the sweep reads lags: act on the record as it is.
+	job, err := r.cfg.Store.GetJob(ctx, stale.ID)
+	if algoitny.IsCode(err, algoitny.ENOTFOUND) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if job.Status.Final() || job.RiverJobID != 0 {
+		return false, nil
+	}
+	linked, err := r.queue(ctx, job)
+	if err != nil {
+		return false, err
+	}
+	r.progress(ctx, linked, "reaper", "queued late: the job runner could not be reached when the job was submitted", -1)
 	return true, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/jobs"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 )
 
 func TestReaper(t *testing.T) {
@@ -43,6 +44,8 @@ func TestReaper(t *testing.T) {
 	}
 
 	neverQueued := newJob(algoitny.JobPending, 0)
+	unlinked := newJob(algoitny.JobPending, 0) // inserted, but the process died before linking it
+	unlinkedRiverID := insert(jobs.ExecuteArgs{JobID: unlinked.ID})
 	lost := newJob(algoitny.JobProcessing, 987654321)
 	requeuedID := insert(jobs.ExecuteArgs{JobID: "x1"}) // available in River: a rescued job waiting to run again
 	requeued := newJob(algoitny.JobProcessing, requeuedID)
@@ -64,8 +67,8 @@ func TestReaper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != 4 {
-		t.Fatalf("repaired %d records, want 4", n)
+	if n != 5 {
+		t.Fatalf("repaired %d records, want 5", n)
 	}
 	for _, tc := range []struct {
 		name   string
@@ -73,7 +76,8 @@ func TestReaper(t *testing.T) {
 		status algoitny.JobStatus
 		msg    string
 	}{
-		{"NeverQueued", neverQueued, algoitny.JobFailed, "could not be queued"},
+		{"NeverQueued", neverQueued, algoitny.JobPending, ""},
+		{"NeverLinked", unlinked, algoitny.JobPending, ""},
 		{"LostByRiver", lost, algoitny.JobFailed, "lost by the job runner"},
 		{"BackInTheQueue", requeued, algoitny.JobPending, ""},
 		{"CancelledInRiver", cancelled, algoitny.JobCancelled, ""},
@@ -85,6 +89,28 @@ func TestReaper(t *testing.T) {
 		}
 		if got.Status != tc.status || !strings.Contains(got.ErrorMessage, tc.msg) {
 			t.Errorf("%s: %s %q, want %s %q", tc.name, got.Status, got.ErrorMessage, tc.status, tc.msg)
+		}
+	}
+	// A record without a River job is queued (it was paid for); one whose
+	// River job exists is linked to it, not queued twice.
+	for _, tc := range []struct {
+		name  string
+		job   *algoitny.Job
+		river int64
+	}{{"NeverQueued", neverQueued, 0}, {"NeverLinked", unlinked, unlinkedRiverID}} {
+		got, err := b.db.GetJob(ctx, tc.job.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.RiverJobID == 0 || (tc.river != 0 && got.RiverJobID != tc.river) {
+			t.Fatalf("%s: linked to River job %d, want %d", tc.name, got.RiverJobID, tc.river)
+		}
+		row, err := b.runner.Client().JobGet(ctx, got.RiverJobID)
+		if err != nil || row.State != rivertype.JobStateAvailable || !strings.Contains(string(row.EncodedArgs), tc.job.ID) {
+			t.Fatalf("%s: River job %+v %v", tc.name, row, err)
+		}
+		if p, err := b.db.LatestJobProgress(ctx, tc.job.ID); err != nil || p.Step != "reaper" || !strings.Contains(p.Message, "queued late") {
+			t.Fatalf("%s: progress %+v %v", tc.name, p, err)
 		}
 	}
 	// Each repair left a progress step explaining it.

@@ -22,7 +22,8 @@ import (
 // Store is what the workers and the reaper need from storage (internal/dynamo).
 type Store interface {
 	GetJob(ctx context.Context, id string) (*algoitny.Job, error)
-	ListStaleJobs(ctx context.Context, status algoitny.JobStatus, cutoff time.Time, limit int) ([]*algoitny.Job, error)
+	ListStaleJobsPage(ctx context.Context, status algoitny.JobStatus, cutoff time.Time, page algoitny.PageRequest) (algoitny.Page[*algoitny.Job], error)
+	SetRiverJobID(ctx context.Context, id string, riverJobID int64) (*algoitny.Job, error)
 	TransitionJob(ctx context.Context, id string, t algoitny.JobTransition) (*algoitny.Job, error)
 	TransitionJobFrom(ctx context.Context, cur *algoitny.Job, t algoitny.JobTransition) (*algoitny.Job, error)
 	AddJobProgress(ctx context.Context, p *algoitny.JobProgress) error

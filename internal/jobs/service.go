@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/algoitny/api/internal/algoitny"
@@ -28,11 +27,9 @@ const (
 // JobStore is the storage the job service and the workers need.
 type JobStore interface {
 	Store
-	CreateJob(ctx context.Context, j *algoitny.Job) (*algoitny.Job, bool, error)
+	CreateChargedJob(ctx context.Context, j *algoitny.Job, charge *algoitny.Charge) (*algoitny.Job, bool, error)
 	GetJob(ctx context.Context, id string) (*algoitny.Job, error)
 	GetJobByIdempotencyKey(ctx context.Context, userID, key string) (*algoitny.Job, error)
-	SetRiverJobID(ctx context.Context, id string, riverJobID int64) (*algoitny.Job, error)
-	ReleaseIdempotencyKey(ctx context.Context, userID, key, jobID string) error
 	ListJobs(ctx context.Context, f algoitny.JobFilter, page algoitny.PageRequest) (algoitny.Page[*algoitny.Job], error)
 	ListJobProgress(ctx context.Context, jobID string, page algoitny.PageRequest) (algoitny.Page[*algoitny.JobProgress], error)
 	GetHistory(ctx context.Context, ref algoitny.HistoryRef) (*algoitny.SearchHistory, error)
@@ -46,18 +43,21 @@ type Problems interface {
 
 // Quota meters actions against the caller's plan (accounts.Service).
 type Quota interface {
-	ConsumeQuota(ctx context.Context, log *algoitny.UsageLog) error
-	ReleaseQuota(ctx context.Context, log *algoitny.UsageLog) error
+	// Charge prepares one use of log.Action by the caller, spent when the
+	// job is stored with it (EUNAUTHENTICATED).
+	Charge(ctx context.Context, log *algoitny.UsageLog) (*algoitny.Charge, error)
 }
 
 // Service starts, reads and cancels jobs on behalf of users.
 //
-// Enqueueing writes the DynamoDB record first (PENDING), then inserts the
-// River job, then links the two. The stores cannot share a transaction, so
-// each gap has a repair path: if the River insert fails the record is marked
-// FAILED and the quota given back; if the process dies before the insert the
-// reaper fails the record (no River id) after StaleAfter; if it dies after the
-// insert the worker links the record itself when it starts.
+// Enqueueing writes the DynamoDB record (PENDING) together with the use of
+// the quota that pays for it, in one transaction; then it inserts the River
+// job and links the two. DynamoDB and PostgreSQL cannot share a
+// transaction, so nothing after the first write is undone: a job whose
+// River insert failed (PostgreSQL unreachable, the process killed) stays
+// PENDING and unlinked, paid for, and the reaper queues it (Runner.Reap);
+// one whose link failed is linked by its worker when it starts, or by the
+// reaper. River jobs are unique by record, so queueing twice is harmless.
 type Service struct {
 	Store    JobStore
 	Problems Problems
@@ -268,53 +268,28 @@ func (s *Service) existing(ctx context.Context, key string) (*algoitny.Job, erro
 	return j, err
 }
 
-// enqueue charges the quota (if log is set), creates the record and inserts
-// the River job, undoing what it can when a later step fails.
+// enqueue stores the job with its charge (if log is set) in one
+// transaction, then queues it. A failure after the job is stored is not
+// undone — there is no charge without its job, nor a job without its
+// charge, to repair: the job is returned PENDING, and if it could not be
+// queued the reaper queues it.
 func (s *Service) enqueue(ctx context.Context, job *algoitny.Job, log *algoitny.UsageLog) (*algoitny.Job, error) {
+	var charge *algoitny.Charge
 	if log != nil {
-		if err := s.Quota.ConsumeQuota(ctx, log); err != nil {
+		var err error
+		if charge, err = s.Quota.Charge(ctx, log); err != nil {
 			return nil, err
 		}
 	}
-	release := func() {
-		if log != nil {
-			s.Quota.ReleaseQuota(context.WithoutCancel(ctx), log)
-		}
+	created, isNew, err := s.Store.CreateChargedJob(ctx, job, charge)
+	if err != nil || !isNew { // !isNew: an idempotent repeat that raced past the first check
+		return created, err
 	}
-	created, isNew, err := s.Store.CreateJob(ctx, job)
+	queued, err := s.Runner.queue(ctx, created)
 	if err != nil {
-		release()
-		return nil, err
+		s.Runner.cfg.Logger.WarnContext(ctx, "job stored but not queued; the reaper queues it", "job", created.ID, "err", err)
 	}
-	if !isNew { // an idempotent repeat that raced past the first check
-		release()
-		return created, nil
-	}
-	res, err := s.Runner.client.Insert(ctx, argsFor(string(created.Type), created.ID), nil)
-	if err != nil {
-		ctx := context.WithoutCancel(ctx)
-		msg := "the job could not be queued; please submit it again"
-		s.Store.TransitionJob(ctx, created.ID, algoitny.JobTransition{Status: algoitny.JobFailed, ErrorMessage: &msg})
-		if created.IdempotencyKey != "" { // the retry the message asks for must not get this job back
-			s.Store.ReleaseIdempotencyKey(ctx, created.UserID, created.IdempotencyKey, created.ID)
-		}
-		release()
-		return nil, algoitny.Internal(err, "queue job")
-	}
-	// The job is queued: link it even if the client went away meanwhile
-	// (the reaper and cancellation find jobs by their River id).
-	linkCtx := context.WithoutCancel(ctx)
-	for attempt := 0; ; attempt++ {
-		linked, err := s.Store.SetRiverJobID(linkCtx, created.ID, res.Job.ID)
-		if err == nil {
-			return linked, nil
-		}
-		if attempt == 2 || algoitny.IsCode(err, algoitny.ENOTFOUND) {
-			s.Runner.cfg.Logger.WarnContext(ctx, "link job to River", "job", created.ID, "river", res.Job.ID, "err", err)
-			return created, nil // the worker links it when it starts
-		}
-		time.Sleep(time.Duration(50<<attempt) * time.Millisecond)
-	}
+	return queued, nil
 }
 
 // Get returns a job of the caller (staff: any job). ENOTFOUND otherwise.
