@@ -183,7 +183,7 @@ func (db *DB) CreateChargedJob(ctx context.Context, j *algoitny.Job, charge *alg
 			}
 		}
 		return nil, false, db.rateLimited(ctx, charge)
-	case outcome(err) == cache.Unknown && !errors.As(err, new(*algoitny.Error)):
+	case outcome(err, 1) == cache.Unknown && !errors.As(err, new(*algoitny.Error)):
 		// (An *algoitny.Error is the feed refusing to announce the write:
 		// nothing was sent.) Applied or not? The job tells (the log and the counter went
 		// with it). Unreadable too: the reaper finds it if it exists.

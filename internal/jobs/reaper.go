@@ -43,13 +43,25 @@ func (w *reapWorker) Work(ctx context.Context, _ *river.Job[ReapArgs]) error {
 // each status (the rest wait for the next sweep).
 const maxReapPages = 10
 
+// unlinkedAfter is how long a PENDING record may stay without its River
+// job before the reaper queues it (its insert failed: PostgreSQL was down,
+// or the process died right after the charge). A linked one waits
+// StaleAfter, as it only waits its turn in the queue.
+const unlinkedAfter = time.Minute
+
 // Reap runs one sweep and returns how many records it repaired. It looks at
-// every job left PENDING or PROCESSING for StaleAfter, past those that only
-// wait their turn in the queue.
+// every job left PROCESSING for StaleAfter, and PENDING for StaleAfter
+// (or, with no River job linked, unlinkedAfter), past those that only wait
+// their turn in the queue.
 func (r *Runner) Reap(ctx context.Context) (int, error) {
-	cutoff := time.Now().Add(-r.cfg.StaleAfter)
+	now := time.Now()
+	staleCutoff := now.Add(-r.cfg.StaleAfter)
 	repaired := 0
 	for _, status := range []algoitny.JobStatus{algoitny.JobProcessing, algoitny.JobPending} {
+		cutoff := staleCutoff
+		if status == algoitny.JobPending {
+			cutoff = now.Add(-min(r.cfg.StaleAfter, unlinkedAfter))
+		}
 		page := algoitny.PageRequest{First: algoitny.MaxPageSize}
 		for range maxReapPages {
 			stale, err := r.cfg.Store.ListStaleJobsPage(ctx, status, cutoff, page)
@@ -57,6 +69,9 @@ func (r *Runner) Reap(ctx context.Context) (int, error) {
 				return repaired, err
 			}
 			for _, job := range stale.Items {
+				if job.RiverJobID != 0 && job.UpdatedAt.After(staleCutoff) {
+					continue // queued, waiting its turn
+				}
 				fixed, err := r.reapOne(ctx, job)
 				if err != nil {
 					r.cfg.Logger.Warn("reaper: could not repair job", "job", job.ID, "err", err)
