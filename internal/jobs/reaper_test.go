@@ -2,12 +2,14 @@ package jobs_test
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/jobs"
+	"github.com/algoitny/api/internal/pubsub"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 )
@@ -130,5 +132,59 @@ func TestReaper(t *testing.T) {
 	// A second sweep finds nothing more to do.
 	if n, err := b.runner.Reap(ctx); err != nil || n != 0 {
 		t.Fatalf("second sweep repaired %d (%v)", n, err)
+	}
+}
+
+// TestReaperQueuesUnlinkedAfterAMinute: a record whose River job was never
+// inserted (PostgreSQL was down at the insert) is queued a minute after it
+// was stored, not after StaleAfter; a linked one waits StaleAfter, and a
+// record of a moment ago is left to its request.
+func TestReaperQueuesUnlinkedAfterAMinute(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, id := freshStores(t, "reapu")
+	events := &jobs.Events{Broker: pubsub.NewMemory(pubsub.MemoryConfig{}), Store: db}
+	r, err := jobs.New(jobs.Config{Pool: pool, Schema: id, Store: db, Events: events, StaleAfter: 10 * time.Minute, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(ago time.Duration) *algoitny.Job {
+		t.Helper()
+		db.SetClock(func() time.Time { return time.Now().Add(-ago) })
+		defer db.SetClock(time.Now)
+		j, _, err := db.CreateJob(ctx, &algoitny.Job{Type: algoitny.JobCodeExecution, UserID: "u1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return j
+	}
+	old := at(2 * time.Minute)
+	recent := at(5 * time.Second)
+	linked := at(2 * time.Minute)
+	res, err := r.Client().Insert(ctx, jobs.ExecuteArgs{JobID: linked.ID}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetClock(func() time.Time { return time.Now().Add(-2 * time.Minute) })
+	if _, err := db.SetRiverJobID(ctx, linked.ID, res.Job.ID); err != nil {
+		t.Fatal(err)
+	}
+	db.SetClock(time.Now)
+	if n, err := r.Reap(ctx); err != nil || n != 1 {
+		t.Fatalf("repaired %d (%v), want 1: the unlinked record of two minutes ago", n, err)
+	}
+	for _, tc := range []struct {
+		name   string
+		job    *algoitny.Job
+		linked bool
+		river  int64
+	}{{"UnlinkedTwoMinutes", old, true, 0}, {"UnlinkedFiveSeconds", recent, false, 0}, {"Linked", linked, true, res.Job.ID}} {
+		got, err := db.GetJob(ctx, tc.job.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (got.RiverJobID != 0) != tc.linked || (tc.river != 0 && got.RiverJobID != tc.river) {
+			t.Errorf("%s: River job %d", tc.name, got.RiverJobID)
+		}
 	}
 }
