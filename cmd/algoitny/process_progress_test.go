@@ -115,4 +115,23 @@ func TestProgressOnceAcrossRescue(t *testing.T) {
 	if !resumed {
 		t.Fatalf("no attempt resumed from the tests finished before the kill; steps:\n%s", strings.Join(steps, "\n"))
 	}
+	// One execution stored and one use charged, whatever the rescue did.
+	var mine struct {
+		MyHistory struct {
+			Edges []struct{ Node struct{ ID string } }
+		}
+		MyUsage []struct {
+			Action string
+			Used   int
+		}
+	}
+	api.query(t, alice, `{ myHistory(first: 10) { edges { node { id } } } myUsage { action used } }`, nil).decode(t, &mine)
+	if len(mine.MyHistory.Edges) != 1 {
+		t.Fatalf("%d executions stored after the rescue, want 1", len(mine.MyHistory.Edges))
+	}
+	for _, u := range mine.MyUsage {
+		if u.Action == "EXECUTION" && u.Used != 1 {
+			t.Fatalf("%d executions charged after the rescue, want 1", u.Used)
+		}
+	}
 }
