@@ -47,6 +47,8 @@ type run struct {
 	// and tools the way the bench started its server.
 	bin       string
 	serverEnv []string
+	// staleJobs are the jobs the stale scenario started (token, id).
+	staleJobs [][2]string
 	logDir    string
 	rows      []row
 	logf      func(string, ...any)

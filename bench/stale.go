@@ -87,6 +87,11 @@ func (b *run) scenarioStale(ctx context.Context) {
 	}
 	stopLoad()
 	loading.Wait()
+	// The executions the quota kind started would compete with the next
+	// scenarios for the CPUs: cancel those still running.
+	for _, j := range b.staleJobs {
+		b.api.query(ctx, j[0], `mutation($id: ID!) { cancelJob(id: $id) { status } }`, map[string]any{"id": j[1]}, nil)
+	}
 }
 
 // staleTrials runs k's trials: a reader loops on B from before the
@@ -396,8 +401,11 @@ func (b *run) staleKinds(ctx context.Context, apiB *api) ([]staleKind, error) {
 			return err
 		},
 		mutate: func(ctx context.Context, i int) error {
-			return mutateA(ctx, admin, `mutation($in: ExecuteCodeInput!) { executeCode(input: $in) { id } }`,
-				map[string]any{"in": map[string]any{"platform": "BAEKJOON", "problemId": p.ProblemID, "language": "PYTHON", "code": aPlusBPython}})
+			var out struct{ ExecuteCode struct{ ID string } }
+			_, err := b.api.query(ctx, admin, `mutation($in: ExecuteCodeInput!) { executeCode(input: $in) { id } }`,
+				map[string]any{"in": map[string]any{"platform": "BAEKJOON", "problemId": p.ProblemID, "language": "PYTHON", "code": aPlusBPython}}, &out)
+			b.staleJobs = append(b.staleJobs, [2]string{admin, out.ExecuteCode.ID})
+			return err
 		},
 		stale: func(ctx context.Context, i int) (bool, error) {
 			n, _, err := limitOnB(ctx, admin)
