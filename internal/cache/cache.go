@@ -118,6 +118,7 @@ func (c *Cache[V]) getLocked(k string) (V, bool) {
 // Ticket is taken before reading what Put will store.
 type Ticket struct {
 	gen, epoch uint64
+	at         int64 // when it was taken (the feed's mono ns)
 }
 
 // Live reports whether the cache was on when the ticket was taken (a read
@@ -132,7 +133,7 @@ func (c *Cache[V]) Begin() Ticket {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return Ticket{gen: c.gen, epoch: c.cfg.Feed.storable()}
+	return Ticket{gen: c.gen, epoch: c.cfg.Feed.storable(), at: c.cfg.Feed.now()}
 }
 
 // Put stores v, read after t was taken, unless a change or a gap in the
@@ -150,7 +151,7 @@ func (c *Cache[V]) Put(k string, v V, t Ticket) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.cfg.Feed.storable() != t.epoch || t.gen < c.wideGen || t.gen < c.forgotAt[k] || c.cfg.Feed.held(k) {
+	if c.cfg.Feed.storable() != t.epoch || t.gen < c.wideGen || t.gen < c.forgotAt[k] || c.cfg.Feed.held(k, t.at) {
 		return
 	}
 	if c.entries == nil {
@@ -202,8 +203,10 @@ func (c *Cache[V]) Load(ctx context.Context, k string, want func(V) bool, read f
 	}
 	f := c.flights[k]
 	if f == nil || !c.currentLocked(k, f.t) {
-		t := Ticket{gen: c.gen, epoch: c.cfg.Feed.storable()}
-		if !t.Live() {
+		t := Ticket{gen: c.gen, epoch: c.cfg.Feed.storable(), at: c.cfg.Feed.now()}
+		if !t.Live() || c.cfg.Feed.held(k, t.at) {
+			// A read of a held key is never shared: it may be of what was
+			// there before the write landed.
 			c.mu.Unlock()
 			return zero, ErrOff
 		}

@@ -127,14 +127,19 @@ type Feed struct {
 	trustedUntil atomic.Int64  // mono ns: cached reads are trusted before it
 	warmUntil    atomic.Int64  // mono ns: nothing is stored before it
 
-	mu        sync.Mutex
-	caches    []forgetter
-	epochs    uint64                        // epochs handed out
-	holds     map[string]map[changeID]int64 // key → change → held until (mono ns)
-	listening int64                         // mono ns since the stretch began, 0 while not listening
-	beats     map[uint64]int64              // own heartbeats in flight: seq → sent at
-	members   map[string]int64              // member → when its latest heartbeat arrived
-	waiters   map[uint64]*waiter            // own strict changes waiting, by seq
+	mu     sync.Mutex
+	caches []forgetter
+	epochs uint64                        // epochs handed out
+	holds  map[string]map[changeID]int64 // key → change → held until (mono ns)
+	// heldTill is, for each key, when its latest ended hold ended (released
+	// or run out), kept a while after: a read that began before then
+	// overlapped a hold — maybe a write's landing — and is not stored.
+	heldTill  map[string]int64
+	lastPrune int64              // mono ns of the latest pruneLocked
+	listening int64              // mono ns since the stretch began, 0 while not listening
+	beats     map[uint64]int64   // own heartbeats in flight: seq → sent at
+	members   map[string]int64   // member → when its latest heartbeat arrived
+	waiters   map[uint64]*waiter // own strict changes waiting, by seq
 
 	acks chan message // acknowledgements to publish
 	// sending counts the messages being published off the caller's
@@ -196,7 +201,8 @@ type message struct {
 
 // feedVersion numbers the messages' format: a process that reads a message
 // it does not understand (a newer version's, or garbage) cannot vouch for
-// its feed and treats it as a gap.
+// its feed and treats it as a gap. Older versions' messages are read as
+// this one's (0: the first, which had no version field).
 const feedVersion = 1
 
 const (
@@ -217,15 +223,16 @@ func NewFeed(cfg FeedConfig) *Feed {
 	rand.Read(b)
 	host, _ := os.Hostname()
 	return &Feed{
-		cfg:     cfg,
-		id:      host + "/" + strconv.Itoa(os.Getpid()) + "/" + hex.EncodeToString(b),
-		log:     cmp.Or(cfg.Logger, slog.Default()),
-		base:    time.Now(),
-		holds:   map[string]map[changeID]int64{},
-		beats:   map[uint64]int64{},
-		members: map[string]int64{},
-		waiters: map[uint64]*waiter{},
-		acks:    make(chan message, 1024),
+		cfg:      cfg,
+		id:       host + "/" + strconv.Itoa(os.Getpid()) + "/" + hex.EncodeToString(b),
+		log:      cmp.Or(cfg.Logger, slog.Default()),
+		base:     time.Now(),
+		holds:    map[string]map[changeID]int64{},
+		heldTill: map[string]int64{},
+		beats:    map[uint64]int64{},
+		members:  map[string]int64{},
+		waiters:  map[uint64]*waiter{},
+		acks:     make(chan message, 1024),
 	}
 }
 
@@ -264,6 +271,14 @@ func (f *Feed) Bound() time.Duration { return f.cfg.Bound }
 
 // mono is the feed's monotonic clock, in nanoseconds since NewFeed.
 func (f *Feed) mono() int64 { return int64(time.Since(f.base)) }
+
+// now is mono for a feed that may be nil (a cache without one).
+func (f *Feed) now() int64 {
+	if f == nil {
+		return 0
+	}
+	return f.mono()
+}
 
 // attach makes c forget what the feed's changes name.
 func (f *Feed) attach(c forgetter) {
@@ -312,31 +327,38 @@ func (f *Feed) storable() uint64 {
 	return 0
 }
 
-// held reports whether key may not be stored now: a change of it was
-// announced and is not known to be done.
-func (f *Feed) held(key string) bool {
+// held reports whether a value of key read from a moment at (mono ns) on
+// may not be stored: a change of it is announced and not known to be done,
+// or one was, at some point after at (the read overlapped it: it may have
+// read what was there before the write landed).
+func (f *Feed) held(key string, at int64) bool {
+	if f == nil {
+		return true
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	hs := f.holds[key]
-	if len(hs) == 0 {
-		return false
+	if f.heldTill[key] > at {
+		return true
 	}
 	now := f.mono()
-	for id, until := range hs {
-		if until > now {
+	for _, until := range f.holds[key] {
+		if until > now || until > at {
 			return true
 		}
-		delete(hs, id)
 	}
-	delete(f.holds, key)
 	return false
+}
+
+// endHoldLocked records that key's hold ended at end. f.mu is held.
+func (f *Feed) endHoldLocked(key string, end int64) {
+	f.heldTill[key] = max(f.heldTill[key], end)
 }
 
 // hold forgets keys in every attached cache and holds them for change id.
 func (f *Feed) hold(id changeID, keys []string, until int64) {
 	f.mu.Lock()
-	if len(f.holds) > maxHeldKeys {
-		f.pruneLocked(f.mono())
+	if now := f.mono(); len(f.holds)+len(f.heldTill) > maxHeldKeys && now-f.lastPrune > int64(f.cfg.Bound)/5 {
+		f.pruneLocked(now)
 	}
 	for _, k := range keys {
 		hs := f.holds[k]
@@ -361,8 +383,12 @@ func (f *Feed) release(id changeID, keys []string) {
 	f.mu.Unlock()
 	forget(caches, keys)
 	f.mu.Lock()
+	now := f.mono()
 	for _, k := range keys {
 		if hs := f.holds[k]; hs != nil {
+			if _, ok := hs[id]; ok {
+				f.endHoldLocked(k, min(hs[id], now))
+			}
 			delete(hs, id)
 			if len(hs) == 0 {
 				delete(f.holds, k)
@@ -419,6 +445,10 @@ func (f *Feed) Run(ctx context.Context) {
 		f.deaf()
 		if ctx.Err() == nil {
 			f.log.Warn("cache: the change feed broke; reading from storage until it is back and warm", "err", err)
+			select { // not in a tight loop if it breaks at once again
+			case <-ctx.Done():
+			case <-time.After(f.cfg.Bound / 4):
+			}
 		}
 	}
 }
@@ -480,7 +510,7 @@ func (f *Feed) receive(ctx context.Context, sub *pubsub.Subscription, be uint64)
 				return algoitny.Errorf(algoitny.EUNAVAILABLE, "the broker reconnected: messages may be lost")
 			}
 			var m message
-			if err := json.Unmarshal(ev.Payload, &m); err != nil || m.V != feedVersion || !knownKind(m.Kind) {
+			if err := json.Unmarshal(ev.Payload, &m); err != nil || m.V > feedVersion || !knownKind(m.Kind) {
 				// What it said is unknown: what this process caches may
 				// be stale.
 				return algoitny.Errorf(algoitny.EUNAVAILABLE, "a feed message this process does not understand (version %d, kind %q, err %v)", m.V, m.Kind, err)
@@ -532,6 +562,7 @@ func (f *Feed) pruneLocked(now int64) {
 	for k, hs := range f.holds {
 		for id, until := range hs {
 			if until <= now {
+				f.endHoldLocked(k, until)
 				delete(hs, id)
 			}
 		}
@@ -539,6 +570,15 @@ func (f *Feed) pruneLocked(now int64) {
 			delete(f.holds, k)
 		}
 	}
+	// A read is bounded (LoadTimeout, the request's timeout): one that
+	// began before a hold ended has long been stored or dropped by then.
+	keep := max(2*int64(f.cfg.WriteWindow), int64(time.Minute))
+	for k, end := range f.heldTill {
+		if now-end > keep {
+			delete(f.heldTill, k)
+		}
+	}
+	f.lastPrune = now
 }
 
 // apply applies one message of the feed, in the feed's order.
@@ -853,7 +893,7 @@ func (c *Change) Finish(ctx context.Context, outcome Outcome) {
 	}
 	defer f.dropWaiter(c.id.seq)
 	end := func() {
-		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.cfg.Bound)
+		pctx, cancel := context.WithTimeout(context.Background(), f.cfg.Bound)
 		defer cancel()
 		if err := f.publish(pctx, message{Kind: kindEnd, From: f.id, Seq: c.id.seq, Keys: c.keys}); err != nil {
 			f.log.Warn("cache: cannot say a change is done; other processes read the keys from storage until the write window ends", "keys", c.keys, "err", err)

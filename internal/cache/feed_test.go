@@ -327,7 +327,8 @@ func TestLateReplyShortensTheWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.node.replyDelay.Store(int64(testWindow)) // the renewals' replies come too late to help
+	b.node.replyDelay.Store(0)
+	b.node.cut() // no renewal can go out
 	wctx, cancel := ch.Write(context.Background())
 	defer cancel()
 	<-wctx.Done()
@@ -335,6 +336,8 @@ func TestLateReplyShortensTheWrite(t *testing.T) {
 	if _, ok := a.cache.Get("k"); ok {
 		t.Fatal("another process stopped holding the key before the write was given up")
 	}
+	b.node.reconnect(2)
+	b.node.replyDelay.Store(int64(testWindow))
 	ch2, err := b.feed.Change(context.Background(), false, []string{"k2"}) // its reply comes after the write's life
 	if err != nil {
 		t.Fatal(err)
@@ -344,4 +347,35 @@ func TestLateReplyShortensTheWrite(t *testing.T) {
 	if wctx2.Err() == nil {
 		t.Fatal("a write whose announcement's reply came after its life may still be made")
 	}
+}
+
+// TestReadDuringAHoldIsNeverStored: a read that began while a key was held
+// (its write in progress, maybe not landed) is not stored even after the
+// hold ran out — when the write's outcome was unknown and no end came —
+// while a read that began after it is.
+func TestReadDuringAHoldIsNeverStored(t *testing.T) {
+	t.Parallel()
+	h := newHub()
+	a, b := start(t, h, true), start(t, h, true)
+	a.live(t)
+	ch, err := b.feed.Change(context.Background(), false, []string{"k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "A to hear of the change", func() bool {
+		a.cache.Put("k", "v", a.cache.Begin())
+		_, ok := a.cache.Get("k")
+		return !ok
+	})
+	during := a.cache.Begin() // a read of k begins: it may see what was there before the write
+	ch.Finish(context.Background(), cache.Unknown)
+	time.Sleep(testWindow + 100*time.Millisecond) // the hold ran out; no end came
+	a.cache.Put("k", "old", during)
+	if _, ok := a.cache.Get("k"); ok {
+		t.Fatal("a read that began during a hold was stored after the hold ran out")
+	}
+	waitFor(t, "a read begun after the hold to be stored", func() bool {
+		a.cache.Put("k", "new", a.cache.Begin())
+		return hit(a.cache, "k", "new")
+	})
 }

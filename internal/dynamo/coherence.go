@@ -142,8 +142,10 @@ func (db *DB) announced(ctx context.Context, items []writtenItem, write func(con
 	}
 	wctx, cancel := ch.Write(ctx)
 	wctx, attempts := withAttempts(wctx)
-	err = write(wctx)
-	cancel()
+	func() {
+		defer cancel() // stops the renewals, also if write panics
+		err = write(wctx)
+	}()
 	o := outcome(err, attempts.Load())
 	if db.onOutcome != nil {
 		db.onOutcome(keys, o, attempts.Load())
@@ -156,8 +158,13 @@ func (db *DB) announced(ctx context.Context, items []writtenItem, write func(con
 type attemptsKey struct{}
 
 // withAttempts returns a context whose SDK calls count their attempts (the
-// SDK retries a call up to Config.MaxAttempts times) in the counter.
+// SDK retries a call up to Config.MaxAttempts times) in the counter — the
+// one ctx has already, if any: a repository method that judges its write's
+// outcome itself (CreateChargedJob) sets one for the write path to share.
 func withAttempts(ctx context.Context) (context.Context, *atomic.Int32) {
+	if n, ok := ctx.Value(attemptsKey{}).(*atomic.Int32); ok {
+		return ctx, n
+	}
 	n := &atomic.Int32{}
 	return context.WithValue(ctx, attemptsKey{}, n), n
 }

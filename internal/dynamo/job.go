@@ -164,7 +164,8 @@ func (db *DB) CreateChargedJob(ctx context.Context, j *algoitny.Job, charge *alg
 	}
 	counterAt := len(items)
 	items = append(items, usage...)
-	_, err = db.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	wctx, attempts := withAttempts(ctx)
+	_, err = db.client.TransactWriteItems(wctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	switch {
 	case err == nil:
 		return j, true, nil
@@ -183,7 +184,7 @@ func (db *DB) CreateChargedJob(ctx context.Context, j *algoitny.Job, charge *alg
 			}
 		}
 		return nil, false, db.rateLimited(ctx, charge)
-	case outcome(err, 1) == cache.Unknown && !errors.As(err, new(*algoitny.Error)):
+	case outcome(err, attempts.Load()) == cache.Unknown && !errors.As(err, new(*algoitny.Error)):
 		// (An *algoitny.Error is the feed refusing to announce the write:
 		// nothing was sent.) Applied or not? The job tells (the log and the counter went
 		// with it). Unreadable too: the reaper finds it if it exists.

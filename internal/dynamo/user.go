@@ -266,7 +266,18 @@ func (db *DB) GetUserByID(ctx context.Context, id string) (*algoitny.User, error
 	if len(items) == 0 {
 		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "user not found")
 	}
-	return unmarshalUser(items[0])
+	// The index is eventually consistent: it finds the email, the table's
+	// item (strict in the cache, read consistently otherwise) says what
+	// the user is now — active, staff, plan.
+	listed, err := unmarshalUser(items[0])
+	if err != nil {
+		return nil, err
+	}
+	u, err := db.GetUserByEmail(ctx, listed.Email)
+	if err == nil && u.ID != id { // the email now belongs to another account
+		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "user not found")
+	}
+	return u, err
 }
 
 // GetUsersByEmail loads many users in BatchGetItem calls of 100 keys; emails

@@ -322,7 +322,12 @@ func (p *Postgres) receive(conn *pgx.Conn) error {
 		switch {
 		case err == nil:
 			if err := p.dispatch(n.Payload); err != nil {
-				return err // an event was lost: a new epoch must say so
+				// An event was lost: a new epoch says so (to whoever
+				// trusts it, the caches' change feed); the connection,
+				// and every other topic's events, go on.
+				p.log.Warn("pubsub: an event was lost; starting a new epoch", "channel", p.cfg.Channel, "err", err)
+				p.epoch.Store(0)
+				p.connected()
 			}
 		case p.ctx.Err() != nil:
 			return p.ctx.Err()
@@ -341,10 +346,9 @@ func (p *Postgres) receive(conn *pgx.Conn) error {
 
 // dispatch decodes one notification and publishes it locally, loading a
 // stored payload first if anyone here subscribes to its topic. A stored
-// payload that cannot be loaded is an event lost: the error makes the
-// listener reconnect, so that the epoch changes and whoever trusts it
-// (the caches' change feed) knows. A malformed notification, which no
-// AlgoItny process sends, is ignored.
+// payload that cannot be loaded is an event lost: its error makes the
+// listener start a new epoch. A malformed notification, which no AlgoItny
+// process sends, is ignored.
 func (p *Postgres) dispatch(msg string) error {
 	var env envelope
 	err := json.Unmarshal([]byte(msg), &env)
