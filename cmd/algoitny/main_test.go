@@ -52,9 +52,11 @@ func testConfig(t testing.TB) Config {
 		DatabaseURL: databaseURL, RiverSchema: id, PubsubChannel: id,
 		JudgeSandbox:  "bwrap",
 		SessionSecret: "test-secret-test-secret-test-secret-0123",
-		// Caches warm up in 2 s, and a strict change waits at most 1 s
-		// for a process that does not answer.
-		CacheBound: time.Second, CacheWriteWindow: 2 * time.Second,
+		// The defaults (a strict change waits at most 1 s for a process
+		// that does not answer; caches warm up in 5 s): a shorter write
+		// window leaves announcements and writes too little time on a
+		// loaded two-core machine (they are refused or given up).
+		CacheBound: time.Second, CacheWriteWindow: 5 * time.Second,
 	}
 }
 
