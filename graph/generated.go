@@ -2548,147 +2548,251 @@ func newExecutionContext(
 
 var sources = []*ast.Source{
 	{Name: "../schema.graphqls", Input: `# The AlgoItny GraphQL contract (design.md §5). The frontend depends on these
-# names. Errors carry ` + "`" + `extensions.code` + "`" + `: UNAUTHENTICATED, FORBIDDEN, NOT_FOUND,
-# BAD_USER_INPUT (with ` + "`" + `field` + "`" + `), RATE_LIMITED (with ` + "`" + `limit` + "`" + `, ` + "`" + `used` + "`" + `,
-# ` + "`" + `remaining` + "`" + `, ` + "`" + `resetAt` + "`" + `), CONFLICT, INTERNAL.
+# names: change descriptions freely, names and types never.
+#
+# Every type, field, argument and enum value carries a description, which is
+# what GraphiQL's documentation pane shows; graph/schema_doc_test.go fails on
+# anything left undescribed. Descriptions must say what is true of the code:
+# meaning, units, defaults, limits, who may see it, and for operations the
+# ` + "`" + `extensions.code` + "`" + ` values they answer and when. The codes (graph/errors.go,
+# README "API notes"): UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, BAD_USER_INPUT
+# (with ` + "`" + `field` + "`" + `), RATE_LIMITED (with ` + "`" + `limit` + "`" + `, ` + "`" + `used` + "`" + `, ` + "`" + `remaining` + "`" + ` and, for
+# daily quotas, ` + "`" + `resetAt` + "`" + `), CONFLICT, UNAVAILABLE, INTROSPECTION_DISABLED,
+# INTERNAL, and the limits' codes.
 
+"""
+An instant, as an RFC 3339 string with its offset and up to nanosecond
+precision, e.g. ` + "`" + `2025-05-22T12:34:56.789Z` + "`" + `.
+"""
 scalar Time
 
-"An object with an opaque global id, fetchable with ` + "`" + `node(id)` + "`" + `."
+"""
+An object with an opaque global id, fetchable with ` + "`" + `node(id:)` + "`" + `. Ids are opaque:
+never parse or build them; take them from the API (e.g. an execution's id from
+` + "`" + `job.history.id` + "`" + `).
+"""
 interface Node {
+  "The object's opaque global id: pass it to ` + "`" + `node(id:)` + "`" + ` or to arguments that take this type's id."
   id: ID!
 }
 
 """
-A list's position. A filtered list reads a bounded number of items per
-request: a page may then hold fewer items than ` + "`" + `first` + "`" + `, even none, while
-hasNextPage is true. Continue from endCursor.
+A list's position. Lists page with opaque cursors: ask for ` + "`" + `first` + "`" + ` items (1–100,
+default 20) ` + "`" + `after` + "`" + ` a cursor. A filtered list reads a bounded number of items
+per request (at most 10 DynamoDB pages of 100): a page may then hold fewer
+items than ` + "`" + `first` + "`" + `, even none, while hasNextPage is true; continue from
+endCursor. For the complexity limit (5000), a page of problems, executions,
+jobs, users, test cases or progress steps costs its selected fields times
+` + "`" + `first` + "`" + ` (20 when omitted).
 """
 type PageInfo {
+  "Whether more items follow: ask again with ` + "`" + `after: endCursor` + "`" + ` (a short or empty page does not mean the end)."
   hasNextPage: Boolean!
-  "Pass as ` + "`" + `after` + "`" + ` to get the next page."
+  "The cursor to pass as ` + "`" + `after` + "`" + ` for the next page; null when the page is empty and nothing follows."
   endCursor: String
 }
 
+"The online judge a problem comes from; with its ` + "`" + `problemId` + "`" + ` it names a problem."
 enum Platform {
+  "Baekjoon Online Judge (acmicpc.net)."
   BAEKJOON
+  "Codeforces (codeforces.com)."
   CODEFORCES
+  "AtCoder (atcoder.jp): the one platform whose solved problems are synced from a linked account."
   ATCODER
+  "LeetCode (leetcode.com)."
   LEETCODE
+  "Programmers (programmers.co.kr)."
   PROGRAMMERS
+  "A problem of no judge, registered on AlgoItny only."
   CUSTOM
 }
 
+"""
+A programming language the judge runs: of a submission, of a problem's
+reference solution, of a generator, validator or custom checker. A job whose
+language is not installed on the server fails with "… is not available on this
+server".
+"""
 enum Language {
+  "Python 3 (` + "`" + `python3` + "`" + `); the source is ` + "`" + `main.py` + "`" + `."
   PYTHON
+  "C17, compiled with ` + "`" + `gcc -std=c17 -O2 -DONLINE_JUDGE … -lm` + "`" + `."
   C
+  "C++17, compiled with ` + "`" + `g++ -std=c++17 -O2 -DONLINE_JUDGE` + "`" + `."
   CPP
+  "Java 17; the source is ` + "`" + `Main.java` + "`" + `, so the class with ` + "`" + `main` + "`" + ` is ` + "`" + `Main` + "`" + `. Gets 1 s more CPU time and 96 MiB more memory."
   JAVA
+  "Go, built with ` + "`" + `go build` + "`" + ` (a ` + "`" + `package main` + "`" + `), GOMAXPROCS=1."
   GO
+  "JavaScript run by Node.js; read the input from standard input."
   JAVASCRIPT
 }
 
+"The judge's verdict on one test, or on a whole execution (the first failed test's, by index)."
 enum Verdict {
+  "The program exited normally within every limit and the checker accepted its output."
   ACCEPTED
+  "The program ran cleanly but the checker rejected its output (the test's ` + "`" + `message` + "`" + ` shows the first difference)."
   WRONG_ANSWER
+  "The program used more CPU time than allowed (` + "`" + `timeLimitMs` + "`" + `), or stayed alive past the wall-clock limit (sleeping, blocked on input)."
   TIME_LIMIT_EXCEEDED
+  "The program's peak memory went over ` + "`" + `memoryLimitMb` + "`" + `, or it died because an allocation failed at the limit."
   MEMORY_LIMIT_EXCEEDED
+  "The program exited with a non-zero status or was killed by a signal (the test's ` + "`" + `message` + "`" + ` says which)."
   RUNTIME_ERROR
+  "The program wrote more than 64 MiB to standard output, or a file larger than 16 MiB."
   OUTPUT_LIMIT_EXCEEDED
+  "The source did not compile: no test ran, and the execution's ` + "`" + `compileMessage` + "`" + ` holds the compiler's output."
   COMPILATION_ERROR
+  "The judge itself failed (the sandbox, a custom checker that crashed or misbehaved): never the program's fault."
   INTERNAL_ERROR
 }
 
+"The kind of async work a Job does, and the mutation that starts it."
 enum JobType {
+  "` + "`" + `executeCode` + "`" + `: judges code against a problem's test cases and stores an execution (` + "`" + `job.history` + "`" + `)."
   CODE_EXECUTION
+  "` + "`" + `generateHints` + "`" + `: explains a failed execution; the hints land on the execution (` + "`" + `history.hints` + "`" + `)."
   HINT_GENERATION
+  "` + "`" + `generateTestCases` + "`" + `: writes a test generator (` + "`" + `job.generatorCode` + "`" + `) for ` + "`" + `saveProblem` + "`" + `."
   SCRIPT_GENERATION
+  "` + "`" + `extractProblem` + "`" + `: reads a judge's problem page into a draft problem (` + "`" + `job.problem` + "`" + `)."
   PROBLEM_EXTRACTION
 }
 
+"Where a job is in its life: PENDING → PROCESSING → COMPLETED, FAILED or CANCELLED (PENDING may also end FAILED or CANCELLED)."
 enum JobStatus {
+  "Queued: waiting for a worker, or for its next attempt after a failed one (` + "`" + `errorMessage` + "`" + ` says why)."
   PENDING
+  "A worker is running it."
   PROCESSING
+  "Finished: ` + "`" + `result` + "`" + ` (and, per type, ` + "`" + `history` + "`" + `, ` + "`" + `generatorCode` + "`" + ` or ` + "`" + `problem` + "`" + `) holds the outcome. Final."
   COMPLETED
+  "Given up after a permanent error or its last attempt: ` + "`" + `errorMessage` + "`" + ` says why. Final."
   FAILED
+  "Stopped by ` + "`" + `cancelJob` + "`" + ` before it finished. Final."
   CANCELLED
 }
 
+"A metered action: each use counts against a daily quota of the user's plan (UTC days)."
 enum UsageAction {
+  "One ` + "`" + `executeCode` + "`" + ` (the plan's ` + "`" + `maxExecutionsPerDay` + "`" + `)."
   EXECUTION
+  "One ` + "`" + `generateHints` + "`" + ` on an execution that has no hints yet (the plan's ` + "`" + `maxHintsPerDay` + "`" + `)."
   HINT
 }
 
 "How a program's output is compared with the expected output (testlib's standard checkers)."
 enum CheckerKind {
-  "Ignores trailing spaces at line ends and trailing blank lines (the default)."
+  "Line by line, ignoring whitespace at line ends (CRLF equals LF), trailing blank lines and a missing final newline. The default."
   LINES
-  "Any whitespace separates tokens."
+  "Whitespace-separated tokens: any amount and kind of whitespace is equal."
   TOKENS
+  "Byte-for-byte equality."
   EXACT
-  "Numbers within an absolute or relative epsilon."
+  "Tokens; where the expected token is a number, the output's must be within ` + "`" + `epsilon` + "`" + `, absolute or relative (either suffices)."
   FLOAT
-  "Case-insensitive yes/no."
+  "YES/NO answers compared case-insensitively; the expected output holds only YES/NO tokens."
   YESNO
-  "A checker program (several valid answers)."
+  "A checker program, for problems with several valid answers (see CheckerInput.code)."
   CUSTOM
 }
 
+"How a problem's outputs are judged. A custom checker's code is not shown."
 type Checker {
+  "The comparison (LINES when none was set)."
   kind: CheckerKind!
+  "FLOAT's tolerance, absolute or relative (0 < epsilon < 1); not used by the other kinds."
   epsilon: Float
 }
 
-"An algorithm problem from a judge. Drafts (not yet completed) are visible to staff, their author and plans that can view all problems."
+"""
+An algorithm problem from a judge, named by ` + "`" + `platform` + "`" + ` and ` + "`" + `problemId` + "`" + `.
+Completed (published) problems are visible to everyone; drafts to staff, their
+author and plans that can view all problems; deleted problems to staff only.
+"""
 type Problem implements Node {
+  "The problem's opaque global id."
   id: ID!
+  "The judge the problem comes from."
   platform: Platform!
+  "The problem's id on its judge, e.g. ` + "`" + `1000` + "`" + ` or ` + "`" + `abc300_a` + "`" + `: 1–64 letters, digits, ` + "`" + `_` + "`" + `, ` + "`" + `-` + "`" + ` or ` + "`" + `.` + "`" + `."
   problemId: String!
+  "The title (1–200 characters)."
   title: String!
+  "The problem's page on its judge (an http(s) URL, at most 2000 characters); empty when none was given."
   problemUrl: String!
+  "Tags, e.g. the judge's (at most 20, each 1–50 characters)."
   tags: [String!]!
+  "The language of the reference solution (` + "`" + `solutionCode` + "`" + `); submissions may use any language."
   language: Language!
+  "The input constraints as free text (at most 4000 characters)."
   constraints: String!
-  "The statement as plain text (description, input and output sections) when extraction read it from the judge's page; empty otherwise."
+  "The statement as plain text (description, input and output sections) when extraction read it from the judge's page (at most 20,000 characters); empty otherwise."
   statement: String!
-  "The reference solution: only for staff and the problem's author."
+  "The reference solution (at most 64 KB): only for staff and the problem's author, null for anyone else."
   solutionCode: String
+  "How outputs are judged."
   checker: Checker!
+  "CPU time (user + system) allowed per test, in milliseconds: 100–20000, default 2000. A test also stops at a wall-clock limit of twice this plus 1 s."
   timeLimitMs: Int!
+  "Peak memory allowed per test, in MiB: 16–2048, default 256. Runtimes get an allowance on top (Java 96 MiB, JavaScript 64, Python 16, Go 8)."
   memoryLimitMb: Int!
+  "Published: true once it has test cases and was marked completed; false for a draft."
   isCompleted: Boolean!
+  "Soft-deleted by ` + "`" + `deleteProblem` + "`" + `: in no list, readable by staff only."
   isDeleted: Boolean!
+  "How many test cases the problem has."
   testCaseCount: Int!
-  "Extracted and generated problems wait for a staff review; so does a reviewed problem its author (not staff) changed since."
+  "Whether the problem waits for a staff review: extracted problems do, and so does a reviewed problem its author (not staff) changed since. ` + "`" + `reviewProblem` + "`" + ` clears it."
   needsReview: Boolean!
+  "Whether the last staff review verified the problem; an author's later change clears it."
   verifiedByAdmin: Boolean!
+  "The notes of the last staff review (at most 2000 characters); empty before one."
   reviewNotes: String!
+  "When staff last reviewed the problem; null before the first review."
   reviewedAt: Time
   "Test cases, oldest first, as previews: each input and output holds at most its first 4096 bytes (` + "`" + `truncated` + "`" + ` tells; read a test case alone with ` + "`" + `node(id:)` + "`" + ` for all of it)."
-  testCases(first: Int, after: String): TestCaseConnection!
-  "Whether the signed-in user has this problem accepted on its judge (AtCoder, from the linked account's synced submissions); false when anonymous."
+  testCases(
+    "Page size: 1–100, default 20 (BAD_USER_INPUT outside)."
+    first: Int
+    "Continue after this cursor (an endCursor or edge cursor of this list); BAD_USER_INPUT for a forged or foreign one."
+    after: String
+  ): TestCaseConnection!
+  "Whether the signed-in user has this problem accepted on its judge (AtCoder only, from the linked account's synced submissions); false when anonymous or on other judges."
   solvedByMe: Boolean!
+  "When the problem was registered."
   createdAt: Time!
+  "When the problem or its test cases last changed."
   updatedAt: Time!
 }
 
+"One problem in a list, with its cursor."
 type ProblemEdge {
+  "The cursor of this item: pass it as ` + "`" + `after` + "`" + ` to continue after it."
   cursor: String!
+  "The listed problem."
   node: Problem!
 }
 
+"A page of problems (see PageInfo for short pages)."
 type ProblemConnection {
+  "The problems of this page, in the list's order."
   edges: [ProblemEdge!]!
+  "Where the page ends and whether more follow."
   pageInfo: PageInfo!
 }
 
 """
-A test case. In a list (` + "`" + `Problem.testCases` + "`" + `) its input and output are previews,
-at most their first 4096 bytes each; read through ` + "`" + `node(id:)` + "`" + ` they are whole. A
-request reads at most one test case larger than that in full, and only within
-its response budget (RESPONSE_TOO_LARGE otherwise).
+A test case: an input and its expected output. In a list (` + "`" + `Problem.testCases` + "`" + `)
+its input and output are previews, at most their first 4096 bytes each; read
+through ` + "`" + `node(id:)` + "`" + ` they are whole. A request reads at most one test case
+larger than that in full, and only within its response budget
+(RESPONSE_TOO_LARGE otherwise). Visible to whoever may see its problem.
 """
 type TestCase implements Node {
+  "The test case's opaque global id: ` + "`" + `node(id:)` + "`" + ` reads it whole."
   id: ID!
   "The input, or its first 4096 bytes in a list (` + "`" + `truncated` + "`" + `)."
   input: String!
@@ -2700,243 +2804,406 @@ type TestCase implements Node {
   outputSize: Int!
   "Whether ` + "`" + `input` + "`" + ` or ` + "`" + `output` + "`" + ` holds only the beginning of the data (read the test case with ` + "`" + `node(id:)` + "`" + ` for all of it)."
   truncated: Boolean!
-  "How a generated test was produced, for deterministic regeneration."
+  "How the test was produced: ` + "`" + `generator:<language>` + "`" + ` for tests from ` + "`" + `saveProblem` + "`" + `, ` + "`" + `sample` + "`" + ` for samples read by extraction; null for hand-written tests."
   generator: String
+  "The generator seed (1, 2, …) that produced the input, so it can be regenerated; 0 for samples, null for hand-written tests."
   seed: Int
+  "When the test case was added."
   createdAt: Time!
 }
 
+"One test case in a list, with its cursor."
 type TestCaseEdge {
+  "The cursor of this item: pass it as ` + "`" + `after` + "`" + ` to continue after it."
   cursor: String!
+  "The listed test case, as a preview (see TestCase)."
   node: TestCase!
 }
 
+"A page of a problem's test cases, oldest first."
 type TestCaseConnection {
+  "The test cases of this page."
   edges: [TestCaseEdge!]!
+  "Where the page ends and whether more follow."
   pageInfo: PageInfo!
+  "How many test cases the problem has in all (` + "`" + `Problem.testCaseCount` + "`" + `)."
   totalCount: Int!
 }
 
+"The outcome of one test of an execution. Shown with the execution: to its owner and staff, or to anyone when it is public."
 type TestResult {
+  "The id of the test case within its problem (a raw id, not the global TestCase id that ` + "`" + `node(id:)` + "`" + ` takes)."
   testCaseId: String!
+  "The test's verdict."
   verdict: Verdict!
-  "What the program printed (truncated)."
+  "The beginning of what the program printed (at most 1 KiB)."
   output: String!
-  "The beginning of the program's standard error (tracebacks)."
+  "The beginning of the program's standard error, e.g. a traceback (at most 1 KiB)."
   stderr: String!
+  "CPU time (user + system) the program used, in milliseconds."
   timeMs: Int!
+  "The program's peak resident memory, in KiB."
   memoryKb: Int!
+  "What explains the verdict: the first difference (WRONG_ANSWER), the limit (*_LIMIT_EXCEEDED), the exit code or signal (RUNTIME_ERROR), a custom checker's comment; empty when accepted."
   message: String!
 }
 
-"One execution of a user's code against a problem's test cases."
+"""
+One execution of a user's code against a problem's test cases (a history
+item), made by a CODE_EXECUTION job: its id is ` + "`" + `job.history.id` + "`" + `. Visible to its
+owner and staff; to everyone else only while it is public (` + "`" + `isCodePublic` + "`" + `) and
+its problem is published.
+"""
 type SearchHistory implements Node {
+  "The execution's opaque global id (as ` + "`" + `generateHints(historyId:)` + "`" + ` and ` + "`" + `setHistoryVisibility(id:)` + "`" + ` take it)."
   id: ID!
+  "The problem, when you may see it; null for a draft or deleted problem you may not see, or one that no longer exists."
   problem: Problem
-  "The author (name and picture; the email only for themselves and staff)."
+  "The author (name and picture; the email only for themselves and staff); null when the account is gone."
   user: User
+  "The problem's judge."
   platform: Platform!
+  "The problem's id on its judge."
   problemId: String!
+  "The problem's title when the code was executed."
   problemTitle: String!
+  "The language of the submitted code."
   language: Language!
   "The submitted code: only for its owner and staff, or anyone when public."
   code: String
+  "The owner's choice to show the execution (code and each test's output) to everyone; it takes effect only while the problem is published."
   isCodePublic: Boolean!
+  "The overall verdict: ACCEPTED when every test passed, COMPILATION_ERROR when the code did not compile, else the first failed test's verdict (by index)."
   verdict: Verdict!
+  "The compiler's output (at most about 8 KiB) for COMPILATION_ERROR or warnings; empty otherwise."
   compileMessage: String!
+  "How many tests passed."
   passedCount: Int!
+  "How many tests failed (all of them on COMPILATION_ERROR)."
   failedCount: Int!
+  "How many tests the problem had when the code was executed."
   totalCount: Int!
+  "One result per test, in the problem's test order; empty on COMPILATION_ERROR."
   testResults: [TestResult!]!
+  "The hints ` + "`" + `generateHints` + "`" + ` produced; empty until then."
   hints: [String!]!
+  "The largest CPU time of any test, in milliseconds."
   maxTimeMs: Int!
+  "The largest peak memory of any test, in KiB."
   maxMemoryKb: Int!
+  "The CODE_EXECUTION job that produced it: only for the owner and staff, null for anyone else."
   job: Job
+  "When the execution began (its job started running)."
   createdAt: Time!
 }
 
+"One execution in a list, with its cursor."
 type SearchHistoryEdge {
+  "The cursor of this item: pass it as ` + "`" + `after` + "`" + ` to continue after it."
   cursor: String!
+  "The listed execution."
   node: SearchHistory!
 }
 
+"""
+A page of executions, newest first (see PageInfo for short pages). A page that
+selects none of ` + "`" + `code` + "`" + `, ` + "`" + `compileMessage` + "`" + `, ` + "`" + `testResults` + "`" + `, ` + "`" + `hints` + "`" + ` is read without
+them, which is cheaper.
+"""
 type SearchHistoryConnection {
+  "The executions of this page."
   edges: [SearchHistoryEdge!]!
+  "Where the page ends and whether more follow."
   pageInfo: PageInfo!
 }
 
-"One metered action (an execution or a hint request); kept 90 days."
+"One metered action (an execution or a hint request); kept 90 days. Readable through ` + "`" + `node(id:)` + "`" + ` by its user and staff."
 type UsageLog implements Node {
+  "The log's opaque global id."
   id: ID!
+  "What was metered."
   action: UsageAction!
+  "The judge of the problem the action was about; null when none."
   platform: Platform
+  "The id of the problem the action was about."
   problemId: String!
+  "When the use was charged."
   createdAt: Time!
+  "When the log is deleted (90 days after createdAt)."
   expiresAt: Time!
 }
 
-"Async work run by the job runner; follow it with the jobUpdated subscription."
+"""
+Async work run by the job runner; follow it with the ` + "`" + `jobUpdated` + "`" + ` subscription.
+Visible to its owner and staff only. A failed attempt is retried with backoff (1
+s, 4 s, 16 s, …); a job runs at most ` + "`" + `ALGOITNY_JOB_TIMEOUT` + "`" + ` (10 min) per
+attempt.
+"""
 type Job implements Node {
+  "The job's opaque global id."
   id: ID!
+  "What the job does."
   type: JobType!
+  "Where the job is in its life."
   status: JobStatus!
+  "The problem the job is about, when you may see it: null before an extraction finds it, or for a problem you may not see."
   problem: Problem
+  "The problem's judge; null for an extraction until it finished."
   platform: Platform
+  "The problem's id on its judge; empty for an extraction until it finished."
   problemId: String!
+  "The problem's title when the job was created; empty for an extraction."
   title: String!
-  "The execution this job produced or hints."
+  "The execution this job produced (CODE_EXECUTION, once COMPLETED) or the one it hints (HINT_GENERATION); null otherwise."
   history: SearchHistory
+  "SCRIPT_GENERATION: the generator it wrote, for ` + "`" + `saveProblem(input: {jobId})` + "`" + `; empty for other types and until COMPLETED."
   generatorCode: String!
-  "A JSON document with the job type's result."
+  """
+  The outcome as a JSON document, empty until COMPLETED. CODE_EXECUTION:
+  ` + "`" + `{verdict, passed, total, maxTimeMs, maxMemoryKb}` + "`" + `; HINT_GENERATION: ` + "`" + `{hints,
+  provider}` + "`" + `; SCRIPT_GENERATION: ` + "`" + `{generatorLanguage, notes, provider}` + "`" + `;
+  PROBLEM_EXTRACTION: the extracted fields and ` + "`" + `problemCreated` + "`" + `.
+  """
   result: String!
+  "The last failure: why a FAILED job was given up, or why an attempt failed and is retried (kept if a later attempt succeeds); empty when none failed."
   errorMessage: String!
-  progress(first: Int, after: String): JobProgressConnection!
+  "The job's progress steps, oldest first (owner and staff)."
+  progress(
+    "Page size: 1–100, default 20 (BAD_USER_INPUT outside)."
+    first: Int
+    "Continue after this cursor (an endCursor or edge cursor of this list); BAD_USER_INPUT for a forged or foreign one."
+    after: String
+  ): JobProgressConnection!
+  "When the job was created (queued)."
   createdAt: Time!
+  "When the job's record last changed (a status change, a retry)."
   updatedAt: Time!
+  "When an attempt last moved it to PROCESSING; null until one did."
   startedAt: Time
+  "When it reached a final status; null until then."
   finishedAt: Time
 }
 
+"One job in a list, with its cursor."
 type JobEdge {
+  "The cursor of this item: pass it as ` + "`" + `after` + "`" + ` to continue after it."
   cursor: String!
+  "The listed job."
   node: Job!
 }
 
+"A page of jobs, newest first (see PageInfo for short pages)."
 type JobConnection {
+  "The jobs of this page."
   edges: [JobEdge!]!
+  "Where the page ends and whether more follow."
   pageInfo: PageInfo!
 }
 
+"One step of a job's progress, kept with the job."
 type JobProgress implements Node {
+  "The step's opaque global id."
   id: ID!
+  "A short name of the step, e.g. ` + "`" + `started` + "`" + `, ` + "`" + `judging` + "`" + `, ` + "`" + `retrying` + "`" + `, ` + "`" + `failed` + "`" + `, ` + "`" + `cancelled` + "`" + `, or an execution's verdict."
   step: String!
+  "What happened, in words (may be empty)."
   message: String!
+  "The job's status at this step."
   status: JobStatus!
   "0–100, or -1 when unknown."
   percent: Int!
+  "When the step happened."
   createdAt: Time!
 }
 
+"One progress step in a list, with its cursor."
 type JobProgressEdge {
+  "The cursor of this item: pass it as ` + "`" + `after` + "`" + ` to continue after it."
   cursor: String!
+  "The listed progress step."
   node: JobProgress!
 }
 
+"A page of a job's progress steps, oldest first."
 type JobProgressConnection {
+  "The steps of this page."
   edges: [JobProgressEdge!]!
+  "Where the page ends and whether more follow."
   pageInfo: PageInfo!
 }
 
+"""
+An account. Users sign in with Google (or ` + "`" + `devLogin` + "`" + ` in dev mode). Name,
+picture, activity, plan and creation date are shown to whoever sees the user
+(e.g. as an execution's author); email, staff status and last sign-in only to
+the user themselves and staff.
+"""
 type User implements Node {
+  "The user's opaque global id (as ` + "`" + `setUserPlan` + "`" + `/` + "`" + `setUserActive` + "`" + ` take it)."
   id: ID!
   "Only for the user themselves and staff."
   email: String
+  "The display name: Google's profile name, or the email's local part for a dev sign-in."
   name: String!
+  "The URL of the Google profile picture; empty when none."
   picture: String!
+  "False once staff deactivated the account: it can neither sign in nor use its sessions, and its queued jobs fail."
   isActive: Boolean!
   "Only for the user themselves and staff (null for anyone else)."
   isStaff: Boolean
+  "The user's plan (active or not); null when they have none."
   plan: Plan
+  "When the account was created."
   createdAt: Time!
-  "Only for the user themselves and staff."
+  "The last Google sign-in (dev sign-ins do not set it). Only for the user themselves and staff."
   lastLogin: Time
   "The linked AtCoder account (the user themselves and staff only)."
   atcoderHandle: String
-  "Problems the user has accepted on a judge, from their linked account (the user themselves and staff only; AtCoder only for now)."
-  solvedProblems(platform: Platform = ATCODER): SolvedProblems
+  "Problems the user has accepted on a judge, from their linked account (the user themselves and staff only; null without a linked account; AtCoder only for now)."
+  solvedProblems(
+    "The judge; any other than ATCODER gives null."
+    platform: Platform = ATCODER
+  ): SolvedProblems
 }
 
-"A watched URL: is the page up, has a keyword appeared (seed 002's checks)."
+"A watched URL: is the page up, has a keyword appeared. Visible to its owner and staff only."
 type Check implements Node {
+  "The check's opaque global id."
   id: ID!
+  "The public http(s) URL fetched (at most 2000 characters)."
   url: String!
+  "What a run looks for."
   checkType: CheckType!
-  "What a KEYWORD check looks for (case-insensitive)."
+  "What a KEYWORD check looks for (case-insensitive, in the first 1 MB of the page); empty for AVAILABILITY."
   keyword: String!
   "A KEYWORD check is UP when the keyword is absent."
   invert: Boolean!
-  "Time between runs."
+  "Time between runs, in milliseconds (at most 86,400,000, a day)."
   delayMs: Int!
+  "Whether the check runs."
   status: CheckStatus!
-  "Why a FAILED check stopped."
+  "Why a FAILED check stopped; empty otherwise."
   failureReason: String!
+  "Failed runs since the last good one; 5 in a row make the check FAILED."
   consecutiveFailures: Int!
+  "When the check was created."
   createdAt: Time!
+  "When its owner last changed it (runs set lastExecutedAt instead)."
   updatedAt: Time!
+  "When it last ran; null before its first run."
   lastExecutedAt: Time
+  "When the next run is planned while ACTIVE; null otherwise. Runs keep a fixed grid; missed runs are skipped, not made up."
   nextRunAt: Time
+  "The last run's result; null before the first run."
   lastResult: CheckResult
   "The most recent results, newest first (kept a day, at most 1440)."
-  recentResults(limit: Int = 20): [CheckResult!]!
+  recentResults(
+    "How many: 1–1440; 0 means 20 (BAD_USER_INPUT outside)."
+    limit: Int = 20
+  ): [CheckResult!]!
 }
 
+"What a check's run looks for."
 enum CheckType {
+  "UP when the URL answers with an HTTP status below 400."
   AVAILABILITY
+  "UP when the URL answers below 400 and the page contains ` + "`" + `keyword` + "`" + ` (or, with ` + "`" + `invert` + "`" + `, does not)."
   KEYWORD
 }
 
+"Whether a check runs."
 enum CheckStatus {
+  "Runs every ` + "`" + `delayMs` + "`" + `."
   ACTIVE
+  "Stopped by ` + "`" + `pauseCheck` + "`" + ` until ` + "`" + `resumeCheck` + "`" + `."
   PAUSED
+  "Stopped after 5 failed runs in a row, or at once when the URL no longer leads to a public address (` + "`" + `failureReason` + "`" + `); ` + "`" + `resumeCheck` + "`" + ` restarts it."
   FAILED
 }
 
+"The verdict of one run of a check."
 enum CheckResultStatus {
+  "The page answered as the check wants."
   UP
+  "The run failed (` + "`" + `error` + "`" + ` set), or a KEYWORD check's keyword test did not hold."
   DOWN
 }
 
-"One run of a check (seed 002's lastResult)."
+"One run of a check."
 type CheckResult {
+  "The run's verdict."
   status: CheckResultStatus!
+  "How long the request took in milliseconds (until the error, for a failed run; a run is given 15 s)."
   responseTimeMs: Int!
-  "0 when no response came."
+  "The final response's HTTP status (redirects followed, at most 5); 0 when no response came."
   httpStatus: Int!
   "Set for KEYWORD checks whose page was read."
   keywordFound: Boolean
-  "Why the run failed; empty when the page was fetched."
+  "Why the run failed (a network error, a timeout, HTTP ≥ 400, a non-public address); empty when the page was fetched."
   error: String!
+  "When the run started."
   checkedAt: Time!
 }
 
+"One check in a list, with its cursor."
 type CheckEdge {
+  "The cursor of this item: pass it as ` + "`" + `after` + "`" + ` to continue after it."
   cursor: String!
+  "The listed check."
   node: Check!
 }
 
+"A page of checks, newest first."
 type CheckConnection {
+  "The checks of this page."
   edges: [CheckEdge!]!
+  "Where the page ends and whether more follow."
   pageInfo: PageInfo!
 }
 
 "A check's change: a run's result, an edit, or its deletion."
 type CheckEvent {
+  "The check after the change (before it, for a deletion)."
   check: Check!
+  "Set when the event is a run's result."
   result: CheckResult
+  "True on the last event, sent when the check was deleted."
   deleted: Boolean!
 }
 
+"A new URL check."
 input CreateCheckInput {
-  "A public http(s) URL."
+  "A public http(s) URL on port 80 or 443 (at most 2000 characters); others are BAD_USER_INPUT."
   url: String!
+  "What a run looks for."
   checkType: CheckType!
+  "KEYWORD: required, at most 200 characters, matched case-insensitively. AVAILABILITY: must be empty."
   keyword: String
+  "KEYWORD only: UP when the keyword is absent (default false)."
   invert: Boolean
-  "Time between runs (at least the plan's minCheckDelayMs; default 5 minutes)."
+  "Time between runs in milliseconds: at least the plan's minCheckDelayMs (and the server's ALGOITNY_CHECK_MIN_DELAY, 1 s), at most 86,400,000; default 5 minutes, or the plan's minimum when longer."
   delayMs: Int
 }
 
+"Changes to a check; null fields are left alone, and the same rules as CreateCheckInput apply to the result."
 input UpdateCheckInput {
+  "A new public http(s) URL on port 80 or 443 (at most 2000 characters)."
   url: String
+  "A new type; changing to AVAILABILITY drops the keyword and invert unless a keyword is given."
   checkType: CheckType
+  "A new keyword (KEYWORD checks, at most 200 characters)."
   keyword: String
+  "KEYWORD only: UP when the keyword is absent."
   invert: Boolean
+  "A new time between runs in milliseconds (at least the plan's minimum unless unchanged, at most 86,400,000)."
   delayMs: Int
 }
 
-"A linked AtCoder account."
+"A user's linked AtCoder account and the state of its sync."
 type AtCoderAccount {
+  "The AtCoder user name, as typed when linked."
   handle: String!
+  "When the account was linked to this handle."
   linkedAt: Time!
   "When a sync last reached the newest submission; null until the first one completes."
   lastSyncedAt: Time
@@ -2944,300 +3211,751 @@ type AtCoderAccount {
   lastError: String!
 }
 
+"A user's problems accepted on a judge, from their linked account (AtCoder only for now)."
 type SolvedProblems {
+  "The judge (always ATCODER for now)."
   platform: Platform!
+  "The linked account's user name."
   handle: String!
   "Problem ids on the judge (e.g. abc300_a), sorted."
   problemIds: [String!]!
+  "How many problem ids there are."
   count: Int!
+  "When a sync last reached the newest submission; null until the first one completes."
   lastSyncedAt: Time
+  "The last sync attempt's error, empty when it succeeded."
   lastSyncError: String!
 }
 
+"The answer to ` + "`" + `syncSolvedProblems` + "`" + `: the sync runs in the background."
 type SyncResult {
   "Whether a sync was already waiting or running (then nothing new was queued)."
   alreadyQueued: Boolean!
+  "The linked account being synced."
   handle: String!
   "When the previous sync completed; poll solvedProblems until lastSyncedAt moves past it."
   lastSyncedAt: Time
 }
 
+"The level of an AtCoder Daily Training contest (the ` + "`" + `adt_<level>_…` + "`" + ` of its id)."
 enum AdtDifficulty {
+  "ADT Easy (` + "`" + `adt_easy_…` + "`" + `)."
   EASY
+  "ADT Medium (` + "`" + `adt_medium_…` + "`" + `)."
   MEDIUM
+  "ADT Hard (` + "`" + `adt_hard_…` + "`" + `)."
   HARD
+  "ADT All, every level (` + "`" + `adt_all_…` + "`" + `)."
   ALL
 }
 
-"An AtCoder Daily Training contest."
+"An AtCoder Daily Training contest, read from AtCoder Problems' contest list by the periodic sync."
 type AdtContest {
+  "AtCoder's contest id, e.g. ` + "`" + `adt_all_20250522_3` + "`" + `."
   contestId: String!
+  "The contest's level."
   difficulty: AdtDifficulty!
+  "When the contest starts."
   startsAt: Time!
+  "How long the contest lasts, in seconds."
   durationSeconds: Int!
+  "The contest's title on AtCoder."
   title: String!
   "The highest submission id of this contest a sync has processed (0: none yet)."
   lastFetchedSubmissionId: Int!
 }
 
+"One user in a list, with its cursor."
 type UserEdge {
+  "The cursor of this item: pass it as ` + "`" + `after` + "`" + ` to continue after it."
   cursor: String!
+  "The listed user."
   node: User!
 }
 
+"A page of users (see PageInfo for short pages)."
 type UserConnection {
+  "The users of this page."
   edges: [UserEdge!]!
+  "Where the page ends and whether more follow."
   pageInfo: PageInfo!
 }
 
-"A subscription plan: daily quotas and capabilities. -1 means unlimited."
+"A subscription plan: daily quotas and capabilities. -1 means unlimited. Its name is its key and never changes."
 type Plan implements Node {
+  "The plan's opaque global id."
   id: ID!
+  "The plan's name and key (1–50 characters), e.g. ` + "`" + `Free` + "`" + `, ` + "`" + `Pro` + "`" + `, ` + "`" + `Admin` + "`" + `."
   name: String!
+  "A description for people choosing a plan."
   description: String!
+  "Hint requests a day (` + "`" + `generateHints` + "`" + `); -1 = unlimited."
   maxHintsPerDay: Int!
+  "Executions a day (` + "`" + `executeCode` + "`" + `); -1 = unlimited."
   maxExecutionsPerDay: Int!
+  "Problems a user may have registered at once (drafts included; deleting one frees its place); -1 = unlimited."
   maxProblems: Int!
+  "Whether its users see every draft problem, not only their own."
   canViewAllProblems: Boolean!
+  "Whether its users may register problems (createProblem, generateTestCases, saveProblem, extractProblem)."
   canRegisterProblems: Boolean!
+  "The price in cents (informational: nothing is charged by the API)."
   priceCents: Int!
+  "Inactive plans are listed to staff only; users on one keep it."
   isActive: Boolean!
-  "URL watches a user may have (-1 = unlimited), and the shortest period between their runs."
+  "URL checks a user may have at once (deleting one frees its place); -1 = unlimited."
   maxChecks: Int!
+  "The shortest ` + "`" + `delayMs` + "`" + ` its users' checks may have, in milliseconds (0: only the server's floor, 1 s by default)."
   minCheckDelayMs: Int!
 }
 
 "Today's use of one metered action. Days are UTC days."
 type Usage {
+  "The metered action."
   action: UsageAction!
+  "Uses charged today (may lag a charge by up to ALGOITNY_CACHE_BOUND, 1 s, on another replica)."
   used: Int!
-  "-1 means unlimited."
+  "The plan's daily limit; -1 means unlimited (0 without a plan)."
   limit: Int!
-  "-1 means unlimited."
+  "Uses left today; -1 means unlimited."
   remaining: Int!
+  "When the quota resets: the next 00:00 UTC."
   resetAt: Time!
 }
 
+"Executions of one language on one platform."
 type ExecutionStat {
+  "The problems' judge."
   platform: Platform!
+  "The submissions' language."
   language: Language!
+  "How many executions were stored."
   count: Int!
 }
 
 "Execution counts, pre-aggregated when executions are stored."
 type UsageStats {
+  "All executions stored (the sum of the counts below)."
   totalExecutions: Int!
+  "The counts per platform and language."
   byPlatformAndLanguage: [ExecutionStat!]!
 }
 
+"A signed-in session."
 type AuthPayload {
   "Send as ` + "`" + `Authorization: Bearer <token>` + "`" + ` (or in connection_init for websockets)."
   token: String!
+  "When the session ends (SESSION_LIFETIME, 7 days by default); sign in again then."
   expiresAt: Time!
+  "The signed-in user, private fields included."
   user: User!
 }
 
+"Which problems ` + "`" + `problems` + "`" + ` lists; every field is optional."
 input ProblemFilter {
+  "Only problems of this judge."
   platform: Platform
+  "Only problems whose reference solution is in this language."
   language: Language
   "true (default): completed problems; false: drafts — all of them for staff and plans that can view all problems, otherwise the caller's own (UNAUTHENTICATED when anonymous)."
   completed: Boolean
+  "Only titles containing this text, case-insensitively (at most 200 characters)."
   titleContains: String
-  "Staff: problems that need (true) or do not need (false) a review."
+  "Staff: problems that need (true) or do not need (false) a review. FORBIDDEN for anyone else."
   needsReview: Boolean
 }
 
+"A staff review of a problem."
 input ReviewProblemInput {
+  "Whether the problem is verified correct (` + "`" + `verifiedByAdmin` + "`" + `)."
   verified: Boolean!
+  "What staff found, shown as ` + "`" + `reviewNotes` + "`" + ` (at most 2000 characters); null clears the notes."
   notes: String
 }
 
+"Which executions a history list shows; every field is optional. Applied as filters, so pages may be short."
 input HistoryFilter {
+  "Only executions of problems of this judge."
   platform: Platform
+  "Only executions of code in this language."
   language: Language
+  "Only executions of problems with this id (on any judge unless platform is given)."
   problemId: String
 }
 
+"How outputs are judged; the fields a kind does not use are ignored."
 input CheckerInput {
+  "The comparison."
   kind: CheckerKind!
+  "FLOAT: the tolerance, absolute or relative, 0 < epsilon < 1 (required)."
   epsilon: Float
+  """
+  CUSTOM: the checker's source (at most 64 KB, required). It is run as
+  ` + "`" + `checker input output answer` + "`" + `; exit 0 accepts, 1 rejects, anything else is
+  INTERNAL_ERROR; what it prints becomes the test's message.
+  """
   code: String
+  "CUSTOM: the checker's language (required)."
   language: Language
 }
 
+"A new problem (createProblem)."
 input CreateProblemInput {
+  "The judge the problem comes from."
   platform: Platform!
+  "The problem's id on its judge: 1–64 letters, digits, ` + "`" + `_` + "`" + `, ` + "`" + `-` + "`" + ` or ` + "`" + `.` + "`" + `."
   problemId: String!
+  "The title: 1–200 characters."
   title: String!
+  "The problem's page: an http(s) URL, at most 2000 characters."
   problemUrl: String
+  "At most 20 tags of 1–50 characters."
   tags: [String!]
+  "The language of the reference solution."
   language: Language!
+  "The reference solution (at most 64 KB); ` + "`" + `saveProblem` + "`" + ` needs one."
   solutionCode: String
+  "The input constraints as free text (at most 4000 characters)."
   constraints: String
+  "How outputs are judged (default LINES)."
   checker: CheckerInput
+  "CPU time per test in milliseconds: 100–20000, default 2000."
   timeLimitMs: Int
+  "Peak memory per test in MiB: 16–2048, default 256."
   memoryLimitMb: Int
+  "Initial test cases: at most 500, each at most 8 MB (input and output together), UTF-8."
   testCases: [TestCaseInput!]
   "Mark completed at once (needs at least one test case)."
   isCompleted: Boolean
 }
 
+"Changes to a problem; null fields are left alone and the CreateProblemInput limits apply."
 input UpdateProblemInput {
+  "A new title (1–200 characters)."
   title: String
+  "A new problem page URL (http(s), at most 2000 characters)."
   problemUrl: String
+  "New tags, replacing all (at most 20 of 1–50 characters)."
   tags: [String!]
+  "A new language of the reference solution."
   language: Language
+  "A new reference solution (at most 64 KB)."
   solutionCode: String
+  "New constraints (at most 4000 characters)."
   constraints: String
+  "A new checker, replacing the old one."
   checker: CheckerInput
+  "A new CPU time per test in milliseconds (100–20000)."
   timeLimitMs: Int
+  "A new peak memory per test in MiB (16–2048)."
   memoryLimitMb: Int
+  "Publish (true; needs at least one test case) or turn back into a draft (false)."
   isCompleted: Boolean
 }
 
+"A hand-written test case."
 input TestCaseInput {
+  "The input given on standard input (UTF-8, no NUL bytes)."
   input: String!
+  "The expected output (UTF-8, no NUL bytes); input and output together at most 8 MB."
   output: String!
 }
 
+"A submission (executeCode)."
 input ExecuteCodeInput {
+  "The problem's judge."
   platform: Platform!
+  "The problem's id on its judge."
   problemId: String!
+  "The language of the code."
   language: Language!
+  "The source code: not blank, valid UTF-8, at most 64 KB."
   code: String!
-  "Show the execution (code, each test's output) to everyone. Only for a published problem: BAD_USER_INPUT for a draft."
+  "Show the execution (code, each test's output) to everyone. Only for a published problem: BAD_USER_INPUT for a draft. Default false."
   isCodePublic: Boolean
-  "Repeating a submission with the same key returns the same job (24 h)."
+  "Repeating a submission with the same key within 24 h returns the same job without charging again (at most 100 characters, no ` + "`" + `#` + "`" + `)."
   idempotencyKey: String
 }
 
+"A problem whose test generator should be written (generateTestCases); the problem need not be registered."
 input GenerateTestCasesInput {
+  "The problem's judge."
   platform: Platform!
+  "The problem's id on its judge (1–64 characters)."
   problemId: String!
+  "The title (1–200 characters)."
   title: String!
+  "The problem's page (an http(s) URL)."
   problemUrl: String
+  "At most 20 tags."
   tags: [String!]
+  "The reference solution (required, at most 64 KB): ` + "`" + `saveProblem` + "`" + ` runs it on each generated input."
   solutionCode: String!
+  "The reference solution's language."
   language: Language!
+  "The input constraints the generator must respect (at most 4000 characters)."
   constraints: String!
 }
 
+"""
+What ` + "`" + `saveProblem` + "`" + ` runs: a completed SCRIPT_GENERATION job of yours (jobId), or
+a problem you may edit with generator code given directly. With a jobId, the
+job's problem and generator are used and platform, problemId, generatorCode
+and generatorLanguage are ignored.
+"""
 input SaveProblemInput {
   "A completed SCRIPT_GENERATION job whose generator to use…"
   jobId: ID
   "…or the problem and generator given directly."
   platform: Platform
+  "The problem's id on its judge (with platform; the problem must exist)."
   problemId: String
+  "The generator's source (with platform and problemId)."
   generatorCode: String
   "The generator's language (default PYTHON). It is run as ` + "`" + `generator SEED INDEX` + "`" + ` and prints one input."
   generatorLanguage: Language
-  "How many tests to generate (default 20, at most 100)."
+  "How many tests to generate (default 20, at most 100); identical inputs are kept once."
   testCount: Int
   "Optional Polygon-style validator: reads an input on stdin, exits 0 when it is valid."
   validatorCode: String
+  "The validator's language (default PYTHON)."
   validatorLanguage: Language
 }
 
+"A new plan (createPlan). Limits are -1 (unlimited) or 0–1,000,000."
 input CreatePlanInput {
+  "The plan's name and key: 1–50 characters without ` + "`" + `#` + "`" + ` or ` + "`" + `:` + "`" + `; it cannot change."
   name: String!
+  "A description for people choosing a plan (default empty)."
   description: String
+  "Hint requests a day; -1 = unlimited."
   maxHintsPerDay: Int!
+  "Executions a day; -1 = unlimited."
   maxExecutionsPerDay: Int!
+  "Problems a user may have registered; -1 = unlimited."
   maxProblems: Int!
+  "Whether its users see every draft problem."
   canViewAllProblems: Boolean!
+  "Whether its users may register problems."
   canRegisterProblems: Boolean!
+  "The price in cents, not negative (default 0)."
   priceCents: Int
+  "Whether the plan is listed to everyone (default true)."
   isActive: Boolean
+  "URL checks a user may have: -1 (unlimited) or 0–100,000 (default 0: none)."
   maxChecks: Int
+  "The shortest time between a check's runs, in milliseconds: 1000–86,400,000, or 0 (default) for only the server's floor."
   minCheckDelayMs: Int
 }
 
+"Changes to a plan; null fields are left alone and the CreatePlanInput limits apply."
 input UpdatePlanInput {
+  "A new description."
   description: String
+  "New hint requests a day; -1 = unlimited."
   maxHintsPerDay: Int
+  "New executions a day; -1 = unlimited."
   maxExecutionsPerDay: Int
+  "New problems a user may have registered; -1 = unlimited."
   maxProblems: Int
+  "Whether its users see every draft problem."
   canViewAllProblems: Boolean
+  "Whether its users may register problems."
   canRegisterProblems: Boolean
+  "A new price in cents (not negative)."
   priceCents: Int
+  "Whether the plan is listed to everyone."
   isActive: Boolean
+  "New URL checks a user may have: -1 or 0–100,000."
   maxChecks: Int
+  "New shortest time between a check's runs in milliseconds: 1000–86,400,000, or 0."
   minCheckDelayMs: Int
 }
 
+"""
+Reads. A nullable field that names one object answers null when it does not
+exist or you may not see it, so its existence does not leak. Any operation may
+also fail with INTERNAL (details only in the server's logs) and, per request,
+with the limits' codes (README "API notes": RESPONSE_TOO_LARGE, REQUEST_TIMEOUT,
+SERVER_BUSY, COMPLEXITY_LIMIT_EXCEEDED, …); ` + "`" + `__schema` + "`" + ` and ` + "`" + `__type` + "`" + ` with
+INTROSPECTION_DISABLED where introspection is off.
+"""
 type Query {
-  node(id: ID!): Node
-  "The signed-in user; null when anonymous."
+  """
+  The object with this global id, or null when there is none or you may not see
+  it (the typed queries' rules). Errors: BAD_USER_INPUT for a malformed id;
+  UNAUTHENTICATED/FORBIDDEN for a User other than yourself (staff only) and
+  UNAUTHENTICATED for a Check when signed out.
+  """
+  node(
+    "An opaque global id of any type that implements Node."
+    id: ID!
+  ): Node
+  "The signed-in user; null when anonymous. (A bad or expired token fails the whole request with HTTP 401 UNAUTHENTICATED.)"
   me: User
-  problem(platform: Platform!, problemId: String!): Problem
-  problems(filter: ProblemFilter, first: Int, after: String): ProblemConnection!
-  searchHistory(id: ID!): SearchHistory
-  myHistory(filter: HistoryFilter, first: Int, after: String): SearchHistoryConnection!
-  publicHistory(filter: HistoryFilter, first: Int, after: String): SearchHistoryConnection!
-  "Your own history merged with everyone else's public history, newest first."
-  historyFeed(first: Int, after: String): SearchHistoryConnection!
-  job(id: ID!): Job
-  "Your jobs (staff: everyone's, given a type or status)."
-  jobs(type: JobType, status: JobStatus, first: Int, after: String): JobConnection!
+  "A problem by its judge and id; null when there is none or you may not see it. Errors: BAD_USER_INPUT for a malformed problemId."
+  problem(
+    "The problem's judge."
+    platform: Platform!
+    "The problem's id on its judge (1–64 letters, digits, ` + "`" + `_` + "`" + `, ` + "`" + `-` + "`" + `, ` + "`" + `.` + "`" + `)."
+    problemId: String!
+  ): Problem
+  """
+  Problems, newest first; completed ones unless the filter asks for drafts.
+  Anyone may list completed problems. Errors: UNAUTHENTICATED (drafts while
+  anonymous), FORBIDDEN (needsReview when not staff), BAD_USER_INPUT
+  (titleContains too long, first, after).
+  """
+  problems(
+    "Which problems (default: all completed ones)."
+    filter: ProblemFilter
+    "Page size: 1–100, default 20 (BAD_USER_INPUT outside)."
+    first: Int
+    "Continue after this cursor (an endCursor or edge cursor of this list); BAD_USER_INPUT for a forged or foreign one."
+    after: String
+  ): ProblemConnection!
+  "An execution: yours, any for staff, or a public one of a published problem; null otherwise. Errors: BAD_USER_INPUT for a malformed id."
+  searchHistory(
+    "The execution's id (` + "`" + `job.history.id` + "`" + `)."
+    id: ID!
+  ): SearchHistory
+  "Your executions, newest first. Errors: UNAUTHENTICATED when anonymous, BAD_USER_INPUT (first, after)."
+  myHistory(
+    "Which executions (default: all)."
+    filter: HistoryFilter
+    "Page size: 1–100, default 20 (BAD_USER_INPUT outside)."
+    first: Int
+    "Continue after this cursor (an endCursor or edge cursor of this list); BAD_USER_INPUT for a forged or foreign one."
+    after: String
+  ): SearchHistoryConnection!
+  "Everyone's public executions of published problems, newest first; anyone may read it. Pages may be short. Errors: BAD_USER_INPUT (first, after)."
+  publicHistory(
+    "Which executions (default: all)."
+    filter: HistoryFilter
+    "Page size: 1–100, default 20 (BAD_USER_INPUT outside)."
+    first: Int
+    "Continue after this cursor (an endCursor or edge cursor of this list); BAD_USER_INPUT for a forged or foreign one."
+    after: String
+  ): SearchHistoryConnection!
+  "Your own history merged with everyone else's public history, newest first (anonymous: the public history). Pages may be short. Errors: BAD_USER_INPUT (first, after)."
+  historyFeed(
+    "Page size: 1–100, default 20 (BAD_USER_INPUT outside)."
+    first: Int
+    "Continue after this cursor (this feed's endCursor or an edge cursor); BAD_USER_INPUT for a forged one."
+    after: String
+  ): SearchHistoryConnection!
+  "A job of yours (staff: anyone's); null otherwise. Errors: BAD_USER_INPUT for a malformed id."
+  job(
+    "The job's id."
+    id: ID!
+  ): Job
+  """
+  Your jobs, newest first, optionally of one type and status (applied as
+  filters: pages may be short). Staff giving a type or a status list everyone's
+  jobs. Errors: UNAUTHENTICATED when anonymous, BAD_USER_INPUT (first, after).
+  """
+  jobs(
+    "Only jobs of this type."
+    type: JobType
+    "Only jobs in this status."
+    status: JobStatus
+    "Page size: 1–100, default 20 (BAD_USER_INPUT outside)."
+    first: Int
+    "Continue after this cursor (an endCursor or edge cursor of this list); BAD_USER_INPUT for a forged or foreign one."
+    after: String
+  ): JobConnection!
+  "The active plans sorted by name (staff: then the inactive ones). Anyone may read them."
   plans: [Plan!]!
+  "Today's use of each metered action (EXECUTION, then HINT) against your plan. Errors: UNAUTHENTICATED when anonymous."
   myUsage: [Usage!]!
-  "Admin: users, optionally of one plan."
-  users(plan: String, first: Int, after: String): UserConnection!
-  "Admin: one user."
-  user(id: ID!): User
-  "Admin: execution statistics."
+  """
+  Staff: users — all of them in no particular order (pages may be short), or
+  those of one plan, newest first. Errors: UNAUTHENTICATED, FORBIDDEN (not
+  staff), NOT_FOUND (unknown plan), BAD_USER_INPUT (first, after).
+  """
+  users(
+    "Only users of the plan with this name."
+    plan: String
+    "Page size: 1–100, default 20 (BAD_USER_INPUT outside)."
+    first: Int
+    "Continue after this cursor (an endCursor or edge cursor of this list); BAD_USER_INPUT for a forged or foreign one."
+    after: String
+  ): UserConnection!
+  "Staff: one user; null when there is none. Errors: UNAUTHENTICATED, FORBIDDEN (not staff), BAD_USER_INPUT (malformed id)."
+  user(
+    "The user's id."
+    id: ID!
+  ): User
+  "Staff: execution statistics. Errors: UNAUTHENTICATED, FORBIDDEN (not staff)."
   usageStats: UsageStats!
-  "Your URL checks, newest first."
-  myChecks(first: Int, after: String): CheckConnection!
-  check(id: ID!): Check
-  "AtCoder Daily Training contests of a month (YYYYMM, UTC), in start order."
-  adtContests(month: String!): [AdtContest!]!
+  "Your URL checks, newest first (staff too: their own). Errors: UNAUTHENTICATED when anonymous, BAD_USER_INPUT (first, after)."
+  myChecks(
+    "Page size: 1–100, default 20 (BAD_USER_INPUT outside)."
+    first: Int
+    "Continue after this cursor (an endCursor or edge cursor of this list); BAD_USER_INPUT for a forged or foreign one."
+    after: String
+  ): CheckConnection!
+  "A check of yours (staff: anyone's); null otherwise. Errors: UNAUTHENTICATED when anonymous, BAD_USER_INPUT (malformed id)."
+  check(
+    "The check's id."
+    id: ID!
+  ): Check
+  "AtCoder Daily Training contests of a month, in start order; anyone may read them. Errors: BAD_USER_INPUT (month)."
+  adtContests(
+    "The month of the contests' start, in UTC, as YYYYMM (e.g. ` + "`" + `202505` + "`" + `)."
+    month: String!
+  ): [AdtContest!]!
 }
 
+"""
+Changes. Errors common to many: UNAUTHENTICATED (signed out), BAD_USER_INPUT
+(with ` + "`" + `field` + "`" + ` naming the input), INTERNAL. A mutation that changes problems,
+quotas, users, plans, sessions or executions answers UNAVAILABLE, having
+changed nothing, when the change cannot be announced to the other replicas
+(PostgreSQL unreachable; retry). Those marked "strict" return only once no
+replica acts on the old value (README "Running several replicas").
+RATE_LIMITED carries ` + "`" + `limit` + "`" + `, ` + "`" + `used` + "`" + `, ` + "`" + `remaining` + "`" + ` and, for daily quotas,
+` + "`" + `resetAt` + "`" + `.
+"""
 type Mutation {
-  loginWithGoogle(idToken: String!): AuthPayload!
-  "Only when dev mode is on: sign in as any email (created on first use)."
-  devLogin(email: String!): AuthPayload!
-  "Revokes the session of this request."
+  """
+  Sign in with a Google ID token; the account is created on the Free plan at the
+  first sign-in. Strict. Errors: UNAVAILABLE (no Google sign-in on this server),
+  BAD_USER_INPUT (empty token), UNAUTHENTICATED (a bad token), FORBIDDEN
+  (deactivated account), CONFLICT (the email belongs to another Google account),
+  INTERNAL (Google's keys unreachable; retry).
+  """
+  loginWithGoogle(
+    "The ID token (a JWT) from Google Identity Services."
+    idToken: String!
+  ): AuthPayload!
+  "Only when dev mode is on: sign in as any email (created on first use, on the Free plan). Errors: FORBIDDEN (not in dev mode, or a deactivated account), BAD_USER_INPUT (not an email)."
+  devLogin(
+    "An email address (at most 254 characters)."
+    email: String!
+  ): AuthPayload!
+  "Revokes the session of this request (other sessions stay valid); its sockets close with 4403. Strict. Returns true. Errors: UNAUTHENTICATED."
   logout: Boolean!
-  executeCode(input: ExecuteCodeInput!): Job!
-  generateHints(historyId: ID!): Job!
-  generateTestCases(input: GenerateTestCasesInput!): Job!
-  "Runs the generator with seeds 1…testCount in the sandbox, feeds each input to the reference solution, stores the pairs as test cases and marks the problem completed. Fails with BAD_USER_INPUT naming the program and seed when something goes wrong; nothing is stored then."
-  saveProblem(input: SaveProblemInput!): Problem!
-  createProblem(input: CreateProblemInput!): Problem!
-  updateProblem(platform: Platform!, problemId: String!, input: UpdateProblemInput!): Problem!
-  "Soft delete: the problem leaves every list but stays readable by staff."
-  deleteProblem(platform: Platform!, problemId: String!, reason: String): Problem!
-  addTestCases(platform: Platform!, problemId: String!, testCases: [TestCaseInput!]!): Problem!
-  "Staff: record a review; the problem no longer needs one."
-  reviewProblem(platform: Platform!, problemId: String!, input: ReviewProblemInput!): Problem!
-  extractProblem(url: String!): Job!
-  cancelJob(id: ID!): Job!
-  "Makes one of the caller's executions public or private. BAD_USER_INPUT to make public an execution of a draft or deleted problem."
-  setHistoryVisibility(id: ID!, isCodePublic: Boolean!): SearchHistory!
-  "Erases every item of the signed-in user. Safe to retry."
+  """
+  Judge code against a problem's test cases: charges one EXECUTION and returns
+  the PENDING CODE_EXECUTION job (follow ` + "`" + `jobUpdated` + "`" + `, ` + "`" + `executionProgress` + "`" + `; the
+  execution is ` + "`" + `job.history` + "`" + ` once COMPLETED). Errors: UNAUTHENTICATED,
+  BAD_USER_INPUT (problemId, code, idempotencyKey, a problem without test
+  cases, isCodePublic on a draft), NOT_FOUND (no such problem you may see),
+  RATE_LIMITED (daily executions used up), CONFLICT (the idempotencyKey is
+  being reused as it expires; retry), UNAVAILABLE.
+  """
+  executeCode(
+    "The submission."
+    input: ExecuteCodeInput!
+  ): Job!
+  """
+  Hints for one of your failed executions (staff: anyone's): returns the
+  HINT_GENERATION job; follow ` + "`" + `hintProgress` + "`" + ` for the text. Charges one HINT
+  unless the execution has hints already (the job then completes with them).
+  Errors: UNAUTHENTICATED, BAD_USER_INPUT (a malformed id, or every test
+  passed), NOT_FOUND, RATE_LIMITED (daily hints used up), UNAVAILABLE.
+  """
+  generateHints(
+    "The execution's id (` + "`" + `job.history.id` + "`" + `)."
+    historyId: ID!
+  ): Job!
+  """
+  Have a test generator written for a problem (by the LLM, or the offline
+  provider): returns the SCRIPT_GENERATION job, whose ` + "`" + `generatorCode` + "`" + ` then goes
+  to ` + "`" + `saveProblem(input: {jobId})` + "`" + `. Not metered. Errors: UNAUTHENTICATED,
+  FORBIDDEN (your plan cannot register problems), BAD_USER_INPUT.
+  """
+  generateTestCases(
+    "The problem and its reference solution."
+    input: GenerateTestCasesInput!
+  ): Job!
+  """
+  Runs the generator with seeds 1…testCount in the sandbox, feeds each input to
+  the reference solution, adds the pairs as test cases and marks the problem
+  completed; from a job, creates the problem as a draft first if it does not
+  exist. It runs within the request, so the request timeout bounds it. Fails
+  with BAD_USER_INPUT naming the program and seed when something goes wrong;
+  nothing is stored then. Other errors: UNAUTHENTICATED, FORBIDDEN (your plan
+  cannot register problems, or not your problem), NOT_FOUND, RATE_LIMITED (your
+  plan's maxProblems), UNAVAILABLE, INTERNAL (also on a replica started without
+  the judge).
+  """
+  saveProblem(
+    "The generator and where its tests go."
+    input: SaveProblemInput!
+  ): Problem!
+  """
+  Register a problem (a draft unless isCompleted) with optional test cases. For
+  staff and plans that can register problems. Errors: UNAUTHENTICATED,
+  FORBIDDEN, BAD_USER_INPUT, CONFLICT (the problem exists, deleted ones
+  included), RATE_LIMITED (your plan's maxProblems; no resetAt), UNAVAILABLE.
+  """
+  createProblem(
+    "The new problem."
+    input: CreateProblemInput!
+  ): Problem!
+  """
+  Change a problem you may edit (staff, or its author). An author's change
+  (other than isCompleted) to a reviewed problem sends it back to review.
+  Errors: UNAUTHENTICATED, NOT_FOUND (none you may see, or deleted), FORBIDDEN
+  (not yours), BAD_USER_INPUT, UNAVAILABLE.
+  """
+  updateProblem(
+    "The problem's judge."
+    platform: Platform!
+    "The problem's id on its judge."
+    problemId: String!
+    "The changes."
+    input: UpdateProblemInput!
+  ): Problem!
+  "Soft delete (staff or the author): the problem leaves every list but stays readable by staff; returns it deleted. Errors: UNAUTHENTICATED, NOT_FOUND, FORBIDDEN, BAD_USER_INPUT (reason), UNAVAILABLE."
+  deleteProblem(
+    "The problem's judge."
+    platform: Platform!
+    "The problem's id on its judge."
+    problemId: String!
+    "Why, kept with the problem (at most 500 characters)."
+    reason: String
+  ): Problem!
+  """
+  Add hand-written test cases to a problem you may edit (an author's addition
+  sends a reviewed problem back to review). Errors: UNAUTHENTICATED,
+  NOT_FOUND, FORBIDDEN, BAD_USER_INPUT (none given, too many, too large, not
+  UTF-8), UNAVAILABLE.
+  """
+  addTestCases(
+    "The problem's judge."
+    platform: Platform!
+    "The problem's id on its judge."
+    problemId: String!
+    "1–500 test cases, each at most 8 MB (input and output together); a request body is at most 10 MB."
+    testCases: [TestCaseInput!]!
+  ): Problem!
+  "Staff: record a review; the problem no longer needs one. Errors: UNAUTHENTICATED, FORBIDDEN, NOT_FOUND (no such live problem), BAD_USER_INPUT (notes), UNAVAILABLE."
+  reviewProblem(
+    "The problem's judge."
+    platform: Platform!
+    "The problem's id on its judge."
+    problemId: String!
+    "The review."
+    input: ReviewProblemInput!
+  ): Problem!
+  """
+  Read a problem page from Baekjoon (acmicpc.net), Codeforces or AtCoder:
+  returns the PROBLEM_EXTRACTION job, which registers a draft needing review
+  (or finds the existing problem) and points to it (` + "`" + `job.problem` + "`" + `). Not
+  metered. Errors: UNAUTHENTICATED, FORBIDDEN (your plan cannot register
+  problems), BAD_USER_INPUT (not an http(s) URL of those judges).
+  """
+  extractProblem(
+    "The problem page's http(s) URL."
+    url: String!
+  ): Job!
+  """
+  Stop a job of yours (staff: anyone's): a pending one never runs, a running
+  one's processes are killed at once. The use it was charged is not given
+  back. Returns the CANCELLED job. Errors: BAD_USER_INPUT (malformed id),
+  NOT_FOUND, CONFLICT (already finished).
+  """
+  cancelJob(
+    "The job's id."
+    id: ID!
+  ): Job!
+  "Makes one of the caller's executions (staff: anyone's) public or private. Strict. Errors: UNAUTHENTICATED, NOT_FOUND, BAD_USER_INPUT (a malformed id, or making public an execution of a draft or deleted problem), UNAVAILABLE."
+  setHistoryVisibility(
+    "The execution's id (` + "`" + `job.history.id` + "`" + `)."
+    id: ID!
+    "true: shown to everyone while the problem is published; false: owner and staff only."
+    isCodePublic: Boolean!
+  ): SearchHistory!
+  "Erases every item of the signed-in user (executions, usage logs, quotas, jobs, the account); its sessions stop working. Strict. Safe to retry. Returns true. Errors: UNAUTHENTICATED, UNAVAILABLE."
   deleteMyAccount: Boolean!
-  "Link an AtCoder account (3–16 letters, digits or _); its accepted problems are synced."
-  linkAtCoderAccount(handle: String!): AtCoderAccount!
+  """
+  Link an AtCoder account that AtCoder Problems knows; its accepted problems are
+  synced (linking queues a sync until one has completed). Linking another handle
+  replaces the link and clears the solved list; the same handle again changes
+  nothing. Errors: UNAUTHENTICATED, BAD_USER_INPUT (malformed or unknown
+  handle), UNAVAILABLE (AtCoder Problems unreachable: nothing linked), CONFLICT
+  (a concurrent link won), INTERNAL (linked, but the sync could not be queued:
+  link again).
+  """
+  linkAtCoderAccount(
+    "The AtCoder user name: 3–16 letters, digits or ` + "`" + `_` + "`" + `."
+    handle: String!
+  ): AtCoderAccount!
+  "Removes the caller's AtCoder link and solved list; true also when nothing was linked. Errors: UNAUTHENTICATED."
   unlinkAtCoderAccount: Boolean!
-  "Queue a sync of the signed-in user's linked account now."
+  "Queue a sync of the signed-in user's linked account now (all are also synced every ATCODER_SYNC_INTERVAL, 1 h); returns at once. Errors: UNAUTHENTICATED, NOT_FOUND (no linked account)."
   syncSolvedProblems: SyncResult!
-  "Watch a URL; your plan bounds how many checks you have and how often they run."
-  createCheck(input: CreateCheckInput!): Check!
-  updateCheck(id: ID!, input: UpdateCheckInput!): Check!
-  pauseCheck(id: ID!): Check!
-  "Resume a paused or FAILED check."
-  resumeCheck(id: ID!): Check!
-  deleteCheck(id: ID!): Boolean!
-  createPlan(input: CreatePlanInput!): Plan!
-  updatePlan(name: String!, input: UpdatePlanInput!): Plan!
-  setUserPlan(userId: ID!, plan: String!): User!
-  setUserActive(userId: ID!, active: Boolean!): User!
+  """
+  Watch a URL: the check runs at once, then every delayMs. Your plan bounds how
+  many checks you have and how often they run (staff: no plan bounds). Errors:
+  UNAUTHENTICATED, BAD_USER_INPUT (naming the field), RATE_LIMITED (your plan's
+  maxChecks; no resetAt).
+  """
+  createCheck(
+    "The new check."
+    input: CreateCheckInput!
+  ): Check!
+  "Change a check of yours (staff: anyone's); a changed check's failure count restarts and, when ACTIVE, it runs as soon as its delay allows. Errors: UNAUTHENTICATED, NOT_FOUND, BAD_USER_INPUT."
+  updateCheck(
+    "The check's id."
+    id: ID!
+    "The changes."
+    input: UpdateCheckInput!
+  ): Check!
+  "Stop an ACTIVE check until resumeCheck (a run in progress is dropped); other statuses are left as they are. Errors: UNAUTHENTICATED, NOT_FOUND, BAD_USER_INPUT (malformed id)."
+  pauseCheck(
+    "The check's id."
+    id: ID!
+  ): Check!
+  "Resume a paused or FAILED check: its failures are cleared, its delay raised to your plan's current minimum, and it runs as soon as the delay allows. Errors: UNAUTHENTICATED, NOT_FOUND, BAD_USER_INPUT (malformed id)."
+  resumeCheck(
+    "The check's id."
+    id: ID!
+  ): Check!
+  "Delete a check with its results; its subscribers get a last event with ` + "`" + `deleted: true` + "`" + `. Returns true. Errors: UNAUTHENTICATED, NOT_FOUND, BAD_USER_INPUT (malformed id)."
+  deleteCheck(
+    "The check's id."
+    id: ID!
+  ): Boolean!
+  "Staff: add a plan. Strict. Errors: UNAUTHENTICATED, FORBIDDEN, BAD_USER_INPUT (name, limits), CONFLICT (the name exists), UNAVAILABLE."
+  createPlan(
+    "The new plan."
+    input: CreatePlanInput!
+  ): Plan!
+  "Staff: change a plan; its new limits apply from the next request on every replica. Strict. Errors: UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, BAD_USER_INPUT, UNAVAILABLE."
+  updatePlan(
+    "The plan's name."
+    name: String!
+    "The changes."
+    input: UpdatePlanInput!
+  ): Plan!
+  "Staff: move a user to another plan, effective from their next request. Strict. Errors: UNAUTHENTICATED, FORBIDDEN, NOT_FOUND (unknown user or plan), BAD_USER_INPUT (malformed id), UNAVAILABLE."
+  setUserPlan(
+    "The user's id."
+    userId: ID!
+    "The plan's name."
+    plan: String!
+  ): User!
+  """
+  Staff: activate or deactivate a user. A deactivated user is refused from
+  their next request, their sockets close with 4403, and their queued jobs fail
+  without running. Strict. Errors: UNAUTHENTICATED, FORBIDDEN, NOT_FOUND,
+  BAD_USER_INPUT (malformed id, or deactivating yourself), UNAVAILABLE.
+  """
+  setUserActive(
+    "The user's id."
+    userId: ID!
+    "true to activate, false to deactivate."
+    active: Boolean!
+  ): User!
 }
 
 "A job's status change or progress step."
 type JobEvent {
+  "The job as it is after the change."
   job: Job!
   "Set when the event is a progress step."
   progress: JobProgress
@@ -3245,29 +3963,75 @@ type JobEvent {
 
 "One finished test of an execution."
 type ExecutionProgressEvent {
+  "The CODE_EXECUTION job's id."
   jobId: ID!
   "0-based index of the test."
   index: Int!
+  "How many tests the execution runs."
   total: Int!
+  "The test's result."
   result: TestResult!
 }
 
 "Hint text as it is produced."
 type HintProgressEvent {
+  "The execution's id."
   historyId: ID!
-  "The new text since the previous event."
+  "The new text since the previous event; empty on the final event."
   delta: String!
+  "True on the final event, after which the subscription completes."
   done: Boolean!
-  "All hints, on the final event."
+  "All hints, on the final event; null before it."
   hints: [String!]
 }
 
+"""
+Live events, over a websocket at ` + "`" + `/query` + "`" + ` (graphql-transport-ws or the legacy
+graphql-ws). Every subscription needs a signed-in socket: send the token in
+` + "`" + `connection_init` + "`" + `, or the subscription closes the socket with 4401. Each
+starts with the current state (each says what that is).
+"""
 type Subscription {
-  jobUpdated(id: ID!): JobEvent!
-  executionProgress(jobId: ID!): ExecutionProgressEvent!
-  hintProgress(historyId: ID!): HintProgressEvent!
-  "A check's results and changes, starting with its current state."
-  checkUpdated(id: ID!): CheckEvent!
+  """
+  A job's status changes and progress steps: first the job as it is, then each
+  change; completes after a final status (at once for a finished job). A
+  subscriber that falls behind is resubscribed and sent the current state.
+  Errors: BAD_USER_INPUT (malformed id), NOT_FOUND (not your job; staff: any).
+  """
+  jobUpdated(
+    "The job's id."
+    id: ID!
+  ): JobEvent!
+  """
+  An execution's tests as they finish, each index once: first every test
+  finished so far, then the others; completes when the job is final. Errors:
+  BAD_USER_INPUT (malformed id, or not a CODE_EXECUTION job), NOT_FOUND.
+  """
+  executionProgress(
+    "The CODE_EXECUTION job's id."
+    jobId: ID!
+  ): ExecutionProgressEvent!
+  """
+  The hint text of one of your executions as it is written, then the final event
+  with all hints (text written before you subscribed is not sent again; the
+  final event has it all). An execution that has hints gets that one event at
+  once; a hint job that fails sends no final event (follow it with
+  ` + "`" + `jobUpdated` + "`" + `). Errors: BAD_USER_INPUT (malformed id), NOT_FOUND (not yours;
+  staff: any).
+  """
+  hintProgress(
+    "The execution's id (` + "`" + `job.history.id` + "`" + `)."
+    historyId: ID!
+  ): HintProgressEvent!
+  """
+  A check's results and changes, starting with its current state (result
+  null); completes after the deletion event, or when the subscriber falls
+  behind (subscribe again). Errors: UNAUTHENTICATED, NOT_FOUND, BAD_USER_INPUT.
+  """
+  checkUpdated(
+    "The check's id."
+    id: ID!
+  ): CheckEvent!
 }
 `, BuiltIn: false},
 }

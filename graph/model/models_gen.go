@@ -13,261 +13,438 @@ import (
 	"github.com/algoitny/api/internal/watch"
 )
 
+// A signed-in session.
 type AuthPayload struct {
 	// Send as `Authorization: Bearer <token>` (or in connection_init for websockets).
-	Token     string         `json:"token"`
-	ExpiresAt time.Time      `json:"expiresAt"`
-	User      *algoitny.User `json:"user"`
+	Token string `json:"token"`
+	// When the session ends (SESSION_LIFETIME, 7 days by default); sign in again then.
+	ExpiresAt time.Time `json:"expiresAt"`
+	// The signed-in user, private fields included.
+	User *algoitny.User `json:"user"`
 }
 
+// A page of checks, newest first.
 type CheckConnection struct {
-	Edges    []*CheckEdge `json:"edges"`
-	PageInfo *PageInfo    `json:"pageInfo"`
+	// The checks of this page.
+	Edges []*CheckEdge `json:"edges"`
+	// Where the page ends and whether more follow.
+	PageInfo *PageInfo `json:"pageInfo"`
 }
 
+// One check in a list, with its cursor.
 type CheckEdge struct {
-	Cursor string       `json:"cursor"`
-	Node   *watch.Check `json:"node"`
+	// The cursor of this item: pass it as `after` to continue after it.
+	Cursor string `json:"cursor"`
+	// The listed check.
+	Node *watch.Check `json:"node"`
 }
 
+// How outputs are judged; the fields a kind does not use are ignored.
 type CheckerInput struct {
-	Kind     algoitny.CheckerKind `json:"kind"`
-	Epsilon  *float64             `json:"epsilon,omitempty"`
-	Code     *string              `json:"code,omitempty"`
-	Language *algoitny.Language   `json:"language,omitempty"`
+	// The comparison.
+	Kind algoitny.CheckerKind `json:"kind"`
+	// FLOAT: the tolerance, absolute or relative, 0 < epsilon < 1 (required).
+	Epsilon *float64 `json:"epsilon,omitempty"`
+	// CUSTOM: the checker's source (at most 64 KB, required). It is run as
+	// `checker input output answer`; exit 0 accepts, 1 rejects, anything else is
+	// INTERNAL_ERROR; what it prints becomes the test's message.
+	Code *string `json:"code,omitempty"`
+	// CUSTOM: the checker's language (required).
+	Language *algoitny.Language `json:"language,omitempty"`
 }
 
+// A new URL check.
 type CreateCheckInput struct {
-	// A public http(s) URL.
-	URL       string          `json:"url"`
+	// A public http(s) URL on port 80 or 443 (at most 2000 characters); others are BAD_USER_INPUT.
+	URL string `json:"url"`
+	// What a run looks for.
 	CheckType watch.CheckType `json:"checkType"`
-	Keyword   *string         `json:"keyword,omitempty"`
-	Invert    *bool           `json:"invert,omitempty"`
-	// Time between runs (at least the plan's minCheckDelayMs; default 5 minutes).
+	// KEYWORD: required, at most 200 characters, matched case-insensitively. AVAILABILITY: must be empty.
+	Keyword *string `json:"keyword,omitempty"`
+	// KEYWORD only: UP when the keyword is absent (default false).
+	Invert *bool `json:"invert,omitempty"`
+	// Time between runs in milliseconds: at least the plan's minCheckDelayMs (and the server's ALGOITNY_CHECK_MIN_DELAY, 1 s), at most 86,400,000; default 5 minutes, or the plan's minimum when longer.
 	DelayMs *int `json:"delayMs,omitempty"`
 }
 
+// A new plan (createPlan). Limits are -1 (unlimited) or 0–1,000,000.
 type CreatePlanInput struct {
-	Name                string  `json:"name"`
-	Description         *string `json:"description,omitempty"`
-	MaxHintsPerDay      int     `json:"maxHintsPerDay"`
-	MaxExecutionsPerDay int     `json:"maxExecutionsPerDay"`
-	MaxProblems         int     `json:"maxProblems"`
-	CanViewAllProblems  bool    `json:"canViewAllProblems"`
-	CanRegisterProblems bool    `json:"canRegisterProblems"`
-	PriceCents          *int    `json:"priceCents,omitempty"`
-	IsActive            *bool   `json:"isActive,omitempty"`
-	MaxChecks           *int    `json:"maxChecks,omitempty"`
-	MinCheckDelayMs     *int    `json:"minCheckDelayMs,omitempty"`
+	// The plan's name and key: 1–50 characters without `#` or `:`; it cannot change.
+	Name string `json:"name"`
+	// A description for people choosing a plan (default empty).
+	Description *string `json:"description,omitempty"`
+	// Hint requests a day; -1 = unlimited.
+	MaxHintsPerDay int `json:"maxHintsPerDay"`
+	// Executions a day; -1 = unlimited.
+	MaxExecutionsPerDay int `json:"maxExecutionsPerDay"`
+	// Problems a user may have registered; -1 = unlimited.
+	MaxProblems int `json:"maxProblems"`
+	// Whether its users see every draft problem.
+	CanViewAllProblems bool `json:"canViewAllProblems"`
+	// Whether its users may register problems.
+	CanRegisterProblems bool `json:"canRegisterProblems"`
+	// The price in cents, not negative (default 0).
+	PriceCents *int `json:"priceCents,omitempty"`
+	// Whether the plan is listed to everyone (default true).
+	IsActive *bool `json:"isActive,omitempty"`
+	// URL checks a user may have: -1 (unlimited) or 0–100,000 (default 0: none).
+	MaxChecks *int `json:"maxChecks,omitempty"`
+	// The shortest time between a check's runs, in milliseconds: 1000–86,400,000, or 0 (default) for only the server's floor.
+	MinCheckDelayMs *int `json:"minCheckDelayMs,omitempty"`
 }
 
+// A new problem (createProblem).
 type CreateProblemInput struct {
-	Platform      algoitny.Platform `json:"platform"`
-	ProblemID     string            `json:"problemId"`
-	Title         string            `json:"title"`
-	ProblemURL    *string           `json:"problemUrl,omitempty"`
-	Tags          []string          `json:"tags,omitempty"`
-	Language      algoitny.Language `json:"language"`
-	SolutionCode  *string           `json:"solutionCode,omitempty"`
-	Constraints   *string           `json:"constraints,omitempty"`
-	Checker       *CheckerInput     `json:"checker,omitempty"`
-	TimeLimitMs   *int              `json:"timeLimitMs,omitempty"`
-	MemoryLimitMb *int              `json:"memoryLimitMb,omitempty"`
-	TestCases     []*TestCaseInput  `json:"testCases,omitempty"`
+	// The judge the problem comes from.
+	Platform algoitny.Platform `json:"platform"`
+	// The problem's id on its judge: 1–64 letters, digits, `_`, `-` or `.`.
+	ProblemID string `json:"problemId"`
+	// The title: 1–200 characters.
+	Title string `json:"title"`
+	// The problem's page: an http(s) URL, at most 2000 characters.
+	ProblemURL *string `json:"problemUrl,omitempty"`
+	// At most 20 tags of 1–50 characters.
+	Tags []string `json:"tags,omitempty"`
+	// The language of the reference solution.
+	Language algoitny.Language `json:"language"`
+	// The reference solution (at most 64 KB); `saveProblem` needs one.
+	SolutionCode *string `json:"solutionCode,omitempty"`
+	// The input constraints as free text (at most 4000 characters).
+	Constraints *string `json:"constraints,omitempty"`
+	// How outputs are judged (default LINES).
+	Checker *CheckerInput `json:"checker,omitempty"`
+	// CPU time per test in milliseconds: 100–20000, default 2000.
+	TimeLimitMs *int `json:"timeLimitMs,omitempty"`
+	// Peak memory per test in MiB: 16–2048, default 256.
+	MemoryLimitMb *int `json:"memoryLimitMb,omitempty"`
+	// Initial test cases: at most 500, each at most 8 MB (input and output together), UTF-8.
+	TestCases []*TestCaseInput `json:"testCases,omitempty"`
 	// Mark completed at once (needs at least one test case).
 	IsCompleted *bool `json:"isCompleted,omitempty"`
 }
 
+// A submission (executeCode).
 type ExecuteCodeInput struct {
-	Platform  algoitny.Platform `json:"platform"`
-	ProblemID string            `json:"problemId"`
-	Language  algoitny.Language `json:"language"`
-	Code      string            `json:"code"`
-	// Show the execution (code, each test's output) to everyone. Only for a published problem: BAD_USER_INPUT for a draft.
+	// The problem's judge.
+	Platform algoitny.Platform `json:"platform"`
+	// The problem's id on its judge.
+	ProblemID string `json:"problemId"`
+	// The language of the code.
+	Language algoitny.Language `json:"language"`
+	// The source code: not blank, valid UTF-8, at most 64 KB.
+	Code string `json:"code"`
+	// Show the execution (code, each test's output) to everyone. Only for a published problem: BAD_USER_INPUT for a draft. Default false.
 	IsCodePublic *bool `json:"isCodePublic,omitempty"`
-	// Repeating a submission with the same key returns the same job (24 h).
+	// Repeating a submission with the same key within 24 h returns the same job without charging again (at most 100 characters, no `#`).
 	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
 }
 
+// A problem whose test generator should be written (generateTestCases); the problem need not be registered.
 type GenerateTestCasesInput struct {
-	Platform     algoitny.Platform `json:"platform"`
-	ProblemID    string            `json:"problemId"`
-	Title        string            `json:"title"`
-	ProblemURL   *string           `json:"problemUrl,omitempty"`
-	Tags         []string          `json:"tags,omitempty"`
-	SolutionCode string            `json:"solutionCode"`
-	Language     algoitny.Language `json:"language"`
-	Constraints  string            `json:"constraints"`
+	// The problem's judge.
+	Platform algoitny.Platform `json:"platform"`
+	// The problem's id on its judge (1–64 characters).
+	ProblemID string `json:"problemId"`
+	// The title (1–200 characters).
+	Title string `json:"title"`
+	// The problem's page (an http(s) URL).
+	ProblemURL *string `json:"problemUrl,omitempty"`
+	// At most 20 tags.
+	Tags []string `json:"tags,omitempty"`
+	// The reference solution (required, at most 64 KB): `saveProblem` runs it on each generated input.
+	SolutionCode string `json:"solutionCode"`
+	// The reference solution's language.
+	Language algoitny.Language `json:"language"`
+	// The input constraints the generator must respect (at most 4000 characters).
+	Constraints string `json:"constraints"`
 }
 
+// Which executions a history list shows; every field is optional. Applied as filters, so pages may be short.
 type HistoryFilter struct {
-	Platform  *algoitny.Platform `json:"platform,omitempty"`
-	Language  *algoitny.Language `json:"language,omitempty"`
-	ProblemID *string            `json:"problemId,omitempty"`
+	// Only executions of problems of this judge.
+	Platform *algoitny.Platform `json:"platform,omitempty"`
+	// Only executions of code in this language.
+	Language *algoitny.Language `json:"language,omitempty"`
+	// Only executions of problems with this id (on any judge unless platform is given).
+	ProblemID *string `json:"problemId,omitempty"`
 }
 
+// A page of jobs, newest first (see PageInfo for short pages).
 type JobConnection struct {
-	Edges    []*JobEdge `json:"edges"`
-	PageInfo *PageInfo  `json:"pageInfo"`
+	// The jobs of this page.
+	Edges []*JobEdge `json:"edges"`
+	// Where the page ends and whether more follow.
+	PageInfo *PageInfo `json:"pageInfo"`
 }
 
+// One job in a list, with its cursor.
 type JobEdge struct {
-	Cursor string        `json:"cursor"`
-	Node   *algoitny.Job `json:"node"`
+	// The cursor of this item: pass it as `after` to continue after it.
+	Cursor string `json:"cursor"`
+	// The listed job.
+	Node *algoitny.Job `json:"node"`
 }
 
+// A page of a job's progress steps, oldest first.
 type JobProgressConnection struct {
-	Edges    []*JobProgressEdge `json:"edges"`
-	PageInfo *PageInfo          `json:"pageInfo"`
+	// The steps of this page.
+	Edges []*JobProgressEdge `json:"edges"`
+	// Where the page ends and whether more follow.
+	PageInfo *PageInfo `json:"pageInfo"`
 }
 
+// One progress step in a list, with its cursor.
 type JobProgressEdge struct {
-	Cursor string                `json:"cursor"`
-	Node   *algoitny.JobProgress `json:"node"`
+	// The cursor of this item: pass it as `after` to continue after it.
+	Cursor string `json:"cursor"`
+	// The listed progress step.
+	Node *algoitny.JobProgress `json:"node"`
 }
 
+// Changes. Errors common to many: UNAUTHENTICATED (signed out), BAD_USER_INPUT
+// (with `field` naming the input), INTERNAL. A mutation that changes problems,
+// quotas, users, plans, sessions or executions answers UNAVAILABLE, having
+// changed nothing, when the change cannot be announced to the other replicas
+// (PostgreSQL unreachable; retry). Those marked "strict" return only once no
+// replica acts on the old value (README "Running several replicas").
+// RATE_LIMITED carries `limit`, `used`, `remaining` and, for daily quotas,
+// `resetAt`.
 type Mutation struct {
 }
 
-// A list's position. A filtered list reads a bounded number of items per
-// request: a page may then hold fewer items than `first`, even none, while
-// hasNextPage is true. Continue from endCursor.
+// A list's position. Lists page with opaque cursors: ask for `first` items (1–100,
+// default 20) `after` a cursor. A filtered list reads a bounded number of items
+// per request (at most 10 DynamoDB pages of 100): a page may then hold fewer
+// items than `first`, even none, while hasNextPage is true; continue from
+// endCursor. For the complexity limit (5000), a page of problems, executions,
+// jobs, users, test cases or progress steps costs its selected fields times
+// `first` (20 when omitted).
 type PageInfo struct {
+	// Whether more items follow: ask again with `after: endCursor` (a short or empty page does not mean the end).
 	HasNextPage bool `json:"hasNextPage"`
-	// Pass as `after` to get the next page.
+	// The cursor to pass as `after` for the next page; null when the page is empty and nothing follows.
 	EndCursor *string `json:"endCursor,omitempty"`
 }
 
+// A page of problems (see PageInfo for short pages).
 type ProblemConnection struct {
-	Edges    []*ProblemEdge `json:"edges"`
-	PageInfo *PageInfo      `json:"pageInfo"`
+	// The problems of this page, in the list's order.
+	Edges []*ProblemEdge `json:"edges"`
+	// Where the page ends and whether more follow.
+	PageInfo *PageInfo `json:"pageInfo"`
 }
 
+// One problem in a list, with its cursor.
 type ProblemEdge struct {
-	Cursor string            `json:"cursor"`
-	Node   *algoitny.Problem `json:"node"`
+	// The cursor of this item: pass it as `after` to continue after it.
+	Cursor string `json:"cursor"`
+	// The listed problem.
+	Node *algoitny.Problem `json:"node"`
 }
 
+// Which problems `problems` lists; every field is optional.
 type ProblemFilter struct {
+	// Only problems of this judge.
 	Platform *algoitny.Platform `json:"platform,omitempty"`
+	// Only problems whose reference solution is in this language.
 	Language *algoitny.Language `json:"language,omitempty"`
 	// true (default): completed problems; false: drafts — all of them for staff and plans that can view all problems, otherwise the caller's own (UNAUTHENTICATED when anonymous).
-	Completed     *bool   `json:"completed,omitempty"`
+	Completed *bool `json:"completed,omitempty"`
+	// Only titles containing this text, case-insensitively (at most 200 characters).
 	TitleContains *string `json:"titleContains,omitempty"`
-	// Staff: problems that need (true) or do not need (false) a review.
+	// Staff: problems that need (true) or do not need (false) a review. FORBIDDEN for anyone else.
 	NeedsReview *bool `json:"needsReview,omitempty"`
 }
 
+// Reads. A nullable field that names one object answers null when it does not
+// exist or you may not see it, so its existence does not leak. Any operation may
+// also fail with INTERNAL (details only in the server's logs) and, per request,
+// with the limits' codes (README "API notes": RESPONSE_TOO_LARGE, REQUEST_TIMEOUT,
+// SERVER_BUSY, COMPLEXITY_LIMIT_EXCEEDED, …); `__schema` and `__type` with
+// INTROSPECTION_DISABLED where introspection is off.
 type Query struct {
 }
 
+// A staff review of a problem.
 type ReviewProblemInput struct {
-	Verified bool    `json:"verified"`
-	Notes    *string `json:"notes,omitempty"`
+	// Whether the problem is verified correct (`verifiedByAdmin`).
+	Verified bool `json:"verified"`
+	// What staff found, shown as `reviewNotes` (at most 2000 characters); null clears the notes.
+	Notes *string `json:"notes,omitempty"`
 }
 
+// What `saveProblem` runs: a completed SCRIPT_GENERATION job of yours (jobId), or
+// a problem you may edit with generator code given directly. With a jobId, the
+// job's problem and generator are used and platform, problemId, generatorCode
+// and generatorLanguage are ignored.
 type SaveProblemInput struct {
 	// A completed SCRIPT_GENERATION job whose generator to use…
 	JobID *string `json:"jobId,omitempty"`
 	// …or the problem and generator given directly.
-	Platform      *algoitny.Platform `json:"platform,omitempty"`
-	ProblemID     *string            `json:"problemId,omitempty"`
-	GeneratorCode *string            `json:"generatorCode,omitempty"`
+	Platform *algoitny.Platform `json:"platform,omitempty"`
+	// The problem's id on its judge (with platform; the problem must exist).
+	ProblemID *string `json:"problemId,omitempty"`
+	// The generator's source (with platform and problemId).
+	GeneratorCode *string `json:"generatorCode,omitempty"`
 	// The generator's language (default PYTHON). It is run as `generator SEED INDEX` and prints one input.
 	GeneratorLanguage *algoitny.Language `json:"generatorLanguage,omitempty"`
-	// How many tests to generate (default 20, at most 100).
+	// How many tests to generate (default 20, at most 100); identical inputs are kept once.
 	TestCount *int `json:"testCount,omitempty"`
 	// Optional Polygon-style validator: reads an input on stdin, exits 0 when it is valid.
-	ValidatorCode     *string            `json:"validatorCode,omitempty"`
+	ValidatorCode *string `json:"validatorCode,omitempty"`
+	// The validator's language (default PYTHON).
 	ValidatorLanguage *algoitny.Language `json:"validatorLanguage,omitempty"`
 }
 
+// A page of executions, newest first (see PageInfo for short pages). A page that
+// selects none of `code`, `compileMessage`, `testResults`, `hints` is read without
+// them, which is cheaper.
 type SearchHistoryConnection struct {
-	Edges    []*SearchHistoryEdge `json:"edges"`
-	PageInfo *PageInfo            `json:"pageInfo"`
+	// The executions of this page.
+	Edges []*SearchHistoryEdge `json:"edges"`
+	// Where the page ends and whether more follow.
+	PageInfo *PageInfo `json:"pageInfo"`
 }
 
+// One execution in a list, with its cursor.
 type SearchHistoryEdge struct {
-	Cursor string                  `json:"cursor"`
-	Node   *algoitny.SearchHistory `json:"node"`
+	// The cursor of this item: pass it as `after` to continue after it.
+	Cursor string `json:"cursor"`
+	// The listed execution.
+	Node *algoitny.SearchHistory `json:"node"`
 }
 
+// Live events, over a websocket at `/query` (graphql-transport-ws or the legacy
+// graphql-ws). Every subscription needs a signed-in socket: send the token in
+// `connection_init`, or the subscription closes the socket with 4401. Each
+// starts with the current state (each says what that is).
 type Subscription struct {
 }
 
+// A page of a problem's test cases, oldest first.
 type TestCaseConnection struct {
-	Edges      []*TestCaseEdge `json:"edges"`
-	PageInfo   *PageInfo       `json:"pageInfo"`
-	TotalCount int             `json:"totalCount"`
+	// The test cases of this page.
+	Edges []*TestCaseEdge `json:"edges"`
+	// Where the page ends and whether more follow.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// How many test cases the problem has in all (`Problem.testCaseCount`).
+	TotalCount int `json:"totalCount"`
 }
 
+// One test case in a list, with its cursor.
 type TestCaseEdge struct {
-	Cursor string             `json:"cursor"`
-	Node   *algoitny.TestCase `json:"node"`
+	// The cursor of this item: pass it as `after` to continue after it.
+	Cursor string `json:"cursor"`
+	// The listed test case, as a preview (see TestCase).
+	Node *algoitny.TestCase `json:"node"`
 }
 
+// A hand-written test case.
 type TestCaseInput struct {
-	Input  string `json:"input"`
+	// The input given on standard input (UTF-8, no NUL bytes).
+	Input string `json:"input"`
+	// The expected output (UTF-8, no NUL bytes); input and output together at most 8 MB.
 	Output string `json:"output"`
 }
 
+// Changes to a check; null fields are left alone, and the same rules as CreateCheckInput apply to the result.
 type UpdateCheckInput struct {
-	URL       *string          `json:"url,omitempty"`
+	// A new public http(s) URL on port 80 or 443 (at most 2000 characters).
+	URL *string `json:"url,omitempty"`
+	// A new type; changing to AVAILABILITY drops the keyword and invert unless a keyword is given.
 	CheckType *watch.CheckType `json:"checkType,omitempty"`
-	Keyword   *string          `json:"keyword,omitempty"`
-	Invert    *bool            `json:"invert,omitempty"`
-	DelayMs   *int             `json:"delayMs,omitempty"`
+	// A new keyword (KEYWORD checks, at most 200 characters).
+	Keyword *string `json:"keyword,omitempty"`
+	// KEYWORD only: UP when the keyword is absent.
+	Invert *bool `json:"invert,omitempty"`
+	// A new time between runs in milliseconds (at least the plan's minimum unless unchanged, at most 86,400,000).
+	DelayMs *int `json:"delayMs,omitempty"`
 }
 
+// Changes to a plan; null fields are left alone and the CreatePlanInput limits apply.
 type UpdatePlanInput struct {
-	Description         *string `json:"description,omitempty"`
-	MaxHintsPerDay      *int    `json:"maxHintsPerDay,omitempty"`
-	MaxExecutionsPerDay *int    `json:"maxExecutionsPerDay,omitempty"`
-	MaxProblems         *int    `json:"maxProblems,omitempty"`
-	CanViewAllProblems  *bool   `json:"canViewAllProblems,omitempty"`
-	CanRegisterProblems *bool   `json:"canRegisterProblems,omitempty"`
-	PriceCents          *int    `json:"priceCents,omitempty"`
-	IsActive            *bool   `json:"isActive,omitempty"`
-	MaxChecks           *int    `json:"maxChecks,omitempty"`
-	MinCheckDelayMs     *int    `json:"minCheckDelayMs,omitempty"`
+	// A new description.
+	Description *string `json:"description,omitempty"`
+	// New hint requests a day; -1 = unlimited.
+	MaxHintsPerDay *int `json:"maxHintsPerDay,omitempty"`
+	// New executions a day; -1 = unlimited.
+	MaxExecutionsPerDay *int `json:"maxExecutionsPerDay,omitempty"`
+	// New problems a user may have registered; -1 = unlimited.
+	MaxProblems *int `json:"maxProblems,omitempty"`
+	// Whether its users see every draft problem.
+	CanViewAllProblems *bool `json:"canViewAllProblems,omitempty"`
+	// Whether its users may register problems.
+	CanRegisterProblems *bool `json:"canRegisterProblems,omitempty"`
+	// A new price in cents (not negative).
+	PriceCents *int `json:"priceCents,omitempty"`
+	// Whether the plan is listed to everyone.
+	IsActive *bool `json:"isActive,omitempty"`
+	// New URL checks a user may have: -1 or 0–100,000.
+	MaxChecks *int `json:"maxChecks,omitempty"`
+	// New shortest time between a check's runs in milliseconds: 1000–86,400,000, or 0.
+	MinCheckDelayMs *int `json:"minCheckDelayMs,omitempty"`
 }
 
+// Changes to a problem; null fields are left alone and the CreateProblemInput limits apply.
 type UpdateProblemInput struct {
-	Title         *string            `json:"title,omitempty"`
-	ProblemURL    *string            `json:"problemUrl,omitempty"`
-	Tags          []string           `json:"tags,omitempty"`
-	Language      *algoitny.Language `json:"language,omitempty"`
-	SolutionCode  *string            `json:"solutionCode,omitempty"`
-	Constraints   *string            `json:"constraints,omitempty"`
-	Checker       *CheckerInput      `json:"checker,omitempty"`
-	TimeLimitMs   *int               `json:"timeLimitMs,omitempty"`
-	MemoryLimitMb *int               `json:"memoryLimitMb,omitempty"`
-	IsCompleted   *bool              `json:"isCompleted,omitempty"`
+	// A new title (1–200 characters).
+	Title *string `json:"title,omitempty"`
+	// A new problem page URL (http(s), at most 2000 characters).
+	ProblemURL *string `json:"problemUrl,omitempty"`
+	// New tags, replacing all (at most 20 of 1–50 characters).
+	Tags []string `json:"tags,omitempty"`
+	// A new language of the reference solution.
+	Language *algoitny.Language `json:"language,omitempty"`
+	// A new reference solution (at most 64 KB).
+	SolutionCode *string `json:"solutionCode,omitempty"`
+	// New constraints (at most 4000 characters).
+	Constraints *string `json:"constraints,omitempty"`
+	// A new checker, replacing the old one.
+	Checker *CheckerInput `json:"checker,omitempty"`
+	// A new CPU time per test in milliseconds (100–20000).
+	TimeLimitMs *int `json:"timeLimitMs,omitempty"`
+	// A new peak memory per test in MiB (16–2048).
+	MemoryLimitMb *int `json:"memoryLimitMb,omitempty"`
+	// Publish (true; needs at least one test case) or turn back into a draft (false).
+	IsCompleted *bool `json:"isCompleted,omitempty"`
 }
 
 // Execution counts, pre-aggregated when executions are stored.
 type UsageStats struct {
-	TotalExecutions       int                       `json:"totalExecutions"`
+	// All executions stored (the sum of the counts below).
+	TotalExecutions int `json:"totalExecutions"`
+	// The counts per platform and language.
 	ByPlatformAndLanguage []*algoitny.ExecutionStat `json:"byPlatformAndLanguage"`
 }
 
+// A page of users (see PageInfo for short pages).
 type UserConnection struct {
-	Edges    []*UserEdge `json:"edges"`
-	PageInfo *PageInfo   `json:"pageInfo"`
+	// The users of this page.
+	Edges []*UserEdge `json:"edges"`
+	// Where the page ends and whether more follow.
+	PageInfo *PageInfo `json:"pageInfo"`
 }
 
+// One user in a list, with its cursor.
 type UserEdge struct {
-	Cursor string         `json:"cursor"`
-	Node   *algoitny.User `json:"node"`
+	// The cursor of this item: pass it as `after` to continue after it.
+	Cursor string `json:"cursor"`
+	// The listed user.
+	Node *algoitny.User `json:"node"`
 }
 
+// The level of an AtCoder Daily Training contest (the `adt_<level>_…` of its id).
 type AdtDifficulty string
 
 const (
-	AdtDifficultyEasy   AdtDifficulty = "EASY"
+	// ADT Easy (`adt_easy_…`).
+	AdtDifficultyEasy AdtDifficulty = "EASY"
+	// ADT Medium (`adt_medium_…`).
 	AdtDifficultyMedium AdtDifficulty = "MEDIUM"
-	AdtDifficultyHard   AdtDifficulty = "HARD"
-	AdtDifficultyAll    AdtDifficulty = "ALL"
+	// ADT Hard (`adt_hard_…`).
+	AdtDifficultyHard AdtDifficulty = "HARD"
+	// ADT All, every level (`adt_all_…`).
+	AdtDifficultyAll AdtDifficulty = "ALL"
 )
 
 var AllAdtDifficulty = []AdtDifficulty{
