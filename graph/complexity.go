@@ -23,6 +23,15 @@ func Complexity() ComplexityRoot {
 	c.Query.Users = func(child int, _ *string, first *int, _ *string) int { return page(child, first) }
 	c.Problem.TestCases = func(child int, first *int, _ *string) int { return page(child, first) }
 	c.Job.Progress = func(child int, first *int, _ *string) int { return page(child, first) }
+	c.Query.MyChecks = func(child int, first *int, _ *string) int { return page(child, first) }
+	// A check's recent results are a list of up to 1440 (limit, 0 = 20).
+	c.Check.RecentResults = func(child int, limit *int) int {
+		n := 20
+		if limit != nil && *limit > 0 {
+			n = min(*limit, 1440)
+		}
+		return 1 + child*n
+	}
 	return c
 }
 

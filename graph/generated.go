@@ -3778,8 +3778,8 @@ type Mutation {
   with BAD_USER_INPUT naming the program and seed when something goes wrong;
   nothing is stored then. Other errors: UNAUTHENTICATED, FORBIDDEN (your plan
   cannot register problems, or not your problem), NOT_FOUND, RATE_LIMITED (your
-  plan's maxProblems), UNAVAILABLE, INTERNAL (also on a replica started without
-  the judge).
+  plan's maxProblems), UNAVAILABLE (also on a replica started without the
+  judge: another replica can run it).
   """
   saveProblem(
     "The generator and where its tests go."

@@ -11,8 +11,9 @@ import (
 )
 
 // errUnavailable answers operations whose backing service is not wired in
-// this process.
-var errUnavailable = algoitny.Errorf(algoitny.EINTERNAL, "this operation is not available on this server")
+// this process (saveProblem on a replica without the judge): not the
+// caller's mistake, nor a bug (UNAVAILABLE, logged below ERROR).
+var errUnavailable = algoitny.Errorf(algoitny.EUNAVAILABLE, "this operation is not available on this server (it has no judge: try another server)")
 
 // nilIfNotFound turns ENOTFOUND into a null result: a nullable root field
 // answers "no such thing" with null, not an error.

@@ -181,3 +181,19 @@ func TestChecksRefusePrivateTargets(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckListsCountInComplexity: a page of checks and a check's recent
+// results (up to 1440) cost their children as many times as they may hold,
+// like every connection.
+func TestCheckListsCountInComplexity(t *testing.T) {
+	t.Parallel()
+	s := startAPI(t, nil)
+	token := s.login(t, "alice@example.com")
+	r := s.query(t, token, `{ myChecks(first: 100) { edges { node { recentResults(limit: 1440) { status checkedAt } } } } }`, nil)
+	if r.code() != "COMPLEXITY_LIMIT_EXCEEDED" {
+		t.Fatalf("100 checks × 1440 results: %s", r.Raw)
+	}
+	if r := s.query(t, token, `{ myChecks(first: 5) { edges { node { recentResults(limit: 20) { status } } } } }`, nil); len(r.Errors) != 0 {
+		t.Fatalf("a reasonable query refused: %s", r.Raw)
+	}
+}
