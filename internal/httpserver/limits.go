@@ -40,7 +40,8 @@ const (
 //     bounds validation by MaxRepeats × MaxFields comparisons;
 //   - depth and aliases (OWASP: aliases repeat an expensive field under
 //     other names), with fragments counted where they are spread:
-//     GRAPHQL_VALIDATION_FAILED.
+//     GRAPHQL_VALIDATION_FAILED. Introspection's `ofType` adds no depth
+//     (a chain of single objects), so GraphiQL's schema query passes.
 //
 // Every operation of the document and every fragment no operation spreads
 // is measured (validation goes through all of them). A document in gqlgen's
@@ -185,7 +186,13 @@ func (m *measurer) set(set ast.SelectionSet) (shape, *gqlerror.Error) {
 				return shape{}, err
 			}
 			s.fields = satAdd(s.fields, 1)
-			s.depth++
+			// Introspection's ofType is a chain of single objects (a
+			// type's wrappers), not a list: it adds no fan-out, and
+			// clients ask for it 7–9 levels deep (graphql-js'
+			// TypeRef, which GraphiQL sends), so it adds no depth.
+			if sel.Name != "ofType" {
+				s.depth++
+			}
 			if sel.Alias != "" && sel.Alias != sel.Name {
 				s.aliases = satAdd(s.aliases, 1)
 			}

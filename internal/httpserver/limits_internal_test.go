@@ -83,6 +83,8 @@ func TestDocumentLimits(t *testing.T) {
 		{"UnusedFragmentIsMeasured", "{ __typename }\nfragment U on Query {" + strings.Repeat(" __typename", 60) + "}", codeSelection, "selected 60 times"},
 		{"Cycle", "{ ...A } fragment A on Query { ...B } fragment B on Query { ...A }", "GRAPHQL_VALIDATION_FAILED", "within itself"},
 		{"DepthThroughFragments", "{ ...D } fragment D on Query { " + deep + " }", "GRAPHQL_VALIDATION_FAILED", "13 levels deep"},
+		{"IntrospectionQuery", introspectionQuery, "", ""},
+		{"OfTypeDoesNotHideDepth", "{ ...D } fragment D on Query { " + strings.Replace(deep, "id", "id ofType { ofType { id } }", 1) + " }", "GRAPHQL_VALIDATION_FAILED", "13 levels deep"},
 		{"AliasesThroughFragments", "{ ...A ...A2 } fragment A on Query { a1: me { id } a2: me { id } a3: me { id } a4: me { id } a5: me { id } a6: me { id } a7: me { id } a8: me { id } } fragment A2 on Query { ...A }", "GRAPHQL_VALIDATION_FAILED", "16 aliases"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -103,3 +105,35 @@ func extensions(err *gqlerror.Error) map[string]any {
 	}
 	return err.Extensions
 }
+
+// introspectionQuery is graphql-js' getIntrospectionQuery (descriptions,
+// deprecated input values, TypeRef nine levels deep): what GraphiQL sends
+// to build its documentation pane and completions.
+const introspectionQuery = `query IntrospectionQuery {
+  __schema {
+    queryType { name } mutationType { name } subscriptionType { name }
+    types { ...FullType }
+    directives { name description locations args(includeDeprecated: true) { ...InputValue } }
+  }
+}
+fragment FullType on __Type {
+  kind name description
+  fields(includeDeprecated: true) {
+    name description
+    args(includeDeprecated: true) { ...InputValue }
+    type { ...TypeRef }
+    isDeprecated deprecationReason
+  }
+  inputFields(includeDeprecated: true) { ...InputValue }
+  interfaces { ...TypeRef }
+  enumValues(includeDeprecated: true) { name description isDeprecated deprecationReason }
+  possibleTypes { ...TypeRef }
+}
+fragment InputValue on __InputValue {
+  name description type { ...TypeRef } defaultValue isDeprecated deprecationReason
+}
+fragment TypeRef on __Type {
+  kind name
+  ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name
+    ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } } } } }
+}`
