@@ -48,6 +48,10 @@ verify: generate ## check formatting, vet, and that generated code is up to date
 	$(GO) vet ./...
 	git diff --exit-code -- graph/
 
+.PHONY: playground-assets
+playground-assets: ## refresh the playground's GraphiQL and React files (internal/playground/assets) from npm at the pinned versions
+	scripts/vendor-playground.sh
+
 .PHONY: clean
 clean: ## remove local data (.data/) and build output
 	rm -rf .data bin

@@ -14,10 +14,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/auth"
 	"github.com/algoitny/api/internal/dynamo"
+	"github.com/algoitny/api/internal/playground"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
@@ -33,7 +33,8 @@ type Config struct {
 	// GraphQL serves /query (see NewGraphQL).
 	GraphQL http.Handler
 	Auth    Authenticator
-	// Dev turns on the playground.
+	// Dev turns on the playground (internal/playground: GraphiQL with its
+	// assets embedded, so it works offline).
 	Dev bool
 	// Ready checks the dependencies for /readyz (DynamoDB, PostgreSQL).
 	Ready   func(ctx context.Context) error
@@ -87,7 +88,9 @@ func New(cfg Config) http.Handler {
 		mux.Handle("GET /metrics", promhttp.HandlerFor(cfg.Metrics.registry, promhttp.HandlerOpts{}))
 	}
 	if cfg.Dev {
-		mux.Handle("GET /playground", playground.Handler("AlgoItny", "/query"))
+		pg := playground.Handler("/playground", "/query")
+		mux.Handle("GET /playground", pg)
+		mux.Handle("GET /playground/", pg)
 		mux.Handle("GET /{$}", http.RedirectHandler("/playground", http.StatusFound))
 	}
 	return cfg.observe(mux)
