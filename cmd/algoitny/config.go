@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"net/netip"
 	"os"
 	"strconv"
@@ -9,6 +11,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/devstack"
 	"github.com/algoitny/api/internal/dynamo"
 	"github.com/algoitny/api/internal/httpserver"
 	"github.com/algoitny/api/internal/llm"
@@ -17,10 +20,14 @@ import (
 // Config is the whole configuration of the binary, read from the environment
 // (design.md §3) so that any operator or test harness starts it the same way.
 type Config struct {
-	Addr        string // ALGOITNY_ADDR
-	Dev         bool   // ALGOITNY_DEV: devLogin, playground, introspection (unless Introspection is set)
-	Workers     bool   // ALGOITNY_WORKERS: run River workers in serve
+	Addr    string // ALGOITNY_ADDR
+	Dev     bool   // ALGOITNY_DEV: devLogin, playground, introspection (unless Introspection is set)
+	Workers bool   // ALGOITNY_WORKERS: run River workers in serve
+	// Dynamo is the DynamoDB connection. Its Endpoint is DYNAMODB_ENDPOINT;
+	// DYNAMODB_ENDPOINT=aws (DynamoAWS) asks for AWS itself, which an empty
+	// one never does (see resolveStack).
 	Dynamo      dynamo.Config
+	DynamoAWS   bool
 	DatabaseURL string // DATABASE_URL
 	RiverSchema string // ALGOITNY_RIVER_SCHEMA: PostgreSQL schema of River's tables ("" = search path)
 	// PubsubChannel is the LISTEN/NOTIFY channel of live events
@@ -129,6 +136,9 @@ func configFromEnv() (Config, error) {
 		CORSOrigins:     httpserver.ParseOrigins(os.Getenv("ALGOITNY_CORS_ORIGINS")),
 		AtCoderBaseURL:  os.Getenv("ATCODER_API_BASE_URL"),
 		PprofAddr:       os.Getenv("ALGOITNY_PPROF_ADDR"),
+	}
+	if strings.EqualFold(cfg.Dynamo.Endpoint, "aws") {
+		cfg.Dynamo.Endpoint, cfg.DynamoAWS = "", true
 	}
 	for name, dst := range map[string]*time.Duration{
 		"SESSION_LIFETIME":            &cfg.SessionLifetime,
@@ -319,4 +329,49 @@ func parseBytes(s string) (int64, error) {
 		return 0, fmt.Errorf("bad size %q", s)
 	}
 	return n * mult, nil
+}
+
+// errNoDynamoDB refuses to guess where DynamoDB is: an empty endpoint would
+// be AWS, with whatever credentials the machine has.
+var errNoDynamoDB = errors.New("DYNAMODB_ENDPOINT is not set and no `make run` stack runs in this checkout: " +
+	"start one with `make run`, set DYNAMODB_ENDPOINT=http://HOST:PORT (DynamoDB Local or another compatible endpoint), " +
+	"or set DYNAMODB_ENDPOINT=aws to use AWS DynamoDB with the standard AWS configuration (AWS_REGION, credentials)")
+
+// resolveStack decides where a subcommand's data is when the environment
+// does not say: the stack `make run` runs in this checkout (or in
+// ALGOITNY_DATA_DIR), whose DynamoDB endpoint, database, tables, River
+// schema and change channel it takes, so that `algoitny admin grant` acts on
+// the running server at once. Without DYNAMODB_ENDPOINT and without such a
+// stack it returns errNoDynamoDB: AWS only when asked for (aws). What it
+// took is said on stderr.
+func (cfg *Config) resolveStack(stderr io.Writer) error {
+	if cfg.Dynamo.Endpoint != "" || cfg.DynamoAWS {
+		return nil
+	}
+	dir, err := devstack.DataDir()
+	if err != nil {
+		return errNoDynamoDB
+	}
+	st, err := devstack.Running(dir)
+	if err != nil {
+		return err
+	}
+	if st == nil {
+		return errNoDynamoDB
+	}
+	cfg.Dynamo.Endpoint = st.DynamoDB
+	if cfg.DatabaseURL == "" {
+		cfg.DatabaseURL = st.DatabaseURL
+	}
+	if cfg.Dynamo.TablePrefix == "" {
+		cfg.Dynamo.TablePrefix = st.TablePrefix
+	}
+	if cfg.RiverSchema == "" {
+		cfg.RiverSchema = st.RiverSchema
+	}
+	if cfg.PubsubChannel == "" {
+		cfg.PubsubChannel = st.PubsubChannel
+	}
+	fmt.Fprintf(stderr, "using the stack of `make run` (pid %d): DynamoDB %s, PostgreSQL %s\n", st.Pid, st.DynamoDB, redact(cfg.DatabaseURL))
+	return nil
 }
