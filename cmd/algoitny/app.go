@@ -182,10 +182,16 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 		RecheckInterval: m.Config.WebsocketRecheck, SharedFreshness: m.Config.WebsocketSharedFreshness,
 		Limits: sockets, Logger: m.Logger,
 	})
+	work := &httpserver.DocumentWork{}
+	metrics.CounterFunc("algoitny_graphql_precheck_selections_total", "Selections the document checks before validation visited (fragments walked once: linear in the documents).",
+		func() float64 { return float64(work.PreCheck.Load()) })
+	metrics.CounterFunc("algoitny_graphql_complexity_selections_total", "Selections the complexity count visited (fragments walked once: linear in the documents).",
+		func() float64 { return float64(work.Complexity.Load()) })
 	gql := httpserver.NewGraphQL(httpserver.GraphQLConfig{
 		Resolver: resolver, Loaders: m.DB, Dev: m.Config.Dev, Introspection: m.Config.IntrospectionOn(), Logger: m.Logger, Budget: m.Config.ResponseBudget,
 		Observe:   httpserver.ObserveOperation,
 		Websocket: m.websocket,
+		Work:      work,
 	})
 	m.server = &http.Server{
 		Handler: httpserver.New(httpserver.Config{
