@@ -105,13 +105,19 @@ func TestAPITestCaseBytes(t *testing.T) {
 	ctx := context.Background()
 	const big = 8 << 20
 	ids := make([]string, 12)
+	// Twelve 8 MB test cases: a few at a time, each write retried while it
+	// is answered UNAVAILABLE (a change the loaded machine could not
+	// announce in time was not made: the API's clients retry it too).
 	var wg sync.WaitGroup
 	errs := make(chan error, len(ids))
+	slots := make(chan struct{}, 3)
 	for i := range ids {
 		wg.Go(func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
 			p := &algoitny.Problem{Platform: algoitny.PlatformBaekjoon, ProblemID: fmt.Sprint(5000 + i), Title: "Big", Language: algoitny.LanguagePython,
 				Tags: []string{"math"}, TimeLimitMs: 1000, MemoryLimitMB: 256, IsCompleted: true}
-			if err := s.DB.CreateProblem(ctx, p, algoitny.Unlimited); err != nil {
+			if err := retryUnavailable(func() error { return s.DB.CreateProblem(ctx, p, algoitny.Unlimited) }); err != nil {
 				errs <- err
 				return
 			}
@@ -123,7 +129,7 @@ func TestAPITestCaseBytes(t *testing.T) {
 				input = randomNumbers(rand.New(rand.NewPCG(uint64(i), 1)), big)
 			}
 			tc := &algoitny.TestCase{Input: input, Output: "42\n"}
-			if err := s.DB.AddTestCases(ctx, p.Ref(), []*algoitny.TestCase{tc}); err != nil {
+			if err := retryUnavailable(func() error { return s.DB.AddTestCases(ctx, p.Ref(), []*algoitny.TestCase{tc}) }); err != nil {
 				errs <- err
 				return
 			}
@@ -234,6 +240,19 @@ func TestAPITestCaseBytes(t *testing.T) {
 			t.Fatalf("signed in: %d bytes, %.300s", len(r.Raw), r.Raw)
 		}
 	})
+}
+
+// retryUnavailable runs write until it is not refused UNAVAILABLE (which
+// the API documents as "nothing was done, try again later"), ten times at
+// most, waiting a little longer each time.
+func retryUnavailable(write func() error) error {
+	for i := 1; ; i++ {
+		err := write()
+		if !algoitny.IsCode(err, algoitny.EUNAVAILABLE) || i == 10 {
+			return err
+		}
+		time.Sleep(time.Duration(i) * 200 * time.Millisecond)
+	}
 }
 
 // metricValue reads one unlabelled metric from /metrics.
