@@ -3,7 +3,8 @@ package main
 import (
 	"context"
 	"encoding/base64"
-	"errors"
+	be "encoding/binary"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,51 +22,104 @@ import (
 // Tests of the defects of issue 17 (items 7, 10, 11, 13, 15), against the
 // real server.
 
-// loopbackHostName returns a host name (not an address) that resolves to
-// loopback only: the machine's own name, or the test is skipped.
-func loopbackHostName(t *testing.T) string {
-	t.Helper()
-	h, err := os.Hostname()
-	if err != nil || h == "" || strings.EqualFold(h, "localhost") {
-		t.Skip("no host name of this machine to resolve")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	addrs, err := net.DefaultResolver.LookupHost(ctx, h)
-	if err != nil || len(addrs) == 0 {
-		t.Skipf("%s does not resolve: %v", h, err)
-	}
-	for _, a := range addrs {
-		if ip, err := netip.ParseAddr(a); err != nil || !ip.IsLoopback() {
-			t.Skipf("%s resolves to %s, not loopback only", h, a)
-		}
-	}
-	return h
+// dnsServer is a DNS server on a loopback UDP port whose answers the test
+// controls: the names in known (lower case, no final dot) resolve to their
+// address, every other name is NXDOMAIN. resolver asks it and nothing else
+// (not the machine's resolver, hosts file or host name), and queried
+// reports whether a name was asked for.
+type dnsServer struct {
+	resolver *net.Resolver
+	mu       sync.Mutex
+	asked    map[string]bool
 }
 
-// unknownHostName returns a name the resolver answers "no such host" for,
-// or skips the test when the resolver itself cannot be reached.
-func unknownHostName(t *testing.T) string {
+func startDNS(t *testing.T, known map[string]netip.Addr) *dnsServer {
 	t.Helper()
-	name := "no-such-host-" + time.Now().Format("150405") + ".invalid"
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_, err := net.DefaultResolver.LookupHost(ctx, name)
-	var dnsErr *net.DNSError
-	if err == nil || !errors.As(err, &dnsErr) || !dnsErr.IsNotFound {
-		t.Skipf("the resolver does not answer NXDOMAIN for %s: %v", name, err)
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
 	}
-	return name
+	t.Cleanup(func() { pc.Close() })
+	d := &dnsServer{asked: map[string]bool{}}
+	go func() {
+		buf := make([]byte, 1500)
+		for {
+			n, from, err := pc.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			if resp, name := dnsAnswer(buf[:n], known); resp != nil {
+				d.mu.Lock()
+				d.asked[name] = true
+				d.mu.Unlock()
+				pc.WriteTo(resp, from)
+			}
+		}
+	}()
+	d.resolver = &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var dialer net.Dialer
+		return dialer.DialContext(ctx, "udp", pc.LocalAddr().String())
+	}}
+	return d
+}
+
+func (d *dnsServer) queried(name string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.asked[name]
+}
+
+// dnsAnswer answers one DNS query (RFC 1035 §4.1): A or AAAA records of
+// the known names, NXDOMAIN for the others; nil for what is not a query.
+func dnsAnswer(q []byte, known map[string]netip.Addr) ([]byte, string) {
+	if len(q) < 12 || q[2]&0x80 != 0 {
+		return nil, ""
+	}
+	i := 12
+	var labels []string
+	for i < len(q) && q[i] != 0 {
+		n := int(q[i])
+		if n > 63 || i+1+n > len(q) {
+			return nil, ""
+		}
+		labels = append(labels, string(q[i+1:i+1+n]))
+		i += 1 + n
+	}
+	if i+5 > len(q) {
+		return nil, ""
+	}
+	name, qtype := strings.ToLower(strings.Join(labels, ".")), be.BigEndian.Uint16(q[i+1:])
+	addr, ok := known[name]
+	flags := uint16(0x8000|0x0080) | be.BigEndian.Uint16(q[2:])&0x0100 // a response, recursion available, RD as asked
+	if !ok {
+		flags |= 3 // NXDOMAIN
+	}
+	resp := append(be.BigEndian.AppendUint16(q[:2:2], flags), 0, 1, 0, 0, 0, 0, 0, 0)
+	resp = append(resp, q[12:i+5]...) // the question
+	if ok && (qtype == 1 && addr.Is4() || qtype == 28 && addr.Is6()) {
+		resp[7] = 1 // one answer: the name (a pointer to the question's), its type, class IN, TTL 60 s, the address
+		resp = append(resp, 0xc0, 12)
+		resp = be.BigEndian.AppendUint16(resp, qtype)
+		resp = append(resp, 0, 1, 0, 0, 0, 60)
+		ip := addr.AsSlice()
+		resp = be.BigEndian.AppendUint16(resp, uint16(len(ip)))
+		resp = append(resp, ip...)
+	}
+	return resp, name
 }
 
 // TestChecksNoDNSOracle: a check of an internal host name and one of a name
 // that does not exist end alike (item 11): same status, same reason, same
-// result, so URL checks tell nothing about the server's own DNS.
+// result, so URL checks tell nothing about the server's own DNS. The
+// server resolves through a DNS server of the test's (Config.FetchResolver):
+// an internal name for a private address, NXDOMAIN for the other, on any
+// machine.
 func TestChecksNoDNSOracle(t *testing.T) {
 	t.Parallel()
-	internal, unknown := loopbackHostName(t), unknownHostName(t)
+	const internal, unknown = "db.internal.algoitny.test", "no-such-host.algoitny.test"
+	dns := startDNS(t, map[string]netip.Addr{internal: netip.MustParseAddr("10.20.30.40")})
 	s := startAPITuned(t, func(c *Config) {
-		c.Workers, c.CheckMinDelay = true, 200*time.Millisecond
+		c.Workers, c.CheckMinDelay, c.FetchResolver = true, 200*time.Millisecond, dns.resolver
 	}, func(j *jobs.Config) { j.FetchCooldown, j.FetchPollInterval = 20*time.Millisecond, 100*time.Millisecond })
 	alice := s.login(t, "alice@example.com")
 	type check struct {
@@ -91,6 +146,9 @@ func TestChecksNoDNSOracle(t *testing.T) {
 		}
 	}
 	a, b := run("http://"+internal+"/admin"), run("http://"+unknown+"/admin")
+	if !dns.queried(internal) || !dns.queried(unknown) {
+		t.Fatalf("the test's DNS server was not asked (%s: %t, %s: %t): the server resolved elsewhere", internal, dns.queried(internal), unknown, dns.queried(unknown))
+	}
 	if a.Status != "FAILED" || a.LastResult.Status != "DOWN" || !strings.Contains(a.FailureReason, "public address") {
 		t.Fatalf("internal name: %+v", a)
 	}
@@ -136,7 +194,8 @@ func TestNULRefused(t *testing.T) {
 }
 
 // TestExtractionRefusedDestination: an extraction whose page redirects to a
-// refused address fails at once and says why, not "internal error" (item 7).
+// refused address fails at once and says why, not "internal error", and
+// is logged below ERROR: a client's mistake, not the server's (item 7).
 func TestExtractionRefusedDestination(t *testing.T) {
 	t.Parallel()
 	inner := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -146,15 +205,22 @@ func TestExtractionRefusedDestination(t *testing.T) {
 	judgeSite := httptest.NewServer(http.RedirectHandler(inner.URL+"/secret", http.StatusFound))
 	defer judgeSite.Close()
 	host := strings.TrimPrefix(judgeSite.URL, "http://")
-	s := startAPITuned(t, func(c *Config) { c.Workers, c.FetchAllowHosts = true, []string{host} }, func(j *jobs.Config) {
+	logs := &syncBuffer{}
+	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	s := startAPITunedLogged(t, func(c *Config) { c.Workers, c.FetchAllowHosts = true, []string{host} }, func(j *jobs.Config) {
 		j.FetchCooldown, j.FetchPollInterval = 20*time.Millisecond, 200*time.Millisecond
-	})
+	}, logger)
 	admin := s.staff(t, "admin@example.com")
 	var out struct{ ExtractProblem struct{ ID string } }
 	s.query(t, admin, `mutation($u: String!) { extractProblem(url: $u) { id } }`, map[string]any{"u": judgeSite.URL + "/problem/1000"}).decode(t, &out)
 	j := s.waitJobResult(t, admin, out.ExtractProblem.ID)
 	if j.Status != "FAILED" || !strings.Contains(j.ErrorMessage, "does not lead to a public address") || strings.Contains(j.ErrorMessage, "internal error") {
 		t.Fatalf("extraction of a refused destination: %+v", j)
+	}
+	for _, line := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(line, `"level":"ERROR"`) {
+			t.Errorf("logged at ERROR: %s", line)
+		}
 	}
 }
 

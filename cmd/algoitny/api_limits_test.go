@@ -35,33 +35,46 @@ func fragmentBomb(levels int) string {
 
 // TestAPIHostileDocuments: small documents whose checks used to cost
 // seconds to minutes (a fragment bomb ran 53.8 s, a __typename flood
-// 8.8 s) are refused at once, with the code that says why.
+// 8.8 s) are refused at once, with the code that says why. "At once" is
+// counted, not timed: the server's checks (the pre-check before
+// validation, the complexity count after it) report the selections they
+// visit in /metrics, and each document costs at most one per byte of it —
+// where expanding every spread of the bomb visits 2^27.
 func TestAPIHostileDocuments(t *testing.T) {
 	t.Parallel()
 	s := startAPI(t, nil)
+	checked := func() float64 {
+		return s.metricValue(t, "algoitny_graphql_precheck_selections_total") + s.metricValue(t, "algoitny_graphql_complexity_selections_total")
+	}
 	for _, c := range []struct {
 		name, query, code string
 	}{
 		{"FragmentBomb", fragmentBomb(26), "COMPLEXITY_LIMIT_EXCEEDED"},
+		{"UnknownFragmentBomb", strings.Replace(fragmentBomb(26), "Query{__typename}", "Query{...Missing}", 1), "COMPLEXITY_LIMIT_EXCEEDED"},
 		{"TypenameFlood", "{" + strings.Repeat(" __typename", 4990) + "}", "SELECTION_LIMIT_EXCEEDED"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			start := time.Now()
+			before := checked()
 			r := s.query(t, "", c.query, nil)
-			elapsed := time.Since(start)
 			if r.code() != c.code || r.Status != http.StatusOK || r.Data != nil {
 				t.Fatalf("%d bytes of document: %d %.300s", len(c.query), r.Status, r.Raw)
 			}
-			if elapsed > time.Second {
-				t.Fatalf("answered in %s; want within 1 s", elapsed)
+			if work := checked() - before; work < 1 || work > float64(len(c.query)) {
+				t.Fatalf("the checks visited %v selections for %d bytes of document; want at most one per byte", work, len(c.query))
 			}
 		})
 	}
 	// What stays allowed: fragments spread many times over, as colocated
-	// fragments are, and fields selected a few times.
-	r := s.query(t, "", "{ ...A ...A ...B } fragment A on Query { plans { name ...N } } fragment B on Query { plans { ...N } } fragment N on Plan { name id }", nil)
+	// fragments are, and fields selected a few times — checked in linear
+	// work too, complexity count included.
+	const ordinary = "{ ...A ...A ...B } fragment A on Query { plans { name ...N } } fragment B on Query { plans { ...N } } fragment N on Plan { name id }"
+	before := s.metricValue(t, "algoitny_graphql_complexity_selections_total")
+	r := s.query(t, "", ordinary, nil)
 	if len(r.Errors) != 0 {
 		t.Fatalf("ordinary fragments refused: %s", r.Raw)
+	}
+	if work := s.metricValue(t, "algoitny_graphql_complexity_selections_total") - before; work < 1 || work > float64(len(ordinary)) {
+		t.Fatalf("the complexity count visited %v selections for %d bytes of document", work, len(ordinary))
 	}
 }
 
@@ -92,13 +105,19 @@ func TestAPITestCaseBytes(t *testing.T) {
 	ctx := context.Background()
 	const big = 8 << 20
 	ids := make([]string, 12)
+	// Twelve 8 MB test cases: a few at a time, each write retried while it
+	// is answered UNAVAILABLE (a change the loaded machine could not
+	// announce in time was not made: the API's clients retry it too).
 	var wg sync.WaitGroup
 	errs := make(chan error, len(ids))
+	slots := make(chan struct{}, 3)
 	for i := range ids {
 		wg.Go(func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
 			p := &algoitny.Problem{Platform: algoitny.PlatformBaekjoon, ProblemID: fmt.Sprint(5000 + i), Title: "Big", Language: algoitny.LanguagePython,
 				Tags: []string{"math"}, TimeLimitMs: 1000, MemoryLimitMB: 256, IsCompleted: true}
-			if err := s.DB.CreateProblem(ctx, p, algoitny.Unlimited); err != nil {
+			if err := retryUnavailable(func() error { return s.DB.CreateProblem(ctx, p, algoitny.Unlimited) }); err != nil {
 				errs <- err
 				return
 			}
@@ -110,7 +129,7 @@ func TestAPITestCaseBytes(t *testing.T) {
 				input = randomNumbers(rand.New(rand.NewPCG(uint64(i), 1)), big)
 			}
 			tc := &algoitny.TestCase{Input: input, Output: "42\n"}
-			if err := s.DB.AddTestCases(ctx, p.Ref(), []*algoitny.TestCase{tc}); err != nil {
+			if err := retryUnavailable(func() error { return s.DB.AddTestCases(ctx, p.Ref(), []*algoitny.TestCase{tc}) }); err != nil {
 				errs <- err
 				return
 			}
@@ -131,16 +150,13 @@ func TestAPITestCaseBytes(t *testing.T) {
 		const q = `{problems(first:20){edges{node{testCases(first:1){edges{node{input output inputSize outputSize truncated}}}}}}}`
 		// The first read of a large problem's partition in 30 s also costs
 		// the partition cache one DynamoDB page of it (≤ 1 MB) to learn it
-		// is too big to keep: bounded, but slow under the race detector.
-		// The answer's size and reads are checked on the first request,
-		// its time on the next.
+		// is too big to keep: one request more per problem. The work is
+		// counted, not timed (bytes answered, DynamoDB requests made).
 		first := s.query(t, "", q, nil)
 		if len(first.Raw) > 128<<10 || requests(first) > 1+3*12 {
 			t.Fatalf("first request: %d bytes with %v DynamoDB requests", len(first.Raw), requests(first))
 		}
-		start := time.Now()
 		r := s.query(t, "", q, nil)
-		elapsed := time.Since(start)
 		var out struct {
 			Problems struct {
 				Edges []struct {
@@ -171,8 +187,8 @@ func TestAPITestCaseBytes(t *testing.T) {
 		// 12 previews of 4 KB, not 12 × 8 MB: one problems page, and two
 		// reads of each problem with parts (its item, the end after its
 		// parts; the others are in the partition cache).
-		if len(r.Raw) > 128<<10 || requests(r) > 1+2*12 || elapsed > time.Second {
-			t.Fatalf("%d bytes in %s with %v DynamoDB requests", len(r.Raw), elapsed, requests(r))
+		if len(r.Raw) > 128<<10 || requests(r) > 1+2*12 {
+			t.Fatalf("%d bytes with %v DynamoDB requests", len(r.Raw), requests(r))
 		}
 	})
 
@@ -224,6 +240,19 @@ func TestAPITestCaseBytes(t *testing.T) {
 			t.Fatalf("signed in: %d bytes, %.300s", len(r.Raw), r.Raw)
 		}
 	})
+}
+
+// retryUnavailable runs write until it is not refused UNAVAILABLE (which
+// the API documents as "nothing was done, try again later"), ten times at
+// most, waiting a little longer each time.
+func retryUnavailable(write func() error) error {
+	for i := 1; ; i++ {
+		err := write()
+		if !algoitny.IsCode(err, algoitny.EUNAVAILABLE) || i == 10 {
+			return err
+		}
+		time.Sleep(time.Duration(i) * 200 * time.Millisecond)
+	}
 }
 
 // metricValue reads one unlabelled metric from /metrics.

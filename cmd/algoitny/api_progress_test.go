@@ -65,9 +65,45 @@ func eachIndexOnce(t testing.TB, who string, events []execEvent, n int) {
 	}
 }
 
+// joinedRunning fails unless a subscriber who joined a running execution
+// (got: the indexes it received, in order) first received every test
+// finished before it joined, then the others as they finished. before are
+// the indexes an earlier subscriber had received when this one joined,
+// after those it received next. The worker stores and announces the tests
+// one by one, in the order they finish, so the tests finished when it
+// joined are before and some first r of after: got must be those
+// len(before)+r in any order, then after[r:] as they were announced — and
+// r < len(after), or the job was not running any more (its end alone
+// would have sent everything).
+func joinedRunning(t testing.TB, who string, got, before, after []int) {
+	t.Helper()
+	set := func(xs []int) string {
+		s := append([]int(nil), xs...)
+		sort.Ints(s)
+		return fmt.Sprint(s)
+	}
+	for r := 0; r < len(after) && len(before)+r <= len(got); r++ {
+		head, tail := got[:len(before)+r], got[len(before)+r:]
+		if set(head) == set(append(append([]int(nil), before...), after[:r]...)) && fmt.Sprint(tail) == fmt.Sprint(after[r:]) {
+			return
+		}
+	}
+	t.Fatalf("%s received test indexes %v (in order of arrival); when it joined, tests %v had finished and %v finished later (in this order): "+
+		"it must receive %v (and any of the later ones finished before it joined) first, then the rest as they finish", who, got, before, after, before)
+}
+
+func indexes(events []execEvent) []int {
+	out := make([]int, len(events))
+	for i, e := range events {
+		out[i] = e.Index
+	}
+	return out
+}
+
 // TestExecutionProgressLateSubscriber (issue 17, item 8): a subscriber who
-// joins a running execution gets every test finished before it came, then
-// the others as they finish — each index once, with either protocol.
+// joins a running execution gets every test finished before it came,
+// before any test that finishes later, then the others as they finish —
+// each index once, with either protocol.
 func TestExecutionProgressLateSubscriber(t *testing.T) {
 	t.Parallel()
 	s := startWorkers(t)
@@ -108,14 +144,23 @@ func TestExecutionProgressLateSubscriber(t *testing.T) {
 	}
 	// Read together: each answers its pings.
 	var wg sync.WaitGroup
-	wg.Go(func() {
-		all := append(seen, early.collect("e", 90*time.Second)...)
-		eachIndexOnce(t, "the subscriber from the start", execEvents(t, all), n)
-	})
+	var rest []execEvent
+	wg.Go(func() { rest = execEvents(t, early.collect("e", 90*time.Second)) })
+	got := map[string][]execEvent{}
+	var mu sync.Mutex
 	for protocol, c := range late {
 		wg.Go(func() {
-			eachIndexOnce(t, "a late "+protocol+" subscriber", execEvents(t, c.collect("late", 90*time.Second)), n)
+			evs := execEvents(t, c.collect("late", 90*time.Second))
+			mu.Lock()
+			defer mu.Unlock()
+			got[protocol] = evs
 		})
 	}
 	wg.Wait()
+	before := execEvents(t, seen)
+	eachIndexOnce(t, "the subscriber from the start", append(before, rest...), n)
+	for protocol, evs := range got {
+		eachIndexOnce(t, "a late "+protocol+" subscriber", evs, n)
+		joinedRunning(t, "a late "+protocol+" subscriber", indexes(evs), indexes(before), indexes(rest))
+	}
 }

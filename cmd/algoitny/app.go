@@ -122,12 +122,12 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 	}
 	// URL checks fetch user-given URLs through their own SSRF-safe client
 	// (no per-host spacing: a check's period is its own rate limit).
-	checkFetch := safehttp.New(safehttp.Config{Timeout: 15 * time.Second, MaxBodyBytes: 1 << 20, AllowHosts: m.Config.FetchAllowHosts})
+	checkFetch := safehttp.New(safehttp.Config{Timeout: 15 * time.Second, MaxBodyBytes: 1 << 20, AllowHosts: m.Config.FetchAllowHosts, Resolver: m.Config.FetchResolver})
 	watchEvents := &watch.Events{Broker: m.Broker, Logger: m.Logger}
 	checks := jobs.NewChecks(jobs.ChecksConfig{Store: m.DB, Fetch: checkFetch, Events: watchEvents, Logger: m.Logger, Queue: "watch"})
 	jcfg := jobs.Config{
 		Pool: m.Pool, Schema: m.Config.RiverSchema, Store: m.DB, Events: m.Events, Judge: m.Judge,
-		LLM: provider, Fetch: safehttp.New(safehttp.Config{AllowHosts: m.Config.FetchAllowHosts, MinHostInterval: time.Second}),
+		LLM: provider, Fetch: safehttp.New(safehttp.Config{AllowHosts: m.Config.FetchAllowHosts, MinHostInterval: time.Second, Resolver: m.Config.FetchResolver}),
 		StandInHosts: m.Config.FetchAllowHosts,
 		Plugins:      []jobs.Plugin{atcoderPlugin, checks},
 		Logger:       m.Logger, Work: m.Config.Workers,
@@ -182,10 +182,16 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 		RecheckInterval: m.Config.WebsocketRecheck, SharedFreshness: m.Config.WebsocketSharedFreshness,
 		Limits: sockets, Logger: m.Logger,
 	})
+	work := &httpserver.DocumentWork{}
+	metrics.CounterFunc("algoitny_graphql_precheck_selections_total", "Selections the document checks before validation visited (fragments walked once: linear in the documents).",
+		func() float64 { return float64(work.PreCheck.Load()) })
+	metrics.CounterFunc("algoitny_graphql_complexity_selections_total", "Selections the complexity count visited (fragments walked once: linear in the documents).",
+		func() float64 { return float64(work.Complexity.Load()) })
 	gql := httpserver.NewGraphQL(httpserver.GraphQLConfig{
 		Resolver: resolver, Loaders: m.DB, Dev: m.Config.Dev, Introspection: m.Config.IntrospectionOn(), Logger: m.Logger, Budget: m.Config.ResponseBudget,
 		Observe:   httpserver.ObserveOperation,
 		Websocket: m.websocket,
+		Work:      work,
 	})
 	m.server = &http.Server{
 		Handler: httpserver.New(httpserver.Config{

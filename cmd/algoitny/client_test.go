@@ -34,6 +34,12 @@ func startAPI(t testing.TB, tweak func(*Config)) *apiServer {
 // startAPITuned is startAPI with the job runner's configuration adjusted.
 func startAPITuned(t testing.TB, tweak func(*Config), tune func(*jobs.Config)) *apiServer {
 	t.Helper()
+	return startAPITunedLogged(t, tweak, tune, testLogger(t))
+}
+
+// startAPITunedLogged is startAPITuned with the server's logs sent to logger.
+func startAPITunedLogged(t testing.TB, tweak func(*Config), tune func(*jobs.Config), logger *slog.Logger) *apiServer {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cfg := testConfig(t)
 	cfg.Workers = false
@@ -47,7 +53,7 @@ func startAPITuned(t testing.TB, tweak func(*Config), tune func(*jobs.Config)) *
 	if err := seedPlans(ctx, cfg, false, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	m := &Main{Config: cfg, Logger: testLogger(t), Tune: tune}
+	m := &Main{Config: cfg, Logger: logger, Tune: tune}
 	if err := m.Open(ctx, true); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/netip"
 	"os"
 	"strconv"
@@ -50,6 +51,10 @@ type Config struct {
 	// FetchAllowHosts lets problem extraction fetch non-public hosts
 	// (ALGOITNY_FETCH_ALLOW_HOSTS, comma-separated; tests only).
 	FetchAllowHosts []string
+	// FetchResolver, if set, resolves the host names of users' URLs
+	// (checks, extraction) instead of the system's resolver: tests only,
+	// never from the environment.
+	FetchResolver *net.Resolver
 
 	JudgeSandbox string // JUDGE_SANDBOX: bwrap | none
 

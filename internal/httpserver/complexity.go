@@ -18,10 +18,13 @@ import (
 // spreading one another twice cost 2^levels. A fragment's cost does not
 // depend on where it is spread (its fields are typed by its own type
 // condition, and arguments by the operation's variables). It refuses with
-// COMPLEXITY_LIMIT_EXCEEDED, and stops when the request's context ends.
+// COMPLEXITY_LIMIT_EXCEEDED, and stops when the request's context ends (it
+// looks every checkEvery selections). The selections it visits are counted
+// in work (DocumentWork.Complexity).
 type complexityLimit struct {
 	limit int
 	es    graphql.ExecutableSchema
+	work  *DocumentWork
 }
 
 var (
@@ -40,7 +43,10 @@ func (c *complexityLimit) Validate(schema graphql.ExecutableSchema) error {
 func (c *complexityLimit) MutateOperationContext(ctx context.Context, opCtx *graphql.OperationContext) *gqlerror.Error {
 	w := complexityWalker{ctx: ctx, es: c.es, schema: c.es.Schema(), vars: opCtx.Variables, memo: map[*ast.FragmentDefinition]int{}}
 	n := w.set(opCtx.Operation.SelectionSet)
-	if ctx.Err() != nil {
+	if c.work != nil {
+		c.work.Complexity.Add(int64(w.visits))
+	}
+	if w.stopped || ctx.Err() != nil {
 		return abortError(ctx)
 	}
 	if n > c.limit {
@@ -55,14 +61,29 @@ type complexityWalker struct {
 	schema *ast.Schema
 	vars   map[string]any
 	memo   map[*ast.FragmentDefinition]int
-	steps  int
+	// visits counts the selections walked; stopped is set once the
+	// context has ended (nothing more is walked, the caller reports it).
+	visits  int
+	stopped bool
+}
+
+// visit counts one selection walked, and every checkEvery of them looks at
+// the context: it reports whether to go on.
+func (w *complexityWalker) visit() bool {
+	if w.stopped {
+		return false
+	}
+	if w.visits++; w.visits%checkEvery == 0 && w.ctx.Err() != nil {
+		w.stopped = true
+	}
+	return !w.stopped
 }
 
 // set is the complexity of a (validated) selection set.
 func (w *complexityWalker) set(set ast.SelectionSet) int {
 	total := 0
 	for _, sel := range set {
-		if w.steps++; w.steps%256 == 0 && w.ctx.Err() != nil {
+		if !w.visit() {
 			return 0 // the caller reports the context's end
 		}
 		switch s := sel.(type) {

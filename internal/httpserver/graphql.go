@@ -69,6 +69,8 @@ type GraphQLConfig struct {
 	// Introspection allows __schema and __type (ALGOITNY_INTROSPECTION; on
 	// in dev mode unless set); refused, they answer INTROSPECTION_DISABLED.
 	Introspection bool
+	// Work, if set, counts the work of the document checks (for /metrics).
+	Work *DocumentWork
 }
 
 // NewGraphQL builds the gqlgen server: our GraphQL-over-HTTP transport, the
@@ -98,11 +100,11 @@ func NewGraphQL(cfg GraphQLConfig) *handler.Server {
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
 	// After the persisted query extension (it fills in the query), before
 	// gqlgen parses and validates.
-	srv.Use(documentLimits{limits: cfg.Limits, cached: func(ctx context.Context, q string) bool {
+	srv.Use(documentLimits{limits: cfg.Limits, work: cfg.Work, cached: func(ctx context.Context, q string) bool {
 		_, ok := queries.Get(ctx, q)
 		return ok
 	}})
-	srv.Use(&complexityLimit{limit: cfg.Limits.MaxComplexity})
+	srv.Use(&complexityLimit{limit: cfg.Limits.MaxComplexity, work: cfg.Work})
 	srv.Use(graph.TextGuard{}) // no NUL byte in any argument (BAD_USER_INPUT)
 	present := graph.ErrorPresenter(cfg.Logger)
 	srv.SetErrorPresenter(present)

@@ -3,6 +3,7 @@ package httpserver
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/errcode"
@@ -31,7 +32,10 @@ const (
 //     fields. Every fragment is measured once (memoised), so the check is
 //     linear in the document; more fields than MaxFields once expanded is
 //     refused with COMPLEXITY_LIMIT_EXCEEDED, as the complexity limit (each
-//     field costs at least 1) would refuse it after validation;
+//     field costs at least 1) would refuse it after validation, and so are
+//     more than MaxFields fragment spreads and inline fragments once
+//     expanded (spreads of unknown fragments, or long chains of fragments
+//     each spreading the next, multiply without adding fields);
 //   - validation's overlapping-fields rule compares every pair of fields
 //     with the same response name in a selection set (fragments and
 //     repeated fields merged): `{ __typename ×4990 }` is 12 million
@@ -46,11 +50,34 @@ const (
 // Every operation of the document and every fragment no operation spreads
 // is measured (validation goes through all of them). A document in gqlgen's
 // query cache passed these checks when it was added and is not parsed again.
+//
+// The walks look at the request's context every checkEvery selections: a
+// request that times out or whose client hangs up stops there, answered
+// REQUEST_TIMEOUT or REQUEST_CANCELLED. The selections visited are counted
+// in work (DocumentWork.PreCheck): at most about one per byte of the
+// document for the documents these checks refuse.
 type documentLimits struct {
 	limits Limits
 	// cached reports whether gqlgen's query cache holds the document.
 	cached func(ctx context.Context, query string) bool
+	// work, if set, counts the selections visited.
+	work *DocumentWork
 }
+
+// DocumentWork counts the work of the checks that bound a document's cost
+// before it runs, in selections visited: PreCheck by documentLimits
+// (before validation), Complexity by complexityLimit (after it). Both
+// walks are linear in the document (each fragment is walked once), which
+// these counts show — /metrics exports them
+// (algoitny_graphql_precheck_selections_total,
+// algoitny_graphql_complexity_selections_total), and tests assert them.
+type DocumentWork struct {
+	PreCheck, Complexity atomic.Int64
+}
+
+// checkEvery is how many selections the checks visit between two looks at
+// the request's context.
+const checkEvery = 256
 
 var (
 	_ graphql.HandlerExtension          = documentLimits{}
@@ -74,7 +101,12 @@ func (l documentLimits) MutateOperationParameters(ctx context.Context, p *graphq
 	if err != nil {
 		return nil // gqlgen parses it again and reports the error
 	}
-	if gerr := l.check(doc); gerr != nil {
+	m := measurer{ctx: ctx, fragments: map[string]*ast.FragmentDefinition{}, memo: map[*ast.FragmentDefinition]*shape{}}
+	gerr := l.check(&m, doc)
+	if l.work != nil {
+		l.work.PreCheck.Add(int64(m.visits))
+	}
+	if gerr != nil {
 		return gerr
 	}
 	if ctx.Err() != nil {
@@ -83,9 +115,8 @@ func (l documentLimits) MutateOperationParameters(ctx context.Context, p *graphq
 	return nil
 }
 
-// check measures a parsed (not validated) document.
-func (l documentLimits) check(doc *ast.QueryDocument) *gqlerror.Error {
-	m := measurer{fragments: map[string]*ast.FragmentDefinition{}, memo: map[*ast.FragmentDefinition]*shape{}}
+// check measures a parsed (not validated) document with m.
+func (l documentLimits) check(m *measurer, doc *ast.QueryDocument) *gqlerror.Error {
 	for _, f := range doc.Fragments {
 		if _, dup := m.fragments[f.Name]; !dup { // spreads name the first (ForName)
 			m.fragments[f.Name] = f
@@ -105,6 +136,7 @@ func (l documentLimits) check(doc *ast.QueryDocument) *gqlerror.Error {
 			return limitError(fmt.Sprintf("the operation uses %d aliases; the limit is %d", s.aliases, l.limits.MaxAliases))
 		}
 		fields = satAdd(fields, s.fields)
+		m.expanded = satAdd(m.expanded, s.spreads)
 		roots = append(roots, op.SelectionSet)
 	}
 	// Fragments no operation reached are validated on their own: measured
@@ -118,10 +150,14 @@ func (l documentLimits) check(doc *ast.QueryDocument) *gqlerror.Error {
 			return err
 		}
 		fields = satAdd(fields, s.fields)
+		m.expanded = satAdd(m.expanded, s.spreads)
 		roots = append(roots, f.SelectionSet)
 	}
 	if fields > l.limits.MaxFields {
 		return codedError(codeComplexity, fmt.Sprintf("the document selects more than %d fields once its fragments are expanded; the complexity limit is %d", l.limits.MaxFields, l.limits.MaxFields))
+	}
+	if m.expanded > l.limits.MaxFields {
+		return codedError(codeComplexity, fmt.Sprintf("the document holds more than %d fragment spreads and inline fragments once its fragments are expanded", l.limits.MaxFields))
 	}
 	// Now the expansion is known to be small: merge it.
 	for _, root := range roots {
@@ -145,16 +181,31 @@ func codedError(code, msg string) *gqlerror.Error {
 // shape is what a selection set amounts to with its fragments expanded.
 type shape struct {
 	fields  int // fields, saturating
+	spreads int // fragment spreads and inline fragments, saturating
 	aliases int // aliased fields, saturating
 	depth   int // deepest field nesting
 }
 
 // measurer measures selection sets, each fragment once.
 type measurer struct {
+	ctx       context.Context
 	fragments map[string]*ast.FragmentDefinition
 	// memo holds each fragment's shape; visiting marks one being measured
 	// (a spread of it then is a cycle, which validation refuses too).
 	memo map[*ast.FragmentDefinition]*shape
+	// visits counts the selections walked (measured and merged).
+	visits int
+	// expanded is the document's spreads and inline fragments, expanded.
+	expanded int
+}
+
+// visit counts one selection walked; every checkEvery of them it looks at
+// the request's context, and once that has ended it says why.
+func (m *measurer) visit() *gqlerror.Error {
+	if m.visits++; m.visits%checkEvery == 0 && m.ctx.Err() != nil {
+		return abortError(m.ctx)
+	}
+	return nil
 }
 
 var visiting = &shape{}
@@ -178,6 +229,9 @@ func (m *measurer) fragment(f *ast.FragmentDefinition) (shape, *gqlerror.Error) 
 func (m *measurer) set(set ast.SelectionSet) (shape, *gqlerror.Error) {
 	var out shape
 	for _, sel := range set {
+		if err := m.visit(); err != nil {
+			return shape{}, err
+		}
 		var s shape
 		var err *gqlerror.Error
 		switch sel := sel.(type) {
@@ -200,16 +254,19 @@ func (m *measurer) set(set ast.SelectionSet) (shape, *gqlerror.Error) {
 			if s, err = m.set(sel.SelectionSet); err != nil {
 				return shape{}, err
 			}
+			s.spreads = satAdd(s.spreads, 1)
 		case *ast.FragmentSpread:
-			f := m.fragments[sel.Name]
-			if f == nil {
-				continue // validation reports it
+			// A spread of an unknown fragment (validation reports it)
+			// expands to itself.
+			if f := m.fragments[sel.Name]; f != nil {
+				if s, err = m.fragment(f); err != nil {
+					return shape{}, err
+				}
 			}
-			if s, err = m.fragment(f); err != nil {
-				return shape{}, err
-			}
+			s.spreads = satAdd(s.spreads, 1)
 		}
 		out.fields = satAdd(out.fields, s.fields)
+		out.spreads = satAdd(out.spreads, s.spreads)
 		out.aliases = satAdd(out.aliases, s.aliases)
 		out.depth = max(out.depth, s.depth)
 	}
@@ -219,9 +276,9 @@ func (m *measurer) set(set ast.SelectionSet) (shape, *gqlerror.Error) {
 // repeats merges the selection sets that land at one place of the response
 // (fields through inline fragments and fragment spreads, and the
 // selections of same-named fields below) and refuses a response name
-// selected more than limit times there. Its work is the size of the
-// expansion, which check has bounded, and fragments are known to be
-// acyclic.
+// selected more than limit times there, as soon as it is. Its work is at
+// most the size of the expansion, which check has bounded, and fragments
+// are known to be acyclic.
 func (m *measurer) repeats(sets []ast.SelectionSet, limit int) *gqlerror.Error {
 	type group struct {
 		n    int
@@ -229,9 +286,12 @@ func (m *measurer) repeats(sets []ast.SelectionSet, limit int) *gqlerror.Error {
 	}
 	var names []string
 	groups := map[string]*group{}
-	var collect func(set ast.SelectionSet)
-	collect = func(set ast.SelectionSet) {
+	var collect func(set ast.SelectionSet) *gqlerror.Error
+	collect = func(set ast.SelectionSet) *gqlerror.Error {
 		for _, sel := range set {
+			if err := m.visit(); err != nil {
+				return err
+			}
 			switch sel := sel.(type) {
 			case *ast.Field:
 				name := sel.Alias
@@ -244,27 +304,33 @@ func (m *measurer) repeats(sets []ast.SelectionSet, limit int) *gqlerror.Error {
 					groups[name] = g
 					names = append(names, name)
 				}
-				g.n++
+				if g.n++; g.n > limit {
+					return codedError(codeSelection, fmt.Sprintf("%q is selected more than %d times in one selection set (fragments merged)", name, limit))
+				}
 				if len(sel.SelectionSet) > 0 {
 					g.subs = append(g.subs, sel.SelectionSet)
 				}
 			case *ast.InlineFragment:
-				collect(sel.SelectionSet)
+				if err := collect(sel.SelectionSet); err != nil {
+					return err
+				}
 			case *ast.FragmentSpread:
 				if f := m.fragments[sel.Name]; f != nil {
-					collect(f.SelectionSet)
+					if err := collect(f.SelectionSet); err != nil {
+						return err
+					}
 				}
 			}
 		}
+		return nil
 	}
 	for _, set := range sets {
-		collect(set)
+		if err := collect(set); err != nil {
+			return err
+		}
 	}
 	for _, name := range names {
 		g := groups[name]
-		if g.n > limit {
-			return codedError(codeSelection, fmt.Sprintf("%q is selected %d times in one selection set (fragments merged); the limit is %d", name, g.n, limit))
-		}
 		if len(g.subs) > 0 {
 			if err := m.repeats(g.subs, limit); err != nil {
 				return err

@@ -44,6 +44,9 @@ type Config struct {
 	// MinHostInterval spaces requests to one host (default 0: none), so a
 	// burst of jobs does not hammer a judge's site.
 	MinHostInterval time.Duration
+	// Resolver resolves host names (default: the system's). Tests set one
+	// whose answers they control.
+	Resolver *net.Resolver
 }
 
 // Client fetches user-given URLs safely.
@@ -95,7 +98,7 @@ func New(cfg Config) *Client {
 		cfg.UserAgent = "AlgoItny/1.0 (+https://algoitny.dev)"
 	}
 	c := &Client{cfg: cfg}
-	dialer := &net.Dialer{Timeout: 5 * time.Second, Control: c.control}
+	dialer := &net.Dialer{Timeout: 5 * time.Second, Control: c.control, Resolver: cfg.Resolver}
 	transport := &http.Transport{
 		DialContext:           dialer.DialContext,
 		Proxy:                 nil, // a proxy would hide the real destination from the check
