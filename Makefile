@@ -39,7 +39,7 @@ build: ## build bin/algoitny
 	$(GO) build -o $(BIN) ./cmd/algoitny
 
 .PHONY: bench
-bench: tools ## load benchmark on the real stack, ratios to same-run baselines (BENCH_FLAGS="-scale 0.05 -duration 3s" for a quick run)
+bench: tools ## load benchmark on the real stack, ratios to same-run baselines (BENCH_FLAGS=-quick: ≈ 2 min; add -fail-on-target for a non-zero exit on a missed target)
 	$(GO) run ./bench $(BENCH_FLAGS)
 
 .PHONY: generate

@@ -11,7 +11,8 @@
 // a bare gorilla echo server) run as separate processes of this binary.
 //
 //	go run ./bench                          # everything, full scale
-//	go run ./bench -scale 0.05 -duration 3s  # a quick run
+//	go run ./bench -quick                    # a quick run (about 2 minutes)
+//	go run ./bench -quick -fail-on-target    # the same, exit status 3 if a target is missed
 //	go run ./bench -scenarios problem,typename -clients 16
 //	go run ./bench -out docs/benchmarks.md   # also write the report
 //
@@ -69,6 +70,8 @@ type options struct {
 	serverEnv        []string // -server-env KEY=VALUE, repeatable
 	bin              string
 	verbose          bool
+	failOnTarget     bool
+	staleTrials      int
 }
 
 func main() {
@@ -78,10 +81,11 @@ func main() {
 	os.Exit(code)
 }
 
-func realMain(ctx context.Context, args []string) int {
+// parseFlags reads the command line into options (with -quick's preset
+// under any flag given, and the timed scenarios' lengths from -duration);
+// baseline is the internal -baseline mode, scenarios the -scenarios list.
+func parseFlags(args []string) (o options, scenarios, baseline string, err error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	var o options
-	var scenarios, baseline string
 	fs.IntVar(&o.clients, "clients", 8, "concurrent clients of the closed-loop scenarios")
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "measuring time of each closed-loop scenario (split between baseline and target)")
 	fs.Float64Var(&o.scale, "scale", 1.0, "fraction of the data set (1.0 = 1,000 problems, 200 users, 50,000 executions; 0.05 for a quick run)")
@@ -93,10 +97,11 @@ func realMain(ctx context.Context, args []string) int {
 	fs.IntVar(&o.judgeRuns, "judge-runs", 200, "runs of the judge scenario")
 	fs.IntVar(&o.riverJobs, "river-jobs", 100, "jobs of each River scenario")
 	fs.IntVar(&o.executeRuns, "execute-runs", 20, "executions of the execute scenario")
-	fs.DurationVar(&o.mixedDuration, "mixed-duration", 60*time.Second, "length of the sustained mixed load")
+	fs.IntVar(&o.staleTrials, "stale-trials", 0, "trials of each kind of the stale scenario (default from -duration: 5–30)")
+	fs.DurationVar(&o.mixedDuration, "mixed-duration", 0, "length of the sustained mixed load (default 6 × -duration: 60s)")
 	fs.IntVar(&o.mixedRPS, "mixed-rps", 10, "arrival rate of the mixed load (requests per second)")
 	fs.IntVar(&o.overloadClients, "overload-clients", 200, "closed-loop clients of the overload scenario")
-	fs.DurationVar(&o.overloadDuration, "overload-duration", 30*time.Second, "length of the overload scenario")
+	fs.DurationVar(&o.overloadDuration, "overload-duration", 0, "length of the overload scenario (default 3 × -duration: 30s)")
 	fs.DurationVar(&o.drainTimeout, "drain-timeout", 10*time.Minute, "how long the mixed load waits for its jobs to finish")
 	fs.DurationVar(&o.timeout, "timeout", 60*time.Minute, "bound on the whole run")
 	fs.IntVar(&o.writers, "writers", 24, "parallel writers of the data load")
@@ -112,7 +117,33 @@ func realMain(ctx context.Context, args []string) int {
 	fs.StringVar(&o.bin, "bin", "", "use this algoitny binary instead of building one")
 	fs.BoolVar(&o.verbose, "v", false, "print progress details")
 	fs.StringVar(&baseline, "baseline", "", "internal: serve a baseline (http, broadcast, echo)")
+	quick := fs.Bool("quick", false, "a quick run (about 2 minutes here): a small data set and short, small scenarios; flags given as well win")
+	fs.BoolVar(&o.failOnTarget, "fail-on-target", false, "exit with status 3 when a target is missed (for CI; a report is printed either way)")
 	if err := fs.Parse(args); err != nil {
+		return o, "", "", err
+	}
+	if *quick {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		for name, v := range quickFlags {
+			if !set[name] {
+				fs.Set(name, v)
+			}
+		}
+	}
+	// Timed scenarios without a length of their own follow -duration.
+	if o.mixedDuration == 0 {
+		o.mixedDuration = 6 * o.duration
+	}
+	if o.overloadDuration == 0 {
+		o.overloadDuration = 3 * o.duration
+	}
+	return o, scenarios, baseline, nil
+}
+
+func realMain(ctx context.Context, args []string) int {
+	o, scenarios, baseline, err := parseFlags(args)
+	if err != nil {
 		return 2
 	}
 	if baseline != "" {
@@ -144,30 +175,48 @@ func realMain(ctx context.Context, args []string) int {
 	defer cancel()
 	c := &cleanups{}
 	defer c.run()
-	if err := benchmark(ctx, c, o, args); err != nil {
+	missed, err := benchmark(ctx, c, o, args)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", devstack.Describe(err))
 		return 1
+	}
+	if missed > 0 && o.failOnTarget {
+		fmt.Fprintf(os.Stderr, "bench: %d targets missed (FAIL rows above)\n", missed)
+		return 3
 	}
 	return 0
 }
 
-func benchmark(ctx context.Context, c *cleanups, o options, args []string) error {
+// quickFlags is -quick: every scenario, each small and short (the whole
+// run about 2 minutes on 2 cores, most of it building the server and
+// starting the stack). Its numbers show that everything works and roughly
+// where it stands; targets are judged on full runs.
+var quickFlags = map[string]string{
+	"scale": "0.02", "duration": "2s", "subscribers": "100", "fan-rounds": "3",
+	"judge-runs": "30", "river-jobs": "15", "execute-runs": "3", "stale-trials": "2",
+	"mixed-duration": "8s", "mixed-rps": "5", "overload-clients": "50", "overload-duration": "4s",
+	"drain-timeout": "90s", "writers": "8",
+}
+
+// benchmark runs the scenarios and prints the report; it returns how many
+// rows missed their target.
+func benchmark(ctx context.Context, c *cleanups, o options, args []string) (missed int, err error) {
 	started := time.Now()
 	logf := func(format string, a ...any) {
 		fmt.Fprintf(os.Stderr, "%s  %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, a...))
 	}
 	root, err := devstack.RepoRoot()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	logDir, err := os.MkdirTemp("", "algoitny-bench-")
 	if err != nil {
-		return err
+		return 0, err
 	}
 	logf("logs in %s", logDir)
 	self, err := os.Executable()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	// Sockets: 2 per subscriber in the bench and 1 in the server, plus slack.
 	raiseFileLimit(uint64(4*o.subscribers + 1024))
@@ -177,51 +226,51 @@ func benchmark(ctx context.Context, c *cleanups, o options, args []string) error
 	if bin == "" {
 		t := time.Now()
 		if bin, err = buildServer(ctx, root, logDir); err != nil {
-			return err
+			return 0, err
 		}
 		logf("built the server in %s", time.Since(t).Round(time.Millisecond))
 	}
 	runID := fmt.Sprintf("bench%d", time.Now().UnixNano()%1e9)
 	st, err := startStack(ctx, c, runID, logf)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	env := st.serverEnv()
 	for _, cmd := range [][]string{{"migrate"}, {"seed-plans"}} {
 		if err := runTool(ctx, bin, env, cmd...); err != nil {
-			return err
+			return 0, err
 		}
 	}
 	db, err := dynamo.Open(ctx, dynamo.Config{Endpoint: st.dynamoEndpoint, TablePrefix: st.prefix})
 	if err != nil {
-		return err
+		return 0, err
 	}
 	ds, err := loadData(ctx, db, o.scale, o.writers, logf)
 	if err != nil {
-		return fmt.Errorf("load: %w", err)
+		return 0, fmt.Errorf("load: %w", err)
 	}
 	logf("data set loaded in %s", ds.loadTime.Round(time.Millisecond))
 
 	extra, pprofAddr := o.serverEnv, ""
 	if o.profile != "" {
 		if pprofAddr, err = freeAddr(); err != nil {
-			return err
+			return 0, err
 		}
 		extra = append(extra, "ALGOITNY_PPROF_ADDR="+pprofAddr)
 	}
 	serverEnv := st.serverEnv(extra...)
 	srv, err := startProc(c, "algoitny serve", serverEnv, filepath.Join(logDir, "server.log"), bin, "serve")
 	if err != nil {
-		return err
+		return 0, err
 	}
 	addr, err := srv.waitAddr(60 * time.Second)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	logf("server (pid %d) listening on %s", srv.pid(), addr)
 	sdk, err := newSDKClient(ctx, st.dynamoEndpoint)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	b := &run{
 		opts: o, c: c, stack: st, server: srv, base: "http://" + addr,
@@ -236,7 +285,7 @@ func benchmark(ctx context.Context, c *cleanups, o options, args []string) error
 		b.tokens[i], err = b.api.login(ctx, ds.users[i].Email)
 		return err
 	}); err != nil {
-		return fmt.Errorf("devLogin: %w", err)
+		return 0, fmt.Errorf("devLogin: %w", err)
 	}
 
 	scenarios := map[string]func(context.Context){
@@ -247,7 +296,7 @@ func benchmark(ctx context.Context, c *cleanups, o options, args []string) error
 	}
 	for _, name := range o.scenarios {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return 0, ctx.Err()
 		}
 		t := time.Now()
 		logf("scenario %s ...", name)
@@ -266,11 +315,16 @@ func benchmark(ctx context.Context, c *cleanups, o options, args []string) error
 	fmt.Print(report)
 	if o.out != "" {
 		if err := os.WriteFile(o.out, []byte(report), 0o644); err != nil {
-			return err
+			return 0, err
 		}
 		logf("report written to %s", o.out)
 	}
-	return nil
+	for _, r := range b.rows {
+		if r.pass != nil && !*r.pass {
+			missed++
+		}
+	}
+	return missed, nil
 }
 
 // report renders the results with the machine, the command and the data set.

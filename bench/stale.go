@@ -75,7 +75,10 @@ func (b *run) scenarioStale(ctx context.Context) {
 			})
 		})
 	}
-	trials := max(5, min(30, int(b.opts.duration/(300*time.Millisecond))))
+	trials := b.opts.staleTrials
+	if trials <= 0 {
+		trials = max(5, min(30, int(b.opts.duration/(300*time.Millisecond))))
+	}
 	for _, k := range kinds {
 		res, err := b.staleTrials(ctx, k, trials)
 		name := fmt.Sprintf("stale reads on B after a change on A: %s (%s)", k.name, map[bool]string{true: "security state", false: "display data"}[k.strict])

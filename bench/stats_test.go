@@ -67,3 +67,26 @@ var errTest = &testErr{}
 type testErr struct{}
 
 func (*testErr) Error() string { return "test" }
+
+// -quick sets small values under the flags given; the mixed and overload
+// scenarios follow -duration unless their own flags say.
+func TestParseFlags(t *testing.T) {
+	o, _, _, err := parseFlags([]string{"-quick", "-scale", "0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.scale != 0.1 || o.subscribers != 100 || o.staleTrials != 2 || o.mixedDuration != 8*time.Second || o.duration != 2*time.Second {
+		t.Fatalf("quick: %+v", o)
+	}
+	o, _, _, err = parseFlags([]string{"-duration", "3s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.mixedDuration != 18*time.Second || o.overloadDuration != 9*time.Second || o.subscribers != 1000 {
+		t.Fatalf("-duration 3s: mixed %s, overload %s, subscribers %d", o.mixedDuration, o.overloadDuration, o.subscribers)
+	}
+	o, _, _, err = parseFlags([]string{"-duration", "3s", "-mixed-duration", "1m"})
+	if err != nil || o.mixedDuration != time.Minute {
+		t.Fatalf("-mixed-duration 1m: %s %v", o.mixedDuration, err)
+	}
+}

@@ -198,6 +198,13 @@ func TestPlaygroundOffline(t *testing.T) {
 		t.Fatalf("first tab:\n%s", first)
 	}
 
+	// The schema loaded (introspection within the document limits): the
+	// documentation pane shows the root types.
+	if err := chromedp.Do(b.ctx, chromedp.Click(chromedp.CSS(`[aria-label="Show Documentation Explorer"]`))); err != nil {
+		t.Fatal(err)
+	}
+	b.waitFor(t, "the documentation pane shows the schema", `(function(){ var d = document.querySelector('.graphiql-doc-explorer'); return !!d && d.innerText.includes('Mutation') && d.innerText.includes('Subscription'); })()`)
+
 	b.typeAndRun(t, `mutation { devLogin(email: "browser@example.com") { token user { email } } }`)
 	b.waitFor(t, "devLogin answers", contains(`"email": "browser@example.com"`))
 
