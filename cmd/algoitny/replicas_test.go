@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -87,14 +88,55 @@ func cached(t *testing.T, s *apiServer, token, q string, vars map[string]any) {
 
 const meQuery = `{ me { email isActive isStaff plan { name maxExecutionsPerDay } } }`
 
+// replicaLatency is the latency of B's link to PostgreSQL in
+// TestReplicasSecurityState: B hears of every change that much after it
+// was committed (a replica in another zone). A strict change that returned
+// without waiting for B's acknowledgement would leave B acting on the old
+// value for that long after the mutation returned, so the trials catch it
+// every time rather than only when B happens to lag behind the writer's
+// DynamoDB request.
+const replicaLatency = 50 * time.Millisecond
+
+// mustOK fails the test unless r has no errors.
+func mustOK(t *testing.T, what string, r *gqlResult) *gqlResult {
+	t.Helper()
+	if len(r.Errors) != 0 {
+		t.Fatalf("%s: %s", what, r.Raw)
+	}
+	return r
+}
+
+// userID is the global id of the user of email.
+func (rs *replicaSet) userID(email string) string {
+	return globalIDOf("User", must2(rs.db.GetUserByEmail(context.Background(), email)).ID)
+}
+
+// adminCommand runs `algoitny admin grant|revoke email` as an operator
+// would, against the suite's tables and feed: the only way to change a
+// user's staff flag (the API has none).
+func (rs *replicaSet) adminCommand(t *testing.T, grant bool, email string) {
+	t.Helper()
+	verb := map[bool]string{true: "grant", false: "revoke"}[grant]
+	cmd := exec.Command(binary(t), "admin", verb, email)
+	cmd.Env = env(rs.cfg)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("algoitny admin %s %s: %v\n%s", verb, email, err, out)
+	}
+}
+
 // TestReplicasSecurityState: logout, deactivation, a plan change, a plan's
-// lowered limit and an execution made private, each made on one replica,
-// are in force on the other as soon as the mutation returned — repeated,
-// since a stale window would be milliseconds wide.
+// lowered limit, a staff flag and an execution made private, each changed
+// on one replica (or by the command line), are in force on the other as
+// soon as the mutation returned — repeated, since a stale window would be
+// milliseconds wide. B's link to PostgreSQL is slow (replicaLatency), so
+// B hears of each change after its writer could have replied.
 func TestReplicasSecurityState(t *testing.T) {
 	rs := startReplicas(t)
+	rs.proxyB.SetLatency(replicaLatency)
 	a, b := rs.a, rs.b
 	rs.a.createProblem(t, rs.admin, "BAEKJOON", "1000", 1, true)
+	// A plan of the test's own, whose limit PlanLimit lowers.
+	mustOK(t, "createPlan", a.query(t, rs.admin, `mutation { createPlan(input: {name: "Trial", maxHintsPerDay: 1, maxExecutionsPerDay: 100, maxProblems: 0, canViewAllProblems: false, canRegisterProblems: false}) { name } }`, nil))
 
 	t.Run("Logout", func(t *testing.T) {
 		for i := range 10 {
@@ -111,7 +153,7 @@ func TestReplicasSecurityState(t *testing.T) {
 
 	t.Run("Deactivation", func(t *testing.T) {
 		token := b.login(t, "eve@example.com")
-		id := globalIDOf("User", must2(rs.db.GetUserByEmail(context.Background(), "eve@example.com")).ID)
+		id := rs.userID("eve@example.com")
 		for i := range 10 {
 			cached(t, b, token, meQuery, nil)
 			a.query(t, rs.admin, `mutation($id: ID!) { setUserActive(userId: $id, active: false) { id } }`, map[string]any{"id": id}).decode(t, new(any))
@@ -125,44 +167,74 @@ func TestReplicasSecurityState(t *testing.T) {
 		}
 	})
 
-	t.Run("PlanAndLimits", func(t *testing.T) {
+	t.Run("Plan", func(t *testing.T) {
 		token := b.login(t, "pat@example.com")
-		id := globalIDOf("User", must2(rs.db.GetUserByEmail(context.Background(), "pat@example.com")).ID)
-		const usage = `{ myUsage { action used limit } }`
-		cached(t, b, token, usage, nil)
-		a.query(t, rs.admin, `mutation($id: ID!) { setUserPlan(userId: $id, plan: "Pro") { id } }`, map[string]any{"id": id}).decode(t, new(any))
-		if r := b.query(t, token, meQuery, nil); !strings.Contains(string(r.Data), `"Pro"`) {
-			t.Fatalf("B right after the plan change on A: %s", r.Raw)
+		id := rs.userID("pat@example.com")
+		// The user's plan, changed on A, is B's on the next request.
+		for i := range 10 {
+			plan := []string{"Trial", "Free"}[i%2]
+			cached(t, b, token, meQuery, nil)
+			mustOK(t, "setUserPlan", a.query(t, rs.admin, `mutation($id: ID!, $plan: String!) { setUserPlan(userId: $id, plan: $plan) { id } }`, map[string]any{"id": id, "plan": plan}))
+			var me struct {
+				Me struct{ Plan struct{ Name string } }
+			}
+			b.query(t, token, meQuery, nil).decode(t, &me)
+			if me.Me.Plan.Name != plan {
+				t.Fatalf("trial %d: B right after the user was moved to %s on A shows plan %q", i, plan, me.Me.Plan.Name)
+			}
 		}
-		// Pro's execution limit lowered to 2 on A: B enforces it on the next
-		// request.
-		cached(t, b, token, usage, nil)
-		a.query(t, rs.admin, `mutation { updatePlan(name: "Pro", input: {maxExecutionsPerDay: 2}) { name } }`, nil).decode(t, new(any))
+	})
+
+	t.Run("PlanLimit", func(t *testing.T) {
+		token := b.login(t, "lim@example.com")
+		mustOK(t, "setUserPlan", a.query(t, rs.admin, `mutation($id: ID!) { setUserPlan(userId: $id, plan: "Trial") { id } }`, map[string]any{"id": rs.userID("lim@example.com")}))
+		// One execution used; each trial lowers the limit from 100 to that
+		// one on A, and B refuses the next execution: it charges with the
+		// limit in force, not the one it had cached.
+		mustOK(t, "executeCode", b.query(t, token, executeMutation, executeInput("print(1)", nil)))
+		setLimit := func(n int) {
+			t.Helper()
+			mustOK(t, "updatePlan", a.query(t, rs.admin, `mutation($n: Int!) { updatePlan(name: "Trial", input: {maxExecutionsPerDay: $n}) { name } }`, map[string]any{"n": n}))
+		}
+		for i := range 10 {
+			setLimit(100)
+			cached(t, b, token, meQuery, nil)
+			setLimit(1)
+			if r := b.query(t, token, executeMutation, executeInput("print(1)", nil)); r.code() != "RATE_LIMITED" {
+				t.Fatalf("trial %d: B, right after the limit was lowered to the 1 execution used on A: %s (want RATE_LIMITED)", i, r.Raw)
+			}
+		}
 		var out struct {
 			MyUsage []struct {
 				Action      string
 				Used, Limit int
 			}
 		}
-		b.query(t, token, usage, nil).decode(t, &out)
+		b.query(t, token, `{ myUsage { action used limit } }`, nil).decode(t, &out)
 		for _, u := range out.MyUsage {
-			if u.Action == "EXECUTION" && u.Limit != 2 {
-				t.Fatalf("B right after the limit was lowered to 2 on A shows %+v", out.MyUsage)
+			if u.Action == "EXECUTION" && (u.Used != 1 || u.Limit != 1) {
+				t.Fatalf("B shows %+v, want 1 execution used of a limit of 1", out.MyUsage)
 			}
 		}
-		accepted := 0
-		for range 5 {
-			r := b.query(t, token, executeMutation, executeInput("print(1)", nil))
-			switch r.code() {
-			case "":
-				accepted++
-			case "RATE_LIMITED":
-			default:
-				t.Fatalf("executeCode on B: %s", r.Raw)
+	})
+
+	t.Run("StaffFlag", func(t *testing.T) {
+		// Granted and revoked by the command line (a third process, as an
+		// operator does it): B shows the flag, and lets the user use staff
+		// rights, as soon as the command returned.
+		token := b.login(t, "sam@example.com")
+		const q = `{ me { isStaff } usageStats { totalExecutions } }`
+		for i := range 6 {
+			grant := i%2 == 0
+			cached(t, b, token, meQuery, nil)
+			rs.adminCommand(t, grant, "sam@example.com")
+			r := b.query(t, token, q, nil)
+			switch {
+			case grant && (len(r.Errors) != 0 || !strings.Contains(string(r.Data), `"isStaff":true`)):
+				t.Fatalf("trial %d: B right after staff rights were granted: %s", i, r.Raw)
+			case !grant && r.code() != "FORBIDDEN":
+				t.Fatalf("trial %d: B right after staff rights were revoked: %s (want FORBIDDEN)", i, r.Raw)
 			}
-		}
-		if accepted != 2 {
-			t.Fatalf("B accepted %d executions under a limit of 2 lowered on A", accepted)
 		}
 	})
 
