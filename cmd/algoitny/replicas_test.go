@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -356,79 +357,206 @@ func TestReplicasSecurityState(t *testing.T) {
 	})
 }
 
+// A fault of B's link to PostgreSQL, for faultProbes.
+type fault int
+
+const (
+	terminated fault = iota // B's connections terminated (pg_terminate_backend)
+	stalled                 // B's link stops forwarding without closing
+)
+
+// probe is one guarantee checked across a fault of B's link: arm, run
+// before the fault, puts the value the check changes in the cache of the
+// replica that must not act on it any more, and returns the check, run
+// once the fault is on: a mutation on one replica, then what the other
+// does right after it returned.
+type probe struct {
+	name string
+	arm  func(t *testing.T, trial int) (check func(t *testing.T))
+}
+
+// faultProbes returns the probes of every guarantee for fault f, with the
+// state they share set up.
+func (rs *replicaSet) faultProbes(t *testing.T, f fault) []probe {
+	a, b := rs.a, rs.b
+	a.createProblem(t, rs.admin, "BAEKJOON", "1000", 1, true) // executions
+	a.createProblem(t, rs.admin, "BAEKJOON", "1001", 1, true) // renamed on A
+	a.createProblem(t, rs.admin, "BAEKJOON", "1002", 1, true) // renamed on B
+	mustOK(t, "createPlan", a.query(t, rs.admin, `mutation { createPlan(input: {name: "Faulty", maxHintsPerDay: 1, maxExecutionsPerDay: 100, maxProblems: 0, canViewAllProblems: false, canRegisterProblems: false}) { name } }`, nil))
+	limited := b.login(t, "limited@example.com")
+	mustOK(t, "setUserPlan", a.query(t, rs.admin, `mutation($id: ID!) { setUserPlan(userId: $id, plan: "Faulty") { id } }`, map[string]any{"id": rs.userID("limited@example.com")}))
+	setLimit := func(t *testing.T, n int) {
+		t.Helper()
+		mustOK(t, "updatePlan", a.query(t, rs.admin, `mutation($n: Int!) { updatePlan(name: "Faulty", input: {maxExecutionsPerDay: $n}) { name } }`, map[string]any{"n": n}))
+	}
+	owner := a.login(t, "owner@example.com")
+	ownerUser := must2(rs.db.GetUserByEmail(context.Background(), "owner@example.com"))
+	const historyQuery = `query($id: ID!) { searchHistory(id: $id) { code } }`
+	title := func(r *gqlResult) string {
+		var p struct{ Problem struct{ Title string } }
+		json.Unmarshal(r.Data, &p)
+		return p.Problem.Title
+	}
+
+	return []probe{
+		{"LogoutOnA", func(t *testing.T, i int) func(*testing.T) {
+			token := a.login(t, fmt.Sprintf("a%d@example.com", i))
+			cached(t, b, token, meQuery, nil)
+			return func(t *testing.T) {
+				mustOK(t, "logout on A", a.query(t, token, `mutation { logout }`, nil))
+				if r := b.query(t, token, meQuery, nil); r.code() != "UNAUTHENTICATED" {
+					t.Fatalf("B, its link broken, accepted a session logged out on A: %s", r.Raw)
+				}
+			}
+		}},
+		{"DeactivationOnA", func(t *testing.T, i int) func(*testing.T) {
+			email := fmt.Sprintf("d%d@example.com", i)
+			token := b.login(t, email)
+			id := rs.userID(email)
+			cached(t, b, token, meQuery, nil)
+			return func(t *testing.T) {
+				mustOK(t, "setUserActive on A", a.query(t, rs.admin, `mutation($id: ID!) { setUserActive(userId: $id, active: false) { id } }`, map[string]any{"id": id}))
+				if r := b.query(t, token, meQuery, nil); r.code() != "UNAUTHENTICATED" {
+					t.Fatalf("B, its link broken, accepted a user deactivated on A: %s", r.Raw)
+				}
+			}
+		}},
+		{"LimitLoweredOnA", func(t *testing.T, i int) func(*testing.T) {
+			setLimit(t, 100)
+			cached(t, b, limited, meQuery, nil)
+			return func(t *testing.T) {
+				// Lowered to 0: B with the new limit refuses before
+				// writing anything, with the old one it tries to charge —
+				// which a B cut off from PostgreSQL refuses too (it cannot
+				// announce the write), so only a limit of 0 tells which
+				// limit B applied under both faults.
+				setLimit(t, 0)
+				if r := b.query(t, limited, executeMutation, executeInput("print(1)", nil)); r.code() != "RATE_LIMITED" {
+					t.Fatalf("B, its link broken, right after the execution limit was lowered to 0 on A: %s (want RATE_LIMITED)", r.Raw)
+				}
+			}
+		}},
+		{"PrivateOnA", func(t *testing.T, i int) func(*testing.T) {
+			h := &algoitny.SearchHistory{UserID: ownerUser.ID, UserEmail: ownerUser.Email, Platform: algoitny.PlatformBaekjoon, ProblemID: "1000",
+				ProblemTitle: "Problem 1000", Language: algoitny.LanguagePython, Code: fmt.Sprintf("secret %d", i), IsCodePublic: true,
+				Verdict: algoitny.VerdictAccepted, PassedCount: 1, TotalCount: 1}
+			if err := rs.db.CreateHistory(context.Background(), h); err != nil {
+				t.Fatal(err)
+			}
+			vars := map[string]any{"id": globalIDOf("SearchHistory", h.UserID, h.ID)}
+			cached(t, b, "", historyQuery, vars)
+			return func(t *testing.T) {
+				mustOK(t, "setHistoryVisibility on A", a.query(t, owner, `mutation($id: ID!) { setHistoryVisibility(id: $id, isCodePublic: false) { id } }`, vars))
+				if r := b.query(t, "", historyQuery, vars); strings.Contains(string(r.Raw), "secret") {
+					t.Fatalf("B, its link broken, served code made private on A to an anonymous caller: %s", r.Raw)
+				}
+			}
+		}},
+		{"RenamedOnA", func(t *testing.T, i int) func(*testing.T) {
+			vars := map[string]any{"id": "1001"}
+			cached(t, b, "", problemQuery, vars)
+			return func(t *testing.T) {
+				// Display data: B, unsure of its feed, reads DynamoDB
+				// within the bound.
+				want := fmt.Sprintf("Renamed on A %d", i)
+				mustOK(t, "updateProblem on A", a.query(t, rs.admin, renameProblem, map[string]any{"id": "1001", "title": want}))
+				rs.freshWithin(t, b, "", problemQuery, vars, time.Now(), "B's title after it was changed on A", func(r *gqlResult) bool { return title(r) == want })
+			}
+		}},
+		{"LogoutOnB", func(t *testing.T, i int) func(*testing.T) {
+			token := b.login(t, fmt.Sprintf("b%d@example.com", i))
+			cached(t, a, token, meQuery, nil)
+			return func(t *testing.T) {
+				r := b.query(t, token, `mutation { logout }`, nil)
+				switch {
+				case r.code() == "" && f == terminated: // announced on a new connection: A must not accept the session
+					if r := a.query(t, token, meQuery, nil); r.code() != "UNAUTHENTICATED" {
+						t.Fatalf("A accepted a session logged out on B: %s", r.Raw)
+					}
+				case r.code() == "UNAVAILABLE": // refused, nothing written: the session still works
+					if r := a.query(t, token, meQuery, nil); len(r.Errors) != 0 {
+						t.Fatalf("a logout B refused took effect on A: %s", r.Raw)
+					}
+				default: // a B cut off cannot announce it, so must refuse it
+					t.Fatalf("logout on B: %s", r.Raw)
+				}
+			}
+		}},
+		{"RenamedOnB", func(t *testing.T, i int) func(*testing.T) {
+			vars := map[string]any{"id": "1002"}
+			cached(t, a, "", problemQuery, vars)
+			return func(t *testing.T) {
+				old := title(a.query(t, "", problemQuery, vars))
+				want := fmt.Sprintf("Renamed on B %d", i)
+				r := b.query(t, rs.admin, renameProblem, map[string]any{"id": "1002", "title": want})
+				returned := time.Now()
+				switch r.code() {
+				case "": // made: A shows it within the bound
+					rs.freshWithin(t, a, "", problemQuery, vars, returned, "A's title after it was changed on B", func(r *gqlResult) bool { return title(r) == want })
+				case "UNAVAILABLE": // refused: nothing was written
+					if got := title(a.query(t, "", problemQuery, vars)); got != old {
+						t.Fatalf("an updateProblem B refused took effect on A: title %q, was %q", got, old)
+					}
+				default:
+					t.Fatalf("updateProblem on B: %s", r.Raw)
+				}
+			}
+		}},
+	}
+}
+
+// runFaultTrial arms every probe, puts the fault on with start, and runs
+// the checks at once, each a subtest on a goroutine of its own (t.Parallel
+// would run only GOMAXPROCS of them at a time), so that every mutation
+// falls in the first moments of the fault.
+func runFaultTrial(t *testing.T, trial int, probes []probe, start func(*testing.T)) {
+	checks := make([]func(*testing.T), len(probes))
+	for i, p := range probes {
+		checks[i] = p.arm(t, trial)
+	}
+	start(t)
+	t.Run(fmt.Sprintf("Trial%d", trial), func(t *testing.T) {
+		var wg sync.WaitGroup
+		for i, p := range probes {
+			wg.Go(func() { t.Run(p.name, checks[i]) })
+		}
+		wg.Wait()
+	})
+}
+
 // TestReplicasDatabaseConnectionsTerminated: B's PostgreSQL backends are
 // terminated (its change feed breaks): B serves nothing from its cache
-// until it is sure again, so changes made on A meanwhile are in force on B
-// at once, and what B itself changes is either refused or in force on A.
+// until it is sure again, so a logout, a deactivation, a lowered plan
+// limit, code made private and a renamed problem, changed on A meanwhile,
+// are in force on B at once (the rename within the bound); what B itself
+// changes is either refused or in force on A.
 func TestReplicasDatabaseConnectionsTerminated(t *testing.T) {
 	rs := startReplicas(t)
-	a, b := rs.a, rs.b
+	probes := rs.faultProbes(t, terminated)
 	for i := range 5 {
-		onA := a.login(t, fmt.Sprintf("a%d@example.com", i))
-		onB := b.login(t, fmt.Sprintf("b%d@example.com", i))
-		cached(t, b, onA, meQuery, nil)
-		cached(t, a, onB, meQuery, nil)
-		rs.terminateB(t)
-		if r := a.query(t, onA, `mutation { logout }`, nil); len(r.Errors) != 0 {
-			t.Fatalf("logout on A: %s", r.Raw)
-		}
-		if r := b.query(t, onA, meQuery, nil); r.code() != "UNAUTHENTICATED" {
-			t.Fatalf("trial %d: B, its connections just terminated, accepted a session logged out on A: %s", i, r.Raw)
-		}
-		r := b.query(t, onB, `mutation { logout }`, nil)
-		switch r.code() {
-		case "": // the announcement went out: A must not accept the session
-			if r := a.query(t, onB, meQuery, nil); r.code() != "UNAUTHENTICATED" {
-				t.Fatalf("trial %d: A accepted a session logged out on B: %s", i, r.Raw)
-			}
-		case "UNAVAILABLE": // refused, nothing written: the session still works
-			if r := a.query(t, onB, meQuery, nil); len(r.Errors) != 0 {
-				t.Fatalf("trial %d: a logout B refused took effect on A: %s", i, r.Raw)
-			}
-		default:
-			t.Fatalf("trial %d: logout on B: %s", i, r.Raw)
-		}
+		runFaultTrial(t, i, probes, rs.terminateB)
 	}
 	// B recovers: its cache serves again.
-	token := a.login(t, "after@example.com")
-	cached(t, b, token, meQuery, nil)
+	token := rs.a.login(t, "after@example.com")
+	cached(t, rs.b, token, meQuery, nil)
 }
 
 // TestReplicasStalledLink: B's link to PostgreSQL stops forwarding without
 // closing. Changes made on A return (after waiting at most the bound for
-// B) and B does not act on the old values; B's own changes are refused
-// (UNAVAILABLE) and leave nothing written. When the link is back, B serves
-// from its cache again.
+// B) and B does not act on the old values (display data within the
+// bound); B's own changes are refused (UNAVAILABLE) and leave nothing
+// written — or, for display data, are on A within the bound. When the
+// link is back, B serves from its cache again.
 func TestReplicasStalledLink(t *testing.T) {
 	rs := startReplicas(t)
-	a, b := rs.a, rs.b
-	var tokens []string
-	for i := range 4 {
-		token := a.login(t, fmt.Sprintf("s%d@example.com", i))
-		cached(t, b, token, meQuery, nil)
-		tokens = append(tokens, token)
-	}
-	victim := b.login(t, "victim@example.com")
-	cached(t, b, victim, meQuery, nil)
-	cached(t, a, victim, meQuery, nil)
-	rs.proxyB.Stall()
+	probes := rs.faultProbes(t, stalled)
 	defer rs.proxyB.Resume()
-	for i, token := range tokens {
-		if r := a.query(t, token, `mutation { logout }`, nil); len(r.Errors) != 0 {
-			t.Fatalf("logout on A while B is cut off: %s", r.Raw)
-		}
-		if r := b.query(t, token, meQuery, nil); r.code() != "UNAUTHENTICATED" {
-			t.Fatalf("trial %d: B, cut off from PostgreSQL, accepted a session logged out on A: %s", i, r.Raw)
-		}
+	for i := range 3 {
+		runFaultTrial(t, i, probes, func(*testing.T) { rs.proxyB.Stall() })
+		rs.proxyB.Resume()
 	}
-	if r := b.query(t, victim, `mutation { logout }`, nil); r.code() != "UNAVAILABLE" {
-		t.Fatalf("logout on B while it cannot reach PostgreSQL: %s (want UNAVAILABLE)", r.Raw)
-	}
-	if r := a.query(t, victim, meQuery, nil); len(r.Errors) != 0 {
-		t.Fatalf("a logout refused on B took effect: %s", r.Raw)
-	}
-	rs.proxyB.Resume()
-	cached(t, b, victim, meQuery, nil)
+	token := rs.a.login(t, "after@example.com")
+	cached(t, rs.b, token, meQuery, nil)
 }
 
 func must2[T any](v T, err error) T {
