@@ -9,29 +9,33 @@ import (
 	"time"
 )
 
-// TestProgressOnceAcrossRescue (issue 16): a worker process is killed with
-// SIGKILL mid-execution and River rescues the job on a new worker. The
-// subscribers on an API replica (both protocols) receive each test's
-// progress event once — and what they were shown is what the execution
-// stores: the rescued attempt resumes from the tests the first one stored
-// rather than judging (and announcing) them again. Each test prints a
-// random number to stderr, so a test judged twice would show.
-func TestProgressOnceAcrossRescue(t *testing.T) {
+// TestReplicasProgressOnceAcrossRescue (issue 16): two API replicas A and
+// B and a worker process; a job is submitted through A and followed on B
+// (both protocols), the replica it was not submitted through, which hears
+// of its progress only through PostgreSQL. The worker is killed with
+// SIGKILL mid-execution and River rescues the job on a second worker. The
+// subscribers on B receive each test's progress event once — and what they
+// were shown is what the execution stores: the rescued attempt resumes from
+// the tests the first one stored rather than judging (and announcing) them
+// again. Each test prints a random number to stderr, so a test judged twice
+// would show. One execution is stored and one use charged.
+func TestReplicasProgressOnceAcrossRescue(t *testing.T) {
 	cfg := testConfig(t)
 	db := prepare(t, cfg)
-	api := &apiServer{URL: startProcess(t, env(cfg), "serve", "--no-workers").url(t)}
-	admin := staffOn(t, api, db, "admin@example.com")
+	a := &apiServer{URL: startProcess(t, env(cfg), "serve", "--no-workers").url(t)}
+	b := &apiServer{URL: startProcess(t, env(cfg), "serve", "--no-workers").url(t)}
+	admin := staffOn(t, a, db, "admin@example.com")
 	const n = 6
-	api.createProblem(t, admin, "BAEKJOON", "1000", n, true)
-	alice := api.login(t, "alice@example.com")
+	a.createProblem(t, admin, "BAEKJOON", "1000", n, true)
+	alice := a.login(t, "alice@example.com")
 	slow := "import random, sys, time\nprint(random.random(), file=sys.stderr)\ntime.sleep(1.5)\na, b = map(int, input().split())\nprint(a + b)\n"
 	var out struct{ ExecuteCode struct{ ID string } }
-	api.query(t, alice, executeMutation, executeInput(slow, nil)).decode(t, &out)
+	a.query(t, alice, executeMutation, executeInput(slow, nil)).decode(t, &out)
 	jobID := out.ExecuteCode.ID
 
 	subs := map[string]*wsClient{}
 	for _, protocol := range []string{"graphql-transport-ws", "graphql-ws"} {
-		c := api.dialWS(t, protocol, nil)
+		c := b.dialWS(t, protocol, nil)
 		c.init(alice)
 		followExecution(c, protocol, "x", jobID)
 		subs[protocol] = c
@@ -95,7 +99,7 @@ func TestProgressOnceAcrossRescue(t *testing.T) {
 			}
 		}
 	}
-	api.query(t, alice, `query($id: ID!) { job(id: $id) { status history { verdict testResults { stderr } }
+	b.query(t, alice, `query($id: ID!) { job(id: $id) { status history { verdict testResults { stderr } }
 		progress(first: 100) { edges { node { step message } } } } }`, map[string]any{"id": jobID}).decode(t, &j)
 	if j.Job.Status != "COMPLETED" || j.Job.History.Verdict != "ACCEPTED" || len(j.Job.History.TestResults) != n {
 		t.Fatalf("job after the rescue: %+v", j.Job)
@@ -125,7 +129,7 @@ func TestProgressOnceAcrossRescue(t *testing.T) {
 			Used   int
 		}
 	}
-	api.query(t, alice, `{ myHistory(first: 10) { edges { node { id } } } myUsage { action used } }`, nil).decode(t, &mine)
+	b.query(t, alice, `{ myHistory(first: 10) { edges { node { id } } } myUsage { action used } }`, nil).decode(t, &mine)
 	if len(mine.MyHistory.Edges) != 1 {
 		t.Fatalf("%d executions stored after the rescue, want 1", len(mine.MyHistory.Edges))
 	}

@@ -1,18 +1,19 @@
 package main
 
 import (
-	"io"
 	"net"
 	"net/url"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // tcpProxy forwards connections to a TCP address, and can stall them (stop
 // forwarding in both directions without closing anything, as a network
-// partition does) or cut them: the faults a replica's link to PostgreSQL
-// suffers in the multi-replica tests.
+// partition does), cut them, or add latency: the faults and the distance a
+// replica's link to PostgreSQL has in the multi-replica tests.
 type tcpProxy struct {
 	ln     net.Listener
 	target string
@@ -21,6 +22,7 @@ type tcpProxy struct {
 	stalled bool
 	resume  chan struct{} // closed when a stall ends
 	pairs   map[net.Conn]net.Conn
+	latency atomic.Int64 // ns
 }
 
 // startProxy listens on 127.0.0.1 and forwards to target until the test ends.
@@ -58,14 +60,24 @@ func (p *tcpProxy) accept() {
 	}
 }
 
-// pipe copies src to dst, holding the bytes while the proxy is stalled.
+// pipe copies src to dst: each chunk is written the proxy's latency after
+// it was read (reading goes on meanwhile, as on a long link), and held while
+// the proxy is stalled.
 func (p *tcpProxy) pipe(src, dst net.Conn) {
-	defer src.Close()
-	defer dst.Close()
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := src.Read(buf)
-		if n > 0 {
+	type chunk struct {
+		b  []byte
+		at time.Time
+	}
+	chunks := make(chan chunk, 1024)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer src.Close()
+		defer dst.Close()
+		for c := range chunks {
+			if wait := time.Until(c.at.Add(time.Duration(p.latency.Load()))); wait > 0 {
+				time.Sleep(wait) // the link's latency: what this proxy simulates
+			}
 			p.mu.Lock()
 			for p.stalled {
 				wait := p.resume
@@ -74,18 +86,31 @@ func (p *tcpProxy) pipe(src, dst net.Conn) {
 				p.mu.Lock()
 			}
 			p.mu.Unlock()
-			if _, werr := dst.Write(buf[:n]); werr != nil {
+			if _, err := dst.Write(c.b); err != nil {
+				return
+			}
+		}
+	}()
+	defer close(chunks)
+	for {
+		buf := make([]byte, 32<<10)
+		n, err := src.Read(buf)
+		if n > 0 {
+			select {
+			case chunks <- chunk{buf[:n], time.Now()}:
+			case <-done:
 				return
 			}
 		}
 		if err != nil {
-			if err != io.EOF {
-				return
-			}
 			return
 		}
 	}
 }
+
+// SetLatency delays every byte forwarded from now on by d, in both
+// directions (0: none).
+func (p *tcpProxy) SetLatency(d time.Duration) { p.latency.Store(int64(d)) }
 
 // Stall stops forwarding without closing the connections.
 func (p *tcpProxy) Stall() {

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -87,14 +89,94 @@ func cached(t *testing.T, s *apiServer, token, q string, vars map[string]any) {
 
 const meQuery = `{ me { email isActive isStaff plan { name maxExecutionsPerDay } } }`
 
+// replicaLatency is the latency of B's link to PostgreSQL in
+// TestReplicasSecurityState: B hears of every change that much after it
+// was committed (a replica in another zone). A strict change that returned
+// without waiting for B's acknowledgement would leave B acting on the old
+// value for that long after the mutation returned, so the trials catch it
+// every time rather than only when B happens to lag behind the writer's
+// DynamoDB request.
+const replicaLatency = 50 * time.Millisecond
+
+// pollMargin is what freshWithin allows beyond the display bound for the
+// client's own poll (see there).
+const pollMargin = 100 * time.Millisecond
+
+// freshWithin reads q on s as token until fresh accepts the answer: display
+// data changed by a mutation that returned at returned may be stale for at
+// most the bound (ALGOITNY_CACHE_BOUND). That is a correctness bound of the
+// design (cache.Feed: a replica stops trusting its cache within the bound
+// of its last heartbeat that came back, and hears of a change before its
+// writer even makes it), not a speed target. A read sent later than the
+// bound plus pollMargin after returned that is still stale fails the test;
+// the margin is for the client's own poll. Reads are judged by when they
+// were sent, so a slow answer does not count against the replica.
+func (rs *replicaSet) freshWithin(t *testing.T, s *apiServer, token, q string, vars map[string]any, returned time.Time, what string, fresh func(*gqlResult) bool) {
+	t.Helper()
+	deadline := returned.Add(rs.cfg.CacheBound + pollMargin)
+	for {
+		sent := time.Now()
+		r := s.query(t, token, q, vars)
+		if len(r.Errors) != 0 {
+			t.Fatalf("%s: %s", what, r.Raw)
+		}
+		if fresh(r) {
+			t.Logf("%s: shown %v after the mutation returned", what, sent.Sub(returned).Round(time.Millisecond))
+			return
+		}
+		if sent.After(deadline) {
+			t.Fatalf("%s: still stale in a read sent %v after the mutation returned (bound %v + %v for the poll): %s",
+				what, sent.Sub(returned).Round(time.Millisecond), rs.cfg.CacheBound, pollMargin, r.Raw)
+		}
+		time.Sleep(10 * time.Millisecond) // the poll's interval
+	}
+}
+
+// mustOK fails the test unless r has no errors.
+func mustOK(t *testing.T, what string, r *gqlResult) *gqlResult {
+	t.Helper()
+	if len(r.Errors) != 0 {
+		t.Fatalf("%s: %s", what, r.Raw)
+	}
+	return r
+}
+
+// userID is the global id of the user of email.
+func (rs *replicaSet) userID(email string) string {
+	return globalIDOf("User", must2(rs.db.GetUserByEmail(context.Background(), email)).ID)
+}
+
+// adminCommand runs `algoitny admin grant|revoke email` as an operator
+// would, against the suite's tables and feed: the only way to change a
+// user's staff flag (the API has none).
+func (rs *replicaSet) adminCommand(t *testing.T, grant bool, email string) {
+	t.Helper()
+	verb := map[bool]string{true: "grant", false: "revoke"}[grant]
+	cmd := exec.Command(binary(t), "admin", verb, email)
+	cmd.Env = env(rs.cfg)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("algoitny admin %s %s: %v\n%s", verb, email, err, out)
+	}
+}
+
+const (
+	problemQuery  = `query($id: String!) { problem(platform: BAEKJOON, problemId: $id) { title testCases { totalCount } } }`
+	renameProblem = `mutation($id: String!, $title: String!) { updateProblem(platform: BAEKJOON, problemId: $id, input: {title: $title}) { title } }`
+)
+
 // TestReplicasSecurityState: logout, deactivation, a plan change, a plan's
-// lowered limit and an execution made private, each made on one replica,
-// are in force on the other as soon as the mutation returned — repeated,
-// since a stale window would be milliseconds wide.
+// lowered limit, a staff flag and an execution made private, each changed
+// on one replica (or by the command line), are in force on the other as
+// soon as the mutation returned — repeated, since a stale window would be
+// milliseconds wide. B's link to PostgreSQL is slow (replicaLatency), so
+// B hears of each change after its writer could have replied.
 func TestReplicasSecurityState(t *testing.T) {
 	rs := startReplicas(t)
+	rs.proxyB.SetLatency(replicaLatency)
 	a, b := rs.a, rs.b
 	rs.a.createProblem(t, rs.admin, "BAEKJOON", "1000", 1, true)
+	// A plan of the test's own, whose limit PlanLimit lowers.
+	mustOK(t, "createPlan", a.query(t, rs.admin, `mutation { createPlan(input: {name: "Trial", maxHintsPerDay: 1, maxExecutionsPerDay: 100, maxProblems: 0, canViewAllProblems: false, canRegisterProblems: false}) { name } }`, nil))
 
 	t.Run("Logout", func(t *testing.T) {
 		for i := range 10 {
@@ -111,7 +193,7 @@ func TestReplicasSecurityState(t *testing.T) {
 
 	t.Run("Deactivation", func(t *testing.T) {
 		token := b.login(t, "eve@example.com")
-		id := globalIDOf("User", must2(rs.db.GetUserByEmail(context.Background(), "eve@example.com")).ID)
+		id := rs.userID("eve@example.com")
 		for i := range 10 {
 			cached(t, b, token, meQuery, nil)
 			a.query(t, rs.admin, `mutation($id: ID!) { setUserActive(userId: $id, active: false) { id } }`, map[string]any{"id": id}).decode(t, new(any))
@@ -125,44 +207,74 @@ func TestReplicasSecurityState(t *testing.T) {
 		}
 	})
 
-	t.Run("PlanAndLimits", func(t *testing.T) {
+	t.Run("Plan", func(t *testing.T) {
 		token := b.login(t, "pat@example.com")
-		id := globalIDOf("User", must2(rs.db.GetUserByEmail(context.Background(), "pat@example.com")).ID)
-		const usage = `{ myUsage { action used limit } }`
-		cached(t, b, token, usage, nil)
-		a.query(t, rs.admin, `mutation($id: ID!) { setUserPlan(userId: $id, plan: "Pro") { id } }`, map[string]any{"id": id}).decode(t, new(any))
-		if r := b.query(t, token, meQuery, nil); !strings.Contains(string(r.Data), `"Pro"`) {
-			t.Fatalf("B right after the plan change on A: %s", r.Raw)
+		id := rs.userID("pat@example.com")
+		// The user's plan, changed on A, is B's on the next request.
+		for i := range 10 {
+			plan := []string{"Trial", "Free"}[i%2]
+			cached(t, b, token, meQuery, nil)
+			mustOK(t, "setUserPlan", a.query(t, rs.admin, `mutation($id: ID!, $plan: String!) { setUserPlan(userId: $id, plan: $plan) { id } }`, map[string]any{"id": id, "plan": plan}))
+			var me struct {
+				Me struct{ Plan struct{ Name string } }
+			}
+			b.query(t, token, meQuery, nil).decode(t, &me)
+			if me.Me.Plan.Name != plan {
+				t.Fatalf("trial %d: B right after the user was moved to %s on A shows plan %q", i, plan, me.Me.Plan.Name)
+			}
 		}
-		// Pro's execution limit lowered to 2 on A: B enforces it on the next
-		// request.
-		cached(t, b, token, usage, nil)
-		a.query(t, rs.admin, `mutation { updatePlan(name: "Pro", input: {maxExecutionsPerDay: 2}) { name } }`, nil).decode(t, new(any))
+	})
+
+	t.Run("PlanLimit", func(t *testing.T) {
+		token := b.login(t, "lim@example.com")
+		mustOK(t, "setUserPlan", a.query(t, rs.admin, `mutation($id: ID!) { setUserPlan(userId: $id, plan: "Trial") { id } }`, map[string]any{"id": rs.userID("lim@example.com")}))
+		// One execution used; each trial lowers the limit from 100 to that
+		// one on A, and B refuses the next execution: it charges with the
+		// limit in force, not the one it had cached.
+		mustOK(t, "executeCode", b.query(t, token, executeMutation, executeInput("print(1)", nil)))
+		setLimit := func(n int) {
+			t.Helper()
+			mustOK(t, "updatePlan", a.query(t, rs.admin, `mutation($n: Int!) { updatePlan(name: "Trial", input: {maxExecutionsPerDay: $n}) { name } }`, map[string]any{"n": n}))
+		}
+		for i := range 10 {
+			setLimit(100)
+			cached(t, b, token, meQuery, nil)
+			setLimit(1)
+			if r := b.query(t, token, executeMutation, executeInput("print(1)", nil)); r.code() != "RATE_LIMITED" {
+				t.Fatalf("trial %d: B, right after the limit was lowered to the 1 execution used on A: %s (want RATE_LIMITED)", i, r.Raw)
+			}
+		}
 		var out struct {
 			MyUsage []struct {
 				Action      string
 				Used, Limit int
 			}
 		}
-		b.query(t, token, usage, nil).decode(t, &out)
+		b.query(t, token, `{ myUsage { action used limit } }`, nil).decode(t, &out)
 		for _, u := range out.MyUsage {
-			if u.Action == "EXECUTION" && u.Limit != 2 {
-				t.Fatalf("B right after the limit was lowered to 2 on A shows %+v", out.MyUsage)
+			if u.Action == "EXECUTION" && (u.Used != 1 || u.Limit != 1) {
+				t.Fatalf("B shows %+v, want 1 execution used of a limit of 1", out.MyUsage)
 			}
 		}
-		accepted := 0
-		for range 5 {
-			r := b.query(t, token, executeMutation, executeInput("print(1)", nil))
-			switch r.code() {
-			case "":
-				accepted++
-			case "RATE_LIMITED":
-			default:
-				t.Fatalf("executeCode on B: %s", r.Raw)
+	})
+
+	t.Run("StaffFlag", func(t *testing.T) {
+		// Granted and revoked by the command line (a third process, as an
+		// operator does it): B shows the flag, and lets the user use staff
+		// rights, as soon as the command returned.
+		token := b.login(t, "sam@example.com")
+		const q = `{ me { isStaff } usageStats { totalExecutions } }`
+		for i := range 6 {
+			grant := i%2 == 0
+			cached(t, b, token, meQuery, nil)
+			rs.adminCommand(t, grant, "sam@example.com")
+			r := b.query(t, token, q, nil)
+			switch {
+			case grant && (len(r.Errors) != 0 || !strings.Contains(string(r.Data), `"isStaff":true`)):
+				t.Fatalf("trial %d: B right after staff rights were granted: %s", i, r.Raw)
+			case !grant && r.code() != "FORBIDDEN":
+				t.Fatalf("trial %d: B right after staff rights were revoked: %s (want FORBIDDEN)", i, r.Raw)
 			}
-		}
-		if accepted != 2 {
-			t.Fatalf("B accepted %d executions under a limit of 2 lowered on A", accepted)
 		}
 	})
 
@@ -208,94 +320,243 @@ func TestReplicasSecurityState(t *testing.T) {
 		}
 	})
 
-	t.Run("DisplayData", func(t *testing.T) {
-		const q = `{ problem(platform: BAEKJOON, problemId: "1000") { title } }`
-		cached(t, b, "", q, nil)
-		a.query(t, rs.admin, `mutation { updateProblem(platform: BAEKJOON, problemId: "1000", input: {title: "Renamed"}) { title } }`, nil).decode(t, new(any))
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-			if r := b.query(t, "", q, nil); strings.Contains(string(r.Data), "Renamed") {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("B never showed the title changed on A")
-			}
+	// Display data: a problem's title and its test-case list, changed on A,
+	// are on B within the bound of the mutation's return.
+	a.createProblem(t, rs.admin, "BAEKJOON", "1001", 1, true)
+	vars := map[string]any{"id": "1001"}
+	type problem struct {
+		Problem struct {
+			Title     string
+			TestCases struct{ TotalCount int }
 		}
+	}
+	t.Run("ProblemTitle", func(t *testing.T) {
+		for i := range 5 {
+			title := fmt.Sprintf("Renamed %d", i)
+			cached(t, b, "", problemQuery, vars)
+			mustOK(t, "updateProblem", a.query(t, rs.admin, renameProblem, map[string]any{"id": "1001", "title": title}))
+			rs.freshWithin(t, b, "", problemQuery, vars, time.Now(), fmt.Sprintf("trial %d: B's title after it was changed on A", i), func(r *gqlResult) bool {
+				var p problem
+				r.decode(t, &p)
+				return p.Problem.Title == title
+			})
+		}
+	})
+	t.Run("TestCaseList", func(t *testing.T) {
+		var p problem
+		b.query(t, "", problemQuery, vars).decode(t, &p)
+		for i := range 5 {
+			want := p.Problem.TestCases.TotalCount + 1
+			cached(t, b, "", problemQuery, vars)
+			mustOK(t, "addTestCases", a.query(t, rs.admin, `mutation { addTestCases(platform: BAEKJOON, problemId: "1001", testCases: [{input: "1 1\n", output: "2\n"}]) { id } }`, nil))
+			rs.freshWithin(t, b, "", problemQuery, vars, time.Now(), fmt.Sprintf("trial %d: B's test-case count after a test case was added on A", i), func(r *gqlResult) bool {
+				r.decode(t, &p)
+				return p.Problem.TestCases.TotalCount == want
+			})
+		}
+	})
+}
+
+// A fault of B's link to PostgreSQL, for faultProbes.
+type fault int
+
+const (
+	terminated fault = iota // B's connections terminated (pg_terminate_backend)
+	stalled                 // B's link stops forwarding without closing
+)
+
+// probe is one guarantee checked across a fault of B's link: arm, run
+// before the fault, puts the value the check changes in the cache of the
+// replica that must not act on it any more, and returns the check, run
+// once the fault is on: a mutation on one replica, then what the other
+// does right after it returned.
+type probe struct {
+	name string
+	arm  func(t *testing.T, trial int) (check func(t *testing.T))
+}
+
+// faultProbes returns the probes of every guarantee for fault f, with the
+// state they share set up.
+func (rs *replicaSet) faultProbes(t *testing.T, f fault) []probe {
+	a, b := rs.a, rs.b
+	a.createProblem(t, rs.admin, "BAEKJOON", "1000", 1, true) // executions
+	a.createProblem(t, rs.admin, "BAEKJOON", "1001", 1, true) // renamed on A
+	a.createProblem(t, rs.admin, "BAEKJOON", "1002", 1, true) // renamed on B
+	mustOK(t, "createPlan", a.query(t, rs.admin, `mutation { createPlan(input: {name: "Faulty", maxHintsPerDay: 1, maxExecutionsPerDay: 100, maxProblems: 0, canViewAllProblems: false, canRegisterProblems: false}) { name } }`, nil))
+	limited := b.login(t, "limited@example.com")
+	mustOK(t, "setUserPlan", a.query(t, rs.admin, `mutation($id: ID!) { setUserPlan(userId: $id, plan: "Faulty") { id } }`, map[string]any{"id": rs.userID("limited@example.com")}))
+	setLimit := func(t *testing.T, n int) {
+		t.Helper()
+		mustOK(t, "updatePlan", a.query(t, rs.admin, `mutation($n: Int!) { updatePlan(name: "Faulty", input: {maxExecutionsPerDay: $n}) { name } }`, map[string]any{"n": n}))
+	}
+	owner := a.login(t, "owner@example.com")
+	ownerUser := must2(rs.db.GetUserByEmail(context.Background(), "owner@example.com"))
+	const historyQuery = `query($id: ID!) { searchHistory(id: $id) { code } }`
+	title := func(r *gqlResult) string {
+		var p struct{ Problem struct{ Title string } }
+		json.Unmarshal(r.Data, &p)
+		return p.Problem.Title
+	}
+
+	return []probe{
+		{"LogoutOnA", func(t *testing.T, i int) func(*testing.T) {
+			token := a.login(t, fmt.Sprintf("a%d@example.com", i))
+			cached(t, b, token, meQuery, nil)
+			return func(t *testing.T) {
+				mustOK(t, "logout on A", a.query(t, token, `mutation { logout }`, nil))
+				if r := b.query(t, token, meQuery, nil); r.code() != "UNAUTHENTICATED" {
+					t.Fatalf("B, its link broken, accepted a session logged out on A: %s", r.Raw)
+				}
+			}
+		}},
+		{"DeactivationOnA", func(t *testing.T, i int) func(*testing.T) {
+			email := fmt.Sprintf("d%d@example.com", i)
+			token := b.login(t, email)
+			id := rs.userID(email)
+			cached(t, b, token, meQuery, nil)
+			return func(t *testing.T) {
+				mustOK(t, "setUserActive on A", a.query(t, rs.admin, `mutation($id: ID!) { setUserActive(userId: $id, active: false) { id } }`, map[string]any{"id": id}))
+				if r := b.query(t, token, meQuery, nil); r.code() != "UNAUTHENTICATED" {
+					t.Fatalf("B, its link broken, accepted a user deactivated on A: %s", r.Raw)
+				}
+			}
+		}},
+		{"LimitLoweredOnA", func(t *testing.T, i int) func(*testing.T) {
+			setLimit(t, 100)
+			cached(t, b, limited, meQuery, nil)
+			return func(t *testing.T) {
+				// Lowered to 0: B with the new limit refuses before
+				// writing anything, with the old one it tries to charge —
+				// which a B cut off from PostgreSQL refuses too (it cannot
+				// announce the write), so only a limit of 0 tells which
+				// limit B applied under both faults.
+				setLimit(t, 0)
+				if r := b.query(t, limited, executeMutation, executeInput("print(1)", nil)); r.code() != "RATE_LIMITED" {
+					t.Fatalf("B, its link broken, right after the execution limit was lowered to 0 on A: %s (want RATE_LIMITED)", r.Raw)
+				}
+			}
+		}},
+		{"PrivateOnA", func(t *testing.T, i int) func(*testing.T) {
+			h := &algoitny.SearchHistory{UserID: ownerUser.ID, UserEmail: ownerUser.Email, Platform: algoitny.PlatformBaekjoon, ProblemID: "1000",
+				ProblemTitle: "Problem 1000", Language: algoitny.LanguagePython, Code: fmt.Sprintf("secret %d", i), IsCodePublic: true,
+				Verdict: algoitny.VerdictAccepted, PassedCount: 1, TotalCount: 1}
+			if err := rs.db.CreateHistory(context.Background(), h); err != nil {
+				t.Fatal(err)
+			}
+			vars := map[string]any{"id": globalIDOf("SearchHistory", h.UserID, h.ID)}
+			cached(t, b, "", historyQuery, vars)
+			return func(t *testing.T) {
+				mustOK(t, "setHistoryVisibility on A", a.query(t, owner, `mutation($id: ID!) { setHistoryVisibility(id: $id, isCodePublic: false) { id } }`, vars))
+				if r := b.query(t, "", historyQuery, vars); strings.Contains(string(r.Raw), "secret") {
+					t.Fatalf("B, its link broken, served code made private on A to an anonymous caller: %s", r.Raw)
+				}
+			}
+		}},
+		{"RenamedOnA", func(t *testing.T, i int) func(*testing.T) {
+			vars := map[string]any{"id": "1001"}
+			cached(t, b, "", problemQuery, vars)
+			return func(t *testing.T) {
+				// Display data: B, unsure of its feed, reads DynamoDB
+				// within the bound.
+				want := fmt.Sprintf("Renamed on A %d", i)
+				mustOK(t, "updateProblem on A", a.query(t, rs.admin, renameProblem, map[string]any{"id": "1001", "title": want}))
+				rs.freshWithin(t, b, "", problemQuery, vars, time.Now(), "B's title after it was changed on A", func(r *gqlResult) bool { return title(r) == want })
+			}
+		}},
+		{"LogoutOnB", func(t *testing.T, i int) func(*testing.T) {
+			token := b.login(t, fmt.Sprintf("b%d@example.com", i))
+			cached(t, a, token, meQuery, nil)
+			return func(t *testing.T) {
+				r := b.query(t, token, `mutation { logout }`, nil)
+				switch {
+				case r.code() == "" && f == terminated: // announced on a new connection: A must not accept the session
+					if r := a.query(t, token, meQuery, nil); r.code() != "UNAUTHENTICATED" {
+						t.Fatalf("A accepted a session logged out on B: %s", r.Raw)
+					}
+				case r.code() == "UNAVAILABLE": // refused, nothing written: the session still works
+					if r := a.query(t, token, meQuery, nil); len(r.Errors) != 0 {
+						t.Fatalf("a logout B refused took effect on A: %s", r.Raw)
+					}
+				default: // a B cut off cannot announce it, so must refuse it
+					t.Fatalf("logout on B: %s", r.Raw)
+				}
+			}
+		}},
+		{"RenamedOnB", func(t *testing.T, i int) func(*testing.T) {
+			vars := map[string]any{"id": "1002"}
+			cached(t, a, "", problemQuery, vars)
+			return func(t *testing.T) {
+				old := title(a.query(t, "", problemQuery, vars))
+				want := fmt.Sprintf("Renamed on B %d", i)
+				r := b.query(t, rs.admin, renameProblem, map[string]any{"id": "1002", "title": want})
+				returned := time.Now()
+				switch r.code() {
+				case "": // made: A shows it within the bound
+					rs.freshWithin(t, a, "", problemQuery, vars, returned, "A's title after it was changed on B", func(r *gqlResult) bool { return title(r) == want })
+				case "UNAVAILABLE": // refused: nothing was written
+					if got := title(a.query(t, "", problemQuery, vars)); got != old {
+						t.Fatalf("an updateProblem B refused took effect on A: title %q, was %q", got, old)
+					}
+				default:
+					t.Fatalf("updateProblem on B: %s", r.Raw)
+				}
+			}
+		}},
+	}
+}
+
+// runFaultTrial arms every probe, puts the fault on with start, and runs
+// the checks at once, each a subtest on a goroutine of its own (t.Parallel
+// would run only GOMAXPROCS of them at a time), so that every mutation
+// falls in the first moments of the fault.
+func runFaultTrial(t *testing.T, trial int, probes []probe, start func(*testing.T)) {
+	checks := make([]func(*testing.T), len(probes))
+	for i, p := range probes {
+		checks[i] = p.arm(t, trial)
+	}
+	start(t)
+	t.Run(fmt.Sprintf("Trial%d", trial), func(t *testing.T) {
+		var wg sync.WaitGroup
+		for i, p := range probes {
+			wg.Go(func() { t.Run(p.name, checks[i]) })
+		}
+		wg.Wait()
 	})
 }
 
 // TestReplicasDatabaseConnectionsTerminated: B's PostgreSQL backends are
 // terminated (its change feed breaks): B serves nothing from its cache
-// until it is sure again, so changes made on A meanwhile are in force on B
-// at once, and what B itself changes is either refused or in force on A.
+// until it is sure again, so a logout, a deactivation, a lowered plan
+// limit, code made private and a renamed problem, changed on A meanwhile,
+// are in force on B at once (the rename within the bound); what B itself
+// changes is either refused or in force on A.
 func TestReplicasDatabaseConnectionsTerminated(t *testing.T) {
 	rs := startReplicas(t)
-	a, b := rs.a, rs.b
+	probes := rs.faultProbes(t, terminated)
 	for i := range 5 {
-		onA := a.login(t, fmt.Sprintf("a%d@example.com", i))
-		onB := b.login(t, fmt.Sprintf("b%d@example.com", i))
-		cached(t, b, onA, meQuery, nil)
-		cached(t, a, onB, meQuery, nil)
-		rs.terminateB(t)
-		if r := a.query(t, onA, `mutation { logout }`, nil); len(r.Errors) != 0 {
-			t.Fatalf("logout on A: %s", r.Raw)
-		}
-		if r := b.query(t, onA, meQuery, nil); r.code() != "UNAUTHENTICATED" {
-			t.Fatalf("trial %d: B, its connections just terminated, accepted a session logged out on A: %s", i, r.Raw)
-		}
-		r := b.query(t, onB, `mutation { logout }`, nil)
-		switch r.code() {
-		case "": // the announcement went out: A must not accept the session
-			if r := a.query(t, onB, meQuery, nil); r.code() != "UNAUTHENTICATED" {
-				t.Fatalf("trial %d: A accepted a session logged out on B: %s", i, r.Raw)
-			}
-		case "UNAVAILABLE": // refused, nothing written: the session still works
-			if r := a.query(t, onB, meQuery, nil); len(r.Errors) != 0 {
-				t.Fatalf("trial %d: a logout B refused took effect on A: %s", i, r.Raw)
-			}
-		default:
-			t.Fatalf("trial %d: logout on B: %s", i, r.Raw)
-		}
+		runFaultTrial(t, i, probes, rs.terminateB)
 	}
 	// B recovers: its cache serves again.
-	token := a.login(t, "after@example.com")
-	cached(t, b, token, meQuery, nil)
+	token := rs.a.login(t, "after@example.com")
+	cached(t, rs.b, token, meQuery, nil)
 }
 
 // TestReplicasStalledLink: B's link to PostgreSQL stops forwarding without
 // closing. Changes made on A return (after waiting at most the bound for
-// B) and B does not act on the old values; B's own changes are refused
-// (UNAVAILABLE) and leave nothing written. When the link is back, B serves
-// from its cache again.
+// B) and B does not act on the old values (display data within the
+// bound); B's own changes are refused (UNAVAILABLE) and leave nothing
+// written — or, for display data, are on A within the bound. When the
+// link is back, B serves from its cache again.
 func TestReplicasStalledLink(t *testing.T) {
 	rs := startReplicas(t)
-	a, b := rs.a, rs.b
-	var tokens []string
-	for i := range 4 {
-		token := a.login(t, fmt.Sprintf("s%d@example.com", i))
-		cached(t, b, token, meQuery, nil)
-		tokens = append(tokens, token)
-	}
-	victim := b.login(t, "victim@example.com")
-	cached(t, b, victim, meQuery, nil)
-	cached(t, a, victim, meQuery, nil)
-	rs.proxyB.Stall()
+	probes := rs.faultProbes(t, stalled)
 	defer rs.proxyB.Resume()
-	for i, token := range tokens {
-		if r := a.query(t, token, `mutation { logout }`, nil); len(r.Errors) != 0 {
-			t.Fatalf("logout on A while B is cut off: %s", r.Raw)
-		}
-		if r := b.query(t, token, meQuery, nil); r.code() != "UNAUTHENTICATED" {
-			t.Fatalf("trial %d: B, cut off from PostgreSQL, accepted a session logged out on A: %s", i, r.Raw)
-		}
+	for i := range 3 {
+		runFaultTrial(t, i, probes, func(*testing.T) { rs.proxyB.Stall() })
+		rs.proxyB.Resume()
 	}
-	if r := b.query(t, victim, `mutation { logout }`, nil); r.code() != "UNAVAILABLE" {
-		t.Fatalf("logout on B while it cannot reach PostgreSQL: %s (want UNAVAILABLE)", r.Raw)
-	}
-	if r := a.query(t, victim, meQuery, nil); len(r.Errors) != 0 {
-		t.Fatalf("a logout refused on B took effect: %s", r.Raw)
-	}
-	rs.proxyB.Resume()
-	cached(t, b, victim, meQuery, nil)
+	token := rs.a.login(t, "after@example.com")
+	cached(t, rs.b, token, meQuery, nil)
 }
 
 func must2[T any](v T, err error) T {
