@@ -1,0 +1,82 @@
+# syntax=docker/dockerfile:1
+#
+# Images of the AlgoItny binary (docs/operations.md says how to run them):
+#
+#   docker build --target api    -t algoitny-api .      # `serve --no-workers`: the API only
+#   docker build --target worker -t algoitny-worker .   # `worker`: River workers + the sandboxed judge
+#
+# UNTESTED HERE: the machine this was written on has no Docker engine, so
+# neither image has been built. The file only uses the settings, ports and
+# commands of the code (README.md: Configuration; cmd/algoitny), which
+# TestOpsDocs (cmd/algoitny/ops_docs_test.go) checks.
+
+# --- 1. a static binary ------------------------------------------------------
+FROM golang:1.26-bookworm AS build
+WORKDIR /src
+COPY go.mod go.sum ./
+RUN go mod download
+# Only what the binary is built from (bench/, docs/ and .data/ stay out).
+COPY cmd ./cmd
+COPY graph ./graph
+COPY internal ./internal
+ARG VERSION=dev
+# CGO off: the binary needs no libc (it runs on any of the images below).
+# `algoitny version` prints VERSION.
+RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/algoitny ./cmd/algoitny
+
+# --- 2. the API: `serve --no-workers` ----------------------------------------
+# No bubblewrap and no compilers: an API-only replica serves every operation
+# but saveProblem, which runs the judge in the API process and answers
+# UNAVAILABLE here (a warning says so at start). To serve saveProblem, run
+# `serve --no-workers` from the worker image instead.
+# debian-slim rather than distroless: the HEALTHCHECK needs curl, and the
+# binary needs CA certificates (AWS, Google's keys, LLM providers, AtCoder).
+FROM debian:bookworm-slim AS api
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends ca-certificates curl \
+ && rm -rf /var/lib/apt/lists/* \
+ && groupadd --system --gid 10001 algoitny \
+ && useradd --system --uid 10001 --gid 10001 --home-dir /nonexistent --no-create-home --shell /usr/sbin/nologin algoitny
+COPY --from=build /out/algoitny /usr/local/bin/algoitny
+USER 10001:10001
+ENV ALGOITNY_ADDR=:8080
+EXPOSE 8080
+# /healthz answers 200 while the process serves HTTP; /readyz also checks
+# DynamoDB and PostgreSQL (use it for the load balancer). Change the port
+# here if you change ALGOITNY_ADDR.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+  CMD curl -fsS http://127.0.0.1:8080/healthz || exit 1
+ENTRYPOINT ["/usr/local/bin/algoitny"]
+CMD ["serve", "--no-workers"]
+
+# --- 3. the worker: `worker` -------------------------------------------------
+# The judge (internal/judge/language.go) runs, inside bubblewrap:
+#   python3 (Python 3), gcc (C17; also builds the judge's C supervisor once,
+#   statically: libc6-dev), g++ (C++17), javac/java (Java 17), go (Go),
+#   node (JavaScript).
+# Go is the toolchain of the build stage, in /usr/local/go (on the sandbox's
+# PATH); Debian's golang package would be an older Go.
+# It starts only if bubblewrap can create its namespaces: as root (what CI
+# runs; each run then gets a uid of its own) in a container that allows it —
+# `privileged: true` in docker-compose.yml — or as a user with unprivileged
+# user namespaces. `algoitny judge --languages` lists what works in the image.
+# No HTTP listener, so no HEALTHCHECK: a worker exits at start when the
+# sandbox does not work or PostgreSQL cannot be reached, and logs (JSON, on
+# stderr) what fails afterwards.
+FROM debian:bookworm-slim AS worker
+# /usr/share/man/man1: the JDK's post-install links its man pages there,
+# and the slim image has no such directory.
+RUN mkdir -p /usr/share/man/man1 \
+ && apt-get update \
+ && apt-get install -y --no-install-recommends \
+      ca-certificates bubblewrap \
+      gcc g++ libc6-dev \
+      python3 \
+      openjdk-17-jdk-headless \
+      nodejs \
+ && rm -rf /var/lib/apt/lists/*
+COPY --from=build /usr/local/go /usr/local/go
+COPY --from=build /out/algoitny /usr/local/bin/algoitny
+HEALTHCHECK NONE
+ENTRYPOINT ["/usr/local/bin/algoitny"]
+CMD ["worker"]
