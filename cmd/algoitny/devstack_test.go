@@ -20,6 +20,8 @@ import (
 	"github.com/algoitny/api/internal/devstack"
 	"github.com/algoitny/api/internal/playground"
 	"github.com/jackc/pgx/v5"
+	"github.com/vektah/gqlparser/v2"
+	"github.com/vektah/gqlparser/v2/ast"
 )
 
 // makeRun is a `make run` started by a test on a data directory of its own,
@@ -398,6 +400,34 @@ func TestReadmeListsEverySetting(t *testing.T) {
 	for v := range seen {
 		if !bytes.Contains(readme, []byte("`"+v+"`")) {
 			t.Errorf("README.md does not list %s", v)
+		}
+	}
+}
+
+// TestReadmeOperations: every GraphQL operation README.md shows is valid
+// against the schema.
+func TestReadmeOperations(t *testing.T) {
+	t.Parallel()
+	root := repoRoot(t)
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemaSrc, err := os.ReadFile(filepath.Join(root, "schema.graphqls"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, gerr := gqlparser.LoadSchema(&ast.Source{Name: "schema.graphqls", Input: string(schemaSrc)})
+	if gerr != nil {
+		t.Fatal(gerr)
+	}
+	blocks := regexp.MustCompile("(?s)```graphql\n(.*?)```").FindAllStringSubmatch(string(readme), -1)
+	if len(blocks) < 2 {
+		t.Fatalf("README.md shows %d GraphQL blocks", len(blocks))
+	}
+	for _, b := range blocks {
+		if _, errs := gqlparser.LoadQuery(schema, b[1]); len(errs) > 0 {
+			t.Errorf("README.md operation does not validate: %v\n%s", errs, b[1])
 		}
 	}
 }
