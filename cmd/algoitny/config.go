@@ -364,7 +364,11 @@ func (cfg *Config) resolveStack(stderr io.Writer) error {
 	if st == nil {
 		return errNoDynamoDB
 	}
-	cfg.Dynamo.Endpoint = st.DynamoDB
+	if st.DynamoDB == "aws" { // a `make run` told DYNAMODB_ENDPOINT=aws
+		cfg.DynamoAWS = true
+	} else {
+		cfg.Dynamo.Endpoint = st.DynamoDB
+	}
 	if cfg.DatabaseURL == "" {
 		cfg.DatabaseURL = st.DatabaseURL
 	}
