@@ -24,6 +24,9 @@ func Complexity() ComplexityRoot {
 	c.Problem.TestCases = func(child int, first *int, _ *string) int { return page(child, first) }
 	c.Job.Progress = func(child int, first *int, _ *string) int { return page(child, first) }
 	c.Query.MyChecks = func(child int, first *int, _ *string) int { return page(child, first) }
+	c.Query.Leaderboard = func(child int, first *int) int { return page(child, first) }
+	// A user's statistics are a Query of their own.
+	c.User.Stats = func(child int) int { return 10 + child }
 	// A check's recent results are a list of up to 1440 (limit, 0 = 20).
 	c.Check.RecentResults = func(child int, limit *int) int {
 		n := 20

@@ -39,6 +39,7 @@ type ResolverRoot interface {
 	HintProgressEvent() HintProgressEventResolver
 	Job() JobResolver
 	JobProgress() JobProgressResolver
+	LeaderboardEntry() LeaderboardEntryResolver
 	Mutation() MutationResolver
 	Plan() PlanResolver
 	Problem() ProblemResolver
@@ -49,6 +50,7 @@ type ResolverRoot interface {
 	TestCase() TestCaseResolver
 	UsageLog() UsageLogResolver
 	User() UserResolver
+	UserStats() UserStatsResolver
 }
 
 type DirectiveRoot struct {
@@ -198,6 +200,13 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	LeaderboardEntry struct {
+		LastSolvedAt   func(childComplexity int) int
+		Rank           func(childComplexity int) int
+		SolvedProblems func(childComplexity int) int
+		User           func(childComplexity int) int
+	}
+
 	Mutation struct {
 		AddTestCases         func(childComplexity int, platform algoitny.Platform, problemID string, testCases []*model.TestCaseInput) int
 		CancelJob            func(childComplexity int, id string) int
@@ -292,6 +301,7 @@ type ComplexityRoot struct {
 		HistoryFeed   func(childComplexity int, first *int, after *string) int
 		Job           func(childComplexity int, id string) int
 		Jobs          func(childComplexity int, typeArg *algoitny.JobType, status *algoitny.JobStatus, first *int, after *string) int
+		Leaderboard   func(childComplexity int, first *int) int
 		Me            func(childComplexity int) int
 		MyChecks      func(childComplexity int, first *int, after *string) int
 		MyHistory     func(childComplexity int, filter *model.HistoryFilter, first *int, after *string) int
@@ -429,6 +439,7 @@ type ComplexityRoot struct {
 		Picture        func(childComplexity int) int
 		Plan           func(childComplexity int) int
 		SolvedProblems func(childComplexity int, platform *algoitny.Platform) int
+		Stats          func(childComplexity int) int
 	}
 
 	UserConnection struct {
@@ -439,6 +450,21 @@ type ComplexityRoot struct {
 	UserEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	UserExecutionStat struct {
+		Accepted   func(childComplexity int) int
+		Executions func(childComplexity int) int
+		Language   func(childComplexity int) int
+		Platform   func(childComplexity int) int
+	}
+
+	UserStats struct {
+		Accepted              func(childComplexity int) int
+		ByPlatformAndLanguage func(childComplexity int) int
+		Executions            func(childComplexity int) int
+		LastSolvedAt          func(childComplexity int) int
+		SolvedProblems        func(childComplexity int) int
 	}
 }
 
@@ -479,6 +505,9 @@ type JobResolver interface {
 }
 type JobProgressResolver interface {
 	ID(ctx context.Context, obj *algoitny.JobProgress) (string, error)
+}
+type LeaderboardEntryResolver interface {
+	User(ctx context.Context, obj *algoitny.LeaderboardEntry) (*algoitny.User, error)
 }
 type MutationResolver interface {
 	LoginWithGoogle(ctx context.Context, idToken string) (*model.AuthPayload, error)
@@ -536,6 +565,7 @@ type QueryResolver interface {
 	MyUsage(ctx context.Context) ([]*algoitny.Usage, error)
 	Users(ctx context.Context, plan *string, first *int, after *string) (*model.UserConnection, error)
 	User(ctx context.Context, id string) (*algoitny.User, error)
+	Leaderboard(ctx context.Context, first *int) ([]*algoitny.LeaderboardEntry, error)
 	UsageStats(ctx context.Context) (*model.UsageStats, error)
 	MyChecks(ctx context.Context, first *int, after *string) (*model.CheckConnection, error)
 	Check(ctx context.Context, id string) (*watch.Check, error)
@@ -579,7 +609,11 @@ type UserResolver interface {
 
 	LastLogin(ctx context.Context, obj *algoitny.User) (*time.Time, error)
 	AtcoderHandle(ctx context.Context, obj *algoitny.User) (*string, error)
+	Stats(ctx context.Context, obj *algoitny.User) (*algoitny.UserStats, error)
 	SolvedProblems(ctx context.Context, obj *algoitny.User, platform *algoitny.Platform) (*atcoder.SolvedProblems, error)
+}
+type UserStatsResolver interface {
+	LastSolvedAt(ctx context.Context, obj *algoitny.UserStats) (*time.Time, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -1144,6 +1178,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.JobProgressEdge.Node(childComplexity), true
+
+	case "LeaderboardEntry.lastSolvedAt":
+		if e.ComplexityRoot.LeaderboardEntry.LastSolvedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LeaderboardEntry.LastSolvedAt(childComplexity), true
+	case "LeaderboardEntry.rank":
+		if e.ComplexityRoot.LeaderboardEntry.Rank == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LeaderboardEntry.Rank(childComplexity), true
+	case "LeaderboardEntry.solvedProblems":
+		if e.ComplexityRoot.LeaderboardEntry.SolvedProblems == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LeaderboardEntry.SolvedProblems(childComplexity), true
+	case "LeaderboardEntry.user":
+		if e.ComplexityRoot.LeaderboardEntry.User == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LeaderboardEntry.User(childComplexity), true
 
 	case "Mutation.addTestCases":
 		if e.ComplexityRoot.Mutation.AddTestCases == nil {
@@ -1752,6 +1811,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Jobs(childComplexity, args["type"].(*algoitny.JobType), args["status"].(*algoitny.JobStatus), args["first"].(*int), args["after"].(*string)), true
+	case "Query.leaderboard":
+		if e.ComplexityRoot.Query.Leaderboard == nil {
+			break
+		}
+
+		args, err := ec.field_Query_leaderboard_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Leaderboard(childComplexity, args["first"].(*int)), true
 	case "Query.me":
 		if e.ComplexityRoot.Query.Me == nil {
 			break
@@ -2406,6 +2476,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.User.SolvedProblems(childComplexity, args["platform"].(*algoitny.Platform)), true
+	case "User.stats":
+		if e.ComplexityRoot.User.Stats == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.Stats(childComplexity), true
 
 	case "UserConnection.edges":
 		if e.ComplexityRoot.UserConnection.Edges == nil {
@@ -2432,6 +2508,62 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.UserEdge.Node(childComplexity), true
+
+	case "UserExecutionStat.accepted":
+		if e.ComplexityRoot.UserExecutionStat.Accepted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserExecutionStat.Accepted(childComplexity), true
+	case "UserExecutionStat.executions":
+		if e.ComplexityRoot.UserExecutionStat.Executions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserExecutionStat.Executions(childComplexity), true
+	case "UserExecutionStat.language":
+		if e.ComplexityRoot.UserExecutionStat.Language == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserExecutionStat.Language(childComplexity), true
+	case "UserExecutionStat.platform":
+		if e.ComplexityRoot.UserExecutionStat.Platform == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserExecutionStat.Platform(childComplexity), true
+
+	case "UserStats.accepted":
+		if e.ComplexityRoot.UserStats.Accepted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserStats.Accepted(childComplexity), true
+	case "UserStats.byPlatformAndLanguage":
+		if e.ComplexityRoot.UserStats.ByPlatformAndLanguage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserStats.ByPlatformAndLanguage(childComplexity), true
+	case "UserStats.executions":
+		if e.ComplexityRoot.UserStats.Executions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserStats.Executions(childComplexity), true
+	case "UserStats.lastSolvedAt":
+		if e.ComplexityRoot.UserStats.LastSolvedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserStats.LastSolvedAt(childComplexity), true
+	case "UserStats.solvedProblems":
+		if e.ComplexityRoot.UserStats.SolvedProblems == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserStats.SolvedProblems(childComplexity), true
 
 	}
 	return 0, false
@@ -3059,6 +3191,8 @@ type User implements Node {
   lastLogin: Time
   "The linked AtCoder account (the user themselves and staff only)."
   atcoderHandle: String
+  "Their executions on AlgoItny, counted as each is stored (the user themselves and staff only; null for others)."
+  stats: UserStats
   "Problems the user has accepted on a judge, from their linked account (the user themselves and staff only; null without a linked account; AtCoder only for now)."
   solvedProblems(
     "The judge; any other than ATCODER gives null."
@@ -3331,6 +3465,44 @@ type ExecutionStat {
   language: Language!
   "How many executions were stored."
   count: Int!
+}
+
+"A user's executions, counted as each is stored (reading them is one Query)."
+type UserStats {
+  "Every execution stored."
+  executions: Int!
+  "The accepted ones."
+  accepted: Int!
+  "Distinct problems with an accepted execution judged while the problem was published: what the leaderboard ranks."
+  solvedProblems: Int!
+  "When solvedProblems last grew; null before the first."
+  lastSolvedAt: Time
+  "The counts per platform and language, in platform then language order."
+  byPlatformAndLanguage: [UserExecutionStat!]!
+}
+
+"A user's executions on one platform in one language."
+type UserExecutionStat {
+  "The problems' judge."
+  platform: Platform!
+  "The submissions' language."
+  language: Language!
+  "Executions stored."
+  executions: Int!
+  "The accepted ones."
+  accepted: Int!
+}
+
+"A user's place on the leaderboard."
+type LeaderboardEntry {
+  "1 for the most solved problems; users with as many share a rank (the first to get there is listed first)."
+  rank: Int!
+  "The user (their public fields)."
+  user: User!
+  "Distinct published problems they solved on AlgoItny."
+  solvedProblems: Int!
+  "When they reached that count."
+  lastSolvedAt: Time!
 }
 
 "Execution counts, pre-aggregated when executions are stored."
@@ -3686,6 +3858,11 @@ type Query {
     "The user's id."
     id: ID!
   ): User
+  "The users who solved the most published problems, best first; anyone may read it. Deactivated users are left out, so it may hold fewer than ` + "`" + `first` + "`" + `. Errors: BAD_USER_INPUT (first)."
+  leaderboard(
+    "How many: 1–100, default 20."
+    first: Int = 20
+  ): [LeaderboardEntry!]!
   "Staff: execution statistics. Errors: UNAUTHENTICATED, FORBIDDEN (not staff)."
   usageStats: UsageStats!
   "Your URL checks, newest first (staff too: their own). Errors: UNAUTHENTICATED when anonymous, BAD_USER_INPUT (first, after)."
@@ -4327,6 +4504,20 @@ func (ec *executionContext) childFields_JobProgressEdge(ctx context.Context, fie
 	return nil, fmt.Errorf("no field named %q was found under type JobProgressEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_LeaderboardEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "rank":
+		return ec.fieldContext_LeaderboardEntry_rank(ctx, field)
+	case "user":
+		return ec.fieldContext_LeaderboardEntry_user(ctx, field)
+	case "solvedProblems":
+		return ec.fieldContext_LeaderboardEntry_solvedProblems(ctx, field)
+	case "lastSolvedAt":
+		return ec.fieldContext_LeaderboardEntry_lastSolvedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LeaderboardEntry", field.Name)
+}
+
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "hasNextPage":
@@ -4651,6 +4842,8 @@ func (ec *executionContext) childFields_User(ctx context.Context, field graphql.
 		return ec.fieldContext_User_lastLogin(ctx, field)
 	case "atcoderHandle":
 		return ec.fieldContext_User_atcoderHandle(ctx, field)
+	case "stats":
+		return ec.fieldContext_User_stats(ctx, field)
 	case "solvedProblems":
 		return ec.fieldContext_User_solvedProblems(ctx, field)
 	}
@@ -4675,6 +4868,36 @@ func (ec *executionContext) childFields_UserEdge(ctx context.Context, field grap
 		return ec.fieldContext_UserEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type UserEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_UserExecutionStat(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "platform":
+		return ec.fieldContext_UserExecutionStat_platform(ctx, field)
+	case "language":
+		return ec.fieldContext_UserExecutionStat_language(ctx, field)
+	case "executions":
+		return ec.fieldContext_UserExecutionStat_executions(ctx, field)
+	case "accepted":
+		return ec.fieldContext_UserExecutionStat_accepted(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UserExecutionStat", field.Name)
+}
+
+func (ec *executionContext) childFields_UserStats(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "executions":
+		return ec.fieldContext_UserStats_executions(ctx, field)
+	case "accepted":
+		return ec.fieldContext_UserStats_accepted(ctx, field)
+	case "solvedProblems":
+		return ec.fieldContext_UserStats_solvedProblems(ctx, field)
+	case "lastSolvedAt":
+		return ec.fieldContext_UserStats_lastSolvedAt(ctx, field)
+	case "byPlatformAndLanguage":
+		return ec.fieldContext_UserStats_byPlatformAndLanguage(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UserStats", field.Name)
 }
 
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5404,6 +5627,20 @@ func (ec *executionContext) field_Query_jobs_args(ctx context.Context, rawArgs m
 		return nil, err
 	}
 	args["after"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_leaderboard_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
 	return args, nil
 }
 
@@ -7923,6 +8160,107 @@ func (ec *executionContext) fieldContext_JobProgressEdge_node(_ context.Context,
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _LeaderboardEntry_rank(ctx context.Context, field graphql.CollectedField, obj *algoitny.LeaderboardEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LeaderboardEntry_rank(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rank, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LeaderboardEntry_rank(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LeaderboardEntry", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _LeaderboardEntry_user(ctx context.Context, field graphql.CollectedField, obj *algoitny.LeaderboardEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LeaderboardEntry_user(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.LeaderboardEntry().User(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.User) graphql.Marshaler {
+			return ec.marshalNUser2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐUser(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LeaderboardEntry_user(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "LeaderboardEntry",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _LeaderboardEntry_solvedProblems(ctx context.Context, field graphql.CollectedField, obj *algoitny.LeaderboardEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LeaderboardEntry_solvedProblems(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SolvedProblems, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LeaderboardEntry_solvedProblems(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LeaderboardEntry", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _LeaderboardEntry_lastSolvedAt(ctx context.Context, field graphql.CollectedField, obj *algoitny.LeaderboardEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LeaderboardEntry_lastSolvedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastSolvedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LeaderboardEntry_lastSolvedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LeaderboardEntry", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
 func (ec *executionContext) _Mutation_loginWithGoogle(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -10685,6 +11023,50 @@ func (ec *executionContext) fieldContext_Query_user(ctx context.Context, field g
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_leaderboard(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_leaderboard(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Leaderboard(ctx, fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*algoitny.LeaderboardEntry) graphql.Marshaler {
+			return ec.marshalNLeaderboardEntry2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐLeaderboardEntryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_leaderboard(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_LeaderboardEntry(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_leaderboard_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_usageStats(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12980,6 +13362,38 @@ func (ec *executionContext) fieldContext_User_atcoderHandle(_ context.Context, f
 	return graphql.NewScalarFieldContext("User", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _User_stats(ctx context.Context, field graphql.CollectedField, obj *algoitny.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_stats(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.User().Stats(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.UserStats) graphql.Marshaler {
+			return ec.marshalOUserStats2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐUserStats(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_User_stats(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "User",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserStats(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _User_solvedProblems(ctx context.Context, field graphql.CollectedField, obj *algoitny.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13138,6 +13552,222 @@ func (ec *executionContext) fieldContext_UserEdge_node(_ context.Context, field 
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_User(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UserExecutionStat_platform(ctx context.Context, field graphql.CollectedField, obj *algoitny.UserExecutionStat) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserExecutionStat_platform(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Platform, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v algoitny.Platform) graphql.Marshaler {
+			return ec.marshalNPlatform2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐPlatform(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserExecutionStat_platform(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserExecutionStat", field, false, false, errors.New("field of type Platform does not have child fields"))
+}
+
+func (ec *executionContext) _UserExecutionStat_language(ctx context.Context, field graphql.CollectedField, obj *algoitny.UserExecutionStat) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserExecutionStat_language(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Language, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v algoitny.Language) graphql.Marshaler {
+			return ec.marshalNLanguage2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐLanguage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserExecutionStat_language(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserExecutionStat", field, false, false, errors.New("field of type Language does not have child fields"))
+}
+
+func (ec *executionContext) _UserExecutionStat_executions(ctx context.Context, field graphql.CollectedField, obj *algoitny.UserExecutionStat) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserExecutionStat_executions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Executions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserExecutionStat_executions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserExecutionStat", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _UserExecutionStat_accepted(ctx context.Context, field graphql.CollectedField, obj *algoitny.UserExecutionStat) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserExecutionStat_accepted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Accepted, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserExecutionStat_accepted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserExecutionStat", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _UserStats_executions(ctx context.Context, field graphql.CollectedField, obj *algoitny.UserStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserStats_executions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Executions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserStats_executions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _UserStats_accepted(ctx context.Context, field graphql.CollectedField, obj *algoitny.UserStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserStats_accepted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Accepted, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserStats_accepted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _UserStats_solvedProblems(ctx context.Context, field graphql.CollectedField, obj *algoitny.UserStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserStats_solvedProblems(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SolvedProblems, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserStats_solvedProblems(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _UserStats_lastSolvedAt(ctx context.Context, field graphql.CollectedField, obj *algoitny.UserStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserStats_lastSolvedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.UserStats().LastSolvedAt(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UserStats_lastSolvedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserStats", field, true, true, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _UserStats_byPlatformAndLanguage(ctx context.Context, field graphql.CollectedField, obj *algoitny.UserStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserStats_byPlatformAndLanguage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ByPlatformAndLanguage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []algoitny.UserExecutionStat) graphql.Marshaler {
+			return ec.marshalNUserExecutionStat2ᚕgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐUserExecutionStatᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserStats_byPlatformAndLanguage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UserStats",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserExecutionStat(ctx, field)
 		},
 	}
 	return fc, nil
@@ -16771,6 +17401,92 @@ func (ec *executionContext) _JobProgressEdge(ctx context.Context, sel ast.Select
 	return out
 }
 
+var leaderboardEntryImplementors = []string{"LeaderboardEntry"}
+
+func (ec *executionContext) _LeaderboardEntry(ctx context.Context, sel ast.SelectionSet, obj *algoitny.LeaderboardEntry) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, leaderboardEntryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("LeaderboardEntry")
+		case "rank":
+			out.Values[i] = ec._LeaderboardEntry_rank(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "user":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._LeaderboardEntry_user(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "solvedProblems":
+			out.Values[i] = ec._LeaderboardEntry_solvedProblems(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "lastSolvedAt":
+			out.Values[i] = ec._LeaderboardEntry_lastSolvedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var mutationImplementors = []string{"Mutation"}
 
 func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -17865,6 +18581,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				}()
 				res = ec._Query_user(ctx, field)
 				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "leaderboard":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_leaderboard(ctx, field)
+				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -19379,6 +20117,44 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "stats":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._User_stats(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "solvedProblems":
 			field := field
 
@@ -19502,6 +20278,150 @@ func (ec *executionContext) _UserEdge(ctx context.Context, sel ast.SelectionSet,
 			out.Values[i] = ec._UserEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var userExecutionStatImplementors = []string{"UserExecutionStat"}
+
+func (ec *executionContext) _UserExecutionStat(ctx context.Context, sel ast.SelectionSet, obj *algoitny.UserExecutionStat) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, userExecutionStatImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UserExecutionStat")
+		case "platform":
+			out.Values[i] = ec._UserExecutionStat_platform(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "language":
+			out.Values[i] = ec._UserExecutionStat_language(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "executions":
+			out.Values[i] = ec._UserExecutionStat_executions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "accepted":
+			out.Values[i] = ec._UserExecutionStat_accepted(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var userStatsImplementors = []string{"UserStats"}
+
+func (ec *executionContext) _UserStats(ctx context.Context, sel ast.SelectionSet, obj *algoitny.UserStats) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, userStatsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UserStats")
+		case "executions":
+			out.Values[i] = ec._UserStats_executions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "accepted":
+			out.Values[i] = ec._UserStats_accepted(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "solvedProblems":
+			out.Values[i] = ec._UserStats_solvedProblems(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "lastSolvedAt":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._UserStats_lastSolvedAt(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "byPlatformAndLanguage":
+			out.Values[i] = ec._UserStats_byPlatformAndLanguage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -20503,6 +21423,32 @@ var (
 	}
 )
 
+func (ec *executionContext) marshalNLeaderboardEntry2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐLeaderboardEntryᚄ(ctx context.Context, sel ast.SelectionSet, v []*algoitny.LeaderboardEntry) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNLeaderboardEntry2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐLeaderboardEntry(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNLeaderboardEntry2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐLeaderboardEntry(ctx context.Context, sel ast.SelectionSet, v *algoitny.LeaderboardEntry) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._LeaderboardEntry(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -20956,6 +21902,26 @@ func (ec *executionContext) marshalNUserEdge2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋ
 		return graphql.Null
 	}
 	return ec._UserEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNUserExecutionStat2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐUserExecutionStat(ctx context.Context, sel ast.SelectionSet, v algoitny.UserExecutionStat) graphql.Marshaler {
+	return ec._UserExecutionStat(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNUserExecutionStat2ᚕgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐUserExecutionStatᚄ(ctx context.Context, sel ast.SelectionSet, v []algoitny.UserExecutionStat) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNUserExecutionStat2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐUserExecutionStat(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNVerdict2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐVerdict(ctx context.Context, v any) (algoitny.Verdict, error) {
@@ -21588,6 +22554,13 @@ func (ec *executionContext) marshalOUser2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinte
 		return graphql.Null
 	}
 	return ec._User(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOUserStats2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐUserStats(ctx context.Context, sel ast.SelectionSet, v *algoitny.UserStats) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._UserStats(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.EnumValue) graphql.Marshaler {

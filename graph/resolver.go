@@ -59,6 +59,8 @@ type History interface {
 	Public(ctx context.Context, f algoitny.HistoryFilter, page algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error)
 	Feed(ctx context.Context, page algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error)
 	SetVisibility(ctx context.Context, ref algoitny.HistoryRef, public bool) (*algoitny.SearchHistory, error)
+	Stats(ctx context.Context, userID string) (*algoitny.UserStats, error)
+	Leaderboard(ctx context.Context, first int) ([]algoitny.LeaderboardEntry, error)
 }
 
 // Jobs is starting, reading and cancelling async work (jobs.Service).

@@ -108,6 +108,10 @@ func (r *jobProgressResolver) ID(ctx context.Context, obj *algoitny.JobProgress)
 	return globalID("JobProgress", obj.JobID, obj.ID), nil
 }
 
+func (r *leaderboardEntryResolver) User(ctx context.Context, obj *algoitny.LeaderboardEntry) (*algoitny.User, error) {
+	return loader.For(ctx).User.Load(ctx, obj.UserEmail)()
+}
+
 func (r *mutationResolver) LoginWithGoogle(ctx context.Context, idToken string) (*model.AuthPayload, error) {
 	s, err := r.Accounts.LoginWithGoogle(ctx, idToken)
 	return authPayload(s, err)
@@ -491,6 +495,18 @@ func (r *queryResolver) User(ctx context.Context, id string) (*algoitny.User, er
 	return nilIfNotFound(r.Accounts.User(ctx, userID))
 }
 
+func (r *queryResolver) Leaderboard(ctx context.Context, first *int) ([]*algoitny.LeaderboardEntry, error) {
+	entries, err := r.History.Leaderboard(ctx, pageRequest(first, nil).First)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*algoitny.LeaderboardEntry, len(entries))
+	for i := range entries {
+		out[i] = &entries[i]
+	}
+	return out, nil
+}
+
 func (r *queryResolver) UsageStats(ctx context.Context) (*model.UsageStats, error) {
 	stats, err := r.Accounts.UsageStats(ctx)
 	if err != nil {
@@ -705,6 +721,10 @@ func (r *userResolver) AtcoderHandle(ctx context.Context, obj *algoitny.User) (*
 	return &h, nil
 }
 
+func (r *userResolver) Stats(ctx context.Context, obj *algoitny.User) (*algoitny.UserStats, error) {
+	return r.History.Stats(ctx, obj.ID)
+}
+
 func (r *userResolver) SolvedProblems(ctx context.Context, obj *algoitny.User, platform *algoitny.Platform) (*atcoder.SolvedProblems, error) {
 	if r.AtCoder == nil || platform == nil || *platform != algoitny.PlatformAtCoder || !algoitny.ActorFrom(ctx).OwnsOrStaff(obj.ID) {
 		return nil, nil
@@ -717,6 +737,13 @@ func (r *userResolver) SolvedProblems(ctx context.Context, obj *algoitny.User, p
 		return nil, err
 	}
 	return &sp, nil
+}
+
+func (r *userStatsResolver) LastSolvedAt(ctx context.Context, obj *algoitny.UserStats) (*time.Time, error) {
+	if obj.LastSolvedAt.IsZero() {
+		return nil, nil
+	}
+	return &obj.LastSolvedAt, nil
 }
 
 func (r *Resolver) AdtContest() AdtContestResolver { return &adtContestResolver{r} }
@@ -736,6 +763,8 @@ func (r *Resolver) HintProgressEvent() HintProgressEventResolver {
 func (r *Resolver) Job() JobResolver { return &jobResolver{r} }
 
 func (r *Resolver) JobProgress() JobProgressResolver { return &jobProgressResolver{r} }
+
+func (r *Resolver) LeaderboardEntry() LeaderboardEntryResolver { return &leaderboardEntryResolver{r} }
 
 func (r *Resolver) Mutation() MutationResolver { return &mutationResolver{r} }
 
@@ -757,6 +786,8 @@ func (r *Resolver) UsageLog() UsageLogResolver { return &usageLogResolver{r} }
 
 func (r *Resolver) User() UserResolver { return &userResolver{r} }
 
+func (r *Resolver) UserStats() UserStatsResolver { return &userStatsResolver{r} }
+
 type (
 	adtContestResolver             struct{ *Resolver }
 	checkResolver                  struct{ *Resolver }
@@ -765,6 +796,7 @@ type (
 	hintProgressEventResolver      struct{ *Resolver }
 	jobResolver                    struct{ *Resolver }
 	jobProgressResolver            struct{ *Resolver }
+	leaderboardEntryResolver       struct{ *Resolver }
 	mutationResolver               struct{ *Resolver }
 	planResolver                   struct{ *Resolver }
 	problemResolver                struct{ *Resolver }
@@ -775,4 +807,5 @@ type (
 	testCaseResolver               struct{ *Resolver }
 	usageLogResolver               struct{ *Resolver }
 	userResolver                   struct{ *Resolver }
+	userStatsResolver              struct{ *Resolver }
 )

@@ -34,6 +34,10 @@ type SearchHistory struct {
 	MaxTimeMs      int
 	MaxMemoryKB    int
 	CreatedAt      time.Time
+	// Ranked says whether the execution counts towards its user's solved
+	// problems and the leaderboard: its problem was published when it was
+	// judged (a user's accepted runs on their own drafts do not rank them).
+	Ranked bool
 	// Summary marks an item read for a list whose caller reads none of its
 	// details (WithHistorySummaries): Code, CompileMessage, TestResults and
 	// Hints were left out of the read and are empty.
@@ -96,4 +100,40 @@ type ExecutionStat struct {
 	Platform Platform
 	Language Language
 	Count    int
+}
+
+// UserStats are a user's executions (seed 001 #31), counted as each is
+// stored, so reading them is one Query.
+type UserStats struct {
+	// Executions and Accepted count every stored execution and the
+	// accepted ones.
+	Executions, Accepted int
+	// SolvedProblems counts the distinct problems the user has an accepted
+	// execution of, judged while the problem was published (Ranked); the
+	// leaderboard orders users by it.
+	SolvedProblems int
+	// LastSolvedAt is when SolvedProblems last grew (zero before).
+	LastSolvedAt time.Time
+	// ByPlatformAndLanguage splits the counts, in platform then language
+	// order.
+	ByPlatformAndLanguage []UserExecutionStat
+}
+
+// UserExecutionStat is a user's executions on one platform in one language.
+type UserExecutionStat struct {
+	Platform             Platform
+	Language             Language
+	Executions, Accepted int
+}
+
+// LeaderboardEntry is one user's place among those who solved the most
+// problems (seed 001 #33).
+type LeaderboardEntry struct {
+	// Rank is 1 for the most solved problems; users with as many share a
+	// rank (the one who got there first is listed first).
+	Rank           int
+	UserID         string
+	UserEmail      string // to load the user by key
+	SolvedProblems int
+	LastSolvedAt   time.Time
 }

@@ -227,7 +227,7 @@ func TestEveryWriteIsAnnounced(t *testing.T) {
 
 	// Every method of DB is either a write above or known not to write.
 	reads := []string{
-		"ACItemInfo", "AuthLookup", "CountUserChecks", "CountUserItems", "CountUserProblems", "Describe", "ExecutionStats",
+		"ACItemInfo", "AuthLookup", "CountUserChecks", "CountUserItems", "CountUserProblems", "Describe", "ExecutionStats", "GetUserStats", "Leaderboard",
 		"GetACList", "GetACLists", "GetAtCoderLink", "GetAtCoderState", "GetCheck", "GetHistories", "GetHistoriesAndProblems", "GetHistory", "GetJob",
 		"GetJobByIdempotencyKey", "GetJobByRiverID", "GetJobProgress", "GetJobs", "GetPlan", "GetProblem",
 		"GetProblemWithTestCases", "GetProblems", "GetTestCase", "GetUsageLog", "GetUserByEmail", "GetUserByGoogleID",

@@ -2,11 +2,14 @@ package dynamo
 
 import (
 	"context"
+	"math/rand/v2"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/cache"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -137,33 +140,54 @@ func (db *DB) CreateHistory(ctx context.Context, h *algoitny.SearchHistory) erro
 	if err != nil {
 		return err
 	}
-	put := &types.Put{TableName: aws.String(db.tables.Main), Item: av, ConditionExpression: aws.String("attribute_not_exists(PK)")}
-	if h.JobID == "" {
-		_, err = db.client.PutItem(ctx, &dynamodb.PutItemInput{
-			TableName: put.TableName, Item: put.Item, ConditionExpression: put.ConditionExpression,
-		})
-	} else {
-		_, err = db.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
-			{Put: put},
-			{ConditionCheck: &types.ConditionCheck{
+	// A first accepted run of a problem makes the user's solved count grow
+	// in the same transaction; a concurrent one of the same user can make
+	// the transaction's read of it stale, and then it is read again.
+	for attempt := 1; ; attempt++ {
+		items := []types.TransactWriteItem{{Put: &types.Put{
+			TableName: aws.String(db.tables.Main), Item: av, ConditionExpression: aws.String("attribute_not_exists(PK)"),
+		}}}
+		if h.JobID != "" {
+			items = append(items, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 				TableName: aws.String(db.tables.Main), Key: itemKey{jobPK(h.JobID), skMetadata}.av(),
 				ConditionExpression:       aws.String("#s = :processing"),
 				ExpressionAttributeNames:  map[string]string{"#s": "Status"},
 				ExpressionAttributeValues: map[string]types.AttributeValue{":processing": &types.AttributeValueMemberS{Value: string(algoitny.JobProcessing)}},
-			}},
-		}})
+			}})
+		}
+		jobCheck := len(items) - 1
+		items = append(items, db.countExecution(h))
+		solved, err := db.solvedWrites(ctx, h)
+		if err != nil {
+			return err
+		}
+		items = append(items, solved...)
+		_, err = db.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+		switch {
+		case isConditionFailed(err) || conditionFailedAt(err, 0):
+			return algoitny.Errorf(algoitny.ECONFLICT, "history %s already exists", h.ID)
+		case h.JobID != "" && conditionFailedAt(err, jobCheck):
+			return algoitny.Errorf(algoitny.ECONFLICT, "job %s is no longer running", h.JobID)
+		case len(solved) > 0 && (conditionFailedAt(err, len(items)-2) || conditionFailedAt(err, len(items)-1)):
+			// The solved count moved (another first accepted run of the
+			// user's): read it again. Never ECONFLICT, which would say the
+			// execution is stored.
+			if attempt == maxSolvedAttempts {
+				return algoitny.Internal(err, "storage is busy; retry")
+			}
+			if err := sleepCtx(ctx, time.Duration(1+rand.IntN(10*attempt))*time.Millisecond); err != nil {
+				return err
+			}
+			continue
+		case err != nil:
+			return translate(err, "create history")
+		}
+		break
 	}
-	switch {
-	case isConditionFailed(err) || conditionFailedAt(err, 0):
-		return algoitny.Errorf(algoitny.ECONFLICT, "history %s already exists", h.ID)
-	case conditionFailedAt(err, 1):
-		return algoitny.Errorf(algoitny.ECONFLICT, "job %s is no longer running", h.JobID)
-	case err != nil:
-		return translate(err, "create history")
-	}
-	// The statistics item is hot (every execution adds to it), so it is not
-	// part of a transaction, where concurrent writers would cancel each
-	// other; a plain ADD serializes. A crash in between undercounts by one.
+	// The global statistics item is hot (every execution adds to it), so it
+	// is not part of a transaction, where concurrent writers would cancel
+	// each other; a plain ADD serializes. A crash in between undercounts by
+	// one (the user's own counts above are exact).
 	_, err = db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(db.tables.Main), Key: itemKey{statsPK(), statsSK(h.Platform, h.Language)}.av(),
 		UpdateExpression:          aws.String("ADD #c :one"),
@@ -171,6 +195,162 @@ func (db *DB) CreateHistory(ctx context.Context, h *algoitny.SearchHistory) erro
 		ExpressionAttributeValues: map[string]types.AttributeValue{":one": &types.AttributeValueMemberN{Value: "1"}},
 	})
 	return translate(err, "count execution")
+}
+
+// maxSolvedAttempts bounds CreateHistory's reads again of a solved count
+// that concurrent stores of the same user keep moving.
+const maxSolvedAttempts = 20
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// countExecution adds an execution to its user's counts of its platform and
+// language.
+func (db *DB) countExecution(h *algoitny.SearchHistory) types.TransactWriteItem {
+	accepted := "0"
+	if h.Verdict == algoitny.VerdictAccepted {
+		accepted = "1"
+	}
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName: aws.String(db.tables.Main), Key: itemKey{userPK(h.UserID), userStatsSK(h.Platform, h.Language)}.av(),
+		UpdateExpression: aws.String("ADD Executions :one, Accepted :acc SET EntityType = :type"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":one": &types.AttributeValueMemberN{Value: "1"}, ":acc": &types.AttributeValueMemberN{Value: accepted},
+			":type": &types.AttributeValueMemberS{Value: "UserStats"},
+		},
+	}}
+}
+
+// userTotalsItem is a user's solved count and leaderboard entry.
+type userTotalsItem struct {
+	PK, SK         string
+	EntityType     string
+	UserID         string
+	UserIdentifier string // the email, to load the user by key
+	Solved         int
+	LastSolvedAt   time.Time
+	GSI1PK, GSI1SK string
+}
+
+// solvedWrites are the writes that count h's problem as solved by its user:
+// none unless h is an accepted, ranked execution of a problem the user had
+// not solved yet; else the problem's marker (which must not exist) and the
+// totals with the count one higher (which must still be the count read).
+func (db *DB) solvedWrites(ctx context.Context, h *algoitny.SearchHistory) ([]types.TransactWriteItem, error) {
+	if !h.Ranked || h.Verdict != algoitny.VerdictAccepted {
+		return nil, nil
+	}
+	marker := itemKey{userPK(h.UserID), solvedSK(algoitny.ProblemRef{Platform: h.Platform, ProblemID: h.ProblemID})}
+	totalsKey := itemKey{userPK(h.UserID), skUserTotals}
+	got, err := db.getItemFromDynamoDB(fresh(ctx), db.tables.Main, marker, cache.Ticket{})
+	if err != nil || got != nil {
+		return nil, err
+	}
+	av, err := db.getItemFromDynamoDB(fresh(ctx), db.tables.Main, totalsKey, cache.Ticket{})
+	if err != nil {
+		return nil, err
+	}
+	var totals userTotalsItem
+	cond := "attribute_not_exists(PK)"
+	values := map[string]types.AttributeValue{}
+	if av != nil {
+		if err := attributevalue.UnmarshalMap(av, &totals); err != nil {
+			return nil, algoitny.Internal(err, "decode user totals")
+		}
+		cond = "Solved = :was"
+		values[":was"] = &types.AttributeValueMemberN{Value: strconv.Itoa(totals.Solved)}
+	}
+	totals = userTotalsItem{
+		PK: totalsKey.PK, SK: totalsKey.SK, EntityType: "UserTotals", UserID: h.UserID, UserIdentifier: h.UserEmail,
+		Solved: totals.Solved + 1, LastSolvedAt: h.CreatedAt,
+		GSI1PK: gsiLeaderboard, GSI1SK: gsiLeaderboardSK(totals.Solved+1, h.CreatedAt, h.UserID),
+	}
+	item, err := attributevalue.MarshalMap(totals)
+	if err != nil {
+		return nil, algoitny.Internal(err, "encode user totals")
+	}
+	markerItem, err := attributevalue.MarshalMap(struct {
+		PK, SK, EntityType, HistoryID string
+		SolvedAt                      time.Time
+	}{marker.PK, marker.SK, "Solved", h.ID, h.CreatedAt})
+	if err != nil {
+		return nil, algoitny.Internal(err, "encode solved marker")
+	}
+	put := &types.Put{TableName: aws.String(db.tables.Main), Item: item, ConditionExpression: aws.String(cond)}
+	if len(values) > 0 {
+		put.ExpressionAttributeValues = values
+	}
+	return []types.TransactWriteItem{
+		{Put: &types.Put{TableName: aws.String(db.tables.Main), Item: markerItem, ConditionExpression: aws.String("attribute_not_exists(PK)")}},
+		{Put: put},
+	}, nil
+}
+
+// GetUserStats returns a user's execution statistics (seed 001 #31), in one
+// Query of their partition; a user with no execution has zero counts.
+func (db *DB) GetUserStats(ctx context.Context, userID string) (*algoitny.UserStats, error) {
+	items, err := db.all(ctx, &query{list: "userStats", table: db.tables.Main, pk: userPK(userID), skPrefix: skPrefixUserStats, forward: true})
+	if err != nil {
+		return nil, err
+	}
+	stats := &algoitny.UserStats{}
+	for _, av := range items {
+		sk := stringAttr(av, attrSK)
+		if sk == skUserTotals {
+			var t userTotalsItem
+			if err := attributevalue.UnmarshalMap(av, &t); err != nil {
+				return nil, algoitny.Internal(err, "decode user totals")
+			}
+			stats.SolvedProblems, stats.LastSolvedAt = t.Solved, t.LastSolvedAt
+			continue
+		}
+		p, l, ok := parseUserStatsSK(sk)
+		if !ok {
+			continue
+		}
+		var c struct{ Executions, Accepted int }
+		if err := attributevalue.UnmarshalMap(av, &c); err != nil {
+			return nil, algoitny.Internal(err, "decode user stats")
+		}
+		stats.Executions += c.Executions
+		stats.Accepted += c.Accepted
+		stats.ByPlatformAndLanguage = append(stats.ByPlatformAndLanguage, algoitny.UserExecutionStat{Platform: p, Language: l, Executions: c.Executions, Accepted: c.Accepted})
+	}
+	return stats, nil
+}
+
+// Leaderboard returns the n users (at most 100) who solved the most
+// problems (seed 001 #33), in one Query of GSI1; users with as many solved
+// problems share a rank, the first to get there listed first.
+func (db *DB) Leaderboard(ctx context.Context, n int) ([]algoitny.LeaderboardEntry, error) {
+	if n < 1 || n > 100 {
+		return nil, algoitny.Invalid("first", "first must be between 1 and 100")
+	}
+	items, _, err := db.query(ctx, &query{list: "leaderboard", table: db.tables.Main, index: "GSI1", pk: gsiLeaderboard}, int32(n), nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]algoitny.LeaderboardEntry, 0, len(items))
+	for i, av := range items {
+		var t userTotalsItem
+		if err := attributevalue.UnmarshalMap(av, &t); err != nil {
+			return nil, algoitny.Internal(err, "decode leaderboard")
+		}
+		rank := i + 1
+		if i > 0 && out[i-1].SolvedProblems == t.Solved {
+			rank = out[i-1].Rank
+		}
+		out = append(out, algoitny.LeaderboardEntry{Rank: rank, UserID: t.UserID, UserEmail: t.UserIdentifier, SolvedProblems: t.Solved, LastSolvedAt: t.LastSolvedAt})
+	}
+	return out, nil
 }
 
 // GetHistory returns one execution of a user (#10), or ENOTFOUND.

@@ -231,6 +231,45 @@ func statsSK(p algoitny.Platform, l algoitny.Language) string {
 	return "PLATFORM#" + string(p) + "#LANGUAGE#" + string(l)
 }
 
+// A user's statistics (seed 001 #31, #33) live in their partition, so that
+// deleting the account deletes them: one item per platform and language
+// (executions, accepted), a totals item (solved problems) that is also the
+// user's leaderboard entry on GSI1, and a marker per problem solved, which
+// makes "distinct problems" exact.
+const (
+	skPrefixUserStats = "STATS#"
+	skUserTotals      = "STATS#TOTAL"
+	skPrefixSolved    = "SOLVED#"
+	// gsiLeaderboard is the one GSI1 partition of every user with a solved
+	// problem: read newest-first (descending), its sort key puts the most
+	// solved problems first, and among equals the one who got there first.
+	gsiLeaderboard = "LEADERBOARD"
+)
+
+func userStatsSK(p algoitny.Platform, l algoitny.Language) string {
+	return skPrefixUserStats + "PLATFORM#" + string(p) + "#LANGUAGE#" + string(l)
+}
+
+// parseUserStatsSK is the inverse of userStatsSK.
+func parseUserStatsSK(sk string) (algoitny.Platform, algoitny.Language, bool) {
+	rest, ok := strings.CutPrefix(sk, skPrefixUserStats)
+	if !ok {
+		return "", "", false
+	}
+	return parseStatsSK(rest)
+}
+
+func solvedSK(p algoitny.ProblemRef) string {
+	return skPrefixSolved + string(p.Platform) + "#" + p.ProblemID
+}
+
+// gsiLeaderboardSK orders the leaderboard: solved problems, zero-padded,
+// then the time they were reached, inverted (read descending, earlier
+// first), then the user.
+func gsiLeaderboardSK(solved int, at time.Time, userID string) string {
+	return fmt.Sprintf("%010d#%013d#%s", solved, 9_999_999_999_999-at.UnixMilli(), userID)
+}
+
 // --- Users table -------------------------------------------------------------
 
 func userEmailPK(email string) string { return pkPrefixUser + strings.ToLower(email) }

@@ -17,6 +17,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"slices"
+	"strings"
 
 	"github.com/algoitny/api/internal/algoitny"
 )
@@ -31,6 +32,9 @@ type Store interface {
 	ListPublicHistory(ctx context.Context, f algoitny.HistoryFilter, page algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error)
 	SetHistoryVisibility(ctx context.Context, ref algoitny.HistoryRef, public bool) (*algoitny.SearchHistory, error)
 	GetProblem(ctx context.Context, ref algoitny.ProblemRef) (*algoitny.Problem, error)
+	GetUserStats(ctx context.Context, userID string) (*algoitny.UserStats, error)
+	Leaderboard(ctx context.Context, n int) ([]algoitny.LeaderboardEntry, error)
+	GetUsersByEmail(ctx context.Context, emails []string) (map[string]*algoitny.User, error)
 }
 
 // Service applies the history rules on top of a Store.
@@ -294,4 +298,55 @@ func newer(a, b *algoitny.SearchHistory) bool {
 		return a.CreatedAt.After(b.CreatedAt)
 	}
 	return a.ID > b.ID
+}
+
+// Stats returns a user's execution statistics (seed 001 #31) to the user
+// themselves and staff; nil (no error) for anyone else, so a user's
+// activity is theirs to see.
+func (s *Service) Stats(ctx context.Context, userID string) (*algoitny.UserStats, error) {
+	if !algoitny.ActorFrom(ctx).OwnsOrStaff(userID) {
+		return nil, nil
+	}
+	return s.Store.GetUserStats(ctx, userID)
+}
+
+// DefaultLeaderboardSize is the leaderboard's length when none is asked.
+const DefaultLeaderboardSize = 20
+
+// Leaderboard returns the users who solved the most published problems
+// (seed 001 #33), best first, at most first (1–100, 0 for the default);
+// anyone may read it. Deactivated users are left out and the others ranked
+// among themselves, so the list may hold fewer than first. EINVALID for
+// first out of range.
+func (s *Service) Leaderboard(ctx context.Context, first int) ([]algoitny.LeaderboardEntry, error) {
+	if first == 0 {
+		first = DefaultLeaderboardSize
+	}
+	if first < 1 || first > algoitny.MaxPageSize {
+		return nil, algoitny.Invalid("first", "first must be between 1 and %d", algoitny.MaxPageSize)
+	}
+	entries, err := s.Store.Leaderboard(ctx, first)
+	if err != nil || len(entries) == 0 {
+		return entries, err
+	}
+	emails := make([]string, 0, len(entries))
+	for _, e := range entries {
+		emails = append(emails, strings.ToLower(e.UserEmail))
+	}
+	users, err := s.Store.GetUsersByEmail(ctx, emails)
+	if err != nil {
+		return nil, err
+	}
+	out := entries[:0]
+	for _, e := range entries {
+		if u := users[strings.ToLower(e.UserEmail)]; u == nil || !u.IsActive {
+			continue
+		}
+		e.Rank = len(out) + 1
+		if n := len(out); n > 0 && out[n-1].SolvedProblems == e.SolvedProblems {
+			e.Rank = out[n-1].Rank
+		}
+		out = append(out, e)
+	}
+	return out, nil
 }

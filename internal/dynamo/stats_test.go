@@ -1,0 +1,107 @@
+package dynamo_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/dynamo"
+)
+
+func accepted(user, problem string, lang algoitny.Language, ranked bool) *algoitny.SearchHistory {
+	h := newHistory(user, algoitny.PlatformBaekjoon, problem, lang, false)
+	h.Verdict, h.PassedCount, h.FailedCount, h.Ranked = algoitny.VerdictAccepted, 2, 0, ranked
+	return h
+}
+
+// A user's statistics and the leaderboard are counted as executions are
+// stored, exactly (distinct problems, also under concurrent stores), and
+// each is read with one DynamoDB request.
+func TestUserStats(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := newDB(t)
+
+	for _, h := range []*algoitny.SearchHistory{
+		accepted("ann", "1000", algoitny.LanguagePython, true),
+		accepted("ann", "1000", algoitny.LanguageCPP, true), // the same problem again
+		newHistory("ann", algoitny.PlatformBaekjoon, "1001", algoitny.LanguagePython, false),
+		accepted("ann", "1002", algoitny.LanguagePython, false), // a draft's: not ranked
+		accepted("ann", "1003", algoitny.LanguagePython, true),
+	} {
+		ok(t, db.CreateHistory(ctx, h))
+	}
+	cctx, counter := dynamo.WithRequestCounter(ctx)
+	s, err := db.GetUserStats(cctx, "ann")
+	ok(t, err)
+	if counter.Count() != 1 {
+		t.Errorf("stats read with %d requests", counter.Count())
+	}
+	if s.Executions != 5 || s.Accepted != 4 || s.SolvedProblems != 2 || s.LastSolvedAt.IsZero() {
+		t.Fatalf("stats %+v", s)
+	}
+	want := []algoitny.UserExecutionStat{
+		{Platform: algoitny.PlatformBaekjoon, Language: algoitny.LanguageCPP, Executions: 1, Accepted: 1},
+		{Platform: algoitny.PlatformBaekjoon, Language: algoitny.LanguagePython, Executions: 4, Accepted: 3},
+	}
+	if fmt.Sprint(s.ByPlatformAndLanguage) != fmt.Sprint(want) {
+		t.Fatalf("by platform and language %v, want %v", s.ByPlatformAndLanguage, want)
+	}
+	if s, err := db.GetUserStats(ctx, "nobody"); err != nil || s.Executions != 0 || s.SolvedProblems != 0 {
+		t.Fatalf("a user without executions: %+v %v", s, err)
+	}
+
+	// Concurrent first accepted runs of one user: every distinct problem
+	// counts once, the same problem twice counts once.
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			ok(t, db.CreateHistory(ctx, accepted("bob", fmt.Sprint(2000+i), algoitny.LanguageGo, true)))
+		}()
+		go func() {
+			defer wg.Done()
+			ok(t, db.CreateHistory(ctx, accepted("bob", fmt.Sprint(2000+i), algoitny.LanguageGo, true)))
+		}()
+	}
+	wg.Wait()
+	s, err = db.GetUserStats(ctx, "bob")
+	ok(t, err)
+	if s.Executions != 16 || s.SolvedProblems != 8 {
+		t.Fatalf("bob after concurrent stores: %+v", s)
+	}
+
+	// cid reaches 2 solved after ann did: ann is listed first.
+	for _, p := range []string{"3000", "3001"} {
+		ok(t, db.CreateHistory(ctx, accepted("cid", p, algoitny.LanguageC, true)))
+	}
+	cctx, counter = dynamo.WithRequestCounter(ctx)
+	board, err := db.Leaderboard(cctx, 10)
+	ok(t, err)
+	if counter.Count() != 1 {
+		t.Errorf("leaderboard read with %d requests", counter.Count())
+	}
+	got := fmt.Sprint(board)
+	if len(board) != 3 || board[0].UserID != "bob" || board[0].Rank != 1 || board[0].SolvedProblems != 8 ||
+		board[1].UserID != "ann" || board[1].Rank != 2 || board[2].UserID != "cid" || board[2].Rank != 2 ||
+		board[1].UserEmail != "ann@example.com" {
+		t.Fatalf("leaderboard %s", got)
+	}
+	if top, err := db.Leaderboard(ctx, 1); err != nil || len(top) != 1 || top[0].UserID != "bob" {
+		t.Fatalf("top 1: %v %v", top, err)
+	}
+	if _, err := db.Leaderboard(ctx, 101); !algoitny.IsCode(err, algoitny.EINVALID) {
+		t.Fatalf("first 101: %v", err)
+	}
+
+	// A deleted account leaves the leaderboard with everything else.
+	ok(t, db.DeleteAccount(ctx, &algoitny.User{ID: "bob", Email: "bob@example.com"}))
+	board, err = db.Leaderboard(ctx, 10)
+	ok(t, err)
+	if len(board) != 2 || board[0].UserID != "ann" || board[0].Rank != 1 {
+		t.Fatalf("after bob's deletion: %v", board)
+	}
+}
