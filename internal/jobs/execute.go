@@ -122,7 +122,7 @@ func history(rec *algoitny.Job, p *algoitny.Problem, owner *algoitny.User, res j
 		// Public only while the problem is published (it may have turned
 		// back into a draft since the job was queued).
 		Language: rec.Language, Code: rec.SolutionCode, IsCodePublic: rec.IsCodePublic && p.IsPublished(), JobID: rec.ID,
-		Ranked: p.IsPublished(),
+		Ranked:  p.IsPublished(),
 		Verdict: algoitny.Verdict(res.Verdict), CompileMessage: res.CompileOutput, TotalCount: len(results),
 	}
 	if res.Verdict == judge.CompilationError {
