@@ -1,4 +1,4 @@
-package llm_test
+package analysis_test
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
-	"github.com/algoitny/api/internal/llm"
+	"github.com/algoitny/api/internal/analysis"
 )
 
 // python is the Python 3 interpreter itself: version managers such as pyenv
@@ -123,12 +123,12 @@ func truncate(s string) string {
 	return s
 }
 
-func TestOfflineGenerator(t *testing.T) {
+func TestGenerate(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name        string
 		constraints string
-		samples     []llm.Sample
+		samples     []analysis.Sample
 		check       func(in *input)
 	}{
 		{"OneScalar", "1 ≤ N ≤ 100000", nil, func(in *input) {
@@ -169,7 +169,7 @@ func TestOfflineGenerator(t *testing.T) {
 				in.t.Fatalf("%s: S = %q is not lowercase letters", in.desc, s)
 			}
 		}},
-		{"StrictBoundsCheckedAgainstSample", "0 < A, B < 10", []llm.Sample{{Input: "1 2\n", Output: "3\n"}}, func(in *input) {
+		{"StrictBoundsCheckedAgainstSample", "0 < A, B < 10", []analysis.Sample{{Input: "1 2\n", Output: "3\n"}}, func(in *input) {
 			v := in.ints(2)
 			in.within("A", v[0], 1, 9)
 			in.within("B", v[1], 1, 9)
@@ -182,7 +182,7 @@ func TestOfflineGenerator(t *testing.T) {
 				in.within("A_i", a, 1, 100)
 			}
 		}},
-		{"OneValuePerLineFromSample", "1 ≤ N ≤ 100\n1 ≤ X_i ≤ 1000", []llm.Sample{{Input: "3\n5\n7\n9\n"}}, func(in *input) {
+		{"OneValuePerLineFromSample", "1 ≤ N ≤ 100\n1 ≤ X_i ≤ 1000", []analysis.Sample{{Input: "3\n5\n7\n9\n"}}, func(in *input) {
 			n := in.ints(1)[0]
 			in.within("N", n, 1, 100)
 			for range n {
@@ -201,7 +201,7 @@ func TestOfflineGenerator(t *testing.T) {
 			}
 		}},
 		{"MultiTestColumnsDistinctFromSample", "1 ≤ t ≤ 100\n1 ≤ n ≤ 50\n1 ≤ a_i, b_i ≤ 50\nAdditional constraints on the input: in each test case, at least one value of i satisfies a_i ≤ 10, and all values of b_i are distinct",
-			[]llm.Sample{{Input: "3\n5\n7 2\n12 5\n9 3\n9 4\n10 1\n3\n1 2\n3 4\n5 6\n1\n1 43\n", Output: "4\n3\n1\n"}}, func(in *input) {
+			[]analysis.Sample{{Input: "3\n5\n7 2\n12 5\n9 3\n9 4\n10 1\n3\n1 2\n3 4\n5 6\n1\n1 43\n", Output: "4\n3\n1\n"}}, func(in *input) {
 				tc := in.ints(1)[0]
 				in.within("t", tc, 1, 100)
 				for range tc {
@@ -227,14 +227,14 @@ func TestOfflineGenerator(t *testing.T) {
 				in.t.Fatalf("%s: S = %q, want %d uppercase letters", in.desc, s, n)
 			}
 		}},
-		{"JapaneseStringLength", "1 \\leq N \\leq 10\nS は長さ N の文字列\nS は英小文字のみからなる", []llm.Sample{{Input: "3\nabc\n"}}, func(in *input) {
+		{"JapaneseStringLength", "1 \\leq N \\leq 10\nS は長さ N の文字列\nS は英小文字のみからなる", []analysis.Sample{{Input: "3\nabc\n"}}, func(in *input) {
 			n := in.ints(1)[0]
 			in.within("N", n, 1, 10)
 			if s := in.line(); int64(len(s)) != n || strings.Trim(s, "abcdefghijklmnopqrstuvwxyz") != "" {
 				in.t.Fatalf("%s: S = %q, want %d lowercase letters", in.desc, s, n)
 			}
 		}},
-		{"EdgeCountFromSample", "2 ≤ N ≤ 100\n1 ≤ M ≤ 100\n1 ≤ u_i, v_i ≤ N\nThe given graph is connected.", []llm.Sample{{Input: "3 2\n1 2\n2 3\n"}}, func(in *input) {
+		{"EdgeCountFromSample", "2 ≤ N ≤ 100\n1 ≤ M ≤ 100\n1 ≤ u_i, v_i ≤ N\nThe given graph is connected.", []analysis.Sample{{Input: "3 2\n1 2\n2 3\n"}}, func(in *input) {
 			v := in.ints(2)
 			n, m := v[0], v[1]
 			in.within("N", n, 2, 100)
@@ -275,11 +275,10 @@ func TestOfflineGenerator(t *testing.T) {
 			in.within("sum of N", sum, 1, 200000)
 		}},
 	}
-	offline := llm.NewOffline()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			g, err := offline.Generator(t.Context(), llm.GeneratorRequest{
+			g, err := analysis.Generate(analysis.GeneratorRequest{
 				Problem: algoitny.Problem{Title: c.name, Constraints: c.constraints},
 				Samples: c.samples,
 			})
@@ -314,12 +313,11 @@ func TestOfflineGenerator(t *testing.T) {
 	}
 }
 
-func TestOfflineGeneratorEdgeCases(t *testing.T) {
+func TestGenerateEdgeCases(t *testing.T) {
 	t.Parallel()
-	offline := llm.NewOffline()
 	generate := func(t *testing.T, constraints string) string {
 		t.Helper()
-		g, err := offline.Generator(t.Context(), llm.GeneratorRequest{Problem: algoitny.Problem{Constraints: constraints}})
+		g, err := analysis.Generate(analysis.GeneratorRequest{Problem: algoitny.Problem{Constraints: constraints}})
 		requireNoError(t, err)
 		path := filepath.Join(t.TempDir(), "gen.py")
 		requireNoError(t, os.WriteFile(path, []byte(g.Code), 0o644))
@@ -345,7 +343,7 @@ func TestOfflineGeneratorEdgeCases(t *testing.T) {
 
 	t.Run("NotesSayWhatIsNotEnforced", func(t *testing.T) {
 		t.Parallel()
-		g, err := offline.Generator(t.Context(), llm.GeneratorRequest{Problem: algoitny.Problem{
+		g, err := analysis.Generate(analysis.GeneratorRequest{Problem: algoitny.Problem{
 			Constraints: "2 ≤ N ≤ 10^5\n1 ≤ a_i ≤ N\nThe given graph is a tree.\nA_1 + A_2 ≤ 10",
 		}})
 		requireNoError(t, err)
@@ -365,12 +363,12 @@ func TestOfflineGeneratorEdgeCases(t *testing.T) {
 	})
 }
 
-func TestOfflineGeneratorErrors(t *testing.T) {
+func TestGenerateErrors(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name        string
 		constraints string
-		samples     []llm.Sample
+		samples     []analysis.Sample
 		want        string
 	}{
 		{"ErrNoConstraints", "", nil, "cannot parse constraints"},
@@ -382,13 +380,13 @@ func TestOfflineGeneratorErrors(t *testing.T) {
 		{"ErrCircularBounds", "1 ≤ N ≤ M, 1 ≤ M ≤ N", nil, "depend on each other"},
 		{"ErrEmptyRange", "5 ≤ N ≤ 3", nil, "empty"},
 		{"ErrGrid", "1 ≤ H, W ≤ 10\n0 ≤ A_{i,j} ≤ 9", nil, "grids"},
-		{"ErrSampleDoesNotFit", "1 ≤ N ≤ 10", []llm.Sample{{Input: "3\n1 2 3\n"}}, "sample input does not fit"},
-		{"ErrSampleOutOfRange", "1 ≤ N ≤ 10", []llm.Sample{{Input: "11\n"}}, "sample input does not fit"},
+		{"ErrSampleDoesNotFit", "1 ≤ N ≤ 10", []analysis.Sample{{Input: "3\n1 2 3\n"}}, "sample input does not fit"},
+		{"ErrSampleOutOfRange", "1 ≤ N ≤ 10", []analysis.Sample{{Input: "11\n"}}, "sample input does not fit"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := llm.NewOffline().Generator(t.Context(), llm.GeneratorRequest{
+			_, err := analysis.Generate(analysis.GeneratorRequest{
 				Problem: algoitny.Problem{Constraints: c.constraints},
 				Samples: c.samples,
 			})
@@ -398,7 +396,7 @@ func TestOfflineGeneratorErrors(t *testing.T) {
 	}
 }
 
-func TestOfflineGeneratorConstraintSpellings(t *testing.T) {
+func TestGenerateConstraintSpellings(t *testing.T) {
 	t.Parallel()
 	cases := []struct{ name, constraints, want string }{
 		{"Unicode", "1 ≤ N ≤ 100000", "N in [1, 100000]"},
@@ -426,7 +424,7 @@ func TestOfflineGeneratorConstraintSpellings(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			g, err := llm.NewOffline().Generator(t.Context(), llm.GeneratorRequest{Problem: algoitny.Problem{Constraints: c.constraints}})
+			g, err := analysis.Generate(analysis.GeneratorRequest{Problem: algoitny.Problem{Constraints: c.constraints}})
 			requireNoError(t, err)
 			requireContains(t, g.Notes, c.want)
 		})

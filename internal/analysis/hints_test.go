@@ -1,13 +1,12 @@
-package llm_test
+package analysis_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/algoitny/api/internal/algoitny"
-	"github.com/algoitny/api/internal/llm"
+	"github.com/algoitny/api/internal/analysis"
 )
 
 // numbers returns n numbers on one line, and a first line with n.
@@ -35,14 +34,14 @@ func numberLines(n int) string {
 }
 
 // failed is a one-test request with the given verdict and result.
-func failed(lang algoitny.Language, code string, verdict algoitny.Verdict, in, expected string, r algoitny.TestResult) llm.HintRequest {
+func failed(lang algoitny.Language, code string, verdict algoitny.Verdict, in, expected string, r algoitny.TestResult) analysis.HintRequest {
 	r.Verdict = verdict
-	return llm.HintRequest{
+	return analysis.HintRequest{
 		Problem:  algoitny.Problem{Title: "Sum", TimeLimitMs: 1000, MemoryLimitMB: 256},
 		Language: lang,
 		Code:     code,
 		Verdict:  verdict,
-		Tests:    []llm.HintTest{{Input: in, Expected: expected, Result: r, Number: 3}},
+		Tests:    []analysis.HintTest{{Input: in, Expected: expected, Result: r, Number: 3}},
 	}
 }
 
@@ -53,14 +52,14 @@ const (
 	goCode   = "package main\n\nimport (\n\t\"bufio\"\n\t\"fmt\"\n\t\"os\"\n)\n\nfunc main() {\n\tw := bufio.NewWriter(os.Stdout)\n\tvar n int\n\tfmt.Scan(&n)\n\tfmt.Fprintln(w, n)\n}\n"
 )
 
-func TestOfflineHints(t *testing.T) {
+func TestHints(t *testing.T) {
 	t.Parallel()
 	wa := algoitny.VerdictWrongAnswer
 	tle := algoitny.VerdictTimeLimitExceeded
 	re := algoitny.VerdictRuntimeError
 	cases := []struct {
 		name string
-		req  llm.HintRequest
+		req  analysis.HintRequest
 		want []string // every one must appear in the hints (case-insensitive)
 		not  []string // none may appear
 	}{
@@ -134,23 +133,23 @@ func TestOfflineHints(t *testing.T) {
 			[]string{"output limit"}, nil},
 		{"InternalError", failed(algoitny.LanguagePython, pyCode, algoitny.VerdictInternalError, "1\n", "1\n", algoitny.TestResult{}),
 			[]string{"not caused by your code"}, nil},
-		{"CompileErrorCPP", llm.HintRequest{Language: algoitny.LanguageCPP, Code: "#include <cstdio>\nint main() {\n  int x = 1\n  printf(\"%d\", x);\n}\n",
+		{"CompileErrorCPP", analysis.HintRequest{Language: algoitny.LanguageCPP, Code: "#include <cstdio>\nint main() {\n  int x = 1\n  printf(\"%d\", x);\n}\n",
 			Verdict:        algoitny.VerdictCompilationError,
 			CompileMessage: "main.cpp: In function 'int main()':\nmain.cpp:3:12: error: expected ',' or ';' before 'printf'\n    3 |   int x = 1\n      |            ^\nmain.cpp:5:1: error: expected '}' at end of input\n"},
 			[]string{"does not compile", "line 3", "expected ',' or ';' before 'printf'", "`int x = 1`", "semicolon", "first error first"}, nil},
-		{"CompileErrorPython", llm.HintRequest{Language: algoitny.LanguagePython, Code: "n = int(input())\nif n > 0\n    print(n)\n",
+		{"CompileErrorPython", analysis.HintRequest{Language: algoitny.LanguagePython, Code: "n = int(input())\nif n > 0\n    print(n)\n",
 			Verdict:        algoitny.VerdictCompilationError,
 			CompileMessage: "  File \"main.py\", line 2\n    if n > 0\n            ^\nSyntaxError: expected ':'\n"},
 			[]string{"line 2", "SyntaxError: expected ':'", "`if n > 0`"}, nil},
-		{"CompileErrorGoUnused", llm.HintRequest{Language: algoitny.LanguageGo, Code: goCode,
+		{"CompileErrorGoUnused", analysis.HintRequest{Language: algoitny.LanguageGo, Code: goCode,
 			Verdict:        algoitny.VerdictCompilationError,
 			CompileMessage: "# command-line-arguments\n./main.go:11:6: declared and not used: x\n"},
 			[]string{"line 11", "declared and not used", "unused"}, nil},
-		{"CompileErrorJavaClassName", llm.HintRequest{Language: algoitny.LanguageJava, Code: strings.Replace(javaCode, "class Main", "class Solution", 1),
+		{"CompileErrorJavaClassName", analysis.HintRequest{Language: algoitny.LanguageJava, Code: strings.Replace(javaCode, "class Main", "class Solution", 1),
 			Verdict:        algoitny.VerdictCompilationError,
 			CompileMessage: "Main.java:2: error: class Solution is public, should be declared in a file named Solution.java\npublic class Solution {\n       ^\n1 error\n"},
 			[]string{"line 2", "name your public class Main"}, nil},
-		{"CompileErrorWrongLanguage", llm.HintRequest{Language: algoitny.LanguagePython, Code: cppCode,
+		{"CompileErrorWrongLanguage", analysis.HintRequest{Language: algoitny.LanguagePython, Code: cppCode,
 			Verdict:        algoitny.VerdictCompilationError,
 			CompileMessage: "  File \"main.py\", line 1\n    #include <bits/stdc++.h>\nSyntaxError: invalid syntax\n"},
 			[]string{"looks like C++ code", "submitted as Python"}, nil},
@@ -164,7 +163,6 @@ func TestOfflineHints(t *testing.T) {
 		"RuntimeNumberFormatJava":  "Exception in thread \"main\" java.lang.NumberFormatException: For input string: \"1 2\"\n\tat java.base/java.lang.Integer.parseInt(Integer.java:652)\n\tat Main.main(Main.java:5)\n",
 		"RuntimeArrayIndexJava":    "Exception in thread \"main\" java.lang.ArrayIndexOutOfBoundsException: Index 5 out of bounds for length 5\n\tat Main.main(Main.java:7)\n",
 	}
-	offline := llm.NewOffline()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -172,10 +170,9 @@ func TestOfflineHints(t *testing.T) {
 			if s, ok := stderrs[c.name]; ok {
 				req.Tests[0].Stderr = s
 			}
-			hints, err := offline.Hints(t.Context(), req, nil)
-			requireNoError(t, err)
-			if len(hints) < 1 || len(hints) > llm.MaxHints {
-				t.Fatalf("got %d hints, want 1 to %d", len(hints), llm.MaxHints)
+			hints := analysis.Hints(req)
+			if len(hints) < 1 || len(hints) > analysis.MaxHints {
+				t.Fatalf("got %d hints, want 1 to %d", len(hints), analysis.MaxHints)
 			}
 			all := strings.Join(hints, "\n")
 			requireContains(t, all, c.want...)
@@ -188,40 +185,17 @@ func TestOfflineHints(t *testing.T) {
 	}
 }
 
-func TestOfflineHintsStreaming(t *testing.T) {
+func TestHintsOfSeveralTests(t *testing.T) {
 	t.Parallel()
 	req := failed(algoitny.LanguageCPP, cppCode, algoitny.VerdictWrongAnswer, "2\n3000000000 2000000000\n", "5000000000\n", algoitny.TestResult{Output: "705032704\n"})
 	req.Tests = append(req.Tests,
-		llm.HintTest{Input: numbers(100000), Expected: "1\n", Result: algoitny.TestResult{Verdict: algoitny.VerdictTimeLimitExceeded}, Number: 4},
-		llm.HintTest{Input: "1\n", Expected: "1\n", Result: algoitny.TestResult{Verdict: algoitny.VerdictAccepted, Output: "1\n"}, Number: 1},
+		analysis.HintTest{Input: numbers(100000), Expected: "1\n", Result: algoitny.TestResult{Verdict: algoitny.VerdictTimeLimitExceeded}, Number: 4},
+		analysis.HintTest{Input: "1\n", Expected: "1\n", Result: algoitny.TestResult{Verdict: algoitny.VerdictAccepted, Output: "1\n"}, Number: 1},
 	)
-
-	t.Run("DeltasSpellTheNumberedHints", func(t *testing.T) {
-		t.Parallel()
-		var deltas []string
-		hints, err := llm.NewOffline().Hints(t.Context(), req, func(d string) { deltas = append(deltas, d) })
-		requireNoError(t, err)
-		if len(hints) < 2 {
-			t.Fatalf("got %d hints, want one per failed test: %q", len(hints), hints)
-		}
-		var want strings.Builder
-		for i, h := range hints {
-			fmt.Fprintf(&want, "%d. %s\n", i+1, h)
-		}
-		if got := strings.Join(deltas, ""); got != want.String() {
-			t.Fatalf("deltas spell\n%q\nwant\n%q", got, want.String())
-		}
-		if len(deltas) < 2*len(strings.Fields(hints[0])) {
-			t.Fatalf("%d deltas: want the text streamed word by word", len(deltas))
-		}
-	})
 
 	t.Run("Deterministic", func(t *testing.T) {
 		t.Parallel()
-		a, err := llm.NewOffline().Hints(t.Context(), req, nil)
-		requireNoError(t, err)
-		b, err := llm.NewOffline().Hints(t.Context(), req, nil)
-		requireNoError(t, err)
+		a, b := analysis.Hints(req), analysis.Hints(req)
 		if strings.Join(a, "\x00") != strings.Join(b, "\x00") {
 			t.Fatalf("two runs differ:\n%q\n%q", a, b)
 		}
@@ -234,27 +208,11 @@ func TestOfflineHintsStreaming(t *testing.T) {
 		verdicts := []algoitny.Verdict{algoitny.VerdictWrongAnswer, algoitny.VerdictTimeLimitExceeded, algoitny.VerdictMemoryLimitExceeded,
 			algoitny.VerdictRuntimeError, algoitny.VerdictOutputLimitExceeded, algoitny.VerdictInternalError, algoitny.VerdictRuntimeError}
 		for i, v := range verdicts {
-			r.Tests = append(r.Tests, llm.HintTest{Input: numbers(10 + i), Expected: "1\n", Result: algoitny.TestResult{Verdict: v, Output: "2\n", Message: "killed by SIGFPE"}})
+			r.Tests = append(r.Tests, analysis.HintTest{Input: numbers(10 + i), Expected: "1\n", Result: algoitny.TestResult{Verdict: v, Output: "2\n", Message: "killed by SIGFPE"}})
 		}
-		hints, err := llm.NewOffline().Hints(t.Context(), r, nil)
-		requireNoError(t, err)
-		if len(hints) != llm.MaxHints {
-			t.Fatalf("got %d hints, want %d", len(hints), llm.MaxHints)
+		hints := analysis.Hints(r)
+		if len(hints) != analysis.MaxHints {
+			t.Fatalf("got %d hints, want %d", len(hints), analysis.MaxHints)
 		}
-	})
-
-	t.Run("ErrNothingToExplain", func(t *testing.T) {
-		t.Parallel()
-		ok := llm.HintRequest{Verdict: algoitny.VerdictAccepted, Tests: []llm.HintTest{{Result: algoitny.TestResult{Verdict: algoitny.VerdictAccepted}}}}
-		_, err := llm.NewOffline().Hints(t.Context(), ok, nil)
-		requireCode(t, err, algoitny.EINVALID)
-	})
-
-	t.Run("ErrContextCancelled", func(t *testing.T) {
-		t.Parallel()
-		ctx, cancel := context.WithCancel(t.Context())
-		cancel()
-		_, err := llm.NewOffline().Hints(ctx, req, func(string) {})
-		requireCode(t, err, algoitny.EINTERNAL)
 	})
 }

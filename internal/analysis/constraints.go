@@ -1,4 +1,4 @@
-package llm
+package analysis
 
 import (
 	"errors"
@@ -49,7 +49,7 @@ var superscripts = strings.NewReplacer("⁰", "0", "¹", "1", "²", "2", "³", "
 // normalizeConstraints maps the many spellings of relations, products and
 // ellipses onto one each.
 func normalizeConstraints(s string) string {
-	s = latexToText(s)
+	s = LatexToText(s)
 	// Superscript digits: 10⁵ → 10^5.
 	var b strings.Builder
 	prevSup := false

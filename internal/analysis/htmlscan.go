@@ -1,4 +1,4 @@
-package llm
+package analysis
 
 import (
 	"html"
@@ -366,13 +366,13 @@ func preText(n *node) string {
 	for _, c := range n.children {
 		r.render(c, true)
 	}
-	return normalizeSample(r.b.String())
+	return NormalizeSample(r.b.String())
 }
 
-// normalizeSample cleans sample data the way the judge compares it: Unix
+// NormalizeSample cleans sample data the way the judge compares it: Unix
 // line ends, no trailing spaces, no leading or trailing blank lines, one
 // final newline.
-func normalizeSample(s string) string {
+func NormalizeSample(s string) string {
 	ls := lines(s)
 	for len(ls) > 0 && strings.TrimSpace(ls[0]) == "" {
 		ls = ls[1:]
