@@ -619,7 +619,6 @@ type runtimeContext struct {
 	lang                algoitny.Language
 	stats               inputStats
 	code                string
-	exitCode            string
 }
 
 var runtimePatterns = []runtimePattern{
