@@ -46,10 +46,16 @@ bench: tools ## load benchmark on the real stack, ratios to same-run baselines (
 generate: ## regenerate gqlgen code from schema.graphqls
 	$(GO) run github.com/99designs/gqlgen generate
 
+# golangci-lint, pinned; `go run` builds it on first use (a few minutes) and
+# caches it. Its configuration is .golangci.yml.
+GOLANGCI_LINT := $(GO) run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0
+
 .PHONY: verify
-verify: generate ## check formatting, vet, and that generated code is up to date
+verify: generate ## check formatting, vet, lint, the layering (docs/architecture.md) and that generated code is up to date
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
+	$(GOLANGCI_LINT) run
+	$(GO) test -count=1 ./internal/archtest
 	git diff --exit-code -- graph/
 
 .PHONY: playground-assets

@@ -16,8 +16,6 @@ import (
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/algoitny/api/graph/model"
 	"github.com/algoitny/api/internal/algoitny"
-	"github.com/algoitny/api/internal/atcoder"
-	"github.com/algoitny/api/internal/watch"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -473,16 +471,16 @@ type ComplexityRoot struct {
 // region    ************************** generated!.gotpl **************************
 
 type AdtContestResolver interface {
-	Difficulty(ctx context.Context, obj *atcoder.ADTContest) (model.AdtDifficulty, error)
+	Difficulty(ctx context.Context, obj *algoitny.ADTContest) (model.AdtDifficulty, error)
 
-	DurationSeconds(ctx context.Context, obj *atcoder.ADTContest) (int, error)
+	DurationSeconds(ctx context.Context, obj *algoitny.ADTContest) (int, error)
 
-	LastFetchedSubmissionID(ctx context.Context, obj *atcoder.ADTContest) (int, error)
+	LastFetchedSubmissionID(ctx context.Context, obj *algoitny.ADTContest) (int, error)
 }
 type CheckResolver interface {
-	ID(ctx context.Context, obj *watch.Check) (string, error)
+	ID(ctx context.Context, obj *algoitny.Check) (string, error)
 
-	RecentResults(ctx context.Context, obj *watch.Check, limit *int) ([]*watch.CheckResult, error)
+	RecentResults(ctx context.Context, obj *algoitny.Check, limit *int) ([]*algoitny.CheckResult, error)
 }
 type CheckerResolver interface {
 	Kind(ctx context.Context, obj *algoitny.Checker) (algoitny.CheckerKind, error)
@@ -526,13 +524,13 @@ type MutationResolver interface {
 	CancelJob(ctx context.Context, id string) (*algoitny.Job, error)
 	SetHistoryVisibility(ctx context.Context, id string, isCodePublic bool) (*algoitny.SearchHistory, error)
 	DeleteMyAccount(ctx context.Context) (bool, error)
-	LinkAtCoderAccount(ctx context.Context, handle string) (*atcoder.Link, error)
+	LinkAtCoderAccount(ctx context.Context, handle string) (*algoitny.AtCoderLink, error)
 	UnlinkAtCoderAccount(ctx context.Context) (bool, error)
-	SyncSolvedProblems(ctx context.Context) (*atcoder.SyncResult, error)
-	CreateCheck(ctx context.Context, input model.CreateCheckInput) (*watch.Check, error)
-	UpdateCheck(ctx context.Context, id string, input model.UpdateCheckInput) (*watch.Check, error)
-	PauseCheck(ctx context.Context, id string) (*watch.Check, error)
-	ResumeCheck(ctx context.Context, id string) (*watch.Check, error)
+	SyncSolvedProblems(ctx context.Context) (*algoitny.AtCoderSyncResult, error)
+	CreateCheck(ctx context.Context, input model.CreateCheckInput) (*algoitny.Check, error)
+	UpdateCheck(ctx context.Context, id string, input model.UpdateCheckInput) (*algoitny.Check, error)
+	PauseCheck(ctx context.Context, id string) (*algoitny.Check, error)
+	ResumeCheck(ctx context.Context, id string) (*algoitny.Check, error)
 	DeleteCheck(ctx context.Context, id string) (bool, error)
 	CreatePlan(ctx context.Context, input model.CreatePlanInput) (*algoitny.Plan, error)
 	UpdatePlan(ctx context.Context, name string, input model.UpdatePlanInput) (*algoitny.Plan, error)
@@ -568,8 +566,8 @@ type QueryResolver interface {
 	Leaderboard(ctx context.Context, first *int) ([]*algoitny.LeaderboardEntry, error)
 	UsageStats(ctx context.Context) (*model.UsageStats, error)
 	MyChecks(ctx context.Context, first *int, after *string) (*model.CheckConnection, error)
-	Check(ctx context.Context, id string) (*watch.Check, error)
-	AdtContests(ctx context.Context, month string) ([]*atcoder.ADTContest, error)
+	Check(ctx context.Context, id string) (*algoitny.Check, error)
+	AdtContests(ctx context.Context, month string) ([]*algoitny.ADTContest, error)
 }
 type SearchHistoryResolver interface {
 	ID(ctx context.Context, obj *algoitny.SearchHistory) (string, error)
@@ -581,13 +579,13 @@ type SearchHistoryResolver interface {
 	Job(ctx context.Context, obj *algoitny.SearchHistory) (*algoitny.Job, error)
 }
 type SolvedProblemsResolver interface {
-	Platform(ctx context.Context, obj *atcoder.SolvedProblems) (algoitny.Platform, error)
+	Platform(ctx context.Context, obj *algoitny.SolvedProblems) (algoitny.Platform, error)
 }
 type SubscriptionResolver interface {
 	JobUpdated(ctx context.Context, id string) (<-chan *algoitny.JobEvent, error)
 	ExecutionProgress(ctx context.Context, jobID string) (<-chan *algoitny.ExecutionEvent, error)
 	HintProgress(ctx context.Context, historyID string) (<-chan *algoitny.HintEvent, error)
-	CheckUpdated(ctx context.Context, id string) (<-chan *watch.CheckEvent, error)
+	CheckUpdated(ctx context.Context, id string) (<-chan *algoitny.CheckEvent, error)
 }
 type TestCaseResolver interface {
 	ID(ctx context.Context, obj *algoitny.TestCase) (string, error)
@@ -610,7 +608,7 @@ type UserResolver interface {
 	LastLogin(ctx context.Context, obj *algoitny.User) (*time.Time, error)
 	AtcoderHandle(ctx context.Context, obj *algoitny.User) (*string, error)
 	Stats(ctx context.Context, obj *algoitny.User) (*algoitny.UserStats, error)
-	SolvedProblems(ctx context.Context, obj *algoitny.User, platform *algoitny.Platform) (*atcoder.SolvedProblems, error)
+	SolvedProblems(ctx context.Context, obj *algoitny.User, platform *algoitny.Platform) (*algoitny.SolvedProblems, error)
 }
 type UserStatsResolver interface {
 	LastSolvedAt(ctx context.Context, obj *algoitny.UserStats) (*time.Time, error)
@@ -5980,7 +5978,7 @@ func (ec *executionContext) field___Type_fields_args(ctx context.Context, rawArg
 
 // region    **************************** field.gotpl *****************************
 
-func (ec *executionContext) _AdtContest_contestId(ctx context.Context, field graphql.CollectedField, obj *atcoder.ADTContest) (ret graphql.Marshaler) {
+func (ec *executionContext) _AdtContest_contestId(ctx context.Context, field graphql.CollectedField, obj *algoitny.ADTContest) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6003,7 +6001,7 @@ func (ec *executionContext) fieldContext_AdtContest_contestId(_ context.Context,
 	return graphql.NewScalarFieldContext("AdtContest", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _AdtContest_difficulty(ctx context.Context, field graphql.CollectedField, obj *atcoder.ADTContest) (ret graphql.Marshaler) {
+func (ec *executionContext) _AdtContest_difficulty(ctx context.Context, field graphql.CollectedField, obj *algoitny.ADTContest) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6026,7 +6024,7 @@ func (ec *executionContext) fieldContext_AdtContest_difficulty(_ context.Context
 	return graphql.NewScalarFieldContext("AdtContest", field, true, true, errors.New("field of type AdtDifficulty does not have child fields"))
 }
 
-func (ec *executionContext) _AdtContest_startsAt(ctx context.Context, field graphql.CollectedField, obj *atcoder.ADTContest) (ret graphql.Marshaler) {
+func (ec *executionContext) _AdtContest_startsAt(ctx context.Context, field graphql.CollectedField, obj *algoitny.ADTContest) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6049,7 +6047,7 @@ func (ec *executionContext) fieldContext_AdtContest_startsAt(_ context.Context, 
 	return graphql.NewScalarFieldContext("AdtContest", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _AdtContest_durationSeconds(ctx context.Context, field graphql.CollectedField, obj *atcoder.ADTContest) (ret graphql.Marshaler) {
+func (ec *executionContext) _AdtContest_durationSeconds(ctx context.Context, field graphql.CollectedField, obj *algoitny.ADTContest) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6072,7 +6070,7 @@ func (ec *executionContext) fieldContext_AdtContest_durationSeconds(_ context.Co
 	return graphql.NewScalarFieldContext("AdtContest", field, true, true, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _AdtContest_title(ctx context.Context, field graphql.CollectedField, obj *atcoder.ADTContest) (ret graphql.Marshaler) {
+func (ec *executionContext) _AdtContest_title(ctx context.Context, field graphql.CollectedField, obj *algoitny.ADTContest) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6095,7 +6093,7 @@ func (ec *executionContext) fieldContext_AdtContest_title(_ context.Context, fie
 	return graphql.NewScalarFieldContext("AdtContest", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _AdtContest_lastFetchedSubmissionId(ctx context.Context, field graphql.CollectedField, obj *atcoder.ADTContest) (ret graphql.Marshaler) {
+func (ec *executionContext) _AdtContest_lastFetchedSubmissionId(ctx context.Context, field graphql.CollectedField, obj *algoitny.ADTContest) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6118,7 +6116,7 @@ func (ec *executionContext) fieldContext_AdtContest_lastFetchedSubmissionId(_ co
 	return graphql.NewScalarFieldContext("AdtContest", field, true, true, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _AtCoderAccount_handle(ctx context.Context, field graphql.CollectedField, obj *atcoder.Link) (ret graphql.Marshaler) {
+func (ec *executionContext) _AtCoderAccount_handle(ctx context.Context, field graphql.CollectedField, obj *algoitny.AtCoderLink) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6141,7 +6139,7 @@ func (ec *executionContext) fieldContext_AtCoderAccount_handle(_ context.Context
 	return graphql.NewScalarFieldContext("AtCoderAccount", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _AtCoderAccount_linkedAt(ctx context.Context, field graphql.CollectedField, obj *atcoder.Link) (ret graphql.Marshaler) {
+func (ec *executionContext) _AtCoderAccount_linkedAt(ctx context.Context, field graphql.CollectedField, obj *algoitny.AtCoderLink) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6164,7 +6162,7 @@ func (ec *executionContext) fieldContext_AtCoderAccount_linkedAt(_ context.Conte
 	return graphql.NewScalarFieldContext("AtCoderAccount", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _AtCoderAccount_lastSyncedAt(ctx context.Context, field graphql.CollectedField, obj *atcoder.Link) (ret graphql.Marshaler) {
+func (ec *executionContext) _AtCoderAccount_lastSyncedAt(ctx context.Context, field graphql.CollectedField, obj *algoitny.AtCoderLink) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6187,7 +6185,7 @@ func (ec *executionContext) fieldContext_AtCoderAccount_lastSyncedAt(_ context.C
 	return graphql.NewScalarFieldContext("AtCoderAccount", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _AtCoderAccount_lastError(ctx context.Context, field graphql.CollectedField, obj *atcoder.Link) (ret graphql.Marshaler) {
+func (ec *executionContext) _AtCoderAccount_lastError(ctx context.Context, field graphql.CollectedField, obj *algoitny.AtCoderLink) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6288,7 +6286,7 @@ func (ec *executionContext) fieldContext_AuthPayload_user(_ context.Context, fie
 	return fc, nil
 }
 
-func (ec *executionContext) _Check_id(ctx context.Context, field graphql.CollectedField, obj *watch.Check) (ret graphql.Marshaler) {
+func (ec *executionContext) _Check_id(ctx context.Context, field graphql.CollectedField, obj *algoitny.Check) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6311,7 +6309,7 @@ func (ec *executionContext) fieldContext_Check_id(_ context.Context, field graph
 	return graphql.NewScalarFieldContext("Check", field, true, true, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _Check_url(ctx context.Context, field graphql.CollectedField, obj *watch.Check) (ret graphql.Marshaler) {
+func (ec *executionContext) _Check_url(ctx context.Context, field graphql.CollectedField, obj *algoitny.Check) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6334,7 +6332,7 @@ func (ec *executionContext) fieldContext_Check_url(_ context.Context, field grap
 	return graphql.NewScalarFieldContext("Check", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Check_checkType(ctx context.Context, field graphql.CollectedField, obj *watch.Check) (ret graphql.Marshaler) {
+func (ec *executionContext) _Check_checkType(ctx context.Context, field graphql.CollectedField, obj *algoitny.Check) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6346,8 +6344,8 @@ func (ec *executionContext) _Check_checkType(ctx context.Context, field graphql.
 			return obj.Type, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v watch.CheckType) graphql.Marshaler {
-			return ec.marshalNCheckType2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckType(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v algoitny.CheckType) graphql.Marshaler {
+			return ec.marshalNCheckType2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckType(ctx, selections, v)
 		},
 		true,
 		true,
@@ -6357,7 +6355,7 @@ func (ec *executionContext) fieldContext_Check_checkType(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Check", field, false, false, errors.New("field of type CheckType does not have child fields"))
 }
 
-func (ec *executionContext) _Check_keyword(ctx context.Context, field graphql.CollectedField, obj *watch.Check) (ret graphql.Marshaler) {
+func (ec *executionContext) _Check_keyword(ctx context.Context, field graphql.CollectedField, obj *algoitny.Check) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6380,7 +6378,7 @@ func (ec *executionContext) fieldContext_Check_keyword(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Check", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Check_invert(ctx context.Context, field graphql.CollectedField, obj *watch.Check) (ret graphql.Marshaler) {
+func (ec *executionContext) _Check_invert(ctx context.Context, field graphql.CollectedField, obj *algoitny.Check) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6403,7 +6401,7 @@ func (ec *executionContext) fieldContext_Check_invert(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Check", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _Check_delayMs(ctx context.Context, field graphql.CollectedField, obj *watch.Check) (ret graphql.Marshaler) {
+func (ec *executionContext) _Check_delayMs(ctx context.Context, field graphql.CollectedField, obj *algoitny.Check) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6426,7 +6424,7 @@ func (ec *executionContext) fieldContext_Check_delayMs(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Check", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _Check_status(ctx context.Context, field graphql.CollectedField, obj *watch.Check) (ret graphql.Marshaler) {
+func (ec *executionContext) _Check_status(ctx context.Context, field graphql.CollectedField, obj *algoitny.Check) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6438,8 +6436,8 @@ func (ec *executionContext) _Check_status(ctx context.Context, field graphql.Col
 			return obj.Status, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v watch.CheckStatus) graphql.Marshaler {
-			return ec.marshalNCheckStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckStatus(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v algoitny.CheckStatus) graphql.Marshaler {
+			return ec.marshalNCheckStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckStatus(ctx, selections, v)
 		},
 		true,
 		true,
@@ -6449,7 +6447,7 @@ func (ec *executionContext) fieldContext_Check_status(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Check", field, false, false, errors.New("field of type CheckStatus does not have child fields"))
 }
 
-func (ec *executionContext) _Check_failureReason(ctx context.Context, field graphql.CollectedField, obj *watch.Check) (ret graphql.Marshaler) {
+func (ec *executionContext) _Check_failureReason(ctx context.Context, field graphql.CollectedField, obj *algoitny.Check) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6472,7 +6470,7 @@ func (ec *executionContext) fieldContext_Check_failureReason(_ context.Context, 
 	return graphql.NewScalarFieldContext("Check", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Check_consecutiveFailures(ctx context.Context, field graphql.CollectedField, obj *watch.Check) (ret graphql.Marshaler) {
+func (ec *executionContext) _Check_consecutiveFailures(ctx context.Context, field graphql.CollectedField, obj *algoitny.Check) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6495,7 +6493,7 @@ func (ec *executionContext) fieldContext_Check_consecutiveFailures(_ context.Con
 	return graphql.NewScalarFieldContext("Check", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _Check_createdAt(ctx context.Context, field graphql.CollectedField, obj *watch.Check) (ret graphql.Marshaler) {
+func (ec *executionContext) _Check_createdAt(ctx context.Context, field graphql.CollectedField, obj *algoitny.Check) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6518,7 +6516,7 @@ func (ec *executionContext) fieldContext_Check_createdAt(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Check", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _Check_updatedAt(ctx context.Context, field graphql.CollectedField, obj *watch.Check) (ret graphql.Marshaler) {
+func (ec *executionContext) _Check_updatedAt(ctx context.Context, field graphql.CollectedField, obj *algoitny.Check) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6541,7 +6539,7 @@ func (ec *executionContext) fieldContext_Check_updatedAt(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Check", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _Check_lastExecutedAt(ctx context.Context, field graphql.CollectedField, obj *watch.Check) (ret graphql.Marshaler) {
+func (ec *executionContext) _Check_lastExecutedAt(ctx context.Context, field graphql.CollectedField, obj *algoitny.Check) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6564,7 +6562,7 @@ func (ec *executionContext) fieldContext_Check_lastExecutedAt(_ context.Context,
 	return graphql.NewScalarFieldContext("Check", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _Check_nextRunAt(ctx context.Context, field graphql.CollectedField, obj *watch.Check) (ret graphql.Marshaler) {
+func (ec *executionContext) _Check_nextRunAt(ctx context.Context, field graphql.CollectedField, obj *algoitny.Check) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6587,7 +6585,7 @@ func (ec *executionContext) fieldContext_Check_nextRunAt(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Check", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _Check_lastResult(ctx context.Context, field graphql.CollectedField, obj *watch.Check) (ret graphql.Marshaler) {
+func (ec *executionContext) _Check_lastResult(ctx context.Context, field graphql.CollectedField, obj *algoitny.Check) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6599,8 +6597,8 @@ func (ec *executionContext) _Check_lastResult(ctx context.Context, field graphql
 			return obj.LastResult, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *watch.CheckResult) graphql.Marshaler {
-			return ec.marshalOCheckResult2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckResult(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.CheckResult) graphql.Marshaler {
+			return ec.marshalOCheckResult2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckResult(ctx, selections, v)
 		},
 		true,
 		false,
@@ -6619,7 +6617,7 @@ func (ec *executionContext) fieldContext_Check_lastResult(_ context.Context, fie
 	return fc, nil
 }
 
-func (ec *executionContext) _Check_recentResults(ctx context.Context, field graphql.CollectedField, obj *watch.Check) (ret graphql.Marshaler) {
+func (ec *executionContext) _Check_recentResults(ctx context.Context, field graphql.CollectedField, obj *algoitny.Check) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6632,8 +6630,8 @@ func (ec *executionContext) _Check_recentResults(ctx context.Context, field grap
 			return ec.Resolvers.Check().RecentResults(ctx, obj, fc.Args["limit"].(*int))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*watch.CheckResult) graphql.Marshaler {
-			return ec.marshalNCheckResult2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckResultᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*algoitny.CheckResult) graphql.Marshaler {
+			return ec.marshalNCheckResult2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckResultᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -6762,8 +6760,8 @@ func (ec *executionContext) _CheckEdge_node(ctx context.Context, field graphql.C
 			return obj.Node, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *watch.Check) graphql.Marshaler {
-			return ec.marshalNCheck2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheck(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.Check) graphql.Marshaler {
+			return ec.marshalNCheck2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheck(ctx, selections, v)
 		},
 		true,
 		true,
@@ -6782,7 +6780,7 @@ func (ec *executionContext) fieldContext_CheckEdge_node(_ context.Context, field
 	return fc, nil
 }
 
-func (ec *executionContext) _CheckEvent_check(ctx context.Context, field graphql.CollectedField, obj *watch.CheckEvent) (ret graphql.Marshaler) {
+func (ec *executionContext) _CheckEvent_check(ctx context.Context, field graphql.CollectedField, obj *algoitny.CheckEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6794,8 +6792,8 @@ func (ec *executionContext) _CheckEvent_check(ctx context.Context, field graphql
 			return obj.Check, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *watch.Check) graphql.Marshaler {
-			return ec.marshalNCheck2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheck(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.Check) graphql.Marshaler {
+			return ec.marshalNCheck2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheck(ctx, selections, v)
 		},
 		true,
 		true,
@@ -6814,7 +6812,7 @@ func (ec *executionContext) fieldContext_CheckEvent_check(_ context.Context, fie
 	return fc, nil
 }
 
-func (ec *executionContext) _CheckEvent_result(ctx context.Context, field graphql.CollectedField, obj *watch.CheckEvent) (ret graphql.Marshaler) {
+func (ec *executionContext) _CheckEvent_result(ctx context.Context, field graphql.CollectedField, obj *algoitny.CheckEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6826,8 +6824,8 @@ func (ec *executionContext) _CheckEvent_result(ctx context.Context, field graphq
 			return obj.Result, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *watch.CheckResult) graphql.Marshaler {
-			return ec.marshalOCheckResult2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckResult(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.CheckResult) graphql.Marshaler {
+			return ec.marshalOCheckResult2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckResult(ctx, selections, v)
 		},
 		true,
 		false,
@@ -6846,7 +6844,7 @@ func (ec *executionContext) fieldContext_CheckEvent_result(_ context.Context, fi
 	return fc, nil
 }
 
-func (ec *executionContext) _CheckEvent_deleted(ctx context.Context, field graphql.CollectedField, obj *watch.CheckEvent) (ret graphql.Marshaler) {
+func (ec *executionContext) _CheckEvent_deleted(ctx context.Context, field graphql.CollectedField, obj *algoitny.CheckEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6869,7 +6867,7 @@ func (ec *executionContext) fieldContext_CheckEvent_deleted(_ context.Context, f
 	return graphql.NewScalarFieldContext("CheckEvent", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _CheckResult_status(ctx context.Context, field graphql.CollectedField, obj *watch.CheckResult) (ret graphql.Marshaler) {
+func (ec *executionContext) _CheckResult_status(ctx context.Context, field graphql.CollectedField, obj *algoitny.CheckResult) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6881,8 +6879,8 @@ func (ec *executionContext) _CheckResult_status(ctx context.Context, field graph
 			return obj.Status, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v watch.ResultStatus) graphql.Marshaler {
-			return ec.marshalNCheckResultStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐResultStatus(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v algoitny.CheckResultStatus) graphql.Marshaler {
+			return ec.marshalNCheckResultStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckResultStatus(ctx, selections, v)
 		},
 		true,
 		true,
@@ -6892,7 +6890,7 @@ func (ec *executionContext) fieldContext_CheckResult_status(_ context.Context, f
 	return graphql.NewScalarFieldContext("CheckResult", field, false, false, errors.New("field of type CheckResultStatus does not have child fields"))
 }
 
-func (ec *executionContext) _CheckResult_responseTimeMs(ctx context.Context, field graphql.CollectedField, obj *watch.CheckResult) (ret graphql.Marshaler) {
+func (ec *executionContext) _CheckResult_responseTimeMs(ctx context.Context, field graphql.CollectedField, obj *algoitny.CheckResult) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6915,7 +6913,7 @@ func (ec *executionContext) fieldContext_CheckResult_responseTimeMs(_ context.Co
 	return graphql.NewScalarFieldContext("CheckResult", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _CheckResult_httpStatus(ctx context.Context, field graphql.CollectedField, obj *watch.CheckResult) (ret graphql.Marshaler) {
+func (ec *executionContext) _CheckResult_httpStatus(ctx context.Context, field graphql.CollectedField, obj *algoitny.CheckResult) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6938,7 +6936,7 @@ func (ec *executionContext) fieldContext_CheckResult_httpStatus(_ context.Contex
 	return graphql.NewScalarFieldContext("CheckResult", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _CheckResult_keywordFound(ctx context.Context, field graphql.CollectedField, obj *watch.CheckResult) (ret graphql.Marshaler) {
+func (ec *executionContext) _CheckResult_keywordFound(ctx context.Context, field graphql.CollectedField, obj *algoitny.CheckResult) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6961,7 +6959,7 @@ func (ec *executionContext) fieldContext_CheckResult_keywordFound(_ context.Cont
 	return graphql.NewScalarFieldContext("CheckResult", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _CheckResult_error(ctx context.Context, field graphql.CollectedField, obj *watch.CheckResult) (ret graphql.Marshaler) {
+func (ec *executionContext) _CheckResult_error(ctx context.Context, field graphql.CollectedField, obj *algoitny.CheckResult) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6984,7 +6982,7 @@ func (ec *executionContext) fieldContext_CheckResult_error(_ context.Context, fi
 	return graphql.NewScalarFieldContext("CheckResult", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _CheckResult_checkedAt(ctx context.Context, field graphql.CollectedField, obj *watch.CheckResult) (ret graphql.Marshaler) {
+func (ec *executionContext) _CheckResult_checkedAt(ctx context.Context, field graphql.CollectedField, obj *algoitny.CheckResult) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8938,8 +8936,8 @@ func (ec *executionContext) _Mutation_linkAtCoderAccount(ctx context.Context, fi
 			return ec.Resolvers.Mutation().LinkAtCoderAccount(ctx, fc.Args["handle"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *atcoder.Link) graphql.Marshaler {
-			return ec.marshalNAtCoderAccount2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋatcoderᚐLink(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.AtCoderLink) graphql.Marshaler {
+			return ec.marshalNAtCoderAccount2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐAtCoderLink(ctx, selections, v)
 		},
 		true,
 		true,
@@ -9004,8 +9002,8 @@ func (ec *executionContext) _Mutation_syncSolvedProblems(ctx context.Context, fi
 			return ec.Resolvers.Mutation().SyncSolvedProblems(ctx)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *atcoder.SyncResult) graphql.Marshaler {
-			return ec.marshalNSyncResult2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋatcoderᚐSyncResult(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.AtCoderSyncResult) graphql.Marshaler {
+			return ec.marshalNSyncResult2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐAtCoderSyncResult(ctx, selections, v)
 		},
 		true,
 		true,
@@ -9037,8 +9035,8 @@ func (ec *executionContext) _Mutation_createCheck(ctx context.Context, field gra
 			return ec.Resolvers.Mutation().CreateCheck(ctx, fc.Args["input"].(model.CreateCheckInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *watch.Check) graphql.Marshaler {
-			return ec.marshalNCheck2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheck(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.Check) graphql.Marshaler {
+			return ec.marshalNCheck2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheck(ctx, selections, v)
 		},
 		true,
 		true,
@@ -9081,8 +9079,8 @@ func (ec *executionContext) _Mutation_updateCheck(ctx context.Context, field gra
 			return ec.Resolvers.Mutation().UpdateCheck(ctx, fc.Args["id"].(string), fc.Args["input"].(model.UpdateCheckInput))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *watch.Check) graphql.Marshaler {
-			return ec.marshalNCheck2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheck(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.Check) graphql.Marshaler {
+			return ec.marshalNCheck2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheck(ctx, selections, v)
 		},
 		true,
 		true,
@@ -9125,8 +9123,8 @@ func (ec *executionContext) _Mutation_pauseCheck(ctx context.Context, field grap
 			return ec.Resolvers.Mutation().PauseCheck(ctx, fc.Args["id"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *watch.Check) graphql.Marshaler {
-			return ec.marshalNCheck2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheck(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.Check) graphql.Marshaler {
+			return ec.marshalNCheck2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheck(ctx, selections, v)
 		},
 		true,
 		true,
@@ -9169,8 +9167,8 @@ func (ec *executionContext) _Mutation_resumeCheck(ctx context.Context, field gra
 			return ec.Resolvers.Mutation().ResumeCheck(ctx, fc.Args["id"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *watch.Check) graphql.Marshaler {
-			return ec.marshalNCheck2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheck(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.Check) graphql.Marshaler {
+			return ec.marshalNCheck2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheck(ctx, selections, v)
 		},
 		true,
 		true,
@@ -11156,8 +11154,8 @@ func (ec *executionContext) _Query_check(ctx context.Context, field graphql.Coll
 			return ec.Resolvers.Query().Check(ctx, fc.Args["id"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *watch.Check) graphql.Marshaler {
-			return ec.marshalOCheck2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheck(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.Check) graphql.Marshaler {
+			return ec.marshalOCheck2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheck(ctx, selections, v)
 		},
 		true,
 		false,
@@ -11200,8 +11198,8 @@ func (ec *executionContext) _Query_adtContests(ctx context.Context, field graphq
 			return ec.Resolvers.Query().AdtContests(ctx, fc.Args["month"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*atcoder.ADTContest) graphql.Marshaler {
-			return ec.marshalNAdtContest2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋatcoderᚐADTContestᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*algoitny.ADTContest) graphql.Marshaler {
+			return ec.marshalNAdtContest2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐADTContestᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -11922,7 +11920,7 @@ func (ec *executionContext) fieldContext_SearchHistoryEdge_node(_ context.Contex
 	return fc, nil
 }
 
-func (ec *executionContext) _SolvedProblems_platform(ctx context.Context, field graphql.CollectedField, obj *atcoder.SolvedProblems) (ret graphql.Marshaler) {
+func (ec *executionContext) _SolvedProblems_platform(ctx context.Context, field graphql.CollectedField, obj *algoitny.SolvedProblems) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11945,7 +11943,7 @@ func (ec *executionContext) fieldContext_SolvedProblems_platform(_ context.Conte
 	return graphql.NewScalarFieldContext("SolvedProblems", field, true, true, errors.New("field of type Platform does not have child fields"))
 }
 
-func (ec *executionContext) _SolvedProblems_handle(ctx context.Context, field graphql.CollectedField, obj *atcoder.SolvedProblems) (ret graphql.Marshaler) {
+func (ec *executionContext) _SolvedProblems_handle(ctx context.Context, field graphql.CollectedField, obj *algoitny.SolvedProblems) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11968,7 +11966,7 @@ func (ec *executionContext) fieldContext_SolvedProblems_handle(_ context.Context
 	return graphql.NewScalarFieldContext("SolvedProblems", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _SolvedProblems_problemIds(ctx context.Context, field graphql.CollectedField, obj *atcoder.SolvedProblems) (ret graphql.Marshaler) {
+func (ec *executionContext) _SolvedProblems_problemIds(ctx context.Context, field graphql.CollectedField, obj *algoitny.SolvedProblems) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11991,7 +11989,7 @@ func (ec *executionContext) fieldContext_SolvedProblems_problemIds(_ context.Con
 	return graphql.NewScalarFieldContext("SolvedProblems", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _SolvedProblems_count(ctx context.Context, field graphql.CollectedField, obj *atcoder.SolvedProblems) (ret graphql.Marshaler) {
+func (ec *executionContext) _SolvedProblems_count(ctx context.Context, field graphql.CollectedField, obj *algoitny.SolvedProblems) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12014,7 +12012,7 @@ func (ec *executionContext) fieldContext_SolvedProblems_count(_ context.Context,
 	return graphql.NewScalarFieldContext("SolvedProblems", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _SolvedProblems_lastSyncedAt(ctx context.Context, field graphql.CollectedField, obj *atcoder.SolvedProblems) (ret graphql.Marshaler) {
+func (ec *executionContext) _SolvedProblems_lastSyncedAt(ctx context.Context, field graphql.CollectedField, obj *algoitny.SolvedProblems) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12037,7 +12035,7 @@ func (ec *executionContext) fieldContext_SolvedProblems_lastSyncedAt(_ context.C
 	return graphql.NewScalarFieldContext("SolvedProblems", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
-func (ec *executionContext) _SolvedProblems_lastSyncError(ctx context.Context, field graphql.CollectedField, obj *atcoder.SolvedProblems) (ret graphql.Marshaler) {
+func (ec *executionContext) _SolvedProblems_lastSyncError(ctx context.Context, field graphql.CollectedField, obj *algoitny.SolvedProblems) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12205,8 +12203,8 @@ func (ec *executionContext) _Subscription_checkUpdated(ctx context.Context, fiel
 			return ec.Resolvers.Subscription().CheckUpdated(ctx, fc.Args["id"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *watch.CheckEvent) graphql.Marshaler {
-			return ec.marshalNCheckEvent2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckEvent(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.CheckEvent) graphql.Marshaler {
+			return ec.marshalNCheckEvent2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckEvent(ctx, selections, v)
 		},
 		true,
 		true,
@@ -12236,7 +12234,7 @@ func (ec *executionContext) fieldContext_Subscription_checkUpdated(ctx context.C
 	return fc, nil
 }
 
-func (ec *executionContext) _SyncResult_alreadyQueued(ctx context.Context, field graphql.CollectedField, obj *atcoder.SyncResult) (ret graphql.Marshaler) {
+func (ec *executionContext) _SyncResult_alreadyQueued(ctx context.Context, field graphql.CollectedField, obj *algoitny.AtCoderSyncResult) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12259,7 +12257,7 @@ func (ec *executionContext) fieldContext_SyncResult_alreadyQueued(_ context.Cont
 	return graphql.NewScalarFieldContext("SyncResult", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _SyncResult_handle(ctx context.Context, field graphql.CollectedField, obj *atcoder.SyncResult) (ret graphql.Marshaler) {
+func (ec *executionContext) _SyncResult_handle(ctx context.Context, field graphql.CollectedField, obj *algoitny.AtCoderSyncResult) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12282,7 +12280,7 @@ func (ec *executionContext) fieldContext_SyncResult_handle(_ context.Context, fi
 	return graphql.NewScalarFieldContext("SyncResult", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _SyncResult_lastSyncedAt(ctx context.Context, field graphql.CollectedField, obj *atcoder.SyncResult) (ret graphql.Marshaler) {
+func (ec *executionContext) _SyncResult_lastSyncedAt(ctx context.Context, field graphql.CollectedField, obj *algoitny.AtCoderSyncResult) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13407,8 +13405,8 @@ func (ec *executionContext) _User_solvedProblems(ctx context.Context, field grap
 			return ec.Resolvers.User().SolvedProblems(ctx, obj, fc.Args["platform"].(*algoitny.Platform))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *atcoder.SolvedProblems) graphql.Marshaler {
-			return ec.marshalOSolvedProblems2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋatcoderᚐSolvedProblems(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.SolvedProblems) graphql.Marshaler {
+			return ec.marshalOSolvedProblems2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐSolvedProblems(ctx, selections, v)
 		},
 		true,
 		false,
@@ -14910,7 +14908,7 @@ func (ec *executionContext) unmarshalInputCreateCheckInput(ctx context.Context, 
 			it.URL = data
 		case "checkType":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("checkType"))
-			data, err := ec.unmarshalNCheckType2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckType(ctx, v)
+			data, err := ec.unmarshalNCheckType2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckType(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -15581,7 +15579,7 @@ func (ec *executionContext) unmarshalInputUpdateCheckInput(ctx context.Context, 
 			it.URL = data
 		case "checkType":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("checkType"))
-			data, err := ec.unmarshalOCheckType2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckType(ctx, v)
+			data, err := ec.unmarshalOCheckType2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckType(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -15862,9 +15860,9 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Job(ctx, sel, obj)
-	case watch.Check:
+	case algoitny.Check:
 		return ec._Check(ctx, sel, &obj)
-	case *watch.Check:
+	case *algoitny.Check:
 		if obj == nil {
 			return graphql.Null
 		}
@@ -15884,7 +15882,7 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 
 var adtContestImplementors = []string{"AdtContest"}
 
-func (ec *executionContext) _AdtContest(ctx context.Context, sel ast.SelectionSet, obj *atcoder.ADTContest) graphql.Marshaler {
+func (ec *executionContext) _AdtContest(ctx context.Context, sel ast.SelectionSet, obj *algoitny.ADTContest) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, adtContestImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -16046,7 +16044,7 @@ func (ec *executionContext) _AdtContest(ctx context.Context, sel ast.SelectionSe
 
 var atCoderAccountImplementors = []string{"AtCoderAccount"}
 
-func (ec *executionContext) _AtCoderAccount(ctx context.Context, sel ast.SelectionSet, obj *atcoder.Link) graphql.Marshaler {
+func (ec *executionContext) _AtCoderAccount(ctx context.Context, sel ast.SelectionSet, obj *algoitny.AtCoderLink) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, atCoderAccountImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -16147,7 +16145,7 @@ func (ec *executionContext) _AuthPayload(ctx context.Context, sel ast.SelectionS
 
 var checkImplementors = []string{"Check", "Node"}
 
-func (ec *executionContext) _Check(ctx context.Context, sel ast.SelectionSet, obj *watch.Check) graphql.Marshaler {
+func (ec *executionContext) _Check(ctx context.Context, sel ast.SelectionSet, obj *algoitny.Check) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, checkImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -16407,7 +16405,7 @@ func (ec *executionContext) _CheckEdge(ctx context.Context, sel ast.SelectionSet
 
 var checkEventImplementors = []string{"CheckEvent"}
 
-func (ec *executionContext) _CheckEvent(ctx context.Context, sel ast.SelectionSet, obj *watch.CheckEvent) graphql.Marshaler {
+func (ec *executionContext) _CheckEvent(ctx context.Context, sel ast.SelectionSet, obj *algoitny.CheckEvent) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, checkEventImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -16455,7 +16453,7 @@ func (ec *executionContext) _CheckEvent(ctx context.Context, sel ast.SelectionSe
 
 var checkResultImplementors = []string{"CheckResult"}
 
-func (ec *executionContext) _CheckResult(ctx context.Context, sel ast.SelectionSet, obj *watch.CheckResult) graphql.Marshaler {
+func (ec *executionContext) _CheckResult(ctx context.Context, sel ast.SelectionSet, obj *algoitny.CheckResult) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, checkResultImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -19123,7 +19121,7 @@ func (ec *executionContext) _SearchHistoryEdge(ctx context.Context, sel ast.Sele
 
 var solvedProblemsImplementors = []string{"SolvedProblems"}
 
-func (ec *executionContext) _SolvedProblems(ctx context.Context, sel ast.SelectionSet, obj *atcoder.SolvedProblems) graphql.Marshaler {
+func (ec *executionContext) _SolvedProblems(ctx context.Context, sel ast.SelectionSet, obj *algoitny.SolvedProblems) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, solvedProblemsImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -19245,7 +19243,7 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 
 var syncResultImplementors = []string{"SyncResult"}
 
-func (ec *executionContext) _SyncResult(ctx context.Context, sel ast.SelectionSet, obj *atcoder.SyncResult) graphql.Marshaler {
+func (ec *executionContext) _SyncResult(ctx context.Context, sel ast.SelectionSet, obj *algoitny.AtCoderSyncResult) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, syncResultImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -20836,11 +20834,11 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
-func (ec *executionContext) marshalNAdtContest2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋatcoderᚐADTContestᚄ(ctx context.Context, sel ast.SelectionSet, v []*atcoder.ADTContest) graphql.Marshaler {
+func (ec *executionContext) marshalNAdtContest2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐADTContestᚄ(ctx context.Context, sel ast.SelectionSet, v []*algoitny.ADTContest) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNAdtContest2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋatcoderᚐADTContest(ctx, sel, v[i])
+		return ec.marshalNAdtContest2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐADTContest(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -20852,7 +20850,7 @@ func (ec *executionContext) marshalNAdtContest2ᚕᚖgithubᚗcomᚋalgoitnyᚋa
 	return ret
 }
 
-func (ec *executionContext) marshalNAdtContest2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋatcoderᚐADTContest(ctx context.Context, sel ast.SelectionSet, v *atcoder.ADTContest) graphql.Marshaler {
+func (ec *executionContext) marshalNAdtContest2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐADTContest(ctx context.Context, sel ast.SelectionSet, v *algoitny.ADTContest) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -20872,7 +20870,7 @@ func (ec *executionContext) marshalNAdtDifficulty2githubᚗcomᚋalgoitnyᚋapi�
 	return v
 }
 
-func (ec *executionContext) marshalNAtCoderAccount2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋatcoderᚐLink(ctx context.Context, sel ast.SelectionSet, v *atcoder.Link) graphql.Marshaler {
+func (ec *executionContext) marshalNAtCoderAccount2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐAtCoderLink(ctx context.Context, sel ast.SelectionSet, v *algoitny.AtCoderLink) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -20908,7 +20906,7 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	return res
 }
 
-func (ec *executionContext) marshalNCheck2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheck(ctx context.Context, sel ast.SelectionSet, v *watch.Check) graphql.Marshaler {
+func (ec *executionContext) marshalNCheck2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheck(ctx context.Context, sel ast.SelectionSet, v *algoitny.Check) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -20954,7 +20952,7 @@ func (ec *executionContext) marshalNCheckEdge2ᚖgithubᚗcomᚋalgoitnyᚋapi�
 	return ec._CheckEdge(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNCheckEvent2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckEvent(ctx context.Context, sel ast.SelectionSet, v *watch.CheckEvent) graphql.Marshaler {
+func (ec *executionContext) marshalNCheckEvent2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckEvent(ctx context.Context, sel ast.SelectionSet, v *algoitny.CheckEvent) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -20964,11 +20962,11 @@ func (ec *executionContext) marshalNCheckEvent2ᚖgithubᚗcomᚋalgoitnyᚋapi�
 	return ec._CheckEvent(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNCheckResult2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckResultᚄ(ctx context.Context, sel ast.SelectionSet, v []*watch.CheckResult) graphql.Marshaler {
+func (ec *executionContext) marshalNCheckResult2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckResultᚄ(ctx context.Context, sel ast.SelectionSet, v []*algoitny.CheckResult) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNCheckResult2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckResult(ctx, sel, v[i])
+		return ec.marshalNCheckResult2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckResult(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -20980,7 +20978,7 @@ func (ec *executionContext) marshalNCheckResult2ᚕᚖgithubᚗcomᚋalgoitnyᚋ
 	return ret
 }
 
-func (ec *executionContext) marshalNCheckResult2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckResult(ctx context.Context, sel ast.SelectionSet, v *watch.CheckResult) graphql.Marshaler {
+func (ec *executionContext) marshalNCheckResult2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckResult(ctx context.Context, sel ast.SelectionSet, v *algoitny.CheckResult) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -20990,15 +20988,15 @@ func (ec *executionContext) marshalNCheckResult2ᚖgithubᚗcomᚋalgoitnyᚋapi
 	return ec._CheckResult(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNCheckResultStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐResultStatus(ctx context.Context, v any) (watch.ResultStatus, error) {
+func (ec *executionContext) unmarshalNCheckResultStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckResultStatus(ctx context.Context, v any) (algoitny.CheckResultStatus, error) {
 	tmp, err := graphql.UnmarshalString(v)
-	res := unmarshalNCheckResultStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐResultStatus[tmp]
+	res := unmarshalNCheckResultStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckResultStatus[tmp]
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNCheckResultStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐResultStatus(ctx context.Context, sel ast.SelectionSet, v watch.ResultStatus) graphql.Marshaler {
+func (ec *executionContext) marshalNCheckResultStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckResultStatus(ctx context.Context, sel ast.SelectionSet, v algoitny.CheckResultStatus) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalString(marshalNCheckResultStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐResultStatus[v])
+	res := graphql.MarshalString(marshalNCheckResultStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckResultStatus[v])
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -21008,25 +21006,25 @@ func (ec *executionContext) marshalNCheckResultStatus2githubᚗcomᚋalgoitnyᚋ
 }
 
 var (
-	unmarshalNCheckResultStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐResultStatus = map[string]watch.ResultStatus{
-		"UP":   watch.ResultUp,
-		"DOWN": watch.ResultDown,
+	unmarshalNCheckResultStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckResultStatus = map[string]algoitny.CheckResultStatus{
+		"UP":   algoitny.CheckUp,
+		"DOWN": algoitny.CheckDown,
 	}
-	marshalNCheckResultStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐResultStatus = map[watch.ResultStatus]string{
-		watch.ResultUp:   "UP",
-		watch.ResultDown: "DOWN",
+	marshalNCheckResultStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckResultStatus = map[algoitny.CheckResultStatus]string{
+		algoitny.CheckUp:   "UP",
+		algoitny.CheckDown: "DOWN",
 	}
 )
 
-func (ec *executionContext) unmarshalNCheckStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckStatus(ctx context.Context, v any) (watch.CheckStatus, error) {
+func (ec *executionContext) unmarshalNCheckStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckStatus(ctx context.Context, v any) (algoitny.CheckStatus, error) {
 	tmp, err := graphql.UnmarshalString(v)
-	res := unmarshalNCheckStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckStatus[tmp]
+	res := unmarshalNCheckStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckStatus[tmp]
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNCheckStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckStatus(ctx context.Context, sel ast.SelectionSet, v watch.CheckStatus) graphql.Marshaler {
+func (ec *executionContext) marshalNCheckStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckStatus(ctx context.Context, sel ast.SelectionSet, v algoitny.CheckStatus) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalString(marshalNCheckStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckStatus[v])
+	res := graphql.MarshalString(marshalNCheckStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckStatus[v])
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -21036,27 +21034,27 @@ func (ec *executionContext) marshalNCheckStatus2githubᚗcomᚋalgoitnyᚋapiᚋ
 }
 
 var (
-	unmarshalNCheckStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckStatus = map[string]watch.CheckStatus{
-		"ACTIVE": watch.StatusActive,
-		"PAUSED": watch.StatusPaused,
-		"FAILED": watch.StatusFailed,
+	unmarshalNCheckStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckStatus = map[string]algoitny.CheckStatus{
+		"ACTIVE": algoitny.CheckActive,
+		"PAUSED": algoitny.CheckPaused,
+		"FAILED": algoitny.CheckFailed,
 	}
-	marshalNCheckStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckStatus = map[watch.CheckStatus]string{
-		watch.StatusActive: "ACTIVE",
-		watch.StatusPaused: "PAUSED",
-		watch.StatusFailed: "FAILED",
+	marshalNCheckStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckStatus = map[algoitny.CheckStatus]string{
+		algoitny.CheckActive: "ACTIVE",
+		algoitny.CheckPaused: "PAUSED",
+		algoitny.CheckFailed: "FAILED",
 	}
 )
 
-func (ec *executionContext) unmarshalNCheckType2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckType(ctx context.Context, v any) (watch.CheckType, error) {
+func (ec *executionContext) unmarshalNCheckType2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckType(ctx context.Context, v any) (algoitny.CheckType, error) {
 	tmp, err := graphql.UnmarshalString(v)
-	res := unmarshalNCheckType2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckType[tmp]
+	res := unmarshalNCheckType2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckType[tmp]
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNCheckType2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckType(ctx context.Context, sel ast.SelectionSet, v watch.CheckType) graphql.Marshaler {
+func (ec *executionContext) marshalNCheckType2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckType(ctx context.Context, sel ast.SelectionSet, v algoitny.CheckType) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalString(marshalNCheckType2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckType[v])
+	res := graphql.MarshalString(marshalNCheckType2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckType[v])
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -21066,13 +21064,13 @@ func (ec *executionContext) marshalNCheckType2githubᚗcomᚋalgoitnyᚋapiᚋin
 }
 
 var (
-	unmarshalNCheckType2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckType = map[string]watch.CheckType{
-		"AVAILABILITY": watch.TypeAvailability,
-		"KEYWORD":      watch.TypeKeyword,
+	unmarshalNCheckType2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckType = map[string]algoitny.CheckType{
+		"AVAILABILITY": algoitny.CheckAvailability,
+		"KEYWORD":      algoitny.CheckKeyword,
 	}
-	marshalNCheckType2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckType = map[watch.CheckType]string{
-		watch.TypeAvailability: "AVAILABILITY",
-		watch.TypeKeyword:      "KEYWORD",
+	marshalNCheckType2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckType = map[algoitny.CheckType]string{
+		algoitny.CheckAvailability: "AVAILABILITY",
+		algoitny.CheckKeyword:      "KEYWORD",
 	}
 )
 
@@ -21668,7 +21666,7 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 	return ret
 }
 
-func (ec *executionContext) marshalNSyncResult2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋatcoderᚐSyncResult(ctx context.Context, sel ast.SelectionSet, v *atcoder.SyncResult) graphql.Marshaler {
+func (ec *executionContext) marshalNSyncResult2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐAtCoderSyncResult(ctx context.Context, sel ast.SelectionSet, v *algoitny.AtCoderSyncResult) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -22134,47 +22132,47 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	return res
 }
 
-func (ec *executionContext) marshalOCheck2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheck(ctx context.Context, sel ast.SelectionSet, v *watch.Check) graphql.Marshaler {
+func (ec *executionContext) marshalOCheck2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheck(ctx context.Context, sel ast.SelectionSet, v *algoitny.Check) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Check(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalOCheckResult2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckResult(ctx context.Context, sel ast.SelectionSet, v *watch.CheckResult) graphql.Marshaler {
+func (ec *executionContext) marshalOCheckResult2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckResult(ctx context.Context, sel ast.SelectionSet, v *algoitny.CheckResult) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._CheckResult(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalOCheckType2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckType(ctx context.Context, v any) (*watch.CheckType, error) {
+func (ec *executionContext) unmarshalOCheckType2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckType(ctx context.Context, v any) (*algoitny.CheckType, error) {
 	if v == nil {
 		return nil, nil
 	}
 	tmp, err := graphql.UnmarshalString(v)
-	res := unmarshalOCheckType2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckType[tmp]
+	res := unmarshalOCheckType2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckType[tmp]
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOCheckType2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckType(ctx context.Context, sel ast.SelectionSet, v *watch.CheckType) graphql.Marshaler {
+func (ec *executionContext) marshalOCheckType2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckType(ctx context.Context, sel ast.SelectionSet, v *algoitny.CheckType) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	_ = sel
 	_ = ctx
-	res := graphql.MarshalString(marshalOCheckType2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckType[*v])
+	res := graphql.MarshalString(marshalOCheckType2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckType[*v])
 	return res
 }
 
 var (
-	unmarshalOCheckType2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckType = map[string]watch.CheckType{
-		"AVAILABILITY": watch.TypeAvailability,
-		"KEYWORD":      watch.TypeKeyword,
+	unmarshalOCheckType2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckType = map[string]algoitny.CheckType{
+		"AVAILABILITY": algoitny.CheckAvailability,
+		"KEYWORD":      algoitny.CheckKeyword,
 	}
-	marshalOCheckType2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋwatchᚐCheckType = map[watch.CheckType]string{
-		watch.TypeAvailability: "AVAILABILITY",
-		watch.TypeKeyword:      "KEYWORD",
+	marshalOCheckType2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckType = map[algoitny.CheckType]string{
+		algoitny.CheckAvailability: "AVAILABILITY",
+		algoitny.CheckKeyword:      "KEYWORD",
 	}
 )
 
@@ -22454,7 +22452,7 @@ func (ec *executionContext) marshalOSearchHistory2ᚖgithubᚗcomᚋalgoitnyᚋa
 	return ec._SearchHistory(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalOSolvedProblems2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋatcoderᚐSolvedProblems(ctx context.Context, sel ast.SelectionSet, v *atcoder.SolvedProblems) graphql.Marshaler {
+func (ec *executionContext) marshalOSolvedProblems2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐSolvedProblems(ctx context.Context, sel ast.SelectionSet, v *algoitny.SolvedProblems) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

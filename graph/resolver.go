@@ -10,11 +10,9 @@ import (
 
 	"github.com/algoitny/api/internal/accounts"
 	"github.com/algoitny/api/internal/algoitny"
-	"github.com/algoitny/api/internal/atcoder"
 	"github.com/algoitny/api/internal/authoring"
 	"github.com/algoitny/api/internal/jobs"
 	"github.com/algoitny/api/internal/problems"
-	"github.com/algoitny/api/internal/watch"
 )
 
 //go:generate go tool gqlgen generate
@@ -93,26 +91,26 @@ type Events interface {
 
 // AtCoder is linked AtCoder accounts and their solved problems (atcoder.Service).
 type AtCoder interface {
-	LinkAccount(ctx context.Context, handle string) (*atcoder.Link, error)
+	LinkAccount(ctx context.Context, handle string) (*algoitny.AtCoderLink, error)
 	UnlinkAccount(ctx context.Context) error
 	Handle(ctx context.Context, userID string) (string, error)
-	Solved(ctx context.Context, userID string) (atcoder.SolvedProblems, error)
+	Solved(ctx context.Context, userID string) (algoitny.SolvedProblems, error)
 	SolvedBy(ctx context.Context, userID string, problemIDs []string) (map[string]bool, error)
-	SyncNow(ctx context.Context) (atcoder.SyncResult, error)
-	ADTContests(ctx context.Context, month string) ([]atcoder.ADTContest, error)
+	SyncNow(ctx context.Context) (algoitny.AtCoderSyncResult, error)
+	ADTContests(ctx context.Context, month string) ([]algoitny.ADTContest, error)
 }
 
 // Watches is URL checks (watch.Service).
 type Watches interface {
-	Create(ctx context.Context, in watch.CreateInput) (*watch.Check, error)
-	Update(ctx context.Context, id string, in watch.UpdateInput) (*watch.Check, error)
-	Pause(ctx context.Context, id string) (*watch.Check, error)
-	Resume(ctx context.Context, id string) (*watch.Check, error)
+	Create(ctx context.Context, in algoitny.CheckInput) (*algoitny.Check, error)
+	Update(ctx context.Context, id string, in algoitny.CheckUpdate) (*algoitny.Check, error)
+	Pause(ctx context.Context, id string) (*algoitny.Check, error)
+	Resume(ctx context.Context, id string) (*algoitny.Check, error)
 	Delete(ctx context.Context, id string) error
-	Get(ctx context.Context, id string) (*watch.Check, error)
-	List(ctx context.Context, page algoitny.PageRequest) (algoitny.Page[*watch.Check], error)
-	RecentResults(ctx context.Context, id string, limit int) ([]*watch.CheckResult, error)
-	Subscribe(ctx context.Context, id string) (<-chan *watch.CheckEvent, error)
+	Get(ctx context.Context, id string) (*algoitny.Check, error)
+	List(ctx context.Context, page algoitny.PageRequest) (algoitny.Page[*algoitny.Check], error)
+	RecentResults(ctx context.Context, id string, limit int) ([]*algoitny.CheckResult, error)
+	Subscribe(ctx context.Context, id string) (<-chan *algoitny.CheckEvent, error)
 }
 
 // Resolver is the root resolver; it holds only interfaces.

@@ -11,31 +11,29 @@ import (
 
 	"github.com/algoitny/api/graph/model"
 	"github.com/algoitny/api/internal/algoitny"
-	"github.com/algoitny/api/internal/atcoder"
 	"github.com/algoitny/api/internal/authoring"
 	"github.com/algoitny/api/internal/jobs"
 	"github.com/algoitny/api/internal/loader"
 	"github.com/algoitny/api/internal/problems"
-	"github.com/algoitny/api/internal/watch"
 )
 
-func (r *adtContestResolver) Difficulty(ctx context.Context, obj *atcoder.ADTContest) (model.AdtDifficulty, error) {
+func (r *adtContestResolver) Difficulty(ctx context.Context, obj *algoitny.ADTContest) (model.AdtDifficulty, error) {
 	return model.AdtDifficulty(obj.Difficulty.String()), nil
 }
 
-func (r *adtContestResolver) DurationSeconds(ctx context.Context, obj *atcoder.ADTContest) (int, error) {
+func (r *adtContestResolver) DurationSeconds(ctx context.Context, obj *algoitny.ADTContest) (int, error) {
 	return int(obj.Duration.Seconds()), nil
 }
 
-func (r *adtContestResolver) LastFetchedSubmissionID(ctx context.Context, obj *atcoder.ADTContest) (int, error) {
+func (r *adtContestResolver) LastFetchedSubmissionID(ctx context.Context, obj *algoitny.ADTContest) (int, error) {
 	return int(obj.LastFetchedSubmissionID), nil
 }
 
-func (r *checkResolver) ID(ctx context.Context, obj *watch.Check) (string, error) {
+func (r *checkResolver) ID(ctx context.Context, obj *algoitny.Check) (string, error) {
 	return globalID("Check", obj.ID), nil
 }
 
-func (r *checkResolver) RecentResults(ctx context.Context, obj *watch.Check, limit *int) ([]*watch.CheckResult, error) {
+func (r *checkResolver) RecentResults(ctx context.Context, obj *algoitny.Check, limit *int) ([]*algoitny.CheckResult, error) {
 	n := 20
 	if limit != nil {
 		n = *limit
@@ -243,7 +241,7 @@ func (r *mutationResolver) DeleteMyAccount(ctx context.Context) (bool, error) {
 	return true, r.Accounts.DeleteMyAccount(ctx)
 }
 
-func (r *mutationResolver) LinkAtCoderAccount(ctx context.Context, handle string) (*atcoder.Link, error) {
+func (r *mutationResolver) LinkAtCoderAccount(ctx context.Context, handle string) (*algoitny.AtCoderLink, error) {
 	if r.AtCoder == nil {
 		return nil, errUnavailable
 	}
@@ -257,7 +255,7 @@ func (r *mutationResolver) UnlinkAtCoderAccount(ctx context.Context) (bool, erro
 	return true, r.AtCoder.UnlinkAccount(ctx)
 }
 
-func (r *mutationResolver) SyncSolvedProblems(ctx context.Context) (*atcoder.SyncResult, error) {
+func (r *mutationResolver) SyncSolvedProblems(ctx context.Context) (*algoitny.AtCoderSyncResult, error) {
 	if r.AtCoder == nil {
 		return nil, errUnavailable
 	}
@@ -268,26 +266,26 @@ func (r *mutationResolver) SyncSolvedProblems(ctx context.Context) (*atcoder.Syn
 	return &res, nil
 }
 
-func (r *mutationResolver) CreateCheck(ctx context.Context, input model.CreateCheckInput) (*watch.Check, error) {
+func (r *mutationResolver) CreateCheck(ctx context.Context, input model.CreateCheckInput) (*algoitny.Check, error) {
 	if r.Watches == nil {
 		return nil, errUnavailable
 	}
-	in := watch.CreateInput{URL: input.URL, Type: input.CheckType, Keyword: orEmpty(input.Keyword), Invert: input.Invert != nil && *input.Invert}
+	in := algoitny.CheckInput{URL: input.URL, Type: input.CheckType, Keyword: orEmpty(input.Keyword), Invert: input.Invert != nil && *input.Invert}
 	if input.DelayMs != nil {
 		in.DelayMs = *input.DelayMs
 	}
 	return r.Watches.Create(ctx, in)
 }
 
-func (r *mutationResolver) UpdateCheck(ctx context.Context, id string, input model.UpdateCheckInput) (*watch.Check, error) {
+func (r *mutationResolver) UpdateCheck(ctx context.Context, id string, input model.UpdateCheckInput) (*algoitny.Check, error) {
 	checkID, err := parseCheckID("id", id)
 	if err != nil {
 		return nil, err
 	}
-	return r.Watches.Update(ctx, checkID, watch.UpdateInput{URL: input.URL, Type: input.CheckType, Keyword: input.Keyword, Invert: input.Invert, DelayMs: input.DelayMs})
+	return r.Watches.Update(ctx, checkID, algoitny.CheckUpdate{URL: input.URL, Type: input.CheckType, Keyword: input.Keyword, Invert: input.Invert, DelayMs: input.DelayMs})
 }
 
-func (r *mutationResolver) PauseCheck(ctx context.Context, id string) (*watch.Check, error) {
+func (r *mutationResolver) PauseCheck(ctx context.Context, id string) (*algoitny.Check, error) {
 	checkID, err := parseCheckID("id", id)
 	if err != nil {
 		return nil, err
@@ -295,7 +293,7 @@ func (r *mutationResolver) PauseCheck(ctx context.Context, id string) (*watch.Ch
 	return r.Watches.Pause(ctx, checkID)
 }
 
-func (r *mutationResolver) ResumeCheck(ctx context.Context, id string) (*watch.Check, error) {
+func (r *mutationResolver) ResumeCheck(ctx context.Context, id string) (*algoitny.Check, error) {
 	checkID, err := parseCheckID("id", id)
 	if err != nil {
 		return nil, err
@@ -528,11 +526,11 @@ func (r *queryResolver) MyChecks(ctx context.Context, first *int, after *string)
 	if err != nil {
 		return nil, err
 	}
-	edges, info := connection(p, func(c string, n *watch.Check) *model.CheckEdge { return &model.CheckEdge{Cursor: c, Node: n} })
+	edges, info := connection(p, func(c string, n *algoitny.Check) *model.CheckEdge { return &model.CheckEdge{Cursor: c, Node: n} })
 	return &model.CheckConnection{Edges: edges, PageInfo: info}, nil
 }
 
-func (r *queryResolver) Check(ctx context.Context, id string) (*watch.Check, error) {
+func (r *queryResolver) Check(ctx context.Context, id string) (*algoitny.Check, error) {
 	checkID, err := parseCheckID("id", id)
 	if err != nil {
 		return nil, err
@@ -540,7 +538,7 @@ func (r *queryResolver) Check(ctx context.Context, id string) (*watch.Check, err
 	return nilIfNotFound(r.Watches.Get(ctx, checkID))
 }
 
-func (r *queryResolver) AdtContests(ctx context.Context, month string) ([]*atcoder.ADTContest, error) {
+func (r *queryResolver) AdtContests(ctx context.Context, month string) ([]*algoitny.ADTContest, error) {
 	if r.AtCoder == nil {
 		return nil, errUnavailable
 	}
@@ -548,7 +546,7 @@ func (r *queryResolver) AdtContests(ctx context.Context, month string) ([]*atcod
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*atcoder.ADTContest, len(contests))
+	out := make([]*algoitny.ADTContest, len(contests))
 	for i := range contests {
 		out[i] = &contests[i]
 	}
@@ -584,7 +582,7 @@ func (r *searchHistoryResolver) Job(ctx context.Context, obj *algoitny.SearchHis
 	return loader.For(ctx).Job.Load(ctx, obj.JobID)()
 }
 
-func (r *solvedProblemsResolver) Platform(ctx context.Context, obj *atcoder.SolvedProblems) (algoitny.Platform, error) {
+func (r *solvedProblemsResolver) Platform(ctx context.Context, obj *algoitny.SolvedProblems) (algoitny.Platform, error) {
 	return algoitny.PlatformAtCoder, nil
 }
 
@@ -635,7 +633,7 @@ func (r *subscriptionResolver) HintProgress(ctx context.Context, historyID strin
 	return r.Events.HintEvents(ctx, h)
 }
 
-func (r *subscriptionResolver) CheckUpdated(ctx context.Context, id string) (<-chan *watch.CheckEvent, error) {
+func (r *subscriptionResolver) CheckUpdated(ctx context.Context, id string) (<-chan *algoitny.CheckEvent, error) {
 	checkID, err := parseCheckID("id", id)
 	if err != nil {
 		return nil, err
@@ -725,7 +723,7 @@ func (r *userResolver) Stats(ctx context.Context, obj *algoitny.User) (*algoitny
 	return r.History.Stats(ctx, obj.ID)
 }
 
-func (r *userResolver) SolvedProblems(ctx context.Context, obj *algoitny.User, platform *algoitny.Platform) (*atcoder.SolvedProblems, error) {
+func (r *userResolver) SolvedProblems(ctx context.Context, obj *algoitny.User, platform *algoitny.Platform) (*algoitny.SolvedProblems, error) {
 	if r.AtCoder == nil || platform == nil || *platform != algoitny.PlatformAtCoder || !algoitny.ActorFrom(ctx).OwnsOrStaff(obj.ID) {
 		return nil, nil
 	}

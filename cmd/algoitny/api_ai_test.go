@@ -141,7 +141,7 @@ func TestExtractProblem(t *testing.T) {
 			http.NotFound(w, r)
 			return
 		}
-		page, err := os.ReadFile("../../internal/llm/testdata/" + name)
+		page, err := os.ReadFile("../../internal/analysis/testdata/" + name)
 		if err != nil {
 			t.Error(err)
 		}

@@ -322,7 +322,7 @@ func TestExtractionDraftsStatementAndTags(t *testing.T) {
 			http.NotFound(w, r)
 			return
 		}
-		page, err := os.ReadFile("../../internal/llm/testdata/baekjoon_1920.html")
+		page, err := os.ReadFile("../../internal/analysis/testdata/baekjoon_1920.html")
 		if err != nil {
 			t.Error(err)
 		}

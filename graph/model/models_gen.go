@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
-	"github.com/algoitny/api/internal/watch"
 )
 
 // A signed-in session.
@@ -36,7 +35,7 @@ type CheckEdge struct {
 	// The cursor of this item: pass it as `after` to continue after it.
 	Cursor string `json:"cursor"`
 	// The listed check.
-	Node *watch.Check `json:"node"`
+	Node *algoitny.Check `json:"node"`
 }
 
 // How outputs are judged; the fields a kind does not use are ignored.
@@ -58,7 +57,7 @@ type CreateCheckInput struct {
 	// A public http(s) URL on port 80 or 443 (at most 2000 characters); others are BAD_USER_INPUT.
 	URL string `json:"url"`
 	// What a run looks for.
-	CheckType watch.CheckType `json:"checkType"`
+	CheckType algoitny.CheckType `json:"checkType"`
 	// KEYWORD: required, at most 200 characters, matched case-insensitively. AVAILABILITY: must be empty.
 	Keyword *string `json:"keyword,omitempty"`
 	// KEYWORD only: UP when the keyword is absent (default false).
@@ -352,7 +351,7 @@ type UpdateCheckInput struct {
 	// A new public http(s) URL on port 80 or 443 (at most 2000 characters).
 	URL *string `json:"url,omitempty"`
 	// A new type; changing to AVAILABILITY drops the keyword and invert unless a keyword is given.
-	CheckType *watch.CheckType `json:"checkType,omitempty"`
+	CheckType *algoitny.CheckType `json:"checkType,omitempty"`
 	// A new keyword (KEYWORD checks, at most 200 characters).
 	Keyword *string `json:"keyword,omitempty"`
 	// KEYWORD only: UP when the keyword is absent.

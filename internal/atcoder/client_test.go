@@ -236,17 +236,17 @@ func TestAdvance(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name   string
-		cursor atcoder.Cursor
+		cursor algoitny.AtCoderCursor
 		page   []atcoder.Submission
 		fresh  []int64
-		next   atcoder.Cursor
+		next   algoitny.AtCoderCursor
 	}{
-		{"EmptyPage", atcoder.Cursor{Second: 5, SeenIDs: []int64{1}}, nil, []int64{}, atcoder.Cursor{Second: 5, SeenIDs: []int64{1}}},
-		{"FirstPage", atcoder.Cursor{}, []atcoder.Submission{sub(1, 10), sub(2, 10), sub(3, 11), sub(4, 12), sub(5, 12)}, []int64{1, 2, 3, 4, 5}, atcoder.Cursor{Second: 12, SeenIDs: []int64{4, 5}}},
-		{"BoundarySecondRepeated", atcoder.Cursor{Second: 12, SeenIDs: []int64{4, 5}}, []atcoder.Submission{sub(4, 12), sub(5, 12), sub(6, 12), sub(7, 13)}, []int64{6, 7}, atcoder.Cursor{Second: 13, SeenIDs: []int64{7}}},
-		{"PageEndsInTheSameSecond", atcoder.Cursor{Second: 12, SeenIDs: []int64{4}}, []atcoder.Submission{sub(4, 12), sub(5, 12)}, []int64{5}, atcoder.Cursor{Second: 12, SeenIDs: []int64{4, 5}}},
-		{"Unsorted", atcoder.Cursor{Second: 1}, []atcoder.Submission{sub(9, 30), sub(3, 2), sub(8, 30), sub(1, 0)}, []int64{9, 3, 8}, atcoder.Cursor{Second: 30, SeenIDs: []int64{8, 9}}},
-		{"DuplicateInPage", atcoder.Cursor{Second: 7}, []atcoder.Submission{sub(2, 7), sub(2, 7)}, []int64{2}, atcoder.Cursor{Second: 7, SeenIDs: []int64{2}}},
+		{"EmptyPage", algoitny.AtCoderCursor{Second: 5, SeenIDs: []int64{1}}, nil, []int64{}, algoitny.AtCoderCursor{Second: 5, SeenIDs: []int64{1}}},
+		{"FirstPage", algoitny.AtCoderCursor{}, []atcoder.Submission{sub(1, 10), sub(2, 10), sub(3, 11), sub(4, 12), sub(5, 12)}, []int64{1, 2, 3, 4, 5}, algoitny.AtCoderCursor{Second: 12, SeenIDs: []int64{4, 5}}},
+		{"BoundarySecondRepeated", algoitny.AtCoderCursor{Second: 12, SeenIDs: []int64{4, 5}}, []atcoder.Submission{sub(4, 12), sub(5, 12), sub(6, 12), sub(7, 13)}, []int64{6, 7}, algoitny.AtCoderCursor{Second: 13, SeenIDs: []int64{7}}},
+		{"PageEndsInTheSameSecond", algoitny.AtCoderCursor{Second: 12, SeenIDs: []int64{4}}, []atcoder.Submission{sub(4, 12), sub(5, 12)}, []int64{5}, algoitny.AtCoderCursor{Second: 12, SeenIDs: []int64{4, 5}}},
+		{"Unsorted", algoitny.AtCoderCursor{Second: 1}, []atcoder.Submission{sub(9, 30), sub(3, 2), sub(8, 30), sub(1, 0)}, []int64{9, 3, 8}, algoitny.AtCoderCursor{Second: 30, SeenIDs: []int64{8, 9}}},
+		{"DuplicateInPage", algoitny.AtCoderCursor{Second: 7}, []atcoder.Submission{sub(2, 7), sub(2, 7)}, []int64{2}, algoitny.AtCoderCursor{Second: 7, SeenIDs: []int64{2}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -280,15 +280,15 @@ func TestParsing(t *testing.T) {
 		t.Parallel()
 		for _, tc := range []struct {
 			id   string
-			d    atcoder.Difficulty
+			d    algoitny.ADTDifficulty
 			ok   bool
 			day  string
 			utcM []string
 		}{
-			{"adt_all_20250522_3", atcoder.DifficultyAll, true, "2025-05-22", []string{"202505"}},
-			{"adt_easy_20250522_1", atcoder.DifficultyEasy, true, "2025-05-22", []string{"202505"}},
-			{"adt_medium_20250101_2", atcoder.DifficultyMedium, true, "2025-01-01", []string{"202412", "202501"}},
-			{"adt_hard_20241130_1", atcoder.DifficultyHard, true, "2024-11-30", []string{"202411"}},
+			{"adt_all_20250522_3", algoitny.ADTAll, true, "2025-05-22", []string{"202505"}},
+			{"adt_easy_20250522_1", algoitny.ADTEasy, true, "2025-05-22", []string{"202505"}},
+			{"adt_medium_20250101_2", algoitny.ADTMedium, true, "2025-01-01", []string{"202412", "202501"}},
+			{"adt_hard_20241130_1", algoitny.ADTHard, true, "2024-11-30", []string{"202411"}},
 			{"abc400", 0, false, "", nil},
 			{"adt_extreme_20250522_1", 0, false, "", nil},
 			{"adt_all_2025052_1", 0, false, "", nil},
@@ -298,7 +298,7 @@ func TestParsing(t *testing.T) {
 				t.Fatalf("%s: %v %v %v months %v", tc.id, d, day, ok, atcoder.ADTMonthsOf(tc.id))
 			}
 		}
-		if atcoder.DifficultyMedium.String() != "MEDIUM" || must[atcoder.Difficulty](t)(atcoder.ParseDifficulty("hard")) != atcoder.DifficultyHard {
+		if algoitny.ADTMedium.String() != "MEDIUM" || must[algoitny.ADTDifficulty](t)(algoitny.ParseADTDifficulty("hard")) != algoitny.ADTHard {
 			t.Fatal("difficulty names")
 		}
 	})

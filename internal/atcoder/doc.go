@@ -5,11 +5,14 @@
 // into one per-user AC list; AtCoder Daily Training (ADT) contests are
 // discovered from the same API and recorded by month.
 //
-// The package holds the domain types (Link, ACList, ADTContest,
-// SolvedProblems), the HTTP client of the API with its etiquette (Client: one
-// call per MinInterval shared by every caller, a user agent, timeouts,
-// retries with backoff on 429/5xx honouring Retry-After), the sync itself
-// (Syncer) and the service the GraphQL layer calls (Service). Storage is the
+// The domain types (algoitny.AtCoderLink, ACList, ADTContest,
+// SolvedProblems, AtCoderSyncResult) live in internal/algoitny, so that
+// storage, the dataloaders and the GraphQL layer share them without
+// importing this package. This package holds the HTTP client of the API
+// with its etiquette (Client: one call per MinInterval shared by every
+// caller, a user agent, timeouts, retries with backoff on 429/5xx honouring
+// Retry-After), the sync itself (Syncer) and the service the GraphQL layer
+// calls (Service). Storage is the
 // Store interface, implemented by internal/dynamo; River jobs (the periodic
 // sweep and on-demand syncs) live in internal/jobs and call the Syncer.
 //

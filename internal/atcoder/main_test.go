@@ -13,6 +13,10 @@ import (
 	"github.com/algoitny/api/internal/dynamo/dynamotest"
 )
 
+// The storage of the package is *dynamo.DB (asserted here, beside the
+// consumer, so that internal/dynamo need not import the feature).
+var _ atcoder.Store = (*dynamo.DB)(nil)
+
 func TestMain(m *testing.M) { dynamotest.Main(m) }
 
 // newDB returns a DB on freshly migrated tables of the test's own.

@@ -13,22 +13,7 @@ import (
 type SyncQueue interface {
 	// EnqueueSync queues a sync of userID, or reports the one already queued
 	// or running. It returns EINTERNAL when the queue fails.
-	EnqueueSync(ctx context.Context, userID string) (SyncResult, error)
-}
-
-// SyncResult answers a sync request. The sync runs in the background (a
-// first sync of a busy account takes one call a second per 500 submissions);
-// clients poll Solved until LastSyncedAt moves past the one returned here.
-type SyncResult struct {
-	// JobID is the River job that runs (or already runs) the sync.
-	JobID int64
-	// AlreadyQueued is true when a sync of this user was already waiting or
-	// running; JobID is that job and nothing new was queued.
-	AlreadyQueued bool
-	// Handle is the AtCoder account being synced.
-	Handle string
-	// LastSyncedAt is when the previous sync completed (nil: never).
-	LastSyncedAt *time.Time
+	EnqueueSync(ctx context.Context, userID string) (algoitny.AtCoderSyncResult, error)
 }
 
 // MaxSolvedMany bounds the users of one SolvedMany call.
@@ -70,7 +55,7 @@ const handleCheckTimeout = 10 * time.Second
 // unknown handle), EUNAVAILABLE (AtCoder Problems cannot be reached to
 // check the handle), ECONFLICT (a concurrent link won) and EINTERNAL (the
 // link is stored but the sync could not be queued: linking again retries it).
-func (s *Service) LinkAccount(ctx context.Context, handle string) (*Link, error) {
+func (s *Service) LinkAccount(ctx context.Context, handle string) (*algoitny.AtCoderLink, error) {
 	a := algoitny.ActorFrom(ctx)
 	if err := a.RequireUser(); err != nil {
 		return nil, err
@@ -147,19 +132,19 @@ func (s *Service) Handle(ctx context.Context, userID string) (string, error) {
 
 // Solved returns userID's handle and solved problems, read in one request.
 // It returns EUNAUTHENTICATED, EFORBIDDEN and ENOTFOUND (no linked account).
-func (s *Service) Solved(ctx context.Context, userID string) (SolvedProblems, error) {
+func (s *Service) Solved(ctx context.Context, userID string) (algoitny.SolvedProblems, error) {
 	if err := canRead(ctx, userID); err != nil {
-		return SolvedProblems{}, err
+		return algoitny.SolvedProblems{}, err
 	}
 	link, ac, err := s.Store.GetAtCoderState(ctx, userID)
 	if err != nil {
-		return SolvedProblems{}, err
+		return algoitny.SolvedProblems{}, err
 	}
 	ids := ac.ProblemIDs
 	if ids == nil {
 		ids = []string{}
 	}
-	return SolvedProblems{Handle: link.Handle, ProblemIDs: ids, Count: len(ids), LastSyncedAt: link.LastSyncedAt, LastSyncError: link.LastError}, nil
+	return algoitny.SolvedProblems{Handle: link.Handle, ProblemIDs: ids, Count: len(ids), LastSyncedAt: link.LastSyncedAt, LastSyncError: link.LastError}, nil
 }
 
 // SolvedMany returns the solved problems of many users, read with
@@ -219,24 +204,24 @@ func (s *Service) SolvedBy(ctx context.Context, userID string, problemIDs []stri
 // SyncResult. Asking while a sync is queued or running returns that one. It
 // returns EUNAUTHENTICATED, ENOTFOUND (no linked account) and EINTERNAL (no
 // queue configured, or the queue failed).
-func (s *Service) SyncNow(ctx context.Context) (SyncResult, error) {
+func (s *Service) SyncNow(ctx context.Context) (algoitny.AtCoderSyncResult, error) {
 	a := algoitny.ActorFrom(ctx)
 	if err := a.RequireUser(); err != nil {
-		return SyncResult{}, err
+		return algoitny.AtCoderSyncResult{}, err
 	}
 	link, err := s.Store.GetAtCoderLink(ctx, a.UserID())
 	if algoitny.IsCode(err, algoitny.ENOTFOUND) {
-		return SyncResult{}, errNotLinked()
+		return algoitny.AtCoderSyncResult{}, errNotLinked()
 	}
 	if err != nil {
-		return SyncResult{}, err
+		return algoitny.AtCoderSyncResult{}, err
 	}
 	if s.Queue == nil {
-		return SyncResult{}, algoitny.Internal(nil, "AtCoder sync is not configured")
+		return algoitny.AtCoderSyncResult{}, algoitny.Internal(nil, "AtCoder sync is not configured")
 	}
 	res, err := s.Queue.EnqueueSync(ctx, a.UserID())
 	if err != nil {
-		return SyncResult{}, err
+		return algoitny.AtCoderSyncResult{}, err
 	}
 	res.Handle, res.LastSyncedAt = link.Handle, link.LastSyncedAt
 	return res, nil
@@ -245,7 +230,7 @@ func (s *Service) SyncNow(ctx context.Context) (SyncResult, error) {
 // ADTContests returns the AtCoder Daily Training contests starting in month
 // (YYYYMM, UTC), in chronological order. Anyone may read them. It returns
 // EINVALID (month).
-func (s *Service) ADTContests(ctx context.Context, month string) ([]ADTContest, error) {
+func (s *Service) ADTContests(ctx context.Context, month string) ([]algoitny.ADTContest, error) {
 	if _, err := ParseMonth(month); err != nil {
 		return nil, err
 	}

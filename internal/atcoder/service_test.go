@@ -23,15 +23,15 @@ type fakeQueue struct {
 	err    error
 }
 
-func (q *fakeQueue) EnqueueSync(_ context.Context, userID string) (atcoder.SyncResult, error) {
+func (q *fakeQueue) EnqueueSync(_ context.Context, userID string) (algoitny.AtCoderSyncResult, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.err != nil {
-		return atcoder.SyncResult{}, q.err
+		return algoitny.AtCoderSyncResult{}, q.err
 	}
 	dup := slices.Contains(q.queued, userID)
 	q.queued = append(q.queued, userID)
-	return atcoder.SyncResult{JobID: int64(len(q.queued)), AlreadyQueued: dup}, nil
+	return algoitny.AtCoderSyncResult{JobID: int64(len(q.queued)), AlreadyQueued: dup}, nil
 }
 
 func (q *fakeQueue) calls() []string {
@@ -51,8 +51,8 @@ func newService(t *testing.T) (*atcoder.Service, *dynamo.DB, *fakeQueue) {
 func finishSync(t *testing.T, db *dynamo.DB, userID string, ids []string) {
 	t.Helper()
 	ctx := context.Background()
-	l := must[*atcoder.Link](t)(db.GetAtCoderLink(ctx, userID))
-	ok(t, db.CommitAtCoderSync(ctx, atcoder.SyncCommit{UserID: userID, LinkID: l.LinkID, LinkVersion: l.Version, AC: &atcoder.ACList{ProblemIDs: ids}, Finished: true, At: time.Now()}))
+	l := must[*algoitny.AtCoderLink](t)(db.GetAtCoderLink(ctx, userID))
+	ok(t, db.CommitAtCoderSync(ctx, algoitny.AtCoderSyncCommit{UserID: userID, LinkID: l.LinkID, LinkVersion: l.Version, AC: &algoitny.ACList{ProblemIDs: ids}, Finished: true, At: time.Now()}))
 }
 
 func TestService(t *testing.T) {
@@ -76,7 +76,7 @@ func TestService(t *testing.T) {
 		_, err = s.SyncNow(anon)
 		errCode(t, err, algoitny.EUNAUTHENTICATED)
 		// The contest calendar is public.
-		must[[]atcoder.ADTContest](t)(s.ADTContests(anon, "202505"))
+		must[[]algoitny.ADTContest](t)(s.ADTContests(anon, "202505"))
 	})
 
 	t.Run("LinkAccount", func(t *testing.T) {
@@ -87,7 +87,7 @@ func TestService(t *testing.T) {
 			_, err := s.LinkAccount(ctx, h)
 			errCode(t, err, algoitny.EINVALID)
 		}
-		l := must[*atcoder.Link](t)(s.LinkAccount(ctx, "tourist"))
+		l := must[*algoitny.AtCoderLink](t)(s.LinkAccount(ctx, "tourist"))
 		if l.Handle != "tourist" || l.UserID != "u1" {
 			t.Fatalf("link %+v", l)
 		}
@@ -96,9 +96,9 @@ func TestService(t *testing.T) {
 		}
 		// Linking queues a first sync; linking again before it ran asks again
 		// (the queue dedupes), after it ran it does not.
-		must[*atcoder.Link](t)(s.LinkAccount(ctx, "tourist"))
+		must[*algoitny.AtCoderLink](t)(s.LinkAccount(ctx, "tourist"))
 		finishSync(t, db, "u1", []string{"abc100_a"})
-		must[*atcoder.Link](t)(s.LinkAccount(ctx, "Tourist"))
+		must[*algoitny.AtCoderLink](t)(s.LinkAccount(ctx, "Tourist"))
 		if got := q.calls(); !slices.Equal(got, []string{"u1", "u1"}) {
 			t.Fatalf("queued %v", got)
 		}
@@ -123,10 +123,10 @@ func TestService(t *testing.T) {
 		if h := must[string](t)(s.Handle(ctx, "u1")); h != "" || len(q.calls()) != 0 {
 			t.Fatalf("an unknown handle was linked (%q) or synced (%v)", h, q.calls())
 		}
-		must[*atcoder.Link](t)(s.LinkAccount(ctx, "Tourist"))
+		must[*algoitny.AtCoderLink](t)(s.LinkAccount(ctx, "Tourist"))
 		asked := len(srv.SubmissionRequests())
 		// The handle linked already is not asked about again.
-		must[*atcoder.Link](t)(s.LinkAccount(ctx, "tourist"))
+		must[*algoitny.AtCoderLink](t)(s.LinkAccount(ctx, "tourist"))
 		if n := len(srv.SubmissionRequests()); n != asked {
 			t.Fatalf("%d calls to relink the same handle", n-asked)
 		}
@@ -144,7 +144,7 @@ func TestService(t *testing.T) {
 		s, db, _ := newService(t)
 		ctx := as("u1", false)
 		ok(t, s.UnlinkAccount(ctx)) // nothing linked: fine
-		must[*atcoder.Link](t)(s.LinkAccount(ctx, "tourist"))
+		must[*algoitny.AtCoderLink](t)(s.LinkAccount(ctx, "tourist"))
 		finishSync(t, db, "u1", []string{"abc100_a"})
 		ok(t, s.UnlinkAccount(ctx))
 		if h := must[string](t)(s.Handle(ctx, "u1")); h != "" {
@@ -163,13 +163,13 @@ func TestService(t *testing.T) {
 		ctx := as("u1", false)
 		_, err := s.Solved(ctx, "u1")
 		errCode(t, err, algoitny.ENOTFOUND)
-		must[*atcoder.Link](t)(s.LinkAccount(ctx, "tourist"))
-		got := must[atcoder.SolvedProblems](t)(s.Solved(ctx, "u1"))
+		must[*algoitny.AtCoderLink](t)(s.LinkAccount(ctx, "tourist"))
+		got := must[algoitny.SolvedProblems](t)(s.Solved(ctx, "u1"))
 		if got.Handle != "tourist" || got.Count != 0 || got.ProblemIDs == nil || got.LastSyncedAt != nil {
 			t.Fatalf("before the first sync: %+v", got)
 		}
 		finishSync(t, db, "u1", []string{"abc100_a", "abc100_b"})
-		got = must[atcoder.SolvedProblems](t)(s.Solved(ctx, "u1"))
+		got = must[algoitny.SolvedProblems](t)(s.Solved(ctx, "u1"))
 		if got.Count != 2 || !slices.Equal(got.ProblemIDs, []string{"abc100_a", "abc100_b"}) || got.LastSyncedAt == nil {
 			t.Fatalf("after a sync: %+v", got)
 		}
@@ -178,7 +178,7 @@ func TestService(t *testing.T) {
 	t.Run("ErrForbiddenUnlessSelfOrStaff", func(t *testing.T) {
 		t.Parallel()
 		s, db, _ := newService(t)
-		must[*atcoder.Link](t)(s.LinkAccount(as("u1", false), "tourist"))
+		must[*algoitny.AtCoderLink](t)(s.LinkAccount(as("u1", false), "tourist"))
 		finishSync(t, db, "u1", []string{"abc100_a"})
 		other := as("u2", false)
 		_, err := s.Handle(other, "u1")
@@ -190,7 +190,7 @@ func TestService(t *testing.T) {
 		_, err = s.SolvedMany(other, []string{"u2", "u1"})
 		errCode(t, err, algoitny.EFORBIDDEN)
 		staff := as("admin", true)
-		if got := must[atcoder.SolvedProblems](t)(s.Solved(staff, "u1")); got.Count != 1 {
+		if got := must[algoitny.SolvedProblems](t)(s.Solved(staff, "u1")); got.Count != 1 {
 			t.Fatalf("staff sees %+v", got)
 		}
 	})
@@ -199,7 +199,7 @@ func TestService(t *testing.T) {
 		t.Parallel()
 		s, db, _ := newService(t)
 		ctx := as("u1", false)
-		must[*atcoder.Link](t)(s.LinkAccount(ctx, "tourist"))
+		must[*algoitny.AtCoderLink](t)(s.LinkAccount(ctx, "tourist"))
 		var solved, asked []string
 		for i := range 100 {
 			id := fmt.Sprintf("abc%03d_a", i)
@@ -233,7 +233,7 @@ func TestService(t *testing.T) {
 		s, db, _ := newService(t)
 		for i := range 3 {
 			u := fmt.Sprintf("u%d", i)
-			must[*atcoder.Link](t)(s.LinkAccount(as(u, false), fmt.Sprintf("handle_%d", i)))
+			must[*algoitny.AtCoderLink](t)(s.LinkAccount(as(u, false), fmt.Sprintf("handle_%d", i)))
 			if i > 0 {
 				finishSync(t, db, u, []string{fmt.Sprintf("abc%03d_a", i)})
 			}
@@ -258,8 +258,8 @@ func TestService(t *testing.T) {
 		ctx := as("u1", false)
 		_, err := s.SyncNow(ctx)
 		errCode(t, err, algoitny.ENOTFOUND)
-		must[*atcoder.Link](t)(s.LinkAccount(ctx, "tourist")) // queues job 1
-		res := must[atcoder.SyncResult](t)(s.SyncNow(ctx))
+		must[*algoitny.AtCoderLink](t)(s.LinkAccount(ctx, "tourist")) // queues job 1
+		res := must[algoitny.AtCoderSyncResult](t)(s.SyncNow(ctx))
 		if res.Handle != "tourist" || !res.AlreadyQueued || res.JobID != 2 || res.LastSyncedAt != nil {
 			t.Fatalf("result %+v", res)
 		}
@@ -280,13 +280,13 @@ func TestService(t *testing.T) {
 			errCode(t, err, algoitny.EINVALID)
 		}
 		start := time.Date(2025, 5, 22, 9, 0, 0, 0, time.UTC)
-		ok(t, db.PutADTContests(ctx, []atcoder.ADTContest{
-			{ID: "adt_all_20250522_3", Difficulty: atcoder.DifficultyAll, Start: start.Add(time.Hour), Duration: 80 * time.Minute},
-			{ID: "adt_hard_20250522_1", Difficulty: atcoder.DifficultyHard, Start: start, Duration: 80 * time.Minute},
-			{ID: "adt_easy_20250522_1", Difficulty: atcoder.DifficultyEasy, Start: start, Duration: 80 * time.Minute},
+		ok(t, db.PutADTContests(ctx, []algoitny.ADTContest{
+			{ID: "adt_all_20250522_3", Difficulty: algoitny.ADTAll, Start: start.Add(time.Hour), Duration: 80 * time.Minute},
+			{ID: "adt_hard_20250522_1", Difficulty: algoitny.ADTHard, Start: start, Duration: 80 * time.Minute},
+			{ID: "adt_easy_20250522_1", Difficulty: algoitny.ADTEasy, Start: start, Duration: 80 * time.Minute},
 		}))
 		var ids []string
-		for _, c := range must[[]atcoder.ADTContest](t)(s.ADTContests(ctx, "202505")) {
+		for _, c := range must[[]algoitny.ADTContest](t)(s.ADTContests(ctx, "202505")) {
 			ids = append(ids, c.ID)
 		}
 		if !slices.Equal(ids, []string{"adt_easy_20250522_1", "adt_hard_20250522_1", "adt_all_20250522_3"}) {

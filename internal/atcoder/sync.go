@@ -81,7 +81,7 @@ func (s *Syncer) SyncUser(ctx context.Context, userID string) (SyncReport, error
 // syncFrom syncs from the given state (read by the caller, possibly stale),
 // or from a fresh read when link is nil. A commit that loses a race starts
 // over from a fresh, strongly consistent read.
-func (s *Syncer) syncFrom(ctx context.Context, userID string, link *Link, ac *ACList) (SyncReport, error) {
+func (s *Syncer) syncFrom(ctx context.Context, userID string, link *algoitny.AtCoderLink, ac *algoitny.ACList) (SyncReport, error) {
 	rep := SyncReport{UserID: userID}
 	for attempt := 0; ; attempt++ {
 		if link == nil {
@@ -91,7 +91,7 @@ func (s *Syncer) syncFrom(ctx context.Context, userID string, link *Link, ac *AC
 			}
 		}
 		if ac == nil {
-			ac = &ACList{}
+			ac = &algoitny.ACList{}
 		}
 		rep.Handle = link.Handle
 		err := s.run(ctx, link, ac, &rep)
@@ -111,8 +111,8 @@ func (s *Syncer) syncFrom(ctx context.Context, userID string, link *Link, ac *AC
 
 // recordFailure notes err on the link (best effort: the error itself is
 // what the caller reports).
-func (s *Syncer) recordFailure(ctx context.Context, link *Link, err error) {
-	f := SyncFailure{UserID: link.UserID, LinkID: link.LinkID, At: s.now(), Message: algoitny.ErrorMessage(err), Attempted: !IsTemporaryAPIError(err)}
+func (s *Syncer) recordFailure(ctx context.Context, link *algoitny.AtCoderLink, err error) {
+	f := algoitny.AtCoderSyncFailure{UserID: link.UserID, LinkID: link.LinkID, At: s.now(), Message: algoitny.ErrorMessage(err), Attempted: !IsTemporaryAPIError(err)}
 	var ae *APIError
 	if errors.As(err, &ae) {
 		f.Message = ae.Error() // status and path only: nothing secret
@@ -124,7 +124,7 @@ func (s *Syncer) recordFailure(ctx context.Context, link *Link, err error) {
 
 // run pages through the submissions after link's cursor and commits each
 // page with its cursor. An ECONFLICT means the state read is stale.
-func (s *Syncer) run(ctx context.Context, link *Link, ac *ACList, rep *SyncReport) error {
+func (s *Syncer) run(ctx context.Context, link *algoitny.AtCoderLink, ac *algoitny.ACList, rep *SyncReport) error {
 	cursor := link.Cursor
 	version, acVersion, ids := link.Version, ac.Version, ac.ProblemIDs
 	contests := contestIndex{}
@@ -142,7 +142,7 @@ func (s *Syncer) run(ctx context.Context, link *Link, ac *ACList, rep *SyncRepor
 			// in one second cannot be listed by this API; move on.
 			s.logger().Warn("atcoder: a full page of submissions within one second; skipping the rest of that second",
 				"handle", link.Handle, "second", formatSecond(cursor.Second))
-			next = Cursor{Second: cursor.Second + 1}
+			next = algoitny.AtCoderCursor{Second: cursor.Second + 1}
 		}
 		var accepted []string
 		for _, sub := range fresh {
@@ -161,9 +161,9 @@ func (s *Syncer) run(ctx context.Context, link *Link, ac *ACList, rep *SyncRepor
 		}
 		rep.ContestsAdvanced += n
 		done := len(subs) < SubmissionsPageSize
-		c := SyncCommit{UserID: link.UserID, LinkID: link.LinkID, LinkVersion: version, Cursor: next, Finished: done, At: s.now()}
+		c := algoitny.AtCoderSyncCommit{UserID: link.UserID, LinkID: link.LinkID, LinkVersion: version, Cursor: next, Finished: done, At: s.now()}
 		if added > 0 {
-			c.AC = &ACList{ProblemIDs: merged, Version: acVersion}
+			c.AC = &algoitny.ACList{ProblemIDs: merged, Version: acVersion}
 		}
 		if err := s.Store.CommitAtCoderSync(ctx, c); err != nil {
 			return err
@@ -186,12 +186,12 @@ func (s *Syncer) run(ctx context.Context, link *Link, ac *ACList, rep *SyncRepor
 // advance returns the submissions of a page not processed yet (after
 // cursor) and the cursor after the page. It does not assume the page is
 // sorted.
-func advance(cursor Cursor, subs []Submission) ([]Submission, Cursor) {
+func advance(cursor algoitny.AtCoderCursor, subs []Submission) ([]Submission, algoitny.AtCoderCursor) {
 	seen := make(map[int64]bool, len(cursor.SeenIDs))
 	for _, id := range cursor.SeenIDs {
 		seen[id] = true
 	}
-	next := Cursor{Second: cursor.Second, SeenIDs: slices.Clone(cursor.SeenIDs)}
+	next := algoitny.AtCoderCursor{Second: cursor.Second, SeenIDs: slices.Clone(cursor.SeenIDs)}
 	var fresh []Submission
 	for _, sub := range subs {
 		if sub.EpochSecond < cursor.Second || (sub.EpochSecond == cursor.Second && seen[sub.ID]) {
@@ -203,7 +203,7 @@ func advance(cursor Cursor, subs []Submission) ([]Submission, Cursor) {
 		fresh = append(fresh, sub)
 		switch {
 		case sub.EpochSecond > next.Second:
-			next = Cursor{Second: sub.EpochSecond, SeenIDs: []int64{sub.ID}}
+			next = algoitny.AtCoderCursor{Second: sub.EpochSecond, SeenIDs: []int64{sub.ID}}
 		case sub.EpochSecond == next.Second && !slices.Contains(next.SeenIDs, sub.ID):
 			next.SeenIDs = append(next.SeenIDs, sub.ID)
 		}
@@ -213,10 +213,10 @@ func advance(cursor Cursor, subs []Submission) ([]Submission, Cursor) {
 }
 
 // contestIndex caches the ADT records of the months one sync touched.
-type contestIndex map[string][]ADTContest
+type contestIndex map[string][]algoitny.ADTContest
 
 // find returns the record of contest id, loading the months it can start in.
-func (s *Syncer) findContest(ctx context.Context, idx contestIndex, id string) (*ADTContest, error) {
+func (s *Syncer) findContest(ctx context.Context, idx contestIndex, id string) (*algoitny.ADTContest, error) {
 	for _, month := range adtMonthsOf(id) {
 		cs, ok := idx[month]
 		if !ok {
@@ -288,23 +288,23 @@ func (s *Syncer) DiscoverContests(ctx context.Context) (DiscoverReport, error) {
 	if err != nil {
 		return rep, err
 	}
-	byMonth := map[string]map[string]ADTContest{}
+	byMonth := map[string]map[string]algoitny.ADTContest{}
 	for _, c := range all {
 		d, _, ok := ParseADTContestID(c.ID)
 		if !ok {
 			continue
 		}
-		ac := ADTContest{ID: c.ID, Difficulty: d, Start: time.Unix(c.StartEpochSecond, 0).UTC(), Duration: time.Duration(c.DurationSecond) * time.Second, Title: c.Title}
+		ac := algoitny.ADTContest{ID: c.ID, Difficulty: d, Start: time.Unix(c.StartEpochSecond, 0).UTC(), Duration: time.Duration(c.DurationSecond) * time.Second, Title: c.Title}
 		m := ac.Month()
 		if byMonth[m] == nil {
-			byMonth[m] = map[string]ADTContest{}
+			byMonth[m] = map[string]algoitny.ADTContest{}
 		}
 		if _, dup := byMonth[m][c.ID]; !dup {
 			rep.ADT++
 		}
 		byMonth[m][c.ID] = ac
 	}
-	var added []ADTContest
+	var added []algoitny.ADTContest
 	months := make([]string, 0, len(byMonth))
 	for m := range byMonth {
 		months = append(months, m)
@@ -325,7 +325,7 @@ func (s *Syncer) DiscoverContests(ctx context.Context) (DiscoverReport, error) {
 			}
 		}
 	}
-	slices.SortFunc(added, func(a, b ADTContest) int {
+	slices.SortFunc(added, func(a, b algoitny.ADTContest) int {
 		return cmp.Or(a.Start.Compare(b.Start), cmp.Compare(a.Difficulty, b.Difficulty), cmp.Compare(a.ID, b.ID))
 	})
 	if err := s.Store.PutADTContests(ctx, added); err != nil {

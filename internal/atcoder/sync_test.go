@@ -50,7 +50,7 @@ func link(t testing.TB, b bundle, userID, handle string) {
 
 func acList(t testing.TB, b bundle, userID string) []string {
 	t.Helper()
-	return must[*atcoder.ACList](t)(b.db.GetACList(context.Background(), userID)).ProblemIDs
+	return must[*algoitny.ACList](t)(b.db.GetACList(context.Background(), userID)).ProblemIDs
 }
 
 func TestSync(t *testing.T) {
@@ -81,7 +81,7 @@ func TestSync(t *testing.T) {
 		if !slices.Equal(from, []int64{0, subs[499].EpochSecond, subs[997].EpochSecond}) {
 			t.Fatalf("from_second %v", from)
 		}
-		l := must[*atcoder.Link](t)(b.db.GetAtCoderLink(ctx, "u1"))
+		l := must[*algoitny.AtCoderLink](t)(b.db.GetAtCoderLink(ctx, "u1"))
 		if l.LastSyncedAt == nil || l.LastAttemptAt == nil || l.LastError != "" || l.Cursor.Second != subs[1233].EpochSecond || !slices.Equal(l.Cursor.SeenIDs, []int64{subs[1233].ID}) {
 			t.Fatalf("link %+v", l)
 		}
@@ -149,7 +149,7 @@ func TestSync(t *testing.T) {
 		if got := acList(t, b, "u1"); !slices.Equal(got, acOf(subs)) {
 			t.Fatalf("final list %d problems, want %d", len(got), len(acOf(subs)))
 		}
-		if l := must[*atcoder.Link](t)(b.db.GetAtCoderLink(ctx, "u1")); l.LastError != "" || l.LastSyncedAt == nil {
+		if l := must[*algoitny.AtCoderLink](t)(b.db.GetAtCoderLink(ctx, "u1")); l.LastError != "" || l.LastSyncedAt == nil {
 			t.Fatalf("link after the sync %+v", l)
 		}
 	})
@@ -296,7 +296,7 @@ func TestADTContestSync(t *testing.T) {
 	if rep := must[atcoder.DiscoverReport](t)(b.syncer.DiscoverContests(ctx)); rep.Added != 0 {
 		t.Fatalf("second discovery %+v", rep)
 	}
-	may := must[[]atcoder.ADTContest](t)(b.db.ListADTContests(ctx, "202505"))
+	may := must[[]algoitny.ADTContest](t)(b.db.ListADTContests(ctx, "202505"))
 	if len(may) != 2 || may[0].ID != "adt_all_20250522_3" || may[1].ID != "adt_easy_20250601_1" {
 		t.Fatalf("May %+v", may)
 	}
@@ -325,7 +325,7 @@ func TestADTContestSync(t *testing.T) {
 	must[atcoder.DiscoverReport](t)(b.syncer.DiscoverContests(ctx))
 	marks := map[string]int64{}
 	for _, m := range []string{"202505", "202506"} {
-		for _, c := range must[[]atcoder.ADTContest](t)(b.db.ListADTContests(ctx, m)) {
+		for _, c := range must[[]algoitny.ADTContest](t)(b.db.ListADTContests(ctx, m)) {
 			marks[c.ID] = c.LastFetchedSubmissionID
 		}
 	}
@@ -388,7 +388,7 @@ func TestSweep(t *testing.T) {
 		if rep.Synced != 2 || rep.Failed != 1 || !rep.Done {
 			t.Fatalf("sweep %+v", rep)
 		}
-		if l := must[*atcoder.Link](t)(b.db.GetAtCoderLink(ctx, "u0")); !strings.Contains(l.LastError, "404") || l.LastAttemptAt == nil || l.LastSyncedAt != nil {
+		if l := must[*algoitny.AtCoderLink](t)(b.db.GetAtCoderLink(ctx, "u0")); !strings.Contains(l.LastError, "404") || l.LastAttemptAt == nil || l.LastSyncedAt != nil {
 			t.Fatalf("u0 %+v", l)
 		}
 
@@ -400,7 +400,7 @@ func TestSweep(t *testing.T) {
 		if !atcoder.IsTemporaryAPIError(err) || rep.Synced != 0 || rep.Done {
 			t.Fatalf("sweep during an outage: %+v, %v", rep, err)
 		}
-		due := must[algoitny.Page[*atcoder.Link]](t)(b.db.ListAtCoderLinksDue(ctx, later, algoitny.PageRequest{First: 10}))
+		due := must[algoitny.Page[*algoitny.AtCoderLink]](t)(b.db.ListAtCoderLinksDue(ctx, later, algoitny.PageRequest{First: 10}))
 		if len(due.Items) != 3 || !strings.Contains(due.Items[0].LastError, "503") {
 			t.Fatalf("due after the outage: %+v", due.Items)
 		}

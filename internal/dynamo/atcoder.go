@@ -54,7 +54,6 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
-	"github.com/algoitny/api/internal/atcoder"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -62,8 +61,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 )
-
-var _ atcoder.Store = (*DB)(nil)
 
 const (
 	entityAtCoderAC   = "UserAcProblem"
@@ -117,7 +114,7 @@ type adtContestItem struct {
 func linkKey(userID string) itemKey { return itemKey{atcoderUserPK(userID), skAtCoderLink} }
 func acKey(userID string) itemKey   { return itemKey{atcoderUserPK(userID), skAtCoderAC} }
 
-func marshalLink(l *atcoder.Link) (map[string]types.AttributeValue, error) {
+func marshalLink(l *algoitny.AtCoderLink) (map[string]types.AttributeValue, error) {
 	var attempt time.Time
 	if l.LastAttemptAt != nil {
 		attempt = *l.LastAttemptAt
@@ -135,14 +132,14 @@ func marshalLink(l *atcoder.Link) (map[string]types.AttributeValue, error) {
 	return av, nil
 }
 
-func unmarshalLink(av map[string]types.AttributeValue) (*atcoder.Link, error) {
+func unmarshalLink(av map[string]types.AttributeValue) (*algoitny.AtCoderLink, error) {
 	var it atcoderLinkItem
 	if err := attributevalue.UnmarshalMap(av, &it); err != nil {
 		return nil, algoitny.Internal(err, "decode AtCoder link")
 	}
-	return &atcoder.Link{
+	return &algoitny.AtCoderLink{
 		UserID: it.UserID, Handle: it.Handle, LinkID: it.LinkID, LinkedAt: it.LinkedAt, Version: it.Version,
-		Cursor:       atcoder.Cursor{Second: it.CursorSecond, SeenIDs: it.CursorIDs},
+		Cursor:       algoitny.AtCoderCursor{Second: it.CursorSecond, SeenIDs: it.CursorIDs},
 		LastSyncedAt: it.LastSyncedAt, LastAttemptAt: it.LastAttemptAt, LastError: it.LastError,
 	}, nil
 }
@@ -177,8 +174,8 @@ func marshalACList(userID string, ids []string, version int64, now time.Time) (m
 	return item, nil
 }
 
-func unmarshalACList(av map[string]types.AttributeValue) (*atcoder.ACList, error) {
-	l := &atcoder.ACList{Version: int64(intAttr(av, attrVersion))}
+func unmarshalACList(av map[string]types.AttributeValue) (*algoitny.ACList, error) {
+	l := &algoitny.ACList{Version: int64(intAttr(av, attrVersion))}
 	if t, err := time.Parse(timeLayout, stringAttr(av, "updated_at")); err == nil {
 		l.UpdatedAt = t
 	}
@@ -239,7 +236,7 @@ func gunzipLines(b []byte) ([]string, error) {
 	return strings.Split(string(raw), "\n"), nil
 }
 
-func marshalADTContest(c atcoder.ADTContest) (map[string]types.AttributeValue, error) {
+func marshalADTContest(c algoitny.ADTContest) (map[string]types.AttributeValue, error) {
 	start := c.Start.Unix()
 	av, err := attributevalue.MarshalMap(adtContestItem{
 		PK: adtContestPK(adtMonth(c.Start)), SK: adtContestSK(start, int(c.Difficulty)), EntityType: entityADTContest,
@@ -253,27 +250,27 @@ func marshalADTContest(c atcoder.ADTContest) (map[string]types.AttributeValue, e
 	return av, nil
 }
 
-func unmarshalADTContest(av map[string]types.AttributeValue) (atcoder.ADTContest, error) {
+func unmarshalADTContest(av map[string]types.AttributeValue) (algoitny.ADTContest, error) {
 	var it adtContestItem
 	if err := attributevalue.UnmarshalMap(av, &it); err != nil {
-		return atcoder.ADTContest{}, algoitny.Internal(err, "decode ADT contest")
+		return algoitny.ADTContest{}, algoitny.Internal(err, "decode ADT contest")
 	}
-	return atcoder.ADTContest{
-		ID: it.ContestID, Difficulty: atcoder.Difficulty(it.DifficultyOrder),
+	return algoitny.ADTContest{
+		ID: it.ContestID, Difficulty: algoitny.ADTDifficulty(it.DifficultyOrder),
 		Start: time.Unix(it.StartEpochSecond, 0).UTC(), Duration: time.Duration(it.DurationSecond) * time.Second,
 		Title: it.Title, LastFetchedSubmissionID: it.LastFetchedSubmissionID,
 	}, nil
 }
 
-// LinkAtCoder links userID to handle (see atcoder.Store). A new link starts
+// LinkAtCoder links userID to handle (the Store of internal/atcoder). A new link starts
 // with an empty cursor; the old handle's AC list is deleted in the same
 // transaction. It returns ECONFLICT when a concurrent link won.
-func (db *DB) LinkAtCoder(ctx context.Context, userID, handle string) (*atcoder.Link, bool, error) {
+func (db *DB) LinkAtCoder(ctx context.Context, userID, handle string) (*algoitny.AtCoderLink, bool, error) {
 	cur, err := db.getItem(ctx, db.tables.Main, linkKey(userID))
 	if err != nil {
 		return nil, false, err
 	}
-	var old *atcoder.Link
+	var old *algoitny.AtCoderLink
 	if cur != nil {
 		if old, err = unmarshalLink(cur); err != nil {
 			return nil, false, err
@@ -282,7 +279,7 @@ func (db *DB) LinkAtCoder(ctx context.Context, userID, handle string) (*atcoder.
 			return old, false, nil
 		}
 	}
-	link := &atcoder.Link{UserID: userID, Handle: handle, LinkID: uuid.NewString(), LinkedAt: db.now().UTC()}
+	link := &algoitny.AtCoderLink{UserID: userID, Handle: handle, LinkID: uuid.NewString(), LinkedAt: db.now().UTC()}
 	av, err := marshalLink(link)
 	if err != nil {
 		return nil, false, err
@@ -317,7 +314,7 @@ func (db *DB) UnlinkAtCoder(ctx context.Context, userID string) error {
 }
 
 // GetAtCoderLink returns a user's link, or ENOTFOUND.
-func (db *DB) GetAtCoderLink(ctx context.Context, userID string) (*atcoder.Link, error) {
+func (db *DB) GetAtCoderLink(ctx context.Context, userID string) (*algoitny.AtCoderLink, error) {
 	av, err := db.getItem(ctx, db.tables.Main, linkKey(userID))
 	if err != nil {
 		return nil, err
@@ -331,13 +328,13 @@ func (db *DB) GetAtCoderLink(ctx context.Context, userID string) (*atcoder.Link,
 // GetAtCoderState reads the link and the AC list with one strongly
 // consistent Query of the user's partition. It returns ENOTFOUND when no
 // account is linked.
-func (db *DB) GetAtCoderState(ctx context.Context, userID string) (*atcoder.Link, *atcoder.ACList, error) {
+func (db *DB) GetAtCoderState(ctx context.Context, userID string) (*algoitny.AtCoderLink, *algoitny.ACList, error) {
 	items, err := db.all(ctx, &query{list: "atcoderState", table: db.tables.Main, pk: atcoderUserPK(userID), forward: true})
 	if err != nil {
 		return nil, nil, err
 	}
-	var link *atcoder.Link
-	ac := &atcoder.ACList{}
+	var link *algoitny.AtCoderLink
+	ac := &algoitny.ACList{}
 	for _, it := range items {
 		switch stringAttr(it, attrSK) {
 		case skAtCoderLink:
@@ -358,13 +355,13 @@ func (db *DB) GetAtCoderState(ctx context.Context, userID string) (*atcoder.Link
 
 // GetACList reads one user's AC list with exactly one GetItem; an empty list
 // (Version 0) when there is none.
-func (db *DB) GetACList(ctx context.Context, userID string) (*atcoder.ACList, error) {
+func (db *DB) GetACList(ctx context.Context, userID string) (*algoitny.ACList, error) {
 	av, err := db.getItem(ctx, db.tables.Main, acKey(userID))
 	if err != nil {
 		return nil, err
 	}
 	if av == nil {
-		return &atcoder.ACList{}, nil
+		return &algoitny.ACList{}, nil
 	}
 	return unmarshalACList(av)
 }
@@ -372,7 +369,7 @@ func (db *DB) GetACList(ctx context.Context, userID string) (*atcoder.ACList, er
 // GetACLists reads many users' AC lists with BatchGetItem, 100 keys a call,
 // retrying unprocessed keys with backoff (seed 004 pattern 2). Users without
 // a list are absent from the result.
-func (db *DB) GetACLists(ctx context.Context, userIDs []string) (map[string]*atcoder.ACList, error) {
+func (db *DB) GetACLists(ctx context.Context, userIDs []string) (map[string]*algoitny.ACList, error) {
 	keys := make([]itemKey, len(userIDs))
 	for i, id := range userIDs {
 		keys[i] = acKey(id)
@@ -381,7 +378,7 @@ func (db *DB) GetACLists(ctx context.Context, userIDs []string) (map[string]*atc
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]*atcoder.ACList, len(found))
+	out := make(map[string]*algoitny.ACList, len(found))
 	for _, id := range userIDs {
 		av, ok := found[acKey(id)]
 		if !ok {
@@ -401,7 +398,7 @@ func (db *DB) GetACLists(ctx context.Context, userIDs []string) (map[string]*atc
 // on both versions read. It returns ECONFLICT when either changed or the
 // link was replaced or removed, and EINTERNAL when the list is too large to
 // store.
-func (db *DB) CommitAtCoderSync(ctx context.Context, c atcoder.SyncCommit) error {
+func (db *DB) CommitAtCoderSync(ctx context.Context, c algoitny.AtCoderSyncCommit) error {
 	at := c.At.UTC()
 	upd := expression.Set(expression.Name(attrVersion), expression.Value(c.LinkVersion+1)).
 		Set(expression.Name("cursor_second"), expression.Value(c.Cursor.Second))
@@ -453,7 +450,7 @@ func (db *DB) CommitAtCoderSync(ctx context.Context, c atcoder.SyncCommit) error
 // RecordAtCoderSyncFailure notes a failed sync on the link (last_error, and
 // last_attempt_at with the sweep order when f.Attempted). It returns
 // ECONFLICT when the link is gone or was replaced.
-func (db *DB) RecordAtCoderSyncFailure(ctx context.Context, f atcoder.SyncFailure) error {
+func (db *DB) RecordAtCoderSyncFailure(ctx context.Context, f algoitny.AtCoderSyncFailure) error {
 	at := f.At.UTC()
 	upd := expression.Set(expression.Name("last_error"), expression.Value(f.Message))
 	if f.Attempted {
@@ -469,25 +466,25 @@ func (db *DB) RecordAtCoderSyncFailure(ctx context.Context, f atcoder.SyncFailur
 // attemptedBefore (never attempted first) on GSI1, oldest attempt first. The
 // index is eventually consistent: a link may show an older version, which
 // the conditional commit catches. It returns EINVALID for a bad page request.
-func (db *DB) ListAtCoderLinksDue(ctx context.Context, attemptedBefore time.Time, page algoitny.PageRequest) (algoitny.Page[*atcoder.Link], error) {
+func (db *DB) ListAtCoderLinksDue(ctx context.Context, attemptedBefore time.Time, page algoitny.PageRequest) (algoitny.Page[*algoitny.AtCoderLink], error) {
 	p, err := db.page(ctx, &query{
 		list: "atcoderLinksDue", table: db.tables.Main, index: indexGSI1, pk: gsiAtCoderLinked,
 		skBefore: gsiAtCoderLinkSK(attemptedBefore, ""), forward: true,
 	}, page)
 	if err != nil {
-		return algoitny.Page[*atcoder.Link]{}, err
+		return algoitny.Page[*algoitny.AtCoderLink]{}, err
 	}
 	return convertPage(p, unmarshalLink)
 }
 
 // ListADTContests returns the ADT contests of month (YYYYMM, UTC) in
 // chronological order (seed 004 pattern 3: one Query, ascending sort key).
-func (db *DB) ListADTContests(ctx context.Context, month string) ([]atcoder.ADTContest, error) {
+func (db *DB) ListADTContests(ctx context.Context, month string) ([]algoitny.ADTContest, error) {
 	items, err := db.all(ctx, &query{list: "adtContests", table: db.tables.Main, pk: adtContestPK(month), forward: true})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]atcoder.ADTContest, 0, len(items))
+	out := make([]algoitny.ADTContest, 0, len(items))
 	for _, it := range items {
 		c, err := unmarshalADTContest(it)
 		if err != nil {
@@ -501,7 +498,7 @@ func (db *DB) ListADTContests(ctx context.Context, month string) ([]atcoder.ADTC
 // PutADTContests writes contest records with BatchWriteItem, 25 a call,
 // retrying unprocessed items with backoff (seed 004 pattern 4). A record
 // with the same key is replaced.
-func (db *DB) PutADTContests(ctx context.Context, contests []atcoder.ADTContest) error {
+func (db *DB) PutADTContests(ctx context.Context, contests []algoitny.ADTContest) error {
 	writes := make([]types.WriteRequest, 0, len(contests))
 	for _, c := range contests {
 		av, err := marshalADTContest(c)
@@ -516,7 +513,7 @@ func (db *DB) PutADTContests(ctx context.Context, contests []atcoder.ADTContest)
 // AdvanceADTContest raises the record's last_fetched_submission_id to
 // submissionID with a conditional update; false when the record is missing
 // or already at or past it.
-func (db *DB) AdvanceADTContest(ctx context.Context, c atcoder.ADTContest, submissionID int64) (bool, error) {
+func (db *DB) AdvanceADTContest(ctx context.Context, c algoitny.ADTContest, submissionID int64) (bool, error) {
 	cond := expression.Name("last_fetched_submission_id").LessThan(expression.Value(submissionID))
 	k := itemKey{adtContestPK(adtMonth(c.Start)), adtContestSK(c.Start.Unix(), int(c.Difficulty))}
 	_, err := db.update(ctx, db.tables.Main, k, expression.Set(expression.Name("last_fetched_submission_id"), expression.Value(submissionID)), &cond)

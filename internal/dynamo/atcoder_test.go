@@ -12,19 +12,18 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
-	"github.com/algoitny/api/internal/atcoder"
 	"github.com/algoitny/api/internal/dynamo"
 )
 
 // storeACList links userID to handle and commits ids as its AC list.
-func storeACList(t testing.TB, db *dynamo.DB, userID, handle string, ids []string) *atcoder.Link {
+func storeACList(t testing.TB, db *dynamo.DB, userID, handle string, ids []string) *algoitny.AtCoderLink {
 	t.Helper()
 	ctx := context.Background()
 	link, _, err := db.LinkAtCoder(ctx, userID, handle)
 	ok(t, err)
-	ok(t, db.CommitAtCoderSync(ctx, atcoder.SyncCommit{
+	ok(t, db.CommitAtCoderSync(ctx, algoitny.AtCoderSyncCommit{
 		UserID: userID, LinkID: link.LinkID, LinkVersion: link.Version,
-		Cursor: atcoder.Cursor{Second: 1}, AC: &atcoder.ACList{ProblemIDs: ids}, Finished: true, At: time.Now(),
+		Cursor: algoitny.AtCoderCursor{Second: 1}, AC: &algoitny.ACList{ProblemIDs: ids}, Finished: true, At: time.Now(),
 	}))
 	return link
 }
@@ -62,7 +61,7 @@ func TestAtCoderLinks(t *testing.T) {
 		if !changed || link.Handle != "tourist" || link.LinkID == "" || link.Version != 0 || link.LastSyncedAt != nil {
 			t.Fatalf("link %+v changed=%v", link, changed)
 		}
-		got := must[*atcoder.Link](t)(db.GetAtCoderLink(ctx, "u1"))
+		got := must[*algoitny.AtCoderLink](t)(db.GetAtCoderLink(ctx, "u1"))
 		if got.Handle != "tourist" || got.LinkID != link.LinkID {
 			t.Fatalf("got %+v", got)
 		}
@@ -74,7 +73,7 @@ func TestAtCoderLinks(t *testing.T) {
 		if changed || again.LinkID != link.LinkID || again.Handle != "tourist" {
 			t.Fatalf("relink same handle: %+v changed=%v", again, changed)
 		}
-		ok(t, db.CommitAtCoderSync(ctx, atcoder.SyncCommit{UserID: "u1", LinkID: link.LinkID, AC: &atcoder.ACList{ProblemIDs: []string{"abc001_a", "abc001_b"}}, At: time.Now()}))
+		ok(t, db.CommitAtCoderSync(ctx, algoitny.AtCoderSyncCommit{UserID: "u1", LinkID: link.LinkID, AC: &algoitny.ACList{ProblemIDs: []string{"abc001_a", "abc001_b"}}, At: time.Now()}))
 
 		// Another handle replaces the link and drops the old list.
 		other, changed, err := db.LinkAtCoder(ctx, "u1", "rng_58")
@@ -95,7 +94,7 @@ func TestAtCoderLinks(t *testing.T) {
 		errCode(t, err, algoitny.ENOTFOUND)
 		ok(t, db.UnlinkAtCoder(ctx, "u1")) // idempotent
 		// The other user is untouched.
-		if ac := must[*atcoder.ACList](t)(db.GetACList(ctx, "u2")); !slices.Equal(ac.ProblemIDs, []string{"abc001_a"}) {
+		if ac := must[*algoitny.ACList](t)(db.GetACList(ctx, "u2")); !slices.Equal(ac.ProblemIDs, []string{"abc001_a"}) {
 			t.Fatalf("u2's list %v", ac.ProblemIDs)
 		}
 	})
@@ -106,9 +105,9 @@ func TestAtCoderLinks(t *testing.T) {
 		link, _, err := db.LinkAtCoder(ctx, "u1", "tourist")
 		ok(t, err)
 		commit := func(linkID string, version, acVersion int64, ids ...string) error {
-			c := atcoder.SyncCommit{UserID: "u1", LinkID: linkID, LinkVersion: version, Cursor: atcoder.Cursor{Second: 100 + version, SeenIDs: []int64{7, 9}}, At: time.Now()}
+			c := algoitny.AtCoderSyncCommit{UserID: "u1", LinkID: linkID, LinkVersion: version, Cursor: algoitny.AtCoderCursor{Second: 100 + version, SeenIDs: []int64{7, 9}}, At: time.Now()}
 			if ids != nil {
-				c.AC = &atcoder.ACList{ProblemIDs: ids, Version: acVersion}
+				c.AC = &algoitny.ACList{ProblemIDs: ids, Version: acVersion}
 			}
 			return db.CommitAtCoderSync(ctx, c)
 		}
@@ -130,37 +129,37 @@ func TestAtCoderLinks(t *testing.T) {
 			t.Fatalf("state %+v %+v", l, ac)
 		}
 		// An empty cursor id list round-trips as empty.
-		ok(t, db.CommitAtCoderSync(ctx, atcoder.SyncCommit{UserID: "u1", LinkID: link.LinkID, LinkVersion: 3, Cursor: atcoder.Cursor{Second: 5}, At: time.Now()}))
-		if l := must[*atcoder.Link](t)(db.GetAtCoderLink(ctx, "u1")); len(l.Cursor.SeenIDs) != 0 || l.Cursor.Second != 5 {
+		ok(t, db.CommitAtCoderSync(ctx, algoitny.AtCoderSyncCommit{UserID: "u1", LinkID: link.LinkID, LinkVersion: 3, Cursor: algoitny.AtCoderCursor{Second: 5}, At: time.Now()}))
+		if l := must[*algoitny.AtCoderLink](t)(db.GetAtCoderLink(ctx, "u1")); len(l.Cursor.SeenIDs) != 0 || l.Cursor.Second != 5 {
 			t.Fatalf("cursor %+v", l.Cursor)
 		}
 		// Nothing to commit against once unlinked.
 		ok(t, db.UnlinkAtCoder(ctx, "u1"))
 		errCode(t, commit(link.LinkID, 4, 0), algoitny.ECONFLICT)
-		errCode(t, db.RecordAtCoderSyncFailure(ctx, atcoder.SyncFailure{UserID: "u1", LinkID: link.LinkID, At: time.Now(), Message: "x"}), algoitny.ECONFLICT)
+		errCode(t, db.RecordAtCoderSyncFailure(ctx, algoitny.AtCoderSyncFailure{UserID: "u1", LinkID: link.LinkID, At: time.Now(), Message: "x"}), algoitny.ECONFLICT)
 	})
 
 	t.Run("DueLinksLeastRecentlyAttemptedFirst", func(t *testing.T) {
 		t.Parallel()
 		db := newDB(t)
 		t0 := time.Date(2025, 5, 1, 0, 0, 0, 0, time.UTC)
-		links := map[string]*atcoder.Link{}
+		links := map[string]*algoitny.AtCoderLink{}
 		for _, u := range []string{"u1", "u2", "u3", "u4"} {
-			links[u] = must[*atcoder.Link](t)(func() (*atcoder.Link, error) {
+			links[u] = must[*algoitny.AtCoderLink](t)(func() (*algoitny.AtCoderLink, error) {
 				l, _, err := db.LinkAtCoder(ctx, u, "h_"+u)
 				return l, err
 			}())
 		}
 		// u2 synced at t0+1h, u4 failed at t0 (attempted), u3 failed on the API (not attempted).
-		ok(t, db.CommitAtCoderSync(ctx, atcoder.SyncCommit{UserID: "u2", LinkID: links["u2"].LinkID, Finished: true, At: t0.Add(time.Hour)}))
-		ok(t, db.RecordAtCoderSyncFailure(ctx, atcoder.SyncFailure{UserID: "u4", LinkID: links["u4"].LinkID, At: t0, Message: "HTTP 404", Attempted: true}))
-		ok(t, db.RecordAtCoderSyncFailure(ctx, atcoder.SyncFailure{UserID: "u3", LinkID: links["u3"].LinkID, At: t0, Message: "HTTP 503"}))
+		ok(t, db.CommitAtCoderSync(ctx, algoitny.AtCoderSyncCommit{UserID: "u2", LinkID: links["u2"].LinkID, Finished: true, At: t0.Add(time.Hour)}))
+		ok(t, db.RecordAtCoderSyncFailure(ctx, algoitny.AtCoderSyncFailure{UserID: "u4", LinkID: links["u4"].LinkID, At: t0, Message: "HTTP 404", Attempted: true}))
+		ok(t, db.RecordAtCoderSyncFailure(ctx, algoitny.AtCoderSyncFailure{UserID: "u3", LinkID: links["u3"].LinkID, At: t0, Message: "HTTP 503"}))
 		due := func(before time.Time, first int) []string {
 			t.Helper()
 			var ids []string
 			page := algoitny.PageRequest{First: first}
 			for {
-				p := must[algoitny.Page[*atcoder.Link]](t)(db.ListAtCoderLinksDue(ctx, before, page))
+				p := must[algoitny.Page[*algoitny.AtCoderLink]](t)(db.ListAtCoderLinksDue(ctx, before, page))
 				for _, l := range p.Items {
 					ids = append(ids, l.UserID)
 				}
@@ -176,13 +175,13 @@ func TestAtCoderLinks(t *testing.T) {
 		if got := due(t0.Add(time.Hour), 2); !slices.Equal(got, []string{"u1", "u3", "u4"}) {
 			t.Fatalf("due before the sync = %v", got)
 		}
-		l := must[*atcoder.Link](t)(db.GetAtCoderLink(ctx, "u3"))
+		l := must[*algoitny.AtCoderLink](t)(db.GetAtCoderLink(ctx, "u3"))
 		if l.LastError != "HTTP 503" || l.LastAttemptAt != nil {
 			t.Fatalf("u3 %+v", l)
 		}
 		// A finished sync clears the error.
-		ok(t, db.CommitAtCoderSync(ctx, atcoder.SyncCommit{UserID: "u3", LinkID: links["u3"].LinkID, Finished: true, At: t0.Add(3 * time.Hour)}))
-		if l := must[*atcoder.Link](t)(db.GetAtCoderLink(ctx, "u3")); l.LastError != "" || l.LastSyncedAt == nil || !l.LastSyncedAt.Equal(t0.Add(3*time.Hour)) {
+		ok(t, db.CommitAtCoderSync(ctx, algoitny.AtCoderSyncCommit{UserID: "u3", LinkID: links["u3"].LinkID, Finished: true, At: t0.Add(3 * time.Hour)}))
+		if l := must[*algoitny.AtCoderLink](t)(db.GetAtCoderLink(ctx, "u3")); l.LastError != "" || l.LastSyncedAt == nil || !l.LastSyncedAt.Equal(t0.Add(3*time.Hour)) {
 			t.Fatalf("u3 after sync %+v", l)
 		}
 		_, err := db.ListAtCoderLinksDue(ctx, t0, algoitny.PageRequest{First: 101})
@@ -198,7 +197,7 @@ func TestACListStorage(t *testing.T) {
 	roundTrip := func(t *testing.T, userID string, ids []string) dynamo.ACItemInfo {
 		t.Helper()
 		storeACList(t, db, userID, "handle_"+userID, ids)
-		got := must[*atcoder.ACList](t)(db.GetACList(ctx, userID))
+		got := must[*algoitny.ACList](t)(db.GetACList(ctx, userID))
 		if !slices.Equal(got.ProblemIDs, ids) || got.Version != 1 {
 			t.Fatalf("round trip: %d ids back of %d (version %d)", len(got.ProblemIDs), len(ids), got.Version)
 		}
@@ -265,7 +264,7 @@ func TestACListStorage(t *testing.T) {
 		slices.Sort(ids)
 		link, _, err := db.LinkAtCoder(ctx, "random", "random_ids")
 		ok(t, err)
-		err = db.CommitAtCoderSync(ctx, atcoder.SyncCommit{UserID: "random", LinkID: link.LinkID, AC: &atcoder.ACList{ProblemIDs: ids}, At: time.Now()})
+		err = db.CommitAtCoderSync(ctx, algoitny.AtCoderSyncCommit{UserID: "random", LinkID: link.LinkID, AC: &algoitny.ACList{ProblemIDs: ids}, At: time.Now()})
 		errCode(t, err, algoitny.EINTERNAL)
 		l, ac, err := db.GetAtCoderState(ctx, "random")
 		ok(t, err)
@@ -293,7 +292,7 @@ func TestACListsBatchGet(t *testing.T) {
 			defer func() { <-sem }()
 			link, _, err := db.LinkAtCoder(ctx, id, "h"+id)
 			if err == nil {
-				err = db.CommitAtCoderSync(ctx, atcoder.SyncCommit{UserID: id, LinkID: link.LinkID, AC: &atcoder.ACList{ProblemIDs: ids}, At: time.Now()})
+				err = db.CommitAtCoderSync(ctx, algoitny.AtCoderSyncCommit{UserID: id, LinkID: link.LinkID, AC: &algoitny.ACList{ProblemIDs: ids}, At: time.Now()})
 			}
 			if err != nil {
 				t.Error(err)
@@ -334,33 +333,33 @@ func TestADTContests(t *testing.T) {
 		ok(t, err)
 		return v
 	}
-	contest := func(id string, d atcoder.Difficulty, start string) atcoder.ADTContest {
-		return atcoder.ADTContest{ID: id, Difficulty: d, Start: at(start), Duration: 80 * time.Minute, Title: "AtCoder Daily Training " + id}
+	contest := func(id string, d algoitny.ADTDifficulty, start string) algoitny.ADTContest {
+		return algoitny.ADTContest{ID: id, Difficulty: d, Start: at(start), Duration: 80 * time.Minute, Title: "AtCoder Daily Training " + id}
 	}
 
 	t.Run("MonthPartitionsAcrossTheNewYear", func(t *testing.T) {
 		t.Parallel()
 		db := newDB(t)
-		cs := []atcoder.ADTContest{
-			contest("adt_all_20250102_1", atcoder.DifficultyAll, "2025-01-02T09:00:00Z"),
-			contest("adt_all_20241231_3", atcoder.DifficultyAll, "2024-12-31T10:00:00Z"),
+		cs := []algoitny.ADTContest{
+			contest("adt_all_20250102_1", algoitny.ADTAll, "2025-01-02T09:00:00Z"),
+			contest("adt_all_20241231_3", algoitny.ADTAll, "2024-12-31T10:00:00Z"),
 			// 01:00 JST on New Year's Day is still December in UTC.
-			contest("adt_medium_20250101_1", atcoder.DifficultyMedium, "2024-12-31T16:00:00Z"),
-			contest("adt_hard_20250101_2", atcoder.DifficultyHard, "2025-01-01T00:00:00Z"),
-			contest("adt_easy_20241231_3", atcoder.DifficultyEasy, "2024-12-31T10:00:00Z"),
-			contest("adt_easy_20241130_1", atcoder.DifficultyEasy, "2024-11-30T23:59:59Z"),
+			contest("adt_medium_20250101_1", algoitny.ADTMedium, "2024-12-31T16:00:00Z"),
+			contest("adt_hard_20250101_2", algoitny.ADTHard, "2025-01-01T00:00:00Z"),
+			contest("adt_easy_20241231_3", algoitny.ADTEasy, "2024-12-31T10:00:00Z"),
+			contest("adt_easy_20241130_1", algoitny.ADTEasy, "2024-11-30T23:59:59Z"),
 		}
 		// Enough February contests for several BatchWriteItem calls.
 		for i := range 60 {
 			start := at("2025-02-01T08:00:00Z").Add(time.Duration(i/4) * 24 * time.Hour)
-			d := atcoder.Difficulty(i%4 + 1)
-			cs = append(cs, atcoder.ADTContest{ID: fmt.Sprintf("adt_%s_202502%02d_1", map[atcoder.Difficulty]string{1: "easy", 2: "medium", 3: "hard", 4: "all"}[d], i/4+1), Difficulty: d, Start: start, Duration: time.Hour})
+			d := algoitny.ADTDifficulty(i%4 + 1)
+			cs = append(cs, algoitny.ADTContest{ID: fmt.Sprintf("adt_%s_202502%02d_1", map[algoitny.ADTDifficulty]string{1: "easy", 2: "medium", 3: "hard", 4: "all"}[d], i/4+1), Difficulty: d, Start: start, Duration: time.Hour})
 		}
 		ok(t, db.PutADTContests(ctx, cs))
 		ids := func(month string) []string {
 			t.Helper()
 			var out []string
-			for _, c := range must[[]atcoder.ADTContest](t)(db.ListADTContests(ctx, month)) {
+			for _, c := range must[[]algoitny.ADTContest](t)(db.ListADTContests(ctx, month)) {
 				out = append(out, c.ID)
 			}
 			return out
@@ -374,8 +373,8 @@ func TestADTContests(t *testing.T) {
 		if got := ids("202411"); !slices.Equal(got, []string{"adt_easy_20241130_1"}) {
 			t.Fatalf("November: %v", got)
 		}
-		feb := must[[]atcoder.ADTContest](t)(db.ListADTContests(ctx, "202502"))
-		if len(feb) != 60 || !slices.IsSortedFunc(feb, func(a, b atcoder.ADTContest) int {
+		feb := must[[]algoitny.ADTContest](t)(db.ListADTContests(ctx, "202502"))
+		if len(feb) != 60 || !slices.IsSortedFunc(feb, func(a, b algoitny.ADTContest) int {
 			if c := a.Start.Compare(b.Start); c != 0 {
 				return c
 			}
@@ -387,8 +386,8 @@ func TestADTContests(t *testing.T) {
 			t.Fatalf("March: %v", got)
 		}
 		// Attributes round-trip.
-		dec := must[[]atcoder.ADTContest](t)(db.ListADTContests(ctx, "202412"))
-		if c := dec[2]; c.Difficulty != atcoder.DifficultyMedium || !c.Start.Equal(at("2024-12-31T16:00:00Z")) || c.Duration != 80*time.Minute || c.Title == "" || c.Month() != "202412" {
+		dec := must[[]algoitny.ADTContest](t)(db.ListADTContests(ctx, "202412"))
+		if c := dec[2]; c.Difficulty != algoitny.ADTMedium || !c.Start.Equal(at("2024-12-31T16:00:00Z")) || c.Duration != 80*time.Minute || c.Title == "" || c.Month() != "202412" {
 			t.Fatalf("decoded %+v", c)
 		}
 	})
@@ -396,8 +395,8 @@ func TestADTContests(t *testing.T) {
 	t.Run("LastFetchedSubmissionIDOnlyGrows", func(t *testing.T) {
 		t.Parallel()
 		db := newDB(t)
-		c := contest("adt_all_20250522_3", atcoder.DifficultyAll, "2025-05-22T10:00:00Z")
-		ok(t, db.PutADTContests(ctx, []atcoder.ADTContest{c}))
+		c := contest("adt_all_20250522_3", algoitny.ADTAll, "2025-05-22T10:00:00Z")
+		ok(t, db.PutADTContests(ctx, []algoitny.ADTContest{c}))
 		for _, step := range []struct {
 			id   int64
 			want bool
@@ -406,15 +405,15 @@ func TestADTContests(t *testing.T) {
 				t.Fatalf("advance to %d = %v, want %v", step.id, got, step.want)
 			}
 		}
-		got := must[[]atcoder.ADTContest](t)(db.ListADTContests(ctx, "202505"))
+		got := must[[]algoitny.ADTContest](t)(db.ListADTContests(ctx, "202505"))
 		if len(got) != 1 || got[0].LastFetchedSubmissionID != 66300000 {
 			t.Fatalf("records %+v", got)
 		}
-		missing := contest("adt_easy_20250523_1", atcoder.DifficultyEasy, "2025-05-23T10:00:00Z")
+		missing := contest("adt_easy_20250523_1", algoitny.ADTEasy, "2025-05-23T10:00:00Z")
 		if must[bool](t)(db.AdvanceADTContest(ctx, missing, 1)) {
 			t.Fatal("advanced a contest that is not recorded")
 		}
-		if got := must[[]atcoder.ADTContest](t)(db.ListADTContests(ctx, "202505")); len(got) != 1 {
+		if got := must[[]algoitny.ADTContest](t)(db.ListADTContests(ctx, "202505")); len(got) != 1 {
 			t.Fatalf("the update created a record: %+v", got)
 		}
 	})

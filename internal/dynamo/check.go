@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
-	"github.com/algoitny/api/internal/watch"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -65,7 +64,7 @@ type resultAttrs struct {
 }
 
 // checkResultItem is one run's result in its check's partition, expiring
-// after watch.ResultRetention.
+// after algoitny.CheckResultRetention.
 type checkResultItem struct {
 	PK, SK     string
 	EntityType string
@@ -74,7 +73,7 @@ type checkResultItem struct {
 	TTL int64
 }
 
-func toResultAttrs(r *watch.CheckResult) *resultAttrs {
+func toResultAttrs(r *algoitny.CheckResult) *resultAttrs {
 	if r == nil {
 		return nil
 	}
@@ -84,12 +83,12 @@ func toResultAttrs(r *watch.CheckResult) *resultAttrs {
 	}
 }
 
-func (a *resultAttrs) result(checkID string) *watch.CheckResult {
+func (a *resultAttrs) result(checkID string) *algoitny.CheckResult {
 	if a == nil {
 		return nil
 	}
-	return &watch.CheckResult{
-		CheckID: checkID, Seq: a.Seq, Status: watch.ResultStatus(a.Status), ResponseTimeMs: a.ResponseTime,
+	return &algoitny.CheckResult{
+		CheckID: checkID, Seq: a.Seq, Status: algoitny.CheckResultStatus(a.Status), ResponseTimeMs: a.ResponseTime,
 		HTTPStatus: a.HTTPStatus, KeywordFound: a.KeywordFound, Error: a.Error, CheckedAt: a.CheckedAt,
 	}
 }
@@ -102,7 +101,7 @@ func msTime(t *time.Time) int64 {
 	return t.UnixMilli()
 }
 
-func marshalCheck(c *watch.Check) (map[string]types.AttributeValue, error) {
+func marshalCheck(c *algoitny.Check) (map[string]types.AttributeValue, error) {
 	it := checkItem{
 		PK: checkPK(c.ID), SK: skMetadata, EntityType: "Check",
 		ID: c.ID, UserID: c.UserID, URL: c.URL, CheckType: string(c.Type), DelayMs: c.DelayMs, Status: string(c.Status),
@@ -120,14 +119,14 @@ func marshalCheck(c *watch.Check) (map[string]types.AttributeValue, error) {
 	return av, nil
 }
 
-func unmarshalCheck(av map[string]types.AttributeValue) (*watch.Check, error) {
+func unmarshalCheck(av map[string]types.AttributeValue) (*algoitny.Check, error) {
 	var it checkItem
 	if err := attributevalue.UnmarshalMap(av, &it); err != nil {
 		return nil, algoitny.Internal(err, "decode check")
 	}
-	c := &watch.Check{
-		ID: it.ID, UserID: it.UserID, URL: it.URL, Type: watch.CheckType(it.CheckType),
-		Keyword: it.Attributes.Keyword, Invert: it.Attributes.Invert, DelayMs: it.DelayMs, Status: watch.CheckStatus(it.Status),
+	c := &algoitny.Check{
+		ID: it.ID, UserID: it.UserID, URL: it.URL, Type: algoitny.CheckType(it.CheckType),
+		Keyword: it.Attributes.Keyword, Invert: it.Attributes.Invert, DelayMs: it.DelayMs, Status: algoitny.CheckStatus(it.Status),
 		FailureReason: it.FailureReason, ConsecutiveFailures: it.ConsecutiveFailures,
 		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt, LastExecutedAt: it.LastExecutedAt,
 		LastResult: it.LastResult.result(it.ID), Runs: it.Runs, Version: it.Version,
@@ -139,7 +138,7 @@ func unmarshalCheck(av map[string]types.AttributeValue) (*watch.Check, error) {
 	return c, nil
 }
 
-func unmarshalCheckResult(av map[string]types.AttributeValue) (*watch.CheckResult, error) {
+func unmarshalCheckResult(av map[string]types.AttributeValue) (*algoitny.CheckResult, error) {
 	var it checkResultItem
 	if err := attributevalue.UnmarshalMap(av, &it); err != nil {
 		return nil, algoitny.Internal(err, "decode check result")
@@ -164,11 +163,11 @@ func checkKey(id string) (itemKey, error) {
 // conditional ADD, so that maxChecks (-1 = unlimited) holds exactly under
 // concurrency. It returns ERATELIMITED (with the limit and the count) when
 // the owner has maxChecks checks already.
-func (db *DB) CreateCheck(ctx context.Context, c *watch.Check, maxChecks int) error {
+func (db *DB) CreateCheck(ctx context.Context, c *algoitny.Check, maxChecks int) error {
 	c.ID, c.CreatedAt = newID(db.now())
 	c.UpdatedAt, c.Version, c.Runs = c.CreatedAt, 1, 0
 	if c.Status == "" {
-		c.Status = watch.StatusActive
+		c.Status = algoitny.CheckActive
 	}
 	c.NextRunAt = normalizeNextRun(c, c.CreatedAt)
 	av, err := marshalCheck(c)
@@ -200,8 +199,8 @@ func (db *DB) CreateCheck(ctx context.Context, c *watch.Check, maxChecks int) er
 // normalizeNextRun returns the NextRunAt to store: millisecond precision
 // (the scheduler compares it for equality), nil unless ACTIVE, and def for
 // an ACTIVE check without one.
-func normalizeNextRun(c *watch.Check, def time.Time) *time.Time {
-	if c.Status != watch.StatusActive {
+func normalizeNextRun(c *algoitny.Check, def time.Time) *time.Time {
+	if c.Status != algoitny.CheckActive {
 		return nil
 	}
 	t := def
@@ -213,7 +212,7 @@ func normalizeNextRun(c *watch.Check, def time.Time) *time.Time {
 }
 
 // GetCheck returns a check by id (strongly consistent), or ENOTFOUND.
-func (db *DB) GetCheck(ctx context.Context, id string) (*watch.Check, error) {
+func (db *DB) GetCheck(ctx context.Context, id string) (*algoitny.Check, error) {
 	k, err := checkKey(id)
 	if err != nil {
 		return nil, err
@@ -234,7 +233,7 @@ func (db *DB) GetCheck(ctx context.Context, id string) (*watch.Check, error) {
 // (results, lease) are left alone; a run that was in progress cannot record
 // its result afterwards. It returns ENOTFOUND when the check is gone and
 // ECONFLICT when it changed since it was read.
-func (db *DB) UpdateCheck(ctx context.Context, c *watch.Check) (*watch.Check, error) {
+func (db *DB) UpdateCheck(ctx context.Context, c *algoitny.Check) (*algoitny.Check, error) {
 	k, err := checkKey(c.ID)
 	if err != nil {
 		return nil, err
@@ -288,9 +287,9 @@ func setOrRemove(upd expression.UpdateBuilder, attr string, v any, set bool) exp
 
 // DeleteCheck removes a check and lowers its owner's counter in one
 // transaction, then deletes its results (a crash in between leaves results
-// that expire within watch.ResultRetention). It returns the deleted check,
+// that expire within algoitny.CheckResultRetention). It returns the deleted check,
 // or ENOTFOUND.
-func (db *DB) DeleteCheck(ctx context.Context, id string) (*watch.Check, error) {
+func (db *DB) DeleteCheck(ctx context.Context, id string) (*algoitny.Check, error) {
 	c, err := db.GetCheck(ctx, id)
 	if err != nil {
 		return nil, err
@@ -345,10 +344,10 @@ func (db *DB) DeleteUserChecks(ctx context.Context, userID string) (int, error) 
 // ListUserChecks pages through a user's checks, newest first (seed 002's
 // User-Check index; eventually consistent). It returns EINVALID for a bad
 // page size or cursor.
-func (db *DB) ListUserChecks(ctx context.Context, userID string, page algoitny.PageRequest) (algoitny.Page[*watch.Check], error) {
+func (db *DB) ListUserChecks(ctx context.Context, userID string, page algoitny.PageRequest) (algoitny.Page[*algoitny.Check], error) {
 	p, err := db.page(ctx, &query{list: "userChecks", table: db.tables.Main, index: indexGSI1, pk: gsiCheckUser(userID)}, page)
 	if err != nil {
-		return algoitny.Page[*watch.Check]{}, err
+		return algoitny.Page[*algoitny.Check]{}, err
 	}
 	return convertPage(p, unmarshalCheck)
 }
@@ -356,14 +355,14 @@ func (db *DB) ListUserChecks(ctx context.Context, userID string, page algoitny.P
 // ListChecks pages through everyone's checks of f.Type, of f.Status if set
 // (seed 002's Type-Status index), newest first within a status. It returns
 // EINVALID for a bad page size or cursor.
-func (db *DB) ListChecks(ctx context.Context, f watch.CheckFilter, page algoitny.PageRequest) (algoitny.Page[*watch.Check], error) {
+func (db *DB) ListChecks(ctx context.Context, f algoitny.CheckFilter, page algoitny.PageRequest) (algoitny.Page[*algoitny.Check], error) {
 	q := &query{list: "checksByType", table: db.tables.Main, index: indexGSI2, pk: gsiCheckType(string(f.Type))}
 	if f.Status != nil {
 		q.list, q.skPrefix = "checksByTypeStatus", gsiCheckStatusPrefix(string(*f.Status))
 	}
 	p, err := db.page(ctx, q, page)
 	if err != nil {
-		return algoitny.Page[*watch.Check]{}, err
+		return algoitny.Page[*algoitny.Check]{}, err
 	}
 	return convertPage(p, unmarshalCheck)
 }
@@ -372,14 +371,14 @@ func (db *DB) ListChecks(ctx context.Context, f watch.CheckFilter, page algoitny
 // was planned before `before` (the scheduler's sweep, from the Type-Status
 // index; the time is a filter, so a page may hold fewer items than asked).
 // It returns EINVALID for a bad page size or cursor.
-func (db *DB) ListOverdueChecks(ctx context.Context, t watch.CheckType, before time.Time, page algoitny.PageRequest) (algoitny.Page[*watch.Check], error) {
+func (db *DB) ListOverdueChecks(ctx context.Context, t algoitny.CheckType, before time.Time, page algoitny.PageRequest) (algoitny.Page[*algoitny.Check], error) {
 	overdue := expression.Name("nextRunAt").LessThan(expression.Value(before.UnixMilli()))
 	p, err := db.page(ctx, &query{
 		list: "overdueChecks", table: db.tables.Main, index: indexGSI2, pk: gsiCheckType(string(t)),
-		skPrefix: gsiCheckStatusPrefix(string(watch.StatusActive)), filter: &overdue, forward: true,
+		skPrefix: gsiCheckStatusPrefix(string(algoitny.CheckActive)), filter: &overdue, forward: true,
 	}, page)
 	if err != nil {
-		return algoitny.Page[*watch.Check]{}, err
+		return algoitny.Page[*algoitny.Check]{}, err
 	}
 	return convertPage(p, unmarshalCheck)
 }
@@ -400,7 +399,7 @@ func (db *DB) CountUserChecks(ctx context.Context, userID string) (int, error) {
 // the lease id. Two runs of one check can therefore not overlap, and a
 // wake-up for a schedule that has moved on claims nothing. It returns
 // ECONFLICT when the check cannot be claimed (or is gone).
-func (db *DB) ClaimCheckRun(ctx context.Context, id string, planned time.Time, leaseFor time.Duration) (*watch.Check, string, error) {
+func (db *DB) ClaimCheckRun(ctx context.Context, id string, planned time.Time, leaseFor time.Duration) (*algoitny.Check, string, error) {
 	k, err := checkKey(id)
 	if err != nil {
 		return nil, "", err
@@ -410,7 +409,7 @@ func (db *DB) ClaimCheckRun(ctx context.Context, id string, planned time.Time, l
 	upd := expression.Set(expression.Name("leaseId"), expression.Value(lease)).
 		Set(expression.Name("leaseUntil"), expression.Value(now.Add(leaseFor).UnixMilli()))
 	cond := expression.AttributeExists(expression.Name(attrPK)).
-		And(expression.Name("status").Equal(expression.Value(string(watch.StatusActive)))).
+		And(expression.Name("status").Equal(expression.Value(string(algoitny.CheckActive)))).
 		And(expression.Name("nextRunAt").Equal(expression.Value(planned.UnixMilli()))).
 		And(expression.Or(
 			expression.AttributeNotExists(expression.Name("leaseUntil")),
@@ -429,10 +428,10 @@ func (db *DB) ClaimCheckRun(ctx context.Context, id string, planned time.Time, l
 // RecordCheckRun stores a run: the check's new state (rec.Next: last result,
 // run count, failures, status, next run; the lease released) if the check
 // still holds rec.LeaseID and the version it was claimed with, the result
-// item (expiring after watch.ResultRetention), and the deletion of the result
+// item (expiring after algoitny.CheckResultRetention), and the deletion of the result
 // that falls out of the rec.Keep most recent — one transaction. It returns
 // ECONFLICT when the check was changed, paused or deleted during the run.
-func (db *DB) RecordCheckRun(ctx context.Context, rec *watch.RunRecord) error {
+func (db *DB) RecordCheckRun(ctx context.Context, rec *algoitny.CheckRunRecord) error {
 	n, r := rec.Next, rec.Result
 	k, err := checkKey(n.ID)
 	if err != nil {
@@ -462,7 +461,7 @@ func (db *DB) RecordCheckRun(ctx context.Context, rec *watch.RunRecord) error {
 	}
 	item, err := attributevalue.MarshalMap(checkResultItem{
 		PK: checkPK(n.ID), SK: checkResultSK(r.Seq), EntityType: "CheckResult", CheckID: n.ID,
-		resultAttrs: *toResultAttrs(r), TTL: r.CheckedAt.Add(watch.ResultRetention).Unix(),
+		resultAttrs: *toResultAttrs(r), TTL: r.CheckedAt.Add(algoitny.CheckResultRetention).Unix(),
 	})
 	if err != nil {
 		return algoitny.Internal(err, "encode check result")
@@ -508,13 +507,13 @@ func (db *DB) ReleaseCheckLease(ctx context.Context, id, leaseID string) error {
 // ListCheckResults returns up to limit of a check's results, newest first,
 // leaving out those past their TTL that DynamoDB has not deleted yet. It
 // returns ENOTFOUND for a malformed id (and no results for an unknown one).
-func (db *DB) ListCheckResults(ctx context.Context, id string, limit int) ([]*watch.CheckResult, error) {
+func (db *DB) ListCheckResults(ctx context.Context, id string, limit int) ([]*algoitny.CheckResult, error) {
 	if _, err := checkKey(id); err != nil {
 		return nil, err
 	}
 	live := expression.Name(attrTTL).GreaterThan(expression.Value(db.now().Unix()))
 	q := &query{list: "checkResults", table: db.tables.Main, pk: checkPK(id), skPrefix: skPrefixCheckResult, filter: &live}
-	var out []*watch.CheckResult
+	var out []*algoitny.CheckResult
 	var start map[string]types.AttributeValue
 	for len(out) < limit {
 		items, next, err := db.fetch(ctx, q, int32(limit-len(out)), start)

@@ -8,29 +8,28 @@ import (
 
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/dynamo"
-	"github.com/algoitny/api/internal/watch"
 )
 
-func newCheck(userID string) *watch.Check {
-	return &watch.Check{UserID: userID, URL: "https://example.com/", Type: watch.TypeAvailability, DelayMs: 60_000, Status: watch.StatusActive}
+func newCheck(userID string) *algoitny.Check {
+	return &algoitny.Check{UserID: userID, URL: "https://example.com/", Type: algoitny.CheckAvailability, DelayMs: 60_000, Status: algoitny.CheckActive}
 }
 
 // recordRun claims a due check and records a result with the given status,
 // keeping keep results.
-func recordRun(t *testing.T, db *dynamo.DB, id string, status watch.ResultStatus, keep int) *watch.Check {
+func recordRun(t *testing.T, db *dynamo.DB, id string, status algoitny.CheckResultStatus, keep int) *algoitny.Check {
 	t.Helper()
 	ctx := context.Background()
-	c := must[*watch.Check](t)(db.GetCheck(ctx, id))
+	c := must[*algoitny.Check](t)(db.GetCheck(ctx, id))
 	claimed, lease, err := db.ClaimCheckRun(ctx, id, *c.NextRunAt, time.Minute)
 	ok(t, err)
 	next := *claimed
 	next.Runs++
 	next.Version++
-	r := &watch.CheckResult{CheckID: id, Seq: next.Runs, Status: status, ResponseTimeMs: 12, HTTPStatus: 200, CheckedAt: time.Now().UTC()}
+	r := &algoitny.CheckResult{CheckID: id, Seq: next.Runs, Status: status, ResponseTimeMs: 12, HTTPStatus: 200, CheckedAt: time.Now().UTC()}
 	next.LastResult, next.LastExecutedAt = r, &r.CheckedAt
 	planned := claimed.NextRunAt.Add(-time.Hour) // due again at once
 	next.NextRunAt = &planned
-	ok(t, db.RecordCheckRun(ctx, &watch.RunRecord{Claimed: claimed, LeaseID: lease, Result: r, Next: &next, Keep: keep}))
+	ok(t, db.RecordCheckRun(ctx, &algoitny.CheckRunRecord{Claimed: claimed, LeaseID: lease, Result: r, Next: &next, Keep: keep}))
 	return &next
 }
 
@@ -42,19 +41,19 @@ func TestChecks(t *testing.T) {
 		t.Parallel()
 		db := newDB(t)
 		c := newCheck("u1")
-		c.Type, c.Keyword, c.Invert = watch.TypeKeyword, "Register", true
+		c.Type, c.Keyword, c.Invert = algoitny.CheckKeyword, "Register", true
 		ok(t, db.CreateCheck(ctx, c, 5))
 		if c.ID == "" || c.Version != 1 || c.NextRunAt == nil || !c.NextRunAt.Equal(c.CreatedAt) || c.CreatedAt.IsZero() {
 			t.Fatalf("created %+v", c)
 		}
-		got := must[*watch.Check](t)(db.GetCheck(ctx, c.ID))
-		if got.URL != c.URL || got.Type != watch.TypeKeyword || got.Keyword != "Register" || !got.Invert || got.DelayMs != 60_000 ||
-			got.Status != watch.StatusActive || !got.NextRunAt.Equal(*c.NextRunAt) || got.UserID != "u1" {
+		got := must[*algoitny.Check](t)(db.GetCheck(ctx, c.ID))
+		if got.URL != c.URL || got.Type != algoitny.CheckKeyword || got.Keyword != "Register" || !got.Invert || got.DelayMs != 60_000 ||
+			got.Status != algoitny.CheckActive || !got.NextRunAt.Equal(*c.NextRunAt) || got.UserID != "u1" {
 			t.Fatalf("read back %+v", got)
 		}
-		got.Status, got.NextRunAt, got.Keyword = watch.StatusPaused, nil, "Sign up"
-		upd := must[*watch.Check](t)(db.UpdateCheck(ctx, got))
-		if upd.Version != 2 || upd.Status != watch.StatusPaused || upd.NextRunAt != nil || upd.Keyword != "Sign up" {
+		got.Status, got.NextRunAt, got.Keyword = algoitny.CheckPaused, nil, "Sign up"
+		upd := must[*algoitny.Check](t)(db.UpdateCheck(ctx, got))
+		if upd.Version != 2 || upd.Status != algoitny.CheckPaused || upd.NextRunAt != nil || upd.Keyword != "Sign up" {
 			t.Fatalf("updated %+v", upd)
 		}
 		// got still has version 1: a stale write is refused.
@@ -69,7 +68,7 @@ func TestChecks(t *testing.T) {
 		db := newDB(t)
 		c := newCheck("u1")
 		ok(t, db.CreateCheck(ctx, c, -1))
-		must[*watch.Check](t)(db.DeleteCheck(ctx, c.ID))
+		must[*algoitny.Check](t)(db.DeleteCheck(ctx, c.ID))
 		_, err := db.GetCheck(ctx, c.ID)
 		errCode(t, err, algoitny.ENOTFOUND)
 		_, err = db.DeleteCheck(ctx, c.ID)
@@ -112,12 +111,12 @@ func TestChecks(t *testing.T) {
 		if n := must[int](t)(db.CountUserChecks(ctx, "u1")); n != limit {
 			t.Fatalf("counter %d", n)
 		}
-		list := must[algoitny.Page[*watch.Check]](t)(db.ListUserChecks(ctx, "u1", algoitny.PageRequest{}))
+		list := must[algoitny.Page[*algoitny.Check]](t)(db.ListUserChecks(ctx, "u1", algoitny.PageRequest{}))
 		if len(list.Items) != limit {
 			t.Fatalf("%d checks stored", len(list.Items))
 		}
 		// Deleting one frees a slot, once.
-		must[*watch.Check](t)(db.DeleteCheck(ctx, list.Items[0].ID))
+		must[*algoitny.Check](t)(db.DeleteCheck(ctx, list.Items[0].ID))
 		ok(t, db.CreateCheck(ctx, newCheck("u1"), limit))
 		errCode(t, db.CreateCheck(ctx, newCheck("u1"), limit), algoitny.ERATELIMITED)
 		// Another user has their own count; zero allows none.
@@ -128,49 +127,49 @@ func TestChecks(t *testing.T) {
 	t.Run("Indexes", func(t *testing.T) {
 		t.Parallel()
 		db := newDB(t)
-		var mine []*watch.Check
+		var mine []*algoitny.Check
 		for i := range 5 {
 			c := newCheck("u1")
 			if i%2 == 1 {
-				c.Type, c.Keyword = watch.TypeKeyword, "k"
+				c.Type, c.Keyword = algoitny.CheckKeyword, "k"
 			}
 			ok(t, db.CreateCheck(ctx, c, -1))
 			mine = append(mine, c)
 		}
 		ok(t, db.CreateCheck(ctx, newCheck("u2"), -1))
-		all, pages := listAll(t, 2, func(r algoitny.PageRequest) (algoitny.Page[*watch.Check], error) {
+		all, pages := listAll(t, 2, func(r algoitny.PageRequest) (algoitny.Page[*algoitny.Check], error) {
 			return db.ListUserChecks(ctx, "u1", r)
 		})
 		if len(all) != 5 || pages != 3 || all[0].ID != mine[4].ID || all[4].ID != mine[0].ID {
 			t.Fatalf("user list: %d checks in %d pages, newest first?", len(all), pages)
 		}
 		// Pause one availability check: it moves within the Type-Status index.
-		paused := must[*watch.Check](t)(db.GetCheck(ctx, mine[0].ID))
-		paused.Status, paused.NextRunAt = watch.StatusPaused, nil
-		must[*watch.Check](t)(db.UpdateCheck(ctx, paused))
-		count := func(typ watch.CheckType, st *watch.CheckStatus) int {
-			items, _ := listAll(t, 100, func(r algoitny.PageRequest) (algoitny.Page[*watch.Check], error) {
-				return db.ListChecks(ctx, watch.CheckFilter{Type: typ, Status: st}, r)
+		paused := must[*algoitny.Check](t)(db.GetCheck(ctx, mine[0].ID))
+		paused.Status, paused.NextRunAt = algoitny.CheckPaused, nil
+		must[*algoitny.Check](t)(db.UpdateCheck(ctx, paused))
+		count := func(typ algoitny.CheckType, st *algoitny.CheckStatus) int {
+			items, _ := listAll(t, 100, func(r algoitny.PageRequest) (algoitny.Page[*algoitny.Check], error) {
+				return db.ListChecks(ctx, algoitny.CheckFilter{Type: typ, Status: st}, r)
 			})
 			return len(items)
 		}
-		active, pausedSt := watch.StatusActive, watch.StatusPaused
-		if a, p, k, all := count(watch.TypeAvailability, &active), count(watch.TypeAvailability, &pausedSt), count(watch.TypeKeyword, &active), count(watch.TypeAvailability, nil); a != 3 || p != 1 || k != 2 || all != 4 {
+		active, pausedSt := algoitny.CheckActive, algoitny.CheckPaused
+		if a, p, k, all := count(algoitny.CheckAvailability, &active), count(algoitny.CheckAvailability, &pausedSt), count(algoitny.CheckKeyword, &active), count(algoitny.CheckAvailability, nil); a != 3 || p != 1 || k != 2 || all != 4 {
 			t.Fatalf("by type and status: active %d paused %d keyword %d all %d", a, p, k, all)
 		}
 		// Overdue: every active availability check was due at creation.
-		overdue := must[algoitny.Page[*watch.Check]](t)(db.ListOverdueChecks(ctx, watch.TypeAvailability, time.Now().Add(time.Second), algoitny.PageRequest{First: 100}))
+		overdue := must[algoitny.Page[*algoitny.Check]](t)(db.ListOverdueChecks(ctx, algoitny.CheckAvailability, time.Now().Add(time.Second), algoitny.PageRequest{First: 100}))
 		if len(overdue.Items) != 3 {
 			t.Fatalf("%d overdue", len(overdue.Items))
 		}
-		if none := must[algoitny.Page[*watch.Check]](t)(db.ListOverdueChecks(ctx, watch.TypeAvailability, time.Now().Add(-time.Hour), algoitny.PageRequest{})); len(none.Items) != 0 {
+		if none := must[algoitny.Page[*algoitny.Check]](t)(db.ListOverdueChecks(ctx, algoitny.CheckAvailability, time.Now().Add(-time.Hour), algoitny.PageRequest{})); len(none.Items) != 0 {
 			t.Fatalf("%d overdue an hour ago", len(none.Items))
 		}
 		n := must[int](t)(db.DeleteUserChecks(ctx, "u1"))
 		if n != 5 || must[int](t)(db.CountUserChecks(ctx, "u1")) != 0 {
 			t.Fatalf("deleted %d", n)
 		}
-		if rest := must[algoitny.Page[*watch.Check]](t)(db.ListUserChecks(ctx, "u2", algoitny.PageRequest{})); len(rest.Items) != 1 {
+		if rest := must[algoitny.Page[*algoitny.Check]](t)(db.ListUserChecks(ctx, "u2", algoitny.PageRequest{})); len(rest.Items) != 1 {
 			t.Fatalf("other user's checks: %d", len(rest.Items))
 		}
 	})
@@ -229,17 +228,17 @@ func TestChecks(t *testing.T) {
 		// The owner edits the check during the run: the run's result is dropped.
 		edited := *claimed
 		edited.DelayMs = 120_000
-		must[*watch.Check](t)(db.UpdateCheck(ctx, &edited))
+		must[*algoitny.Check](t)(db.UpdateCheck(ctx, &edited))
 		next := *claimed
 		next.Runs, next.Version = 1, claimed.Version+1
-		r := &watch.CheckResult{CheckID: c.ID, Seq: 1, Status: watch.ResultUp, CheckedAt: time.Now()}
-		err = db.RecordCheckRun(ctx, &watch.RunRecord{Claimed: claimed, LeaseID: lease, Result: r, Next: &next, Keep: 5})
+		r := &algoitny.CheckResult{CheckID: c.ID, Seq: 1, Status: algoitny.CheckUp, CheckedAt: time.Now()}
+		err = db.RecordCheckRun(ctx, &algoitny.CheckRunRecord{Claimed: claimed, LeaseID: lease, Result: r, Next: &next, Keep: 5})
 		errCode(t, err, algoitny.ECONFLICT)
 		// A wrong lease is refused too.
-		cur := must[*watch.Check](t)(db.GetCheck(ctx, c.ID))
-		err = db.RecordCheckRun(ctx, &watch.RunRecord{Claimed: cur, LeaseID: "forged", Result: r, Next: &next, Keep: 5})
+		cur := must[*algoitny.Check](t)(db.GetCheck(ctx, c.ID))
+		err = db.RecordCheckRun(ctx, &algoitny.CheckRunRecord{Claimed: cur, LeaseID: "forged", Result: r, Next: &next, Keep: 5})
 		errCode(t, err, algoitny.ECONFLICT)
-		if res := must[[]*watch.CheckResult](t)(db.ListCheckResults(ctx, c.ID, 10)); len(res) != 0 {
+		if res := must[[]*algoitny.CheckResult](t)(db.ListCheckResults(ctx, c.ID, 10)); len(res) != 0 {
 			t.Fatalf("%d results stored by refused runs", len(res))
 		}
 	})
@@ -251,35 +250,35 @@ func TestChecks(t *testing.T) {
 		ok(t, db.CreateCheck(ctx, c, -1))
 		const keep = 3
 		for i := range 7 {
-			st := watch.ResultUp
+			st := algoitny.CheckUp
 			if i%2 == 1 {
-				st = watch.ResultDown
+				st = algoitny.CheckDown
 			}
 			recordRun(t, db, c.ID, st, keep)
 		}
-		res := must[[]*watch.CheckResult](t)(db.ListCheckResults(ctx, c.ID, 10))
-		if len(res) != keep || res[0].Seq != 7 || res[1].Seq != 6 || res[2].Seq != 5 || res[0].Status != watch.ResultUp || res[1].Status != watch.ResultDown {
+		res := must[[]*algoitny.CheckResult](t)(db.ListCheckResults(ctx, c.ID, 10))
+		if len(res) != keep || res[0].Seq != 7 || res[1].Seq != 6 || res[2].Seq != 5 || res[0].Status != algoitny.CheckUp || res[1].Status != algoitny.CheckDown {
 			t.Fatalf("results %+v", res)
 		}
-		if two := must[[]*watch.CheckResult](t)(db.ListCheckResults(ctx, c.ID, 2)); len(two) != 2 || two[0].Seq != 7 {
+		if two := must[[]*algoitny.CheckResult](t)(db.ListCheckResults(ctx, c.ID, 2)); len(two) != 2 || two[0].Seq != 7 {
 			t.Fatalf("limited %+v", two)
 		}
 		// The check's partition holds the check and the kept results only.
 		if n := must[int](t)(dynamo.ItemCount(ctx, db, "CHECK#"+c.ID)); n != 1+keep {
 			t.Fatalf("%d items in the check's partition", n)
 		}
-		got := must[*watch.Check](t)(db.GetCheck(ctx, c.ID))
+		got := must[*algoitny.Check](t)(db.GetCheck(ctx, c.ID))
 		if got.Runs != 7 || got.LastResult == nil || got.LastResult.Seq != 7 || got.LastExecutedAt == nil || got.Version != 8 {
 			t.Fatalf("check after runs %+v", got)
 		}
 		// Past their 24 h TTL results are not returned, even before DynamoDB deletes them.
-		db.SetClock(func() time.Time { return time.Now().Add(watch.ResultRetention + time.Minute) })
-		if res := must[[]*watch.CheckResult](t)(db.ListCheckResults(ctx, c.ID, 10)); len(res) != 0 {
+		db.SetClock(func() time.Time { return time.Now().Add(algoitny.CheckResultRetention + time.Minute) })
+		if res := must[[]*algoitny.CheckResult](t)(db.ListCheckResults(ctx, c.ID, 10)); len(res) != 0 {
 			t.Fatalf("%d expired results", len(res))
 		}
 		db.SetClock(time.Now)
 		// Deleting the check deletes its results.
-		must[*watch.Check](t)(db.DeleteCheck(ctx, c.ID))
+		must[*algoitny.Check](t)(db.DeleteCheck(ctx, c.ID))
 		if n := must[int](t)(dynamo.ItemCount(ctx, db, "CHECK#"+c.ID)); n != 0 {
 			t.Fatalf("%d items left", n)
 		}

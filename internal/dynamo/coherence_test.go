@@ -15,12 +15,10 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
-	"github.com/algoitny/api/internal/atcoder"
 	"github.com/algoitny/api/internal/cache"
 	"github.com/algoitny/api/internal/dynamo"
 	"github.com/algoitny/api/internal/dynamo/dynamotest"
 	"github.com/algoitny/api/internal/pubsub"
-	"github.com/algoitny/api/internal/watch"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
@@ -62,11 +60,11 @@ func TestEveryWriteIsAnnounced(t *testing.T) {
 	h := newHistory(u.ID, algoitny.PlatformBaekjoon, "1000", algoitny.LanguagePython, false)
 	usage := &algoitny.UsageLog{UserID: u.ID, Action: algoitny.ActionExecution}
 	var job, keyed *algoitny.Job
-	var check *watch.Check
-	var claimed *watch.Check
+	var check *algoitny.Check
+	var claimed *algoitny.Check
 	var lease string
-	var link *atcoder.Link
-	adt := atcoder.ADTContest{ID: "adt_all_20250522_3", Difficulty: atcoder.DifficultyAll, Start: time.Date(2025, 5, 22, 10, 0, 0, 0, time.UTC), Duration: time.Hour, Title: "ADT"}
+	var link *algoitny.AtCoderLink
+	adt := algoitny.ADTContest{ID: "adt_all_20250522_3", Difficulty: algoitny.ADTAll, Start: time.Date(2025, 5, 22, 10, 0, 0, 0, time.UTC), Duration: time.Hour, Title: "ADT"}
 
 	writes := []struct {
 		method string
@@ -146,7 +144,7 @@ func TestEveryWriteIsAnnounced(t *testing.T) {
 			return db.CreateCheck(ctx, newCheck("someone"), algoitny.Unlimited)
 		}},
 		{"UpdateCheck", func() error {
-			c := must[*watch.Check](t)(db.GetCheck(ctx, check.ID))
+			c := must[*algoitny.Check](t)(db.GetCheck(ctx, check.ID))
 			c.DelayMs = 120_000
 			var err error
 			check, err = db.UpdateCheck(ctx, c)
@@ -161,12 +159,12 @@ func TestEveryWriteIsAnnounced(t *testing.T) {
 			next := *claimed
 			next.Runs++
 			next.Version++
-			r := &watch.CheckResult{CheckID: check.ID, Seq: next.Runs, Status: watch.ResultUp, HTTPStatus: 200, CheckedAt: time.Now().UTC()}
+			r := &algoitny.CheckResult{CheckID: check.ID, Seq: next.Runs, Status: algoitny.CheckUp, HTTPStatus: 200, CheckedAt: time.Now().UTC()}
 			next.LastResult, next.LastExecutedAt = r, &r.CheckedAt
-			return db.RecordCheckRun(ctx, &watch.RunRecord{Claimed: claimed, LeaseID: lease, Result: r, Next: &next, Keep: 5})
+			return db.RecordCheckRun(ctx, &algoitny.CheckRunRecord{Claimed: claimed, LeaseID: lease, Result: r, Next: &next, Keep: 5})
 		}},
 		{"ClaimCheckRun", func() error { // again, for the release
-			c := must[*watch.Check](t)(db.GetCheck(ctx, check.ID))
+			c := must[*algoitny.Check](t)(db.GetCheck(ctx, check.ID))
 			var err error
 			claimed, lease, err = db.ClaimCheckRun(ctx, c.ID, *c.NextRunAt, time.Minute)
 			return err
@@ -180,13 +178,13 @@ func TestEveryWriteIsAnnounced(t *testing.T) {
 			return err
 		}},
 		{"CommitAtCoderSync", func() error {
-			return db.CommitAtCoderSync(ctx, atcoder.SyncCommit{UserID: u.ID, LinkID: link.LinkID, LinkVersion: link.Version,
-				Cursor: atcoder.Cursor{Second: 1}, AC: &atcoder.ACList{ProblemIDs: []string{"abc001_a"}}, Finished: true, At: time.Now()})
+			return db.CommitAtCoderSync(ctx, algoitny.AtCoderSyncCommit{UserID: u.ID, LinkID: link.LinkID, LinkVersion: link.Version,
+				Cursor: algoitny.AtCoderCursor{Second: 1}, AC: &algoitny.ACList{ProblemIDs: []string{"abc001_a"}}, Finished: true, At: time.Now()})
 		}},
 		{"RecordAtCoderSyncFailure", func() error {
-			return db.RecordAtCoderSyncFailure(ctx, atcoder.SyncFailure{UserID: u.ID, LinkID: link.LinkID, At: time.Now(), Message: "HTTP 503"})
+			return db.RecordAtCoderSyncFailure(ctx, algoitny.AtCoderSyncFailure{UserID: u.ID, LinkID: link.LinkID, At: time.Now(), Message: "HTTP 503"})
 		}},
-		{"PutADTContests", func() error { return db.PutADTContests(ctx, []atcoder.ADTContest{adt}) }},
+		{"PutADTContests", func() error { return db.PutADTContests(ctx, []algoitny.ADTContest{adt}) }},
 		{"AdvanceADTContest", func() error { return err2(db.AdvanceADTContest(ctx, adt, 66203973)) }},
 		{"UnlinkAtCoder", func() error { return db.UnlinkAtCoder(ctx, u.ID) }},
 		{"DeleteUser", func() error { return db.DeleteUser(ctx, "bob@example.com") }},

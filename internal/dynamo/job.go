@@ -346,71 +346,21 @@ func (db *DB) TransitionJob(ctx context.Context, id string, t algoitny.JobTransi
 // TransitionJobFrom is TransitionJob for a caller that has just read the
 // job: the write is conditional on cur's status (ECONFLICT if it changed
 // since), which saves reading it again. The job returned is cur with the
-// transition applied: the write changes nothing else.
+// transition applied: the write changes nothing else. It returns ENOTFOUND
+// when the owner's pointer is gone (the account was deleted).
 func (db *DB) TransitionJobFrom(ctx context.Context, cur *algoitny.Job, t algoitny.JobTransition) (*algoitny.Job, error) {
-	id := cur.ID
 	if !cur.Status.CanTransition(t.Status) {
 		return nil, algoitny.Errorf(algoitny.ECONFLICT, "job is %s and cannot become %s", cur.Status, t.Status)
 	}
 	now := db.now().UTC()
-	upd := expression.Set(expression.Name("Status"), expression.Value(string(t.Status))).
-		Set(expression.Name("UpdatedAt"), expression.Value(now)).
-		Set(expression.Name(attrGSI2PK), expression.Value(gsiJobStatus(t.Status))).
-		Set(expression.Name(attrGSI2SK), expression.Value(keyTime(now)))
-	set := func(attr string, v any) { upd = upd.Set(expression.Name(attr), expression.Value(v)) }
-	switch {
-	case t.Status == algoitny.JobProcessing:
-		set("StartedAt", now)
-	case t.Status.Final():
-		set("FinishedAt", now)
-	}
-	if t.RiverJobID != nil {
-		set("RiverJobID", *t.RiverJobID)
-		set(attrGSI3PK, gsiJobTask(*t.RiverJobID))
-		set(attrGSI3SK, skMetadata)
-	}
-	if t.Problem != nil {
-		set("Platform", string(t.Problem.Platform))
-		set("ProblemID", t.Problem.ProblemID)
-	}
-	if t.HistoryID != nil {
-		set("HistoryID", *t.HistoryID)
-	}
-	if t.GeneratorCode != nil {
-		set("GeneratorCode", *t.GeneratorCode)
-	}
-	if t.Result != nil {
-		set("Result", *t.Result)
-	}
-	if t.ErrorMessage != nil {
-		set("ErrorMessage", *t.ErrorMessage)
-	}
-	if t.Attempt != nil {
-		set("Attempt", *t.Attempt)
-	}
-	// Condition on the status we read: a concurrent transition makes this fail.
-	expr, err := expression.NewBuilder().WithUpdate(upd).
-		WithCondition(expression.Name("Status").Equal(expression.Value(string(cur.Status)))).Build()
+	next, sets := applyTransition(cur, t, now)
+	items, err := db.transitionItems(cur, t.Status, sets)
 	if err != nil {
-		return nil, algoitny.Internal(err, "build transition")
-	}
-	items := []types.TransactWriteItem{{Update: &types.Update{
-		TableName: aws.String(db.tables.Main), Key: itemKey{jobPK(id), skMetadata}.av(),
-		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-	}}}
-	if cur.UserID != "" {
-		items = append(items, types.TransactWriteItem{Update: &types.Update{
-			TableName: aws.String(db.tables.Main), Key: itemKey{userPK(cur.UserID), userJobSK(id)}.av(),
-			UpdateExpression:          aws.String("SET #s = :s"),
-			ConditionExpression:       aws.String("attribute_exists(PK)"),
-			ExpressionAttributeNames:  map[string]string{"#s": "Status"},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":s": &types.AttributeValueMemberS{Value: string(t.Status)}},
-		}})
+		return nil, err
 	}
 	_, err = db.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	if conditionFailedAt(err, 0) {
-		now, gerr := db.GetJob(ctx, id)
+		now, gerr := db.GetJob(ctx, cur.ID)
 		if gerr != nil {
 			return nil, gerr
 		}
@@ -422,36 +372,93 @@ func (db *DB) TransitionJobFrom(ctx context.Context, cur *algoitny.Job, t algoit
 	if err != nil {
 		return nil, translate(err, "transition job")
 	}
+	return &next, nil
+}
+
+// attrSet is one attribute an update sets.
+type attrSet struct {
+	attr string
+	v    any
+}
+
+// applyTransition returns cur after t at now and the attributes the update
+// sets for it. Both come from one list of fields, so the job returned is the
+// job stored.
+func applyTransition(cur *algoitny.Job, t algoitny.JobTransition, now time.Time) (algoitny.Job, []attrSet) {
 	next := *cur
+	sets := []attrSet{{"Status", string(t.Status)}, {"UpdatedAt", now}, {attrGSI2PK, gsiJobStatus(t.Status)}, {attrGSI2SK, keyTime(now)}}
+	set := func(attr string, v any) { sets = append(sets, attrSet{attr, v}) }
 	next.Status, next.UpdatedAt = t.Status, now
 	switch {
 	case t.Status == algoitny.JobProcessing:
 		next.StartedAt = &now
+		set("StartedAt", now)
 	case t.Status.Final():
 		next.FinishedAt = &now
+		set("FinishedAt", now)
 	}
 	if t.RiverJobID != nil {
 		next.RiverJobID = *t.RiverJobID
+		set("RiverJobID", *t.RiverJobID)
+		set(attrGSI3PK, gsiJobTask(*t.RiverJobID))
+		set(attrGSI3SK, skMetadata)
 	}
 	if t.Problem != nil {
 		next.Platform, next.ProblemID = t.Problem.Platform, t.Problem.ProblemID
+		set("Platform", string(t.Problem.Platform))
+		set("ProblemID", t.Problem.ProblemID)
 	}
 	if t.HistoryID != nil {
 		next.HistoryID = *t.HistoryID
+		set("HistoryID", *t.HistoryID)
 	}
 	if t.GeneratorCode != nil {
 		next.GeneratorCode = *t.GeneratorCode
+		set("GeneratorCode", *t.GeneratorCode)
 	}
 	if t.Result != nil {
 		next.Result = *t.Result
+		set("Result", *t.Result)
 	}
 	if t.ErrorMessage != nil {
 		next.ErrorMessage = *t.ErrorMessage
+		set("ErrorMessage", *t.ErrorMessage)
 	}
 	if t.Attempt != nil {
 		next.Attempt = *t.Attempt
+		set("Attempt", *t.Attempt)
 	}
-	return &next, nil
+	return next, sets
+}
+
+// transitionItems are the writes of a transition: the job's update,
+// conditional on the status cur was read with (a concurrent transition makes
+// it fail), and the status on the owner's pointer, which must exist.
+func (db *DB) transitionItems(cur *algoitny.Job, status algoitny.JobStatus, sets []attrSet) ([]types.TransactWriteItem, error) {
+	upd := expression.Set(expression.Name(sets[0].attr), expression.Value(sets[0].v))
+	for _, s := range sets[1:] {
+		upd = upd.Set(expression.Name(s.attr), expression.Value(s.v))
+	}
+	expr, err := expression.NewBuilder().WithUpdate(upd).
+		WithCondition(expression.Name("Status").Equal(expression.Value(string(cur.Status)))).Build()
+	if err != nil {
+		return nil, algoitny.Internal(err, "build transition")
+	}
+	items := []types.TransactWriteItem{{Update: &types.Update{
+		TableName: aws.String(db.tables.Main), Key: itemKey{jobPK(cur.ID), skMetadata}.av(),
+		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}}}
+	if cur.UserID != "" {
+		items = append(items, types.TransactWriteItem{Update: &types.Update{
+			TableName: aws.String(db.tables.Main), Key: itemKey{userPK(cur.UserID), userJobSK(cur.ID)}.av(),
+			UpdateExpression:          aws.String("SET #s = :s"),
+			ConditionExpression:       aws.String("attribute_exists(PK)"),
+			ExpressionAttributeNames:  map[string]string{"#s": "Status"},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":s": &types.AttributeValueMemberS{Value: string(status)}},
+		}})
+	}
+	return items, nil
 }
 
 // ListJobs pages through jobs, newest first. With a UserID it lists that

@@ -198,10 +198,10 @@ func NewAtCoderQueue(client *river.Client[pgx.Tx]) *AtCoderQueue {
 
 // EnqueueSync implements atcoder.SyncQueue. It returns EINTERNAL when the
 // insert fails.
-func (q *AtCoderQueue) EnqueueSync(ctx context.Context, userID string) (atcoder.SyncResult, error) {
+func (q *AtCoderQueue) EnqueueSync(ctx context.Context, userID string) (algoitny.AtCoderSyncResult, error) {
 	res, err := q.client.Insert(ctx, AtCoderSyncArgs{UserID: userID}, nil)
 	if err != nil {
-		return atcoder.SyncResult{}, algoitny.Internal(err, "could not queue the AtCoder sync")
+		return algoitny.AtCoderSyncResult{}, algoitny.Internal(err, "could not queue the AtCoder sync")
 	}
-	return atcoder.SyncResult{JobID: res.Job.ID, AlreadyQueued: res.UniqueSkippedAsDuplicate}, nil
+	return algoitny.AtCoderSyncResult{JobID: res.Job.ID, AlreadyQueued: res.UniqueSkippedAsDuplicate}, nil
 }

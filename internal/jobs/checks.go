@@ -55,7 +55,7 @@ func (CheckSweepArgs) InsertOpts() river.InsertOpts {
 // (internal/dynamo).
 type CheckStore interface {
 	watch.RunStore
-	ListOverdueChecks(ctx context.Context, t watch.CheckType, before time.Time, page algoitny.PageRequest) (algoitny.Page[*watch.Check], error)
+	ListOverdueChecks(ctx context.Context, t algoitny.CheckType, before time.Time, page algoitny.PageRequest) (algoitny.Page[*algoitny.Check], error)
 }
 
 // ChecksConfig configures the URL-check scheduler.
@@ -185,8 +185,8 @@ func (c *Checks) insertClient(ctx context.Context) (*river.Client[pgx.Tx], error
 // the existing one when it sleeps past it (the delay was shortened). It is
 // idempotent and does nothing for a check that is not ACTIVE. It returns
 // EINTERNAL when River cannot be reached (the sweep catches up later).
-func (c *Checks) Schedule(ctx context.Context, check *watch.Check) error {
-	if check.Status != watch.StatusActive || check.NextRunAt == nil {
+func (c *Checks) Schedule(ctx context.Context, check *algoitny.Check) error {
+	if check.Status != algoitny.CheckActive || check.NextRunAt == nil {
 		return nil
 	}
 	client, err := c.insertClient(ctx)
@@ -224,7 +224,7 @@ func (c *Checks) Sweep(ctx context.Context) (int, error) {
 	}
 	cutoff := time.Now().Add(-c.cfg.OverdueAfter)
 	found := 0
-	for _, t := range watch.CheckTypes {
+	for _, t := range algoitny.CheckTypes {
 		for after := ""; ; {
 			page, err := c.cfg.Store.ListOverdueChecks(ctx, t, cutoff, algoitny.PageRequest{First: algoitny.MaxPageSize, After: after})
 			if err != nil {

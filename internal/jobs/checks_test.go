@@ -155,16 +155,16 @@ func (b *watchBundle) startRunner(t *testing.T) (*jobs.Checks, *jobs.Runner) {
 	return checks, r
 }
 
-func (b *watchBundle) create(t *testing.T, url string, delayMs int) *watch.Check {
+func (b *watchBundle) create(t *testing.T, url string, delayMs int) *algoitny.Check {
 	t.Helper()
-	c, err := b.svc.Create(watchUser(), watch.CreateInput{URL: url, Type: watch.TypeAvailability, DelayMs: delayMs})
+	c, err := b.svc.Create(watchUser(), algoitny.CheckInput{URL: url, Type: algoitny.CheckAvailability, DelayMs: delayMs})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c
 }
 
-func (b *watchBundle) get(t *testing.T, id string) *watch.Check {
+func (b *watchBundle) get(t *testing.T, id string) *algoitny.Check {
 	t.Helper()
 	c, err := b.db.GetCheck(context.Background(), id)
 	if err != nil {
@@ -247,7 +247,7 @@ func TestCheckScheduler(t *testing.T) {
 		if off := cur.NextRunAt.Sub(*c.NextRunAt); off%(200*time.Millisecond) != 0 {
 			t.Fatalf("next run is off the 200 ms grid by %v", off%(200*time.Millisecond))
 		}
-		if cur.Runs < int64(in) || cur.LastResult == nil || cur.LastResult.Status != watch.ResultUp {
+		if cur.Runs < int64(in) || cur.LastResult == nil || cur.LastResult.Status != algoitny.CheckUp {
 			t.Fatalf("check %+v", cur)
 		}
 		// Many Schedule calls still make one job.
@@ -331,7 +331,7 @@ func TestCheckScheduler(t *testing.T) {
 		tg := newWatchTarget(t)
 		tg.set(http.StatusInternalServerError, 0)
 		c := b.create(t, tg.URL, 100)
-		eventually(t, 30*time.Second, "FAILED", func() bool { return b.get(t, c.ID).Status == watch.StatusFailed })
+		eventually(t, 30*time.Second, "FAILED", func() bool { return b.get(t, c.ID).Status == algoitny.CheckFailed })
 		eventually(t, 30*time.Second, "the job to end", func() bool { return len(b.checkJobs(t, c.ID, liveStates...)) == 0 })
 		cur := b.get(t, c.ID)
 		if !strings.Contains(cur.FailureReason, "3 failed runs") || !strings.Contains(cur.FailureReason, "HTTP 500") || cur.NextRunAt != nil {
@@ -347,7 +347,7 @@ func TestCheckScheduler(t *testing.T) {
 		}
 		eventually(t, 30*time.Second, "a good run after resume", func() bool {
 			cur := b.get(t, c.ID)
-			return cur.LastResult.Status == watch.ResultUp && cur.Status == watch.StatusActive
+			return cur.LastResult.Status == algoitny.CheckUp && cur.Status == algoitny.CheckActive
 		})
 	})
 
@@ -364,7 +364,7 @@ func TestCheckScheduler(t *testing.T) {
 			return err == nil && len(res.Jobs) > 0
 		})
 		// Stored without a job, as after a crash between the write and the insert.
-		c := &watch.Check{UserID: "watcher", URL: tg.URL, Type: watch.TypeAvailability, DelayMs: 100, Status: watch.StatusActive}
+		c := &algoitny.Check{UserID: "watcher", URL: tg.URL, Type: algoitny.CheckAvailability, DelayMs: 100, Status: algoitny.CheckActive}
 		if err := b.db.CreateCheck(context.Background(), c, -1); err != nil {
 			t.Fatal(err)
 		}

@@ -7,13 +7,11 @@
 //
 // Providers:
 //   - "offline" (the default) needs no network and does real, deterministic
-//     work: hints derived from the failed tests (the first difference between
-//     expected and actual output, empty output, layout and letter-case
-//     differences, debug prints, off-by-one answers, 32-bit overflow, the
-//     complexity an input size demands on TIME_LIMIT_EXCEEDED, memory
-//     estimates, runtime-error patterns, the compiler's first error); a Python
-//     generator written from the problem's constraints; and a parser of
-//     Baekjoon, Codeforces and AtCoder problem pages (ParseProblemPage).
+//     work with internal/analysis: hints derived from the failed tests, a
+//     Python generator written from the problem's constraints, and a parser
+//     of Baekjoon, Codeforces and AtCoder problem pages. The request and
+//     answer types (HintRequest, Generator, ExtractedProblem, …) are that
+//     package's, under the same names here.
 //   - "gemini" speaks Google's Generative Language REST API
 //     (generateContent; streamGenerateContent with alt=sse for hints).
 //   - "openai" speaks the OpenAI chat completions API, which OpenAI, Ollama,

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/analysis"
 )
 
 // Every prompt sent to a remote model is written in this file, so that a
@@ -74,7 +75,7 @@ func hintPrompt(req HintRequest) string {
 		default:
 			continue
 		}
-		fmt.Fprintf(&b, "Test %d: %s", testNumber(t, i), t.Result.Verdict)
+		fmt.Fprintf(&b, "Test %d: %s", t.NumberAt(i), t.Result.Verdict)
 		if t.Result.TimeMs > 0 || t.Result.MemoryKB > 0 {
 			fmt.Fprintf(&b, " (%d ms, %d KB)", t.Result.TimeMs, t.Result.MemoryKB)
 		}
@@ -84,7 +85,7 @@ func hintPrompt(req HintRequest) string {
 		if !ok {
 			fmt.Fprintf(&b, "Actual output (may be truncated):\n```\n%s\n```\n", truncateBlock(t.Result.Output, promptDataBytes))
 			if m := strings.TrimSpace(t.Result.Message); m != "" {
-				fmt.Fprintf(&b, "Judge message: %s\n", truncateText(m, promptMessageBytes))
+				fmt.Fprintf(&b, "Judge message: %s\n", analysis.TruncateText(m, promptMessageBytes))
 			}
 			if s := strings.TrimSpace(t.Stderr); s != "" {
 				fmt.Fprintf(&b, "Standard error:\n```\n%s\n```\n", truncateBlock(s, promptMessageBytes))
@@ -122,7 +123,7 @@ func generatorPrompt(req GeneratorRequest) string {
 
 // extractPrompt hands the model a page's visible text.
 func extractPrompt(pageURL, text string) string {
-	return fmt.Sprintf("Page URL: %s\n\nPage text:\n```\n%s\n```\n\nAnswer with the JSON object now.", pageURL, truncateText(text, promptPageRunes))
+	return fmt.Sprintf("Page URL: %s\n\nPage text:\n```\n%s\n```\n\nAnswer with the JSON object now.", pageURL, analysis.TruncateText(text, promptPageRunes))
 }
 
 // writeProblem writes what every prompt says about the problem.
@@ -141,14 +142,6 @@ func writeProblem(b *strings.Builder, p algoitny.Problem) {
 	if c := strings.TrimSpace(p.Constraints); c != "" {
 		fmt.Fprintf(b, "Constraints:\n%s\n", truncateBlock(c, 4000))
 	}
-}
-
-// testNumber is the number a hint uses for test t at position i of Tests.
-func testNumber(t HintTest, i int) int {
-	if t.Number > 0 {
-		return t.Number
-	}
-	return i + 1
 }
 
 func cmpOr(a, b string) string {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/analysis"
 )
 
 // backend is one remote wire format: a prompt in, text out.
@@ -73,15 +74,16 @@ func (r *remote) Generator(ctx context.Context, req GeneratorRequest) (Generator
 	return g, nil
 }
 
-// ExtractProblem implements Provider. Pages of the judges ParseProblemPage
-// knows are read without the model (exact, free and deterministic); any
-// other page's visible text goes to the model, which answers in JSON.
+// ExtractProblem implements Provider. Pages of the judges that
+// analysis.ParseProblemPage knows are read without the model (exact, free
+// and deterministic); any other page's visible text goes to the model, which
+// answers in JSON.
 func (r *remote) ExtractProblem(ctx context.Context, pageURL string, html []byte) (ExtractedProblem, error) {
 	req := ExtractRequest{URL: pageURL, HTML: html}
-	if p, err := ParseProblemPage(req); err == nil {
+	if p, err := analysis.ParseProblemPage(req); err == nil {
 		return p, nil
 	}
-	text := pageText(html)
+	text := analysis.PageText(html)
 	if strings.TrimSpace(text) == "" {
 		return ExtractedProblem{}, algoitny.Invalid("url", "the page has no text to read a problem from")
 	}
@@ -96,7 +98,7 @@ func (r *remote) ExtractProblem(ctx context.Context, pageURL string, html []byte
 	if p.Title == "" {
 		return ExtractedProblem{}, algoitny.Invalid("url", "the page does not look like a problem statement")
 	}
-	fillFromURL(&p, pageURL)
+	analysis.FillFromURL(&p, pageURL)
 	return p, nil
 }
 

@@ -203,6 +203,24 @@ func TestGemini(t *testing.T) {
 		requireContains(t, promptText(rec.bodies[0]), "5000000000", "705032704", "int main()", "numbered list")
 	})
 
+	t.Run("ErrBlockedPromptIsNotRetried", func(t *testing.T) {
+		t.Parallel()
+		srv, rec := server(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+			fmt.Fprint(w, `{"promptFeedback": {"blockReason": "SAFETY"}}`)
+		})
+		_, err := newProvider(t, geminiConfig(srv.URL)).Generator(t.Context(), generatorRequest)
+		e := requireCode(t, err, algoitny.EINTERNAL)
+		requireContains(t, e.Error(), "SAFETY")
+		if n := rec.n.Load(); n != 1 {
+			t.Fatalf("%d attempts, want 1", n)
+		}
+	})
+}
+
+// Pages of known judges are read without the model; others go to it.
+func TestGeminiExtract(t *testing.T) {
+	t.Parallel()
+
 	t.Run("ExtractUnknownPageAsksTheModel", func(t *testing.T) {
 		t.Parallel()
 		answer := "```json\n{\"title\": \"Two Sum\", \"problemId\": \"\", \"timeLimitMs\": \"2000\", \"memoryLimitMB\": 256, \"constraints\": \"1 \\\\le N \\\\le 10^5\", \"samples\": [{\"input\": \"2\\n1 2\\n\", \"output\": \"3\\n\"}]}\n```"
@@ -237,19 +255,6 @@ func TestGemini(t *testing.T) {
 		requireNoError(t, err)
 		if p.Title != "Watermelon" || rec.n.Load() != 0 {
 			t.Fatalf("title %q after %d requests", p.Title, rec.n.Load())
-		}
-	})
-
-	t.Run("ErrBlockedPromptIsNotRetried", func(t *testing.T) {
-		t.Parallel()
-		srv, rec := server(t, func(w http.ResponseWriter, r *http.Request, _ int) {
-			fmt.Fprint(w, `{"promptFeedback": {"blockReason": "SAFETY"}}`)
-		})
-		_, err := newProvider(t, geminiConfig(srv.URL)).Generator(t.Context(), generatorRequest)
-		e := requireCode(t, err, algoitny.EINTERNAL)
-		requireContains(t, e.Error(), "SAFETY")
-		if n := rec.n.Load(); n != 1 {
-			t.Fatalf("%d attempts, want 1", n)
 		}
 	})
 }
@@ -309,6 +314,10 @@ func TestOpenAI(t *testing.T) {
 			t.Fatalf("body = %v, want stream: true", rec.bodies[0])
 		}
 	})
+}
+
+func TestOpenAIEdgeCases(t *testing.T) {
+	t.Parallel()
 
 	t.Run("NoKeyNoAuthorization", func(t *testing.T) {
 		t.Parallel()
@@ -456,6 +465,12 @@ func TestRemoteRetries(t *testing.T) {
 			t.Fatalf("%d attempts, hints %q, deltas %q", rec.n.Load(), hints, deltas)
 		}
 	})
+}
+
+// Retries stop after MaxRetries, at once for a request error, and when
+// Retry-After is longer than a worker waits.
+func TestRemoteRetryLimits(t *testing.T) {
+	t.Parallel()
 
 	t.Run("ErrServerErrorRetriedUpToMaxRetries", func(t *testing.T) {
 		t.Parallel()
@@ -501,6 +516,11 @@ func TestRemoteRetries(t *testing.T) {
 			t.Fatalf("%d attempts in %v, want one and no wait", n, d)
 		}
 	})
+}
+
+// Attempt timeouts, broken streams and the caller's deadline.
+func TestRemoteDeadlines(t *testing.T) {
+	t.Parallel()
 
 	t.Run("ErrTimeout", func(t *testing.T) {
 		t.Parallel()

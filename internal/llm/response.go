@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/analysis"
 )
 
 // Parsing of model answers. Models do not always follow the requested form:
@@ -85,7 +86,7 @@ func cleanHints(in []string) []string {
 		if h == "" {
 			continue
 		}
-		out = append(out, truncateText(h, maxHintRunes))
+		out = append(out, analysis.TruncateText(h, maxHintRunes))
 		if len(out) == MaxHints {
 			break
 		}
@@ -105,7 +106,7 @@ func parseGenerator(text string) (Generator, error) {
 	if !strings.Contains(code, "argv") && !strings.Contains(code, "args") && !strings.Contains(code, "Args") {
 		return Generator{}, errors.New("the generator does not read its seed from the command line")
 	}
-	return Generator{Language: lang, Code: code + "\n", Notes: truncateText(strings.TrimSpace(rest), 1000)}, nil
+	return Generator{Language: lang, Code: code + "\n", Notes: analysis.TruncateText(strings.TrimSpace(rest), 1000)}, nil
 }
 
 // pickCodeBlock returns the language, code and surrounding text of the best
@@ -226,16 +227,16 @@ func parseExtracted(text string) (ExtractedProblem, error) {
 		Description:   strings.TrimSpace(x.Description),
 		InputSpec:     strings.TrimSpace(x.Input),
 		OutputSpec:    strings.TrimSpace(x.Output),
-		Constraints:   strings.TrimSpace(latexToText(x.Constraints)),
+		Constraints:   strings.TrimSpace(analysis.LatexToText(x.Constraints)),
 		TimeLimitMs:   max(int(x.TimeLimitMs), 0),
 		MemoryLimitMB: max(int(x.MemoryLimitMB), 0),
-		Tags:          cleanTags(x.Tags),
+		Tags:          analysis.CleanTags(x.Tags),
 	}
 	for _, s := range x.Samples {
 		if strings.TrimSpace(s.Input) == "" && strings.TrimSpace(s.Output) == "" {
 			continue
 		}
-		p.Samples = append(p.Samples, Sample{Input: normalizeSample(s.Input), Output: normalizeSample(s.Output)})
+		p.Samples = append(p.Samples, Sample{Input: analysis.NormalizeSample(s.Input), Output: analysis.NormalizeSample(s.Output)})
 	}
 	return p, nil
 }

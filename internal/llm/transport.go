@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/analysis"
 )
 
 const (
@@ -217,14 +218,14 @@ func errorMessage(raw []byte) string {
 			Message string `json:"message"`
 		}
 		if json.Unmarshal(body.Error, &obj) == nil && obj.Message != "" {
-			return truncateText(obj.Message, 300)
+			return analysis.TruncateText(obj.Message, 300)
 		}
 		var s string
 		if json.Unmarshal(body.Error, &s) == nil && s != "" {
-			return truncateText(s, 300)
+			return analysis.TruncateText(s, 300)
 		}
 	}
-	return truncateText(strings.TrimSpace(string(raw)), 200)
+	return analysis.TruncateText(strings.TrimSpace(string(raw)), 200)
 }
 
 // fail wraps err in an EINTERNAL error whose every text is free of secrets.

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
-	"github.com/algoitny/api/internal/atcoder"
 	"github.com/graph-gophers/dataloader/v7"
 )
 
@@ -26,7 +25,7 @@ type Store interface {
 	GetUsersByEmail(ctx context.Context, emails []string) (map[string]*algoitny.User, error)
 	GetJobs(ctx context.Context, ids []string) (map[string]*algoitny.Job, error)
 	ListTestCases(ctx context.Context, ref algoitny.ProblemRef, page algoitny.PageRequest) (algoitny.Page[*algoitny.TestCase], error)
-	GetACList(ctx context.Context, userID string) (*atcoder.ACList, error)
+	GetACList(ctx context.Context, userID string) (*algoitny.ACList, error)
 }
 
 // TestCasePage asks for one page of a problem's test cases.
@@ -81,7 +80,7 @@ func New(store Store) *Loaders {
 			var solved map[string]bool
 			var err error
 			if a.SignedIn() {
-				var list *atcoder.ACList
+				var list *algoitny.ACList
 				if list, err = store.GetACList(ctx, a.UserID()); err == nil && list != nil {
 					solved = make(map[string]bool, len(list.ProblemIDs))
 					for _, id := range list.ProblemIDs {

@@ -1,71 +1,7 @@
 package watch
 
 import (
-	"slices"
-	"strings"
 	"time"
-
-	"github.com/algoitny/api/internal/algoitny"
-)
-
-// CheckType is what a check looks for (seed 002's checkType). Values are
-// stored and appear in index keys, so the set is closed.
-type CheckType string
-
-// The check types.
-const (
-	// TypeAvailability is UP when the URL answers with a status below 400.
-	TypeAvailability CheckType = "AVAILABILITY"
-	// TypeKeyword is UP when the page answers and contains Keyword (or, with
-	// Invert, does not contain it).
-	TypeKeyword CheckType = "KEYWORD"
-)
-
-// CheckTypes lists every check type.
-var CheckTypes = []CheckType{TypeAvailability, TypeKeyword}
-
-// ParseCheckType returns the type named s (case-insensitive). It returns
-// EINVALID naming the field "type" for anything else.
-func ParseCheckType(s string) (CheckType, error) {
-	t := CheckType(strings.ToUpper(strings.TrimSpace(s)))
-	if slices.Contains(CheckTypes, t) {
-		return t, nil
-	}
-	return "", algoitny.Invalid("type", "unknown check type %q", s)
-}
-
-// CheckStatus is whether a check runs: ACTIVE checks run every DelayMs,
-// PAUSED ones wait for Resume, FAILED ones stopped after too many failures in
-// a row (FailureReason says why) and also wait for Resume.
-type CheckStatus string
-
-// The check statuses.
-const (
-	StatusActive CheckStatus = "ACTIVE"
-	StatusPaused CheckStatus = "PAUSED"
-	StatusFailed CheckStatus = "FAILED"
-)
-
-// CheckStatuses lists every check status.
-var CheckStatuses = []CheckStatus{StatusActive, StatusPaused, StatusFailed}
-
-// ParseCheckStatus returns the status named s (case-insensitive). It returns
-// EINVALID naming the field "status" for anything else.
-func ParseCheckStatus(s string) (CheckStatus, error) {
-	st := CheckStatus(strings.ToUpper(strings.TrimSpace(s)))
-	if slices.Contains(CheckStatuses, st) {
-		return st, nil
-	}
-	return "", algoitny.Invalid("status", "unknown check status %q", s)
-}
-
-// ResultStatus is the verdict of one run.
-type ResultStatus string
-
-// The result statuses.
-const (
-	ResultUp   ResultStatus = "UP"
-	ResultDown ResultStatus = "DOWN"
 )
 
 // Limits and defaults of checks.
@@ -85,8 +21,6 @@ const (
 	// DefaultFailureThreshold is how many failed runs in a row mark a check
 	// FAILED.
 	DefaultFailureThreshold = 5
-	// ResultRetention is how long a run's result is kept (DynamoDB TTL).
-	ResultRetention = 24 * time.Hour
 	// DefaultResultsKept is how many recent results are kept per check at
 	// most (one a minute for a day); older ones are deleted as new ones come.
 	DefaultResultsKept = 1440
@@ -94,123 +28,6 @@ const (
 	// asked for 0.
 	DefaultRecentResults = 20
 )
-
-// Check is a URL watch (seed 002's CHECK item): a user's URL fetched every
-// DelayMs, with the outcome of the last run. Keyword and Invert are the
-// seed's type-specific attributes.
-type Check struct {
-	ID     string
-	UserID string
-	URL    string
-	Type   CheckType
-	// Keyword is what a KEYWORD check looks for (case-insensitive); "" for
-	// AVAILABILITY checks.
-	Keyword string
-	// Invert makes a KEYWORD check UP when the keyword is absent.
-	Invert  bool
-	DelayMs int
-	Status  CheckStatus
-	// FailureReason says why a FAILED check stopped; "" otherwise.
-	FailureReason string
-	// ConsecutiveFailures counts the failed runs since the last good one.
-	ConsecutiveFailures int
-	CreatedAt           time.Time
-	// UpdatedAt changes when the user changes the check (runs set
-	// LastExecutedAt instead).
-	UpdatedAt      time.Time
-	LastExecutedAt *time.Time
-	LastResult     *CheckResult
-	// NextRunAt is the planned time of the next run while the check is
-	// ACTIVE (nil otherwise). Runs are planned on a grid of DelayMs from the
-	// previous planned time, so late runs do not make the schedule drift.
-	NextRunAt *time.Time
-	// Runs counts the results recorded so far; it numbers them.
-	Runs int64
-	// Version grows with every change (by the user or by a run), so that
-	// concurrent writers and event subscribers can tell old from new.
-	Version int64
-}
-
-// Delay returns DelayMs as a duration.
-func (c *Check) Delay() time.Duration { return time.Duration(c.DelayMs) * time.Millisecond }
-
-// CheckResult is the outcome of one run (seed 002's lastResult).
-type CheckResult struct {
-	CheckID string
-	// Seq numbers the check's results from 1; a higher Seq is newer.
-	Seq    int64
-	Status ResultStatus
-	// ResponseTimeMs is how long the request took (until the error, for
-	// failed ones).
-	ResponseTimeMs int
-	// HTTPStatus is the final response's status code, 0 when none came.
-	HTTPStatus int
-	// KeywordFound is set for KEYWORD checks whose page was read.
-	KeywordFound *bool
-	// Error says why the run failed ("" when the page was fetched): a
-	// network error, a refused address or an HTTP error status.
-	Error     string
-	CheckedAt time.Time
-}
-
-// Failed reports whether the run could not fetch the page. Only failed runs
-// count toward FAILED; a KEYWORD check that is DOWN because of the keyword
-// did not fail.
-func (r *CheckResult) Failed() bool { return r.Error != "" }
-
-// CheckFilter selects checks of everyone (staff lists). Type is required:
-// seed 002's Type-Status index is partitioned by type.
-type CheckFilter struct {
-	Type   CheckType
-	Status *CheckStatus
-}
-
-// CreateInput is a new check.
-type CreateInput struct {
-	URL  string
-	Type CheckType
-	// Keyword is required for KEYWORD checks and refused for AVAILABILITY ones.
-	Keyword string
-	Invert  bool
-	// DelayMs is the delay between runs; 0 means DefaultDelayMs (or the
-	// plan's minimum when that is longer).
-	DelayMs int
-}
-
-// UpdateInput changes some settings of a check; nil fields are left alone.
-// Changing the type to AVAILABILITY drops the keyword.
-type UpdateInput struct {
-	URL     *string
-	Type    *CheckType
-	Keyword *string
-	Invert  *bool
-	DelayMs *int
-}
-
-// CheckEvent is a change of a check pushed to subscribers: a run's result,
-// a change by its owner, or its deletion. It carries the whole check, so
-// subscribers need no read per event.
-type CheckEvent struct {
-	// Check is the check after the change (before it, for a deletion).
-	Check *Check `json:"check"`
-	// Result is set when the event is a run's result.
-	Result *CheckResult `json:"result,omitempty"`
-	// Deleted is set on the last event of a deleted check.
-	Deleted bool `json:"deleted,omitempty"`
-}
-
-// RunRecord is what a run writes: the state it claimed the check in, its
-// result and the state that follows. Storage writes it only if the check
-// still holds LeaseID and Version, i.e. nobody changed it during the run.
-type RunRecord struct {
-	Claimed *Check
-	LeaseID string
-	Result  *CheckResult
-	Next    *Check
-	// Keep is how many results of the check are kept; the one that falls out
-	// is deleted with the write.
-	Keep int
-}
 
 // NextRun returns the first time on planned's grid of delay that is after
 // now: the next run is planned from the previous planned time, not from when

@@ -2,9 +2,9 @@
 // watches a judge, a contest page or a problem page — is it up, has a
 // keyword appeared (registration opened) — and sees the results live.
 //
-// A Check is fetched every DelayMs by the scheduler (a River worker in
-// internal/jobs that calls Executor.RunDue and sleeps until the time it
-// returns). Each run is judged by the Prober: AVAILABILITY checks are UP
+// A check (algoitny.Check) is fetched every DelayMs by the scheduler (a
+// River worker in internal/jobs that calls Executor.RunDue and sleeps until
+// the time it returns). Each run is judged by the Prober: AVAILABILITY checks are UP
 // when the URL answers below HTTP 400; KEYWORD checks also need the keyword
 // in the page (case-insensitive), or its absence when inverted. Runs that
 // cannot fetch the page (network error, timeout, HTTP ≥ 400) fail; after
@@ -24,6 +24,11 @@
 // often they run (MinCheckDelayMs). Every change and every result is
 // published on Topic(id) as a JSON CheckEvent.
 //
-// Results are kept for ResultRetention (DynamoDB TTL) and at most
-// DefaultResultsKept per check, newest first.
+// Results are kept for algoitny.CheckResultRetention (DynamoDB TTL) and at
+// most DefaultResultsKept per check, newest first.
+//
+// The vocabulary of checks (algoitny.Check, CheckResult, CheckEvent,
+// CheckFilter, CheckInput, CheckUpdate, CheckRunRecord, the type and status
+// enums) lives in internal/algoitny, so that storage and the GraphQL layer
+// share it without importing this package; the rules applied to it are here.
 package watch

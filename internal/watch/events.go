@@ -27,7 +27,7 @@ type Events struct {
 // Publish announces ev on its check's topic. Failures are logged, not
 // returned: a lost event costs a subscriber one update, not correctness. A
 // nil Events publishes nothing.
-func (e *Events) Publish(ctx context.Context, ev *CheckEvent) {
+func (e *Events) Publish(ctx context.Context, ev *algoitny.CheckEvent) {
 	if e == nil || e.Broker == nil || ev == nil || ev.Check == nil {
 		return
 	}
@@ -45,7 +45,7 @@ func (e *Events) Publish(ctx context.Context, ev *CheckEvent) {
 // it, then forwards newer events until the check is deleted, the broker
 // drops the subscriber (it fell behind) or ctx ends. The channel is closed
 // at the end. Events older than what was sent (by Version) are skipped.
-func (e *Events) follow(ctx context.Context, id string, current func(ctx context.Context) (*Check, error)) (<-chan *CheckEvent, error) {
+func (e *Events) follow(ctx context.Context, id string, current func(ctx context.Context) (*algoitny.Check, error)) (<-chan *algoitny.CheckEvent, error) {
 	if e == nil || e.Broker == nil {
 		return nil, algoitny.Internal(nil, "check events are not configured")
 	}
@@ -58,14 +58,14 @@ func (e *Events) follow(ctx context.Context, id string, current func(ctx context
 		sub.Close()
 		return nil, err
 	}
-	out := make(chan *CheckEvent, 1)
-	out <- &CheckEvent{Check: cur}
+	out := make(chan *algoitny.CheckEvent, 1)
+	out <- &algoitny.CheckEvent{Check: cur}
 	go func() {
 		defer close(out)
 		defer sub.Close()
 		last := cur.Version
 		for msg := range sub.Events() {
-			var ev CheckEvent
+			var ev algoitny.CheckEvent
 			if err := json.Unmarshal(msg.Payload, &ev); err != nil || ev.Check == nil {
 				continue
 			}

@@ -17,6 +17,14 @@ import (
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/dynamo"
 	"github.com/algoitny/api/internal/dynamo/dynamotest"
+	"github.com/algoitny/api/internal/watch"
+)
+
+// The storage of the package is *dynamo.DB (asserted here, beside the
+// consumer, so that internal/dynamo need not import the feature).
+var (
+	_ watch.Store    = (*dynamo.DB)(nil)
+	_ watch.RunStore = (*dynamo.DB)(nil)
 )
 
 func TestMain(m *testing.M) { dynamotest.Main(m) }

@@ -40,7 +40,7 @@ type Prober struct {
 // is a DOWN result whose Error says what went wrong in words that do not
 // reveal the server's network. ErrForbidden in Probe's second result says
 // the destination was refused as non-public (a check should stop at once).
-func (p *Prober) Probe(ctx context.Context, c *Check) (*CheckResult, error) {
+func (p *Prober) Probe(ctx context.Context, c *algoitny.Check) (*algoitny.CheckResult, error) {
 	timeout := p.Timeout
 	if timeout <= 0 {
 		timeout = 15 * time.Second
@@ -54,7 +54,7 @@ func (p *Prober) Probe(ctx context.Context, c *Check) (*CheckResult, error) {
 	start := now()
 	resp, err := p.Fetch.Get(ctx, c.URL)
 	elapsed := now().Sub(start)
-	r := &CheckResult{CheckID: c.ID, Status: ResultDown, ResponseTimeMs: int(elapsed.Milliseconds()), CheckedAt: start.UTC()}
+	r := &algoitny.CheckResult{CheckID: c.ID, Status: algoitny.CheckDown, ResponseTimeMs: int(elapsed.Milliseconds()), CheckedAt: start.UTC()}
 	if err != nil {
 		r.Error = describeFetchError(ctx, err, timeout)
 		if errors.Is(err, safehttp.ErrForbidden) {
@@ -70,12 +70,12 @@ func (p *Prober) Probe(ctx context.Context, c *Check) (*CheckResult, error) {
 		r.Error = fmt.Sprintf("HTTP %d", resp.StatusCode)
 		return r, nil
 	}
-	r.Status = ResultUp
-	if c.Type == TypeKeyword {
+	r.Status = algoitny.CheckUp
+	if c.Type == algoitny.CheckKeyword {
 		found := containsFold(resp.Body, c.Keyword)
 		r.KeywordFound = &found
 		if found == c.Invert {
-			r.Status = ResultDown
+			r.Status = algoitny.CheckDown
 		}
 	}
 	return r, nil

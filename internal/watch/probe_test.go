@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/safehttp"
 	"github.com/algoitny/api/internal/watch"
 )
@@ -19,16 +20,16 @@ func TestProbe(t *testing.T) {
 	ctx := context.Background()
 	// Test servers listen on 127.0.0.1, which only the allow-list lets through.
 	local := &watch.Prober{Fetch: safehttp.New(safehttp.Config{AllowHosts: []string{"127.0.0.1"}, Timeout: 300 * time.Millisecond, MaxBodyBytes: 4096}), Timeout: 300 * time.Millisecond}
-	probe := func(t *testing.T, p *watch.Prober, c *watch.Check) (*watch.CheckResult, error) {
+	probe := func(t *testing.T, p *watch.Prober, c *algoitny.Check) (*algoitny.CheckResult, error) {
 		t.Helper()
 		if c.ID == "" {
 			c.ID = "c1"
 		}
 		return p.Probe(ctx, c)
 	}
-	down := func(t *testing.T, r *watch.CheckResult, wantErr string) {
+	down := func(t *testing.T, r *algoitny.CheckResult, wantErr string) {
 		t.Helper()
-		if r.Status != watch.ResultDown || !r.Failed() || !strings.Contains(r.Error, wantErr) {
+		if r.Status != algoitny.CheckDown || !r.Failed() || !strings.Contains(r.Error, wantErr) {
 			t.Fatalf("result %+v, want DOWN with error %q", r, wantErr)
 		}
 	}
@@ -36,9 +37,9 @@ func TestProbe(t *testing.T) {
 	t.Run("Up", func(t *testing.T) {
 		t.Parallel()
 		tg := newTarget(t)
-		r, err := probe(t, local, &watch.Check{URL: tg.URL, Type: watch.TypeAvailability})
+		r, err := probe(t, local, &algoitny.Check{URL: tg.URL, Type: algoitny.CheckAvailability})
 		ok(t, err)
-		if r.Status != watch.ResultUp || r.HTTPStatus != 200 || r.Failed() || r.KeywordFound != nil || r.CheckID != "c1" || r.CheckedAt.IsZero() {
+		if r.Status != algoitny.CheckUp || r.HTTPStatus != 200 || r.Failed() || r.KeywordFound != nil || r.CheckID != "c1" || r.CheckedAt.IsZero() {
 			t.Fatalf("result %+v", r)
 		}
 	})
@@ -47,7 +48,7 @@ func TestProbe(t *testing.T) {
 		t.Parallel()
 		tg := newTarget(t)
 		tg.set(http.StatusInternalServerError, "oops", 0)
-		r, err := probe(t, local, &watch.Check{URL: tg.URL, Type: watch.TypeAvailability})
+		r, err := probe(t, local, &algoitny.Check{URL: tg.URL, Type: algoitny.CheckAvailability})
 		ok(t, err)
 		down(t, r, "HTTP 500")
 		if r.HTTPStatus != 500 {
@@ -57,7 +58,7 @@ func TestProbe(t *testing.T) {
 
 	t.Run("DownConnectionRefused", func(t *testing.T) {
 		t.Parallel()
-		r, err := probe(t, local, &watch.Check{URL: closedURL(t), Type: watch.TypeAvailability})
+		r, err := probe(t, local, &algoitny.Check{URL: closedURL(t), Type: algoitny.CheckAvailability})
 		ok(t, err)
 		down(t, r, "connection refused")
 	})
@@ -67,7 +68,7 @@ func TestProbe(t *testing.T) {
 		tg := newTarget(t)
 		tg.set(200, "late", 20*time.Second)
 		start := time.Now()
-		r, err := probe(t, local, &watch.Check{URL: tg.URL, Type: watch.TypeAvailability})
+		r, err := probe(t, local, &algoitny.Check{URL: tg.URL, Type: algoitny.CheckAvailability})
 		ok(t, err)
 		down(t, r, "timed out")
 		if took := time.Since(start); took > 10*time.Second { // far below the 20 s answer
@@ -82,9 +83,9 @@ func TestProbe(t *testing.T) {
 		t.Parallel()
 		tg := newTarget(t)
 		tg.set(200, "<h1>Registration is OPEN now</h1>", 0)
-		r, err := probe(t, local, &watch.Check{URL: tg.URL, Type: watch.TypeKeyword, Keyword: "registration is open"})
+		r, err := probe(t, local, &algoitny.Check{URL: tg.URL, Type: algoitny.CheckKeyword, Keyword: "registration is open"})
 		ok(t, err)
-		if r.Status != watch.ResultUp || r.KeywordFound == nil || !*r.KeywordFound {
+		if r.Status != algoitny.CheckUp || r.KeywordFound == nil || !*r.KeywordFound {
 			t.Fatalf("result %+v", r)
 		}
 	})
@@ -93,10 +94,10 @@ func TestProbe(t *testing.T) {
 		t.Parallel()
 		tg := newTarget(t)
 		tg.set(200, "<h1>Registration closed</h1>", 0)
-		r, err := probe(t, local, &watch.Check{URL: tg.URL, Type: watch.TypeKeyword, Keyword: "open"})
+		r, err := probe(t, local, &algoitny.Check{URL: tg.URL, Type: algoitny.CheckKeyword, Keyword: "open"})
 		ok(t, err)
 		// DOWN, but the run did not fail: it does not count toward FAILED.
-		if r.Status != watch.ResultDown || r.KeywordFound == nil || *r.KeywordFound || r.Failed() {
+		if r.Status != algoitny.CheckDown || r.KeywordFound == nil || *r.KeywordFound || r.Failed() {
 			t.Fatalf("result %+v", r)
 		}
 	})
@@ -105,15 +106,15 @@ func TestProbe(t *testing.T) {
 		t.Parallel()
 		tg := newTarget(t)
 		tg.set(200, "Sold out", 0)
-		r, err := probe(t, local, &watch.Check{URL: tg.URL, Type: watch.TypeKeyword, Keyword: "sold out", Invert: true})
+		r, err := probe(t, local, &algoitny.Check{URL: tg.URL, Type: algoitny.CheckKeyword, Keyword: "sold out", Invert: true})
 		ok(t, err)
-		if r.Status != watch.ResultDown || !*r.KeywordFound {
+		if r.Status != algoitny.CheckDown || !*r.KeywordFound {
 			t.Fatalf("inverted, present: %+v", r)
 		}
 		tg.set(200, "Tickets available", 0)
-		r, err = probe(t, local, &watch.Check{URL: tg.URL, Type: watch.TypeKeyword, Keyword: "sold out", Invert: true})
+		r, err = probe(t, local, &algoitny.Check{URL: tg.URL, Type: algoitny.CheckKeyword, Keyword: "sold out", Invert: true})
 		ok(t, err)
-		if r.Status != watch.ResultUp || *r.KeywordFound {
+		if r.Status != algoitny.CheckUp || *r.KeywordFound {
 			t.Fatalf("inverted, absent: %+v", r)
 		}
 	})
@@ -122,7 +123,7 @@ func TestProbe(t *testing.T) {
 		t.Parallel()
 		tg := newTarget(t)
 		tg.set(503, "open", 0)
-		r, err := probe(t, local, &watch.Check{URL: tg.URL, Type: watch.TypeKeyword, Keyword: "open"})
+		r, err := probe(t, local, &algoitny.Check{URL: tg.URL, Type: algoitny.CheckKeyword, Keyword: "open"})
 		ok(t, err)
 		down(t, r, "HTTP 503")
 		if r.KeywordFound != nil {
@@ -134,7 +135,7 @@ func TestProbe(t *testing.T) {
 		t.Parallel()
 		tg := newTarget(t)
 		tg.set(200, strings.Repeat("x", 5000)+"needle", 0)
-		r, err := probe(t, local, &watch.Check{URL: tg.URL, Type: watch.TypeKeyword, Keyword: "needle"})
+		r, err := probe(t, local, &algoitny.Check{URL: tg.URL, Type: algoitny.CheckKeyword, Keyword: "needle"})
 		ok(t, err)
 		if *r.KeywordFound {
 			t.Fatalf("found past the 4 KB cap: %+v", r)
@@ -146,7 +147,7 @@ func TestProbe(t *testing.T) {
 		tg := newTarget(t)
 		p := &watch.Prober{Fetch: safehttp.New(safehttp.Config{Timeout: time.Second}), Timeout: time.Second}
 		for _, u := range []string{tg.URL, "http://169.254.169.254/latest/meta-data/", "http://10.1.2.3/", "http://[::1]/", "http://localhost/"} {
-			r, err := probe(t, p, &watch.Check{URL: u, Type: watch.TypeAvailability})
+			r, err := probe(t, p, &algoitny.Check{URL: u, Type: algoitny.CheckAvailability})
 			if !errors.Is(err, watch.ErrForbidden) {
 				t.Fatalf("%s: %v (%+v)", u, err, r)
 			}
@@ -163,7 +164,7 @@ func TestProbe(t *testing.T) {
 		// when the connection is made to what it resolves to (loopback).
 		name := loopbackName(t)
 		p := &watch.Prober{Fetch: safehttp.New(safehttp.Config{Timeout: time.Second}), Timeout: time.Second}
-		r, err := probe(t, p, &watch.Check{URL: "http://" + name + "/", Type: watch.TypeAvailability})
+		r, err := probe(t, p, &algoitny.Check{URL: "http://" + name + "/", Type: algoitny.CheckAvailability})
 		if !errors.Is(err, watch.ErrForbidden) {
 			t.Fatalf("%s: %v (%+v)", name, err, r)
 		}
@@ -172,7 +173,7 @@ func TestProbe(t *testing.T) {
 		tg := newTarget(t)
 		port := tg.URL[strings.LastIndex(tg.URL, ":")+1:]
 		p = &watch.Prober{Fetch: safehttp.New(safehttp.Config{AllowHosts: []string{name + ":" + port}, Timeout: time.Second}), Timeout: time.Second}
-		r, err = probe(t, p, &watch.Check{URL: "http://" + name + ":" + port + "/", Type: watch.TypeAvailability})
+		r, err = probe(t, p, &algoitny.Check{URL: "http://" + name + ":" + port + "/", Type: algoitny.CheckAvailability})
 		if !errors.Is(err, watch.ErrForbidden) || tg.hits.Load() != 0 {
 			t.Fatalf("%s:%s: %v (%+v), %d hits", name, port, err, r, tg.hits.Load())
 		}
@@ -188,8 +189,8 @@ func TestProbe(t *testing.T) {
 			t.Skipf("the resolver does not answer NXDOMAIN for %s: %v", unknown, err)
 		}
 		p := &watch.Prober{Fetch: safehttp.New(safehttp.Config{Timeout: 2 * time.Second}), Timeout: 2 * time.Second}
-		a, errA := probe(t, p, &watch.Check{URL: "http://" + internal + "/", Type: watch.TypeAvailability})
-		b, errB := probe(t, p, &watch.Check{URL: "http://" + unknown + "/", Type: watch.TypeAvailability})
+		a, errA := probe(t, p, &algoitny.Check{URL: "http://" + internal + "/", Type: algoitny.CheckAvailability})
+		b, errB := probe(t, p, &algoitny.Check{URL: "http://" + unknown + "/", Type: algoitny.CheckAvailability})
 		if !errors.Is(errA, watch.ErrForbidden) || !errors.Is(errB, watch.ErrForbidden) || a.Error != b.Error || a.Status != b.Status {
 			t.Fatalf("%s: %v %+v\n%s: %v %+v", internal, errA, a, unknown, errB, b)
 		}
@@ -203,7 +204,7 @@ func TestProbe(t *testing.T) {
 		// Only the first hop is allow-listed (host and port); the redirect
 		// goes to another port of loopback.
 		p := &watch.Prober{Fetch: safehttp.New(safehttp.Config{AllowHosts: []string{strings.TrimPrefix(outer.URL, "http://")}, Timeout: time.Second}), Timeout: time.Second}
-		r, err := probe(t, p, &watch.Check{URL: outer.URL, Type: watch.TypeAvailability})
+		r, err := probe(t, p, &algoitny.Check{URL: outer.URL, Type: algoitny.CheckAvailability})
 		if !errors.Is(err, watch.ErrForbidden) || inner.hits.Load() != 0 {
 			t.Fatalf("%v (%+v), inner hit %d times", err, r, inner.hits.Load())
 		}

@@ -12,13 +12,13 @@ import (
 
 // RunStore is what a run needs from storage (internal/dynamo).
 type RunStore interface {
-	GetCheck(ctx context.Context, id string) (*Check, error)
+	GetCheck(ctx context.Context, id string) (*algoitny.Check, error)
 	// ClaimCheckRun takes the lease of an ACTIVE check whose NextRunAt is
 	// planned and whose lease is free or expired; ECONFLICT otherwise.
-	ClaimCheckRun(ctx context.Context, id string, planned time.Time, leaseFor time.Duration) (*Check, string, error)
+	ClaimCheckRun(ctx context.Context, id string, planned time.Time, leaseFor time.Duration) (*algoitny.Check, string, error)
 	// RecordCheckRun stores a run's result and the next state if the check
 	// still holds the lease and the claimed version; ECONFLICT otherwise.
-	RecordCheckRun(ctx context.Context, rec *RunRecord) error
+	RecordCheckRun(ctx context.Context, rec *algoitny.CheckRunRecord) error
 	// ReleaseCheckLease frees a lease that is still held by leaseID.
 	ReleaseCheckLease(ctx context.Context, id, leaseID string) error
 }
@@ -62,9 +62,9 @@ type Executor struct {
 type Outcome struct {
 	// Ran is set when a result was recorded.
 	Ran    bool
-	Result *CheckResult
+	Result *algoitny.CheckResult
 	// Check is the check's state afterwards; nil once it is deleted.
-	Check *Check
+	Check *algoitny.Check
 	// Next is when to call RunDue again; nil when the check no longer runs
 	// (deleted, PAUSED, FAILED), which ends its schedule.
 	Next *time.Time
@@ -102,7 +102,7 @@ func (x *Executor) RunDue(ctx context.Context, id string) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	if c.Status != StatusActive || c.NextRunAt == nil {
+	if c.Status != algoitny.CheckActive || c.NextRunAt == nil {
 		return Outcome{Check: c}, nil
 	}
 	now := x.now()
@@ -120,7 +120,7 @@ func (x *Executor) RunDue(ctx context.Context, id string) (Outcome, error) {
 	}
 	result, probeErr := x.Prober.Probe(ctx, claimed)
 	next := x.advance(claimed, result, errors.Is(probeErr, ErrForbidden))
-	rec := &RunRecord{Claimed: claimed, LeaseID: lease, Result: result, Next: next, Keep: x.ResultsKept}
+	rec := &algoitny.CheckRunRecord{Claimed: claimed, LeaseID: lease, Result: result, Next: next, Keep: x.ResultsKept}
 	if rec.Keep <= 0 {
 		rec.Keep = DefaultResultsKept
 	}
@@ -136,9 +136,9 @@ func (x *Executor) RunDue(ctx context.Context, id string) (Outcome, error) {
 		}
 		return Outcome{}, err
 	}
-	x.Events.Publish(ctx, &CheckEvent{Check: next, Result: result})
+	x.Events.Publish(ctx, &algoitny.CheckEvent{Check: next, Result: result})
 	out := Outcome{Ran: true, Result: result, Check: next}
-	if next.Status == StatusActive {
+	if next.Status == algoitny.CheckActive {
 		out.Next = next.NextRunAt
 	}
 	return out, nil
@@ -156,7 +156,7 @@ func (x *Executor) settled(ctx context.Context, id string, held bool) (Outcome, 
 		return Outcome{}, err
 	}
 	out := Outcome{Check: cur}
-	if cur.Status == StatusActive && cur.NextRunAt != nil {
+	if cur.Status == algoitny.CheckActive && cur.NextRunAt != nil {
 		next := *cur.NextRunAt
 		if earliest := x.now().Add(min(cur.Delay(), x.leaseFor())); held && next.Before(earliest) {
 			next = earliest
@@ -169,7 +169,7 @@ func (x *Executor) settled(ctx context.Context, id string, held bool) (Outcome, 
 // advance returns the state that follows claimed after result: the result
 // recorded, failures counted, FAILED after too many (or at once for a
 // refused destination), and the next run planned on the grid.
-func (x *Executor) advance(claimed *Check, result *CheckResult, refused bool) *Check {
+func (x *Executor) advance(claimed *algoitny.Check, result *algoitny.CheckResult, refused bool) *algoitny.Check {
 	threshold := x.FailureThreshold
 	if threshold <= 0 {
 		threshold = DefaultFailureThreshold
@@ -188,14 +188,14 @@ func (x *Executor) advance(claimed *Check, result *CheckResult, refused bool) *C
 	}
 	switch {
 	case refused:
-		next.Status = StatusFailed
+		next.Status = algoitny.CheckFailed
 		next.FailureReason = "stopped: " + result.Error
 	case next.ConsecutiveFailures >= threshold:
-		next.Status = StatusFailed
+		next.Status = algoitny.CheckFailed
 		next.FailureReason = fmt.Sprintf("stopped after %d failed runs in a row; last error: %s", next.ConsecutiveFailures, result.Error)
 	}
 	next.NextRunAt = nil
-	if next.Status == StatusActive {
+	if next.Status == algoitny.CheckActive {
 		planned := NextRun(*claimed.NextRunAt, claimed.Delay(), x.now())
 		next.NextRunAt = &planned
 	}

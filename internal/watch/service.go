@@ -17,24 +17,24 @@ type Store interface {
 	// CreateCheck stores c (assigning its id, times and version) if the
 	// owner has fewer than maxChecks checks (-1 = unlimited); ERATELIMITED
 	// otherwise.
-	CreateCheck(ctx context.Context, c *Check, maxChecks int) error
-	GetCheck(ctx context.Context, id string) (*Check, error)
+	CreateCheck(ctx context.Context, c *algoitny.Check, maxChecks int) error
+	GetCheck(ctx context.Context, id string) (*algoitny.Check, error)
 	// UpdateCheck stores the settings and status of c if its version is
 	// still c.Version; ECONFLICT otherwise, ENOTFOUND if it is gone.
-	UpdateCheck(ctx context.Context, c *Check) (*Check, error)
+	UpdateCheck(ctx context.Context, c *algoitny.Check) (*algoitny.Check, error)
 	// DeleteCheck removes a check and its results and lowers its owner's
 	// count; ENOTFOUND if it is gone.
-	DeleteCheck(ctx context.Context, id string) (*Check, error)
-	ListUserChecks(ctx context.Context, userID string, page algoitny.PageRequest) (algoitny.Page[*Check], error)
-	ListChecks(ctx context.Context, f CheckFilter, page algoitny.PageRequest) (algoitny.Page[*Check], error)
-	ListCheckResults(ctx context.Context, id string, limit int) ([]*CheckResult, error)
+	DeleteCheck(ctx context.Context, id string) (*algoitny.Check, error)
+	ListUserChecks(ctx context.Context, userID string, page algoitny.PageRequest) (algoitny.Page[*algoitny.Check], error)
+	ListChecks(ctx context.Context, f algoitny.CheckFilter, page algoitny.PageRequest) (algoitny.Page[*algoitny.Check], error)
+	ListCheckResults(ctx context.Context, id string, limit int) ([]*algoitny.CheckResult, error)
 }
 
 // Scheduler makes an ACTIVE check's runs happen from its NextRunAt on
 // (jobs.Checks). It must be idempotent: the service calls it after every
 // change that may move NextRunAt earlier.
 type Scheduler interface {
-	Schedule(ctx context.Context, c *Check) error
+	Schedule(ctx context.Context, c *algoitny.Check) error
 }
 
 // URLChecker refuses URLs that may not be fetched, before any DNS lookup
@@ -100,7 +100,7 @@ func (s *Service) limits(a *algoitny.Actor) (maxChecks, minDelayMs int) {
 // It returns EUNAUTHENTICATED, EINVALID naming the field (url, type, keyword,
 // invert, delayMs) and ERATELIMITED when the plan's MaxChecks is reached —
 // exactly, even for concurrent calls.
-func (s *Service) Create(ctx context.Context, in CreateInput) (*Check, error) {
+func (s *Service) Create(ctx context.Context, in algoitny.CheckInput) (*algoitny.Check, error) {
 	a := algoitny.ActorFrom(ctx)
 	if err := a.RequireUser(); err != nil {
 		return nil, err
@@ -110,9 +110,9 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*Check, error) {
 		in.DelayMs = max(DefaultDelayMs, minDelay)
 	}
 	now := s.now().UTC()
-	c := &Check{
+	c := &algoitny.Check{
 		UserID: a.UserID(), URL: strings.TrimSpace(in.URL), Type: in.Type, Keyword: strings.TrimSpace(in.Keyword),
-		Invert: in.Invert, DelayMs: in.DelayMs, Status: StatusActive, NextRunAt: &now,
+		Invert: in.Invert, DelayMs: in.DelayMs, Status: algoitny.CheckActive, NextRunAt: &now,
 	}
 	if err := s.validate(c, minDelay, true); err != nil {
 		return nil, err
@@ -126,7 +126,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*Check, error) {
 
 // validate checks a check's settings. checkURL is false when the URL did not
 // change (a URL accepted before stays accepted).
-func (s *Service) validate(c *Check, minDelayMs int, checkURL bool) error {
+func (s *Service) validate(c *algoitny.Check, minDelayMs int, checkURL bool) error {
 	if err := algoitny.CheckText("url", c.URL); err != nil {
 		return err
 	}
@@ -150,17 +150,17 @@ func (s *Service) validate(c *Check, minDelayMs int, checkURL bool) error {
 			return algoitny.Invalid("url", "only public http(s) addresses on the default ports can be watched")
 		}
 	}
-	t, err := ParseCheckType(string(c.Type))
+	t, err := algoitny.ParseCheckType(string(c.Type))
 	if err != nil {
 		return err
 	}
 	c.Type = t
 	switch {
-	case t == TypeKeyword && c.Keyword == "":
+	case t == algoitny.CheckKeyword && c.Keyword == "":
 		return algoitny.Invalid("keyword", "a KEYWORD check needs a keyword")
-	case t == TypeAvailability && c.Keyword != "":
+	case t == algoitny.CheckAvailability && c.Keyword != "":
 		return algoitny.Invalid("keyword", "an AVAILABILITY check takes no keyword")
-	case t == TypeAvailability && c.Invert:
+	case t == algoitny.CheckAvailability && c.Invert:
 		return algoitny.Invalid("invert", "only KEYWORD checks can be inverted")
 	case utf8.RuneCountInString(c.Keyword) > MaxKeywordLen:
 		return algoitny.Invalid("keyword", "keyword must be at most %d characters", MaxKeywordLen)
@@ -177,8 +177,8 @@ func (s *Service) validate(c *Check, minDelayMs int, checkURL bool) error {
 // schedule asks the scheduler to run an ACTIVE check from its NextRunAt. A
 // failure is logged only: the check is stored, and the scheduler's sweep
 // picks up ACTIVE checks whose runs are overdue.
-func (s *Service) schedule(ctx context.Context, c *Check) {
-	if s.Scheduler == nil || c.Status != StatusActive {
+func (s *Service) schedule(ctx context.Context, c *algoitny.Check) {
+	if s.Scheduler == nil || c.Status != algoitny.CheckActive {
 		return
 	}
 	if err := s.Scheduler.Schedule(context.WithoutCancel(ctx), c); err != nil && s.Logger != nil {
@@ -188,7 +188,7 @@ func (s *Service) schedule(ctx context.Context, c *Check) {
 
 // Get returns a check the actor may see. It returns EUNAUTHENTICATED and
 // ENOTFOUND (also for other users' checks).
-func (s *Service) Get(ctx context.Context, id string) (*Check, error) {
+func (s *Service) Get(ctx context.Context, id string) (*algoitny.Check, error) {
 	a := algoitny.ActorFrom(ctx)
 	if err := a.RequireUser(); err != nil {
 		return nil, err
@@ -210,7 +210,7 @@ const maxUpdateAttempts = 8
 // change applies edit to the current state of a check the actor may see and
 // stores it, retrying when a run recorded a result meanwhile. edit returns
 // false when there is nothing to store. Changes are published.
-func (s *Service) change(ctx context.Context, id string, edit func(c *Check) (bool, error)) (*Check, error) {
+func (s *Service) change(ctx context.Context, id string, edit func(c *algoitny.Check) (bool, error)) (*algoitny.Check, error) {
 	c, err := s.Get(ctx, id)
 	if err != nil {
 		return nil, err
@@ -232,7 +232,7 @@ func (s *Service) change(ctx context.Context, id string, edit func(c *Check) (bo
 		if err != nil {
 			return nil, err
 		}
-		s.Events.Publish(ctx, &CheckEvent{Check: updated})
+		s.Events.Publish(ctx, &algoitny.CheckEvent{Check: updated})
 		s.schedule(ctx, updated)
 		return updated, nil
 	}
@@ -241,7 +241,7 @@ func (s *Service) change(ctx context.Context, id string, edit func(c *Check) (bo
 // replan plans an ACTIVE check's next run: now, unless that would run it
 // sooner than DelayMs after its last run (edits and resumes must not be a
 // way around the minimum delay).
-func (s *Service) replan(c *Check) {
+func (s *Service) replan(c *algoitny.Check) {
 	next := s.now().UTC()
 	if c.LastExecutedAt != nil {
 		if earliest := c.LastExecutedAt.Add(c.Delay()); earliest.After(next) {
@@ -259,20 +259,20 @@ func (s *Service) replan(c *Check) {
 // starts over: its failure count is reset and, when ACTIVE, it runs again
 // as soon as its delay allows. It returns EUNAUTHENTICATED, ENOTFOUND and
 // EINVALID naming the field.
-func (s *Service) Update(ctx context.Context, id string, in UpdateInput) (*Check, error) {
+func (s *Service) Update(ctx context.Context, id string, in algoitny.CheckUpdate) (*algoitny.Check, error) {
 	_, minDelay := s.limits(algoitny.ActorFrom(ctx))
-	return s.change(ctx, id, func(c *Check) (bool, error) {
+	return s.change(ctx, id, func(c *algoitny.Check) (bool, error) {
 		before := *c
 		if in.URL != nil {
 			c.URL = strings.TrimSpace(*in.URL)
 		}
 		if in.Type != nil {
-			t, err := ParseCheckType(string(*in.Type))
+			t, err := algoitny.ParseCheckType(string(*in.Type))
 			if err != nil {
 				return false, err
 			}
 			c.Type = t
-			if t == TypeAvailability && in.Keyword == nil {
+			if t == algoitny.CheckAvailability && in.Keyword == nil {
 				c.Keyword, c.Invert = "", false
 			}
 		}
@@ -297,7 +297,7 @@ func (s *Service) Update(ctx context.Context, id string, in UpdateInput) (*Check
 			return false, err
 		}
 		c.ConsecutiveFailures = 0
-		if c.Status == StatusActive {
+		if c.Status == algoitny.CheckActive {
 			s.replan(c)
 		}
 		return true, nil
@@ -307,12 +307,12 @@ func (s *Service) Update(ctx context.Context, id string, in UpdateInput) (*Check
 // Pause stops an ACTIVE check until Resume; pausing a check that is not
 // ACTIVE changes nothing. A run in progress is dropped. It returns
 // EUNAUTHENTICATED and ENOTFOUND.
-func (s *Service) Pause(ctx context.Context, id string) (*Check, error) {
-	return s.change(ctx, id, func(c *Check) (bool, error) {
-		if c.Status != StatusActive {
+func (s *Service) Pause(ctx context.Context, id string) (*algoitny.Check, error) {
+	return s.change(ctx, id, func(c *algoitny.Check) (bool, error) {
+		if c.Status != algoitny.CheckActive {
 			return false, nil
 		}
-		c.Status, c.NextRunAt = StatusPaused, nil
+		c.Status, c.NextRunAt = algoitny.CheckPaused, nil
 		return true, nil
 	})
 }
@@ -321,13 +321,13 @@ func (s *Service) Pause(ctx context.Context, id string) (*Check, error) {
 // and reason cleared; it runs as soon as its delay allows. A delay below the
 // actor's current minimum (the plan changed) is raised to it. Resuming an
 // ACTIVE check changes nothing. It returns EUNAUTHENTICATED and ENOTFOUND.
-func (s *Service) Resume(ctx context.Context, id string) (*Check, error) {
+func (s *Service) Resume(ctx context.Context, id string) (*algoitny.Check, error) {
 	_, minDelay := s.limits(algoitny.ActorFrom(ctx))
-	return s.change(ctx, id, func(c *Check) (bool, error) {
-		if c.Status == StatusActive {
+	return s.change(ctx, id, func(c *algoitny.Check) (bool, error) {
+		if c.Status == algoitny.CheckActive {
 			return false, nil
 		}
-		c.Status, c.FailureReason, c.ConsecutiveFailures = StatusActive, "", 0
+		c.Status, c.FailureReason, c.ConsecutiveFailures = algoitny.CheckActive, "", 0
 		c.DelayMs = max(c.DelayMs, minDelay)
 		s.replan(c)
 		return true, nil
@@ -345,16 +345,16 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	s.Events.Publish(ctx, &CheckEvent{Check: c, Deleted: true})
+	s.Events.Publish(ctx, &algoitny.CheckEvent{Check: c, Deleted: true})
 	return nil
 }
 
 // List pages through the signed-in user's checks, newest first. It returns
 // EUNAUTHENTICATED and EINVALID for a bad page request.
-func (s *Service) List(ctx context.Context, page algoitny.PageRequest) (algoitny.Page[*Check], error) {
+func (s *Service) List(ctx context.Context, page algoitny.PageRequest) (algoitny.Page[*algoitny.Check], error) {
 	a := algoitny.ActorFrom(ctx)
 	if err := a.RequireUser(); err != nil {
-		return algoitny.Page[*Check]{}, err
+		return algoitny.Page[*algoitny.Check]{}, err
 	}
 	return s.Store.ListUserChecks(ctx, a.UserID(), page)
 }
@@ -363,19 +363,19 @@ func (s *Service) List(ctx context.Context, page algoitny.PageRequest) (algoitny
 // status (seed 002's Type-Status index), for staff. It returns
 // EUNAUTHENTICATED, EFORBIDDEN for non-staff and EINVALID for a bad filter
 // or page request.
-func (s *Service) ListAll(ctx context.Context, f CheckFilter, page algoitny.PageRequest) (algoitny.Page[*Check], error) {
+func (s *Service) ListAll(ctx context.Context, f algoitny.CheckFilter, page algoitny.PageRequest) (algoitny.Page[*algoitny.Check], error) {
 	if err := algoitny.ActorFrom(ctx).RequireStaff(); err != nil {
-		return algoitny.Page[*Check]{}, err
+		return algoitny.Page[*algoitny.Check]{}, err
 	}
-	t, err := ParseCheckType(string(f.Type))
+	t, err := algoitny.ParseCheckType(string(f.Type))
 	if err != nil {
-		return algoitny.Page[*Check]{}, err
+		return algoitny.Page[*algoitny.Check]{}, err
 	}
 	f.Type = t
 	if f.Status != nil {
-		st, err := ParseCheckStatus(string(*f.Status))
+		st, err := algoitny.ParseCheckStatus(string(*f.Status))
 		if err != nil {
-			return algoitny.Page[*Check]{}, err
+			return algoitny.Page[*algoitny.Check]{}, err
 		}
 		f.Status = &st
 	}
@@ -386,7 +386,7 @@ func (s *Service) ListAll(ctx context.Context, f CheckFilter, page algoitny.Page
 // ResultRetention, newest first (limit 0 means DefaultRecentResults). It
 // returns EUNAUTHENTICATED, ENOTFOUND and EINVALID for a limit outside
 // 0–DefaultResultsKept.
-func (s *Service) RecentResults(ctx context.Context, id string, limit int) ([]*CheckResult, error) {
+func (s *Service) RecentResults(ctx context.Context, id string, limit int) ([]*algoitny.CheckResult, error) {
 	if limit < 0 || limit > DefaultResultsKept {
 		return nil, algoitny.Invalid("limit", "limit must be between 1 and %d (0 for %d)", DefaultResultsKept, DefaultRecentResults)
 	}
@@ -401,9 +401,9 @@ func (s *Service) RecentResults(ctx context.Context, id string, limit int) ([]*C
 // set) and per change, until the check is deleted (a last event with
 // Deleted set), the subscriber falls behind or ctx ends; the channel is then
 // closed. It returns EUNAUTHENTICATED and ENOTFOUND.
-func (s *Service) Subscribe(ctx context.Context, id string) (<-chan *CheckEvent, error) {
+func (s *Service) Subscribe(ctx context.Context, id string) (<-chan *algoitny.CheckEvent, error) {
 	if _, err := s.Get(ctx, id); err != nil {
 		return nil, err
 	}
-	return s.Events.follow(ctx, id, func(ctx context.Context) (*Check, error) { return s.Get(ctx, id) })
+	return s.Events.follow(ctx, id, func(ctx context.Context) (*algoitny.Check, error) { return s.Get(ctx, id) })
 }

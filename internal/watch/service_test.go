@@ -22,7 +22,7 @@ type scheduler struct {
 	ids []string
 }
 
-func (s *scheduler) Schedule(_ context.Context, c *watch.Check) error {
+func (s *scheduler) Schedule(_ context.Context, c *algoitny.Check) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.ids = append(s.ids, c.ID)
@@ -70,7 +70,7 @@ func setup(t *testing.T, allowLocal bool) fixture {
 // run advances the executor's clock past the check's next run and runs it.
 func (f fixture) run(t *testing.T, id string) watch.Outcome {
 	t.Helper()
-	c := must[*watch.Check](t)(f.db.GetCheck(context.Background(), id))
+	c := must[*algoitny.Check](t)(f.db.GetCheck(context.Background(), id))
 	if c.NextRunAt != nil && c.NextRunAt.After(f.clock.Now()) {
 		f.clock.Add(c.NextRunAt.Sub(f.clock.Now()))
 	}
@@ -86,7 +86,7 @@ func TestService(t *testing.T) {
 	t.Run("ErrUnauthenticated", func(t *testing.T) {
 		t.Parallel()
 		f := setup(t, true)
-		_, err := f.svc.Create(anon, watch.CreateInput{URL: "https://example.com/", Type: watch.TypeAvailability})
+		_, err := f.svc.Create(anon, algoitny.CheckInput{URL: "https://example.com/", Type: algoitny.CheckAvailability})
 		errCode(t, err, algoitny.EUNAUTHENTICATED)
 		_, err = f.svc.List(anon, algoitny.PageRequest{})
 		errCode(t, err, algoitny.EUNAUTHENTICATED)
@@ -100,13 +100,13 @@ func TestService(t *testing.T) {
 		t.Parallel()
 		f := setup(t, true)
 		alice, bob := as("alice", testPlan()), as("bob", testPlan())
-		c := must[*watch.Check](t)(f.svc.Create(alice, watch.CreateInput{URL: "https://example.com/", Type: watch.TypeAvailability, DelayMs: 1000}))
-		must[*watch.Check](t)(f.svc.Create(bob, watch.CreateInput{URL: "https://example.org/", Type: watch.TypeAvailability, DelayMs: 1000}))
+		c := must[*algoitny.Check](t)(f.svc.Create(alice, algoitny.CheckInput{URL: "https://example.com/", Type: algoitny.CheckAvailability, DelayMs: 1000}))
+		must[*algoitny.Check](t)(f.svc.Create(bob, algoitny.CheckInput{URL: "https://example.org/", Type: algoitny.CheckAvailability, DelayMs: 1000}))
 		if _, err := f.svc.Get(bob, c.ID); !algoitny.IsCode(err, algoitny.ENOTFOUND) {
 			t.Fatalf("bob read alice's check: %v", err)
 		}
 		delay := 5000
-		_, err := f.svc.Update(bob, c.ID, watch.UpdateInput{DelayMs: &delay})
+		_, err := f.svc.Update(bob, c.ID, algoitny.CheckUpdate{DelayMs: &delay})
 		errCode(t, err, algoitny.ENOTFOUND)
 		_, err = f.svc.Pause(bob, c.ID)
 		errCode(t, err, algoitny.ENOTFOUND)
@@ -117,20 +117,20 @@ func TestService(t *testing.T) {
 		errCode(t, err, algoitny.ENOTFOUND)
 		_, err = f.svc.Subscribe(bob, c.ID)
 		errCode(t, err, algoitny.ENOTFOUND)
-		if p := must[algoitny.Page[*watch.Check]](t)(f.svc.List(bob, algoitny.PageRequest{})); len(p.Items) != 1 || p.Items[0].UserID != "bob" {
+		if p := must[algoitny.Page[*algoitny.Check]](t)(f.svc.List(bob, algoitny.PageRequest{})); len(p.Items) != 1 || p.Items[0].UserID != "bob" {
 			t.Fatalf("bob's list %+v", p.Items)
 		}
 		// Staff see everyone's checks, and list them by type and status.
 		staff := asStaff("root")
-		must[*watch.Check](t)(f.svc.Get(staff, c.ID))
-		active := watch.StatusActive
-		all := must[algoitny.Page[*watch.Check]](t)(f.svc.ListAll(staff, watch.CheckFilter{Type: watch.TypeAvailability, Status: &active}, algoitny.PageRequest{}))
+		must[*algoitny.Check](t)(f.svc.Get(staff, c.ID))
+		active := algoitny.CheckActive
+		all := must[algoitny.Page[*algoitny.Check]](t)(f.svc.ListAll(staff, algoitny.CheckFilter{Type: algoitny.CheckAvailability, Status: &active}, algoitny.PageRequest{}))
 		if len(all.Items) != 2 {
 			t.Fatalf("staff list: %d", len(all.Items))
 		}
-		_, err = f.svc.ListAll(alice, watch.CheckFilter{Type: watch.TypeAvailability}, algoitny.PageRequest{})
+		_, err = f.svc.ListAll(alice, algoitny.CheckFilter{Type: algoitny.CheckAvailability}, algoitny.PageRequest{})
 		errCode(t, err, algoitny.EFORBIDDEN)
-		_, err = f.svc.ListAll(staff, watch.CheckFilter{Type: "HTTP2"}, algoitny.PageRequest{})
+		_, err = f.svc.ListAll(staff, algoitny.CheckFilter{Type: "HTTP2"}, algoitny.PageRequest{})
 		errCode(t, err, algoitny.EINVALID)
 	})
 
@@ -140,24 +140,24 @@ func TestService(t *testing.T) {
 		u := as("u", testPlan())
 		for _, tc := range []struct {
 			name  string
-			in    watch.CreateInput
+			in    algoitny.CheckInput
 			field string
 		}{
-			{"NoURL", watch.CreateInput{Type: watch.TypeAvailability}, "url"},
-			{"NotHTTP", watch.CreateInput{URL: "ftp://example.com/", Type: watch.TypeAvailability}, "url"},
-			{"Credentials", watch.CreateInput{URL: "https://me:pw@example.com/", Type: watch.TypeAvailability}, "url"},
-			{"Loopback", watch.CreateInput{URL: "http://127.0.0.1/", Type: watch.TypeAvailability}, "url"},
-			{"LoopbackName", watch.CreateInput{URL: "http://localhost/", Type: watch.TypeAvailability}, "url"},
-			{"Private", watch.CreateInput{URL: "http://10.0.0.1/admin", Type: watch.TypeAvailability}, "url"},
-			{"Metadata", watch.CreateInput{URL: "http://169.254.169.254/latest/meta-data/", Type: watch.TypeAvailability}, "url"},
-			{"IPv6Loopback", watch.CreateInput{URL: "http://[::1]/", Type: watch.TypeAvailability}, "url"},
-			{"OddPort", watch.CreateInput{URL: "http://example.com:6379/", Type: watch.TypeAvailability}, "url"},
-			{"UnknownType", watch.CreateInput{URL: "https://example.com/", Type: "PING"}, "type"},
-			{"KeywordMissing", watch.CreateInput{URL: "https://example.com/", Type: watch.TypeKeyword}, "keyword"},
-			{"KeywordOnAvailability", watch.CreateInput{URL: "https://example.com/", Type: watch.TypeAvailability, Keyword: "x"}, "keyword"},
-			{"InvertOnAvailability", watch.CreateInput{URL: "https://example.com/", Type: watch.TypeAvailability, Invert: true}, "invert"},
-			{"DelayBelowPlan", watch.CreateInput{URL: "https://example.com/", Type: watch.TypeAvailability, DelayMs: 99}, "delayMs"},
-			{"DelayAboveDay", watch.CreateInput{URL: "https://example.com/", Type: watch.TypeAvailability, DelayMs: watch.MaxDelayMs + 1}, "delayMs"},
+			{"NoURL", algoitny.CheckInput{Type: algoitny.CheckAvailability}, "url"},
+			{"NotHTTP", algoitny.CheckInput{URL: "ftp://example.com/", Type: algoitny.CheckAvailability}, "url"},
+			{"Credentials", algoitny.CheckInput{URL: "https://me:pw@example.com/", Type: algoitny.CheckAvailability}, "url"},
+			{"Loopback", algoitny.CheckInput{URL: "http://127.0.0.1/", Type: algoitny.CheckAvailability}, "url"},
+			{"LoopbackName", algoitny.CheckInput{URL: "http://localhost/", Type: algoitny.CheckAvailability}, "url"},
+			{"Private", algoitny.CheckInput{URL: "http://10.0.0.1/admin", Type: algoitny.CheckAvailability}, "url"},
+			{"Metadata", algoitny.CheckInput{URL: "http://169.254.169.254/latest/meta-data/", Type: algoitny.CheckAvailability}, "url"},
+			{"IPv6Loopback", algoitny.CheckInput{URL: "http://[::1]/", Type: algoitny.CheckAvailability}, "url"},
+			{"OddPort", algoitny.CheckInput{URL: "http://example.com:6379/", Type: algoitny.CheckAvailability}, "url"},
+			{"UnknownType", algoitny.CheckInput{URL: "https://example.com/", Type: "PING"}, "type"},
+			{"KeywordMissing", algoitny.CheckInput{URL: "https://example.com/", Type: algoitny.CheckKeyword}, "keyword"},
+			{"KeywordOnAvailability", algoitny.CheckInput{URL: "https://example.com/", Type: algoitny.CheckAvailability, Keyword: "x"}, "keyword"},
+			{"InvertOnAvailability", algoitny.CheckInput{URL: "https://example.com/", Type: algoitny.CheckAvailability, Invert: true}, "invert"},
+			{"DelayBelowPlan", algoitny.CheckInput{URL: "https://example.com/", Type: algoitny.CheckAvailability, DelayMs: 99}, "delayMs"},
+			{"DelayAboveDay", algoitny.CheckInput{URL: "https://example.com/", Type: algoitny.CheckAvailability, DelayMs: watch.MaxDelayMs + 1}, "delayMs"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				t.Parallel()
@@ -173,14 +173,14 @@ func TestService(t *testing.T) {
 	t.Run("Defaults", func(t *testing.T) {
 		t.Parallel()
 		f := setup(t, false)
-		c := must[*watch.Check](t)(f.svc.Create(as("u", testPlan()), watch.CreateInput{URL: " https://example.com/contest ", Type: "keyword", Keyword: " Register "}))
-		if c.URL != "https://example.com/contest" || c.Type != watch.TypeKeyword || c.Keyword != "Register" || c.DelayMs != watch.DefaultDelayMs ||
-			c.Status != watch.StatusActive || c.NextRunAt == nil || f.sched.count() != 1 {
+		c := must[*algoitny.Check](t)(f.svc.Create(as("u", testPlan()), algoitny.CheckInput{URL: " https://example.com/contest ", Type: "keyword", Keyword: " Register "}))
+		if c.URL != "https://example.com/contest" || c.Type != algoitny.CheckKeyword || c.Keyword != "Register" || c.DelayMs != watch.DefaultDelayMs ||
+			c.Status != algoitny.CheckActive || c.NextRunAt == nil || f.sched.count() != 1 {
 			t.Fatalf("created %+v", c)
 		}
 		// The plan's minimum applies when it is longer than the default.
 		slow := &algoitny.Plan{MaxChecks: 1, MinCheckDelayMs: 10 * 60_000}
-		c = must[*watch.Check](t)(f.svc.Create(as("v", slow), watch.CreateInput{URL: "https://example.com/", Type: watch.TypeAvailability}))
+		c = must[*algoitny.Check](t)(f.svc.Create(as("v", slow), algoitny.CheckInput{URL: "https://example.com/", Type: algoitny.CheckAvailability}))
 		if c.DelayMs != 10*60_000 {
 			t.Fatalf("delay %d", c.DelayMs)
 		}
@@ -196,7 +196,7 @@ func TestService(t *testing.T) {
 		var wg sync.WaitGroup
 		for range callers {
 			wg.Go(func() {
-				_, err := f.svc.Create(u, watch.CreateInput{URL: "https://example.com/", Type: watch.TypeAvailability, DelayMs: 1000})
+				_, err := f.svc.Create(u, algoitny.CheckInput{URL: "https://example.com/", Type: algoitny.CheckAvailability, DelayMs: 1000})
 				mu.Lock()
 				defer mu.Unlock()
 				switch algoitny.ErrorCode(err) {
@@ -213,22 +213,22 @@ func TestService(t *testing.T) {
 		if created != 5 || limited != 15 {
 			t.Fatalf("created %d, rate limited %d; want 5 and 15", created, limited)
 		}
-		_, err := f.svc.Create(u, watch.CreateInput{URL: "https://example.com/", Type: watch.TypeAvailability, DelayMs: 1000})
+		_, err := f.svc.Create(u, algoitny.CheckInput{URL: "https://example.com/", Type: algoitny.CheckAvailability, DelayMs: 1000})
 		errCode(t, err, algoitny.ERATELIMITED)
 		if rl := err.(*algoitny.Error).RateLimit; rl.Limit != 5 || rl.Used != 5 {
 			t.Fatalf("rate limit %+v", rl)
 		}
 		// Deleting one frees a slot.
-		list := must[algoitny.Page[*watch.Check]](t)(f.svc.List(u, algoitny.PageRequest{}))
+		list := must[algoitny.Page[*algoitny.Check]](t)(f.svc.List(u, algoitny.PageRequest{}))
 		ok(t, f.svc.Delete(u, list.Items[0].ID))
-		must[*watch.Check](t)(f.svc.Create(u, watch.CreateInput{URL: "https://example.com/", Type: watch.TypeAvailability, DelayMs: 1000}))
+		must[*algoitny.Check](t)(f.svc.Create(u, algoitny.CheckInput{URL: "https://example.com/", Type: algoitny.CheckAvailability, DelayMs: 1000}))
 		// No plan, no checks; staff are exempt from their plan's limits but not from the floor.
-		_, err = f.svc.Create(as("noplan", nil), watch.CreateInput{URL: "https://example.com/", Type: watch.TypeAvailability})
+		_, err = f.svc.Create(as("noplan", nil), algoitny.CheckInput{URL: "https://example.com/", Type: algoitny.CheckAvailability})
 		errCode(t, err, algoitny.ERATELIMITED)
 		for range 3 {
-			must[*watch.Check](t)(f.svc.Create(asStaff("root"), watch.CreateInput{URL: "https://example.com/", Type: watch.TypeAvailability, DelayMs: 100}))
+			must[*algoitny.Check](t)(f.svc.Create(asStaff("root"), algoitny.CheckInput{URL: "https://example.com/", Type: algoitny.CheckAvailability, DelayMs: 100}))
 		}
-		_, err = f.svc.Create(asStaff("root"), watch.CreateInput{URL: "https://example.com/", Type: watch.TypeAvailability, DelayMs: 50})
+		_, err = f.svc.Create(asStaff("root"), algoitny.CheckInput{URL: "https://example.com/", Type: algoitny.CheckAvailability, DelayMs: 50})
 		errCode(t, err, algoitny.EINVALID)
 	})
 
@@ -237,12 +237,12 @@ func TestService(t *testing.T) {
 		f := setup(t, true)
 		tg := newTarget(t)
 		u := as("u", testPlan())
-		c := must[*watch.Check](t)(f.svc.Create(u, watch.CreateInput{URL: tg.URL, Type: watch.TypeKeyword, Keyword: "hello", Invert: true, DelayMs: 1000}))
+		c := must[*algoitny.Check](t)(f.svc.Create(u, algoitny.CheckInput{URL: tg.URL, Type: algoitny.CheckKeyword, Keyword: "hello", Invert: true, DelayMs: 1000}))
 		f.run(t, c.ID)
 		// Changing the type to AVAILABILITY drops the keyword.
-		avail := watch.TypeAvailability
-		upd := must[*watch.Check](t)(f.svc.Update(u, c.ID, watch.UpdateInput{Type: &avail}))
-		if upd.Type != watch.TypeAvailability || upd.Keyword != "" || upd.Invert || upd.Version <= c.Version || upd.Runs != 1 {
+		avail := algoitny.CheckAvailability
+		upd := must[*algoitny.Check](t)(f.svc.Update(u, c.ID, algoitny.CheckUpdate{Type: &avail}))
+		if upd.Type != algoitny.CheckAvailability || upd.Keyword != "" || upd.Invert || upd.Version <= c.Version || upd.Runs != 1 {
 			t.Fatalf("updated %+v", upd)
 		}
 		// An edit never plans a run sooner than the delay after the last one.
@@ -250,20 +250,20 @@ func TestService(t *testing.T) {
 			t.Fatalf("next run %v, last run %v", upd.NextRunAt, upd.LastExecutedAt)
 		}
 		tooFast, private := 10, "http://192.168.0.1/"
-		_, err := f.svc.Update(u, c.ID, watch.UpdateInput{DelayMs: &tooFast})
+		_, err := f.svc.Update(u, c.ID, algoitny.CheckUpdate{DelayMs: &tooFast})
 		errCode(t, err, algoitny.EINVALID)
 		f.svc.URLs = safehttp.New(safehttp.Config{}) // allow-list off from here on
-		_, err = f.svc.Update(u, c.ID, watch.UpdateInput{URL: &private})
+		_, err = f.svc.Update(u, c.ID, algoitny.CheckUpdate{URL: &private})
 		errCode(t, err, algoitny.EINVALID)
 		// The URL is not checked again when it does not change.
 		d := 2000
-		must[*watch.Check](t)(f.svc.Update(u, c.ID, watch.UpdateInput{DelayMs: &d}))
+		must[*algoitny.Check](t)(f.svc.Update(u, c.ID, algoitny.CheckUpdate{DelayMs: &d}))
 
-		paused := must[*watch.Check](t)(f.svc.Pause(u, c.ID))
-		if paused.Status != watch.StatusPaused || paused.NextRunAt != nil {
+		paused := must[*algoitny.Check](t)(f.svc.Pause(u, c.ID))
+		if paused.Status != algoitny.CheckPaused || paused.NextRunAt != nil {
 			t.Fatalf("paused %+v", paused)
 		}
-		again := must[*watch.Check](t)(f.svc.Pause(u, c.ID))
+		again := must[*algoitny.Check](t)(f.svc.Pause(u, c.ID))
 		if again.Version != paused.Version {
 			t.Fatal("pausing a paused check changed it")
 		}
@@ -271,8 +271,8 @@ func TestService(t *testing.T) {
 			t.Fatalf("a paused check ran: %+v", out)
 		}
 		scheduled := f.sched.count()
-		resumed := must[*watch.Check](t)(f.svc.Resume(u, c.ID))
-		if resumed.Status != watch.StatusActive || resumed.NextRunAt == nil || f.sched.count() != scheduled+1 {
+		resumed := must[*algoitny.Check](t)(f.svc.Resume(u, c.ID))
+		if resumed.Status != algoitny.CheckActive || resumed.NextRunAt == nil || f.sched.count() != scheduled+1 {
 			t.Fatalf("resumed %+v", resumed)
 		}
 		if out := f.run(t, c.ID); !out.Ran {
@@ -285,7 +285,7 @@ func TestService(t *testing.T) {
 		f := setup(t, true) // the executor keeps 5 results
 		tg := newTarget(t)
 		u := as("u", testPlan())
-		c := must[*watch.Check](t)(f.svc.Create(u, watch.CreateInput{URL: tg.URL, Type: watch.TypeAvailability, DelayMs: 100}))
+		c := must[*algoitny.Check](t)(f.svc.Create(u, algoitny.CheckInput{URL: tg.URL, Type: algoitny.CheckAvailability, DelayMs: 100}))
 		for i := range 8 {
 			if i == 7 {
 				tg.set(500, "", 0)
@@ -294,8 +294,8 @@ func TestService(t *testing.T) {
 				t.Fatalf("run %d did not happen", i)
 			}
 		}
-		res := must[[]*watch.CheckResult](t)(f.svc.RecentResults(u, c.ID, 0))
-		if len(res) != 5 || res[0].Seq != 8 || res[4].Seq != 4 || res[0].Status != watch.ResultDown || res[1].Status != watch.ResultUp {
+		res := must[[]*algoitny.CheckResult](t)(f.svc.RecentResults(u, c.ID, 0))
+		if len(res) != 5 || res[0].Seq != 8 || res[4].Seq != 4 || res[0].Status != algoitny.CheckDown || res[1].Status != algoitny.CheckUp {
 			t.Fatalf("results %+v", res)
 		}
 		for i := 1; i < len(res); i++ {
@@ -303,7 +303,7 @@ func TestService(t *testing.T) {
 				t.Fatal("not newest first")
 			}
 		}
-		if two := must[[]*watch.CheckResult](t)(f.svc.RecentResults(u, c.ID, 2)); len(two) != 2 {
+		if two := must[[]*algoitny.CheckResult](t)(f.svc.RecentResults(u, c.ID, 2)); len(two) != 2 {
 			t.Fatalf("%d results for limit 2", len(two))
 		}
 		_, err := f.svc.RecentResults(u, c.ID, -1)
@@ -317,11 +317,11 @@ func TestService(t *testing.T) {
 		f := setup(t, true)
 		tg := newTarget(t)
 		u := as("u", testPlan())
-		c := must[*watch.Check](t)(f.svc.Create(u, watch.CreateInput{URL: tg.URL, Type: watch.TypeAvailability, DelayMs: 100}))
+		c := must[*algoitny.Check](t)(f.svc.Create(u, algoitny.CheckInput{URL: tg.URL, Type: algoitny.CheckAvailability, DelayMs: 100}))
 		ctx, cancel := context.WithCancel(u)
 		defer cancel()
-		events := must[<-chan *watch.CheckEvent](t)(f.svc.Subscribe(ctx, c.ID))
-		next := func() *watch.CheckEvent {
+		events := must[<-chan *algoitny.CheckEvent](t)(f.svc.Subscribe(ctx, c.ID))
+		next := func() *algoitny.CheckEvent {
 			t.Helper()
 			select {
 			case ev, open := <-events:
@@ -338,13 +338,13 @@ func TestService(t *testing.T) {
 			t.Fatalf("first event %+v", first)
 		}
 		// An event older than the current state is not delivered.
-		f.svc.Events.Publish(u, &watch.CheckEvent{Check: c})
+		f.svc.Events.Publish(u, &algoitny.CheckEvent{Check: c})
 		f.run(t, c.ID)
-		if ev := next(); ev.Result == nil || ev.Result.Status != watch.ResultUp || ev.Check.LastResult == nil || ev.Check.Runs != 1 {
+		if ev := next(); ev.Result == nil || ev.Result.Status != algoitny.CheckUp || ev.Check.LastResult == nil || ev.Check.Runs != 1 {
 			t.Fatalf("result event %+v", ev)
 		}
-		must[*watch.Check](t)(f.svc.Pause(u, c.ID))
-		if ev := next(); ev.Check.Status != watch.StatusPaused || ev.Result != nil {
+		must[*algoitny.Check](t)(f.svc.Pause(u, c.ID))
+		if ev := next(); ev.Check.Status != algoitny.CheckPaused || ev.Result != nil {
 			t.Fatalf("pause event %+v", ev)
 		}
 		ok(t, f.svc.Delete(u, c.ID))
@@ -365,7 +365,7 @@ func TestExecutor(t *testing.T) {
 		f := setup(t, true) // threshold 3
 		tg := newTarget(t)
 		u := as("u", testPlan())
-		c := must[*watch.Check](t)(f.svc.Create(u, watch.CreateInput{URL: tg.URL, Type: watch.TypeAvailability, DelayMs: 100}))
+		c := must[*algoitny.Check](t)(f.svc.Create(u, algoitny.CheckInput{URL: tg.URL, Type: algoitny.CheckAvailability, DelayMs: 100}))
 		tg.set(500, "", 0)
 		f.run(t, c.ID)
 		tg.set(200, "", 0) // a good run resets the count
@@ -380,8 +380,8 @@ func TestExecutor(t *testing.T) {
 				t.Fatalf("run %d: next %v", i, out.Next)
 			}
 		}
-		got := must[*watch.Check](t)(f.svc.Get(u, c.ID))
-		if got.Status != watch.StatusFailed || got.NextRunAt != nil || got.FailureReason != "stopped after 3 failed runs in a row; last error: HTTP 500" {
+		got := must[*algoitny.Check](t)(f.svc.Get(u, c.ID))
+		if got.Status != algoitny.CheckFailed || got.NextRunAt != nil || got.FailureReason != "stopped after 3 failed runs in a row; last error: HTTP 500" {
 			t.Fatalf("after 3 failures: %s %q", got.Status, got.FailureReason)
 		}
 		hits := tg.hits.Load()
@@ -389,11 +389,11 @@ func TestExecutor(t *testing.T) {
 			t.Fatal("a FAILED check ran")
 		}
 		tg.set(200, "", 0)
-		resumed := must[*watch.Check](t)(f.svc.Resume(u, c.ID))
+		resumed := must[*algoitny.Check](t)(f.svc.Resume(u, c.ID))
 		if resumed.FailureReason != "" || resumed.ConsecutiveFailures != 0 {
 			t.Fatalf("resumed %+v", resumed)
 		}
-		if out := f.run(t, c.ID); !out.Ran || out.Result.Status != watch.ResultUp || out.Check.Status != watch.StatusActive {
+		if out := f.run(t, c.ID); !out.Ran || out.Result.Status != algoitny.CheckUp || out.Check.Status != algoitny.CheckActive {
 			t.Fatalf("after resume: %+v", out)
 		}
 	})
@@ -402,10 +402,10 @@ func TestExecutor(t *testing.T) {
 		t.Parallel()
 		f := setup(t, true)
 		tg := newTarget(t)
-		c := must[*watch.Check](t)(f.svc.Create(as("u", testPlan()), watch.CreateInput{URL: tg.URL, Type: watch.TypeKeyword, Keyword: "open", DelayMs: 100}))
+		c := must[*algoitny.Check](t)(f.svc.Create(as("u", testPlan()), algoitny.CheckInput{URL: tg.URL, Type: algoitny.CheckKeyword, Keyword: "open", DelayMs: 100}))
 		for range 5 {
 			out := f.run(t, c.ID)
-			if out.Result.Status != watch.ResultDown || out.Check.Status != watch.StatusActive || out.Check.ConsecutiveFailures != 0 {
+			if out.Result.Status != algoitny.CheckDown || out.Check.Status != algoitny.CheckActive || out.Check.ConsecutiveFailures != 0 {
 				t.Fatalf("%+v", out.Check)
 			}
 		}
@@ -417,10 +417,10 @@ func TestExecutor(t *testing.T) {
 		name := loopbackName(t)
 		u := as("u", testPlan())
 		// The URL check cannot know what a name resolves to: it is accepted...
-		c := must[*watch.Check](t)(f.svc.Create(u, watch.CreateInput{URL: "http://" + name + "/", Type: watch.TypeAvailability, DelayMs: 100}))
+		c := must[*algoitny.Check](t)(f.svc.Create(u, algoitny.CheckInput{URL: "http://" + name + "/", Type: algoitny.CheckAvailability, DelayMs: 100}))
 		// ...and refused when the run connects.
 		out := f.run(t, c.ID)
-		if !out.Ran || out.Next != nil || out.Check.Status != watch.StatusFailed || out.Check.FailureReason != "stopped: "+watch.ErrForbidden.Message {
+		if !out.Ran || out.Next != nil || out.Check.Status != algoitny.CheckFailed || out.Check.FailureReason != "stopped: "+watch.ErrForbidden.Message {
 			t.Fatalf("%+v", out.Check)
 		}
 	})
@@ -429,7 +429,7 @@ func TestExecutor(t *testing.T) {
 		t.Parallel()
 		f := setup(t, true)
 		tg := newTarget(t)
-		c := must[*watch.Check](t)(f.svc.Create(as("u", testPlan()), watch.CreateInput{URL: tg.URL, Type: watch.TypeAvailability, DelayMs: 100}))
+		c := must[*algoitny.Check](t)(f.svc.Create(as("u", testPlan()), algoitny.CheckInput{URL: tg.URL, Type: algoitny.CheckAvailability, DelayMs: 100}))
 		first := *c.NextRunAt
 		// Runs happen late, one of them very late: the plan stays on the
 		// 100 ms grid of the first run and the missed runs are skipped.
@@ -469,7 +469,7 @@ func TestExecutor(t *testing.T) {
 		}))
 		t.Cleanup(srv.Close)
 		u := as("u", testPlan())
-		c := must[*watch.Check](t)(f.svc.Create(u, watch.CreateInput{URL: srv.URL, Type: watch.TypeAvailability, DelayMs: 100}))
+		c := must[*algoitny.Check](t)(f.svc.Create(u, algoitny.CheckInput{URL: srv.URL, Type: algoitny.CheckAvailability, DelayMs: 100}))
 		done := make(chan watch.Outcome, 1)
 		go func() {
 			out, err := f.exec.RunDue(context.Background(), c.ID)
@@ -486,7 +486,7 @@ func TestExecutor(t *testing.T) {
 			t.Fatalf("overlapping run: %+v %v", out, err)
 		}
 		d := 500
-		must[*watch.Check](t)(f.svc.Update(u, c.ID, watch.UpdateInput{DelayMs: &d}))
+		must[*algoitny.Check](t)(f.svc.Update(u, c.ID, algoitny.CheckUpdate{DelayMs: &d}))
 		close(release)
 		out := <-done
 		if out.Ran || out.Check == nil || out.Check.DelayMs != 500 || out.Check.Runs != 0 {

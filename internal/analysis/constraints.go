@@ -1,4 +1,4 @@
-package llm
+package analysis
 
 import (
 	"errors"
@@ -49,7 +49,7 @@ var superscripts = strings.NewReplacer("⁰", "0", "¹", "1", "²", "2", "³", "
 // normalizeConstraints maps the many spellings of relations, products and
 // ellipses onto one each.
 func normalizeConstraints(s string) string {
-	s = latexToText(s)
+	s = LatexToText(s)
 	// Superscript digits: 10⁵ → 10^5.
 	var b strings.Builder
 	prevSup := false
@@ -777,15 +777,34 @@ var (
 
 // parseConstraints reads the constraint text (and the problem text around
 // it, for words such as "distinct" and "test cases") into a spec. Its error
-// says what could not be parsed.
+// says what could not be parsed. It works in three steps: tokenise every
+// line, apply each line's clauses to the variables (with the sentences that
+// say "distinct" and the sums over all tests), then resolve the ranges.
 func parseConstraints(text string) (*spec, error) {
 	norm := normalizeConstraints(text)
-	sp := &spec{byName: map[string]*cvar{}}
-	indexBounds := map[string][2]*expr{}
 	lines := splitConstraintLines(norm)
+	toksOf, subscripts := tokenizeLines(lines)
+	r := &constraintReader{sp: &spec{byName: map[string]*cvar{}}, subscripts: subscripts, indexBounds: map[string][2]*expr{}}
+	for n, line := range lines {
+		if err := r.applyLine(line, toksOf[n]); err != nil {
+			return nil, err
+		}
+	}
+	r.sp.markUnequalElements(toksOf)
+	if len(r.sp.vars) == 0 {
+		return nil, errors.New("no ranges such as \"1 ≤ N ≤ 10^5\" found")
+	}
+	if err := r.sp.resolve(norm, r.indexBounds); err != nil {
+		return nil, err
+	}
+	return r.sp, nil
+}
+
+// tokenizeLines tokenises each line and collects the subscripts that are
+// index letters (A_i): they make "1 ≤ i ≤ N" the length of those arrays
+// rather than a variable of the input.
+func tokenizeLines(lines []string) ([][]token, map[string]bool) {
 	toksOf := make([][]token, len(lines))
-	// Subscripts that are index letters (A_i) make "1 ≤ i ≤ N" the length
-	// of those arrays rather than a variable of the input.
 	subscripts := map[string]bool{}
 	for n, line := range lines {
 		toksOf[n] = tokenize(line)
@@ -795,85 +814,143 @@ func parseConstraints(text string) (*spec, error) {
 			}
 		}
 	}
-	order := 0
-	group := 0
-	for n, line := range lines {
-		toks := toksOf[n]
-		clauses, ok := parseClauses(toks)
-		if c, found := stringLengthClause(line); found {
-			clauses, ok = append(clauses, c), true
-		}
-		switch {
-		case ok:
-		case hasRelation(toks) && !sumRE.MatchString(line) && !sumSymbolRE.MatchString(line):
-			sp.ignored = append(sp.ignored, strings.TrimSpace(line))
-		case guaranteeRE.MatchString(line) && !distinctRE.MatchString(line):
-			sp.ignored = append(sp.ignored, strings.TrimSpace(line))
-		}
-		for _, c := range clauses {
-			group++
-			for _, r := range c.vars {
-				if subscripts[r.name] && r.sub == "" && !r.pipe {
-					b := indexBounds[r.name]
-					b[0], b[1] = cmpExpr(c.lo, b[0]), cmpExpr(c.hi, b[1])
-					indexBounds[r.name] = b
-					continue
-				}
-				v := sp.byName[r.name]
-				if v == nil {
-					v = &cvar{name: r.name, order: order, group: group}
-					order++
-					sp.byName[r.name] = v
-					sp.vars = append(sp.vars, v)
-					switch {
-					case r.sub != "":
-						v.kind = arrayVar
-					case r.pipe && !c.abs:
-						v.kind = stringVar
-					}
-				}
-				if c.order != 0 && v.kind == arrayVar {
-					v.sorted, v.distinct = c.order, v.distinct || c.strict
-				}
-				if r.sub != "" && v.kind == arrayVar {
-					if strings.Contains(r.sub, ",") {
-						return nil, fmt.Errorf("%s has two subscripts: grids are not supported", r.name)
-					}
-					if r.length != "" && v.length == nil {
-						v.length = &expr{op: "ref", name: r.length}
-					} else if isIndexName(r.sub) {
-						v.index = r.sub
-					} else if !isAllDigits(r.sub) && v.length == nil && r.sub == strings.ToUpper(r.sub) {
-						v.length = &expr{op: "ref", name: r.sub}
-					}
-				}
-				if c.lo != nil && (v.lo == nil || c.hi != nil) {
-					v.lo = c.lo
-				}
-				if c.hi != nil && (v.hi == nil || c.lo != nil) {
-					v.hi = c.hi
-				}
+	return toksOf, subscripts
+}
+
+// constraintReader applies constraint lines to a spec, clause by clause.
+type constraintReader struct {
+	sp *spec
+	// subscripts are the index letters used as subscripts (see
+	// tokenizeLines); indexBounds collects their ranges.
+	subscripts  map[string]bool
+	indexBounds map[string][2]*expr
+	// order numbers the variables by first appearance; group numbers the
+	// clauses (arrays declared together share input lines).
+	order, group int
+}
+
+// applyLine applies one line: its clauses (a line with relations but no
+// clause is noted as ignored), the arrays it calls distinct and the sum it
+// bounds.
+func (r *constraintReader) applyLine(line string, toks []token) error {
+	sp := r.sp
+	clauses, ok := parseClauses(toks)
+	if c, found := stringLengthClause(line); found {
+		clauses, ok = append(clauses, c), true
+	}
+	switch {
+	case ok:
+	case hasRelation(toks) && !sumRE.MatchString(line) && !sumSymbolRE.MatchString(line):
+		sp.ignored = append(sp.ignored, strings.TrimSpace(line))
+	case guaranteeRE.MatchString(line) && !distinctRE.MatchString(line):
+		sp.ignored = append(sp.ignored, strings.TrimSpace(line))
+	}
+	for _, c := range clauses {
+		r.group++
+		for _, ref := range c.vars {
+			if err := r.applyClause(c, ref); err != nil {
+				return err
 			}
-		}
-		// "… and all values of b_i are distinct": the arrays named in the
-		// part of the sentence that says so.
-		for _, part := range sentencePartRE.Split(line, -1) {
-			if !distinctRE.MatchString(part) {
-				continue
-			}
-			for _, t := range tokenize(part) {
-				if v := sp.byName[t.text]; t.kind == tIdent && v != nil && v.kind == arrayVar {
-					v.distinct = true
-				}
-			}
-		}
-		if m := sumRE.FindStringSubmatchIndex(line); m != nil {
-			sp.setSum(line[m[2]:m[3]], line[m[1]:])
-		} else if m := sumSymbolRE.FindStringSubmatchIndex(line); m != nil {
-			sp.setSum(line[m[2]:m[3]], line[m[1]:])
 		}
 	}
-	// ≠ between elements of one array (A_i ≠ A_j) also means distinct.
+	sp.markDistinct(line)
+	sp.detectSum(line)
+	return nil
+}
+
+// applyClause applies clause c to the variable ref names: an index letter's
+// range goes to indexBounds; any other variable is declared on first sight
+// (an array when subscripted, a string when between pipes) and takes the
+// clause's bounds, order and subscript.
+func (r *constraintReader) applyClause(c clause, ref varRef) error {
+	if r.subscripts[ref.name] && ref.sub == "" && !ref.pipe {
+		b := r.indexBounds[ref.name]
+		b[0], b[1] = cmpExpr(c.lo, b[0]), cmpExpr(c.hi, b[1])
+		r.indexBounds[ref.name] = b
+		return nil
+	}
+	v := r.declare(c, ref)
+	if c.order != 0 && v.kind == arrayVar {
+		v.sorted, v.distinct = c.order, v.distinct || c.strict
+	}
+	if ref.sub != "" && v.kind == arrayVar {
+		if err := v.applySubscript(ref); err != nil {
+			return err
+		}
+	}
+	if c.lo != nil && (v.lo == nil || c.hi != nil) {
+		v.lo = c.lo
+	}
+	if c.hi != nil && (v.hi == nil || c.lo != nil) {
+		v.hi = c.hi
+	}
+	return nil
+}
+
+// declare returns the variable ref names, declaring it in the current
+// clause group when it is new.
+func (r *constraintReader) declare(c clause, ref varRef) *cvar {
+	if v := r.sp.byName[ref.name]; v != nil {
+		return v
+	}
+	v := &cvar{name: ref.name, order: r.order, group: r.group}
+	r.order++
+	r.sp.byName[ref.name] = v
+	r.sp.vars = append(r.sp.vars, v)
+	switch {
+	case ref.sub != "":
+		v.kind = arrayVar
+	case ref.pipe && !c.abs:
+		v.kind = stringVar
+	}
+	return v
+}
+
+// applySubscript reads an array's length or index letter from a subscript:
+// "A_1, …, A_N" or A_N give the length, A_i the index letter.
+func (v *cvar) applySubscript(ref varRef) error {
+	if strings.Contains(ref.sub, ",") {
+		return fmt.Errorf("%s has two subscripts: grids are not supported", ref.name)
+	}
+	switch {
+	case ref.length != "" && v.length == nil:
+		v.length = &expr{op: "ref", name: ref.length}
+	case isIndexName(ref.sub):
+		v.index = ref.sub
+	case !isAllDigits(ref.sub) && v.length == nil && ref.sub == strings.ToUpper(ref.sub):
+		v.length = &expr{op: "ref", name: ref.sub}
+	}
+	return nil
+}
+
+// markDistinct reads "… and all values of b_i are distinct": the arrays
+// named in the part of the sentence that says so are distinct.
+func (sp *spec) markDistinct(line string) {
+	for _, part := range sentencePartRE.Split(line, -1) {
+		if !distinctRE.MatchString(part) {
+			continue
+		}
+		for _, t := range tokenize(part) {
+			if v := sp.byName[t.text]; t.kind == tIdent && v != nil && v.kind == arrayVar {
+				v.distinct = true
+			}
+		}
+	}
+}
+
+// detectSum reads a bound on the sum of a variable over all tests ("the sum
+// of N over all test cases does not exceed 2·10^5", "∑N ≤ 2·10^5").
+func (sp *spec) detectSum(line string) {
+	if m := sumRE.FindStringSubmatchIndex(line); m != nil {
+		sp.setSum(line[m[2]:m[3]], line[m[1]:])
+	} else if m := sumSymbolRE.FindStringSubmatchIndex(line); m != nil {
+		sp.setSum(line[m[2]:m[3]], line[m[1]:])
+	}
+}
+
+// markUnequalElements reads ≠ between elements of one array (A_i ≠ A_j),
+// which also means distinct.
+func (sp *spec) markUnequalElements(toksOf [][]token) {
 	for _, toks := range toksOf {
 		for i := 1; i+1 < len(toks); i++ {
 			if toks[i].kind == tRel && toks[i].text == "≠" && toks[i-1].kind == tIdent && toks[i+1].kind == tIdent &&
@@ -884,13 +961,6 @@ func parseConstraints(text string) (*spec, error) {
 			}
 		}
 	}
-	if len(sp.vars) == 0 {
-		return nil, errors.New("no ranges such as \"1 ≤ N ≤ 10^5\" found")
-	}
-	if err := sp.resolve(norm, indexBounds); err != nil {
-		return nil, err
-	}
-	return sp, nil
 }
 
 // stringLengthClause reads "S is a string of length N", "… of length
@@ -987,8 +1057,30 @@ func splitConstraintLines(s string) []string {
 }
 
 // resolve completes the spec: array lengths, default bounds, dependency
-// order, multi-test detection, string alphabets.
+// order, multi-test detection, string alphabets. Its error says which
+// variable is incomplete or inconsistent.
 func (sp *spec) resolve(text string, indexBounds map[string][2]*expr) error {
+	if err := sp.resolveLengths(indexBounds); err != nil {
+		return err
+	}
+	if err := sp.defaultBounds(); err != nil {
+		return err
+	}
+	if err := sp.checkRefs(); err != nil {
+		return err
+	}
+	if _, err := sp.scalarOrder(); err != nil {
+		return err
+	}
+	sp.detectMulti(text)
+	sp.chooseAlphabets(text)
+	return sp.checkNonEmpty()
+}
+
+// resolveLengths gives every array without a length one: the range of its
+// index letter (1 ≤ i ≤ N), else N (or n, or the first scalar), which a
+// sample may correct (guessedLen).
+func (sp *spec) resolveLengths(indexBounds map[string][2]*expr) error {
 	var scalars []*cvar
 	for _, v := range sp.vars {
 		if v.kind == scalarVar {
@@ -1025,6 +1117,12 @@ func (sp *spec) resolve(text string, indexBounds map[string][2]*expr) error {
 		v.length = &expr{op: "ref", name: d.name}
 		v.guessedLen = true
 	}
+	return nil
+}
+
+// defaultBounds requires an upper bound of every variable and assumes 1 as
+// the lower bound where none is given (noted for scalars).
+func (sp *spec) defaultBounds() error {
 	for _, v := range sp.vars {
 		if v.hi == nil {
 			return fmt.Errorf("no upper bound for %s", displayName(v))
@@ -1036,7 +1134,12 @@ func (sp *spec) resolve(text string, indexBounds map[string][2]*expr) error {
 			}
 		}
 	}
-	// Every reference must be a scalar with a range.
+	return nil
+}
+
+// checkRefs requires every reference in a bound or length to be a scalar
+// with a range.
+func (sp *spec) checkRefs() error {
 	for _, v := range sp.vars {
 		refs := map[string]bool{}
 		v.lo.refs(refs)
@@ -1049,18 +1152,28 @@ func (sp *spec) resolve(text string, indexBounds map[string][2]*expr) error {
 			}
 		}
 	}
-	if _, err := sp.scalarOrder(); err != nil {
-		return err
+	return nil
+}
+
+// detectMulti recognises a multi-test input: T test cases, each described
+// by the rest, when the text speaks of test cases and T (or t) is a scalar
+// nothing else refers to.
+func (sp *spec) detectMulti(text string) {
+	if !testCasesRE.MatchString(text) || len(sp.vars) <= 1 {
+		return
 	}
-	// A multi-test input: T test cases, each described by the rest.
-	if testCasesRE.MatchString(text) && len(sp.vars) > 1 {
-		for _, name := range []string{"T", "t"} {
-			if v := sp.byName[name]; v != nil && v.kind == scalarVar && !sp.referenced(name) {
-				sp.multi = v
-				break
-			}
+	for _, name := range []string{"T", "t"} {
+		if v := sp.byName[name]; v != nil && v.kind == scalarVar && !sp.referenced(name) {
+			sp.multi = v
+			return
 		}
 	}
+}
+
+// chooseAlphabets picks the letters of string variables from the text
+// (binary, digits, upper case; lower case otherwise) and notes the arrays of
+// a permutation as distinct.
+func (sp *spec) chooseAlphabets(text string) {
 	for _, v := range sp.vars {
 		if v.kind == stringVar {
 			v.alphabet = "abcdefghijklmnopqrstuvwxyz"
@@ -1077,7 +1190,10 @@ func (sp *spec) resolve(text string, indexBounds map[string][2]*expr) error {
 			sp.notes = append(sp.notes, fmt.Sprintf("%s holds distinct values", v.name))
 		}
 	}
-	// Constant ranges must not be empty.
+}
+
+// checkNonEmpty refuses a constant range that is empty.
+func (sp *spec) checkNonEmpty() error {
 	for _, v := range sp.vars {
 		lo, err1 := v.lo.eval(nil)
 		hi, err2 := v.hi.eval(nil)

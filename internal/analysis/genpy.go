@@ -1,4 +1,4 @@
-package llm
+package analysis
 
 import (
 	"fmt"
@@ -71,102 +71,136 @@ func (l *layout) describe() []string {
 // scalars on the first line, one per line, or each length just before its
 // arrays; arrays declared together as columns or rows.
 func (sp *spec) candidateLayouts() []*layout {
-	var scalars, strs []*cvar
-	var groups [][]*cvar
-	groupOf := map[string]int{}
-	for _, v := range sp.vars {
-		switch {
-		case v == sp.multi:
-		case v.kind == scalarVar:
-			scalars = append(scalars, v)
-		case v.kind == stringVar:
-			strs = append(strs, v)
-		case v.kind == arrayVar:
-			key := fmt.Sprintf("%d|%s", v.group, v.length)
-			if g, ok := groupOf[key]; ok {
-				groups[g] = append(groups[g], v)
-			} else {
-				groupOf[key] = len(groups)
-				groups = append(groups, []*cvar{v})
-			}
-		}
-	}
-	arrayLines := func(g []*cvar, style int) []layoutLine {
-		switch {
-		case style == 1 || (style == 0 && len(g) > 1):
-			return []layoutLine{{kind: lineColumns, vars: g}}
-		}
-		var out []layoutLine
-		for _, v := range g {
-			out = append(out, layoutLine{kind: lineRow, vars: []*cvar{v}})
-		}
-		return out
-	}
-	lengthOf := func(g []*cvar) string {
-		if g[0].length.op == "ref" {
-			return g[0].length.name
-		}
-		return ""
-	}
+	parts := sp.inputParts()
 	var out []*layout
 	for arrangement := range 3 {
 		for style := range 3 {
 			l := &layout{multi: sp.multi}
 			switch arrangement {
 			case 0, 1:
-				if arrangement == 0 && len(scalars) > 0 {
-					l.block = append(l.block, layoutLine{kind: lineScalars, vars: scalars})
-				} else {
-					for _, v := range scalars {
-						l.block = append(l.block, layoutLine{kind: lineScalars, vars: []*cvar{v}})
-					}
-				}
-				for _, v := range strs {
-					l.block = append(l.block, layoutLine{kind: lineString, vars: []*cvar{v}})
-				}
-				for _, g := range groups {
-					l.block = append(l.block, arrayLines(g, style)...)
-				}
+				l.block = parts.scalarsFirst(arrangement == 0, style)
 			case 2:
-				sized := map[string]bool{}
-				for _, g := range groups {
-					sized[lengthOf(g)] = true
-				}
-				var first []*cvar
-				for _, v := range scalars {
-					if !sized[v.name] {
-						first = append(first, v)
-					}
-				}
-				if len(first) > 0 {
-					l.block = append(l.block, layoutLine{kind: lineScalars, vars: first})
-				}
-				for _, v := range strs {
-					l.block = append(l.block, layoutLine{kind: lineString, vars: []*cvar{v}})
-				}
-				placed := map[int]bool{}
-				for _, v := range scalars {
-					if !sized[v.name] {
-						continue
-					}
-					l.block = append(l.block, layoutLine{kind: lineScalars, vars: []*cvar{v}})
-					for gi, g := range groups {
-						if lengthOf(g) == v.name && !placed[gi] {
-							placed[gi] = true
-							l.block = append(l.block, arrayLines(g, style)...)
-						}
-					}
-				}
-				for gi, g := range groups {
-					if !placed[gi] {
-						l.block = append(l.block, arrayLines(g, style)...)
-					}
-				}
+				l.block = parts.lengthsBeforeArrays(style)
 			}
 			out = append(out, l)
 		}
 	}
 	return out
+}
+
+// inputParts are the variables of one test, sorted into what goes on a line
+// of its own: scalars, strings, and arrays grouped by the clause that
+// declared them and their length (arrays of one group may share lines).
+type inputParts struct {
+	scalars, strs []*cvar
+	groups        [][]*cvar
+}
+
+// inputParts sorts the variables of sp, except the test count, into parts.
+func (sp *spec) inputParts() inputParts {
+	var p inputParts
+	groupOf := map[string]int{}
+	for _, v := range sp.vars {
+		switch {
+		case v == sp.multi:
+		case v.kind == scalarVar:
+			p.scalars = append(p.scalars, v)
+		case v.kind == stringVar:
+			p.strs = append(p.strs, v)
+		case v.kind == arrayVar:
+			key := fmt.Sprintf("%d|%s", v.group, v.length)
+			if g, ok := groupOf[key]; ok {
+				p.groups[g] = append(p.groups[g], v)
+			} else {
+				groupOf[key] = len(p.groups)
+				p.groups = append(p.groups, []*cvar{v})
+			}
+		}
+	}
+	return p
+}
+
+// arrayLines lays out a group of arrays: style 1 as columns, style 2 as
+// rows, style 0 as columns when the group has several arrays, else a row.
+func arrayLines(g []*cvar, style int) []layoutLine {
+	if style == 1 || (style == 0 && len(g) > 1) {
+		return []layoutLine{{kind: lineColumns, vars: g}}
+	}
+	var out []layoutLine
+	for _, v := range g {
+		out = append(out, layoutLine{kind: lineRow, vars: []*cvar{v}})
+	}
+	return out
+}
+
+// groupLength is the scalar naming the length of a group of arrays, or "".
+func groupLength(g []*cvar) string {
+	if g[0].length.op == "ref" {
+		return g[0].length.name
+	}
+	return ""
+}
+
+// scalarsFirst lays out the scalars (on one line, or one per line), then
+// the strings, then the arrays.
+func (p inputParts) scalarsFirst(oneLine bool, style int) []layoutLine {
+	var block []layoutLine
+	if oneLine && len(p.scalars) > 0 {
+		block = append(block, layoutLine{kind: lineScalars, vars: p.scalars})
+	} else {
+		for _, v := range p.scalars {
+			block = append(block, layoutLine{kind: lineScalars, vars: []*cvar{v}})
+		}
+	}
+	for _, v := range p.strs {
+		block = append(block, layoutLine{kind: lineString, vars: []*cvar{v}})
+	}
+	for _, g := range p.groups {
+		block = append(block, arrayLines(g, style)...)
+	}
+	return block
+}
+
+// lengthsBeforeArrays lays out the scalars that are no length on the first
+// line, then the strings, then each length followed by its arrays, then the
+// arrays whose length is no scalar.
+func (p inputParts) lengthsBeforeArrays(style int) []layoutLine {
+	var block []layoutLine
+	sized := map[string]bool{}
+	for _, g := range p.groups {
+		sized[groupLength(g)] = true
+	}
+	var first []*cvar
+	for _, v := range p.scalars {
+		if !sized[v.name] {
+			first = append(first, v)
+		}
+	}
+	if len(first) > 0 {
+		block = append(block, layoutLine{kind: lineScalars, vars: first})
+	}
+	for _, v := range p.strs {
+		block = append(block, layoutLine{kind: lineString, vars: []*cvar{v}})
+	}
+	placed := map[int]bool{}
+	for _, v := range p.scalars {
+		if !sized[v.name] {
+			continue
+		}
+		block = append(block, layoutLine{kind: lineScalars, vars: []*cvar{v}})
+		for gi, g := range p.groups {
+			if groupLength(g) == v.name && !placed[gi] {
+				placed[gi] = true
+				block = append(block, arrayLines(g, style)...)
+			}
+		}
+	}
+	for gi, g := range p.groups {
+		if !placed[gi] {
+			block = append(block, arrayLines(g, style)...)
+		}
+	}
+	return block
 }
 
 // chooseLayout returns the first candidate layout the samples fit, or the
@@ -412,12 +446,34 @@ func (r *sampleReader) checkValues(v *cvar, xs []*big.Int) error {
 // names such as "in" or "sum" cannot clash with Python's).
 func pyName(name string) string { return "v_" + name }
 
-// pythonGenerator writes the generator program for a spec and layout.
+// pythonGenerator writes the generator program for a spec and layout: a
+// header (usage, the constraints and layout as comments, the runtime), the
+// function that builds one test, and main, which builds one or T tests
+// within the size budget.
 func pythonGenerator(sp *spec, l *layout, constraints string) (string, error) {
 	order, err := sp.scalarOrder()
 	if err != nil {
 		return "", err
 	}
+	budget, capVars := sp.sizeBudget()
+	w := &pyWriter{}
+	w.header(l, constraints, budget)
+	w.line("")
+	w.line("")
+	w.line("def block(rng, mode, cap):")
+	w.line(`    """One test: its lines and size, or None when the choices missed a constraint."""`)
+	sizeTerms := w.picks(sp, order, capVars)
+	w.output(l, sizeTerms)
+	w.line("")
+	w.line("")
+	w.main(sp)
+	return w.b.String(), nil
+}
+
+// sizeBudget returns the budget of all tests' sizes (the cap on a sum over
+// all tests, or defaultBudget) and the scalars it caps (the summed one, or
+// the lengths).
+func (sp *spec) sizeBudget() (string, map[string]bool) {
 	budget := fmt.Sprint(defaultBudget)
 	capVars := sp.lengthScalars()
 	if sp.sumCap != nil {
@@ -428,33 +484,44 @@ func pythonGenerator(sp *spec, l *layout, constraints string) (string, error) {
 			}
 		}
 	}
-	var b strings.Builder
-	w := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
-	w("#!/usr/bin/env python3")
-	w(`"""Test-case generator written by AlgoItny's offline provider.`)
-	w("")
-	w("Usage: python3 gen.py SEED [INDEX]")
-	w("INDEX (default: SEED) chooses the kind of test: 0 minimal, 1 maximal,")
-	w("2 maximal sizes with random values, 3 and 4 small, then mostly random.")
-	w("The same SEED and INDEX always print the same test.")
-	w(`"""`)
-	w("")
+	return budget, capVars
+}
+
+// pyWriter accumulates a Python program line by line.
+type pyWriter struct{ b strings.Builder }
+
+// line writes one line; format is always a format (%% for a percent sign).
+func (w *pyWriter) line(format string, args ...any) { fmt.Fprintf(&w.b, format+"\n", args...) }
+
+// header writes the docstring, the constraints and layout as comments, the
+// runtime and the budget.
+func (w *pyWriter) header(l *layout, constraints, budget string) {
+	w.line("#!/usr/bin/env python3")
+	w.line(`"""Test-case generator written by AlgoItny's offline provider.`)
+	w.line("")
+	w.line("Usage: python3 gen.py SEED [INDEX]")
+	w.line("INDEX (default: SEED) chooses the kind of test: 0 minimal, 1 maximal,")
+	w.line("2 maximal sizes with random values, 3 and 4 small, then mostly random.")
+	w.line("The same SEED and INDEX always print the same test.")
+	w.line(`"""`)
+	w.line("")
 	// The constraints are user text: as comments, one per line, they
 	// cannot end up as code.
-	w("# Constraints:")
+	w.line("# Constraints:")
 	for _, c := range pyCommentLines(constraints) {
-		w("#     %s", c)
+		w.line("#     %s", c)
 	}
-	w("# Input layout:")
+	w.line("# Input layout:")
 	for _, d := range l.describe() {
-		w("#     %s", d)
+		w.line("#     %s", d)
 	}
-	b.WriteString(pythonRuntime)
-	w("BUDGET = %s", budget)
-	w("")
-	w("")
-	w("def block(rng, mode, cap):")
-	w(`    """One test: its lines and size, or None when the choices missed a constraint."""`)
+	w.b.WriteString(pythonRuntime)
+	w.line("BUDGET = %s", budget)
+}
+
+// picks writes the choices of block(): scalars in dependency order, then
+// strings and arrays. It returns the terms of the test's size.
+func (w *pyWriter) picks(sp *spec, order []*cvar, capVars map[string]bool) []string {
 	for _, v := range order {
 		if v == sp.multi {
 			continue
@@ -463,9 +530,9 @@ func pythonGenerator(sp *spec, l *layout, constraints string) (string, error) {
 		if capVars[v.name] {
 			hi = fmt.Sprintf("min(%s, max(%s, cap))", hi, v.lo.python())
 		}
-		w("    %s = pick(rng, mode, %s, %s)", pyName(v.name), v.lo.python(), hi)
-		w("    if %s is None:", pyName(v.name))
-		w("        return None")
+		w.line("    %s = pick(rng, mode, %s, %s)", pyName(v.name), v.lo.python(), hi)
+		w.line("    if %s is None:", pyName(v.name))
+		w.line("        return None")
 	}
 	var sizeTerms []string
 	for _, v := range sp.vars {
@@ -475,21 +542,21 @@ func pythonGenerator(sp *spec, l *layout, constraints string) (string, error) {
 			if sp.sumCap == nil || sp.sumVar == v.name {
 				hi = fmt.Sprintf("min(%s, max(%s, cap))", hi, v.lo.python())
 			}
-			w("    %s = word(rng, mode, pick(rng, mode, %s, %s), %q)", pyName(v.name), v.lo.python(), hi, v.alphabet)
-			w("    if %s is None:", pyName(v.name))
-			w("        return None")
+			w.line("    %s = word(rng, mode, pick(rng, mode, %s, %s), %q)", pyName(v.name), v.lo.python(), hi, v.alphabet)
+			w.line("    if %s is None:", pyName(v.name))
+			w.line("        return None")
 			if sp.sumCap == nil || sp.sumVar == v.name {
 				sizeTerms = append(sizeTerms, fmt.Sprintf("len(%s)", pyName(v.name)))
 			}
 		case arrayVar:
-			w("    %s = ints(rng, mode, %s, %s, %s, %s)", pyName(v.name), v.length.python(), v.lo.python(), v.hi.python(), pyBool(v.distinct))
-			w("    if %s is None:", pyName(v.name))
-			w("        return None")
+			w.line("    %s = ints(rng, mode, %s, %s, %s, %s)", pyName(v.name), v.length.python(), v.lo.python(), v.hi.python(), pyBool(v.distinct))
+			w.line("    if %s is None:", pyName(v.name))
+			w.line("        return None")
 			switch v.sorted {
 			case 1:
-				w("    %s.sort()", pyName(v.name))
+				w.line("    %s.sort()", pyName(v.name))
 			case -1:
-				w("    %s.sort(reverse=True)", pyName(v.name))
+				w.line("    %s.sort(reverse=True)", pyName(v.name))
 			}
 			if sp.sumCap == nil {
 				sizeTerms = append(sizeTerms, fmt.Sprintf("len(%s)", pyName(v.name)))
@@ -502,7 +569,13 @@ func pythonGenerator(sp *spec, l *layout, constraints string) (string, error) {
 	if len(sizeTerms) == 0 {
 		sizeTerms = []string{"1"}
 	}
-	w("    out = []")
+	return sizeTerms
+}
+
+// output writes the end of block(): the test's lines in the layout's order
+// and its size.
+func (w *pyWriter) output(l *layout, sizeTerms []string) {
+	w.line("    out = []")
 	for _, ln := range l.block {
 		switch ln.kind {
 		case lineScalars:
@@ -510,51 +583,53 @@ func pythonGenerator(sp *spec, l *layout, constraints string) (string, error) {
 			for _, v := range ln.vars {
 				names = append(names, pyName(v.name))
 			}
-			w("    out.append(\" \".join(map(str, [%s])))", strings.Join(names, ", "))
+			w.line("    out.append(\" \".join(map(str, [%s])))", strings.Join(names, ", "))
 		case lineString:
-			w("    out.append(%s)", pyName(ln.vars[0].name))
+			w.line("    out.append(%s)", pyName(ln.vars[0].name))
 		case lineRow:
-			w("    out.append(\" \".join(map(str, %s)))", pyName(ln.vars[0].name))
+			w.line("    out.append(\" \".join(map(str, %s)))", pyName(ln.vars[0].name))
 		case lineColumns:
 			var names []string
 			for _, v := range ln.vars {
 				names = append(names, pyName(v.name))
 			}
-			w("    for row in zip(%s):", strings.Join(names, ", "))
-			w("        out.append(\" \".join(map(str, row)))")
+			w.line("    for row in zip(%s):", strings.Join(names, ", "))
+			w.line("        out.append(\" \".join(map(str, row)))")
 		}
 	}
-	w("    return out, %s", strings.Join(sizeTerms, " + "))
-	w("")
-	w("")
-	w("def main():")
-	w("    seed = int(sys.argv[1]) if len(sys.argv) > 1 else 0")
-	w("    index = int(sys.argv[2]) if len(sys.argv) > 2 else seed")
-	w("    rng = random.Random(seed * 1000003 + index)")
-	w("    mode = MODES[index %% len(MODES)]")
+	w.line("    return out, %s", strings.Join(sizeTerms, " + "))
+}
+
+// main writes main(): the seed and index, then one test, or T tests sharing
+// the budget.
+func (w *pyWriter) main(sp *spec) {
+	w.line("def main():")
+	w.line("    seed = int(sys.argv[1]) if len(sys.argv) > 1 else 0")
+	w.line("    index = int(sys.argv[2]) if len(sys.argv) > 2 else seed")
+	w.line("    rng = random.Random(seed * 1000003 + index)")
+	w.line("    mode = MODES[index %% len(MODES)]")
 	if m := sp.multi; m != nil {
-		w("    tests = None")
-		w("    for k in range(100):")
-		w("        tests = pick(rng, mode if k == 0 else \"random\", %s, min(%s, max(%s, BUDGET)))", m.lo.python(), m.hi.python(), m.lo.python())
-		w("        if tests is not None:")
-		w("            break")
-		w("    if tests is None:")
-		w("        raise SystemExit(\"generator: no valid number of tests\")")
-		w("    lines = [str(tests)]")
-		w("    left = BUDGET")
-		w("    for t in range(tests):")
-		w("        out, size = attempt(rng, mode, max(1, left - (tests - t - 1)))")
-		w("        left -= size")
-		w("        lines.extend(out)")
+		w.line("    tests = None")
+		w.line("    for k in range(100):")
+		w.line("        tests = pick(rng, mode if k == 0 else \"random\", %s, min(%s, max(%s, BUDGET)))", m.lo.python(), m.hi.python(), m.lo.python())
+		w.line("        if tests is not None:")
+		w.line("            break")
+		w.line("    if tests is None:")
+		w.line("        raise SystemExit(\"generator: no valid number of tests\")")
+		w.line("    lines = [str(tests)]")
+		w.line("    left = BUDGET")
+		w.line("    for t in range(tests):")
+		w.line("        out, size = attempt(rng, mode, max(1, left - (tests - t - 1)))")
+		w.line("        left -= size")
+		w.line("        lines.extend(out)")
 	} else {
-		w("    lines, _ = attempt(rng, mode, BUDGET)")
+		w.line("    lines, _ = attempt(rng, mode, BUDGET)")
 	}
-	w("    sys.stdout.write(\"\\n\".join(lines) + \"\\n\")")
-	w("")
-	w("")
-	w("if __name__ == \"__main__\":")
-	w("    main()")
-	return b.String(), nil
+	w.line("    sys.stdout.write(\"\\n\".join(lines) + \"\\n\")")
+	w.line("")
+	w.line("")
+	w.line("if __name__ == \"__main__\":")
+	w.line("    main()")
 }
 
 // pyCommentLines splits text into lines safe inside Python comments: no

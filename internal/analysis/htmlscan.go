@@ -1,4 +1,4 @@
-package llm
+package analysis
 
 import (
 	"html"
@@ -39,114 +39,154 @@ func set(names ...string) map[string]bool {
 	return m
 }
 
-// parseHTML builds a tree from src.
+// parseHTML builds a tree from src. It is lenient like a browser: text
+// outside tags is kept, unclosed elements close with their parent, and
+// input that ends inside a comment or tag ends the tree there.
 func parseHTML(src []byte) *node {
-	s := string(src)
-	root := &node{tag: "#root"}
-	cur := root
-	push := func(n *node) {
-		n.parent = cur
-		cur.children = append(cur.children, n)
+	t := &treeBuilder{s: string(src), root: &node{tag: "#root"}}
+	t.cur = t.root
+	for i := 0; i < len(t.s); {
+		next, ok := t.step(i)
+		if !ok {
+			break
+		}
+		i = next
 	}
-	// closeTo pops to the nearest open element named tag, unless one of
-	// stop is nearer; it reports whether it found one.
-	closeTo := func(tag string, stop ...string) bool {
-		for n := cur; n != nil && n != root; n = n.parent {
-			if n.tag == tag {
-				cur = n.parent
-				return true
-			}
-			for _, st := range stop {
-				if n.tag == st {
-					return false
-				}
+	return t.root
+}
+
+// treeBuilder is the state of parseHTML: the source, the tree and the open
+// element new nodes go into.
+type treeBuilder struct {
+	s         string
+	root, cur *node
+}
+
+// push appends n to the open element.
+func (t *treeBuilder) push(n *node) {
+	n.parent = t.cur
+	t.cur.children = append(t.cur.children, n)
+}
+
+// closeTo pops to the nearest open element named tag, unless one of stop is
+// nearer; it reports whether it found one.
+func (t *treeBuilder) closeTo(tag string, stop ...string) bool {
+	for n := t.cur; n != nil && n != t.root; n = n.parent {
+		if n.tag == tag {
+			t.cur = n.parent
+			return true
+		}
+		for _, st := range stop {
+			if n.tag == st {
+				return false
 			}
 		}
-		return false
 	}
-	for i := 0; i < len(s); {
-		if s[i] != '<' {
-			j := strings.IndexByte(s[i:], '<')
-			if j < 0 {
-				j = len(s) - i
-			}
-			push(&node{text: html.UnescapeString(s[i : i+j])})
-			i += j
-			continue
+	return false
+}
+
+// step reads the text, comment, declaration or tag at i and returns where
+// the next one starts; false when the input ends inside it.
+func (t *treeBuilder) step(i int) (int, bool) {
+	s := t.s
+	if s[i] != '<' {
+		j := strings.IndexByte(s[i:], '<')
+		if j < 0 {
+			j = len(s) - i
 		}
-		rest := s[i:]
-		switch {
-		case strings.HasPrefix(rest, "<!--"):
-			end := strings.Index(rest[4:], "-->")
-			if end < 0 {
-				return root
-			}
-			i += 4 + end + 3
-		case strings.HasPrefix(rest, "<!") || strings.HasPrefix(rest, "<?"):
-			end := strings.IndexByte(rest, '>')
-			if end < 0 {
-				return root
-			}
-			i += end + 1
-		case strings.HasPrefix(rest, "</"):
-			end := strings.IndexByte(rest, '>')
-			if end < 0 {
-				return root
-			}
-			if f := strings.Fields(rest[2:end]); len(f) > 0 {
-				closeTo(strings.ToLower(f[0]))
-			}
-			i += end + 1
-		case len(rest) > 1 && isASCIILetter(rest[1]):
-			tag, attrs, selfClose, n := scanTag(rest)
-			i += n
-			switch tag {
-			case "li":
-				closeTo("li", "ul", "ol")
-			case "tr":
-				closeTo("tr", "table", "tbody", "thead", "tfoot")
-			case "td", "th":
-				if !closeTo("td", "tr", "table") {
-					closeTo("th", "tr", "table")
-				}
-			case "dt", "dd":
-				if !closeTo("dt", "dl") {
-					closeTo("dd", "dl")
-				}
-			case "option":
-				closeTo("option", "select")
-			}
-			if blockTags[tag] && cur.tag == "p" {
-				cur = cur.parent
-			}
-			el := &node{tag: tag, attrs: attrs}
-			push(el)
-			if tag == "script" || tag == "style" || tag == "textarea" || tag == "title" {
-				// Raw text up to the matching end tag.
-				end := indexFold(s[i:], "</"+tag)
-				if end < 0 {
-					end = len(s) - i
-				}
-				if tag == "textarea" || tag == "title" {
-					el.children = []*node{{text: html.UnescapeString(s[i : i+end]), parent: el}}
-				}
-				i += end
-				if gt := strings.IndexByte(s[i:], '>'); gt >= 0 {
-					i += gt + 1
-				} else {
-					i = len(s)
-				}
-				continue
-			}
-			if !selfClose && !voidTags[tag] {
-				cur = el
-			}
-		default:
-			push(&node{text: "<"})
-			i++
-		}
+		t.push(&node{text: html.UnescapeString(s[i : i+j])})
+		return i + j, true
 	}
-	return root
+	rest := s[i:]
+	switch {
+	case strings.HasPrefix(rest, "<!--"):
+		end := strings.Index(rest[4:], "-->")
+		if end < 0 {
+			return 0, false
+		}
+		return i + 4 + end + 3, true
+	case strings.HasPrefix(rest, "<!") || strings.HasPrefix(rest, "<?"):
+		end := strings.IndexByte(rest, '>')
+		if end < 0 {
+			return 0, false
+		}
+		return i + end + 1, true
+	case strings.HasPrefix(rest, "</"):
+		end := strings.IndexByte(rest, '>')
+		if end < 0 {
+			return 0, false
+		}
+		if f := strings.Fields(rest[2:end]); len(f) > 0 {
+			t.closeTo(strings.ToLower(f[0]))
+		}
+		return i + end + 1, true
+	case len(rest) > 1 && isASCIILetter(rest[1]):
+		return t.startTag(i), true
+	default:
+		t.push(&node{text: "<"})
+		return i + 1, true
+	}
+}
+
+// startTag reads the start tag at i, closes what it implies (an open li
+// before another li, a p before a block), opens the element and returns
+// where the next node starts (after the raw text of script, style, textarea
+// and title).
+func (t *treeBuilder) startTag(i int) int {
+	tag, attrs, selfClose, n := scanTag(t.s[i:])
+	i += n
+	t.closeImplied(tag)
+	if blockTags[tag] && t.cur.tag == "p" {
+		t.cur = t.cur.parent
+	}
+	el := &node{tag: tag, attrs: attrs}
+	t.push(el)
+	if tag == "script" || tag == "style" || tag == "textarea" || tag == "title" {
+		return t.rawText(el, i)
+	}
+	if !selfClose && !voidTags[tag] {
+		t.cur = el
+	}
+	return i
+}
+
+// closeImplied closes the element a start tag ends implicitly: a list item,
+// table row or cell, definition term or option before another.
+func (t *treeBuilder) closeImplied(tag string) {
+	switch tag {
+	case "li":
+		t.closeTo("li", "ul", "ol")
+	case "tr":
+		t.closeTo("tr", "table", "tbody", "thead", "tfoot")
+	case "td", "th":
+		if !t.closeTo("td", "tr", "table") {
+			t.closeTo("th", "tr", "table")
+		}
+	case "dt", "dd":
+		if !t.closeTo("dt", "dl") {
+			t.closeTo("dd", "dl")
+		}
+	case "option":
+		t.closeTo("option", "select")
+	}
+}
+
+// rawText skips the raw text of el from i up to its end tag (keeping it as
+// text for textarea and title) and returns where the next node starts.
+func (t *treeBuilder) rawText(el *node, i int) int {
+	s := t.s
+	end := indexFold(s[i:], "</"+el.tag)
+	if end < 0 {
+		end = len(s) - i
+	}
+	if el.tag == "textarea" || el.tag == "title" {
+		el.children = []*node{{text: html.UnescapeString(s[i : i+end]), parent: el}}
+	}
+	i += end
+	if gt := strings.IndexByte(s[i:], '>'); gt >= 0 {
+		return i + gt + 1
+	}
+	return len(s)
 }
 
 // scanTag reads a start tag at the beginning of s and returns its name,
@@ -366,13 +406,13 @@ func preText(n *node) string {
 	for _, c := range n.children {
 		r.render(c, true)
 	}
-	return normalizeSample(r.b.String())
+	return NormalizeSample(r.b.String())
 }
 
-// normalizeSample cleans sample data the way the judge compares it: Unix
+// NormalizeSample cleans sample data the way the judge compares it: Unix
 // line ends, no trailing spaces, no leading or trailing blank lines, one
 // final newline.
-func normalizeSample(s string) string {
+func NormalizeSample(s string) string {
 	ls := lines(s)
 	for len(ls) > 0 && strings.TrimSpace(ls[0]) == "" {
 		ls = ls[1:]

@@ -1,4 +1,4 @@
-package llm_test
+package analysis_test
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
-	"github.com/algoitny/api/internal/llm"
+	"github.com/algoitny/api/internal/analysis"
 )
 
 // python is the Python 3 interpreter itself: version managers such as pyenv
@@ -123,163 +123,164 @@ func truncate(s string) string {
 	return s
 }
 
-func TestOfflineGenerator(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		name        string
-		constraints string
-		samples     []llm.Sample
-		check       func(in *input)
-	}{
-		{"OneScalar", "1 ≤ N ≤ 100000", nil, func(in *input) {
-			in.within("N", in.ints(1)[0], 1, 100000)
-		}},
-		{"SharedRangeWithASCIIRelations", "1 <= a, b <= 10", nil, func(in *input) {
-			v := in.ints(2)
-			in.within("a", v[0], 1, 10)
-			in.within("b", v[1], 1, 10)
-		}},
-		{"ArrayWithNegativeValues", "1 ≤ N ≤ 1000\n-10^9 ≤ A_i ≤ 10^9", nil, func(in *input) {
-			n := in.ints(1)[0]
-			in.within("N", n, 1, 1000)
-			for _, a := range in.ints(int(n)) {
-				in.within("A_i", a, -1e9, 1e9)
+// generateCases are constraints (with samples) and what every generated test must satisfy.
+var generateCases = []struct {
+	name        string
+	constraints string
+	samples     []analysis.Sample
+	check       func(in *input)
+}{
+	{"OneScalar", "1 ≤ N ≤ 100000", nil, func(in *input) {
+		in.within("N", in.ints(1)[0], 1, 100000)
+	}},
+	{"SharedRangeWithASCIIRelations", "1 <= a, b <= 10", nil, func(in *input) {
+		v := in.ints(2)
+		in.within("a", v[0], 1, 10)
+		in.within("b", v[1], 1, 10)
+	}},
+	{"ArrayWithNegativeValues", "1 ≤ N ≤ 1000\n-10^9 ≤ A_i ≤ 10^9", nil, func(in *input) {
+		n := in.ints(1)[0]
+		in.within("N", n, 1, 1000)
+		for _, a := range in.ints(int(n)) {
+			in.within("A_i", a, -1e9, 1e9)
+		}
+	}},
+	{"DependentBounds", "1 ≤ N ≤ 2×10^5\n2 ≤ K ≤ N\n1 ≤ A_i ≤ N", nil, func(in *input) {
+		v := in.ints(2)
+		n, k := v[0], v[1]
+		in.within("N", n, 2, 200000) // K ≥ 2 forces N ≥ 2
+		in.within("K", k, 2, n)
+		for _, a := range in.ints(int(n)) {
+			in.within("A_i", a, 1, n)
+		}
+	}},
+	{"LaTeXWithElementList", `$1 \le N \le 100$, $1 \le A_1, A_2, \ldots, A_N \le 10^{9}$`, nil, func(in *input) {
+		n := in.ints(1)[0]
+		in.within("N", n, 1, 100)
+		for _, a := range in.ints(int(n)) {
+			in.within("A_i", a, 1, 1e9)
+		}
+	}},
+	{"String", "1 ≤ |S| ≤ 100\nS consists of lowercase English letters.", nil, func(in *input) {
+		s := in.line()
+		in.within("|S|", int64(len(s)), 1, 100)
+		if strings.Trim(s, "abcdefghijklmnopqrstuvwxyz") != "" {
+			in.t.Fatalf("%s: S = %q is not lowercase letters", in.desc, s)
+		}
+	}},
+	{"StrictBoundsCheckedAgainstSample", "0 < A, B < 10", []analysis.Sample{{Input: "1 2\n", Output: "3\n"}}, func(in *input) {
+		v := in.ints(2)
+		in.within("A", v[0], 1, 9)
+		in.within("B", v[1], 1, 9)
+	}},
+	{"LengthFromIndexRange", "1 ≤ N, M ≤ 50\n1 ≤ A_i ≤ 100 (1 ≤ i ≤ M)", nil, func(in *input) {
+		v := in.ints(2)
+		in.within("N", v[0], 1, 50)
+		in.within("M", v[1], 1, 50)
+		for _, a := range in.ints(int(v[1])) {
+			in.within("A_i", a, 1, 100)
+		}
+	}},
+	{"OneValuePerLineFromSample", "1 ≤ N ≤ 100\n1 ≤ X_i ≤ 1000", []analysis.Sample{{Input: "3\n5\n7\n9\n"}}, func(in *input) {
+		n := in.ints(1)[0]
+		in.within("N", n, 1, 100)
+		for range n {
+			in.within("X_i", in.ints(1)[0], 1, 1000)
+		}
+	}},
+	{"Permutation", "1 ≤ N ≤ 8\n1 ≤ P_i ≤ N\nP_i ≠ P_j (i ≠ j)", nil, func(in *input) {
+		n := in.ints(1)[0]
+		in.within("N", n, 1, 8)
+		p := in.ints(int(n))
+		slices.Sort(p)
+		for i, v := range p {
+			if v != int64(i+1) {
+				in.t.Fatalf("%s: P is not a permutation: %v", in.desc, p)
+			}
+		}
+	}},
+	{"MultiTestColumnsDistinctFromSample", "1 ≤ t ≤ 100\n1 ≤ n ≤ 50\n1 ≤ a_i, b_i ≤ 50\nAdditional constraints on the input: in each test case, at least one value of i satisfies a_i ≤ 10, and all values of b_i are distinct",
+		[]analysis.Sample{{Input: "3\n5\n7 2\n12 5\n9 3\n9 4\n10 1\n3\n1 2\n3 4\n5 6\n1\n1 43\n", Output: "4\n3\n1\n"}}, func(in *input) {
+			tc := in.ints(1)[0]
+			in.within("t", tc, 1, 100)
+			for range tc {
+				n := in.ints(1)[0]
+				in.within("n", n, 1, 50)
+				seen := map[int64]bool{}
+				for range n {
+					v := in.ints(2)
+					in.within("a_i", v[0], 1, 50)
+					in.within("b_i", v[1], 1, 50)
+					if seen[v[1]] {
+						in.t.Fatalf("%s: b_i = %d repeats", in.desc, v[1])
+					}
+					seen[v[1]] = true
+				}
 			}
 		}},
-		{"DependentBounds", "1 ≤ N ≤ 2×10^5\n2 ≤ K ≤ N\n1 ≤ A_i ≤ N", nil, func(in *input) {
-			v := in.ints(2)
-			n, k := v[0], v[1]
-			in.within("N", n, 2, 200000) // K ≥ 2 forces N ≥ 2
-			in.within("K", k, 2, n)
-			for _, a := range in.ints(int(n)) {
-				in.within("A_i", a, 1, n)
+	{"StringOfLengthN", "1 ≤ N ≤ 100\nS is a string of length N consisting of uppercase English letters.", nil, func(in *input) {
+		n := in.ints(1)[0]
+		in.within("N", n, 1, 100)
+		s := in.line()
+		if int64(len(s)) != n || strings.Trim(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
+			in.t.Fatalf("%s: S = %q, want %d uppercase letters", in.desc, s, n)
+		}
+	}},
+	{"JapaneseStringLength", "1 \\leq N \\leq 10\nS は長さ N の文字列\nS は英小文字のみからなる", []analysis.Sample{{Input: "3\nabc\n"}}, func(in *input) {
+		n := in.ints(1)[0]
+		in.within("N", n, 1, 10)
+		if s := in.line(); int64(len(s)) != n || strings.Trim(s, "abcdefghijklmnopqrstuvwxyz") != "" {
+			in.t.Fatalf("%s: S = %q, want %d lowercase letters", in.desc, s, n)
+		}
+	}},
+	{"EdgeCountFromSample", "2 ≤ N ≤ 100\n1 ≤ M ≤ 100\n1 ≤ u_i, v_i ≤ N\nThe given graph is connected.", []analysis.Sample{{Input: "3 2\n1 2\n2 3\n"}}, func(in *input) {
+		v := in.ints(2)
+		n, m := v[0], v[1]
+		in.within("N", n, 2, 100)
+		in.within("M", m, 1, 100)
+		for range m {
+			e := in.ints(2)
+			in.within("u_i", e[0], 1, n)
+			in.within("v_i", e[1], 1, n)
+		}
+	}},
+	{"ConstraintTextCannotBecomeCode", "1 ≤ N ≤ 10\n\"\"\"\rimport os; os._exit(3) #\u2028print('x')", nil, func(in *input) {
+		in.within("N", in.ints(1)[0], 1, 10)
+		in.end()
+	}},
+	{"SortedDistinctArray", "1 ≤ N ≤ 20\n1 ≤ A_1 < A_2 < \\cdots < A_N ≤ 30", nil, func(in *input) {
+		n := in.ints(1)[0]
+		in.within("N", n, 1, 20)
+		a := in.ints(int(n))
+		for i, v := range a {
+			in.within("A_i", v, 1, 30)
+			if i > 0 && a[i-1] >= v {
+				in.t.Fatalf("%s: A is not strictly increasing: %v", in.desc, a)
 			}
-		}},
-		{"LaTeXWithElementList", `$1 \le N \le 100$, $1 \le A_1, A_2, \ldots, A_N \le 10^{9}$`, nil, func(in *input) {
+		}
+	}},
+	{"SumOverTestCases", "1 ≤ T ≤ 10^4\n1 ≤ N ≤ 2·10^5\n1 ≤ A_i ≤ 10^9\nThe sum of N over all test cases does not exceed 2·10^5.", nil, func(in *input) {
+		tc := in.ints(1)[0]
+		in.within("T", tc, 1, 10000)
+		sum := int64(0)
+		for range tc {
 			n := in.ints(1)[0]
-			in.within("N", n, 1, 100)
+			in.within("N", n, 1, 200000)
+			sum += n
 			for _, a := range in.ints(int(n)) {
 				in.within("A_i", a, 1, 1e9)
 			}
-		}},
-		{"String", "1 ≤ |S| ≤ 100\nS consists of lowercase English letters.", nil, func(in *input) {
-			s := in.line()
-			in.within("|S|", int64(len(s)), 1, 100)
-			if strings.Trim(s, "abcdefghijklmnopqrstuvwxyz") != "" {
-				in.t.Fatalf("%s: S = %q is not lowercase letters", in.desc, s)
-			}
-		}},
-		{"StrictBoundsCheckedAgainstSample", "0 < A, B < 10", []llm.Sample{{Input: "1 2\n", Output: "3\n"}}, func(in *input) {
-			v := in.ints(2)
-			in.within("A", v[0], 1, 9)
-			in.within("B", v[1], 1, 9)
-		}},
-		{"LengthFromIndexRange", "1 ≤ N, M ≤ 50\n1 ≤ A_i ≤ 100 (1 ≤ i ≤ M)", nil, func(in *input) {
-			v := in.ints(2)
-			in.within("N", v[0], 1, 50)
-			in.within("M", v[1], 1, 50)
-			for _, a := range in.ints(int(v[1])) {
-				in.within("A_i", a, 1, 100)
-			}
-		}},
-		{"OneValuePerLineFromSample", "1 ≤ N ≤ 100\n1 ≤ X_i ≤ 1000", []llm.Sample{{Input: "3\n5\n7\n9\n"}}, func(in *input) {
-			n := in.ints(1)[0]
-			in.within("N", n, 1, 100)
-			for range n {
-				in.within("X_i", in.ints(1)[0], 1, 1000)
-			}
-		}},
-		{"Permutation", "1 ≤ N ≤ 8\n1 ≤ P_i ≤ N\nP_i ≠ P_j (i ≠ j)", nil, func(in *input) {
-			n := in.ints(1)[0]
-			in.within("N", n, 1, 8)
-			p := in.ints(int(n))
-			slices.Sort(p)
-			for i, v := range p {
-				if v != int64(i+1) {
-					in.t.Fatalf("%s: P is not a permutation: %v", in.desc, p)
-				}
-			}
-		}},
-		{"MultiTestColumnsDistinctFromSample", "1 ≤ t ≤ 100\n1 ≤ n ≤ 50\n1 ≤ a_i, b_i ≤ 50\nAdditional constraints on the input: in each test case, at least one value of i satisfies a_i ≤ 10, and all values of b_i are distinct",
-			[]llm.Sample{{Input: "3\n5\n7 2\n12 5\n9 3\n9 4\n10 1\n3\n1 2\n3 4\n5 6\n1\n1 43\n", Output: "4\n3\n1\n"}}, func(in *input) {
-				tc := in.ints(1)[0]
-				in.within("t", tc, 1, 100)
-				for range tc {
-					n := in.ints(1)[0]
-					in.within("n", n, 1, 50)
-					seen := map[int64]bool{}
-					for range n {
-						v := in.ints(2)
-						in.within("a_i", v[0], 1, 50)
-						in.within("b_i", v[1], 1, 50)
-						if seen[v[1]] {
-							in.t.Fatalf("%s: b_i = %d repeats", in.desc, v[1])
-						}
-						seen[v[1]] = true
-					}
-				}
-			}},
-		{"StringOfLengthN", "1 ≤ N ≤ 100\nS is a string of length N consisting of uppercase English letters.", nil, func(in *input) {
-			n := in.ints(1)[0]
-			in.within("N", n, 1, 100)
-			s := in.line()
-			if int64(len(s)) != n || strings.Trim(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
-				in.t.Fatalf("%s: S = %q, want %d uppercase letters", in.desc, s, n)
-			}
-		}},
-		{"JapaneseStringLength", "1 \\leq N \\leq 10\nS は長さ N の文字列\nS は英小文字のみからなる", []llm.Sample{{Input: "3\nabc\n"}}, func(in *input) {
-			n := in.ints(1)[0]
-			in.within("N", n, 1, 10)
-			if s := in.line(); int64(len(s)) != n || strings.Trim(s, "abcdefghijklmnopqrstuvwxyz") != "" {
-				in.t.Fatalf("%s: S = %q, want %d lowercase letters", in.desc, s, n)
-			}
-		}},
-		{"EdgeCountFromSample", "2 ≤ N ≤ 100\n1 ≤ M ≤ 100\n1 ≤ u_i, v_i ≤ N\nThe given graph is connected.", []llm.Sample{{Input: "3 2\n1 2\n2 3\n"}}, func(in *input) {
-			v := in.ints(2)
-			n, m := v[0], v[1]
-			in.within("N", n, 2, 100)
-			in.within("M", m, 1, 100)
-			for range m {
-				e := in.ints(2)
-				in.within("u_i", e[0], 1, n)
-				in.within("v_i", e[1], 1, n)
-			}
-		}},
-		{"ConstraintTextCannotBecomeCode", "1 ≤ N ≤ 10\n\"\"\"\rimport os; os._exit(3) #\u2028print('x')", nil, func(in *input) {
-			in.within("N", in.ints(1)[0], 1, 10)
-			in.end()
-		}},
-		{"SortedDistinctArray", "1 ≤ N ≤ 20\n1 ≤ A_1 < A_2 < \\cdots < A_N ≤ 30", nil, func(in *input) {
-			n := in.ints(1)[0]
-			in.within("N", n, 1, 20)
-			a := in.ints(int(n))
-			for i, v := range a {
-				in.within("A_i", v, 1, 30)
-				if i > 0 && a[i-1] >= v {
-					in.t.Fatalf("%s: A is not strictly increasing: %v", in.desc, a)
-				}
-			}
-		}},
-		{"SumOverTestCases", "1 ≤ T ≤ 10^4\n1 ≤ N ≤ 2·10^5\n1 ≤ A_i ≤ 10^9\nThe sum of N over all test cases does not exceed 2·10^5.", nil, func(in *input) {
-			tc := in.ints(1)[0]
-			in.within("T", tc, 1, 10000)
-			sum := int64(0)
-			for range tc {
-				n := in.ints(1)[0]
-				in.within("N", n, 1, 200000)
-				sum += n
-				for _, a := range in.ints(int(n)) {
-					in.within("A_i", a, 1, 1e9)
-				}
-			}
-			in.within("sum of N", sum, 1, 200000)
-		}},
-	}
-	offline := llm.NewOffline()
-	for _, c := range cases {
+		}
+		in.within("sum of N", sum, 1, 200000)
+	}},
+}
+
+func TestGenerate(t *testing.T) {
+	t.Parallel()
+	for _, c := range generateCases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			g, err := offline.Generator(t.Context(), llm.GeneratorRequest{
+			g, err := analysis.Generate(analysis.GeneratorRequest{
 				Problem: algoitny.Problem{Title: c.name, Constraints: c.constraints},
 				Samples: c.samples,
 			})
@@ -314,12 +315,11 @@ func TestOfflineGenerator(t *testing.T) {
 	}
 }
 
-func TestOfflineGeneratorEdgeCases(t *testing.T) {
+func TestGenerateEdgeCases(t *testing.T) {
 	t.Parallel()
-	offline := llm.NewOffline()
 	generate := func(t *testing.T, constraints string) string {
 		t.Helper()
-		g, err := offline.Generator(t.Context(), llm.GeneratorRequest{Problem: algoitny.Problem{Constraints: constraints}})
+		g, err := analysis.Generate(analysis.GeneratorRequest{Problem: algoitny.Problem{Constraints: constraints}})
 		requireNoError(t, err)
 		path := filepath.Join(t.TempDir(), "gen.py")
 		requireNoError(t, os.WriteFile(path, []byte(g.Code), 0o644))
@@ -345,7 +345,7 @@ func TestOfflineGeneratorEdgeCases(t *testing.T) {
 
 	t.Run("NotesSayWhatIsNotEnforced", func(t *testing.T) {
 		t.Parallel()
-		g, err := offline.Generator(t.Context(), llm.GeneratorRequest{Problem: algoitny.Problem{
+		g, err := analysis.Generate(analysis.GeneratorRequest{Problem: algoitny.Problem{
 			Constraints: "2 ≤ N ≤ 10^5\n1 ≤ a_i ≤ N\nThe given graph is a tree.\nA_1 + A_2 ≤ 10",
 		}})
 		requireNoError(t, err)
@@ -365,12 +365,12 @@ func TestOfflineGeneratorEdgeCases(t *testing.T) {
 	})
 }
 
-func TestOfflineGeneratorErrors(t *testing.T) {
+func TestGenerateErrors(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name        string
 		constraints string
-		samples     []llm.Sample
+		samples     []analysis.Sample
 		want        string
 	}{
 		{"ErrNoConstraints", "", nil, "cannot parse constraints"},
@@ -382,13 +382,13 @@ func TestOfflineGeneratorErrors(t *testing.T) {
 		{"ErrCircularBounds", "1 ≤ N ≤ M, 1 ≤ M ≤ N", nil, "depend on each other"},
 		{"ErrEmptyRange", "5 ≤ N ≤ 3", nil, "empty"},
 		{"ErrGrid", "1 ≤ H, W ≤ 10\n0 ≤ A_{i,j} ≤ 9", nil, "grids"},
-		{"ErrSampleDoesNotFit", "1 ≤ N ≤ 10", []llm.Sample{{Input: "3\n1 2 3\n"}}, "sample input does not fit"},
-		{"ErrSampleOutOfRange", "1 ≤ N ≤ 10", []llm.Sample{{Input: "11\n"}}, "sample input does not fit"},
+		{"ErrSampleDoesNotFit", "1 ≤ N ≤ 10", []analysis.Sample{{Input: "3\n1 2 3\n"}}, "sample input does not fit"},
+		{"ErrSampleOutOfRange", "1 ≤ N ≤ 10", []analysis.Sample{{Input: "11\n"}}, "sample input does not fit"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := llm.NewOffline().Generator(t.Context(), llm.GeneratorRequest{
+			_, err := analysis.Generate(analysis.GeneratorRequest{
 				Problem: algoitny.Problem{Constraints: c.constraints},
 				Samples: c.samples,
 			})
@@ -398,7 +398,7 @@ func TestOfflineGeneratorErrors(t *testing.T) {
 	}
 }
 
-func TestOfflineGeneratorConstraintSpellings(t *testing.T) {
+func TestGenerateConstraintSpellings(t *testing.T) {
 	t.Parallel()
 	cases := []struct{ name, constraints, want string }{
 		{"Unicode", "1 ≤ N ≤ 100000", "N in [1, 100000]"},
@@ -426,7 +426,7 @@ func TestOfflineGeneratorConstraintSpellings(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			g, err := llm.NewOffline().Generator(t.Context(), llm.GeneratorRequest{Problem: algoitny.Problem{Constraints: c.constraints}})
+			g, err := analysis.Generate(analysis.GeneratorRequest{Problem: algoitny.Problem{Constraints: c.constraints}})
 			requireNoError(t, err)
 			requireContains(t, g.Notes, c.want)
 		})

@@ -1,4 +1,4 @@
-package llm
+package analysis
 
 import (
 	"net/url"
@@ -37,13 +37,13 @@ func ParseProblemPage(req ExtractRequest) (ExtractedProblem, error) {
 	if pageURL == "" {
 		pageURL = canonicalURL(root)
 	}
-	fillFromURL(&p, pageURL)
-	p.Tags = cleanTags(p.Tags)
-	p.Title = latexToText(p.Title)
-	p.Description = latexToText(p.Description)
-	p.InputSpec = latexToText(p.InputSpec)
-	p.OutputSpec = latexToText(p.OutputSpec)
-	p.Constraints = latexToText(p.Constraints)
+	FillFromURL(&p, pageURL)
+	p.Tags = CleanTags(p.Tags)
+	p.Title = LatexToText(p.Title)
+	p.Description = LatexToText(p.Description)
+	p.InputSpec = LatexToText(p.InputSpec)
+	p.OutputSpec = LatexToText(p.OutputSpec)
+	p.Constraints = LatexToText(p.Constraints)
 	if p.Constraints == "" {
 		p.Constraints = constraintLines(p.InputSpec)
 	}
@@ -92,9 +92,9 @@ var (
 	atcoderIDRE    = regexp.MustCompile(`/contests/[^/]+/tasks/([^/?#]+)`)
 )
 
-// fillFromURL sets the URL, platform and problem id a page's address gives,
+// FillFromURL sets the URL, platform and problem id a page's address gives,
 // where they are still empty.
-func fillFromURL(p *ExtractedProblem, pageURL string) {
+func FillFromURL(p *ExtractedProblem, pageURL string) {
 	if p.URL == "" {
 		p.URL = pageURL
 	}
@@ -379,8 +379,8 @@ func constraintLines(s string) string {
 	return strings.Join(out, "\n")
 }
 
-// pageText is the visible text of a page, for a model to read.
-func pageText(src []byte) string {
+// PageText is the visible text of a page, for a model to read.
+func PageText(src []byte) string {
 	root := parseHTML(src)
 	body := root.find(byTag("body"))
 	if body == nil {
@@ -406,10 +406,10 @@ var latexCommands = map[string]string{
 	"min": "min", "max": "max", "log": "log", "sum": "∑", "lfloor": "⌊", "rfloor": "⌋", "lceil": "⌈", "rceil": "⌉",
 }
 
-// latexToText turns the LaTeX math of statements ($$$1 \le n \le 10^5$$$ on
+// LatexToText turns the LaTeX math of statements ($$$1 \le n \le 10^5$$$ on
 // Codeforces, <var>1 \leq N</var> on AtCoder) into plain text
 // ("1 ≤ n ≤ 10^5"); text without LaTeX is returned unchanged.
-func latexToText(s string) string {
+func LatexToText(s string) string {
 	if !strings.ContainsAny(s, `\$`) {
 		return s
 	}
@@ -449,9 +449,9 @@ func groupOpen(s string, i int) bool {
 	return j > 0 && (s[j-1] == '_' || s[j-1] == '^') && !strings.ContainsAny(s[j+1:i], "{}")
 }
 
-// cleanTags trims tags and drops empty ones, duplicates and Codeforces'
+// CleanTags trims tags and drops empty ones, duplicates and Codeforces'
 // difficulty box ("*800", a rating rather than a topic).
-func cleanTags(tags []string) []string {
+func CleanTags(tags []string) []string {
 	var out []string
 	for _, t := range tags {
 		t = collapseSpaces(strings.TrimSpace(t))

@@ -1,4 +1,4 @@
-package llm
+package analysis
 
 import (
 	"fmt"
@@ -46,8 +46,11 @@ type finding struct {
 	text string
 }
 
-// analyzeHints returns the hints for req, most useful first.
-func analyzeHints(req HintRequest) []string {
+// Hints returns 1–MaxHints hints for req, most useful first, derived from
+// the evidence of its failed tests and the compiler's output. req must have
+// something to explain (a failed test, a failing verdict or compiler output;
+// llm checks that before calling): for anything else the hints are generic.
+func Hints(req HintRequest) []string {
 	var fs []finding
 	add := func(f finding) { fs = append(fs, f) }
 	ranTests := false
@@ -77,7 +80,7 @@ func analyzeHints(req HintRequest) []string {
 			break
 		}
 		analyzed++
-		name := fmt.Sprintf("test %d", testNumber(t, i))
+		name := fmt.Sprintf("test %d", t.NumberAt(i))
 		switch v {
 		case algoitny.VerdictWrongAnswer:
 			for _, f := range wrongAnswerFindings(req, t, name, passed) {
@@ -382,7 +385,7 @@ func overflowFinding(req HintRequest, t HintTest, d diffResult, name string) (fi
 	switch {
 	case biggest.Cmp(maxInt64) > 0:
 		fix := "use big integers (BigInteger in Java, math/big in Go) or check whether the answer is wanted modulo some number"
-		return finding{"overflow", prioWASpec, fmt.Sprintf("On %s the expected answer %s does not even fit in 64 bits: %s.", name, truncateText(biggest.String(), 30), fix)}, true
+		return finding{"overflow", prioWASpec, fmt.Sprintf("On %s the expected answer %s does not even fit in 64 bits: %s.", name, TruncateText(biggest.String(), 30), fix)}, true
 	case req.Language == algoitny.LanguageJavaScript && biggest.Cmp(maxSafe) > 0:
 		return finding{"overflow", prioWASpec, fmt.Sprintf("On %s the expected answer %s is beyond 2^53, where JavaScript numbers lose precision: use BigInt for these values.", name, biggest)}, true
 	}
@@ -616,7 +619,6 @@ type runtimeContext struct {
 	lang                algoitny.Language
 	stats               inputStats
 	code                string
-	exitCode            string
 }
 
 var runtimePatterns = []runtimePattern{

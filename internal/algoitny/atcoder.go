@@ -1,0 +1,168 @@
+package algoitny
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// AtCoder sync (seed 004): a user's linked AtCoder account, the progress of
+// its sync, the accepted ("AC") problems it found and the AtCoder Daily
+// Training contests it recorded. The sync itself and the HTTP client live in
+// internal/atcoder; storage in internal/dynamo. The types are here so that
+// storage, the dataloaders and the API share them without importing the
+// feature.
+
+// AtCoderLink is a user's linked AtCoder account together with the progress
+// of its sync. It is stored beside the user's AC list (internal/dynamo).
+type AtCoderLink struct {
+	UserID string
+	// Handle is the AtCoder user name as the user typed it.
+	Handle string
+	// LinkID is new whenever the account is linked to a different handle; a
+	// sync commits only against the LinkID it started with, so a sync of the
+	// old handle can never write into the new handle's list.
+	LinkID   string
+	LinkedAt time.Time
+	// Cursor is where the next sync continues.
+	Cursor AtCoderCursor
+	// Version counts the commits of syncs; each commit requires the version it
+	// read (optimistic concurrency between an on-demand sync and the sweep).
+	Version int64
+	// LastSyncedAt is when a sync last reached the newest submission.
+	LastSyncedAt *time.Time
+	// LastAttemptAt is when a sync last finished, successfully or not; the
+	// periodic sweep takes the least recently attempted links first.
+	LastAttemptAt *time.Time
+	// LastError is the error of the last attempt, "" when it succeeded.
+	LastError string
+}
+
+// AtCoderCursor is the sync progress of one handle: the next call asks for
+// submissions from Second on and skips those in SeenIDs, which were processed
+// already at that second.
+type AtCoderCursor struct {
+	Second  int64
+	SeenIDs []int64
+}
+
+// ACList is a user's accepted problems: sorted, without duplicates.
+type ACList struct {
+	ProblemIDs []string
+	// Version counts the writes of the list; a write requires the version it
+	// read. 0 means the list was never stored.
+	Version   int64
+	UpdatedAt time.Time
+}
+
+// SolvedProblems is what the API shows about a user's AtCoder progress.
+type SolvedProblems struct {
+	Handle string
+	// ProblemIDs are AtCoder problem ids (e.g. "abc300_a"), sorted.
+	ProblemIDs []string
+	Count      int
+	// LastSyncedAt is nil until the first sync completes.
+	LastSyncedAt *time.Time
+	// LastSyncError is the error of the last sync attempt, "" if it succeeded.
+	LastSyncError string
+}
+
+// ADTDifficulty is an ADT level. The values are seed 004's difficulty_order,
+// which is part of the contest record's sort key.
+type ADTDifficulty int
+
+// The ADT levels.
+const (
+	ADTEasy   ADTDifficulty = 1
+	ADTMedium ADTDifficulty = 2
+	ADTHard   ADTDifficulty = 3
+	ADTAll    ADTDifficulty = 4
+)
+
+var adtDifficultyNames = map[ADTDifficulty]string{
+	ADTEasy: "EASY", ADTMedium: "MEDIUM", ADTHard: "HARD", ADTAll: "ALL",
+}
+
+// String returns the level's name in upper case (EASY, MEDIUM, HARD, ALL),
+// suitable for a GraphQL enum.
+func (d ADTDifficulty) String() string {
+	if s, ok := adtDifficultyNames[d]; ok {
+		return s
+	}
+	return "Difficulty(" + strconv.Itoa(int(d)) + ")"
+}
+
+// ParseADTDifficulty is the inverse of ADTDifficulty.String
+// (case-insensitive). It returns EINVALID naming the field "difficulty" for
+// anything else.
+func ParseADTDifficulty(s string) (ADTDifficulty, error) {
+	for d, name := range adtDifficultyNames {
+		if strings.EqualFold(s, name) {
+			return d, nil
+		}
+	}
+	return 0, Invalid("difficulty", "unknown ADT difficulty %q", s)
+}
+
+// ADTContest is one AtCoder Daily Training contest (seed 004's
+// AdtContestRecord, with the contest's metadata).
+type ADTContest struct {
+	// ID is AtCoder's contest id, e.g. "adt_all_20250522_3".
+	ID         string
+	Difficulty ADTDifficulty
+	Start      time.Time
+	Duration   time.Duration
+	Title      string
+	// LastFetchedSubmissionID is the highest submission id of this contest
+	// that a sync has processed (0: none yet).
+	LastFetchedSubmissionID int64
+}
+
+// Month is the record's partition: the UTC year and month of the start, YYYYMM.
+func (c ADTContest) Month() string { return c.Start.UTC().Format("200601") }
+
+// AtCoderSyncResult answers a sync request. The sync runs in the background
+// (a first sync of a busy account takes one call a second per 500
+// submissions); clients poll Solved (atcoder.Service) until LastSyncedAt
+// moves past the one returned here.
+type AtCoderSyncResult struct {
+	// JobID is the River job that runs (or already runs) the sync.
+	JobID int64
+	// AlreadyQueued is true when a sync of this user was already waiting or
+	// running; JobID is that job and nothing new was queued.
+	AlreadyQueued bool
+	// Handle is the AtCoder account being synced.
+	Handle string
+	// LastSyncedAt is when the previous sync completed (nil: never).
+	LastSyncedAt *time.Time
+}
+
+// AtCoderSyncCommit is one page of sync progress.
+type AtCoderSyncCommit struct {
+	UserID string
+	// LinkID and LinkVersion are those read; the commit requires them
+	// unchanged and stores LinkVersion+1.
+	LinkID      string
+	LinkVersion int64
+	// Cursor is the new progress.
+	Cursor AtCoderCursor
+	// AC is the new list with the Version read (the commit requires it and
+	// stores Version+1); nil when the list did not change.
+	AC *ACList
+	// Finished marks the last page: LastSyncedAt and LastAttemptAt become At
+	// and LastError is cleared.
+	Finished bool
+	At       time.Time
+}
+
+// AtCoderSyncFailure is a failed sync attempt.
+type AtCoderSyncFailure struct {
+	UserID, LinkID string
+	At             time.Time
+	// Message is shown to the user (no internals).
+	Message string
+	// Attempted moves the link behind the others in the sweep's order
+	// (LastAttemptAt = At); false for failures of the API itself, so the
+	// sweep's retry begins with this user again.
+	Attempted bool
+}

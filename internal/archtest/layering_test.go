@@ -1,0 +1,226 @@
+package archtest_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// module is the module path; the rules below name packages relative to it.
+const module = "github.com/algoitny/api"
+
+// features are the packages that implement features, the API and its
+// transport: storage must not depend on any of them, even indirectly.
+var features = []string{
+	"internal/accounts", "internal/analysis", "internal/atcoder", "internal/authoring",
+	"internal/history", "internal/httpserver", "internal/jobs", "internal/judge",
+	"internal/llm", "internal/loader", "internal/playground", "internal/problems",
+	"internal/watch", "graph", "cmd", "bench",
+}
+
+// edge is one import: from imports to (paths relative to the module).
+type edge struct{ from, to string }
+
+// knownViolations are imports that break a rule today and are being
+// removed, each with the reason and the issue that removes it. The test
+// fails on an entry that no longer happens, so that the list only shrinks:
+// delete the entry with the import.
+var knownViolations = map[edge]string{
+	// The transport builds the executable schema and the dataloaders itself;
+	// cmd/algoitny is to hand them over (issue 19, item 3).
+	{"internal/httpserver", "graph"}:       "issue 19 item 3: httpserver builds the executable schema",
+	{"internal/httpserver", "graph/model"}: "issue 19 item 3: httpserver builds loader keys from graph/model",
+	// The transport reads DynamoDB's request counter for its metrics;
+	// cmd/algoitny is to pass the counter in (issue 19, item 3).
+	{"internal/httpserver", "internal/dynamo"}: "issue 19 item 3: httpserver reads the DynamoDB request counter",
+}
+
+// pkg is what the test reads of `go list -json`.
+type pkg struct {
+	ImportPath string
+	Imports    []string // direct imports of the non-test files
+	Deps       []string // every package the non-test files depend on
+}
+
+// rel returns path relative to the module, and whether it is in the module.
+func rel(path string) (string, bool) {
+	if path == module {
+		return ".", true
+	}
+	r, ok := strings.CutPrefix(path, module+"/")
+	return r, ok
+}
+
+// under reports whether path (relative) is dir or inside it.
+func under(path, dir string) bool { return path == dir || strings.HasPrefix(path, dir+"/") }
+
+// standard reports whether an import path belongs to the standard library:
+// its first element has no dot (std packages never do, modules do).
+func standard(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".")
+}
+
+// listPackages runs `go list -json ./...` at the module root.
+func listPackages(t *testing.T) map[string]*pkg {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-json", "./...")
+	cmd.Dir = "../.."
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.String())
+	}
+	pkgs := map[string]*pkg{}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("go list output: %v", err)
+		}
+		if r, ok := rel(p.ImportPath); ok {
+			pkgs[r] = &p
+		}
+	}
+	if pkgs["internal/algoitny"] == nil || pkgs["internal/dynamo"] == nil {
+		t.Fatalf("go list found %d packages, not the module's", len(pkgs))
+	}
+	return pkgs
+}
+
+// chain returns an import path from one package to another (relative
+// paths) for messages, e.g. "internal/dynamo → internal/cache → x".
+func chain(pkgs map[string]*pkg, from, to string) string {
+	prev := map[string]string{from: ""}
+	queue := []string{from}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		if cur == to {
+			var path []string
+			for p := cur; p != ""; p = prev[p] {
+				path = append(path, p)
+			}
+			slices.Reverse(path)
+			return strings.Join(path, " → ")
+		}
+		p := pkgs[cur]
+		if p == nil {
+			continue
+		}
+		for _, imp := range p.Imports {
+			r, ok := rel(imp)
+			if !ok {
+				r = imp
+			}
+			if _, seen := prev[r]; !seen {
+				prev[r] = cur
+				queue = append(queue, r)
+			}
+		}
+	}
+	return from + " → … → " + to
+}
+
+// violation is one broken rule; known ones are checked against
+// knownViolations instead of failing.
+type violation struct {
+	edge
+	rule, why string
+}
+
+// checkLayering applies the rules to the packages and returns what breaks
+// them, in a stable order.
+func checkLayering(pkgs map[string]*pkg) []violation {
+	var out []violation
+	for _, name := range slices.Sorted(mapKeys(pkgs)) {
+		p := pkgs[name]
+		// Rule 1: the domain vocabulary imports only the standard library
+		// (and its own sub-packages), directly or indirectly.
+		if under(name, "internal/algoitny") {
+			for _, d := range p.Deps {
+				if r, ok := rel(d); (ok && !under(r, "internal/algoitny")) || (!ok && !standard(d)) {
+					out = append(out, violation{edge{name, relOr(d)}, "internal/algoitny imports only the standard library", chain(pkgs, name, relOr(d))})
+				}
+			}
+		}
+		// Rule 2: storage depends on no feature, API or transport package,
+		// directly or indirectly: features declare the interfaces storage
+		// implements, and the domain types it stores are in internal/algoitny.
+		if under(name, "internal/dynamo") {
+			for _, d := range p.Deps {
+				r, ok := rel(d)
+				if ok && slices.ContainsFunc(features, func(f string) bool { return under(r, f) }) {
+					out = append(out, violation{edge{name, r}, "internal/dynamo depends on no feature package", chain(pkgs, name, r)})
+				}
+			}
+		}
+		for _, imp := range p.Imports {
+			r, ok := rel(imp)
+			if !ok {
+				continue
+			}
+			// Rule 3: nothing under internal/ imports the GraphQL layer;
+			// graph/ sits on top of the services and calls them.
+			if under(name, "internal") && under(r, "graph") {
+				out = append(out, violation{edge{name, r}, "nothing under internal/ imports graph/", name + " → " + r})
+			}
+			// Rule 4: only the wiring (cmd/, bench) imports storage; the
+			// rest declare the interfaces they need and get *dynamo.DB from
+			// cmd/algoitny. (dynamo's own sub-packages, such as dynamotest,
+			// may.)
+			wiring := under(name, "cmd") || under(name, "bench") || under(name, "internal/dynamo")
+			if under(r, "internal/dynamo") && !wiring {
+				out = append(out, violation{edge{name, r}, "only cmd/ and bench import internal/dynamo", name + " → " + r})
+			}
+		}
+	}
+	return out
+}
+
+// relOr returns path relative to the module when it is in it.
+func relOr(path string) string {
+	if r, ok := rel(path); ok {
+		return r
+	}
+	return path
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// TestLayering fails when a package imports across the layers of
+// docs/architecture.md. Only the non-test files count: tests may wire real
+// storage (dynamotest) into any package.
+func TestLayering(t *testing.T) {
+	t.Parallel()
+	pkgs := listPackages(t)
+	seen := map[edge]bool{}
+	for _, v := range checkLayering(pkgs) {
+		if _, known := knownViolations[v.edge]; known {
+			seen[v.edge] = true
+			continue
+		}
+		t.Errorf("%s: %s", v.rule, v.why)
+	}
+	for e, why := range knownViolations {
+		if !seen[e] {
+			t.Errorf("known violation %s → %s (%s) no longer happens: delete its entry in knownViolations", e.from, e.to, why)
+		}
+	}
+}
