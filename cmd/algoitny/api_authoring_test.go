@@ -58,7 +58,7 @@ func TestSaveProblem(t *testing.T) {
 			var a, b, sum int
 			fmtSscan(t, e.Node.Input, &a, &b)
 			fmtSscan(t, e.Node.Output, &sum)
-			if sum != a+b || e.Node.Generator != "generator:python" || e.Node.Seed < 1 || e.Node.Seed > 12 {
+			if sum != a+b || !strings.HasPrefix(e.Node.Generator, "generator:python@") || e.Node.Seed < 1 || e.Node.Seed > 12 {
 				t.Fatalf("test %+v", e.Node)
 			}
 		}

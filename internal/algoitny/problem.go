@@ -147,6 +147,10 @@ type ProblemUpdate struct {
 	Generator  *Program
 	Validator  *Program
 	Production *int
+	// ReplacesProduction, with Production, makes the run current only if
+	// the current one is still this one (regenerateTests rebuilt it): a
+	// run that finished meanwhile is not replaced by an older program's.
+	ReplacesProduction *int
 	// Unreviewed undoes a staff review (the problem needs one again and is
 	// no longer verified): its author changed what was reviewed.
 	Unreviewed bool

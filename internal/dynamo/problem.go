@@ -260,7 +260,8 @@ func andAll(conds []expression.ConditionBuilder) *expression.ConditionBuilder {
 // index partitions when its language or completion changes. It returns
 // ENOTFOUND for a missing or deleted problem, and ECONFLICT when u makes a
 // production run current (u.Production) that is not newer than the
-// current one: a later run finished first, and its tests stay.
+// current one, or the current one is not u.ReplacesProduction: another run
+// finished first, and its tests stay.
 func (db *DB) UpdateProblem(ctx context.Context, ref algoitny.ProblemRef, u algoitny.ProblemUpdate) (*algoitny.Problem, error) {
 	upd := expression.Set(expression.Name("UpdatedAt"), expression.Value(db.now().UTC()))
 	set := func(attr string, v any) { upd = upd.Set(expression.Name(attr), expression.Value(v)) }
@@ -319,12 +320,17 @@ func (db *DB) UpdateProblem(ctx context.Context, ref algoitny.ProblemRef, u algo
 		// whichever finishes last (algoitny.Problem.Production).
 		cond = cond.And(expression.AttributeNotExists(expression.Name("Production")).
 			Or(expression.Name("Production").LessThan(expression.Value(*u.Production))))
+		if r := u.ReplacesProduction; r != nil && *r == 0 {
+			cond = cond.And(expression.AttributeNotExists(expression.Name("Production")))
+		} else if r != nil {
+			cond = cond.And(expression.Name("Production").Equal(expression.Value(*r)))
+		}
 	}
 	av, err := db.update(ctx, db.tables.Main, itemKey{problemPK(ref.Platform, ref.ProblemID), skMetadata}, upd, &cond)
 	if isConditionFailed(err) {
 		if u.Production != nil {
 			if p, gerr := db.GetProblem(fresh(ctx), ref); gerr == nil && !p.IsDeleted {
-				return nil, algoitny.Errorf(algoitny.ECONFLICT, "production run %d of problem %s/%s is not newer than the current one (%d): a later run finished first",
+				return nil, algoitny.Errorf(algoitny.ECONFLICT, "production run %d of problem %s/%s cannot replace the current one (%d): another run finished first",
 					*u.Production, ref.Platform, ref.ProblemID, p.Production)
 			}
 		}

@@ -189,14 +189,22 @@ func TestProblems(t *testing.T) {
 		errCode(t, err, algoitny.ECONFLICT)
 		_, err = db.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{Production: &second})
 		errCode(t, err, algoitny.ECONFLICT)
-		if got := must[*algoitny.Problem](t)(db.GetProblem(algoitny.WithFreshReads(ctx), p.Ref())); got.Production != 2 || got.Generator != gen {
+		if got := must[*algoitny.Problem](t)(db.GetProblem(algoitny.WithFreshReads(ctx), p.Ref())); got.Production != 2 || got.Generator != gen || got.Validator != val {
 			t.Fatalf("changed by a refused run: %+v", got)
+		}
+		// A rebuild of run 1 does not replace run 2; one of run 2 does.
+		fourth, fifth := 4, 5
+		_, err = db.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{Production: &fourth, ReplacesProduction: &first})
+		errCode(t, err, algoitny.ECONFLICT)
+		ok(t, err2(db.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{Production: &fifth, ReplacesProduction: &second})))
+		if got := must[*algoitny.Problem](t)(db.GetProblem(algoitny.WithFreshReads(ctx), p.Ref())); got.Production != 5 {
+			t.Fatalf("run %d current, want 5", got.Production)
 		}
 		_, err = db.StartProduction(ctx, algoitny.ProblemRef{Platform: algoitny.PlatformCustom, ProblemID: "none"})
 		errCode(t, err, algoitny.ENOTFOUND)
 		ok(t, db.DeleteProblem(ctx, p.Ref(), "gone"))
-		third := 3
-		_, err = db.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{Production: &third})
+		sixth := 6
+		_, err = db.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{Production: &sixth})
 		errCode(t, err, algoitny.ENOTFOUND)
 	})
 
