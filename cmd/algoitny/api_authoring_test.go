@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/algoitny/api/internal/algoitny"
 )
 
 const saveProblemMutation = `mutation($in: SaveProblemInput!) { saveProblem(input: $in) { isCompleted testCaseCount testCases(first: 100) { edges { node { input output generator seed } } } } }`
@@ -312,6 +315,16 @@ func TestRegenerateTests(t *testing.T) {
 	t.Log("regenerateTests rebuilds every test byte for byte")
 	if r := regenerate(other, "repro"); r.code() != "FORBIDDEN" {
 		t.Fatalf("someone else regenerated: %s", r.Raw)
+	}
+	// What an interrupted replace leaves: generated tests of an older run
+	// next to the current ones (here one from before runs were numbered).
+	// The next run deletes them.
+	ref := algoitny.ProblemRef{Platform: algoitny.PlatformCustom, ProblemID: "repro"}
+	if err := s.DB.AddTestCases(context.Background(), ref, []*algoitny.TestCase{{Input: "1\n1\n", Output: "1\n1\n", Generator: "generator:python", Seed: 99}}); err != nil {
+		t.Fatal(err)
+	}
+	if p := read(author, "repro"); p.TestCaseCount != 15 {
+		t.Fatalf("%d tests with the leftover", p.TestCaseCount)
 	}
 	var regen struct{ RegenerateTests reproProblem }
 	regenerate(author, "repro").decode(t, &regen)
