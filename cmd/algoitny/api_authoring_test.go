@@ -115,6 +115,7 @@ func TestSaveProblem(t *testing.T) {
 		{"GeneratorDoesNotCompile", aPlusB, "print(", map[string]any{"generatorLanguage": "CPP"}, "generatorCode", "does not compile"},
 		{"SolutionFails", "a, b = map(int, input().split())\nassert a + b < 120\nprint(a + b)\n", seededGenerator, nil, "solutionCode", "seed 9"},
 		{"ValidatorRejects", aPlusB, seededGenerator, map[string]any{"validatorCode": "a, b = map(int, input().split())\nassert a <= 50\n"}, "validatorCode", "seed"},
+		{"ValidatorTooLarge", aPlusB, seededGenerator, map[string]any{"validatorCode": "#" + strings.Repeat("x", 64<<10)}, "validatorCode", "at most 64 KB"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			id := strings.ToLower(tc.name)

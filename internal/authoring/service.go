@@ -102,6 +102,13 @@ func (s *Service) SaveProblem(ctx context.Context, in SaveInput) (*algoitny.Prob
 	if _, err := algoitny.ParseLanguage(string(in.Generator.Language)); err != nil {
 		return nil, algoitny.Invalid("generatorLanguage", "unknown generator language %q", in.Generator.Language)
 	}
+	// The programs are kept with the problem: refuse now what could not be
+	// stored once the tests are written.
+	for field, prog := range map[string]*Source{"generatorCode": &in.Generator, "validatorCode": in.Validator} {
+		if prog != nil && len(prog.Code) > problems.MaxCodeBytes {
+			return nil, algoitny.Invalid(field, "%s must be at most %d KB", field, problems.MaxCodeBytes>>10)
+		}
+	}
 	p, err := s.Problems.Get(ctx, in.Problem)
 	switch {
 	case algoitny.IsCode(err, algoitny.ENOTFOUND) && draft != nil:
