@@ -223,6 +223,7 @@ type ComplexityRoot struct {
 		LoginWithGoogle      func(childComplexity int, idToken string) int
 		Logout               func(childComplexity int) int
 		PauseCheck           func(childComplexity int, id string) int
+		RegenerateTests      func(childComplexity int, platform algoitny.Platform, problemID string) int
 		ResumeCheck          func(childComplexity int, id string) int
 		ReviewProblem        func(childComplexity int, platform algoitny.Platform, problemID string, input model.ReviewProblemInput) int
 		SaveProblem          func(childComplexity int, input model.SaveProblemInput) int
@@ -257,30 +258,34 @@ type ComplexityRoot struct {
 	}
 
 	Problem struct {
-		Checker         func(childComplexity int) int
-		Constraints     func(childComplexity int) int
-		CreatedAt       func(childComplexity int) int
-		ID              func(childComplexity int) int
-		IsCompleted     func(childComplexity int) int
-		IsDeleted       func(childComplexity int) int
-		Language        func(childComplexity int) int
-		MemoryLimitMB   func(childComplexity int) int
-		NeedsReview     func(childComplexity int) int
-		Platform        func(childComplexity int) int
-		ProblemID       func(childComplexity int) int
-		ProblemURL      func(childComplexity int) int
-		ReviewNotes     func(childComplexity int) int
-		ReviewedAt      func(childComplexity int) int
-		SolutionCode    func(childComplexity int) int
-		SolvedByMe      func(childComplexity int) int
-		Statement       func(childComplexity int) int
-		Tags            func(childComplexity int) int
-		TestCaseCount   func(childComplexity int) int
-		TestCases       func(childComplexity int, first *int, after *string) int
-		TimeLimitMs     func(childComplexity int) int
-		Title           func(childComplexity int) int
-		UpdatedAt       func(childComplexity int) int
-		VerifiedByAdmin func(childComplexity int) int
+		Checker           func(childComplexity int) int
+		Constraints       func(childComplexity int) int
+		CreatedAt         func(childComplexity int) int
+		GeneratorCode     func(childComplexity int) int
+		GeneratorLanguage func(childComplexity int) int
+		ID                func(childComplexity int) int
+		IsCompleted       func(childComplexity int) int
+		IsDeleted         func(childComplexity int) int
+		Language          func(childComplexity int) int
+		MemoryLimitMB     func(childComplexity int) int
+		NeedsReview       func(childComplexity int) int
+		Platform          func(childComplexity int) int
+		ProblemID         func(childComplexity int) int
+		ProblemURL        func(childComplexity int) int
+		ReviewNotes       func(childComplexity int) int
+		ReviewedAt        func(childComplexity int) int
+		SolutionCode      func(childComplexity int) int
+		SolvedByMe        func(childComplexity int) int
+		Statement         func(childComplexity int) int
+		Tags              func(childComplexity int) int
+		TestCaseCount     func(childComplexity int) int
+		TestCases         func(childComplexity int, first *int, after *string) int
+		TimeLimitMs       func(childComplexity int) int
+		Title             func(childComplexity int) int
+		UpdatedAt         func(childComplexity int) int
+		ValidatorCode     func(childComplexity int) int
+		ValidatorLanguage func(childComplexity int) int
+		VerifiedByAdmin   func(childComplexity int) int
 	}
 
 	ProblemConnection struct {
@@ -371,6 +376,7 @@ type ComplexityRoot struct {
 	}
 
 	TestCase struct {
+		Args       func(childComplexity int) int
 		CreatedAt  func(childComplexity int) int
 		Generator  func(childComplexity int) int
 		ID         func(childComplexity int) int
@@ -378,6 +384,7 @@ type ComplexityRoot struct {
 		InputSize  func(childComplexity int) int
 		Output     func(childComplexity int) int
 		OutputSize func(childComplexity int) int
+		Production func(childComplexity int) int
 		Seed       func(childComplexity int) int
 		Truncated  func(childComplexity int) int
 	}
@@ -515,6 +522,7 @@ type MutationResolver interface {
 	GenerateHints(ctx context.Context, historyID string) (*algoitny.Job, error)
 	GenerateTestCases(ctx context.Context, input model.GenerateTestCasesInput) (*algoitny.Job, error)
 	SaveProblem(ctx context.Context, input model.SaveProblemInput) (*algoitny.Problem, error)
+	RegenerateTests(ctx context.Context, platform algoitny.Platform, problemID string) (*algoitny.Problem, error)
 	CreateProblem(ctx context.Context, input model.CreateProblemInput) (*algoitny.Problem, error)
 	UpdateProblem(ctx context.Context, platform algoitny.Platform, problemID string, input model.UpdateProblemInput) (*algoitny.Problem, error)
 	DeleteProblem(ctx context.Context, platform algoitny.Platform, problemID string, reason *string) (*algoitny.Problem, error)
@@ -544,6 +552,10 @@ type ProblemResolver interface {
 	ID(ctx context.Context, obj *algoitny.Problem) (string, error)
 
 	SolutionCode(ctx context.Context, obj *algoitny.Problem) (*string, error)
+	GeneratorCode(ctx context.Context, obj *algoitny.Problem) (*string, error)
+	GeneratorLanguage(ctx context.Context, obj *algoitny.Problem) (*algoitny.Language, error)
+	ValidatorCode(ctx context.Context, obj *algoitny.Problem) (*string, error)
+	ValidatorLanguage(ctx context.Context, obj *algoitny.Problem) (*algoitny.Language, error)
 
 	TestCases(ctx context.Context, obj *algoitny.Problem, first *int, after *string) (*model.TestCaseConnection, error)
 	SolvedByMe(ctx context.Context, obj *algoitny.Problem) (bool, error)
@@ -592,6 +604,8 @@ type TestCaseResolver interface {
 
 	Generator(ctx context.Context, obj *algoitny.TestCase) (*string, error)
 	Seed(ctx context.Context, obj *algoitny.TestCase) (*int, error)
+	Args(ctx context.Context, obj *algoitny.TestCase) ([]string, error)
+	Production(ctx context.Context, obj *algoitny.TestCase) (*int, error)
 }
 type UsageLogResolver interface {
 	ID(ctx context.Context, obj *algoitny.UsageLog) (string, error)
@@ -1379,6 +1393,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.PauseCheck(childComplexity, args["id"].(string)), true
+	case "Mutation.regenerateTests":
+		if e.ComplexityRoot.Mutation.RegenerateTests == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_regenerateTests_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RegenerateTests(childComplexity, args["platform"].(algoitny.Platform), args["problemId"].(string)), true
 	case "Mutation.resumeCheck":
 		if e.ComplexityRoot.Mutation.ResumeCheck == nil {
 			break
@@ -1595,6 +1620,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Problem.CreatedAt(childComplexity), true
+	case "Problem.generatorCode":
+		if e.ComplexityRoot.Problem.GeneratorCode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Problem.GeneratorCode(childComplexity), true
+	case "Problem.generatorLanguage":
+		if e.ComplexityRoot.Problem.GeneratorLanguage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Problem.GeneratorLanguage(childComplexity), true
 	case "Problem.id":
 		if e.ComplexityRoot.Problem.ID == nil {
 			break
@@ -1720,6 +1757,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Problem.UpdatedAt(childComplexity), true
+	case "Problem.validatorCode":
+		if e.ComplexityRoot.Problem.ValidatorCode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Problem.ValidatorCode(childComplexity), true
+	case "Problem.validatorLanguage":
+		if e.ComplexityRoot.Problem.ValidatorLanguage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Problem.ValidatorLanguage(childComplexity), true
 	case "Problem.verifiedByAdmin":
 		if e.ComplexityRoot.Problem.VerifiedByAdmin == nil {
 			break
@@ -2192,6 +2241,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SyncResult.LastSyncedAt(childComplexity), true
 
+	case "TestCase.args":
+		if e.ComplexityRoot.TestCase.Args == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TestCase.Args(childComplexity), true
 	case "TestCase.createdAt":
 		if e.ComplexityRoot.TestCase.CreatedAt == nil {
 			break
@@ -2234,6 +2289,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TestCase.OutputSize(childComplexity), true
+	case "TestCase.production":
+		if e.ComplexityRoot.TestCase.Production == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TestCase.Production(childComplexity), true
 	case "TestCase.seed":
 		if e.ComplexityRoot.TestCase.Seed == nil {
 			break
@@ -2863,6 +2924,14 @@ type Problem implements Node {
   statement: String!
   "The reference solution (at most 64 KB): only for staff and the problem's author, null for anyone else."
   solutionCode: String
+  "The generator the current generated tests were produced with (` + "`" + `saveProblem` + "`" + `), kept so that ` + "`" + `regenerateTests` + "`" + ` can rebuild them (at most 64 KB): only for staff and the problem's author, null for anyone else and when none is stored (tests produced before generators were kept, or none generated)."
+  generatorCode: String
+  "The language of ` + "`" + `generatorCode` + "`" + `; null when that is."
+  generatorLanguage: Language
+  "The validator the current generated tests were checked with (at most 64 KB): only for staff and the problem's author, null for anyone else and when the production had none."
+  validatorCode: String
+  "The language of ` + "`" + `validatorCode` + "`" + `; null when that is."
+  validatorLanguage: Language
   "How outputs are judged."
   checker: Checker!
   "CPU time (user + system) allowed per test, in milliseconds: 100–20000, default 2000. A test also stops at a wall-clock limit of twice this plus 1 s."
@@ -2934,10 +3003,14 @@ type TestCase implements Node {
   outputSize: Int!
   "Whether ` + "`" + `input` + "`" + ` or ` + "`" + `output` + "`" + ` holds only the beginning of the data (read the test case with ` + "`" + `node(id:)` + "`" + ` for all of it)."
   truncated: Boolean!
-  "How the test was produced: ` + "`" + `generator:<language>` + "`" + ` for tests from ` + "`" + `saveProblem` + "`" + `, ` + "`" + `sample` + "`" + ` for samples read by extraction; null for hand-written tests."
+  "How the test was produced: ` + "`" + `generator:<language>@<hash>` + "`" + ` for tests from ` + "`" + `saveProblem` + "`" + ` and ` + "`" + `regenerateTests` + "`" + `, naming the exact generator (the first 12 hex digits of the SHA-256 of its language and code: ` + "`" + `Problem.generatorCode` + "`" + `), ` + "`" + `generator:<language>` + "`" + ` for tests produced before generators were kept, ` + "`" + `sample` + "`" + ` for samples read by extraction; null for hand-written tests."
   generator: String
-  "The generator seed (1, 2, …) that produced the input, so it can be regenerated; 0 for samples, null for hand-written tests."
+  "The generator seed (1, 2, …) that produced the input; 0 for samples, null for hand-written tests."
   seed: Int
+  "The command-line arguments the generator was run with to make the input (` + "`" + `SEED INDEX` + "`" + `), which ` + "`" + `regenerateTests` + "`" + ` runs it with again; null for samples and hand-written tests."
+  args: [String!]
+  "The production run (` + "`" + `saveProblem` + "`" + ` or ` + "`" + `regenerateTests` + "`" + `, numbered per problem from 1) the test belongs to: the next run replaces the generated tests of earlier ones. 0 for generated tests older than numbered runs, null for samples and hand-written tests."
+  production: Int
   "When the test case was added."
   createdAt: Time!
 }
@@ -3946,19 +4019,51 @@ type Mutation {
     input: GenerateTestCasesInput!
   ): Job!
   """
-  Runs the generator with seeds 1…testCount in the sandbox, feeds each input to
-  the reference solution, adds the pairs as test cases and marks the problem
-  completed; from a job, creates the problem as a draft first if it does not
-  exist. It runs within the request, so the request timeout bounds it. Fails
-  with BAD_USER_INPUT naming the program and seed when something goes wrong;
-  nothing is stored then. Other errors: UNAUTHENTICATED, FORBIDDEN (your plan
-  cannot register problems, or not your problem), NOT_FOUND, RATE_LIMITED (your
-  plan's maxProblems), UNAVAILABLE (also on a replica started without the
-  judge: another replica can run it).
+  Runs the generator with seeds 1…testCount in the sandbox (` + "`" + `generator SEED
+  SEED` + "`" + `), checks each input with the validator, feeds it to the reference
+  solution, and stores the pairs as test cases that REPLACE the problem's
+  earlier generated tests (hand-written tests stay); the generator and
+  validator are kept with the problem (` + "`" + `generatorCode` + "`" + `, ` + "`" + `validatorCode` + "`" + `) and
+  every test records its generator, seed and arguments, so that
+  ` + "`" + `regenerateTests` + "`" + ` can rebuild it byte for byte. Marks the problem completed;
+  from a job, creates the problem as a draft first if it does not exist. The
+  new tests are written before the old ones are deleted: until then (or, after
+  a crash or failure in between, until the next ` + "`" + `saveProblem` + "`" + ` or
+  ` + "`" + `regenerateTests` + "`" + `) the problem has both sets, never none. It runs within the
+  request, so the request timeout bounds it. Fails with BAD_USER_INPUT naming
+  the program and seed when something goes wrong; nothing is stored then.
+  Other errors: UNAUTHENTICATED, FORBIDDEN (your plan cannot register
+  problems, or not your problem), NOT_FOUND, RATE_LIMITED (your plan's
+  maxProblems), CONFLICT (another ` + "`" + `saveProblem` + "`" + ` or ` + "`" + `regenerateTests` + "`" + ` of the
+  problem finished first: its tests stay), UNAVAILABLE (also on a replica
+  started without the judge: another replica can run it).
   """
   saveProblem(
     "The generator and where its tests go."
     input: SaveProblemInput!
+  ): Problem!
+  """
+  Rebuild the problem's generated tests from the programs kept with it: the
+  generator is run again with each test's recorded ` + "`" + `args` + "`" + `, the validator
+  checks each input and the reference solution (` + "`" + `solutionCode` + "`" + ` as it is now)
+  makes each output. When every input and output is byte for byte the stored
+  one, the tests are replaced by the rebuilt ones (a new ` + "`" + `production` + "`" + `; new
+  ids) and the problem is returned. Otherwise nothing changes and it fails
+  with BAD_USER_INPUT "not reproducible", naming the first differing test (its
+  place among the generated tests and its seed) with ` + "`" + `field` + "`" + ` generatorCode
+  (an input differs) or solutionCode (an output differs): run ` + "`" + `saveProblem` + "`" + ` to
+  replace the tests on purpose. Also BAD_USER_INPUT when the problem has no
+  stored generator (tests produced before generators were kept: ` + "`" + `saveProblem` + "`" + `
+  once) or when a program fails (naming it and the seed). Rights as
+  ` + "`" + `saveProblem` + "`" + `: staff, or the problem's author on a plan that can register
+  problems. Other errors: UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, CONFLICT
+  (another ` + "`" + `saveProblem` + "`" + ` or ` + "`" + `regenerateTests` + "`" + ` finished first), UNAVAILABLE.
+  """
+  regenerateTests(
+    "The problem's judge."
+    platform: Platform!
+    "The problem's id on its judge."
+    problemId: String!
   ): Problem!
   """
   Register a problem (a draft unless isCompleted) with optional test cases. For
@@ -4578,6 +4683,14 @@ func (ec *executionContext) childFields_Problem(ctx context.Context, field graph
 		return ec.fieldContext_Problem_statement(ctx, field)
 	case "solutionCode":
 		return ec.fieldContext_Problem_solutionCode(ctx, field)
+	case "generatorCode":
+		return ec.fieldContext_Problem_generatorCode(ctx, field)
+	case "generatorLanguage":
+		return ec.fieldContext_Problem_generatorLanguage(ctx, field)
+	case "validatorCode":
+		return ec.fieldContext_Problem_validatorCode(ctx, field)
+	case "validatorLanguage":
+		return ec.fieldContext_Problem_validatorLanguage(ctx, field)
 	case "checker":
 		return ec.fieldContext_Problem_checker(ctx, field)
 	case "timeLimitMs":
@@ -4744,6 +4857,10 @@ func (ec *executionContext) childFields_TestCase(ctx context.Context, field grap
 		return ec.fieldContext_TestCase_generator(ctx, field)
 	case "seed":
 		return ec.fieldContext_TestCase_seed(ctx, field)
+	case "args":
+		return ec.fieldContext_TestCase_args(ctx, field)
+	case "production":
+		return ec.fieldContext_TestCase_production(ctx, field)
 	case "createdAt":
 		return ec.fieldContext_TestCase_createdAt(ctx, field)
 	}
@@ -5289,6 +5406,28 @@ func (ec *executionContext) field_Mutation_pauseCheck_args(ctx context.Context, 
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_regenerateTests_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "platform",
+		func(ctx context.Context, v any) (algoitny.Platform, error) {
+			return ec.unmarshalNPlatform2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐPlatform(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["platform"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "problemId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["problemId"] = arg1
 	return args, nil
 }
 
@@ -8548,6 +8687,50 @@ func (ec *executionContext) fieldContext_Mutation_saveProblem(ctx context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_regenerateTests(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_regenerateTests(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RegenerateTests(ctx, fc.Args["platform"].(algoitny.Platform), fc.Args["problemId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.Problem) graphql.Marshaler {
+			return ec.marshalNProblem2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐProblem(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_regenerateTests(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Problem(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_regenerateTests_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_createProblem(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9968,6 +10151,98 @@ func (ec *executionContext) _Problem_solutionCode(ctx context.Context, field gra
 }
 func (ec *executionContext) fieldContext_Problem_solutionCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Problem", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Problem_generatorCode(ctx context.Context, field graphql.CollectedField, obj *algoitny.Problem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Problem_generatorCode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Problem().GeneratorCode(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Problem_generatorCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Problem", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Problem_generatorLanguage(ctx context.Context, field graphql.CollectedField, obj *algoitny.Problem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Problem_generatorLanguage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Problem().GeneratorLanguage(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.Language) graphql.Marshaler {
+			return ec.marshalOLanguage2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐLanguage(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Problem_generatorLanguage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Problem", field, true, true, errors.New("field of type Language does not have child fields"))
+}
+
+func (ec *executionContext) _Problem_validatorCode(ctx context.Context, field graphql.CollectedField, obj *algoitny.Problem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Problem_validatorCode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Problem().ValidatorCode(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Problem_validatorCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Problem", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Problem_validatorLanguage(ctx context.Context, field graphql.CollectedField, obj *algoitny.Problem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Problem_validatorLanguage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Problem().ValidatorLanguage(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.Language) graphql.Marshaler {
+			return ec.marshalOLanguage2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐLanguage(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Problem_validatorLanguage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Problem", field, true, true, errors.New("field of type Language does not have child fields"))
 }
 
 func (ec *executionContext) _Problem_checker(ctx context.Context, field graphql.CollectedField, obj *algoitny.Problem) (ret graphql.Marshaler) {
@@ -12484,6 +12759,52 @@ func (ec *executionContext) _TestCase_seed(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_TestCase_seed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TestCase", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _TestCase_args(ctx context.Context, field graphql.CollectedField, obj *algoitny.TestCase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TestCase_args(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TestCase().Args(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalOString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TestCase_args(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TestCase", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TestCase_production(ctx context.Context, field graphql.CollectedField, obj *algoitny.TestCase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TestCase_production(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TestCase().Production(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TestCase_production(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TestCase", field, true, true, errors.New("field of type Int does not have child fields"))
 }
 
@@ -17554,6 +17875,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "regenerateTests":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_regenerateTests(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "createProblem":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createProblem(ctx, field)
@@ -17991,6 +18319,158 @@ func (ec *executionContext) _Problem(ctx context.Context, sel ast.SelectionSet, 
 					}
 				}()
 				res = ec._Problem_solutionCode(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "generatorCode":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Problem_generatorCode(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "generatorLanguage":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Problem_generatorLanguage(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "validatorCode":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Problem_validatorCode(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "validatorLanguage":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Problem_validatorLanguage(ctx, field, obj)
 				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -19412,6 +19892,82 @@ func (ec *executionContext) _TestCase(ctx context.Context, sel ast.SelectionSet,
 					}
 				}()
 				res = ec._TestCase_seed(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "args":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._TestCase_args(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "production":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._TestCase_production(ctx, field, obj)
 				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}

@@ -34,6 +34,25 @@ func visibleProblem(ctx context.Context, ref algoitny.ProblemRef) (*algoitny.Pro
 	return p, nil
 }
 
+// programCode is the code of a program kept with p (its generator or
+// validator), shown only to those who may see its solutionCode (staff and
+// its author): the programs that make the tests reveal as much as the
+// solution. Nil when none is stored.
+func programCode(ctx context.Context, p *algoitny.Problem, prog algoitny.Program) *string {
+	if prog.IsZero() || !algoitny.ActorFrom(ctx).CanEditProblem(p) {
+		return nil
+	}
+	return &prog.Code
+}
+
+// programLanguage is the language of programCode's program, under the same rule.
+func programLanguage(ctx context.Context, p *algoitny.Problem, prog algoitny.Program) *algoitny.Language {
+	if programCode(ctx, p, prog) == nil {
+		return nil
+	}
+	return &prog.Language
+}
+
 func authPayload(s *accounts.Session, err error) (*model.AuthPayload, error) {
 	if err != nil {
 		return nil, err

@@ -77,6 +77,7 @@ type Jobs interface {
 // Authoring produces test cases from a generator (authoring.Service).
 type Authoring interface {
 	SaveProblem(ctx context.Context, in authoring.SaveInput) (*algoitny.Problem, error)
+	RegenerateTests(ctx context.Context, ref algoitny.ProblemRef) (*algoitny.Problem, error)
 }
 
 // Events feeds the subscriptions (jobs.Events). Each channel starts with the

@@ -183,6 +183,13 @@ func (r *mutationResolver) SaveProblem(ctx context.Context, input model.SaveProb
 	return r.Authoring.SaveProblem(ctx, in)
 }
 
+func (r *mutationResolver) RegenerateTests(ctx context.Context, platform algoitny.Platform, problemID string) (*algoitny.Problem, error) {
+	if r.Authoring == nil {
+		return nil, errUnavailable
+	}
+	return r.Authoring.RegenerateTests(ctx, algoitny.ProblemRef{Platform: platform, ProblemID: problemID})
+}
+
 func (r *mutationResolver) CreateProblem(ctx context.Context, input model.CreateProblemInput) (*algoitny.Problem, error) {
 	p := algoitny.Problem{
 		Platform: input.Platform, ProblemID: input.ProblemID, Title: input.Title, ProblemURL: orEmpty(input.ProblemURL),
@@ -365,6 +372,22 @@ func (r *problemResolver) SolutionCode(ctx context.Context, obj *algoitny.Proble
 		return nil, nil
 	}
 	return &obj.SolutionCode, nil
+}
+
+func (r *problemResolver) GeneratorCode(ctx context.Context, obj *algoitny.Problem) (*string, error) {
+	return programCode(ctx, obj, obj.Generator), nil
+}
+
+func (r *problemResolver) GeneratorLanguage(ctx context.Context, obj *algoitny.Problem) (*algoitny.Language, error) {
+	return programLanguage(ctx, obj, obj.Generator), nil
+}
+
+func (r *problemResolver) ValidatorCode(ctx context.Context, obj *algoitny.Problem) (*string, error) {
+	return programCode(ctx, obj, obj.Validator), nil
+}
+
+func (r *problemResolver) ValidatorLanguage(ctx context.Context, obj *algoitny.Problem) (*algoitny.Language, error) {
+	return programLanguage(ctx, obj, obj.Validator), nil
 }
 
 func (r *problemResolver) TestCases(ctx context.Context, obj *algoitny.Problem, first *int, after *string) (*model.TestCaseConnection, error) {
@@ -658,6 +681,17 @@ func (r *testCaseResolver) Seed(ctx context.Context, obj *algoitny.TestCase) (*i
 	}
 	seed := int(obj.Seed)
 	return &seed, nil
+}
+
+func (r *testCaseResolver) Args(ctx context.Context, obj *algoitny.TestCase) ([]string, error) {
+	return obj.GeneratorArgs(), nil
+}
+
+func (r *testCaseResolver) Production(ctx context.Context, obj *algoitny.TestCase) (*int, error) {
+	if !obj.IsGenerated() {
+		return nil, nil
+	}
+	return &obj.Production, nil
 }
 
 func (r *usageLogResolver) ID(ctx context.Context, obj *algoitny.UsageLog) (string, error) {

@@ -1,6 +1,12 @@
 package algoitny
 
-import "time"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"strings"
+	"time"
+)
 
 // Problem is an algorithm problem from a judge, identified by its platform and
 // the platform's own problem id ("baekjoon", "1000"). A problem is a draft
@@ -24,7 +30,26 @@ type Problem struct {
 	Statement string
 	// Checker says how outputs are compared; the zero value is the default
 	// line comparison.
-	Checker       Checker
+	Checker Checker
+	// Generator and Validator are the programs the current generated tests
+	// were produced with (saveProblem), kept with the problem so that
+	// regenerateTests can rebuild those tests from them and anyone who may
+	// edit the problem can see exactly what made its tests: a test names
+	// only its program's hash (TestCase.Generator). The reference solution
+	// is SolutionCode. Zero when none is stored (hand-written tests, or
+	// tests produced before programs were kept); Validator also when the
+	// production had none. Like SolutionCode, only staff and the problem's
+	// author may see them.
+	Generator Program
+	Validator Program
+	// Production is the number of the production run (saveProblem or
+	// regenerateTests, numbered per problem from 1) whose generated tests
+	// are current; 0 before the first. A run writes its tests, then makes
+	// itself current (only ever to a higher number), then deletes the
+	// generated tests of earlier runs: numbers, not times, decide which of
+	// two concurrent runs wins, and a run never deletes the tests of a run
+	// that may still become current.
+	Production    int
 	TimeLimitMs   int
 	MemoryLimitMB int
 	IsCompleted   bool
@@ -115,6 +140,17 @@ type ProblemUpdate struct {
 	TimeLimitMs   *int
 	MemoryLimitMB *int
 	IsCompleted   *bool
+	// Generator, Validator and Production record a production run (see
+	// Problem): set together, once the run's tests are stored. Storage
+	// refuses with ECONFLICT to make a run current that is not newer than
+	// the current one.
+	Generator  *Program
+	Validator  *Program
+	Production *int
+	// ReplacesProduction, with Production, makes the run current only if
+	// the current one is still this one (regenerateTests rebuilt it): a
+	// run that finished meanwhile is not replaced by an older program's.
+	ReplacesProduction *int
 	// Unreviewed undoes a staff review (the problem needs one again and is
 	// no longer verified): its author changed what was reviewed.
 	Unreviewed bool
@@ -128,14 +164,71 @@ type TestCase struct {
 	ID        string
 	Input     string
 	Output    string
-	// Generator and Seed record how a generated test was produced so that it
-	// can be regenerated deterministically ("" and 0 for hand-written tests).
+	// Generator, Seed and Args record how a generated test was produced,
+	// so that it can be rebuilt byte for byte (regenerateTests): Generator
+	// names the exact program, "generator:<language>@<hash>"
+	// (GeneratorName), and Args are the command-line arguments it was run
+	// with (SEED INDEX). Tests produced before programs were kept say
+	// "generator:<language>" and no Args (they were run with SEED SEED:
+	// GeneratorArgs). Extraction's samples say "sample" (Seed 0);
+	// hand-written tests have none of these.
 	Generator string
 	Seed      int64
-	CreatedAt time.Time
+	Args      []string
+	// Production is the production run (Problem.Production) a generated
+	// test belongs to: the next run replaces the tests of earlier ones, and
+	// only generated tests (IsGenerated), never hand-written ones. 0 for
+	// tests older than numbered runs (replaced by the next run as well).
+	Production int
+	CreatedAt  time.Time
 	// InputSize and OutputSize are the bytes of the whole input and output.
 	// Truncated says that Input and Output hold only their beginnings: a
 	// list of test cases is read as previews, a test case alone in full.
 	InputSize, OutputSize int
 	Truncated             bool
+}
+
+// Program is a program kept with a problem: its language and source.
+type Program struct {
+	Language Language
+	Code     string
+}
+
+// IsZero reports whether no program is stored.
+func (p Program) IsZero() bool { return p.Code == "" }
+
+// Hash is a short hash of the program (the first 12 hex digits of the
+// SHA-256 of its language and code): enough for a test to name the exact
+// program it came from, short enough to read.
+func (p Program) Hash() string {
+	h := sha256.New()
+	h.Write([]byte(p.Language))
+	h.Write([]byte{0})
+	h.Write([]byte(p.Code))
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// generatorPrefix begins the Generator of every generated test.
+const generatorPrefix = "generator:"
+
+// GeneratorName is what a test produced by the generator g records as its
+// Generator: "generator:<language>@<hash>".
+func GeneratorName(g Program) string { return generatorPrefix + string(g.Language) + "@" + g.Hash() }
+
+// IsGenerated reports whether tc was produced by a generator (saveProblem,
+// regenerateTests), as opposed to hand-written tests and samples.
+func (tc *TestCase) IsGenerated() bool { return strings.HasPrefix(tc.Generator, generatorPrefix) }
+
+// GeneratorArgs returns the arguments a generated test's generator was run
+// with: Args, or SEED SEED for tests produced before Args were recorded
+// (always run so). Nil for tests that are not generated.
+func (tc *TestCase) GeneratorArgs() []string {
+	switch {
+	case !tc.IsGenerated():
+		return nil
+	case tc.Args != nil:
+		return tc.Args
+	}
+	s := strconv.FormatInt(tc.Seed, 10)
+	return []string{s, s}
 }

@@ -3,7 +3,9 @@
 // run in the judge's sandbox with N seeds, an optional validator accepts or
 // rejects each input, identical inputs are dropped, and the reference
 // solution's output on each input becomes the expected output. Every test
-// records the generator and seed it came from, so it can be regenerated.
+// records the exact generator (its language and hash), the seed and the
+// arguments it came from, and the programs are kept with the problem, so
+// that regenerateTests rebuilds the tests byte for byte.
 package authoring
 
 import (
@@ -20,10 +22,7 @@ import (
 )
 
 // Source is a program: its language and code.
-type Source struct {
-	Language algoitny.Language
-	Code     string
-}
+type Source = algoitny.Program
 
 // Production says how to produce tests.
 type Production struct {
@@ -31,10 +30,29 @@ type Production struct {
 	Solution  Source
 	// Validator, if set, must exit 0 on a valid input (read from stdin).
 	Validator *Source
-	// Count is how many seeds to run (1, 2, …, Count).
+	// Count is how many seeds to run (1, 2, …, Count), each as `generator
+	// SEED SEED` (SeedRun); identical inputs are kept once.
 	Count int
+	// Runs, if set, are the generator's runs instead of Count's (a
+	// regeneration: each test's recorded seed and arguments), one test
+	// each, in order, none dropped.
+	Runs []Run
 	// SolutionLimits bound the reference solution (the problem's limits).
 	SolutionLimits judge.Limits
+}
+
+// Run is one run of the generator: the seed that names it and the
+// command-line arguments it gets.
+type Run struct {
+	Seed int64
+	Args []string
+}
+
+// SeedRun is the run of seed n in a new production: `generator SEED INDEX`
+// with the index equal to the seed.
+func SeedRun(n int) Run {
+	s := strconv.Itoa(n)
+	return Run{Seed: int64(n), Args: []string{s, s}}
 }
 
 // Limits of the generator and validator runs.
@@ -43,11 +61,12 @@ var toolLimits = judge.Limits{CPUTime: 5 * time.Second, MemoryBytes: 512 << 20, 
 // maxInputBytes bounds one generated input.
 const maxInputBytes = 8 << 20
 
-// Produce runs the production and returns the test cases in seed order. It
-// returns EINVALID, naming the program and the seed, when a program does not
-// compile, the generator fails or is not deterministic, the validator
-// rejects an input, or the reference solution fails on one — so the author
-// knows what to fix. Other errors are EINTERNAL.
+// Produce runs the production and returns the test cases in run order,
+// each recording its generator (algoitny.GeneratorName), seed and
+// arguments. It returns EINVALID, naming the program and the seed, when a
+// program does not compile, the generator fails or is not deterministic,
+// the validator rejects an input, or the reference solution fails on one —
+// so the author knows what to fix. Other errors are EINTERNAL.
 func Produce(ctx context.Context, e *judge.Engine, p Production) ([]*algoitny.TestCase, error) {
 	gen, err := compile(ctx, e, "generator", p.Generator)
 	if err != nil {
@@ -66,41 +85,47 @@ func Produce(ctx context.Context, e *judge.Engine, p Production) ([]*algoitny.Te
 		}
 		defer val.Close()
 	}
-	// Deterministic regeneration is the point of recording seeds: run the
-	// first seed twice and compare.
-	a, err := generate(ctx, gen, 1)
-	if err != nil {
-		return nil, err
-	}
-	b, err := generate(ctx, gen, 1)
-	if err != nil {
-		return nil, err
-	}
-	if !bytes.Equal(a, b) {
-		return nil, algoitny.Invalid("generatorCode", "the generator is not deterministic: seed 1 gave two different inputs (seed the random generator from argv[1])")
+	runs, regenerating := p.Runs, p.Runs != nil
+	if !regenerating {
+		// Deterministic regeneration is the point of recording seeds: run
+		// the first seed twice and compare. (A regeneration compares every
+		// test with the stored one instead.)
+		a, err := generate(ctx, gen, SeedRun(1))
+		if err != nil {
+			return nil, err
+		}
+		b, err := generate(ctx, gen, SeedRun(1))
+		if err != nil {
+			return nil, err
+		}
+		if !bytes.Equal(a, b) {
+			return nil, algoitny.Invalid("generatorCode", "the generator is not deterministic: seed 1 gave two different inputs (seed the random generator from argv[1])")
+		}
+		for i := range p.Count {
+			runs = append(runs, SeedRun(i+1))
+		}
 	}
 
 	type produced struct {
 		input, output []byte
 		err           error
 	}
-	results := make([]produced, p.Count)
+	results := make([]produced, len(runs))
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, 4)
-	for i := range p.Count {
-		seed := i + 1
+	for i, run := range runs {
 		wg.Add(1)
 		slots <- struct{}{}
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
-			in, err := generate(ctx, gen, seed)
+			in, err := generate(ctx, gen, run)
 			if err == nil && val != nil {
-				err = validate(ctx, val, seed, in)
+				err = validate(ctx, val, run.Seed, in)
 			}
 			var out []byte
 			if err == nil {
-				out, err = solve(ctx, sol, seed, in, p.SolutionLimits)
+				out, err = solve(ctx, sol, run.Seed, in, p.SolutionLimits)
 			}
 			results[i] = produced{input: in, output: out, err: err}
 		}()
@@ -109,17 +134,20 @@ func Produce(ctx context.Context, e *judge.Engine, p Production) ([]*algoitny.Te
 
 	var tests []*algoitny.TestCase
 	seen := map[[32]byte]bool{}
-	generator := "generator:" + string(p.Generator.Language)
+	generator := algoitny.GeneratorName(p.Generator)
 	for i, r := range results {
 		if r.err != nil {
-			return nil, r.err // the lowest failing seed, so the message is stable
+			return nil, r.err // the first failing run, so the message is stable
 		}
-		sum := sha256.Sum256(r.input)
-		if seen[sum] {
-			continue
+		if !regenerating {
+			sum := sha256.Sum256(r.input)
+			if seen[sum] {
+				continue
+			}
+			seen[sum] = true
 		}
-		seen[sum] = true
-		tests = append(tests, &algoitny.TestCase{Input: string(r.input), Output: string(r.output), Generator: generator, Seed: int64(i + 1)})
+		tests = append(tests, &algoitny.TestCase{Input: string(r.input), Output: string(r.output),
+			Generator: generator, Seed: runs[i].Seed, Args: runs[i].Args})
 	}
 	return tests, nil
 }
@@ -139,10 +167,11 @@ func compile(ctx context.Context, e *judge.Engine, what string, s Source) (*judg
 	return prog, nil
 }
 
-// generate runs the generator with `seed index` arguments (index = seed).
-func generate(ctx context.Context, gen *judge.Program, seed int) ([]byte, error) {
+// generate runs the generator with the run's arguments.
+func generate(ctx context.Context, gen *judge.Program, run Run) ([]byte, error) {
+	seed := run.Seed
 	var out bytes.Buffer
-	res, err := gen.Run(ctx, judge.RunOptions{Stdout: &out, Args: []string{strconv.Itoa(seed), strconv.Itoa(seed)}, Limits: toolLimits})
+	res, err := gen.Run(ctx, judge.RunOptions{Stdout: &out, Args: run.Args, Limits: toolLimits})
 	if err != nil {
 		return nil, algoitny.Internal(err, "run the generator")
 	}
@@ -155,7 +184,7 @@ func generate(ctx context.Context, gen *judge.Program, seed int) ([]byte, error)
 	return out.Bytes(), nil
 }
 
-func validate(ctx context.Context, val *judge.Program, seed int, input []byte) error {
+func validate(ctx context.Context, val *judge.Program, seed int64, input []byte) error {
 	res, err := val.Run(ctx, judge.RunOptions{Stdin: bytes.NewReader(input), Limits: toolLimits})
 	if err != nil {
 		return algoitny.Internal(err, "run the validator")
@@ -166,7 +195,7 @@ func validate(ctx context.Context, val *judge.Program, seed int, input []byte) e
 	return nil
 }
 
-func solve(ctx context.Context, sol *judge.Program, seed int, input []byte, lim judge.Limits) ([]byte, error) {
+func solve(ctx context.Context, sol *judge.Program, seed int64, input []byte, lim judge.Limits) ([]byte, error) {
 	var out bytes.Buffer
 	res, err := sol.Run(ctx, judge.RunOptions{Stdin: bytes.NewReader(input), Stdout: &out, Limits: lim})
 	if err != nil {

@@ -23,6 +23,10 @@ type Problems interface {
 	Create(ctx context.Context, in problems.CreateInput) (*algoitny.Problem, error)
 	AddTestCases(ctx context.Context, ref algoitny.ProblemRef, cases []*algoitny.TestCase) (*algoitny.Problem, error)
 	Update(ctx context.Context, ref algoitny.ProblemRef, u algoitny.ProblemUpdate) (*algoitny.Problem, error)
+	StartProduction(ctx context.Context, ref algoitny.ProblemRef) (int, error)
+	GeneratedTestCases(ctx context.Context, ref algoitny.ProblemRef) ([]*algoitny.TestCase, error)
+	DeleteGeneratedTests(ctx context.Context, ref algoitny.ProblemRef, drop func(production int) bool) (int, error)
+	TestCaseData(ctx context.Context, ref algoitny.ProblemRef, id string) (*algoitny.TestCase, error)
 }
 
 // Jobs reads the caller's jobs (jobs.Service).
@@ -50,11 +54,14 @@ type SaveInput struct {
 
 // SaveProblem produces TestCount tests (Produce) for the problem, creating
 // it as a draft first if it came from a job and does not exist yet, stores
-// them (each with the generator and seed it came from) and marks the problem
-// completed. The caller must be able to register problems and to edit an
-// existing problem. Returns EUNAUTHENTICATED, EFORBIDDEN, ENOTFOUND,
-// ERATELIMITED (plan's problem limit) and EINVALID — naming the program and
-// the seed — when production fails; nothing is stored then.
+// them (each with the generator, seed and arguments it came from) in place
+// of the problem's earlier generated tests (hand-written ones stay; see
+// replace), keeps the generator and validator with the problem, and marks
+// it completed. The caller must be able to register problems and to edit
+// an existing problem. Returns EUNAUTHENTICATED, EFORBIDDEN, ENOTFOUND,
+// ERATELIMITED (plan's problem limit), ECONFLICT (another run replaced the
+// tests meanwhile) and EINVALID — naming the program and the seed — when
+// production fails; nothing is stored then.
 func (s *Service) SaveProblem(ctx context.Context, in SaveInput) (*algoitny.Problem, error) {
 	if err := problems.CheckCanRegister(ctx); err != nil {
 		return nil, err
@@ -95,6 +102,13 @@ func (s *Service) SaveProblem(ctx context.Context, in SaveInput) (*algoitny.Prob
 	if _, err := algoitny.ParseLanguage(string(in.Generator.Language)); err != nil {
 		return nil, algoitny.Invalid("generatorLanguage", "unknown generator language %q", in.Generator.Language)
 	}
+	// The programs are kept with the problem: refuse now what could not be
+	// stored once the tests are written.
+	for field, prog := range map[string]*Source{"generatorCode": &in.Generator, "validatorCode": in.Validator} {
+		if prog != nil && len(prog.Code) > problems.MaxCodeBytes {
+			return nil, algoitny.Invalid(field, "%s must be at most %d KB", field, problems.MaxCodeBytes>>10)
+		}
+	}
 	p, err := s.Problems.Get(ctx, in.Problem)
 	switch {
 	case algoitny.IsCode(err, algoitny.ENOTFOUND) && draft != nil:
@@ -107,10 +121,9 @@ func (s *Service) SaveProblem(ctx context.Context, in SaveInput) (*algoitny.Prob
 	if strings.TrimSpace(p.SolutionCode) == "" {
 		return nil, algoitny.Invalid("solutionCode", "the problem has no reference solution")
 	}
-	limits := judge.Limits{CPUTime: time.Duration(max(p.TimeLimitMs, problems.DefaultTimeLimitMs)) * time.Millisecond, MemoryBytes: int64(max(p.MemoryLimitMB, problems.DefaultMemoryLimitMB)) << 20}
 	tests, err := Produce(ctx, s.Judge, Production{
 		Generator: in.Generator, Solution: Source{Language: p.Language, Code: p.SolutionCode},
-		Validator: in.Validator, Count: in.TestCount, SolutionLimits: limits,
+		Validator: in.Validator, Count: in.TestCount, SolutionLimits: solutionLimits(p),
 	})
 	if err != nil {
 		return nil, err
@@ -121,9 +134,172 @@ func (s *Service) SaveProblem(ctx context.Context, in SaveInput) (*algoitny.Prob
 			return nil, err
 		}
 	}
-	if _, err := s.Problems.AddTestCases(ctx, ref, tests); err != nil {
+	return s.replace(ctx, ref, run{generator: in.Generator, validator: in.Validator, tests: tests, complete: true})
+}
+
+// solutionLimits are the reference solution's limits: the problem's.
+func solutionLimits(p *algoitny.Problem) judge.Limits {
+	return judge.Limits{CPUTime: time.Duration(max(p.TimeLimitMs, problems.DefaultTimeLimitMs)) * time.Millisecond, MemoryBytes: int64(max(p.MemoryLimitMB, problems.DefaultMemoryLimitMB)) << 20}
+}
+
+// run is a production run to store.
+type run struct {
+	generator Source
+	validator *Source
+	tests     []*algoitny.TestCase
+	// complete marks the problem completed with it (saveProblem).
+	complete bool
+	// replaces, if set, is the run that was rebuilt (regenerateTests): the
+	// new one becomes current only if that one still is.
+	replaces *int
+}
+
+// replace stores r's tests as a new production run of the problem and
+// makes it current in place of the generated tests of earlier runs:
+//
+//  1. number the run (StartProduction: higher than every earlier run's);
+//  2. write all of its tests (AddTestCases; the count rises with them);
+//  3. make it current, with its programs (Update; ECONFLICT if a run
+//     finished meanwhile that it may not replace: this run's tests are
+//     deleted again and the other's stay);
+//  4. delete the generated tests of earlier runs (the count falls with
+//     them; hand-written tests and samples stay).
+//
+// The window: from step 2 until step 4 is done the problem has both sets of
+// generated tests — lists and testCaseCount show both, and an execution
+// meanwhile runs both. A crash or a failure there leaves both until the
+// next saveProblem or regenerateTests, which deletes the generated tests
+// of every run older than its own (a failed step 2 deletes what it wrote
+// of its own run at once). It never leaves a problem without tests: a run
+// becomes current only once all its tests are written, and only tests of
+// runs older than the current one, or of a run that can no longer become
+// current, are ever deleted. Once step 2 succeeded the rest runs to its end
+// even if the client goes away.
+func (s *Service) replace(ctx context.Context, ref algoitny.ProblemRef, r run) (*algoitny.Problem, error) {
+	n, err := s.Problems.StartProduction(ctx, ref)
+	if err != nil {
 		return nil, err
 	}
-	done := true
-	return s.Problems.Update(ctx, ref, algoitny.ProblemUpdate{IsCompleted: &done})
+	for _, tc := range r.tests {
+		tc.Production = n
+	}
+	ownRun := func(p int) bool { return p == n }
+	if _, err := s.Problems.AddTestCases(ctx, ref, r.tests); err != nil {
+		// Some of them may be stored: they can never become current.
+		_, _ = s.Problems.DeleteGeneratedTests(context.WithoutCancel(ctx), ref, ownRun)
+		return nil, err
+	}
+	ctx = context.WithoutCancel(ctx)
+	u := algoitny.ProblemUpdate{Generator: &r.generator, Validator: &algoitny.Program{}, Production: &n, ReplacesProduction: r.replaces}
+	if r.validator != nil {
+		u.Validator = r.validator
+	}
+	if r.complete {
+		done := true
+		u.IsCompleted = &done
+	}
+	if _, err := s.Problems.Update(ctx, ref, u); err != nil {
+		if algoitny.IsCode(err, algoitny.ECONFLICT) {
+			_, _ = s.Problems.DeleteGeneratedTests(ctx, ref, ownRun)
+			return nil, algoitny.Errorf(algoitny.ECONFLICT, "another saveProblem or regenerateTests of this problem finished first; its tests stay")
+		}
+		return nil, err
+	}
+	if _, err := s.Problems.DeleteGeneratedTests(ctx, ref, func(p int) bool { return p < n }); err != nil {
+		return nil, err
+	}
+	return s.Problems.Get(algoitny.WithFreshReads(ctx), ref)
+}
+
+// RegenerateTests rebuilds the generated tests of a problem from the
+// programs stored with it: the generator is run again with each test's
+// recorded arguments, the validator checks each input, and the reference
+// solution (the problem's current SolutionCode) makes each output. If every
+// input and output is byte for byte the stored one, the tests are replaced
+// by the rebuilt ones (a new production run, replace) and the problem is
+// returned. Otherwise nothing changes and it returns EINVALID ("not
+// reproducible") naming the first differing test, its seed and the program
+// (generatorCode for an input, solutionCode for an output): tests that
+// cannot be rebuilt are what the check is for, and silently replacing them
+// would change what submissions were judged against — saveProblem replaces
+// them on purpose. Rights as SaveProblem's. Also EINVALID when no generator
+// is stored (tests from before programs were kept, or hand-written only),
+// and when a program fails (naming it and the seed, as SaveProblem does);
+// EUNAUTHENTICATED, EFORBIDDEN, ENOTFOUND, ECONFLICT as SaveProblem.
+func (s *Service) RegenerateTests(ctx context.Context, ref algoitny.ProblemRef) (*algoitny.Problem, error) {
+	if err := problems.CheckCanRegister(ctx); err != nil {
+		return nil, err
+	}
+	p, err := s.Problems.Get(algoitny.WithFreshReads(ctx), ref)
+	switch {
+	case err != nil:
+		return nil, err
+	case p.IsDeleted:
+		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "problem %s/%s not found", ref.Platform, ref.ProblemID)
+	case !algoitny.ActorFrom(ctx).CanEditProblem(p):
+		return nil, algoitny.Errorf(algoitny.EFORBIDDEN, "only staff and the problem's author may change it")
+	case p.Generator.IsZero() || p.Production == 0:
+		return nil, algoitny.Invalid("generatorCode", "the problem has no stored generator: its tests were not produced by saveProblem since generators are kept (run saveProblem once)")
+	case strings.TrimSpace(p.SolutionCode) == "":
+		return nil, algoitny.Invalid("solutionCode", "the problem has no reference solution")
+	}
+	generated, err := s.Problems.GeneratedTestCases(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	var stored []*algoitny.TestCase // the current run's, in order
+	var runs []Run
+	name := algoitny.GeneratorName(p.Generator)
+	for _, tc := range generated {
+		if tc.Production != p.Production {
+			continue // an earlier run's, left by an interrupted replace: replaced below too
+		}
+		if tc.Generator != name {
+			return nil, algoitny.Invalid("generatorCode", "not reproducible: generated test %d (seed %d) names the generator %s, not the stored one (%s)",
+				len(stored)+1, tc.Seed, tc.Generator, name)
+		}
+		stored = append(stored, tc)
+		runs = append(runs, Run{Seed: tc.Seed, Args: tc.GeneratorArgs()})
+	}
+	if len(stored) == 0 {
+		return nil, algoitny.Invalid("generatorCode", "the problem has no generated tests to rebuild")
+	}
+	var validator *Source
+	if !p.Validator.IsZero() {
+		v := p.Validator
+		validator = &v
+	}
+	rebuilt, err := Produce(ctx, s.Judge, Production{
+		Generator: p.Generator, Solution: Source{Language: p.Language, Code: p.SolutionCode},
+		Validator: validator, Runs: runs, SolutionLimits: solutionLimits(p),
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, tc := range stored {
+		if tc.Truncated { // a preview: compare the whole
+			if tc, err = s.Problems.TestCaseData(ctx, ref, tc.ID); err != nil {
+				return nil, err
+			}
+		}
+		what, field, old, now := "input", "generatorCode", tc.Input, rebuilt[i].Input
+		if old == now {
+			what, field, old, now = "expected output", "solutionCode", tc.Output, rebuilt[i].Output
+		}
+		if old != now {
+			return nil, algoitny.Invalid(field, "not reproducible: the %s of generated test %d (seed %d) differs from the stored one at byte %d (%d bytes stored, %d now); nothing was changed (saveProblem replaces the tests with what the programs make now)",
+				what, i+1, tc.Seed, firstDifference(old, now), len(old), len(now))
+		}
+	}
+	current := p.Production
+	return s.replace(ctx, ref, run{generator: p.Generator, validator: validator, tests: rebuilt, replaces: &current})
+}
+
+// firstDifference is the offset of the first byte where a and b differ.
+func firstDifference(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
 }

@@ -59,6 +59,7 @@ func TestEveryWriteIsAnnounced(t *testing.T) {
 	gone := newProblem(algoitny.PlatformBaekjoon, "2000", algoitny.LanguagePython, true)
 	h := newHistory(u.ID, algoitny.PlatformBaekjoon, "1000", algoitny.LanguagePython, false)
 	usage := &algoitny.UsageLog{UserID: u.ID, Action: algoitny.ActionExecution}
+	added := []*algoitny.TestCase{{Input: "1 2\n", Output: "3\n"}, {Input: incompressible(1 << 20), Output: "x\n"}} // the second in parts
 	var job, keyed *algoitny.Job
 	var check *algoitny.Check
 	var claimed *algoitny.Check
@@ -98,8 +99,10 @@ func TestEveryWriteIsAnnounced(t *testing.T) {
 			return err2(db.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{Title: ptr("Renamed")}))
 		}},
 		{"AddTestCases", func() error {
-			return db.AddTestCases(ctx, p.Ref(), []*algoitny.TestCase{{Input: "1 2\n", Output: "3\n"}, {Input: incompressible(100 << 10), Output: "x\n"}})
+			return db.AddTestCases(ctx, p.Ref(), added)
 		}},
+		{"StartProduction", func() error { return err2(db.StartProduction(ctx, p.Ref())) }},
+		{"DeleteTestCases", func() error { return err2(db.DeleteTestCases(ctx, p.Ref(), []string{added[1].ID})) }},
 		{"ReviewProblem", func() error { return err2(db.ReviewProblem(ctx, p.Ref(), algoitny.ProblemReview{Verified: true})) }},
 		{"DeleteProblem", func() error { return db.DeleteProblem(ctx, gone.Ref(), "duplicate") }},
 		{"DiscardProblem", func() error { return db.DiscardProblem(ctx, draft.Ref(), u.ID) }},
@@ -228,7 +231,7 @@ func TestEveryWriteIsAnnounced(t *testing.T) {
 		"ACItemInfo", "AuthLookup", "CountUserChecks", "CountUserItems", "CountUserProblems", "Describe", "ExecutionStats", "GetUserStats", "Leaderboard",
 		"GetACList", "GetACLists", "GetAtCoderLink", "GetAtCoderState", "GetCheck", "GetHistories", "GetHistoriesAndProblems", "GetHistory", "GetJob",
 		"GetJobByIdempotencyKey", "GetJobByRiverID", "GetJobProgress", "GetJobs", "GetPlan", "GetProblem",
-		"GetProblemWithTestCases", "GetProblems", "GetTestCase", "GetUsageLog", "GetUserByEmail", "GetUserByGoogleID",
+		"GetProblemWithTestCases", "GetProblems", "GetTestCase", "ReadTestCase", "GetUsageLog", "GetUserByEmail", "GetUserByGoogleID",
 		"GetUserByID", "GetUsersByEmail", "LatestJobProgress", "ListADTContests", "ListAtCoderLinksDue", "ListCheckResults",
 		"ListChecks", "ListExecutionTests", "ListHistoryByLanguage", "ListHistoryByPlatform", "ListJobProgress", "ListJobs", "ListOverdueChecks",
 		"ListPlans", "ListProblems", "ListPublicHistory", "ListStaleJobs", "ListStaleJobsPage", "ListTestCases", "ListUsageLogs",

@@ -5,6 +5,7 @@ import (
 
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -32,7 +33,21 @@ func getMany[K comparable, V any](ctx context.Context, db *DB, table string, key
 // most 100 keys in all), retrying unprocessed keys with backoff. Missing
 // items are absent from the result. consistent asks for strongly consistent
 // reads (twice the read capacity): for what must see the latest write.
-func (db *DB) batchGetTables(ctx context.Context, keys map[string][]itemKey, consistent bool) (map[string]map[itemKey]map[string]types.AttributeValue, error) {
+// project, if given, names the only attributes to read besides the keys.
+func (db *DB) batchGetTables(ctx context.Context, keys map[string][]itemKey, consistent bool, project ...string) (map[string]map[itemKey]map[string]types.AttributeValue, error) {
+	var proj *string
+	var names map[string]string
+	if len(project) > 0 {
+		b := expression.NamesList(expression.Name(attrPK), expression.Name(attrSK))
+		for _, a := range project {
+			b = b.AddNames(expression.Name(a))
+		}
+		expr, err := expression.NewBuilder().WithProjection(b).Build()
+		if err != nil {
+			return nil, algoitny.Internal(err, "build projection")
+		}
+		proj, names = expr.Projection(), expr.Names()
+	}
 	req := make(map[string]types.KeysAndAttributes, len(keys))
 	out := make(map[string]map[itemKey]map[string]types.AttributeValue, len(keys))
 	for table, ks := range keys {
@@ -40,7 +55,7 @@ func (db *DB) batchGetTables(ctx context.Context, keys map[string][]itemKey, con
 		for i, k := range ks {
 			avs[i] = k.av()
 		}
-		req[table] = types.KeysAndAttributes{Keys: avs, ConsistentRead: aws.Bool(consistent)}
+		req[table] = types.KeysAndAttributes{Keys: avs, ConsistentRead: aws.Bool(consistent), ProjectionExpression: proj, ExpressionAttributeNames: names}
 		out[table] = map[itemKey]map[string]types.AttributeValue{}
 	}
 	for attempt := 0; len(req) > 0; attempt++ {

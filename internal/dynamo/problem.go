@@ -35,23 +35,34 @@ type problemItem struct {
 	CheckerEpsilon  float64 `dynamodbav:",omitempty"`
 	CheckerCode     string  `dynamodbav:",omitempty"`
 	CheckerLanguage string  `dynamodbav:",omitempty"`
-	TimeLimitMs     int
-	MemoryLimitMB   int
-	IsCompleted     bool
-	IsDeleted       bool
-	DeletedAt       *time.Time `dynamodbav:",omitempty"`
-	DeletedReason   string     `dynamodbav:",omitempty"`
-	TestCaseCount   int
-	NeedsReview     bool       `dynamodbav:",omitempty"`
-	ReviewNotes     string     `dynamodbav:",omitempty"`
-	VerifiedByAdmin bool       `dynamodbav:",omitempty"`
-	ReviewedAt      *time.Time `dynamodbav:",omitempty"`
-	CreatedBy       string     `dynamodbav:",omitempty"`
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
-	GSI1PK, GSI1SK  string `dynamodbav:",omitempty"`
-	GSI2PK, GSI2SK  string `dynamodbav:",omitempty"`
-	GSI3PK, GSI3SK  string `dynamodbav:",omitempty"`
+	// The programs of the current production run and its number
+	// (algoitny.Problem.Generator, Validator, Production). Each program is
+	// at most 64 KB like SolutionCode and CheckerCode (problems.MaxCodeBytes),
+	// so that the item stays far below DynamoDB's 400 KB with all four.
+	// The counter that numbers runs, ProductionSeq (attrProductionSeq), is
+	// only ever ADDed to (StartProduction) and is not part of this struct.
+	GeneratorCode     string `dynamodbav:",omitempty"`
+	GeneratorLanguage string `dynamodbav:",omitempty"`
+	ValidatorCode     string `dynamodbav:",omitempty"`
+	ValidatorLanguage string `dynamodbav:",omitempty"`
+	Production        int    `dynamodbav:",omitempty"`
+	TimeLimitMs       int
+	MemoryLimitMB     int
+	IsCompleted       bool
+	IsDeleted         bool
+	DeletedAt         *time.Time `dynamodbav:",omitempty"`
+	DeletedReason     string     `dynamodbav:",omitempty"`
+	TestCaseCount     int
+	NeedsReview       bool       `dynamodbav:",omitempty"`
+	ReviewNotes       string     `dynamodbav:",omitempty"`
+	VerifiedByAdmin   bool       `dynamodbav:",omitempty"`
+	ReviewedAt        *time.Time `dynamodbav:",omitempty"`
+	CreatedBy         string     `dynamodbav:",omitempty"`
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+	GSI1PK, GSI1SK    string `dynamodbav:",omitempty"`
+	GSI2PK, GSI2SK    string `dynamodbav:",omitempty"`
+	GSI3PK, GSI3SK    string `dynamodbav:",omitempty"`
 }
 
 func marshalProblem(p *algoitny.Problem) (map[string]types.AttributeValue, error) {
@@ -61,6 +72,8 @@ func marshalProblem(p *algoitny.Problem) (map[string]types.AttributeValue, error
 		Title: p.Title, TitleLower: strings.ToLower(p.Title), ProblemURL: p.ProblemURL, Tags: p.Tags,
 		SolutionCode: p.SolutionCode, Language: string(p.Language), Constraints: p.Constraints, Statement: p.Statement,
 		CheckerKind: string(p.Checker.Kind), CheckerEpsilon: p.Checker.Epsilon, CheckerCode: p.Checker.Code, CheckerLanguage: string(p.Checker.Language),
+		GeneratorCode: p.Generator.Code, GeneratorLanguage: string(p.Generator.Language),
+		ValidatorCode: p.Validator.Code, ValidatorLanguage: string(p.Validator.Language), Production: p.Production,
 		TimeLimitMs: p.TimeLimitMs, MemoryLimitMB: p.MemoryLimitMB,
 		IsCompleted: p.IsCompleted, IsDeleted: p.IsDeleted, DeletedAt: p.DeletedAt, DeletedReason: p.DeletedReason,
 		TestCaseCount: p.TestCaseCount, CreatedBy: p.CreatedBy, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
@@ -89,6 +102,9 @@ func unmarshalProblem(av map[string]types.AttributeValue) (*algoitny.Problem, er
 		Title: it.Title, ProblemURL: it.ProblemURL, Tags: it.Tags, SolutionCode: it.SolutionCode,
 		Language: algoitny.Language(it.Language), Constraints: it.Constraints, Statement: it.Statement,
 		Checker:     algoitny.Checker{Kind: algoitny.CheckerKind(it.CheckerKind), Epsilon: it.CheckerEpsilon, Code: it.CheckerCode, Language: algoitny.Language(it.CheckerLanguage)},
+		Generator:   algoitny.Program{Language: algoitny.Language(it.GeneratorLanguage), Code: it.GeneratorCode},
+		Validator:   algoitny.Program{Language: algoitny.Language(it.ValidatorLanguage), Code: it.ValidatorCode},
+		Production:  it.Production,
 		TimeLimitMs: it.TimeLimitMs, MemoryLimitMB: it.MemoryLimitMB,
 		IsCompleted: it.IsCompleted, IsDeleted: it.IsDeleted, DeletedAt: it.DeletedAt, DeletedReason: it.DeletedReason,
 		TestCaseCount: it.TestCaseCount, CreatedBy: it.CreatedBy, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
@@ -242,7 +258,10 @@ func andAll(conds []expression.ConditionBuilder) *expression.ConditionBuilder {
 
 // UpdateProblem changes the given fields of a live problem, moving it between
 // index partitions when its language or completion changes. It returns
-// ENOTFOUND for a missing or deleted problem.
+// ENOTFOUND for a missing or deleted problem, and ECONFLICT when u makes a
+// production run current (u.Production) that is not newer than the
+// current one, or the current one is not u.ReplacesProduction: another run
+// finished first, and its tests stay.
 func (db *DB) UpdateProblem(ctx context.Context, ref algoitny.ProblemRef, u algoitny.ProblemUpdate) (*algoitny.Problem, error) {
 	upd := expression.Set(expression.Name("UpdatedAt"), expression.Value(db.now().UTC()))
 	set := func(attr string, v any) { upd = upd.Set(expression.Name(attr), expression.Value(v)) }
@@ -286,15 +305,62 @@ func (db *DB) UpdateProblem(ctx context.Context, ref algoitny.ProblemRef, u algo
 		set("IsCompleted", *u.IsCompleted)
 		set(attrGSI2PK, gsiProblemCompleted(*u.IsCompleted))
 	}
-	live := expression.Name("IsDeleted").Equal(expression.Value(false))
-	av, err := db.update(ctx, db.tables.Main, itemKey{problemPK(ref.Platform, ref.ProblemID), skMetadata}, upd, &live)
+	if u.Generator != nil {
+		set("GeneratorCode", u.Generator.Code)
+		set("GeneratorLanguage", string(u.Generator.Language))
+	}
+	if u.Validator != nil {
+		set("ValidatorCode", u.Validator.Code)
+		set("ValidatorLanguage", string(u.Validator.Language))
+	}
+	cond := expression.Name("IsDeleted").Equal(expression.Value(false))
+	if u.Production != nil {
+		set("Production", *u.Production)
+		// Only forward: of two runs the later-numbered one stays current
+		// whichever finishes last (algoitny.Problem.Production).
+		cond = cond.And(expression.AttributeNotExists(expression.Name("Production")).
+			Or(expression.Name("Production").LessThan(expression.Value(*u.Production))))
+		if r := u.ReplacesProduction; r != nil && *r == 0 {
+			cond = cond.And(expression.AttributeNotExists(expression.Name("Production")))
+		} else if r != nil {
+			cond = cond.And(expression.Name("Production").Equal(expression.Value(*r)))
+		}
+	}
+	av, err := db.update(ctx, db.tables.Main, itemKey{problemPK(ref.Platform, ref.ProblemID), skMetadata}, upd, &cond)
 	if isConditionFailed(err) {
+		if u.Production != nil {
+			if p, gerr := db.GetProblem(fresh(ctx), ref); gerr == nil && !p.IsDeleted {
+				return nil, algoitny.Errorf(algoitny.ECONFLICT, "production run %d of problem %s/%s cannot replace the current one (%d): another run finished first",
+					*u.Production, ref.Platform, ref.ProblemID, p.Production)
+			}
+		}
 		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "problem %s/%s not found", ref.Platform, ref.ProblemID)
 	}
 	if err != nil {
 		return nil, translate(err, "update problem")
 	}
 	return unmarshalProblem(av)
+}
+
+// attrProductionSeq is the problem item's counter of production runs.
+const attrProductionSeq = "ProductionSeq"
+
+// StartProduction numbers a new production run of a live problem (see
+// algoitny.Problem.Production): it adds one to the problem's counter of
+// runs and returns the new value, higher than every number given before,
+// whatever the clocks of the servers say. ENOTFOUND for a missing or
+// deleted problem.
+func (db *DB) StartProduction(ctx context.Context, ref algoitny.ProblemRef) (int, error) {
+	upd := expression.Add(expression.Name(attrProductionSeq), expression.Value(1))
+	live := expression.Name("IsDeleted").Equal(expression.Value(false))
+	av, err := db.update(ctx, db.tables.Main, itemKey{problemPK(ref.Platform, ref.ProblemID), skMetadata}, upd, &live)
+	if isConditionFailed(err) {
+		return 0, algoitny.Errorf(algoitny.ENOTFOUND, "problem %s/%s not found", ref.Platform, ref.ProblemID)
+	}
+	if err != nil {
+		return 0, translate(err, "start production")
+	}
+	return intAttr(av, attrProductionSeq), nil
 }
 
 // ReviewProblem records a staff review (seed 003's needs_review,

@@ -161,6 +161,53 @@ func TestProblems(t *testing.T) {
 		errCode(t, err, algoitny.ENOTFOUND)
 	})
 
+	// Production runs are numbered by the problem's counter, and a run
+	// becomes current only if it is newer than the current one; the
+	// programs are stored with it.
+	t.Run("ProductionRuns", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		p := newProblem(algoitny.PlatformCustom, "prod", algoitny.LanguagePython, false)
+		ok(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
+		first := must[int](t)(db.StartProduction(ctx, p.Ref()))
+		second := must[int](t)(db.StartProduction(ctx, p.Ref()))
+		if first != 1 || second != 2 {
+			t.Fatalf("runs numbered %d, %d", first, second)
+		}
+		gen := algoitny.Program{Language: algoitny.LanguagePython, Code: "print(1)\n"}
+		val := algoitny.Program{Language: algoitny.LanguageCPP, Code: "int main(){}\n"}
+		up := must[*algoitny.Problem](t)(db.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{Generator: &gen, Validator: &val, Production: &second}))
+		got := must[*algoitny.Problem](t)(db.GetProblem(algoitny.WithFreshReads(ctx), p.Ref()))
+		for _, q := range []*algoitny.Problem{up, got} {
+			if q.Production != 2 || q.Generator != gen || q.Validator != val {
+				t.Fatalf("stored %+v", q)
+			}
+		}
+		// The older run finishing later does not become current.
+		none := algoitny.Program{}
+		_, err := db.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{Generator: &none, Validator: &none, Production: &first})
+		errCode(t, err, algoitny.ECONFLICT)
+		_, err = db.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{Production: &second})
+		errCode(t, err, algoitny.ECONFLICT)
+		if got := must[*algoitny.Problem](t)(db.GetProblem(algoitny.WithFreshReads(ctx), p.Ref())); got.Production != 2 || got.Generator != gen || got.Validator != val {
+			t.Fatalf("changed by a refused run: %+v", got)
+		}
+		// A rebuild of run 1 does not replace run 2; one of run 2 does.
+		fourth, fifth := 4, 5
+		_, err = db.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{Production: &fourth, ReplacesProduction: &first})
+		errCode(t, err, algoitny.ECONFLICT)
+		ok(t, err2(db.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{Production: &fifth, ReplacesProduction: &second})))
+		if got := must[*algoitny.Problem](t)(db.GetProblem(algoitny.WithFreshReads(ctx), p.Ref())); got.Production != 5 {
+			t.Fatalf("run %d current, want 5", got.Production)
+		}
+		_, err = db.StartProduction(ctx, algoitny.ProblemRef{Platform: algoitny.PlatformCustom, ProblemID: "none"})
+		errCode(t, err, algoitny.ENOTFOUND)
+		ok(t, db.DeleteProblem(ctx, p.Ref(), "gone"))
+		sixth := 6
+		_, err = db.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{Production: &sixth})
+		errCode(t, err, algoitny.ENOTFOUND)
+	})
+
 	t.Run("SoftDelete", func(t *testing.T) {
 		t.Parallel()
 		db := newDB(t)

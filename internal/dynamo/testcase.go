@@ -7,6 +7,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -65,6 +67,10 @@ type testCaseItem struct {
 	PartCount  int    `dynamodbav:",omitempty"`
 	Generator  string `dynamodbav:",omitempty"`
 	Seed       int64  `dynamodbav:",omitempty"`
+	// Args and Production: see algoitny.TestCase (absent on items written
+	// before they were recorded).
+	Args       []string `dynamodbav:",omitempty"`
+	Production int      `dynamodbav:",omitempty"`
 	CreatedAt  time.Time
 	// InputSize and OutputSize are the data's bytes and, when it is not
 	// stored plain, InputHead and OutputHead its first PreviewBytes: a list
@@ -149,7 +155,8 @@ func encodeTestCase(tc *algoitny.TestCase) (map[string]types.AttributeValue, []m
 	pk := problemPK(tc.Platform, tc.ProblemID)
 	it := testCaseItem{
 		PK: pk, SK: testCaseSK(tc.CreatedAt, tc.ID), EntityType: "TestCase", TestCaseID: tc.ID,
-		Platform: string(tc.Platform), ProblemID: tc.ProblemID, Generator: tc.Generator, Seed: tc.Seed, CreatedAt: tc.CreatedAt,
+		Platform: string(tc.Platform), ProblemID: tc.ProblemID, Generator: tc.Generator, Seed: tc.Seed,
+		Args: tc.Args, Production: tc.Production, CreatedAt: tc.CreatedAt,
 	}
 	inSize, outSize := len(tc.Input), len(tc.Output)
 	it.InputSize, it.OutputSize = &inSize, &outSize
@@ -197,7 +204,7 @@ func decodeTestCase(av map[string]types.AttributeValue, parts [][]byte, previews
 	}
 	tc := &algoitny.TestCase{
 		Platform: algoitny.Platform(it.Platform), ProblemID: it.ProblemID, ID: it.TestCaseID,
-		Generator: it.Generator, Seed: it.Seed, CreatedAt: it.CreatedAt,
+		Generator: it.Generator, Seed: it.Seed, Args: it.Args, Production: it.Production, CreatedAt: it.CreatedAt,
 	}
 	if previews && it.Encoding != encodingPlain && it.InputSize != nil && it.OutputSize != nil {
 		tc.Input, tc.Output, tc.InputSize, tc.OutputSize = it.InputHead, it.OutputHead, *it.InputSize, *it.OutputSize
@@ -306,6 +313,89 @@ func (db *DB) AddTestCases(ctx context.Context, ref algoitny.ProblemRef, cases [
 		start = end
 	}
 	return nil
+}
+
+// DeleteTestCases deletes test cases of a live problem by id and lowers
+// its TestCaseCount by as many in the same transactions (≤ 99 cases each,
+// like AddTestCases), so the count always matches the visible test cases;
+// then it deletes the deleted cases' part items. A part without its test
+// case is never read (testCaseReader skips it), so a crash before the parts
+// are gone leaves only invisible orphans, never a test case with missing
+// data. Ids of test cases that do not exist, or that another call deleted
+// meanwhile, are skipped and not counted. It returns how many it deleted,
+// and ENOTFOUND if the problem is missing or deleted.
+func (db *DB) DeleteTestCases(ctx context.Context, ref algoitny.ProblemRef, ids []string) (int, error) {
+	pk := problemPK(ref.Platform, ref.ProblemID)
+	var keys []itemKey
+	seen := map[string]bool{}
+	for _, id := range ids {
+		t, err := idTime(id)
+		if err != nil || seen[id] {
+			continue // not a test case's id: there is no such test case
+		}
+		seen[id] = true
+		keys = append(keys, itemKey{pk, testCaseSK(t, id)})
+	}
+	// Which exist, and how many parts each has: the items' keys and
+	// PartCount only (not their data), read from DynamoDB itself.
+	heads := map[itemKey]map[string]types.AttributeValue{}
+	for start := 0; start < len(keys); start += maxBatchGet {
+		got, err := db.batchGetTables(ctx, map[string][]itemKey{db.tables.Main: keys[start:min(start+maxBatchGet, len(keys))]}, true, "PartCount")
+		if err != nil {
+			return 0, err
+		}
+		maps.Copy(heads, got[db.tables.Main])
+	}
+	var pending []itemKey
+	for _, k := range keys {
+		if heads[k] != nil {
+			pending = append(pending, k)
+		}
+	}
+	deleted := 0
+	var parts []types.WriteRequest
+	for len(pending) > 0 {
+		batch := pending[:min(99, len(pending))]
+		items := make([]types.TransactWriteItem, 0, len(batch)+1)
+		items = append(items, db.testCaseCountAdd(ref, -len(batch)))
+		for _, k := range batch {
+			items = append(items, types.TransactWriteItem{Delete: &types.Delete{
+				TableName: aws.String(db.tables.Main), Key: k.av(),
+				// A case deleted meanwhile must not lower the count twice.
+				ConditionExpression: aws.String("attribute_exists(PK)"),
+			}})
+		}
+		_, err := db.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+		if conditionFailedAt(err, 0) {
+			return deleted, algoitny.Errorf(algoitny.ENOTFOUND, "problem %s/%s not found", ref.Platform, ref.ProblemID)
+		}
+		if codes := cancellationCodes(err); slices.Contains(codes, "ConditionalCheckFailed") {
+			// Some cases are gone already: try again without them.
+			var rest []itemKey
+			for i, k := range pending {
+				if i >= len(batch) || i+1 >= len(codes) || codes[i+1] != "ConditionalCheckFailed" {
+					rest = append(rest, k)
+				}
+			}
+			pending = rest
+			continue
+		}
+		if err != nil {
+			return deleted, translate(err, "delete test cases")
+		}
+		deleted += len(batch)
+		for _, k := range batch {
+			for n := range intAttr(heads[k], "PartCount") {
+				parts = append(parts, deleteRequest(itemKey{pk, testCasePartSK(k.SK, n)}))
+			}
+		}
+		pending = pending[len(batch):]
+	}
+	// Then the parts, invisible now that their cases are gone.
+	if err := db.batchWrite(ctx, db.tables.Main, parts); err != nil {
+		return deleted, err
+	}
+	return deleted, nil
 }
 
 func (db *DB) testCaseCountAdd(ref algoitny.ProblemRef, n int) types.TransactWriteItem {
@@ -467,7 +557,7 @@ func (db *DB) ListTestCases(ctx context.Context, ref algoitny.ProblemRef, page a
 
 // previewAttrs are the attributes of a test case item a preview is made of.
 var previewAttrs = []string{"EntityType", "TestCaseID", "Platform", "ProblemID", "Input", "Output", "Encoding", "PartCount",
-	"Generator", "Seed", "CreatedAt", "InputSize", "OutputSize", "InputHead", "OutputHead"}
+	"Generator", "Seed", "Args", "Production", "CreatedAt", "InputSize", "OutputSize", "InputHead", "OutputHead"}
 
 // errNeedsData: a test case written before sizes were stored was read
 // without its data (previewAttrs); its preview is cut from the data.
@@ -605,6 +695,18 @@ func (db *DB) PrefetchProblem(ctx context.Context, ref algoitny.ProblemRef, page
 // case's item is read first: in a context of WithFullReadCheck the check
 // is asked before the data is read, and its error returned.
 func (db *DB) GetTestCase(ctx context.Context, ref algoitny.ProblemRef, id string) (*algoitny.TestCase, error) {
+	return db.getTestCase(ctx, ref, id, true)
+}
+
+// ReadTestCase is GetTestCase for the server's own use: it reads a test
+// case in full without asking the check of WithFullReadCheck, which bounds
+// what a response holds. Only for data that goes into no response (the
+// comparison of regenerateTests).
+func (db *DB) ReadTestCase(ctx context.Context, ref algoitny.ProblemRef, id string) (*algoitny.TestCase, error) {
+	return db.getTestCase(ctx, ref, id, false)
+}
+
+func (db *DB) getTestCase(ctx context.Context, ref algoitny.ProblemRef, id string, checked bool) (*algoitny.TestCase, error) {
 	t, err := idTime(id)
 	if err != nil {
 		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "test case not found")
@@ -617,7 +719,7 @@ func (db *DB) GetTestCase(ctx context.Context, ref algoitny.ProblemRef, id strin
 	if len(items) == 0 || isTestCasePartSK(stringAttr(items[0], attrSK)) {
 		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "test case not found")
 	}
-	if check, ok := ctx.Value(fullReadCheckKey{}).(func(int) error); ok {
+	if check, ok := ctx.Value(fullReadCheckKey{}).(func(int) error); ok && checked {
 		if err := check(storedSize(items[0])); err != nil {
 			return nil, err
 		}

@@ -143,6 +143,84 @@ func TestTestCases(t *testing.T) {
 		}
 	})
 
+	// DeleteTestCases lowers the count with the cases it deletes, so the
+	// count stays the number of visible cases; parts go with their case;
+	// unknown, repeated and already deleted ids count nothing, also when
+	// two calls race over the same cases.
+	t.Run("Delete", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		db.SetClock(tick())
+		p := newProblem(algoitny.PlatformBaekjoon, "4000", algoitny.LanguagePython, true)
+		ok(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
+		var cases []*algoitny.TestCase
+		for i := range 130 { // more than one transaction's worth
+			in := fmt.Sprintf("%d\n", i)
+			if i == 1 {
+				in += incompressible(1 << 20) // split into parts
+			}
+			cases = append(cases, &algoitny.TestCase{Input: in, Output: "x\n", Generator: "generator:python@0123456789ab", Seed: int64(i + 1),
+				Args: []string{fmt.Sprint(i + 1), fmt.Sprint(i + 1)}, Production: 1})
+		}
+		ok(t, db.AddTestCases(ctx, p.Ref(), cases))
+		visible := func() int {
+			t.Helper()
+			got, err := db.GetProblem(algoitny.WithFreshReads(ctx), p.Ref())
+			ok(t, err)
+			_, all, err := db.GetProblemWithTestCases(algoitny.WithFreshReads(ctx), p.Ref())
+			ok(t, err)
+			if got.TestCaseCount != len(all) {
+				t.Fatalf("count %d, %d visible test cases", got.TestCaseCount, len(all))
+			}
+			return len(all)
+		}
+		if n := visible(); n != 130 {
+			t.Fatalf("%d cases", n)
+		}
+		// Provenance round-trips, in lists too.
+		page := must[algoitny.Page[*algoitny.TestCase]](t)(db.ListTestCases(ctx, p.Ref(), algoitny.PageRequest{First: 2}))
+		if tc := page.Items[1]; fmt.Sprint(tc.Args) != "[2 2]" || tc.Production != 1 || tc.Seed != 2 || !tc.IsGenerated() {
+			t.Fatalf("listed %+v", tc)
+		}
+		before := must[int](t)(dynamo.ItemCount(ctx, db, dynamo.ProblemPK(p.Ref())))
+
+		var ids []string
+		for _, tc := range cases[:120] {
+			ids = append(ids, tc.ID)
+		}
+		ids = append(ids, ids[0], "not-an-id", "0190e4b2-7a3c-7def-8000-000000000000")
+		// Two calls delete the first 120 at once: 120 are deleted in all.
+		var n1, n2 int
+		var err1, err2 error
+		done := make(chan struct{})
+		go func() { n2, err2 = db.DeleteTestCases(ctx, p.Ref(), ids[60:]); close(done) }()
+		n1, err1 = db.DeleteTestCases(ctx, p.Ref(), ids)
+		<-done
+		ok(t, err1)
+		ok(t, err2)
+		if n1+n2 != 120 {
+			t.Fatalf("deleted %d + %d, want 120 in all", n1, n2)
+		}
+		if n := visible(); n != 10 {
+			t.Fatalf("%d cases left, want 10", n)
+		}
+		// The 120 items and the large case's parts are gone.
+		after := must[int](t)(dynamo.ItemCount(ctx, db, dynamo.ProblemPK(p.Ref())))
+		if before-after <= 120 || after != 1+10 {
+			t.Fatalf("%d items before, %d after: parts left behind", before, after)
+		}
+		_, err := db.GetTestCase(ctx, p.Ref(), cases[1].ID)
+		errCode(t, err, algoitny.ENOTFOUND)
+		// Again: nothing left to delete, nothing counted.
+		if n := must[int](t)(db.DeleteTestCases(ctx, p.Ref(), ids)); n != 0 || visible() != 10 {
+			t.Fatalf("deleted %d again", n)
+		}
+		// A deleted problem's cases are not deleted.
+		ok(t, db.DeleteProblem(ctx, p.Ref(), "gone"))
+		_, err = db.DeleteTestCases(ctx, p.Ref(), []string{cases[125].ID})
+		errCode(t, err, algoitny.ENOTFOUND)
+	})
+
 	t.Run("MissingProblem", func(t *testing.T) {
 		t.Parallel()
 		db := newDB(t)

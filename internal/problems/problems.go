@@ -41,6 +41,9 @@ type Store interface {
 	ListTestCases(ctx context.Context, ref algoitny.ProblemRef, page algoitny.PageRequest) (algoitny.Page[*algoitny.TestCase], error)
 	GetTestCase(ctx context.Context, ref algoitny.ProblemRef, id string) (*algoitny.TestCase, error)
 	ReviewProblem(ctx context.Context, ref algoitny.ProblemRef, r algoitny.ProblemReview) (*algoitny.Problem, error)
+	StartProduction(ctx context.Context, ref algoitny.ProblemRef) (int, error)
+	DeleteTestCases(ctx context.Context, ref algoitny.ProblemRef, ids []string) (int, error)
+	ReadTestCase(ctx context.Context, ref algoitny.ProblemRef, id string) (*algoitny.TestCase, error)
 }
 
 // Service applies the problem rules on top of a Store.
@@ -264,6 +267,73 @@ func (s *Service) Review(ctx context.Context, ref algoitny.ProblemRef, r algoitn
 	return s.Store.ReviewProblem(ctx, ref, r)
 }
 
+// StartProduction numbers a new production run of a live problem the
+// actor may edit (algoitny.Problem.Production): its tests carry the number,
+// and Update with Production makes it current.
+func (s *Service) StartProduction(ctx context.Context, ref algoitny.ProblemRef) (int, error) {
+	if _, err := s.editable(ctx, ref); err != nil {
+		return 0, err
+	}
+	return s.Store.StartProduction(ctx, ref)
+}
+
+// GeneratedTestCases returns the generated test cases (IsGenerated) of a
+// live problem the actor may edit, oldest first, as previews
+// (ListTestCases), read from DynamoDB itself.
+func (s *Service) GeneratedTestCases(ctx context.Context, ref algoitny.ProblemRef) ([]*algoitny.TestCase, error) {
+	if _, err := s.editable(ctx, ref); err != nil {
+		return nil, err
+	}
+	ctx = algoitny.WithFreshReads(ctx)
+	var out []*algoitny.TestCase
+	for after := ""; ; {
+		page, err := s.Store.ListTestCases(ctx, ref, algoitny.PageRequest{First: algoitny.MaxPageSize, After: after})
+		if err != nil {
+			return nil, err
+		}
+		for _, tc := range page.Items {
+			if tc.IsGenerated() {
+				out = append(out, tc)
+			}
+		}
+		if !page.HasNextPage {
+			return out, nil
+		}
+		after = page.EndCursor
+	}
+}
+
+// DeleteGeneratedTests deletes the generated test cases of a live problem
+// the actor may edit whose production run drop selects, lowering its
+// count with them; hand-written tests and samples are never deleted. It
+// returns how many it deleted.
+func (s *Service) DeleteGeneratedTests(ctx context.Context, ref algoitny.ProblemRef, drop func(production int) bool) (int, error) {
+	tests, err := s.GeneratedTestCases(ctx, ref)
+	if err != nil {
+		return 0, err
+	}
+	var ids []string
+	for _, tc := range tests {
+		if drop(tc.Production) {
+			ids = append(ids, tc.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	return s.Store.DeleteTestCases(ctx, ref, ids)
+}
+
+// TestCaseData returns one test case of a live problem the actor may edit
+// in full, for the server's own comparisons: it is not bounded by what a
+// response may hold (the data must go into none).
+func (s *Service) TestCaseData(ctx context.Context, ref algoitny.ProblemRef, id string) (*algoitny.TestCase, error) {
+	if _, err := s.editable(ctx, ref); err != nil {
+		return nil, err
+	}
+	return s.Store.ReadTestCase(algoitny.WithFreshReads(ctx), ref, id)
+}
+
 // TestCase returns one test case of a problem the actor may see. ENOTFOUND otherwise.
 func (s *Service) TestCase(ctx context.Context, ref algoitny.ProblemRef, id string) (*algoitny.TestCase, error) {
 	if _, err := s.Get(ctx, ref); err != nil {
@@ -317,6 +387,15 @@ func applyUpdate(p *algoitny.Problem, u algoitny.ProblemUpdate) {
 	}
 	if u.MemoryLimitMB != nil {
 		p.MemoryLimitMB = *u.MemoryLimitMB
+	}
+	if u.Generator != nil {
+		p.Generator = *u.Generator
+	}
+	if u.Validator != nil {
+		p.Validator = *u.Validator
+	}
+	if u.Production != nil {
+		p.Production = *u.Production
 	}
 }
 
@@ -392,7 +471,8 @@ func validateProblem(p *algoitny.Problem) error {
 	if err := validateRef(p.Ref()); err != nil {
 		return err
 	}
-	for field, text := range map[string]string{"title": p.Title, "problemUrl": p.ProblemURL, "constraints": p.Constraints, "solutionCode": p.SolutionCode, "checker.code": p.Checker.Code} {
+	for field, text := range map[string]string{"title": p.Title, "problemUrl": p.ProblemURL, "constraints": p.Constraints, "solutionCode": p.SolutionCode, "checker.code": p.Checker.Code,
+		"generatorCode": p.Generator.Code, "validatorCode": p.Validator.Code} {
 		if err := algoitny.CheckText(field, text); err != nil {
 			return err
 		}
@@ -417,6 +497,17 @@ func validateProblem(p *algoitny.Problem) error {
 	}
 	if len(p.SolutionCode) > MaxCodeBytes {
 		return algoitny.Invalid("solutionCode", "solutionCode must be at most %d KB", MaxCodeBytes>>10)
+	}
+	for field, prog := range map[string]algoitny.Program{"generator": p.Generator, "validator": p.Validator} {
+		if prog.IsZero() {
+			continue
+		}
+		if len(prog.Code) > MaxCodeBytes {
+			return algoitny.Invalid(field+"Code", "%sCode must be at most %d KB", field, MaxCodeBytes>>10)
+		}
+		if _, err := algoitny.ParseLanguage(string(prog.Language)); err != nil {
+			return algoitny.Invalid(field+"Language", "unknown %s language %q", field, prog.Language)
+		}
 	}
 	if utf8.RuneCountInString(p.Constraints) > MaxConstraintsLen {
 		return algoitny.Invalid("constraints", "constraints must be at most %d characters", MaxConstraintsLen)
