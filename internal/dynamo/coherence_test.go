@@ -363,7 +363,10 @@ func lostReply(t *testing.T, op string) string {
 // TestOutcomeAfterARetry: a write whose first attempt landed but whose
 // reply was lost is retried by the SDK, and the retry's refusal (the item
 // exists: its condition fails) does not mean the write was not made — its
-// outcome is unknown, so the others keep holding the key.
+// outcome is unknown, so the others keep holding the key. (A plan's
+// creation is such a single conditional PutItem of strict state;
+// executions are stored in transactions, which the SDK retries with their
+// idempotency token.)
 func TestOutcomeAfterARetry(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -379,9 +382,9 @@ func TestOutcomeAfterARetry(t *testing.T) {
 	}
 	var outcomes []seen
 	dynamo.OnOutcome(db, func(_ []string, o cache.Outcome, attempts int32) { outcomes = append(outcomes, seen{o, attempts}) })
-	h := newHistory("u1", algoitny.PlatformBaekjoon, "1000", algoitny.LanguagePython, true)
-	errCode(t, db.CreateHistory(ctx, h), algoitny.ECONFLICT) // the retry finds the item the lost attempt wrote
-	if got := must[*algoitny.SearchHistory](t)(tables.GetHistory(ctx, h.Ref())); got.Code != h.Code {
+	p := &algoitny.Plan{Name: "Team", Description: "lost reply", MaxHintsPerDay: 3, MaxExecutionsPerDay: 7, IsActive: true}
+	errCode(t, db.CreatePlan(ctx, p), algoitny.ECONFLICT) // the retry finds the item the lost attempt wrote
+	if got := must[*algoitny.Plan](t)(tables.GetPlan(ctx, "Team")); got.MaxExecutionsPerDay != 7 {
 		t.Fatalf("the first attempt's write is not there: %+v", got)
 	}
 	if len(outcomes) != 1 || outcomes[0].attempts != 2 || outcomes[0].o != cache.Unknown {
@@ -389,7 +392,7 @@ func TestOutcomeAfterARetry(t *testing.T) {
 	}
 	// One attempt refused by DynamoDB: certainly not written.
 	outcomes = nil
-	errCode(t, db.CreateHistory(ctx, h), algoitny.ECONFLICT)
+	errCode(t, db.CreatePlan(ctx, &algoitny.Plan{Name: "Team", IsActive: true}), algoitny.ECONFLICT)
 	if len(outcomes) != 1 || outcomes[0].attempts != 1 || outcomes[0].o != cache.NotApplied {
 		t.Fatalf("outcomes %+v; want one refused attempt, not applied", outcomes)
 	}

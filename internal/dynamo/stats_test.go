@@ -3,6 +3,7 @@ package dynamo_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -103,5 +104,24 @@ func TestUserStats(t *testing.T) {
 	ok(t, err)
 	if len(board) != 2 || board[0].UserID != "ann" || board[0].Rank != 1 {
 		t.Fatalf("after bob's deletion: %v", board)
+	}
+}
+
+// An execution whose store's reply was lost is retried by the SDK: it is
+// stored, and counted, once.
+func TestUserStatsAfterALostReply(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tables := newDB(t)
+	db, err := dynamo.Open(ctx, dynamo.Config{Endpoint: lostReply(t, "TransactWriteItems"), TablePrefix: strings.TrimSuffix(tables.Tables().Main, "Main")})
+	ok(t, err)
+	h := accepted("dee", "4000", algoitny.LanguagePython, true)
+	if err := db.CreateHistory(ctx, h); err != nil && !algoitny.IsCode(err, algoitny.ECONFLICT) {
+		t.Fatal(err)
+	}
+	must[*algoitny.SearchHistory](t)(tables.GetHistory(ctx, h.Ref()))
+	s := must[*algoitny.UserStats](t)(tables.GetUserStats(ctx, "dee"))
+	if s.Executions != 1 || s.SolvedProblems != 1 {
+		t.Fatalf("after a lost reply: %+v", s)
 	}
 }
