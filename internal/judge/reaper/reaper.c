@@ -1,33 +1,55 @@
 /*
  * reaper: the process supervisor of the AlgoItny judge (internal/judge).
  *
- * It runs as pid 1 of the sandbox (bwrap --as-pid-1), or as the direct child of
- * the judge when unsandboxed. It sets the resource limits and a system call
- * filter, forks the program, reaps every process that ends up as its child
- * (when the program exits, whatever it left is killed and reaped first, so
- * that their CPU time counts), and reports the program's exit status and
- * resource usage on a pipe the program cannot reach.
+ * Two modes.
+ *
+ * One run (compilers, version probes, and every run when the judge starts a
+ * sandbox per run): it runs as pid 1 of a sandbox (bwrap --as-pid-1), or as
+ * the direct child of the judge when unsandboxed. It sets the resource
+ * limits and a system call filter, forks the program, reaps every process
+ * that ends up as its child (when the program exits, whatever it left is
+ * killed and reaped first, so that their CPU time counts), and reports the
+ * program's exit status and resource usage on a pipe the program cannot
+ * reach.
+ *
+ *   reaper FD [key=value...] -- command [args...]
+ *
+ * Held sandbox ("serve"): pid 1 of a sandbox that bwrap set up once for a
+ * worker slot, kept with CAP_SYS_ADMIN and CAP_SETPCAP over its own user
+ * namespace only. It serves runs one after another on a SOCK_SEQPACKET
+ * socket: a request carries the limits, the mounts, the environment and the
+ * command as NUL-terminated key=value tokens, and the program's stdin,
+ * stdout and stderr as SCM_RIGHTS. For each run it clones a child into a
+ * new mount and IPC namespace, which mounts a fresh tmpfs at /box (the
+ * run's scratch space, gone with the run), binds the program's directories
+ * read-only from the hidden /.judge/work, covers /.judge/work with an empty
+ * mount, drops every capability, sets the limits and the filter and execs
+ * the program. When the program exits (or a "kill" message comes), every
+ * other process of the sandbox is killed and reaped and the report is sent
+ * back; then the next request is read. End of file on the socket ends the
+ * sandbox.
+ *
+ *   reaper serve FD
  *
  * Why a separate binary: the judge is a Go program, and Go starts children with
  * vfork, so the kernel records the judge's own peak RSS as the child's
  * ru_maxrss at exec. Only a small process that forks the program itself can
  * measure the program's peak memory.
  *
- * SIGTERM asks it to kill the program: everything in the sandbox when it is
- * pid 1 of the sandbox's pid namespace, the program's process group otherwise.
- * It still reports (status will show SIGKILL), so the judge learns the usage of
- * a program it stopped at a limit.
+ * SIGTERM (one-run mode) asks it to kill the program: everything in the
+ * sandbox when it is pid 1 of the sandbox's pid namespace, the program's
+ * process group otherwise. It still reports (status will show SIGKILL), so
+ * the judge learns the usage of a program it stopped at a limit. A held
+ * sandbox installs no signal handler: nothing in its namespace can signal
+ * pid 1; the judge asks on the socket.
  *
- * Usage: reaper FD [key=value...] -- command [args...]
- *   FD   file descriptor receiving the report (closed before exec)
- *   keys cpu (seconds; hard limit is cpu+1), as, data, fsize, stack (bytes),
- *        nproc, nofile, core; and wait=FD: read one byte from FD before
- *        starting the program, exit 0 without starting it (and without a
- *        report) on end of file — the judge starts sandboxes ahead of need
- *        and lets them go when a run comes
+ * Keys: cpu (seconds; hard limit is cpu+1), as, data, fsize, stack (bytes),
+ *   nproc, nofile, core; serve only: box (size of /box), bind=DST:REL,
+ *   cwd, env=K=V and arg=A (in order).
  * Report (one line): status=N utime_us=N stime_us=N maxrss_kb=N execerr=N
  *   status is the raw wait status of the program; execerr the errno of a failed
- *   exec (0 when the program started).
+ *   exec (0 when the program started); serve adds setuperr=N setupstep=N when
+ *   the run's sandbox could not be prepared.
  *
  * Built once per machine by the judge with the system C compiler.
  */
@@ -38,7 +60,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/statvfs.h>
+#include <linux/capability.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -141,6 +169,58 @@ struct limit {
 	rlim_t value;
 };
 
+/* parse_limit adds the limit "key=value" names to limits; 0 when it is not a
+ * limit. */
+static int parse_limit(const char *kv, struct limit *limits, int *nlimits)
+{
+	const char *eq = strchr(kv, '=');
+	size_t k, n = eq ? (size_t)(eq - kv) : 0;
+	for (k = 0; eq && k < sizeof names / sizeof names[0]; k++) {
+		if (strlen(names[k].key) == n && strncmp(names[k].key, kv, n) == 0 && *nlimits < 16) {
+			limits[*nlimits].resource = names[k].resource;
+			limits[*nlimits].value = (rlim_t)strtoull(eq + 1, NULL, 10);
+			(*nlimits)++;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* child_fail reports errno (and the step that failed, in serve mode) on the
+ * error pipe and exits. */
+static void child_fail(int errfd, int step, int code)
+{
+	int msg[2] = {errno, step};
+	if (write(errfd, msg, sizeof msg) < 0)
+		_exit(code);
+	_exit(code);
+}
+
+/* limit_and_filter sets the limits and the system call filter: the last
+ * things before exec. */
+static void limit_and_filter(const struct limit *limits, int nlimits, int errfd)
+{
+	int k;
+	for (k = 0; k < nlimits; k++) {
+		struct rlimit rl;
+		rl.rlim_cur = limits[k].value;
+		rl.rlim_max = limits[k].value;
+		if (limits[k].resource == RLIMIT_CPU)
+			rl.rlim_max = limits[k].value + 1; /* SIGXCPU first, SIGKILL 1s later */
+		if (setrlimit(limits[k].resource, &rl) < 0)
+			child_fail(errfd, 0, 125);
+	}
+	if (deny_syscalls() < 0)
+		child_fail(errfd, 0, 125);
+}
+
+static void report(int out, int status, const struct rusage *ru, long maxrss, int execerr, int setuperr, int step)
+{
+	dprintf(out, "status=%d utime_us=%lld stime_us=%lld maxrss_kb=%ld execerr=%d setuperr=%d setupstep=%d\n",
+		status, (long long)ru->ru_utime.tv_sec * 1000000LL + ru->ru_utime.tv_usec,
+		(long long)ru->ru_stime.tv_sec * 1000000LL + ru->ru_stime.tv_usec, maxrss, execerr, setuperr, step);
+}
+
 static volatile pid_t child;
 static volatile sig_atomic_t terminated;
 
@@ -154,21 +234,25 @@ static void on_term(int sig)
 		kill(-child, SIGKILL);
 }
 
+static int serve(int sock);
+
 int main(int argc, char **argv)
 {
 	struct limit limits[16];
-	int nlimits = 0, i, out, errpipe[2], execerr = 0, status = 0, waitfd = -1;
+	int nlimits = 0, i, out, errpipe[2], execerr = 0, status = 0;
 	pid_t pid;
 	struct rusage ru;
 
+	/* The program runs as the same uid: it must not ptrace its supervisor to
+	 * forge the report (nor, held, reach its root and its socket). */
+	prctl(PR_SET_DUMPABLE, 0);
+	if (argc == 3 && strcmp(argv[1], "serve") == 0)
+		return serve(atoi(argv[2]));
 	if (argc < 4) {
 		fputs("usage: reaper FD [key=value...] -- command [args...]\n", stderr);
 		return 125;
 	}
 	out = atoi(argv[1]);
-	/* The program runs as the same uid: it must not ptrace its supervisor to
-	 * forge the report. */
-	prctl(PR_SET_DUMPABLE, 0);
 	/* Unsandboxed, orphans come back to us instead of the host's init. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	if (fcntl(out, F_SETFD, FD_CLOEXEC) < 0) {
@@ -176,27 +260,7 @@ int main(int argc, char **argv)
 		return 125;
 	}
 	for (i = 2; i < argc && strcmp(argv[i], "--") != 0; i++) {
-		char *eq = strchr(argv[i], '=');
-		size_t k, n = eq ? (size_t)(eq - argv[i]) : 0;
-		int found = 0;
-		if (eq && n == 4 && strncmp(argv[i], "wait", 4) == 0) {
-			waitfd = atoi(eq + 1);
-			if (fcntl(waitfd, F_SETFD, FD_CLOEXEC) < 0) {
-				perror("reaper: wait fd");
-				return 125;
-			}
-			continue;
-		}
-		for (k = 0; eq && k < sizeof names / sizeof names[0]; k++) {
-			if (strlen(names[k].key) == n && strncmp(names[k].key, argv[i], n) == 0 &&
-			    nlimits < (int)(sizeof limits / sizeof limits[0])) {
-				limits[nlimits].resource = names[k].resource;
-				limits[nlimits].value = (rlim_t)strtoull(eq + 1, NULL, 10);
-				nlimits++;
-				found = 1;
-			}
-		}
-		if (!found) {
+		if (!parse_limit(argv[i], limits, &nlimits)) {
 			fprintf(stderr, "reaper: bad limit %s\n", argv[i]);
 			return 125;
 		}
@@ -215,16 +279,6 @@ int main(int argc, char **argv)
 		sa.sa_handler = on_term;
 		sigaction(SIGTERM, &sa, NULL);
 	}
-	if (waitfd >= 0) {
-		char go;
-		ssize_t n;
-		do
-			n = read(waitfd, &go, 1);
-		while (n < 0 && errno == EINTR);
-		close(waitfd);
-		if (n != 1)
-			return 0; /* discarded: nothing ran, nothing to report */
-	}
 	if (terminated)
 		return 0; /* stopped before the program started: nothing to report */
 	pid = fork();
@@ -233,38 +287,19 @@ int main(int argc, char **argv)
 		return 125;
 	}
 	if (pid == 0) {
-		int k, e;
 		close(errpipe[0]);
 		setpgid(0, 0);
-		for (k = 0; k < nlimits; k++) {
-			struct rlimit rl;
-			rl.rlim_cur = limits[k].value;
-			rl.rlim_max = limits[k].value;
-			if (limits[k].resource == RLIMIT_CPU)
-				rl.rlim_max = limits[k].value + 1; /* SIGXCPU first, SIGKILL 1s later */
-			if (setrlimit(limits[k].resource, &rl) < 0) {
-				e = errno;
-				if (write(errpipe[1], &e, sizeof e) < 0)
-					_exit(125);
-				_exit(125);
-			}
-		}
-		if (deny_syscalls() < 0) {
-			e = errno;
-			if (write(errpipe[1], &e, sizeof e) < 0)
-				_exit(125);
-			_exit(125);
-		}
+		limit_and_filter(limits, nlimits, errpipe[1]);
 		execvp(argv[i + 1], argv + i + 1);
-		e = errno;
-		if (write(errpipe[1], &e, sizeof e) < 0)
-			_exit(127);
-		_exit(127);
+		child_fail(errpipe[1], 0, 127);
 	}
 	child = pid;
 	close(errpipe[1]);
-	if (read(errpipe[0], &execerr, sizeof execerr) != (ssize_t)sizeof execerr)
-		execerr = 0;
+	{
+		int msg[2];
+		if (read(errpipe[0], msg, sizeof msg) == (ssize_t)sizeof msg)
+			execerr = msg[0];
+	}
 	close(errpipe[0]);
 	for (;;) {
 		int st;
@@ -303,9 +338,313 @@ int main(int argc, char **argv)
 		}
 	}
 	getrusage(RUSAGE_CHILDREN, &ru);
-	dprintf(out, "status=%d utime_us=%lld stime_us=%lld maxrss_kb=%ld execerr=%d\n", status,
-		(long long)ru.ru_utime.tv_sec * 1000000LL + ru.ru_utime.tv_usec,
-		(long long)ru.ru_stime.tv_sec * 1000000LL + ru.ru_stime.tv_usec, (long)ru.ru_maxrss,
-		execerr);
+	report(out, status, &ru, ru.ru_maxrss, execerr, 0, 0);
+	return 0;
+}
+
+/* ---- held sandbox ---- */
+
+#define WORK "/.judge/work" /* the engine's work directory, hidden from programs */
+#define MAXREQ (64 << 10)
+#define MAXV 4096
+#define MAXBINDS 4
+
+/* The steps of a run's set-up, reported with the errno of the one that
+ * failed (setupstep). */
+enum { STEP_EXEC, STEP_PRIVATE, STEP_BOX, STEP_BIND, STEP_REMOUNT, STEP_HIDE, STEP_CWD, STEP_FDS, STEP_CAPS };
+
+struct request {
+	struct limit limits[16];
+	int nlimits;
+	char box[32];
+	const char *bind_dst[MAXBINDS], *bind_rel[MAXBINDS];
+	int nbinds;
+	const char *cwd;
+	char *argv[MAXV + 1], *envp[MAXV + 1];
+	int argc, envc;
+};
+
+static int parse_request(char *buf, size_t n, struct request *r)
+{
+	char *p = buf, *end = buf + n;
+	memset(r, 0, sizeof *r);
+	strcpy(r->box, "1048576");
+	r->cwd = "/box";
+	while (p < end) {
+		char *tok = p, *nul = memchr(p, 0, (size_t)(end - p));
+		if (!nul)
+			return -1;
+		p = nul + 1;
+		if (strncmp(tok, "arg=", 4) == 0) {
+			if (r->argc >= MAXV)
+				return -1;
+			r->argv[r->argc++] = tok + 4;
+		} else if (strncmp(tok, "env=", 4) == 0) {
+			if (r->envc >= MAXV)
+				return -1;
+			r->envp[r->envc++] = tok + 4;
+		} else if (strncmp(tok, "box=", 4) == 0) {
+			snprintf(r->box, sizeof r->box, "%s", tok + 4);
+		} else if (strncmp(tok, "cwd=", 4) == 0) {
+			r->cwd = tok + 4;
+		} else if (strncmp(tok, "bind=", 5) == 0) {
+			char *colon = strchr(tok + 5, ':');
+			if (!colon || r->nbinds >= MAXBINDS || strstr(colon + 1, ".."))
+				return -1;
+			*colon = 0;
+			r->bind_dst[r->nbinds] = tok + 5;
+			r->bind_rel[r->nbinds++] = colon + 1;
+		} else if (!parse_limit(tok, r->limits, &r->nlimits)) {
+			return -1;
+		}
+	}
+	r->argv[r->argc] = NULL;
+	r->envp[r->envc] = NULL;
+	return r->argc > 0 ? 0 : -1;
+}
+
+/* drop_caps leaves the program without any capability, now or after exec
+ * (bwrap made the holder's capabilities ambient). */
+static int drop_caps(void)
+{
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct d[2];
+	int cap;
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
+		return -1;
+	for (cap = 0; cap <= 63; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
+			return -1;
+	memset(d, 0, sizeof d);
+	return (int)syscall(SYS_capset, &h, d);
+}
+
+/* run_child prepares the run's sandbox and execs the program; it never
+ * returns. Runs in a fresh mount and IPC namespace. */
+static void run_child(struct request *r, int fds[3], int errfd)
+{
+	char path[4096], opts[64];
+	int i;
+	extern char **environ;
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		child_fail(errfd, STEP_PRIVATE, 125);
+	snprintf(opts, sizeof opts, "size=%s,mode=0755", r->box);
+	if (mount("tmpfs", "/box", "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
+		child_fail(errfd, STEP_BOX, 125);
+	for (i = 0; i < r->nbinds; i++) {
+		struct statvfs sv;
+		unsigned long flags = MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV;
+		snprintf(path, sizeof path, WORK "/%s", r->bind_rel[i]);
+		if (mount(path, r->bind_dst[i], NULL, MS_BIND, NULL) < 0)
+			child_fail(errfd, STEP_BIND, 125);
+		/* Flags the source is locked with (noexec, ...) must be kept. */
+		if (statvfs(path, &sv) == 0) {
+			if (sv.f_flag & ST_NOEXEC)
+				flags |= MS_NOEXEC;
+			if (sv.f_flag & ST_NOATIME)
+				flags |= MS_NOATIME;
+			if (sv.f_flag & ST_RELATIME)
+				flags |= MS_RELATIME;
+		}
+		if (mount(NULL, r->bind_dst[i], NULL, flags, NULL) < 0)
+			child_fail(errfd, STEP_REMOUNT, 125);
+	}
+	/* The work directory (every program of the engine) stays out of
+	 * reach: its mount is locked (bwrap made it), so it is covered. */
+	if (mount("tmpfs", WORK, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0") < 0)
+		child_fail(errfd, STEP_HIDE, 125);
+	if (chdir(r->cwd) < 0)
+		child_fail(errfd, STEP_CWD, 125);
+	for (i = 0; i < 3; i++)
+		if (dup2(fds[i], i) < 0)
+			child_fail(errfd, STEP_FDS, 125);
+	setpgid(0, 0);
+	if (drop_caps() < 0)
+		child_fail(errfd, STEP_CAPS, 125);
+	limit_and_filter(r->limits, r->nlimits, errfd);
+	environ = r->envp;
+	execvp(r->argv[0], r->argv);
+	child_fail(errfd, STEP_EXEC, 127);
+}
+
+/* reap_all waits for every child, adding up their usage. */
+static void reap_all(struct rusage *sum, long *maxrss, pid_t main_pid, int *status, int *main_done, int block)
+{
+	for (;;) {
+		struct rusage ru;
+		int st;
+		pid_t w = wait4(-1, &st, block ? 0 : WNOHANG, &ru);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		sum->ru_utime.tv_sec += ru.ru_utime.tv_sec;
+		sum->ru_utime.tv_usec += ru.ru_utime.tv_usec;
+		sum->ru_stime.tv_sec += ru.ru_stime.tv_sec;
+		sum->ru_stime.tv_usec += ru.ru_stime.tv_usec;
+		if (ru.ru_maxrss > *maxrss)
+			*maxrss = ru.ru_maxrss;
+		if (w == main_pid) {
+			*status = st;
+			*main_done = 1;
+		}
+	}
+}
+
+/* serve_one runs one request; the report goes back on sock. It returns -1
+ * when the socket is gone. */
+static int serve_one(int sock, int sigfd, struct request *r, int fds[3])
+{
+	int errpipe[2], msg[2] = {0, 0}, status = 0, main_done = 0, killed = 0;
+	long maxrss = 0;
+	struct rusage sum;
+	pid_t pid;
+	char rep[256];
+	int n;
+
+	memset(&sum, 0, sizeof sum);
+	if (pipe2(errpipe, O_CLOEXEC) < 0)
+		return -1;
+	pid = (pid_t)syscall(SYS_clone, CLONE_NEWNS | CLONE_NEWIPC | SIGCHLD, 0, 0, 0, 0);
+	if (pid == 0) {
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		close(errpipe[0]);
+		close(sock);
+		close(sigfd);
+		run_child(r, fds, errpipe[1]);
+	}
+	close(errpipe[1]);
+	close(fds[0]);
+	close(fds[1]);
+	close(fds[2]);
+	if (pid < 0) {
+		msg[0] = errno;
+		msg[1] = STEP_PRIVATE;
+	} else if (read(errpipe[0], msg, sizeof msg) != (ssize_t)sizeof msg) {
+		msg[0] = msg[1] = 0;
+	}
+	close(errpipe[0]);
+	while (pid > 0 && !main_done) {
+		struct pollfd pf[2] = {{sigfd, POLLIN, 0}, {sock, POLLIN, 0}};
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pf[0].revents) {
+			struct signalfd_siginfo si;
+			while (read(sigfd, &si, sizeof si) == (ssize_t)sizeof si)
+				;
+			reap_all(&sum, &maxrss, pid, &status, &main_done, 0);
+		}
+		if (pf[1].revents && !main_done) {
+			char buf[16];
+			ssize_t k = recv(sock, buf, sizeof buf, MSG_DONTWAIT);
+			if (k == 0 || (k < 0 && errno != EAGAIN && errno != EINTR)) {
+				kill(-1, SIGKILL);
+				return -1; /* the engine is gone */
+			}
+			if (k > 0 && !killed) {
+				killed = 1;
+				kill(-1, SIGKILL);
+			}
+		}
+	}
+	/* Whatever the program left is killed and reaped: its CPU time counts. */
+	kill(-1, SIGKILL);
+	reap_all(&sum, &maxrss, pid, &status, &main_done, 1);
+	while (sum.ru_utime.tv_usec >= 1000000) {
+		sum.ru_utime.tv_usec -= 1000000;
+		sum.ru_utime.tv_sec++;
+	}
+	while (sum.ru_stime.tv_usec >= 1000000) {
+		sum.ru_stime.tv_usec -= 1000000;
+		sum.ru_stime.tv_sec++;
+	}
+	if (msg[1] != STEP_EXEC) { /* the run's sandbox could not be set up */
+		n = snprintf(rep, sizeof rep, "status=0 utime_us=0 stime_us=0 maxrss_kb=0 execerr=0 setuperr=%d setupstep=%d\n",
+			     msg[0], msg[1]);
+	} else {
+		n = snprintf(rep, sizeof rep,
+			     "status=%d utime_us=%lld stime_us=%lld maxrss_kb=%ld execerr=%d setuperr=0 setupstep=0\n", status,
+			     (long long)sum.ru_utime.tv_sec * 1000000LL + sum.ru_utime.tv_usec,
+			     (long long)sum.ru_stime.tv_sec * 1000000LL + sum.ru_stime.tv_usec, maxrss, msg[0]);
+	}
+	return send(sock, rep, (size_t)n, MSG_NOSIGNAL) < 0 ? -1 : 0;
+}
+
+static int serve(int sock)
+{
+	static char buf[MAXREQ];
+	static struct request req;
+	sigset_t mask;
+	int sigfd;
+
+	if (fcntl(sock, F_SETFD, FD_CLOEXEC) < 0)
+		return 125;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (sigfd < 0)
+		return 125;
+	if (send(sock, "ready\n", 6, MSG_NOSIGNAL) < 0)
+		return 125;
+	for (;;) {
+		struct msghdr mh;
+		struct iovec iov = {buf, sizeof buf - 1};
+		union {
+			char b[CMSG_SPACE(3 * sizeof(int))];
+			struct cmsghdr align;
+		} cbuf;
+		struct cmsghdr *c;
+		int fds[3] = {-1, -1, -1}, nfds = 0;
+		ssize_t n;
+
+		memset(&mh, 0, sizeof mh);
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = cbuf.b;
+		mh.msg_controllen = sizeof cbuf.b;
+		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break; /* the engine closed the socket: the sandbox ends */
+		for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+				int k, cnt = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+				for (k = 0; k < cnt; k++) {
+					int fd;
+					memcpy(&fd, CMSG_DATA(c) + k * sizeof(int), sizeof fd);
+					if (nfds < 3)
+						fds[nfds++] = fd;
+					else
+						close(fd);
+				}
+			}
+		}
+		if (nfds != 3 || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+			int k;
+			for (k = 0; k < nfds; k++)
+				close(fds[k]);
+			continue; /* a stray "kill" after its run ended, or garbage */
+		}
+		buf[n] = 0;
+		if (parse_request(buf, (size_t)n, &req) < 0) {
+			int k;
+			for (k = 0; k < 3; k++)
+				close(fds[k]);
+			if (send(sock, "status=0 utime_us=0 stime_us=0 maxrss_kb=0 execerr=0 setuperr=22 setupstep=99\n", 79,
+				 MSG_NOSIGNAL) < 0)
+				break;
+			continue;
+		}
+		if (serve_one(sock, sigfd, &req, fds) < 0)
+			break;
+	}
+	kill(-1, SIGKILL);
 	return 0;
 }
