@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -124,4 +125,138 @@ func median(ds []time.Duration) float64 {
 	s := append([]time.Duration(nil), ds...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	return float64(s[len(s)/2]) / float64(time.Millisecond)
+}
+
+// BenchmarkJudgeOverhead measures what the judge adds to one test of a
+// CPU-light program (C A+B, precompiled) and how tests per second scale
+// with worker slots:
+//
+//   - overhead: Program.Run (held sandbox, supervisor, limits, cgroup
+//     accounting, pipes) against the very same executable run by os/exec,
+//     alternating one of each, one at a time; p50 of each and of the
+//     difference;
+//   - slots: Judge of 200 tests on an engine with 1 slot and on one with 2,
+//     alternating rounds; tests/s of each and their ratio. The bare
+//     executable run by os/exec 1 and 2 at a time gives the machine's own
+//     ratio, for comparison.
+//
+// The load average is reported with the numbers: on a shared machine they
+// mean little without it.
+//
+//	go test -run '^$' -bench JudgeOverhead -benchtime 3x ./internal/judge/
+func BenchmarkJudgeOverhead(b *testing.B) {
+	ctx := context.Background()
+	engines := map[int]*judge.Engine{}
+	progs := map[int]*judge.Program{}
+	for _, w := range []int{1, 2} {
+		e, err := judge.New(judge.Config{Workers: w, UIDBase: int(nextUIDBase.Add(uidsPerEngine)),
+			Languages: []judge.Language{languageByID("c")}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer e.Close()
+		engines[w], progs[w] = e, compile(b, e, "c", aPlusBC)
+	}
+	b.Logf("sandbox: %+v", engines[1].SandboxInfo())
+	exe := judge.Executable(progs[1])
+	in, want := []byte("20 22\n"), []byte("42\n")
+	bare := func() time.Duration {
+		start := time.Now()
+		cmd := exec.Command(exe)
+		cmd.Stdin = bytes.NewReader(in)
+		out, err := cmd.Output()
+		if err != nil || !bytes.Equal(out, want) {
+			b.Fatalf("bare run: %q %v", out, err)
+		}
+		return time.Since(start)
+	}
+	sandboxed := func() time.Duration {
+		start := time.Now()
+		var out bytes.Buffer
+		rr, err := progs[1].Run(ctx, judge.RunOptions{Stdin: bytes.NewReader(in), Stdout: &out})
+		if err != nil || rr.Verdict != judge.Accepted || !bytes.Equal(out.Bytes(), want) {
+			b.Fatalf("sandboxed run: %+v %q %v", rr, out.String(), err)
+		}
+		return time.Since(start)
+	}
+	const nTests = 200
+	tests := make([]judge.TestCase, nTests)
+	for i := range tests {
+		tests[i] = judge.TestCase{Input: fmt.Appendf(nil, "%d %d\n", i, i), Expected: fmt.Appendf(nil, "%d\n", 2*i)}
+	}
+	judgeRound := func(w int) float64 {
+		start := time.Now()
+		res, err := engines[w].Judge(ctx, judge.Submission{Program: progs[w], Tests: tests}, nil)
+		if err != nil || res.Verdict != judge.Accepted {
+			b.Fatalf("judge: %v %+v", err, res.Verdict)
+		}
+		return nTests / time.Since(start).Seconds()
+	}
+	bareRound := func(w int) float64 {
+		start := time.Now()
+		var wg sync.WaitGroup
+		for g := range w {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := g; i < nTests; i += w {
+					bare()
+				}
+			}()
+		}
+		wg.Wait()
+		return nTests / time.Since(start).Seconds()
+	}
+
+	load0 := loadAvg()
+	var bareRuns, sandboxRuns, diffs []time.Duration
+	var tps1, tps2, bare1, bare2 []float64
+	for b.Loop() {
+		for range 200 {
+			d0, d1 := bare(), sandboxed()
+			bareRuns, sandboxRuns, diffs = append(bareRuns, d0), append(sandboxRuns, d1), append(diffs, d1-d0)
+		}
+		for range 2 {
+			tps1 = append(tps1, judgeRound(1))
+			tps2 = append(tps2, judgeRound(2))
+			bare1 = append(bare1, bareRound(1))
+			bare2 = append(bare2, bareRound(2))
+		}
+	}
+	b.ReportMetric(median(bareRuns), "bare-p50-ms")
+	b.ReportMetric(median(sandboxRuns), "sandbox-p50-ms")
+	b.ReportMetric(median(sandboxRuns)-median(bareRuns), "overhead-p50-ms")
+	b.ReportMetric(median(diffs), "paired-diff-p50-ms")
+	b.ReportMetric(medianF(tps1), "tests/s-1slot")
+	b.ReportMetric(medianF(tps2), "tests/s-2slots")
+	b.ReportMetric(medianF(tps2)/medianF(tps1), "2/1-slots")
+	b.ReportMetric(medianF(bare2)/medianF(bare1), "bare-2/1")
+	b.Logf("overhead p50: bare %.2f ms, sandbox %.2f ms, + %.2f ms (paired p50 %.2f ms); tests/s: 1 slot %.0f, 2 slots %.0f (%.2f×; bare os/exec 1 vs 2 at a time: %.0f, %.0f, %.2f×); load average %s → %s",
+		median(bareRuns), median(sandboxRuns), median(sandboxRuns)-median(bareRuns), median(diffs),
+		medianF(tps1), medianF(tps2), medianF(tps2)/medianF(tps1), medianF(bare1), medianF(bare2), medianF(bare2)/medianF(bare1),
+		load0, loadAvg())
+}
+
+func languageByID(id string) judge.Language {
+	for _, l := range judge.DefaultLanguages() {
+		if l.ID == id {
+			return l
+		}
+	}
+	panic("no language " + id)
+}
+
+func medianF(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}
+
+func loadAvg() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
 }

@@ -150,28 +150,51 @@ func sweepCgroups(parent string) {
 }
 
 // cgroupSlot is one worker slot's group: the slot's sandbox and every run
-// in it are in it.
+// in it are in it. Its files stay open: a run costs three reads and
+// writes (and the limits' writes when they change).
 type cgroupSlot struct {
 	v2       bool
 	mem, pid string
-	peak     *os.File // v2: memory.peak, reset through this descriptor
+	usage    *os.File // memory.usage_in_bytes / memory.current
+	peak     *os.File // memory.max_usage_in_bytes / memory.peak (v2: reset through this descriptor)
+	limit    *os.File // memory.limit_in_bytes / memory.max
+	pidsMax  *os.File
 
-	baseUsage, baseOOM int64
+	lastLimit int64
+	lastPids  int
+	baseUsage int64
 }
 
-func (r *cgroupRoot) slot(i int) (*cgroupSlot, error) {
-	s := &cgroupSlot{v2: r.v2, mem: filepath.Join(r.mem, fmt.Sprintf("slot-%d", i)), pid: filepath.Join(r.pid, fmt.Sprintf("slot-%d", i))}
+func (r *cgroupRoot) slot(i int) (s *cgroupSlot, err error) {
+	s = &cgroupSlot{v2: r.v2, mem: filepath.Join(r.mem, fmt.Sprintf("slot-%d", i)), pid: filepath.Join(r.pid, fmt.Sprintf("slot-%d", i))}
 	for _, d := range []string{s.mem, s.pid} {
 		if err := os.Mkdir(d, 0o755); err != nil && !os.IsExist(err) {
 			return nil, err
 		}
 	}
-	if s.v2 {
-		f, err := os.OpenFile(filepath.Join(s.mem, "memory.peak"), os.O_RDWR, 0)
+	defer func() {
 		if err != nil {
-			return nil, fmt.Errorf("cgroup v2: memory.peak: %v (kernel 5.19 or later)", err)
+			s.remove()
 		}
-		s.peak = f
+	}()
+	open := func(dir, v1, v2 string, flag int) (*os.File, error) {
+		f, err := os.OpenFile(filepath.Join(dir, s.file(v1, v2)), flag, 0)
+		if err != nil && s.v2 && v2 == "memory.peak" {
+			err = fmt.Errorf("cgroup v2: %v (memory.peak: kernel 5.19 or later)", err)
+		}
+		return f, err
+	}
+	if s.usage, err = open(s.mem, "memory.usage_in_bytes", "memory.current", os.O_RDONLY); err != nil {
+		return s, err
+	}
+	if s.peak, err = open(s.mem, "memory.max_usage_in_bytes", "memory.peak", os.O_RDWR); err != nil {
+		return s, err
+	}
+	if s.limit, err = open(s.mem, "memory.limit_in_bytes", "memory.max", os.O_WRONLY); err != nil {
+		return s, err
+	}
+	if s.pidsMax, err = open(s.pid, "pids.max", "pids.max", os.O_WRONLY); err != nil {
+		return s, err
 	}
 	return s, nil
 }
@@ -187,68 +210,42 @@ func (s *cgroupSlot) join(pid int) error {
 	return nil
 }
 
-// prepare bounds the next run (memory: what the group holds now, plus the
-// limit, the scratch space and cgupSlack; tasks: nproc plus the sandbox's
-// supervisor) and resets the peak.
+// prepare bounds the next run (memory: the limit, the scratch space and
+// cgroupSlack, which also covers the sandbox's supervisor and what the
+// group's page cache holds — the kernel reclaims that first; tasks: nproc
+// plus the supervisor) and resets the peak.
 func (s *cgroupSlot) prepare(l effLimits) error {
-	usage, err := readInt(filepath.Join(s.mem, s.file("memory.usage_in_bytes", "memory.current")))
-	if err != nil {
-		return err
+	if limit := satAdd(l.memory, satAdd(l.fsize, cgroupSlack)); limit != s.lastLimit {
+		if _, err := s.limit.WriteAt([]byte(strconv.FormatInt(limit, 10)), 0); err != nil {
+			return err
+		}
+		s.lastLimit = limit
 	}
-	limit := satAdd(satAdd(usage, l.memory), satAdd(l.fsize, cgroupSlack))
-	if err := writeFile(filepath.Join(s.mem, s.file("memory.limit_in_bytes", "memory.max")), strconv.FormatInt(limit, 10)); err != nil {
-		return err
+	if n := l.nproc + 1; n != s.lastPids {
+		if _, err := s.pidsMax.WriteAt([]byte(strconv.Itoa(n)), 0); err != nil {
+			return err
+		}
+		s.lastPids = n
 	}
-	if err := writeFile(filepath.Join(s.pid, "pids.max"), strconv.Itoa(l.nproc+1)); err != nil {
-		return err
-	}
+	reset := "0"
 	if s.v2 {
-		if _, err := s.peak.WriteAt([]byte("reset\n"), 0); err != nil {
+		reset = "reset\n"
+	}
+	if _, err := s.peak.WriteAt([]byte(reset), 0); err != nil {
+		if s.v2 {
 			return fmt.Errorf("cgroup v2: resetting memory.peak: %v (kernel 6.12 or later)", err)
 		}
-	} else if err := writeFile(filepath.Join(s.mem, "memory.max_usage_in_bytes"), "0"); err != nil {
 		return err
 	}
+	usage, err := preadInt(s.usage)
 	s.baseUsage = usage
-	s.baseOOM = s.oomKills()
-	return nil
+	return err
 }
 
-// result is the run's peak memory above what the group held before it,
-// and whether the kernel killed a process of it for want of memory.
-func (s *cgroupSlot) result() (peak int64, oomKilled bool, err error) {
-	if s.v2 {
-		b := make([]byte, 32)
-		n, err := s.peak.ReadAt(b, 0)
-		if n == 0 {
-			return 0, false, err
-		}
-		peak, err = strconv.ParseInt(strings.TrimSpace(string(b[:n])), 10, 64)
-		if err != nil {
-			return 0, false, err
-		}
-	} else if peak, err = readInt(filepath.Join(s.mem, "memory.max_usage_in_bytes")); err != nil {
-		return 0, false, err
-	}
-	return max(peak-s.baseUsage, 0), s.oomKills() > s.baseOOM, nil
-}
-
-// oomKills is the group's count of processes the kernel killed at its
-// memory limit (v1: memory.oom_control, v2: memory.events).
-func (s *cgroupSlot) oomKills() int64 {
-	f, err := os.Open(filepath.Join(s.mem, s.file("memory.oom_control", "memory.events")))
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), " "); ok && k == "oom_kill" {
-			n, _ := strconv.ParseInt(v, 10, 64)
-			return n
-		}
-	}
-	return 0
+// result is the run's peak memory above what the group held before it.
+func (s *cgroupSlot) result() (int64, error) {
+	peak, err := preadInt(s.peak)
+	return max(peak-s.baseUsage, 0), err
 }
 
 func (s *cgroupSlot) file(v1, v2 string) string {
@@ -260,12 +257,23 @@ func (s *cgroupSlot) file(v1, v2 string) string {
 
 // remove removes the slot's group (empty once its sandbox has ended).
 func (s *cgroupSlot) remove() {
-	if s.peak != nil {
-		s.peak.Close()
+	for _, f := range []*os.File{s.usage, s.peak, s.limit, s.pidsMax} {
+		if f != nil {
+			f.Close()
+		}
 	}
 	for _, d := range uniq(s.mem, s.pid) {
 		os.Remove(d)
 	}
+}
+
+func preadInt(f *os.File) (int64, error) {
+	var b [32]byte
+	n, err := f.ReadAt(b[:], 0)
+	if n == 0 {
+		return 0, err
+	}
+	return strconv.ParseInt(strings.TrimSpace(string(b[:n])), 10, 64)
 }
 
 // cgroupMounts maps each v1 controller to its hierarchy's mount point,
@@ -358,12 +366,4 @@ func writeFile(path, value string) error {
 		err = cerr
 	}
 	return err
-}
-
-func readInt(path string) (int64, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0, err
-	}
-	return strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
 }

@@ -1,5 +1,7 @@
 package judge
 
+import "path/filepath"
+
 // HeldPIDs returns the host pids of e's held sandboxes (bwrap and the
 // supervisor of each): the processes of the engine's uids that may live
 // between runs.
@@ -14,3 +16,7 @@ func HeldPIDs(e *Engine) []int {
 	}
 	return out
 }
+
+// Executable returns the path of p's built executable on the host, for
+// running the very same binary without the judge.
+func Executable(p *Program) string { return filepath.Join(p.build, "main") }

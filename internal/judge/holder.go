@@ -57,8 +57,9 @@ const holderStartTimeout = 10 * time.Second
 // every sandbox (bwrapPrefix, less --die-with-parent: the sandbox ends
 // when its socket does, whatever thread started it), the work directory
 // hidden at /.judge/work, mount points for the run's directories, and
-// the two capabilities the supervisor needs in its own user namespace
-// (mounts; dropping the bounding set of its programs).
+// the capabilities the supervisor needs in its own user namespace
+// (mounts; dropping the bounding set of its programs; holding a run's
+// namespaces, so that their teardown comes after the report).
 func (e *Engine) holderArgs() []string {
 	argv := []string{e.bwrap}
 	for _, a := range e.bwrapPrefix {
@@ -75,7 +76,7 @@ func (e *Engine) holderArgs() []string {
 		"--remount-ro", "/",
 		"--chdir", "/",
 		"--clearenv", "--setenv", "PATH", sandboxPATH,
-		"--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP",
+		"--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP", "--cap-add", "CAP_SYS_PTRACE",
 		"--json-status-fd", "4",
 		"--", reaperPath, "serve", "3")
 	return argv
@@ -331,8 +332,8 @@ func (e *Engine) runHeld(ctx context.Context, s *slot, r spawnReq) (res spawnRes
 	}
 	res, err = e.runIn(ctx, h, r, req)
 	if s.cg != nil && !res.setupFailed {
-		if peak, oom, cerr := s.cg.result(); cerr == nil {
-			res.cgroupPeak, res.oomKilled = peak, oom
+		if peak, cerr := s.cg.result(); cerr == nil {
+			res.cgroupPeak = peak
 			res.maxRSS = max(res.maxRSS, peak)
 		}
 	}

@@ -109,10 +109,8 @@ type spawnRes struct {
 	// slept.
 	polls, runnablePolls int
 	// cgroupPeak is the run's peak memory as its slot's control group
-	// counted it (the whole tree, between polls too); oomKilled is set
-	// when the kernel killed a process of the run at the group's limit.
+	// counted it (the whole tree, between polls too).
 	cgroupPeak int64
-	oomKilled  bool
 }
 
 // fixedEnv is the complete environment of user code: nothing of the server's

@@ -16,7 +16,8 @@
  *
  * Held sandbox ("serve"): pid 1 of a sandbox that bwrap set up once for a
  * worker slot, kept with CAP_SYS_ADMIN and CAP_SETPCAP over its own user
- * namespace only. It serves runs one after another on a SOCK_SEQPACKET
+ * namespace only (and CAP_SYS_PTRACE there, to hold its runs' namespaces
+ * while it reports). It serves runs one after another on a SOCK_SEQPACKET
  * socket: a request carries the limits, the mounts, the environment and the
  * command as NUL-terminated key=value tokens, and the program's stdin,
  * stdout and stderr as SCM_RIGHTS. For each run it clones a child into a
@@ -495,7 +496,7 @@ static void reap_all(struct rusage *sum, long *maxrss, pid_t main_pid, int *stat
  * when the socket is gone. */
 static int serve_one(int sock, int sigfd, struct request *r, int fds[3])
 {
-	int errpipe[2], msg[2] = {0, 0}, status = 0, main_done = 0, killed = 0;
+	int errpipe[2], msg[2] = {0, STEP_EXEC}, status = 0, main_done = 0, killed = 0, nsfd[2] = {-1, -1}, i;
 	long maxrss = 0;
 	struct rusage sum;
 	pid_t pid;
@@ -503,7 +504,9 @@ static int serve_one(int sock, int sigfd, struct request *r, int fds[3])
 	int n;
 
 	memset(&sum, 0, sizeof sum);
-	if (pipe2(errpipe, O_CLOEXEC) < 0)
+	/* Non-blocking: read once the child has ended, never waited on (an
+	 * exec that worked closes it and says nothing). */
+	if (pipe2(errpipe, O_CLOEXEC | O_NONBLOCK) < 0)
 		return -1;
 	pid = (pid_t)syscall(SYS_clone, CLONE_NEWNS | CLONE_NEWIPC | SIGCHLD, 0, 0, 0, 0);
 	if (pid == 0) {
@@ -522,10 +525,17 @@ static int serve_one(int sock, int sigfd, struct request *r, int fds[3])
 	if (pid < 0) {
 		msg[0] = errno;
 		msg[1] = STEP_PRIVATE;
-	} else if (read(errpipe[0], msg, sizeof msg) != (ssize_t)sizeof msg) {
-		msg[0] = msg[1] = 0;
+	} else {
+		/* Hold the run's namespaces: their teardown (unmounting, an RCU
+		 * grace period) then happens after the report, not in the exit of
+		 * the run's last process, before the report. */
+		const char *ns[2] = {"mnt", "ipc"};
+		for (i = 0; i < 2; i++) {
+			char path[64];
+			snprintf(path, sizeof path, "/proc/%d/ns/%s", (int)pid, ns[i]);
+			nsfd[i] = open(path, O_RDONLY | O_CLOEXEC);
+		}
 	}
-	close(errpipe[0]);
 	while (pid > 0 && !main_done) {
 		struct pollfd pf[2] = {{sigfd, POLLIN, 0}, {sock, POLLIN, 0}};
 		if (poll(pf, 2, -1) < 0) {
@@ -555,6 +565,11 @@ static int serve_one(int sock, int sigfd, struct request *r, int fds[3])
 	/* Whatever the program left is killed and reaped: its CPU time counts. */
 	kill(-1, SIGKILL);
 	reap_all(&sum, &maxrss, pid, &status, &main_done, 1);
+	if (pid > 0 && read(errpipe[0], msg, sizeof msg) != (ssize_t)sizeof msg) {
+		msg[0] = 0;
+		msg[1] = STEP_EXEC;
+	}
+	close(errpipe[0]);
 	while (sum.ru_utime.tv_usec >= 1000000) {
 		sum.ru_utime.tv_usec -= 1000000;
 		sum.ru_utime.tv_sec++;
@@ -572,7 +587,11 @@ static int serve_one(int sock, int sigfd, struct request *r, int fds[3])
 			     (long long)sum.ru_utime.tv_sec * 1000000LL + sum.ru_utime.tv_usec,
 			     (long long)sum.ru_stime.tv_sec * 1000000LL + sum.ru_stime.tv_usec, maxrss, msg[0]);
 	}
-	return send(sock, rep, (size_t)n, MSG_NOSIGNAL) < 0 ? -1 : 0;
+	n = send(sock, rep, (size_t)n, MSG_NOSIGNAL) < 0 ? -1 : 0;
+	for (i = 0; i < 2; i++)
+		if (nsfd[i] >= 0)
+			close(nsfd[i]);
+	return n;
 }
 
 static int serve(int sock)
