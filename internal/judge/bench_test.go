@@ -17,8 +17,12 @@ import (
 )
 
 var benchSources = map[string]string{
-	"cpp":    "#include <iostream>\nint main() { long long a, b; std::cin >> a >> b; std::cout << a + b << \"\\n\"; }\n",
-	"python": "a, b = map(int, input().split())\nprint(a + b)\n",
+	"cpp":        "#include <iostream>\nint main() { long long a, b; std::cin >> a >> b; std::cout << a + b << \"\\n\"; }\n",
+	"python":     "a, b = map(int, input().split())\nprint(a + b)\n",
+	"c":          aPlusBC,
+	"java":       "import java.util.*;\npublic class Main { public static void main(String[] x) { Scanner s = new Scanner(System.in); System.out.println(s.nextLong() + s.nextLong()); } }\n",
+	"javascript": "const [a, b] = require('fs').readFileSync(0, 'utf8').trim().split(/\\s+/).map(Number);\nconsole.log(a + b);\n",
+	"go":         "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tvar a, b int64\n\tfmt.Scan(&a, &b)\n\tfmt.Println(a + b)\n}\n",
 }
 
 // directCommand builds the same program on the host, with the compiler and
@@ -259,4 +263,71 @@ func loadAvg() string {
 		return "?"
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// BenchmarkFirstRun measures, on an engine with a fresh CacheDir (a fresh
+// worker), the first compile and run of a small program in each language,
+// one language at a time; then, on another fresh engine, Engine.Warm and
+// the first compile and run after it. What a cold toolchain costs beyond
+// the cache (the page cache, the JIT) is not reset between the two: both
+// engines start on a machine that has run them before.
+//
+//	go test -run '^$' -bench FirstRun -benchtime 1x ./internal/judge/
+func BenchmarkFirstRun(b *testing.B) {
+	ctx := context.Background()
+	langs := []string{"python", "c", "cpp", "java", "javascript", "go"}
+	fresh := func() *judge.Engine {
+		cache, err := os.MkdirTemp("", "judge-cache-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { os.RemoveAll(cache) })
+		os.Chmod(cache, 0o711)
+		e, err := judge.New(judge.Config{CacheDir: cache, UIDBase: int(nextUIDBase.Add(uidsPerEngine))})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { e.Close() })
+		return e
+	}
+	first := func(e *judge.Engine, lang string) time.Duration {
+		start := time.Now()
+		p, err := e.Compile(ctx, lang, benchSources[lang])
+		if err != nil {
+			b.Fatalf("%s: %v", lang, err)
+		}
+		defer p.Close()
+		var out strings.Builder
+		rr, err := p.Run(ctx, judge.RunOptions{Stdin: strings.NewReader("20 22\n"), Stdout: &out})
+		if err != nil || rr.Verdict != judge.Accepted || strings.TrimSpace(out.String()) != "42" {
+			b.Fatalf("%s: %v %+v %q", lang, err, rr, out.String())
+		}
+		return time.Since(start)
+	}
+	for b.Loop() {
+		load0 := loadAvg()
+		cold := fresh()
+		var coldLine, warmLine []string
+		for _, l := range langs {
+			d := first(cold, l)
+			coldLine = append(coldLine, fmt.Sprintf("%s %v", l, d.Round(time.Millisecond)))
+		}
+		warmed := fresh()
+		start := time.Now()
+		var warmUp []string
+		for _, r := range warmed.Warm(ctx) {
+			if r.Err != nil {
+				b.Fatalf("warm %s: %v", r.Language, r.Err)
+			}
+			warmUp = append(warmUp, fmt.Sprintf("%s %v", r.Language, r.Duration.Round(time.Millisecond)))
+		}
+		warmAll := time.Since(start)
+		for _, l := range langs {
+			d := first(warmed, l)
+			warmLine = append(warmLine, fmt.Sprintf("%s %v", l, d.Round(time.Millisecond)))
+		}
+		b.Logf("first compile+run, fresh worker: %s", strings.Join(coldLine, ", "))
+		b.Logf("Warm (concurrent, %v in all): %s", warmAll.Round(time.Millisecond), strings.Join(warmUp, ", "))
+		b.Logf("first compile+run after Warm: %s; load average %s → %s", strings.Join(warmLine, ", "), load0, loadAvg())
+	}
 }
