@@ -245,7 +245,10 @@ func (e *Engine) setupHolders() {
 		}
 		e.cgroups = cg
 		for _, s := range e.allSlots {
-			if s.cg, err = cg.slot(s.idx); err != nil {
+			if s.cg, err = cg.slot(s.idx); err == nil {
+				err = s.cg.prepare(e.cfg.CheckerLimits.effective(Language{}))
+			}
+			if err != nil {
 				e.cgroupReason = err.Error()
 				e.removeCgroups()
 				break

@@ -50,6 +50,9 @@ type holder struct {
 	running bool       // a run is in progress: a "kill" may be sent
 }
 
+// errHolderGone: the held sandbox was gone when a run was sent to it.
+var errHolderGone = errors.New("held sandbox gone")
+
 // holderStartTimeout bounds a held sandbox's start-up.
 const holderStartTimeout = 10 * time.Second
 
@@ -325,13 +328,28 @@ func (e *Engine) runHeld(ctx context.Context, s *slot, r spawnReq) (res spawnRes
 	if err != nil {
 		return res, false, nil // this run starts a sandbox of its own
 	}
+	// The group's limit may not go below what it holds: the last run's
+	// scratch space is freed by its supervisor just after its report, so
+	// a lower limit right after may be refused for a moment. A run whose
+	// group cannot be prepared is accounted by polling alone.
+	accounted := false
 	if s.cg != nil {
-		if err := s.cg.prepare(r.lim); err != nil {
-			return res, true, fmt.Errorf("%w: cgroup: %v", ErrSandboxFailed, err)
+		for try := 0; try < 20 && !accounted; try++ {
+			if try > 0 {
+				time.Sleep(5 * time.Millisecond)
+			}
+			accounted = s.cg.prepare(r.lim) == nil
 		}
 	}
 	res, err = e.runIn(ctx, h, r, req)
-	if s.cg != nil && !res.setupFailed {
+	if errors.Is(err, errHolderGone) {
+		// It ended between two runs: this run starts a sandbox of its own.
+		s.mu.Lock()
+		e.dropHolder(s)
+		s.mu.Unlock()
+		return res, false, nil
+	}
+	if accounted && !res.setupFailed {
 		if peak, cerr := s.cg.result(); cerr == nil {
 			res.cgroupPeak = peak
 			res.maxRSS = max(res.maxRSS, peak)
@@ -399,9 +417,7 @@ func (e *Engine) runIn(ctx context.Context, h *holder, r spawnReq, req []byte) (
 	stdinR.Close()
 	if err != nil {
 		h.signal(syscall.SIGKILL)
-		res.setupFailed = true
-		res.stderr = []byte("held sandbox: " + err.Error())
-		return res, nil
+		return res, errHolderGone
 	}
 	kill := k.kill
 
