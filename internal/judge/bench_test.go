@@ -8,8 +8,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -139,10 +141,13 @@ func median(ds []time.Duration) float64 {
 //     accounting, pipes) against the very same executable run by os/exec,
 //     alternating one of each, one at a time; p50 of each and of the
 //     difference;
-//   - slots: Judge of 200 tests on an engine with 1 slot and on one with 2,
-//     alternating rounds; tests/s of each and their ratio. The bare
-//     executable run by os/exec 1 and 2 at a time gives the machine's own
-//     ratio, for comparison.
+//   - CPU per run (user+system): the engine's and its held sandbox's tree
+//     (supervisor, each run's set-up and teardown, the program) against the
+//     benchmark's and its children's for the bare runs;
+//   - slots: Judge of 100 tests on an engine with 1 slot and on one with 2,
+//     five alternating rounds; median tests/s of each and their ratio. The
+//     bare executable run by os/exec 1 and 2 at a time gives the machine's
+//     own ratio, for comparison.
 //
 // The load average is reported with the numbers: on a shared machine they
 // mean little without it.
@@ -183,7 +188,7 @@ func BenchmarkJudgeOverhead(b *testing.B) {
 		}
 		return time.Since(start)
 	}
-	const nTests = 200
+	const nTests = 100
 	tests := make([]judge.TestCase, nTests)
 	for i := range tests {
 		tests[i] = judge.TestCase{Input: fmt.Appendf(nil, "%d %d\n", i, i), Expected: fmt.Appendf(nil, "%d\n", 2*i)}
@@ -215,12 +220,31 @@ func BenchmarkJudgeOverhead(b *testing.B) {
 	load0 := loadAvg()
 	var bareRuns, sandboxRuns, diffs []time.Duration
 	var tps1, tps2, bare1, bare2 []float64
+	var judgeCPU, bareCPU time.Duration
+	var cpuRuns int
 	for b.Loop() {
 		for range 200 {
 			d0, d1 := bare(), sandboxed()
 			bareRuns, sandboxRuns, diffs = append(bareRuns, d0), append(sandboxRuns, d1), append(diffs, d1-d0)
 		}
-		for range 2 {
+		// CPU per run: the engine's own, and its held sandbox's tree
+		// (supervisor, the runs' set-up and teardown, the program); bare:
+		// the benchmark's own and its children's.
+		held := judge.HeldPIDs(engines[1])
+		if len(held) == 2 {
+			s0, h0 := selfCPU(syscall.RUSAGE_SELF), procTreeCPU(held[1])
+			for range 100 {
+				sandboxed()
+			}
+			s1, h1, c1 := selfCPU(syscall.RUSAGE_SELF), procTreeCPU(held[1]), selfCPU(syscall.RUSAGE_CHILDREN)
+			for range 100 {
+				bare()
+			}
+			judgeCPU += s1 - s0 + h1 - h0
+			bareCPU += selfCPU(syscall.RUSAGE_SELF) - s1 + selfCPU(syscall.RUSAGE_CHILDREN) - c1
+			cpuRuns += 100
+		}
+		for range 5 {
 			tps1 = append(tps1, judgeRound(1))
 			tps2 = append(tps2, judgeRound(2))
 			bare1 = append(bare1, bareRound(1))
@@ -235,8 +259,13 @@ func BenchmarkJudgeOverhead(b *testing.B) {
 	b.ReportMetric(medianF(tps2), "tests/s-2slots")
 	b.ReportMetric(medianF(tps2)/medianF(tps1), "2/1-slots")
 	b.ReportMetric(medianF(bare2)/medianF(bare1), "bare-2/1")
-	b.Logf("overhead p50: bare %.2f ms, sandbox %.2f ms, + %.2f ms (paired p50 %.2f ms); tests/s: 1 slot %.0f, 2 slots %.0f (%.2f×; bare os/exec 1 vs 2 at a time: %.0f, %.0f, %.2f×); load average %s → %s",
+	if cpuRuns > 0 {
+		b.ReportMetric(float64(judgeCPU)/float64(cpuRuns)/1e6, "sandbox-cpu-ms/run")
+		b.ReportMetric(float64(bareCPU)/float64(cpuRuns)/1e6, "bare-cpu-ms/run")
+	}
+	b.Logf("overhead p50: bare %.2f ms, sandbox %.2f ms, + %.2f ms (paired p50 %.2f ms); CPU per run: sandbox %.2f ms, bare %.2f ms; tests/s: 1 slot %.0f, 2 slots %.0f (%.2f×; bare os/exec 1 vs 2 at a time: %.0f, %.0f, %.2f×); load average %s → %s",
 		median(bareRuns), median(sandboxRuns), median(sandboxRuns)-median(bareRuns), median(diffs),
+		float64(judgeCPU)/float64(max(cpuRuns, 1))/1e6, float64(bareCPU)/float64(max(cpuRuns, 1))/1e6,
 		medianF(tps1), medianF(tps2), medianF(tps2)/medianF(tps1), medianF(bare1), medianF(bare2), medianF(bare2)/medianF(bare1),
 		load0, loadAvg())
 }
@@ -254,6 +283,32 @@ func medianF(v []float64) float64 {
 	s := append([]float64(nil), v...)
 	sort.Float64s(s)
 	return s[len(s)/2]
+}
+
+// selfCPU is getrusage's user+system time.
+func selfCPU(who int) time.Duration {
+	var r syscall.Rusage
+	syscall.Getrusage(who, &r)
+	return time.Duration(r.Utime.Nano() + r.Stime.Nano())
+}
+
+// procTreeCPU is what /proc says process pid and its reaped children used.
+func procTreeCPU(pid int) time.Duration {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 || i+2 >= len(s) {
+		return 0
+	}
+	f := strings.Fields(s[i+2:])
+	var ticks int64
+	for _, k := range []int{11, 12, 13, 14} { // utime stime cutime cstime
+		if k < len(f) {
+			v, _ := strconv.ParseInt(f[k], 10, 64)
+			ticks += v
+		}
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond // USER_HZ = 100
 }
 
 func loadAvg() string {

@@ -258,6 +258,14 @@ func (e *Engine) setupHolders() {
 	e.holders = true
 	s := <-e.slots
 	defer func() { e.slots <- s }()
+	s.mu.Lock()
+	_, err := e.holderFor(s)
+	s.mu.Unlock()
+	if err != nil {
+		e.holders, e.holderReason = false, err.Error()
+		e.removeCgroups()
+		return
+	}
 	res, handled, err := e.runHeld(context.Background(), s, spawnReq{
 		argv: []string{"true"}, dir: boxDir, lim: e.cfg.CheckerLimits.effective(Language{}), stderrCap: 4096,
 	})

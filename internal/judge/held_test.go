@@ -165,3 +165,44 @@ func TestHeldSandboxIdleAndOff(t *testing.T) {
 		})
 	}
 }
+
+// TestHeldScratchIsFresh: a held sandbox's next run finds /box as new
+// whatever the last one did to it (a file, its mode, its times), and no
+// /check of a custom checker's earlier run.
+func TestHeldScratchIsFresh(t *testing.T) {
+	t.Parallel()
+	e, base := newEngine(t, judge.Config{Workers: 1}, "python")
+	requireLanguage(t, e, "python")
+	p := compile(t, e, "python", `import os, stat, sys
+st = os.stat("/box")
+print(oct(stat.S_IMODE(st.st_mode)), int(st.st_mtime) == 12345, sorted(os.listdir("/box")), sorted(os.listdir("/check")), os.path.ismount("/check"))
+what = sys.stdin.read().strip()
+if what == "file":
+    open("/box/left", "w").write("x")
+elif what == "mode":
+    os.chmod("/box", 0o700)
+elif what == "times":
+    os.utime("/box", (12345, 12345))
+elif what == "gone":
+    open("/box/gone", "w").write("x")
+    os.remove("/box/gone")
+`)
+	fresh := "0o755 False [] [] False\n"
+	for _, what := range []string{"file", "mode", "times", "gone", "nothing", "file"} {
+		rr, out := run(t, p, what, judge.Limits{})
+		requireVerdict(t, what, rr.Verdict, judge.Accepted, rr)
+		if out != fresh {
+			t.Fatalf("before the run that does %q: /box and /check are %q, want %q", what, out, fresh)
+		}
+	}
+	// A custom checker's run has the test's files at /check; the next
+	// test's program must not.
+	checker := `import sys
+out = open(sys.argv[2]).read()
+sys.exit(0 if out.endswith("[] False\n") else 1)
+`
+	res := judgeSub(t, e, judge.Submission{Program: p, Tests: []judge.TestCase{{Input: []byte("nothing")}, {Input: []byte("nothing")}, {Input: []byte("nothing")}},
+		Checker: judge.Checker{Kind: judge.CheckCustom, Language: "python", Source: checker}})
+	requireVerdict(t, "/check after a checker's run", res.Verdict, judge.Accepted, res)
+	requireNoLeftovers(t, e, base, "")
+}

@@ -23,8 +23,8 @@ import (
 // A worker slot runs one program at a time. In the sandbox, each slot
 // keeps a held sandbox: bwrap sets up the namespaces and the read-only
 // system once, and its pid 1 (the supervisor in serve mode, reaper.c)
-// forks program after program, each in a fresh mount and IPC namespace
-// with a fresh /box; see doc.go, "Held sandboxes".
+// forks program after program, each with a fresh /box and an IPC
+// namespace of its own; see doc.go, "Held sandboxes".
 type slot struct {
 	idx int
 	cg  *cgroupSlot // nil without cgroup accounting
@@ -60,9 +60,8 @@ const holderStartTimeout = 10 * time.Second
 // every sandbox (bwrapPrefix, less --die-with-parent: the sandbox ends
 // when its socket does, whatever thread started it), the work directory
 // hidden at /.judge/work, mount points for the run's directories, and
-// the capabilities the supervisor needs in its own user namespace
-// (mounts; dropping the bounding set of its programs; holding a run's
-// namespaces, so that their teardown comes after the report).
+// the two capabilities the supervisor needs in its own user namespace
+// (mounts; dropping the bounding set of its programs).
 func (e *Engine) holderArgs() []string {
 	argv := []string{e.bwrap}
 	for _, a := range e.bwrapPrefix {
@@ -79,7 +78,7 @@ func (e *Engine) holderArgs() []string {
 		"--remount-ro", "/",
 		"--chdir", "/",
 		"--clearenv", "--setenv", "PATH", sandboxPATH,
-		"--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP", "--cap-add", "CAP_SYS_PTRACE",
+		"--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP",
 		"--json-status-fd", "4",
 		"--", reaperPath, "serve", "3")
 	return argv

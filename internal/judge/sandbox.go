@@ -658,7 +658,8 @@ type watchStats struct {
 // once when src has more, then drains src so the writer never blocks. A failing
 // dst stops the copying, not the draining.
 func copyLimited(src io.Reader, dst io.Writer, limit int64, over func()) int64 {
-	buf := make([]byte, 64<<10)
+	buf := getBuf()
+	defer putBuf(buf)
 	var total int64
 	overCalled := false
 	for {

@@ -16,19 +16,21 @@
  *
  * Held sandbox ("serve"): pid 1 of a sandbox that bwrap set up once for a
  * worker slot, kept with CAP_SYS_ADMIN and CAP_SETPCAP over its own user
- * namespace only (and CAP_SYS_PTRACE there, to hold its runs' namespaces
- * while it reports). It serves runs one after another on a SOCK_SEQPACKET
+ * namespace only. It serves runs one after another on a SOCK_SEQPACKET
  * socket: a request carries the limits, the mounts, the environment and the
  * command as NUL-terminated key=value tokens, and the program's stdin,
- * stdout and stderr as SCM_RIGHTS. For each run it clones a child into a
- * new mount and IPC namespace, which mounts a fresh tmpfs at /box (the
- * run's scratch space, gone with the run), binds the program's directories
- * read-only from the hidden /.judge/work, covers /.judge/work with an empty
- * mount, drops every capability, sets the limits and the filter and execs
- * the program. When the program exits (or a "kill" message comes), every
- * other process of the sandbox is killed and reaped and the report is sent
- * back; then the next request is read. End of file on the socket ends the
- * sandbox.
+ * stdout and stderr as SCM_RIGHTS. Before a run it makes the sandbox's
+ * mounts the run's: /box (the scratch space) a fresh tmpfs of the run's
+ * size unless the last run left it untouched (its ctime, which no program
+ * can set, unchanged), the program's directories bound read-only at /prog
+ * and /check from the engine's work directory (covered by an empty mount at
+ * start: bound through a descriptor), /check unmounted when the run has
+ * none. Then it clones the program into an IPC namespace of its own, which
+ * drops every capability, sets the limits and the filter and execs. When
+ * the program exits (or a "kill" message comes), every other process of the
+ * sandbox is killed and reaped and the report is sent back; a /box the run
+ * changed is replaced after the report. End of file on the socket ends
+ * the sandbox.
  *
  *   reaper serve FD
  *
@@ -66,6 +68,7 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <linux/capability.h>
 #include <sys/resource.h>
@@ -348,28 +351,39 @@ int main(int argc, char **argv)
 #define WORK "/.judge/work" /* the engine's work directory, hidden from programs */
 #define MAXREQ (64 << 10)
 #define MAXV 4096
-#define MAXBINDS 4
 
 /* The steps of a run's set-up, reported with the errno of the one that
  * failed (setupstep). */
-enum { STEP_EXEC, STEP_PRIVATE, STEP_BOX, STEP_BIND, STEP_REMOUNT, STEP_HIDE, STEP_CWD, STEP_FDS, STEP_CAPS };
+enum { STEP_EXEC, STEP_CLONE, STEP_BOX, STEP_BIND, STEP_REMOUNT, STEP_UNBIND, STEP_CWD, STEP_FDS, STEP_CAPS, STEP_INIT };
+
+/* The run's directories mounted from the work directory, by mount point. */
+static const char *const bind_points[] = {"/prog", "/check"};
+#define NBINDS 2
 
 struct request {
 	struct limit limits[16];
 	int nlimits;
-	char box[32];
-	const char *bind_dst[MAXBINDS], *bind_rel[MAXBINDS];
-	int nbinds;
+	long long box;
+	const char *bind_rel[NBINDS]; /* NULL: nothing mounted there for this run */
 	const char *cwd;
 	char *argv[MAXV + 1], *envp[MAXV + 1];
 	int argc, envc;
 };
 
+/* What the sandbox's mount namespace holds between runs. */
+static struct {
+	int workfd;                  /* O_PATH of the work directory, covered */
+	char bound[NBINDS][4096];    /* "" when nothing is mounted */
+	long long box;               /* size of the /box tmpfs */
+	struct timespec box_ctime;   /* /box's ctime when mounted: any change made by a run changes it */
+	int box_fresh;               /* /box is as mounted */
+} st;
+
 static int parse_request(char *buf, size_t n, struct request *r)
 {
 	char *p = buf, *end = buf + n;
 	memset(r, 0, sizeof *r);
-	strcpy(r->box, "1048576");
+	r->box = 1 << 20;
 	r->cwd = "/box";
 	while (p < end) {
 		char *tok = p, *nul = memchr(p, 0, (size_t)(end - p));
@@ -385,23 +399,115 @@ static int parse_request(char *buf, size_t n, struct request *r)
 				return -1;
 			r->envp[r->envc++] = tok + 4;
 		} else if (strncmp(tok, "box=", 4) == 0) {
-			snprintf(r->box, sizeof r->box, "%s", tok + 4);
+			r->box = strtoll(tok + 4, NULL, 10);
 		} else if (strncmp(tok, "cwd=", 4) == 0) {
 			r->cwd = tok + 4;
 		} else if (strncmp(tok, "bind=", 5) == 0) {
 			char *colon = strchr(tok + 5, ':');
-			if (!colon || r->nbinds >= MAXBINDS || strstr(colon + 1, ".."))
+			int k, found = 0;
+			if (!colon || strstr(colon + 1, "..") || strlen(colon + 1) >= sizeof st.bound[0])
 				return -1;
 			*colon = 0;
-			r->bind_dst[r->nbinds] = tok + 5;
-			r->bind_rel[r->nbinds++] = colon + 1;
+			for (k = 0; k < NBINDS; k++)
+				if (strcmp(tok + 5, bind_points[k]) == 0) {
+					r->bind_rel[k] = colon + 1;
+					found = 1;
+				}
+			if (!found)
+				return -1;
 		} else if (!parse_limit(tok, r->limits, &r->nlimits)) {
 			return -1;
 		}
 	}
 	r->argv[r->argc] = NULL;
 	r->envp[r->envc] = NULL;
-	return r->argc > 0 ? 0 : -1;
+	return r->argc > 0 && r->box > 0 ? 0 : -1;
+}
+
+/* mount_box mounts a fresh, empty /box of size bytes (the last one, and
+ * whatever a run left in it, goes). */
+static int mount_box(long long size)
+{
+	char opts[64];
+	struct stat sb;
+	if (st.box > 0 && umount2("/box", MNT_DETACH) < 0)
+		return -1;
+	st.box = 0;
+	snprintf(opts, sizeof opts, "size=%lld,mode=0755", size);
+	if (mount("tmpfs", "/box", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOATIME, opts) < 0)
+		return -1;
+	if (stat("/box", &sb) < 0)
+		return -1;
+	st.box = size;
+	st.box_ctime = sb.st_ctim;
+	st.box_fresh = 1;
+	return 0;
+}
+
+/* box_untouched reports whether the last run left /box as it was mounted:
+ * a file made (or removed) in it, a change of its mode, owner, times or
+ * attributes all change its ctime, which no program can set. */
+static int box_untouched(void)
+{
+	struct stat sb;
+	return st.box_fresh && stat("/box", &sb) == 0 && sb.st_ctim.tv_sec == st.box_ctime.tv_sec &&
+	       sb.st_ctim.tv_nsec == st.box_ctime.tv_nsec && (sb.st_mode & 07777) == 0755;
+}
+
+/* prepare_mounts gives the run a fresh /box of its size and its
+ * directories; it returns the failed step, or 0. */
+static int prepare_mounts(const struct request *r)
+{
+	int k;
+	if (!box_untouched() || st.box != r->box) {
+		if (st.box_fresh && box_untouched()) {
+			char opts[64];
+			struct stat sb;
+			/* Untouched, only resized. */
+			snprintf(opts, sizeof opts, "size=%lld,mode=0755", r->box);
+			if (mount("tmpfs", "/box", NULL, MS_REMOUNT | MS_NOSUID | MS_NODEV | MS_NOATIME, opts) < 0 ||
+			    stat("/box", &sb) < 0)
+				return STEP_BOX;
+			st.box = r->box;
+			st.box_ctime = sb.st_ctim;
+		} else if (mount_box(r->box) < 0) {
+			return STEP_BOX;
+		}
+	}
+	for (k = 0; k < NBINDS; k++) {
+		const char *want = r->bind_rel[k] ? r->bind_rel[k] : "";
+		char path[4200];
+		struct statvfs sv;
+		unsigned long flags = MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV;
+		if (strcmp(st.bound[k], want) == 0)
+			continue;
+		if (st.bound[k][0]) {
+			if (umount2(bind_points[k], MNT_DETACH) < 0)
+				return STEP_UNBIND;
+			st.bound[k][0] = 0;
+		}
+		if (!want[0])
+			continue;
+		/* Through the descriptor: the work directory itself is covered. */
+		snprintf(path, sizeof path, "/proc/self/fd/%d/%s", st.workfd, want);
+		if (mount(path, bind_points[k], NULL, MS_BIND, NULL) < 0)
+			return STEP_BIND;
+		/* Flags the source is locked with (noexec, ...) must be kept. */
+		if (statvfs(bind_points[k], &sv) == 0) {
+			if (sv.f_flag & ST_NOEXEC)
+				flags |= MS_NOEXEC;
+			if (sv.f_flag & ST_NOATIME)
+				flags |= MS_NOATIME;
+			if (sv.f_flag & ST_RELATIME)
+				flags |= MS_RELATIME;
+		}
+		if (mount(NULL, bind_points[k], NULL, flags, NULL) < 0) {
+			umount2(bind_points[k], MNT_DETACH);
+			return STEP_REMOUNT;
+		}
+		snprintf(st.bound[k], sizeof st.bound[k], "%s", want);
+	}
+	return 0;
 }
 
 /* drop_caps leaves the program without any capability, now or after exec
@@ -420,40 +526,12 @@ static int drop_caps(void)
 	return (int)syscall(SYS_capset, &h, d);
 }
 
-/* run_child prepares the run's sandbox and execs the program; it never
- * returns. Runs in a fresh mount and IPC namespace. */
+/* run_child execs the program; it never returns. It runs in an IPC
+ * namespace of its own. */
 static void run_child(struct request *r, int fds[3], int errfd)
 {
-	char path[4096], opts[64];
 	int i;
 	extern char **environ;
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		child_fail(errfd, STEP_PRIVATE, 125);
-	snprintf(opts, sizeof opts, "size=%s,mode=0755", r->box);
-	if (mount("tmpfs", "/box", "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
-		child_fail(errfd, STEP_BOX, 125);
-	for (i = 0; i < r->nbinds; i++) {
-		struct statvfs sv;
-		unsigned long flags = MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV;
-		snprintf(path, sizeof path, WORK "/%s", r->bind_rel[i]);
-		if (mount(path, r->bind_dst[i], NULL, MS_BIND, NULL) < 0)
-			child_fail(errfd, STEP_BIND, 125);
-		/* Flags the source is locked with (noexec, ...) must be kept. */
-		if (statvfs(path, &sv) == 0) {
-			if (sv.f_flag & ST_NOEXEC)
-				flags |= MS_NOEXEC;
-			if (sv.f_flag & ST_NOATIME)
-				flags |= MS_NOATIME;
-			if (sv.f_flag & ST_RELATIME)
-				flags |= MS_RELATIME;
-		}
-		if (mount(NULL, r->bind_dst[i], NULL, flags, NULL) < 0)
-			child_fail(errfd, STEP_REMOUNT, 125);
-	}
-	/* The work directory (every program of the engine) stays out of
-	 * reach: its mount is locked (bwrap made it), so it is covered. */
-	if (mount("tmpfs", WORK, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0") < 0)
-		child_fail(errfd, STEP_HIDE, 125);
 	if (chdir(r->cwd) < 0)
 		child_fail(errfd, STEP_CWD, 125);
 	for (i = 0; i < 3; i++)
@@ -473,8 +551,8 @@ static void reap_all(struct rusage *sum, long *maxrss, pid_t main_pid, int *stat
 {
 	for (;;) {
 		struct rusage ru;
-		int st;
-		pid_t w = wait4(-1, &st, block ? 0 : WNOHANG, &ru);
+		int s;
+		pid_t w = wait4(-1, &s, block ? 0 : WNOHANG, &ru);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
@@ -486,7 +564,7 @@ static void reap_all(struct rusage *sum, long *maxrss, pid_t main_pid, int *stat
 		if (ru.ru_maxrss > *maxrss)
 			*maxrss = ru.ru_maxrss;
 		if (w == main_pid) {
-			*status = st;
+			*status = s;
 			*main_done = 1;
 		}
 	}
@@ -496,46 +574,46 @@ static void reap_all(struct rusage *sum, long *maxrss, pid_t main_pid, int *stat
  * when the socket is gone. */
 static int serve_one(int sock, int sigfd, struct request *r, int fds[3])
 {
-	int errpipe[2], msg[2] = {0, STEP_EXEC}, status = 0, main_done = 0, killed = 0, nsfd[2] = {-1, -1}, i;
+	int errpipe[2], msg[2] = {0, STEP_EXEC}, status = 0, main_done = 0, killed = 0, step;
 	long maxrss = 0;
 	struct rusage sum;
-	pid_t pid;
+	pid_t pid = -1;
 	char rep[256];
 	int n;
 
 	memset(&sum, 0, sizeof sum);
-	/* Non-blocking: read once the child has ended, never waited on (an
-	 * exec that worked closes it and says nothing). */
-	if (pipe2(errpipe, O_CLOEXEC | O_NONBLOCK) < 0)
-		return -1;
-	pid = (pid_t)syscall(SYS_clone, CLONE_NEWNS | CLONE_NEWIPC | SIGCHLD, 0, 0, 0, 0);
-	if (pid == 0) {
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		close(errpipe[0]);
-		close(sock);
-		close(sigfd);
-		run_child(r, fds, errpipe[1]);
+	step = prepare_mounts(r);
+	if (step) {
+		msg[0] = errno;
+		msg[1] = step;
+	} else if (pipe2(errpipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+		/* Non-blocking: read once the child has ended, never waited on
+		 * (an exec that worked closes it and says nothing). */
+		msg[0] = errno;
+		msg[1] = STEP_CLONE;
+	} else {
+		st.box_fresh = 0; /* until the run is over and /box is looked at */
+		pid = (pid_t)syscall(SYS_clone, CLONE_NEWIPC | SIGCHLD, 0, 0, 0, 0);
+		if (pid == 0) {
+			sigset_t none;
+			sigemptyset(&none);
+			sigprocmask(SIG_SETMASK, &none, NULL);
+			close(errpipe[0]);
+			close(sock);
+			close(sigfd);
+			close(st.workfd);
+			run_child(r, fds, errpipe[1]);
+		}
+		close(errpipe[1]);
+		if (pid < 0) {
+			msg[0] = errno;
+			msg[1] = STEP_CLONE;
+			close(errpipe[0]);
+		}
 	}
-	close(errpipe[1]);
 	close(fds[0]);
 	close(fds[1]);
 	close(fds[2]);
-	if (pid < 0) {
-		msg[0] = errno;
-		msg[1] = STEP_PRIVATE;
-	} else {
-		/* Hold the run's namespaces: their teardown (unmounting, an RCU
-		 * grace period) then happens after the report, not in the exit of
-		 * the run's last process, before the report. */
-		const char *ns[2] = {"mnt", "ipc"};
-		for (i = 0; i < 2; i++) {
-			char path[64];
-			snprintf(path, sizeof path, "/proc/%d/ns/%s", (int)pid, ns[i]);
-			nsfd[i] = open(path, O_RDONLY | O_CLOEXEC);
-		}
-	}
 	while (pid > 0 && !main_done) {
 		struct pollfd pf[2] = {{sigfd, POLLIN, 0}, {sock, POLLIN, 0}};
 		if (poll(pf, 2, -1) < 0) {
@@ -562,14 +640,19 @@ static int serve_one(int sock, int sigfd, struct request *r, int fds[3])
 			}
 		}
 	}
-	/* Whatever the program left is killed and reaped: its CPU time counts. */
-	kill(-1, SIGKILL);
-	reap_all(&sum, &maxrss, pid, &status, &main_done, 1);
-	if (pid > 0 && read(errpipe[0], msg, sizeof msg) != (ssize_t)sizeof msg) {
-		msg[0] = 0;
-		msg[1] = STEP_EXEC;
+	if (pid > 0) {
+		/* Whatever the program left is killed and reaped: its CPU time
+		 * counts, and nothing of the run is alive when the next comes. */
+		kill(-1, SIGKILL);
+		reap_all(&sum, &maxrss, pid, &status, &main_done, 1);
+		if (read(errpipe[0], msg, sizeof msg) != (ssize_t)sizeof msg) {
+			msg[0] = 0;
+			msg[1] = STEP_EXEC;
+		}
+		close(errpipe[0]);
+		st.box_fresh = 1;
+		st.box_fresh = box_untouched();
 	}
-	close(errpipe[0]);
 	while (sum.ru_utime.tv_usec >= 1000000) {
 		sum.ru_utime.tv_usec -= 1000000;
 		sum.ru_utime.tv_sec++;
@@ -578,7 +661,7 @@ static int serve_one(int sock, int sigfd, struct request *r, int fds[3])
 		sum.ru_stime.tv_usec -= 1000000;
 		sum.ru_stime.tv_sec++;
 	}
-	if (msg[1] != STEP_EXEC) { /* the run's sandbox could not be set up */
+	if (msg[1] != STEP_EXEC) { /* the run could not be set up */
 		n = snprintf(rep, sizeof rep, "status=0 utime_us=0 stime_us=0 maxrss_kb=0 execerr=0 setuperr=%d setupstep=%d\n",
 			     msg[0], msg[1]);
 	} else {
@@ -587,11 +670,30 @@ static int serve_one(int sock, int sigfd, struct request *r, int fds[3])
 			     (long long)sum.ru_utime.tv_sec * 1000000LL + sum.ru_utime.tv_usec,
 			     (long long)sum.ru_stime.tv_sec * 1000000LL + sum.ru_stime.tv_usec, maxrss, msg[0]);
 	}
-	n = send(sock, rep, (size_t)n, MSG_NOSIGNAL) < 0 ? -1 : 0;
-	for (i = 0; i < 2; i++)
-		if (nsfd[i] >= 0)
-			close(nsfd[i]);
-	return n;
+	if (send(sock, rep, (size_t)n, MSG_NOSIGNAL) < 0)
+		return -1;
+	/* Off the run's path: a /box the run changed is replaced now. */
+	if (pid > 0 && !st.box_fresh && mount_box(st.box) < 0)
+		return -1; /* the next run would find it as this one left it */
+	return 0;
+}
+
+/* init_mounts makes the sandbox's mount namespace ready for runs: its own
+ * (copied from bwrap's, no propagation), the work directory covered by an empty mount (runs'
+ * directories are bound through a descriptor of it), an empty /box. */
+static int init_mounts(void)
+{
+	/* bwrap's mount namespace belongs to the user namespace it made
+	 * first (--disable-userns nests the one we run in): a namespace of
+	 * our own, copied from it, is ours to mount in. */
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return 1;
+	st.workfd = open(WORK, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (st.workfd < 0)
+		return 2;
+	if (mount("tmpfs", WORK, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0") < 0)
+		return 3;
+	return mount_box(1 << 20) < 0 ? 4 : 0;
 }
 
 static int serve(int sock)
@@ -599,7 +701,7 @@ static int serve(int sock)
 	static char buf[MAXREQ];
 	static struct request req;
 	sigset_t mask;
-	int sigfd;
+	int sigfd, step;
 
 	if (fcntl(sock, F_SETFD, FD_CLOEXEC) < 0)
 		return 125;
@@ -609,6 +711,13 @@ static int serve(int sock)
 	sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (sigfd < 0)
 		return 125;
+	if ((step = init_mounts()) != 0) {
+		char m[128];
+		int k = snprintf(m, sizeof m, "set-up step %d: %s\n", step, strerror(errno));
+		if (send(sock, m, (size_t)k, MSG_NOSIGNAL) < 0)
+			return 125;
+		return 125;
+	}
 	if (send(sock, "ready\n", 6, MSG_NOSIGNAL) < 0)
 		return 125;
 	for (;;) {
