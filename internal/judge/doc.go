@@ -114,9 +114,10 @@
 // So between runs nothing of the last run is alive, nothing it wrote is
 // reachable, its IPC objects went with its IPC namespace, the rest of the
 // file system is read-only, and no program could hold a capability to
-// change the sandbox's network, hostname or mounts. The mount and pid
-// namespaces are the slot's (pids go on counting from one run to the
-// next): a mount namespace per run cost ≈ 0.4 ms more, and mount
+// change the sandbox's network, hostname or mounts. The mount, pid,
+// network and UTS namespaces are the slot's (pids go on counting from one
+// run to the next; a loopback port a run used may still be in TIME_WAIT
+// for the next): a mount namespace per run cost ≈ 0.4 ms more, and mount
 // namespaces are made and torn down under system-wide locks, which kept
 // two slots from running twice as many tests as one. The supervisor keeps
 // CAP_SYS_ADMIN and CAP_SETPCAP over its own user namespace only (mounts,
