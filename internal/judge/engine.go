@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -102,6 +103,7 @@ type Engine struct {
 	holderReason string
 	cgroups      *cgroupRoot // nil: polling only
 	cgroupReason string
+	heldErr      atomic.Value // string: why a held sandbox last failed to start
 
 	mu     sync.Mutex
 	cond   *sync.Cond
@@ -306,6 +308,9 @@ type SandboxInfo struct {
 	// sandboxes; HeldReason says why not.
 	Held       bool
 	HeldReason string
+	// HeldError is why a held sandbox last failed to start (that run
+	// started a sandbox of its own), if one did.
+	HeldError string
 	// Cgroup is "v1" or "v2" when held runs are accounted with control
 	// groups, "" when the engine polls; CgroupReason says why not.
 	Cgroup       string
@@ -315,6 +320,7 @@ type SandboxInfo struct {
 // SandboxInfo reports how runs are isolated and accounted.
 func (e *Engine) SandboxInfo() SandboxInfo {
 	info := SandboxInfo{Held: e.holders, HeldReason: e.holderReason, CgroupReason: e.cgroupReason}
+	info.HeldError, _ = e.heldErr.Load().(string)
 	if e.cgroups != nil {
 		info.Cgroup = e.cgroups.version()
 	}

@@ -64,7 +64,7 @@ func TestHeldSandboxes(t *testing.T) {
 		t.Helper()
 		pids := judge.HeldPIDs(e)
 		if len(pids) != 2 {
-			t.Fatalf("held sandbox processes %v, want bwrap and its supervisor", pids)
+			t.Fatalf("held sandbox processes %v, want bwrap and its supervisor (%+v)", pids, e.SandboxInfo())
 		}
 		procs := sandboxProcesses(base, base+uidsPerEngine, "")
 		if os.Geteuid() == 0 && len(procs) != 2 {

@@ -321,38 +321,47 @@ func (e *Engine) runHeld(ctx context.Context, s *slot, r spawnReq) (res spawnRes
 	if !ok {
 		return res, false, nil
 	}
-	s.mu.Lock()
-	h, err := e.holderFor(s)
-	s.mu.Unlock()
-	if err != nil {
-		return res, false, nil // this run starts a sandbox of its own
-	}
-	// The group's limit may not go below what it holds: the last run's
-	// scratch space is freed by its supervisor just after its report, so
-	// a lower limit right after may be refused for a moment. A run whose
-	// group cannot be prepared is accounted by polling alone.
-	accounted := false
-	if s.cg != nil {
-		for try := 0; try < 20 && !accounted; try++ {
-			if try > 0 {
-				time.Sleep(5 * time.Millisecond)
-			}
-			accounted = s.cg.prepare(r.lim) == nil
-		}
-	}
-	res, err = e.runIn(ctx, h, r, req)
-	if errors.Is(err, errHolderGone) {
-		// It ended between two runs: this run starts a sandbox of its own.
+	var h *holder
+	for attempt := 0; ; attempt++ {
 		s.mu.Lock()
-		e.dropHolder(s)
+		h, err = e.holderFor(s)
 		s.mu.Unlock()
-		return res, false, nil
-	}
-	if accounted && !res.setupFailed {
-		if peak, cerr := s.cg.result(); cerr == nil {
-			res.cgroupPeak = peak
-			res.maxRSS = max(res.maxRSS, peak)
+		if err != nil {
+			e.heldErr.Store(err.Error())
+			return res, false, nil // this run starts a sandbox of its own
 		}
+		// The group's limit may not go below what it holds: the last run's
+		// scratch space is freed by its supervisor just after its report, so
+		// a lower limit right after may be refused for a moment. A run whose
+		// group cannot be prepared is accounted by polling alone.
+		accounted := false
+		if s.cg != nil {
+			for try := 0; try < 20 && !accounted; try++ {
+				if try > 0 {
+					time.Sleep(5 * time.Millisecond)
+				}
+				accounted = s.cg.prepare(r.lim) == nil
+			}
+		}
+		res, err = e.runIn(ctx, h, r, req)
+		if errors.Is(err, errHolderGone) {
+			// It ended between two runs (its end not yet seen): another
+			// one takes the run, once.
+			s.mu.Lock()
+			e.dropHolder(s)
+			s.mu.Unlock()
+			if attempt == 0 {
+				continue
+			}
+			return res, false, nil
+		}
+		if accounted && !res.setupFailed {
+			if peak, cerr := s.cg.result(); cerr == nil {
+				res.cgroupPeak = peak
+				res.maxRSS = max(res.maxRSS, peak)
+			}
+		}
+		break
 	}
 	if !h.alive() || res.setupFailed {
 		s.mu.Lock()
