@@ -82,7 +82,9 @@ func TestCgroupAccounting(t *testing.T) {
 		for i := range 3 { // every run, not only the first of the group
 			rr, _ := run(t, spike, "", limits)
 			requireVerdict(t, "a 2 × 40 MB spike under a 64 MB limit", rr.Verdict, judge.MemoryLimitExceeded, rr)
-			if rr.MemoryBytes < 70<<20 || rr.MemoryBytes > 100<<20 {
+			// The tree's 80 MB, less what of the group's page cache the
+			// kernel reclaimed meanwhile; over the limit in any case.
+			if rr.MemoryBytes <= 64<<20 || rr.MemoryBytes > 100<<20 {
 				t.Fatalf("run %d: peak memory %d, want the tree's ≈ 80 MB", i, rr.MemoryBytes)
 			}
 		}

@@ -197,8 +197,9 @@
 // the run's memory limit + its file size limit (tmpfs pages are charged)
 // + 64 MiB (a backstop: the kernel stops the tree there) and pids.max =
 // processes + 1, and its peak is reset; after the run the peak above what
-// the group held before is the tree's peak memory, which counts in the
-// verdict like the largest process's ru_maxrss. Without them (CgroupOff,
+// the group held before is the tree's peak memory (less what of the
+// group's page cache the kernel reclaimed meanwhile, so never more), which
+// counts in the verdict like the largest process's ru_maxrss. Without them (CgroupOff,
 // not root, no controllers, a v2 host whose group cannot delegate),
 // memory is what it was: ru_maxrss and the watchdog's 50 ms polls of the
 // tree (a spike between two polls of a multi-process tree is missed), and
