@@ -89,6 +89,15 @@ func TestCgroupAccounting(t *testing.T) {
 			}
 		}
 
+		// Under the limit: the tree's memory is reported, not only its
+		// largest process's.
+		pair := compile(t, e, "c", strings.ReplaceAll(spikeProgram, "40 << 20", "20 << 20"))
+		rr, _ := run(t, pair, "", limits)
+		requireVerdict(t, "2 × 20 MB under a 64 MB limit", rr.Verdict, judge.Accepted, rr)
+		if rr.MemoryBytes < 36<<20 || rr.MemoryBytes > 64<<20 {
+			t.Fatalf("2 × 20 MB: peak memory %d, want the tree's ≈ 40 MB", rr.MemoryBytes)
+		}
+
 		// Each child under its rlimit (RLIMIT_AS), all of them far over
 		// the group's hard limit (64 MB + 16 MB of files + 64 MB slack).
 		hog := compile(t, e, "python", `import os
@@ -109,7 +118,7 @@ for pid in kids:
     os.waitpid(pid, 0)
 print("done")
 `)
-		rr, _ := run(t, hog, "", limits)
+		rr, _ = run(t, hog, "", limits)
 		requireVerdict(t, "5 × 55 MB children", rr.Verdict, judge.MemoryLimitExceeded, rr)
 		small := compile(t, e, "c", "int main(void) { return 0; }")
 		rr, _ = run(t, small, "", limits)
@@ -132,6 +141,13 @@ print("done")
 		p := compile(t, e, "c", strings.Replace(spikeProgram, `write(done[1], "x", 1);`, `usleep(500 * 1000); write(done[1], "x", 1);`, 1))
 		rr, _ := run(t, p, "", limits)
 		requireVerdict(t, "2 × 40 MB for 0.5 s, polled", rr.Verdict, judge.MemoryLimitExceeded, rr)
+		// Under the limit, the fallback reports the largest process.
+		pair := compile(t, e, "c", strings.ReplaceAll(spikeProgram, "40 << 20", "20 << 20"))
+		rr, _ = run(t, pair, "", limits)
+		requireVerdict(t, "2 × 20 MB under a 64 MB limit", rr.Verdict, judge.Accepted, rr)
+		if rr.MemoryBytes > 30<<20 {
+			t.Fatalf("2 × 20 MB with CgroupOff: peak memory %d, want the largest process's ≈ 21 MB", rr.MemoryBytes)
+		}
 		requireNoLeftovers(t, e, base, "")
 	})
 }
