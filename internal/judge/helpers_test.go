@@ -20,11 +20,17 @@ import (
 
 // The uids the tests' engines may use: each engine gets its own range, away
 // from the default UIDBase that other packages' tests (running at the same
-// time in other processes) use.
+// time in other processes) use. Each test process has a window of its own
+// (by its pid): two checkouts' suites running at once on one machine must
+// not see — and kill, as leftovers — each other's processes.
 const (
-	uidRangeStart = 2_000_000
-	uidRangeEnd   = 2_400_000
+	uidWindow     = 1_000_000
 	uidsPerEngine = 10_000
+)
+
+var (
+	uidRangeStart = 2_000_000 + (os.Getpid()%2000)*uidWindow
+	uidRangeEnd   = uidRangeStart + uidWindow
 )
 
 var (
@@ -32,7 +38,7 @@ var (
 	markers     atomic.Int64
 )
 
-func init() { nextUIDBase.Store(uidRangeStart) }
+func init() { nextUIDBase.Store(int64(uidRangeStart)) }
 
 // installHint says how to install a language's toolchain on Debian, for the
 // loud failure when one is missing.
