@@ -56,6 +56,8 @@ type Main struct {
 
 	stopFeed  context.CancelFunc
 	feedDone  chan struct{}
+	stopWarm  context.CancelFunc // the judge's warm-up (workers)
+	warmDone  chan struct{}
 	listener  net.Listener
 	server    *http.Server
 	websocket *httpserver.WebsocketTransport // serve only: told of account changes
@@ -104,6 +106,9 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 		}
 		m.Logger.Warn("the judge is unavailable: saveProblem is disabled on this replica", "err", err)
 		m.Judge = nil
+	}
+	if m.Judge != nil && m.Config.Workers && m.Config.JudgeWarm {
+		m.warmJudge()
 	}
 	provider, err := llm.New(m.Config.LLM)
 	if err != nil {
@@ -354,9 +359,32 @@ func (m *Main) Close() {
 	if m.Pool != nil {
 		m.Pool.Close()
 	}
+	if m.stopWarm != nil {
+		m.stopWarm()
+		<-m.warmDone
+	}
 	if m.Judge != nil {
 		m.Judge.Close()
 	}
+}
+
+// warmJudge warms every language's toolchain in the background, so that
+// the first job in each (Go: its standard packages, built into the
+// judge's cache on a fresh machine) costs what later ones do. Close stops
+// it.
+func (m *Main) warmJudge() {
+	ctx, stop := context.WithCancel(context.Background())
+	m.stopWarm, m.warmDone = stop, make(chan struct{})
+	go func() {
+		defer close(m.warmDone)
+		for _, r := range m.Judge.Warm(ctx) {
+			if r.Err != nil && ctx.Err() == nil {
+				m.Logger.Warn("judge warm-up failed", "language", r.Language, "ms", r.Duration.Milliseconds(), "err", r.Err)
+			} else if r.Err == nil {
+				m.Logger.Info("judge warmed", "language", r.Language, "ms", r.Duration.Milliseconds())
+			}
+		}
+	}()
 }
 
 // openJudge starts the sandboxed judge. JUDGE_SANDBOX=none runs user code

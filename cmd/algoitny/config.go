@@ -57,6 +57,10 @@ type Config struct {
 	FetchResolver *net.Resolver
 
 	JudgeSandbox string // JUDGE_SANDBOX: bwrap | none
+	// JudgeWarm warms every language's toolchain when workers start
+	// (JUDGE_WARM, default true; judge.Engine.Warm): the first submission
+	// in Go on a fresh machine otherwise builds Go's standard packages.
+	JudgeWarm bool
 
 	CORSOrigins []string // ALGOITNY_CORS_ORIGINS: comma-separated browser origins allowed to call the API
 	// SessionLifetime is how long a session token lasts (SESSION_LIFETIME, default 7 days).
@@ -213,6 +217,9 @@ func configFromEnv() (Config, error) {
 		return cfg, err
 	}
 	if cfg.Workers, err = envBool("ALGOITNY_WORKERS", true); err != nil {
+		return cfg, err
+	}
+	if cfg.JudgeWarm, err = envBool("JUDGE_WARM", true); err != nil {
 		return cfg, err
 	}
 	if v := os.Getenv("ALGOITNY_INTROSPECTION"); strings.TrimSpace(v) != "" {

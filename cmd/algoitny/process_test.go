@@ -146,7 +146,8 @@ func staffOn(t testing.TB, s *apiServer, db *dynamo.DB, email string) string {
 // pid 1 that does not reap — to collect them). The toolchain probes of a
 // judge starting in another test package at the same moment (`go version`,
 // `javac -version`, go's telemetry child) run as those users too, briefly,
-// and are not counted.
+// and are not counted; nor are the worker slots' held sandboxes (bwrap and
+// its supervisor, which wait for the next run with nothing else alive).
 func judgeProcesses(t testing.TB) int {
 	t.Helper()
 	entries, _ := os.ReadDir("/proc")
@@ -170,11 +171,21 @@ func judgeProcesses(t testing.TB) int {
 				judgeUID = uid >= 1500000 && uid < 1600000
 			}
 		}
-		if judgeUID && !zombie && !isToolchainProbe(e.Name()) {
+		if judgeUID && !zombie && !isToolchainProbe(e.Name()) && !isHeldSandbox(e.Name()) {
 			n++
 		}
 	}
 	return n
+}
+
+// isHeldSandbox reports whether process pid is a worker slot's held
+// sandbox: bwrap or the supervisor it runs, "/.judge/reaper serve 3".
+func isHeldSandbox(pid string) bool {
+	b, err := os.ReadFile(filepath.Join("/proc", pid, "cmdline"))
+	if err != nil {
+		return false
+	}
+	return strings.HasSuffix(string(b), "/.judge/reaper\x00serve\x003\x00")
 }
 
 // isToolchainProbe reports whether process pid runs a judge's version

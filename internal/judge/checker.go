@@ -9,6 +9,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // CheckerKind selects how a test's output is judged. The built-in kinds mirror
@@ -93,8 +94,9 @@ func (c Checker) Compare(expected, actual io.Reader) (bool, string, error) {
 	if err := c.validate(); err != nil {
 		return false, "", err
 	}
-	exp := bufio.NewReaderSize(expected, 64<<10)
-	act := bufio.NewReaderSize(actual, 64<<10)
+	exp, act := getReader(expected), getReader(actual)
+	defer putReader(exp)
+	defer putReader(act)
 	switch c.Kind {
 	case "", CheckLines:
 		return compareStreams(&lineCanon{r: exp}, &lineCanon{r: act}, '\n', "line")
@@ -265,8 +267,10 @@ const snippetLen = 40
 // compareStreams compares two canonical streams block by block; sep delimits
 // the units (lines or tokens) that messages count.
 func compareStreams(expR, actR io.Reader, sep byte, unit string) (bool, string, error) {
-	exp := &side{r: expR, buf: make([]byte, 64<<10), name: "expected output"}
-	act := &side{r: actR, buf: make([]byte, 64<<10), name: "output"}
+	exp := &side{r: expR, buf: getBuf(), name: "expected output"}
+	act := &side{r: actR, buf: getBuf(), name: "output"}
+	defer putBuf(exp.buf)
+	defer putBuf(act.buf)
 	var (
 		prefix []byte // the current unit so far (its last snippetLen bytes)
 		cut    bool   // prefix lost its beginning
@@ -510,4 +514,31 @@ func compareYesNo(expR, actR *bufio.Reader) (bool, string, error) {
 			return false, fmt.Sprintf("answer %d: expected %s, found %s", i, strings.ToUpper(string(et)), strings.ToUpper(string(at))), nil
 		}
 	}
+}
+
+// Every test streams its output through a few 64 KiB buffers (the copy
+// from the program, the checker's readers): pooled, not garbage.
+var (
+	bufPool    = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+	readerPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+)
+
+func getBuf() []byte { return *bufPool.Get().(*[]byte) }
+
+func putBuf(b []byte) {
+	if cap(b) == 64<<10 {
+		b = b[:cap(b)]
+		bufPool.Put(&b)
+	}
+}
+
+func getReader(r io.Reader) *bufio.Reader {
+	br := readerPool.Get().(*bufio.Reader)
+	br.Reset(r)
+	return br
+}
+
+func putReader(br *bufio.Reader) {
+	br.Reset(nil)
+	readerPool.Put(br)
 }

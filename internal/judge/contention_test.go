@@ -41,7 +41,7 @@ func TestWallLimitOnABusyMachine(t *testing.T) {
 		t.Fatalf("a sleeper under load: %+v", rr)
 	}
 	t.Logf("sleeper under load: %s", rr.Message)
-	requireNoLeftovers(t, base, "")
+	requireNoLeftovers(t, e, base, "")
 }
 
 // load starts n busy-looping processes, each in a session of its own,

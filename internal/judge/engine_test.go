@@ -124,7 +124,7 @@ func TestNew(t *testing.T) {
 		for i, want := range []judge.Verdict{judge.Accepted, judge.TimeLimitExceeded, judge.MemoryLimitExceeded} {
 			requireVerdict(t, "unsandboxed", res.Tests[i].Verdict, want, res.Tests[i])
 		}
-		requireNoLeftovers(t, base, "")
+		requireNoLeftovers(t, e, base, "")
 	})
 
 	t.Run("LanguageUnavailable", func(t *testing.T) {

@@ -20,11 +20,17 @@ import (
 
 // The uids the tests' engines may use: each engine gets its own range, away
 // from the default UIDBase that other packages' tests (running at the same
-// time in other processes) use.
+// time in other processes) use. Each test process has a window of its own
+// (by its pid): two checkouts' suites running at once on one machine must
+// not see — and kill, as leftovers — each other's processes.
 const (
-	uidRangeStart = 2_000_000
-	uidRangeEnd   = 2_400_000
+	uidWindow     = 1_000_000
 	uidsPerEngine = 10_000
+)
+
+var (
+	uidRangeStart = 2_000_000 + (os.Getpid()%2000)*uidWindow
+	uidRangeEnd   = uidRangeStart + uidWindow
 )
 
 var (
@@ -32,7 +38,7 @@ var (
 	markers     atomic.Int64
 )
 
-func init() { nextUIDBase.Store(uidRangeStart) }
+func init() { nextUIDBase.Store(int64(uidRangeStart)) }
 
 // installHint says how to install a language's toolchain on Debian, for the
 // loud failure when one is missing.
@@ -190,15 +196,28 @@ func sandboxProcesses(lo, hi int, marker string) []string {
 	return out
 }
 
-// requireNoLeftovers asserts that no process of the engine with uid base (or
-// carrying marker in its command line) is alive.
-func requireNoLeftovers(t *testing.T, base int, marker string) {
+// requireNoLeftovers asserts that no process of the engine e with uid base
+// (or carrying marker in its command line) is alive but e's held
+// sandboxes, which wait for the next run: bwrap and the supervisor, pid 1
+// of their namespace, which has killed and reaped every process of the
+// last run before it reported.
+func requireNoLeftovers(t *testing.T, e *judge.Engine, base int, marker string) {
 	t.Helper()
 	lo, hi := base, base+uidsPerEngine
 	if os.Geteuid() != 0 {
 		lo, hi = -1, -1 // without root every run has the test's own uid
 	}
-	if left := sandboxProcesses(lo, hi, marker); len(left) > 0 {
+	held := map[int]bool{}
+	for _, pid := range judge.HeldPIDs(e) {
+		held[pid] = true
+	}
+	var left []string
+	for _, p := range sandboxProcesses(lo, hi, marker) {
+		if pid, err := strconv.Atoi(strings.Fields(p)[0]); err != nil || !held[pid] {
+			left = append(left, p)
+		}
+	}
+	if len(left) > 0 {
 		for _, l := range left {
 			if pid, err := strconv.Atoi(strings.Fields(l)[0]); err == nil {
 				syscall.Kill(pid, syscall.SIGKILL)

@@ -20,24 +20,38 @@ import (
 // Each hostile program runs on an engine of its own (own uid range) so that
 // requireNoLeftovers can prove that nothing it started survived, whatever other
 // tests run at the same time.
+//
+// The suite runs twice: on held sandboxes (the default: one per worker
+// slot, set up once, each run forked into it; memory and processes
+// accounted with a control group where the host has one) and on a sandbox
+// started for every run (Config.WarmIdle < 0, no control groups).
 
 func TestHostile(t *testing.T) {
 	t.Parallel()
+	hostile(t, func(c judge.Config) judge.Config { return c })
+}
+
+func TestHostilePerRunSandbox(t *testing.T) {
+	t.Parallel()
+	hostile(t, func(c judge.Config) judge.Config { c.WarmIdle = -1; return c })
+}
+
+func hostile(t *testing.T, mode func(judge.Config) judge.Config) {
 
 	t.Run("ForkBomb", func(t *testing.T) {
 		t.Parallel()
-		e, base := newEngine(t, judge.Config{}, "c")
+		e, base := newEngine(t, mode(judge.Config{}), "c")
 		src := "#include <unistd.h>\nint main(void) { for (;;) fork(); }\n"
 		res := judgeSub(t, e, judge.Submission{Language: "c", Source: src,
 			Limits: judge.Limits{CPUTime: time.Second, MaxProcesses: 8},
 			Tests:  []judge.TestCase{{Input: []byte(""), Expected: []byte("")}}})
 		requireVerdict(t, "fork bomb", res.Verdict, judge.TimeLimitExceeded, res)
-		requireNoLeftovers(t, base, "")
+		requireNoLeftovers(t, e, base, "")
 	})
 
 	t.Run("ProcessLimit", func(t *testing.T) {
 		t.Parallel()
-		e, base := newEngine(t, judge.Config{}, "python")
+		e, base := newEngine(t, mode(judge.Config{}), "python")
 		marker := newMarker(t)
 		// Forks as often as allowed; every child becomes a long sleeper carrying
 		// the marker, and the parent exits: none of them may survive the run.
@@ -59,12 +73,12 @@ print(forked)
 		if strings.TrimSpace(out) != "7" { // 8 = the program + 7 children
 			t.Fatalf("forked %q children, want 7 (MaxProcesses 8)", out)
 		}
-		requireNoLeftovers(t, base, marker)
+		requireNoLeftovers(t, e, base, marker)
 	})
 
 	t.Run("Network", func(t *testing.T) {
 		t.Parallel()
-		e, base := newEngine(t, judge.Config{}, "python")
+		e, base := newEngine(t, mode(judge.Config{}), "python")
 		var accepted atomic.Int64
 		tcp, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -126,13 +140,13 @@ for name, attempt in [("tcp_host", tcp_host), ("tcp_internet", tcp_internet),
 		if n := accepted.Load(); n != 0 {
 			t.Fatalf("the host accepted %d connections from the sandbox", n)
 		}
-		requireNoLeftovers(t, base, "")
+		requireNoLeftovers(t, e, base, "")
 	})
 
 	t.Run("WriteOutsideScratch", func(t *testing.T) {
 		t.Parallel()
 		work := tempDir(t)
-		e, base := newEngine(t, judge.Config{WorkDir: work}, "python")
+		e, base := newEngine(t, mode(judge.Config{WorkDir: work}), "python")
 		canary := filepath.Join(tempDir(t), "canary.txt")
 		if err := os.WriteFile(canary, []byte("original"), 0o666); err != nil {
 			t.Fatal(err)
@@ -166,13 +180,13 @@ for path in targets:
 		if b, _ := os.ReadFile(canary); string(b) != "original" {
 			t.Fatalf("canary changed: %q", b)
 		}
-		requireNoLeftovers(t, base, "")
+		requireNoLeftovers(t, e, base, "")
 	})
 
 	t.Run("ReadOtherSubmission", func(t *testing.T) {
 		t.Parallel()
 		work := tempDir(t)
-		e, base := newEngine(t, judge.Config{WorkDir: work, Workers: 2}, "python")
+		e, base := newEngine(t, mode(judge.Config{WorkDir: work, Workers: 2}), "python")
 		secret := newMarker(t)
 		victim := compile(t, e, "python", `import sys, time
 with open("/box/secret.txt", "w") as f:
@@ -244,24 +258,24 @@ print("leaked" if leaked else "safe")
 		case <-time.After(30 * time.Second):
 			t.Fatal("cancelled run did not stop")
 		}
-		requireNoLeftovers(t, base, "")
+		requireNoLeftovers(t, e, base, "")
 	})
 
 	t.Run("SleepForever", func(t *testing.T) {
 		t.Parallel()
-		e, base := newEngine(t, judge.Config{}, "python")
+		e, base := newEngine(t, mode(judge.Config{}), "python")
 		p := compile(t, e, "python", "import time\ntime.sleep(1000)\n")
 		rr, _ := run(t, p, "", judge.Limits{CPUTime: 500 * time.Millisecond})
 		requireVerdict(t, "sleeper", rr.Verdict, judge.TimeLimitExceeded, rr)
 		if !strings.Contains(rr.Message, "wall time") || rr.CPUTime >= 500*time.Millisecond {
 			t.Fatalf("sleeper should hit the wall-time limit with little CPU: %+v", rr)
 		}
-		requireNoLeftovers(t, base, "")
+		requireNoLeftovers(t, e, base, "")
 	})
 
 	t.Run("ChildOutlivesParent", func(t *testing.T) {
 		t.Parallel()
-		e, base := newEngine(t, judge.Config{}, "python")
+		e, base := newEngine(t, mode(judge.Config{}), "python")
 		marker := newMarker(t)
 		// A daemonised grandchild in its own session, holding stdout open.
 		src := `import os
@@ -279,7 +293,7 @@ print("parent done")
 		if out != "parent done\n" {
 			t.Fatalf("output %q", out)
 		}
-		requireNoLeftovers(t, base, marker)
+		requireNoLeftovers(t, e, base, marker)
 	})
 
 	// Memory no limit sees (System V shared memory and message queues, memfd,
@@ -288,7 +302,7 @@ print("parent done")
 	// fork still work.
 	t.Run("RefusedSystemCalls", func(t *testing.T) {
 		t.Parallel()
-		e, base := newEngine(t, judge.Config{}, "c")
+		e, base := newEngine(t, mode(judge.Config{}), "c")
 		src := `#define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -327,14 +341,14 @@ int main(void) {
 		if out != want {
 			t.Fatalf("output:\n%s\nwant:\n%s", out, want)
 		}
-		requireNoLeftovers(t, base, "")
+		requireNoLeftovers(t, e, base, "")
 	})
 
 	// The sandbox's accounts are its own: the host's users (who runs what
 	// on it) are not listed, and a lookup of root still works.
 	t.Run("HostAccountsHidden", func(t *testing.T) {
 		t.Parallel()
-		e, base := newEngine(t, judge.Config{}, "python")
+		e, base := newEngine(t, mode(judge.Config{}), "python")
 		p := compile(t, e, "python", "import pwd\nprint(open('/etc/passwd').read(), end='')\nprint(pwd.getpwuid(0).pw_name)\n")
 		rr, out := run(t, p, "", judge.Limits{})
 		requireVerdict(t, "read /etc/passwd", rr.Verdict, judge.Accepted, rr)
@@ -342,7 +356,7 @@ int main(void) {
 		if out != want {
 			t.Fatalf("the sandbox's /etc/passwd:\n%s\nwant:\n%s", out, want)
 		}
-		requireNoLeftovers(t, base, "")
+		requireNoLeftovers(t, e, base, "")
 	})
 
 	// The memory limit holds for the program and its children together:
@@ -350,7 +364,7 @@ int main(void) {
 	// under it (and under its own rlimit).
 	t.Run("ChildrenShareTheMemoryLimit", func(t *testing.T) {
 		t.Parallel()
-		e, base := newEngine(t, judge.Config{}, "c")
+		e, base := newEngine(t, mode(judge.Config{}), "c")
 		src := `#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -368,14 +382,14 @@ int main(void) {
 		p := compile(t, e, "c", src)
 		rr, _ := run(t, p, "", judge.Limits{MemoryBytes: 64 << 20, MaxProcesses: 4})
 		requireVerdict(t, "2 × 40 MB under a 64 MB limit", rr.Verdict, judge.MemoryLimitExceeded, rr)
-		requireNoLeftovers(t, base, "")
+		requireNoLeftovers(t, e, base, "")
 	})
 
 	// Standard error is bounded like standard output: gigabytes written to
 	// it would cost the judge as much copying.
 	t.Run("FloodStandardError", func(t *testing.T) {
 		t.Parallel()
-		e, base := newEngine(t, judge.Config{}, "c")
+		e, base := newEngine(t, mode(judge.Config{}), "c")
 		src := `#include <stdio.h>
 #include <string.h>
 int main(void) {
@@ -390,14 +404,14 @@ int main(void) {
 		p := compile(t, e, "c", src)
 		rr, _ := run(t, p, "", judge.Limits{OutputBytes: 1 << 20})
 		requireVerdict(t, "64 MB on stderr", rr.Verdict, judge.OutputLimitExceeded, rr)
-		requireNoLeftovers(t, base, "")
+		requireNoLeftovers(t, e, base, "")
 	})
 
 	// A child that works for the program and is left behind when it exits
 	// is killed and reaped before the usage is read: its CPU time counts.
 	t.Run("LeftChildrenCount", func(t *testing.T) {
 		t.Parallel()
-		e, base := newEngine(t, judge.Config{}, "c")
+		e, base := newEngine(t, mode(judge.Config{}), "c")
 		src := `#include <signal.h>
 #include <stdio.h>
 #include <time.h>
@@ -424,13 +438,13 @@ int main(void) {
 		if out != "42\n" || rr.CPUTime < 500*time.Millisecond {
 			t.Fatalf("output %q, CPU %v: the child's 0.6 s of CPU must count", out, rr.CPUTime)
 		}
-		requireNoLeftovers(t, base, "")
+		requireNoLeftovers(t, e, base, "")
 	})
 
 	t.Run("SymlinkReplacement", func(t *testing.T) {
 		t.Parallel()
 		work := tempDir(t)
-		e, base := newEngine(t, judge.Config{WorkDir: work}, "python")
+		e, base := newEngine(t, mode(judge.Config{WorkDir: work}), "python")
 		canaryDir := tempDir(t)
 		canary := filepath.Join(canaryDir, "canary.txt")
 		if err := os.WriteFile(canary, []byte("original"), 0o644); err != nil {
@@ -486,12 +500,12 @@ sys.exit(0 if out == ans else 1)
 		if entries := runEntries(t, work); len(entries) != 0 {
 			t.Fatalf("work directory not cleaned up: %v", entries)
 		}
-		requireNoLeftovers(t, base, "")
+		requireNoLeftovers(t, e, base, "")
 	})
 
 	t.Run("Environment", func(t *testing.T) {
 		t.Parallel()
-		e, base := newEngine(t, judge.Config{}, "python")
+		e, base := newEngine(t, mode(judge.Config{}), "python")
 		src := `import os
 for k in sorted(os.environ):
     print(k + "=" + os.environ[k])
@@ -527,12 +541,12 @@ for line in open("/proc/self/status"):
 		if !strings.Contains(out, "uid True\n") || !strings.Contains(out, "caps 0000000000000000\n") {
 			t.Fatalf("program is privileged:\n%s", out)
 		}
-		requireNoLeftovers(t, base, "")
+		requireNoLeftovers(t, e, base, "")
 	})
 
 	t.Run("Cancellation", func(t *testing.T) {
 		t.Parallel()
-		e, base := newEngine(t, judge.Config{Workers: 2}, "c")
+		e, base := newEngine(t, mode(judge.Config{Workers: 2}), "c")
 		src := "int main(void) { volatile unsigned long x = 0; for (;;) x++; }\n"
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
@@ -572,7 +586,7 @@ for line in open("/proc/self/status"):
 		if len(o.res.Tests) != 0 {
 			t.Fatalf("cancelled tests reported as finished: %+v", o.res.Tests)
 		}
-		requireNoLeftovers(t, base, "")
+		requireNoLeftovers(t, e, base, "")
 	})
 }
 

@@ -35,7 +35,6 @@ type Program struct {
 
 	mu     sync.RWMutex
 	closed bool
-	warm   warmPool // sandboxes started ahead of the next run (warm.go)
 }
 
 // RunOptions describe one run of a Program.
@@ -144,7 +143,7 @@ func (p *Program) compile(ctx context.Context, source string) error {
 			vars["cache"] = host
 		}
 	}
-	release, err := e.acquireSlot(ctx)
+	_, release, err := e.acquireSlot(ctx)
 	if err != nil {
 		return err
 	}
@@ -336,7 +335,7 @@ func (p *Program) run(ctx context.Context, opts RunOptions, checker bool, extra 
 	}
 	argv := append(expandAll(p.lang.Run, vars), expandAll(opts.Args, pathVars)...)
 
-	release, err := e.acquireSlot(ctx)
+	s, release, err := e.acquireSlot(ctx)
 	if err != nil {
 		return RunResult{Verdict: InternalError, Message: err.Error()}, err
 	}
@@ -346,15 +345,8 @@ func (p *Program) run(ctx context.Context, opts RunOptions, checker bool, extra 
 		mounts: append([]mount{{src: p.build, dst: progDir}}, extra...), lim: eff,
 		stdin: opts.Stdin, stdout: opts.Stdout, stderrCap: stderrMax, boundStderr: !checker,
 	}
-	var res spawnRes
-	if w := p.takeWarm(&req); w != nil && w.alive() && w.p.letGo() == nil {
-		defer w.release()
-		req.uid, req.sweepUID = w.uid, w.uid >= 0
-		res, err = e.finish(ctx, w.p, req)
-	} else {
-		if w != nil {
-			w.discard() // its supervisor is gone: start afresh
-		}
+	res, handled, err := e.runHeld(ctx, s, req)
+	if !handled {
 		var prepared bool
 		if res, prepared, err = p.spawnCold(ctx, req); !prepared {
 			return RunResult{Verdict: InternalError, Message: err.Error()}, err
@@ -467,7 +459,6 @@ func (p *Program) Close() error {
 		return nil
 	}
 	p.closed = true
-	p.warm.close()
 	removeAll(p.dir)
 	return nil
 }

@@ -114,6 +114,10 @@ type report struct {
 	cpu     time.Duration
 	maxRSS  int64
 	execErr syscall.Errno
+	// setupErr is set when a held sandbox could not prepare the run
+	// (setupStep says which step of reaper.c's run_child failed).
+	setupErr  syscall.Errno
+	setupStep int
 }
 
 // parseReport reads the supervisor's one-line report; ok is false when there is
@@ -140,6 +144,12 @@ func parseReport(b []byte) (report, bool) {
 			r.maxRSS = n * 1024
 		case "execerr":
 			r.execErr = syscall.Errno(n)
+		case "setuperr":
+			r.setupErr = syscall.Errno(n)
+			continue
+		case "setupstep":
+			r.setupStep = int(n)
+			continue
 		default:
 			continue
 		}

@@ -108,6 +108,9 @@ type spawnRes struct {
 	// wall limit stopped while it computed on a busy machine from one that
 	// slept.
 	polls, runnablePolls int
+	// cgroupPeak is the run's peak memory as its slot's control group
+	// counted it (the whole tree, between polls too).
+	cgroupPeak int64
 }
 
 // fixedEnv is the complete environment of user code: nothing of the server's
@@ -212,12 +215,8 @@ func mirrorEtc(dir string) error {
 
 // commandLine builds the argv that runs r: bwrap + supervisor + command, or
 // supervisor + command when unsandboxed. The supervisor's report goes to fd 3.
-func (e *Engine) commandLine(r *spawnReq, hold bool) (argv []string, dir string, env []string) {
-	sup := append([]string{"3"}, e.reaperArgs(r.lim)...)
-	if hold {
-		sup = append(sup, "wait=5") // the go-ahead pipe (start)
-	}
-	sup = append(sup, "--")
+func (e *Engine) commandLine(r *spawnReq) (argv []string, dir string, env []string) {
+	sup := append(append([]string{"3"}, e.reaperArgs(r.lim)...), "--")
 	if !e.sandboxed {
 		argv = append(append([]string{e.reaper}, sup...), r.argv...)
 		return argv, r.hostDir, fixedEnv(r.scratch, r.env)
@@ -253,7 +252,7 @@ func (e *Engine) commandLine(r *spawnReq, hold bool) (argv []string, dir string,
 // process could not be started or ctx was cancelled (the result is then still
 // filled in as far as known).
 func (e *Engine) spawn(ctx context.Context, r spawnReq) (spawnRes, error) {
-	p, err := e.start(&r, false)
+	p, err := e.start(&r)
 	if err != nil {
 		return spawnRes{}, err
 	}
@@ -263,16 +262,13 @@ func (e *Engine) spawn(ctx context.Context, r spawnReq) (spawnRes, error) {
 // process is a started run: the sandbox (or, unsandboxed, the supervisor)
 // and the parent's ends of its pipes.
 type process struct {
-	cmd     *exec.Cmd
-	files   []*os.File // parent-side ends, closed by close
-	stdinW  *os.File   // nil when stdin is /dev/null
-	stdoutR *os.File
-	stderrR *os.File
-	reportR *os.File
-	statusR *os.File // bwrap's --json-status-fd; nil unsandboxed
-	// goW holds a held start back: the supervisor waits for one byte on it
-	// before it starts the program (nil: started at once).
-	goW        *os.File
+	cmd        *exec.Cmd
+	files      []*os.File // parent-side ends, closed by close
+	stdinW     *os.File   // nil when stdin is /dev/null
+	stdoutR    *os.File
+	stderrR    *os.File
+	reportR    *os.File
+	statusR    *os.File // bwrap's --json-status-fd; nil unsandboxed
 	k          *killer
 	statusDone chan struct{} // readStatus has returned (closed at once unsandboxed)
 }
@@ -283,13 +279,9 @@ func (p *process) close() {
 	}
 }
 
-// start starts the sandbox of r. With hold, the supervisor sets everything
-// up but waits for finish (or discard) before it starts the program: a
-// sandbox started ahead of need (warm.go) takes bubblewrap's start-up, the
-// largest part of the judge's cost per run, off the run's critical path.
-func (e *Engine) start(r *spawnReq, hold bool) (*process, error) {
-	hold = hold && e.sandboxed
-	argv, dir, env := e.commandLine(r, hold)
+// start starts the sandbox of r (bwrap, the supervisor, the program).
+func (e *Engine) start(r *spawnReq) (*process, error) {
+	argv, dir, env := e.commandLine(r)
 	p := &process{statusDone: make(chan struct{})}
 	pipe := func() (*os.File, *os.File, error) {
 		rd, wr, err := os.Pipe()
@@ -311,7 +303,7 @@ func (e *Engine) start(r *spawnReq, hold bool) (*process, error) {
 		return fail(err)
 	}
 	var stdinR *os.File
-	if r.stdin != nil || hold {
+	if r.stdin != nil {
 		if stdinR, p.stdinW, err = pipe(); err != nil {
 			return fail(err)
 		}
@@ -335,18 +327,12 @@ func (e *Engine) start(r *spawnReq, hold bool) (*process, error) {
 		return fail(err)
 	}
 	cmd.ExtraFiles = []*os.File{reportW} // fd 3
-	var statusW, goR *os.File
+	var statusW *os.File
 	if e.sandboxed {
 		if p.statusR, statusW, err = pipe(); err != nil {
 			return fail(err)
 		}
 		cmd.ExtraFiles = append(cmd.ExtraFiles, statusW) // fd 4
-	}
-	if hold {
-		if goR, p.goW, err = pipe(); err != nil {
-			return fail(err)
-		}
-		cmd.ExtraFiles = append(cmd.ExtraFiles, goR) // fd 5
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: !e.sandboxed}
 	if r.uid >= 0 {
@@ -356,7 +342,7 @@ func (e *Engine) start(r *spawnReq, hold bool) (*process, error) {
 		return fail(fmt.Errorf("%w: start %s: %v", ErrSandboxFailed, filepath.Base(argv[0]), err))
 	}
 	// The child has its copies; drop ours so EOF arrives when it exits.
-	for _, f := range []*os.File{stdoutW, stderrW, stdinR, reportW, statusW, goR} {
+	for _, f := range []*os.File{stdoutW, stderrW, stdinR, reportW, statusW} {
 		if f != nil {
 			f.Close()
 		}
@@ -374,51 +360,14 @@ func (e *Engine) start(r *spawnReq, hold bool) (*process, error) {
 	return p, nil
 }
 
-// letGo lets a held supervisor start the program; an error means it is
-// gone. It does nothing for a process that was not held.
-func (p *process) letGo() error {
-	if p.goW == nil {
-		return nil
-	}
-	_, err := p.goW.Write([]byte{'g'})
-	p.goW.Close()
-	p.goW = nil
-	return err
-}
-
-// discard ends a held sandbox without running anything: the supervisor
-// reads EOF instead of the go-ahead and exits; bwrap is killed if it has not
-// ended within 2 s.
-func (p *process) discard() {
-	if p.goW != nil {
-		p.goW.Close()
-	}
-	exited := make(chan struct{})
-	go func() {
-		select {
-		case <-exited:
-		case <-time.After(2 * time.Second):
-			_ = p.cmd.Process.Kill()
-		}
-	}()
-	_ = p.cmd.Wait()
-	close(exited)
-	close(p.k.exited)
-	<-p.statusDone
-	p.close()
-}
-
-// finish lets p's program start (if held), feeds it r.stdin, enforces the
-// limits and waits for the whole tree; see spawn.
+// finish feeds p's program r.stdin, enforces the limits and waits for the
+// whole tree; see spawn.
 func (e *Engine) finish(ctx context.Context, p *process, r spawnReq) (spawnRes, error) {
 	var res spawnRes
 	defer p.close()
 	cmd, k := p.cmd, p.k
 	kill := k.kill
 	start := time.Now()
-	// A held supervisor that died meanwhile fails the run like a sandbox
-	// that could not start (setupFailed below).
-	_ = p.letGo()
 
 	var wg sync.WaitGroup
 	if p.stdinW != nil {
@@ -460,7 +409,7 @@ func (e *Engine) finish(ctx context.Context, p *process, r spawnReq) (spawnRes, 
 	watchdogDone := make(chan struct{})
 	go func() {
 		defer close(watchdogDone)
-		w := e.watch(ctx, cmd.Process.Pid, r.lim, done, kill)
+		w := e.watch(ctx, cmd.Process.Pid, 0, r.lim, done, kill)
 		res.polledCPU, res.polledRSS, res.polls, res.runnablePolls = w.cpu, w.rss, w.polls, w.runnable
 	}()
 
@@ -649,14 +598,15 @@ func (k *killer) readStatus(r io.Reader) {
 
 // watch enforces the CPU, wall and (polled) memory limits until done is closed,
 // killing the process tree rooted at pid when a limit is crossed or ctx ends. It
-// returns the CPU time and the largest tree RSS it observed, and how often it
-// found the tree running or runnable.
+// returns the CPU time (less base, what the tree had used before the run: a
+// held sandbox's supervisor counts its earlier runs) and the largest tree RSS
+// it observed, and how often it found the tree running or runnable.
 //
 // CPU time is checked when the program could first have used its whole budget
 // (CPU time cannot grow faster than wall time for one thread) and then again
 // after the remaining budget, so a busy loop is stopped a few milliseconds after
 // its limit while a short run is never polled at all.
-func (e *Engine) watch(ctx context.Context, pid int, l effLimits, done <-chan struct{}, kill func(killReason)) watchStats {
+func (e *Engine) watch(ctx context.Context, pid int, base time.Duration, l effLimits, done <-chan struct{}, kill func(killReason)) watchStats {
 	const rssPeriod = 50 * time.Millisecond
 	var st watchStats
 	wall := time.NewTimer(l.wall)
@@ -678,6 +628,7 @@ func (e *Engine) watch(ctx context.Context, pid int, l effLimits, done <-chan st
 			return st
 		case <-poll.C:
 			s := sampleTree(pid, true)
+			s.cpu = max(s.cpu-base, 0)
 			st.cpu, st.rss = s.cpu, max(st.rss, s.rss)
 			st.polls++
 			if s.running {
@@ -707,7 +658,8 @@ type watchStats struct {
 // once when src has more, then drains src so the writer never blocks. A failing
 // dst stops the copying, not the draining.
 func copyLimited(src io.Reader, dst io.Writer, limit int64, over func()) int64 {
-	buf := make([]byte, 64<<10)
+	buf := getBuf()
+	defer putBuf(buf)
 	var total int64
 	overCalled := false
 	for {

@@ -1,172 +1,96 @@
 package judge
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
 )
 
-// maxSeenKeys bounds the command lines a pool remembers.
-const maxSeenKeys = 64
-
-// A warm pool keeps sandboxes of one Program started ahead of need.
-//
-// Starting bubblewrap (namespaces, mounts, the supervisor) is most of what a
-// sandboxed run costs over running the program bare: ≈ 7 ms of a trivial
-// run's ≈ 10 ms overhead on our machines. A Program that is run again and
-// again with the same command, limits and mounts — the tests of a
-// submission, a reference solution producing outputs — gets, from its
-// third such run on (the second starts one ahead), a sandbox started while
-// the previous run was going:
-// everything is set up and the supervisor waits for the go-ahead on a pipe
-// (process.letGo). Each sandbox is used once, for one run, exactly as a
-// freshly started one would be; isolation between runs is unchanged.
-//
-// At most Config.Workers sandboxes wait per Program; one that waits longer
-// than Config.WarmIdle, and every one still waiting when the Program is
-// closed, is discarded (its supervisor exits without running anything).
-type warmPool struct {
-	mu       sync.Mutex
-	closed   bool
-	idle     []*warmSandbox
-	starting int             // sandboxes being started
-	seen     map[string]bool // keys run before
-	wg       sync.WaitGroup  // starts in flight
+// warmPrograms read two numbers and print their sum, with what contest
+// programs commonly use: the first build of a Go program on a fresh
+// machine compiles the standard packages it imports into the build cache
+// (CacheDir: tens of seconds on a loaded machine, COMPILATION_ERROR at the
+// compile time limit in the worst case), and every other toolchain loads
+// its compiler, runtime and libraries from disk once.
+var warmPrograms = map[string]string{
+	"python": "import sys, math, collections, heapq, itertools, functools, bisect\n" +
+		"a, b = map(int, sys.stdin.read().split())\nprint(a + b)\n",
+	"c": "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <math.h>\n" +
+		"int main(void) { long long a, b; if (scanf(\"%lld %lld\", &a, &b) != 2) return 1; printf(\"%lld\\n\", a + b); return 0; }\n",
+	"cpp": "#include <bits/stdc++.h>\nusing namespace std;\n" +
+		"int main() { ios::sync_with_stdio(false); long long a, b; cin >> a >> b; vector<long long> v{a, b}; " +
+		"sort(v.begin(), v.end()); map<int, int> m; cout << accumulate(v.begin(), v.end(), 0LL) << \"\\n\"; }\n",
+	"java": "import java.util.*;\nimport java.io.*;\n" +
+		"public class Main { public static void main(String[] args) throws IOException { " +
+		"BufferedReader r = new BufferedReader(new InputStreamReader(System.in)); StringTokenizer t = new StringTokenizer(r.readLine()); " +
+		"long a = Long.parseLong(t.nextToken()), b = Long.parseLong(t.nextToken()); List<Long> l = new ArrayList<>(List.of(a, b)); " +
+		"Collections.sort(l); Map<Long, Long> m = new HashMap<>(); System.out.println(a + b); } }\n",
+	"go": "package main\n\nimport (\n\t\"bufio\"\n\t\"bytes\"\n\t\"container/heap\"\n\t\"fmt\"\n\t\"math\"\n\t\"math/big\"\n\t\"os\"\n\t\"sort\"\n\t\"strconv\"\n\t\"strings\"\n)\n\n" +
+		"var _ = heap.Init\nvar _ = math.MaxInt64\nvar _ = sort.Ints\nvar _ = strconv.Itoa\nvar _ = strings.Fields\nvar _ = bytes.Fields\nvar _ = big.NewInt\n\n" +
+		"func main() {\n\tr := bufio.NewReader(os.Stdin)\n\tvar a, b int64\n\tfmt.Fscan(r, &a, &b)\n\tfmt.Println(a + b)\n}\n",
+	"javascript": "const [a, b] = require('fs').readFileSync(0, 'utf8').trim().split(/\\s+/).map(BigInt);\nconsole.log(String(a + b));\n",
 }
 
-type warmSandbox struct {
-	key     string
-	p       *process
-	uid     int
-	release func() // frees the uid and the engine
-	timer   *time.Timer
+// WarmResult is what warming one language's toolchain took.
+type WarmResult struct {
+	Language string
+	// Duration is the compile and one run of a small program.
+	Duration time.Duration
+	// Err is set when the program did not compile or run as expected.
+	Err error
 }
 
-// alive reports whether the sandbox still waits: bwrap's status pipe ends
-// when its processes are gone (killed while waiting, say).
-func (w *warmSandbox) alive() bool {
-	select {
-	case <-w.p.statusDone:
-		return false
-	default:
-		return true
-	}
-}
-
-func (w *warmSandbox) discard() {
-	w.p.discard()
-	w.release()
-}
-
-// warmKey identifies the sandboxes interchangeable for r: the whole
-// command line (limits, mounts, environment, program) and the directory.
-func (e *Engine) warmKey(r *spawnReq) string {
-	argv, dir, _ := e.commandLine(r, true)
-	return strings.Join(argv, "\x00") + "\x00" + dir
-}
-
-// takeWarm returns a started sandbox for r, or nil when none waits, and
-// starts the sandbox the next run like r will take: when r's key has been
-// run before (a program run once, or with changing arguments, starts
-// nothing ahead). Only sandboxed engines keep warm sandboxes.
-func (p *Program) takeWarm(r *spawnReq) *warmSandbox {
-	e := p.e
-	if !e.sandboxed || e.cfg.WarmIdle < 0 {
-		return nil
-	}
-	key := e.warmKey(r)
-	pool := &p.warm
-	pool.mu.Lock()
-	defer pool.mu.Unlock()
-	if pool.closed {
-		return nil
-	}
-	var taken *warmSandbox
-	for i, w := range pool.idle {
-		if w.key == key {
-			taken = w
-			pool.idle = append(pool.idle[:i], pool.idle[i+1:]...)
-			w.timer.Stop()
-			break
+// Warm compiles and runs a small program in every available language, so
+// that the first submission in each does not pay for a cold toolchain: Go's
+// build cache of the standard packages (CacheDir, shared by the engines of
+// the machine), the compilers', runtimes' and libraries' files in the page
+// cache, Java's class data sharing archive (the JDK's, used with
+// -Xshare:auto). Languages are warmed concurrently, within Config.Workers.
+// A worker calls it at start, in the background; ctx stops it.
+func (e *Engine) Warm(ctx context.Context) []WarmResult {
+	var (
+		mu  sync.Mutex
+		out []WarmResult
+		wg  sync.WaitGroup
+	)
+	for _, l := range e.Languages() {
+		if !l.Available {
+			continue
 		}
-	}
-	if pool.seen == nil {
-		pool.seen = map[string]bool{}
-	}
-	if (taken != nil || pool.seen[key]) && len(pool.idle)+pool.starting < e.cfg.Workers {
-		pool.starting++
-		pool.wg.Add(1)
-		go p.startWarm(key, *r)
-	}
-	if len(pool.seen) >= maxSeenKeys {
-		clear(pool.seen) // a program run with ever-new arguments (checkers, generators)
-	}
-	pool.seen[key] = true
-	return taken
-}
-
-// startWarm starts a held sandbox for runs like r and adds it to the pool.
-func (p *Program) startWarm(key string, r spawnReq) {
-	pool := &p.warm
-	defer pool.wg.Done()
-	w, err := p.newWarm(key, r)
-	pool.mu.Lock()
-	defer pool.mu.Unlock()
-	pool.starting--
-	if err != nil {
-		return // the next run starts its own sandbox, and reports the error
-	}
-	if pool.closed {
-		go w.discard()
-		return
-	}
-	w.timer = time.AfterFunc(p.e.cfg.WarmIdle, func() {
-		pool.mu.Lock()
-		defer pool.mu.Unlock()
-		for i, x := range pool.idle {
-			if x == w {
-				pool.idle = append(pool.idle[:i], pool.idle[i+1:]...)
-				go w.discard()
-				return
-			}
+		src, ok := warmPrograms[l.ID]
+		if !ok {
+			continue // a language of Config.Languages the engine does not know
 		}
-	})
-	pool.idle = append(pool.idle, w)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			start := time.Now()
+			err := e.warmOne(ctx, l.ID, src)
+			mu.Lock()
+			out = append(out, WarmResult{Language: l.ID, Duration: time.Since(start), Err: err})
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return out
 }
 
-func (p *Program) newWarm(key string, r spawnReq) (*warmSandbox, error) {
-	e := p.e
-	leave, err := e.enter()
+func (e *Engine) warmOne(ctx context.Context, lang, src string) error {
+	p, err := e.Compile(ctx, lang, src)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	uid, releaseUID, err := e.acquireRunUID()
+	defer p.Close()
+	var out strings.Builder
+	rr, err := p.Run(ctx, RunOptions{Stdin: strings.NewReader("20 22\n"), Stdout: &out,
+		Limits: Limits{CPUTime: 5 * time.Second}})
 	if err != nil {
-		leave()
-		return nil, err
+		return err
 	}
-	r.uid, r.sweepUID = uid, uid >= 0
-	proc, err := e.start(&r, true)
-	if err != nil {
-		releaseUID()
-		leave()
-		return nil, err
+	if rr.Verdict != Accepted || strings.TrimSpace(out.String()) != "42" {
+		return fmt.Errorf("%w: %s warm-up run: %s %s (output %q)", ErrSandboxFailed, lang, rr.Verdict, rr.Message, out.String())
 	}
-	return &warmSandbox{key: key, p: proc, uid: uid, release: func() { releaseUID(); leave() }}, nil
-}
-
-// close discards the waiting sandboxes, after the starts in flight.
-func (pool *warmPool) close() {
-	pool.mu.Lock()
-	pool.closed = true
-	pool.mu.Unlock()
-	pool.wg.Wait()
-	pool.mu.Lock()
-	idle := pool.idle
-	pool.idle = nil
-	pool.mu.Unlock()
-	for _, w := range idle {
-		w.timer.Stop()
-		w.discard()
-	}
+	return nil
 }

@@ -1,33 +1,58 @@
 /*
  * reaper: the process supervisor of the AlgoItny judge (internal/judge).
  *
- * It runs as pid 1 of the sandbox (bwrap --as-pid-1), or as the direct child of
- * the judge when unsandboxed. It sets the resource limits and a system call
- * filter, forks the program, reaps every process that ends up as its child
- * (when the program exits, whatever it left is killed and reaped first, so
- * that their CPU time counts), and reports the program's exit status and
- * resource usage on a pipe the program cannot reach.
+ * Two modes.
+ *
+ * One run (compilers, version probes, and every run when the judge starts a
+ * sandbox per run): it runs as pid 1 of a sandbox (bwrap --as-pid-1), or as
+ * the direct child of the judge when unsandboxed. It sets the resource
+ * limits and a system call filter, forks the program, reaps every process
+ * that ends up as its child (when the program exits, whatever it left is
+ * killed and reaped first, so that their CPU time counts), and reports the
+ * program's exit status and resource usage on a pipe the program cannot
+ * reach.
+ *
+ *   reaper FD [key=value...] -- command [args...]
+ *
+ * Held sandbox ("serve"): pid 1 of a sandbox that bwrap set up once for a
+ * worker slot, kept with CAP_SYS_ADMIN and CAP_SETPCAP over its own user
+ * namespace only. It serves runs one after another on a SOCK_SEQPACKET
+ * socket: a request carries the limits, the mounts, the environment and the
+ * command as NUL-terminated key=value tokens, and the program's stdin,
+ * stdout and stderr as SCM_RIGHTS. Before a run it makes the sandbox's
+ * mounts the run's: /box (the scratch space) a fresh tmpfs of the run's
+ * size unless the last run left it untouched (its ctime, which no program
+ * can set, unchanged), the program's directories bound read-only at /prog
+ * and /check from the engine's work directory (covered by an empty mount at
+ * start: bound through a descriptor), /check unmounted when the run has
+ * none. Then it clones the program into an IPC namespace of its own, which
+ * drops every capability, sets the limits and the filter and execs. When
+ * the program exits (or a "kill" message comes), every other process of the
+ * sandbox is killed and reaped and the report is sent back; a /box the run
+ * changed is replaced after the report. End of file on the socket ends
+ * the sandbox.
+ *
+ *   reaper serve FD
  *
  * Why a separate binary: the judge is a Go program, and Go starts children with
  * vfork, so the kernel records the judge's own peak RSS as the child's
  * ru_maxrss at exec. Only a small process that forks the program itself can
  * measure the program's peak memory.
  *
- * SIGTERM asks it to kill the program: everything in the sandbox when it is
- * pid 1 of the sandbox's pid namespace, the program's process group otherwise.
- * It still reports (status will show SIGKILL), so the judge learns the usage of
- * a program it stopped at a limit.
+ * SIGTERM (one-run mode) asks it to kill the program: everything in the
+ * sandbox when it is pid 1 of the sandbox's pid namespace, the program's
+ * process group otherwise. It still reports (status will show SIGKILL), so
+ * the judge learns the usage of a program it stopped at a limit. A held
+ * sandbox installs no signal handler: nothing in its namespace can signal
+ * pid 1; the judge asks on the socket.
  *
- * Usage: reaper FD [key=value...] -- command [args...]
- *   FD   file descriptor receiving the report (closed before exec)
- *   keys cpu (seconds; hard limit is cpu+1), as, data, fsize, stack (bytes),
- *        nproc, nofile, core; and wait=FD: read one byte from FD before
- *        starting the program, exit 0 without starting it (and without a
- *        report) on end of file — the judge starts sandboxes ahead of need
- *        and lets them go when a run comes
+ * Keys: cpu (seconds; hard limit is cpu+1), as, data, fsize, stack (bytes),
+ *   nproc, nofile, core; serve only: box (size of /box), bind=DST:REL,
+ *   cwd, env=K=V and arg=A (in order).
  * Report (one line): status=N utime_us=N stime_us=N maxrss_kb=N execerr=N
  *   status is the raw wait status of the program; execerr the errno of a failed
- *   exec (0 when the program started).
+ *   exec (0 when the program started); serve adds setuperr=N setupstep=N when
+ *   the run's sandbox could not be prepared.
  *
  * Built once per machine by the judge with the system C compiler.
  */
@@ -38,7 +63,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <linux/capability.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -141,6 +173,58 @@ struct limit {
 	rlim_t value;
 };
 
+/* parse_limit adds the limit "key=value" names to limits; 0 when it is not a
+ * limit. */
+static int parse_limit(const char *kv, struct limit *limits, int *nlimits)
+{
+	const char *eq = strchr(kv, '=');
+	size_t k, n = eq ? (size_t)(eq - kv) : 0;
+	for (k = 0; eq && k < sizeof names / sizeof names[0]; k++) {
+		if (strlen(names[k].key) == n && strncmp(names[k].key, kv, n) == 0 && *nlimits < 16) {
+			limits[*nlimits].resource = names[k].resource;
+			limits[*nlimits].value = (rlim_t)strtoull(eq + 1, NULL, 10);
+			(*nlimits)++;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* child_fail reports errno (and the step that failed, in serve mode) on the
+ * error pipe and exits. */
+static void child_fail(int errfd, int step, int code)
+{
+	int msg[2] = {errno, step};
+	if (write(errfd, msg, sizeof msg) < 0)
+		_exit(code);
+	_exit(code);
+}
+
+/* limit_and_filter sets the limits and the system call filter: the last
+ * things before exec. */
+static void limit_and_filter(const struct limit *limits, int nlimits, int errfd)
+{
+	int k;
+	for (k = 0; k < nlimits; k++) {
+		struct rlimit rl;
+		rl.rlim_cur = limits[k].value;
+		rl.rlim_max = limits[k].value;
+		if (limits[k].resource == RLIMIT_CPU)
+			rl.rlim_max = limits[k].value + 1; /* SIGXCPU first, SIGKILL 1s later */
+		if (setrlimit(limits[k].resource, &rl) < 0)
+			child_fail(errfd, 0, 125);
+	}
+	if (deny_syscalls() < 0)
+		child_fail(errfd, 0, 125);
+}
+
+static void report(int out, int status, const struct rusage *ru, long maxrss, int execerr, int setuperr, int step)
+{
+	dprintf(out, "status=%d utime_us=%lld stime_us=%lld maxrss_kb=%ld execerr=%d setuperr=%d setupstep=%d\n",
+		status, (long long)ru->ru_utime.tv_sec * 1000000LL + ru->ru_utime.tv_usec,
+		(long long)ru->ru_stime.tv_sec * 1000000LL + ru->ru_stime.tv_usec, maxrss, execerr, setuperr, step);
+}
+
 static volatile pid_t child;
 static volatile sig_atomic_t terminated;
 
@@ -154,21 +238,25 @@ static void on_term(int sig)
 		kill(-child, SIGKILL);
 }
 
+static int serve(int sock);
+
 int main(int argc, char **argv)
 {
 	struct limit limits[16];
-	int nlimits = 0, i, out, errpipe[2], execerr = 0, status = 0, waitfd = -1;
+	int nlimits = 0, i, out, errpipe[2], execerr = 0, status = 0;
 	pid_t pid;
 	struct rusage ru;
 
+	/* The program runs as the same uid: it must not ptrace its supervisor to
+	 * forge the report (nor, held, reach its root and its socket). */
+	prctl(PR_SET_DUMPABLE, 0);
+	if (argc == 3 && strcmp(argv[1], "serve") == 0)
+		return serve(atoi(argv[2]));
 	if (argc < 4) {
 		fputs("usage: reaper FD [key=value...] -- command [args...]\n", stderr);
 		return 125;
 	}
 	out = atoi(argv[1]);
-	/* The program runs as the same uid: it must not ptrace its supervisor to
-	 * forge the report. */
-	prctl(PR_SET_DUMPABLE, 0);
 	/* Unsandboxed, orphans come back to us instead of the host's init. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	if (fcntl(out, F_SETFD, FD_CLOEXEC) < 0) {
@@ -176,27 +264,7 @@ int main(int argc, char **argv)
 		return 125;
 	}
 	for (i = 2; i < argc && strcmp(argv[i], "--") != 0; i++) {
-		char *eq = strchr(argv[i], '=');
-		size_t k, n = eq ? (size_t)(eq - argv[i]) : 0;
-		int found = 0;
-		if (eq && n == 4 && strncmp(argv[i], "wait", 4) == 0) {
-			waitfd = atoi(eq + 1);
-			if (fcntl(waitfd, F_SETFD, FD_CLOEXEC) < 0) {
-				perror("reaper: wait fd");
-				return 125;
-			}
-			continue;
-		}
-		for (k = 0; eq && k < sizeof names / sizeof names[0]; k++) {
-			if (strlen(names[k].key) == n && strncmp(names[k].key, argv[i], n) == 0 &&
-			    nlimits < (int)(sizeof limits / sizeof limits[0])) {
-				limits[nlimits].resource = names[k].resource;
-				limits[nlimits].value = (rlim_t)strtoull(eq + 1, NULL, 10);
-				nlimits++;
-				found = 1;
-			}
-		}
-		if (!found) {
+		if (!parse_limit(argv[i], limits, &nlimits)) {
 			fprintf(stderr, "reaper: bad limit %s\n", argv[i]);
 			return 125;
 		}
@@ -215,16 +283,6 @@ int main(int argc, char **argv)
 		sa.sa_handler = on_term;
 		sigaction(SIGTERM, &sa, NULL);
 	}
-	if (waitfd >= 0) {
-		char go;
-		ssize_t n;
-		do
-			n = read(waitfd, &go, 1);
-		while (n < 0 && errno == EINTR);
-		close(waitfd);
-		if (n != 1)
-			return 0; /* discarded: nothing ran, nothing to report */
-	}
 	if (terminated)
 		return 0; /* stopped before the program started: nothing to report */
 	pid = fork();
@@ -233,38 +291,19 @@ int main(int argc, char **argv)
 		return 125;
 	}
 	if (pid == 0) {
-		int k, e;
 		close(errpipe[0]);
 		setpgid(0, 0);
-		for (k = 0; k < nlimits; k++) {
-			struct rlimit rl;
-			rl.rlim_cur = limits[k].value;
-			rl.rlim_max = limits[k].value;
-			if (limits[k].resource == RLIMIT_CPU)
-				rl.rlim_max = limits[k].value + 1; /* SIGXCPU first, SIGKILL 1s later */
-			if (setrlimit(limits[k].resource, &rl) < 0) {
-				e = errno;
-				if (write(errpipe[1], &e, sizeof e) < 0)
-					_exit(125);
-				_exit(125);
-			}
-		}
-		if (deny_syscalls() < 0) {
-			e = errno;
-			if (write(errpipe[1], &e, sizeof e) < 0)
-				_exit(125);
-			_exit(125);
-		}
+		limit_and_filter(limits, nlimits, errpipe[1]);
 		execvp(argv[i + 1], argv + i + 1);
-		e = errno;
-		if (write(errpipe[1], &e, sizeof e) < 0)
-			_exit(127);
-		_exit(127);
+		child_fail(errpipe[1], 0, 127);
 	}
 	child = pid;
 	close(errpipe[1]);
-	if (read(errpipe[0], &execerr, sizeof execerr) != (ssize_t)sizeof execerr)
-		execerr = 0;
+	{
+		int msg[2];
+		if (read(errpipe[0], msg, sizeof msg) == (ssize_t)sizeof msg)
+			execerr = msg[0];
+	}
 	close(errpipe[0]);
 	for (;;) {
 		int st;
@@ -303,9 +342,437 @@ int main(int argc, char **argv)
 		}
 	}
 	getrusage(RUSAGE_CHILDREN, &ru);
-	dprintf(out, "status=%d utime_us=%lld stime_us=%lld maxrss_kb=%ld execerr=%d\n", status,
-		(long long)ru.ru_utime.tv_sec * 1000000LL + ru.ru_utime.tv_usec,
-		(long long)ru.ru_stime.tv_sec * 1000000LL + ru.ru_stime.tv_usec, (long)ru.ru_maxrss,
-		execerr);
+	report(out, status, &ru, ru.ru_maxrss, execerr, 0, 0);
+	return 0;
+}
+
+/* ---- held sandbox ---- */
+
+#define WORK "/.judge/work" /* the engine's work directory, hidden from programs */
+#define MAXREQ (64 << 10)
+#define MAXV 4096
+
+/* The steps of a run's set-up, reported with the errno of the one that
+ * failed (setupstep). */
+enum { STEP_EXEC, STEP_CLONE, STEP_BOX, STEP_BIND, STEP_REMOUNT, STEP_UNBIND, STEP_CWD, STEP_FDS, STEP_CAPS, STEP_INIT };
+
+/* The run's directories mounted from the work directory, by mount point. */
+static const char *const bind_points[] = {"/prog", "/check"};
+#define NBINDS 2
+
+struct request {
+	struct limit limits[16];
+	int nlimits;
+	long long box;
+	const char *bind_rel[NBINDS]; /* NULL: nothing mounted there for this run */
+	const char *cwd;
+	char *argv[MAXV + 1], *envp[MAXV + 1];
+	int argc, envc;
+};
+
+/* What the sandbox's mount namespace holds between runs. */
+static struct {
+	int workfd;                  /* O_PATH of the work directory, covered */
+	char bound[NBINDS][4096];    /* "" when nothing is mounted */
+	long long box;               /* size of the /box tmpfs */
+	struct timespec box_ctime;   /* /box's ctime when mounted: any change made by a run changes it */
+	int box_fresh;               /* /box is as mounted */
+} st;
+
+static int parse_request(char *buf, size_t n, struct request *r)
+{
+	char *p = buf, *end = buf + n;
+	memset(r, 0, sizeof *r);
+	r->box = 1 << 20;
+	r->cwd = "/box";
+	while (p < end) {
+		char *tok = p, *nul = memchr(p, 0, (size_t)(end - p));
+		if (!nul)
+			return -1;
+		p = nul + 1;
+		if (strncmp(tok, "arg=", 4) == 0) {
+			if (r->argc >= MAXV)
+				return -1;
+			r->argv[r->argc++] = tok + 4;
+		} else if (strncmp(tok, "env=", 4) == 0) {
+			if (r->envc >= MAXV)
+				return -1;
+			r->envp[r->envc++] = tok + 4;
+		} else if (strncmp(tok, "box=", 4) == 0) {
+			r->box = strtoll(tok + 4, NULL, 10);
+		} else if (strncmp(tok, "cwd=", 4) == 0) {
+			r->cwd = tok + 4;
+		} else if (strncmp(tok, "bind=", 5) == 0) {
+			char *colon = strchr(tok + 5, ':');
+			int k, found = 0;
+			if (!colon || strstr(colon + 1, "..") || strlen(colon + 1) >= sizeof st.bound[0])
+				return -1;
+			*colon = 0;
+			for (k = 0; k < NBINDS; k++)
+				if (strcmp(tok + 5, bind_points[k]) == 0) {
+					r->bind_rel[k] = colon + 1;
+					found = 1;
+				}
+			if (!found)
+				return -1;
+		} else if (!parse_limit(tok, r->limits, &r->nlimits)) {
+			return -1;
+		}
+	}
+	r->argv[r->argc] = NULL;
+	r->envp[r->envc] = NULL;
+	return r->argc > 0 && r->box > 0 ? 0 : -1;
+}
+
+/* mount_box mounts a fresh, empty /box of size bytes (the last one, and
+ * whatever a run left in it, goes). */
+static int mount_box(long long size)
+{
+	char opts[64];
+	struct stat sb;
+	if (st.box > 0 && umount2("/box", MNT_DETACH) < 0)
+		return -1;
+	st.box = 0;
+	snprintf(opts, sizeof opts, "size=%lld,mode=0755", size);
+	if (mount("tmpfs", "/box", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOATIME, opts) < 0)
+		return -1;
+	if (stat("/box", &sb) < 0)
+		return -1;
+	st.box = size;
+	st.box_ctime = sb.st_ctim;
+	st.box_fresh = 1;
+	return 0;
+}
+
+/* box_untouched reports whether the last run left /box as it was mounted:
+ * a file made (or removed) in it, a change of its mode, owner, times or
+ * attributes all change its ctime, which no program can set. */
+static int box_untouched(void)
+{
+	struct stat sb;
+	return st.box_fresh && stat("/box", &sb) == 0 && sb.st_ctim.tv_sec == st.box_ctime.tv_sec &&
+	       sb.st_ctim.tv_nsec == st.box_ctime.tv_nsec && (sb.st_mode & 07777) == 0755;
+}
+
+/* prepare_mounts gives the run a fresh /box of its size and its
+ * directories; it returns the failed step, or 0. */
+static int prepare_mounts(const struct request *r)
+{
+	int k;
+	if (!box_untouched() || st.box != r->box) {
+		if (st.box_fresh && box_untouched()) {
+			char opts[64];
+			struct stat sb;
+			/* Untouched, only resized. */
+			snprintf(opts, sizeof opts, "size=%lld,mode=0755", r->box);
+			if (mount("tmpfs", "/box", NULL, MS_REMOUNT | MS_NOSUID | MS_NODEV | MS_NOATIME, opts) < 0 ||
+			    stat("/box", &sb) < 0)
+				return STEP_BOX;
+			st.box = r->box;
+			st.box_ctime = sb.st_ctim;
+		} else if (mount_box(r->box) < 0) {
+			return STEP_BOX;
+		}
+	}
+	for (k = 0; k < NBINDS; k++) {
+		const char *want = r->bind_rel[k] ? r->bind_rel[k] : "";
+		char path[4200];
+		struct statvfs sv;
+		unsigned long flags = MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV;
+		if (strcmp(st.bound[k], want) == 0)
+			continue;
+		if (st.bound[k][0]) {
+			if (umount2(bind_points[k], MNT_DETACH) < 0)
+				return STEP_UNBIND;
+			st.bound[k][0] = 0;
+		}
+		if (!want[0])
+			continue;
+		/* Through the descriptor: the work directory itself is covered. */
+		snprintf(path, sizeof path, "/proc/self/fd/%d/%s", st.workfd, want);
+		if (mount(path, bind_points[k], NULL, MS_BIND, NULL) < 0)
+			return STEP_BIND;
+		/* Flags the source is locked with (noexec, ...) must be kept. */
+		if (statvfs(bind_points[k], &sv) == 0) {
+			if (sv.f_flag & ST_NOEXEC)
+				flags |= MS_NOEXEC;
+			if (sv.f_flag & ST_NOATIME)
+				flags |= MS_NOATIME;
+			if (sv.f_flag & ST_RELATIME)
+				flags |= MS_RELATIME;
+		}
+		if (mount(NULL, bind_points[k], NULL, flags, NULL) < 0) {
+			umount2(bind_points[k], MNT_DETACH);
+			return STEP_REMOUNT;
+		}
+		snprintf(st.bound[k], sizeof st.bound[k], "%s", want);
+	}
+	return 0;
+}
+
+/* drop_caps leaves the program without any capability, now or after exec
+ * (bwrap made the holder's capabilities ambient). */
+static int drop_caps(void)
+{
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct d[2];
+	int cap;
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
+		return -1;
+	for (cap = 0; cap <= 63; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
+			return -1;
+	memset(d, 0, sizeof d);
+	return (int)syscall(SYS_capset, &h, d);
+}
+
+/* run_child execs the program; it never returns. It runs in an IPC
+ * namespace of its own. */
+static void run_child(struct request *r, int fds[3], int errfd)
+{
+	int i;
+	extern char **environ;
+	if (chdir(r->cwd) < 0)
+		child_fail(errfd, STEP_CWD, 125);
+	for (i = 0; i < 3; i++)
+		if (dup2(fds[i], i) < 0)
+			child_fail(errfd, STEP_FDS, 125);
+	setpgid(0, 0);
+	if (drop_caps() < 0)
+		child_fail(errfd, STEP_CAPS, 125);
+	limit_and_filter(r->limits, r->nlimits, errfd);
+	environ = r->envp;
+	execvp(r->argv[0], r->argv);
+	child_fail(errfd, STEP_EXEC, 127);
+}
+
+/* reap_all waits for every child, adding up their usage. */
+static void reap_all(struct rusage *sum, long *maxrss, pid_t main_pid, int *status, int *main_done, int block)
+{
+	for (;;) {
+		struct rusage ru;
+		int s;
+		pid_t w = wait4(-1, &s, block ? 0 : WNOHANG, &ru);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		sum->ru_utime.tv_sec += ru.ru_utime.tv_sec;
+		sum->ru_utime.tv_usec += ru.ru_utime.tv_usec;
+		sum->ru_stime.tv_sec += ru.ru_stime.tv_sec;
+		sum->ru_stime.tv_usec += ru.ru_stime.tv_usec;
+		if (ru.ru_maxrss > *maxrss)
+			*maxrss = ru.ru_maxrss;
+		if (w == main_pid) {
+			*status = s;
+			*main_done = 1;
+		}
+	}
+}
+
+/* serve_one runs one request; the report goes back on sock. It returns -1
+ * when the socket is gone. */
+static int serve_one(int sock, int sigfd, struct request *r, int fds[3])
+{
+	int errpipe[2], msg[2] = {0, STEP_EXEC}, status = 0, main_done = 0, killed = 0, step;
+	long maxrss = 0;
+	struct rusage sum;
+	pid_t pid = -1;
+	char rep[256];
+	int n;
+
+	memset(&sum, 0, sizeof sum);
+	step = prepare_mounts(r);
+	if (step) {
+		msg[0] = errno;
+		msg[1] = step;
+	} else if (pipe2(errpipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+		/* Non-blocking: read once the child has ended, never waited on
+		 * (an exec that worked closes it and says nothing). */
+		msg[0] = errno;
+		msg[1] = STEP_CLONE;
+	} else {
+		st.box_fresh = 0; /* until the run is over and /box is looked at */
+		pid = (pid_t)syscall(SYS_clone, CLONE_NEWIPC | SIGCHLD, 0, 0, 0, 0);
+		if (pid == 0) {
+			sigset_t none;
+			sigemptyset(&none);
+			sigprocmask(SIG_SETMASK, &none, NULL);
+			close(errpipe[0]);
+			close(sock);
+			close(sigfd);
+			close(st.workfd);
+			run_child(r, fds, errpipe[1]);
+		}
+		close(errpipe[1]);
+		if (pid < 0) {
+			msg[0] = errno;
+			msg[1] = STEP_CLONE;
+			close(errpipe[0]);
+		}
+	}
+	close(fds[0]);
+	close(fds[1]);
+	close(fds[2]);
+	while (pid > 0 && !main_done) {
+		struct pollfd pf[2] = {{sigfd, POLLIN, 0}, {sock, POLLIN, 0}};
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pf[0].revents) {
+			struct signalfd_siginfo si;
+			while (read(sigfd, &si, sizeof si) == (ssize_t)sizeof si)
+				;
+			reap_all(&sum, &maxrss, pid, &status, &main_done, 0);
+		}
+		if (pf[1].revents && !main_done) {
+			char buf[16];
+			ssize_t k = recv(sock, buf, sizeof buf, MSG_DONTWAIT);
+			if (k == 0 || (k < 0 && errno != EAGAIN && errno != EINTR)) {
+				kill(-1, SIGKILL);
+				return -1; /* the engine is gone */
+			}
+			if (k > 0 && !killed) {
+				killed = 1;
+				kill(-1, SIGKILL);
+			}
+		}
+	}
+	if (pid > 0) {
+		/* Whatever the program left is killed and reaped: its CPU time
+		 * counts, and nothing of the run is alive when the next comes. */
+		kill(-1, SIGKILL);
+		reap_all(&sum, &maxrss, pid, &status, &main_done, 1);
+		if (read(errpipe[0], msg, sizeof msg) != (ssize_t)sizeof msg) {
+			msg[0] = 0;
+			msg[1] = STEP_EXEC;
+		}
+		close(errpipe[0]);
+		st.box_fresh = 1;
+		st.box_fresh = box_untouched();
+	}
+	while (sum.ru_utime.tv_usec >= 1000000) {
+		sum.ru_utime.tv_usec -= 1000000;
+		sum.ru_utime.tv_sec++;
+	}
+	while (sum.ru_stime.tv_usec >= 1000000) {
+		sum.ru_stime.tv_usec -= 1000000;
+		sum.ru_stime.tv_sec++;
+	}
+	if (msg[1] != STEP_EXEC) { /* the run could not be set up */
+		n = snprintf(rep, sizeof rep, "status=0 utime_us=0 stime_us=0 maxrss_kb=0 execerr=0 setuperr=%d setupstep=%d\n",
+			     msg[0], msg[1]);
+	} else {
+		n = snprintf(rep, sizeof rep,
+			     "status=%d utime_us=%lld stime_us=%lld maxrss_kb=%ld execerr=%d setuperr=0 setupstep=0\n", status,
+			     (long long)sum.ru_utime.tv_sec * 1000000LL + sum.ru_utime.tv_usec,
+			     (long long)sum.ru_stime.tv_sec * 1000000LL + sum.ru_stime.tv_usec, maxrss, msg[0]);
+	}
+	if (send(sock, rep, (size_t)n, MSG_NOSIGNAL) < 0)
+		return -1;
+	/* Off the run's path: a /box the run changed is replaced now. */
+	if (pid > 0 && !st.box_fresh && mount_box(st.box) < 0)
+		return -1; /* the next run would find it as this one left it */
+	return 0;
+}
+
+/* init_mounts makes the sandbox's mount namespace ready for runs: its own
+ * (copied from bwrap's, no propagation), the work directory covered by an empty mount (runs'
+ * directories are bound through a descriptor of it), an empty /box. */
+static int init_mounts(void)
+{
+	/* bwrap's mount namespace belongs to the user namespace it made
+	 * first (--disable-userns nests the one we run in): a namespace of
+	 * our own, copied from it, is ours to mount in. */
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return 1;
+	st.workfd = open(WORK, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (st.workfd < 0)
+		return 2;
+	if (mount("tmpfs", WORK, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0") < 0)
+		return 3;
+	return mount_box(1 << 20) < 0 ? 4 : 0;
+}
+
+static int serve(int sock)
+{
+	static char buf[MAXREQ];
+	static struct request req;
+	sigset_t mask;
+	int sigfd, step;
+
+	if (fcntl(sock, F_SETFD, FD_CLOEXEC) < 0)
+		return 125;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (sigfd < 0)
+		return 125;
+	if ((step = init_mounts()) != 0) {
+		char m[128];
+		int k = snprintf(m, sizeof m, "set-up step %d: %s\n", step, strerror(errno));
+		if (send(sock, m, (size_t)k, MSG_NOSIGNAL) < 0)
+			return 125;
+		return 125;
+	}
+	if (send(sock, "ready\n", 6, MSG_NOSIGNAL) < 0)
+		return 125;
+	for (;;) {
+		struct msghdr mh;
+		struct iovec iov = {buf, sizeof buf - 1};
+		union {
+			char b[CMSG_SPACE(3 * sizeof(int))];
+			struct cmsghdr align;
+		} cbuf;
+		struct cmsghdr *c;
+		int fds[3] = {-1, -1, -1}, nfds = 0;
+		ssize_t n;
+
+		memset(&mh, 0, sizeof mh);
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = cbuf.b;
+		mh.msg_controllen = sizeof cbuf.b;
+		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break; /* the engine closed the socket: the sandbox ends */
+		for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+				int k, cnt = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+				for (k = 0; k < cnt; k++) {
+					int fd;
+					memcpy(&fd, CMSG_DATA(c) + k * sizeof(int), sizeof fd);
+					if (nfds < 3)
+						fds[nfds++] = fd;
+					else
+						close(fd);
+				}
+			}
+		}
+		if (nfds != 3 || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+			int k;
+			for (k = 0; k < nfds; k++)
+				close(fds[k]);
+			continue; /* a stray "kill" after its run ended, or garbage */
+		}
+		buf[n] = 0;
+		if (parse_request(buf, (size_t)n, &req) < 0) {
+			int k;
+			for (k = 0; k < 3; k++)
+				close(fds[k]);
+			if (send(sock, "status=0 utime_us=0 stime_us=0 maxrss_kb=0 execerr=0 setuperr=22 setupstep=99\n", 79,
+				 MSG_NOSIGNAL) < 0)
+				break;
+			continue;
+		}
+		if (serve_one(sock, sigfd, &req, fds) < 0)
+			break;
+	}
+	kill(-1, SIGKILL);
 	return 0;
 }

@@ -1,0 +1,566 @@
+package judge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// A worker slot runs one program at a time. In the sandbox, each slot
+// keeps a held sandbox: bwrap sets up the namespaces and the read-only
+// system once, and its pid 1 (the supervisor in serve mode, reaper.c)
+// forks program after program, each with a fresh /box and an IPC
+// namespace of its own; see doc.go, "Held sandboxes".
+type slot struct {
+	idx int
+	cg  *cgroupSlot // nil without cgroup accounting
+
+	mu         sync.Mutex
+	busy       bool
+	h          *holder // nil until the first run, after an idle period or a failure
+	uid        int     // the held sandbox's host uid (-1: the engine's)
+	releaseUID func()
+	lastUsed   time.Time
+	idle       *time.Timer
+}
+
+// holder is one held sandbox.
+type holder struct {
+	cmd    *exec.Cmd
+	conn   *net.UnixConn
+	pid    int // host pid of the supervisor (pid 1 inside)
+	pidfd  int
+	exited chan struct{} // bwrap has been waited for
+
+	mu      sync.Mutex // orders what is sent
+	running bool       // a run is in progress: a "kill" may be sent
+}
+
+// errHolderGone: the held sandbox was gone when a run was sent to it.
+var errHolderGone = errors.New("held sandbox gone")
+
+// holderStartTimeout bounds a held sandbox's start-up.
+const holderStartTimeout = 10 * time.Second
+
+// holderArgs is the bwrap command line of a held sandbox: the system of
+// every sandbox (bwrapPrefix, less --die-with-parent: the sandbox ends
+// when its socket does, whatever thread started it), the work directory
+// hidden at /.judge/work, mount points for the run's directories, and
+// the two capabilities the supervisor needs in its own user namespace
+// (mounts; dropping the bounding set of its programs).
+func (e *Engine) holderArgs() []string {
+	argv := []string{e.bwrap}
+	for _, a := range e.bwrapPrefix {
+		if a != "--die-with-parent" {
+			argv = append(argv, a)
+		}
+	}
+	argv = append(argv,
+		"--ro-bind", e.workDir, "/.judge/work",
+		"--ro-bind", e.reaper, reaperPath,
+		"--dir", boxDir, "--dir", progDir, "--dir", checkDir,
+		"--symlink", boxDir, "/tmp",
+		"--remount-ro", "/dev",
+		"--remount-ro", "/",
+		"--chdir", "/",
+		"--clearenv", "--setenv", "PATH", sandboxPATH,
+		"--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP",
+		"--json-status-fd", "4",
+		"--", reaperPath, "serve", "3")
+	return argv
+}
+
+// startHolder starts a held sandbox running as uid (-1: the engine's).
+func (e *Engine) startHolder(uid int) (*holder, error) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	ours, theirs := os.NewFile(uintptr(fds[0]), "holder"), os.NewFile(uintptr(fds[1]), "holder-child")
+	defer theirs.Close()
+	fc, err := net.FileConn(ours)
+	ours.Close()
+	if err != nil {
+		return nil, err
+	}
+	conn := fc.(*net.UnixConn)
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	argv := e.holderArgs()
+	cmd := &exec.Cmd{Path: argv[0], Args: argv, Env: []string{"PATH=" + sandboxPATH}, Dir: "/",
+		ExtraFiles: []*os.File{theirs, statusW}}
+	sw := &syncWriter{w: &bytes.Buffer{}}
+	cmd.Stderr = sw
+	if uid >= 0 {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid), Groups: []uint32{}}}
+	}
+	if err := cmd.Start(); err != nil {
+		conn.Close()
+		statusR.Close()
+		statusW.Close()
+		return nil, fmt.Errorf("%w: start bwrap: %v", ErrSandboxFailed, err)
+	}
+	statusW.Close()
+	h := &holder{cmd: cmd, conn: conn, pidfd: -1, exited: make(chan struct{})}
+	go func() {
+		_ = cmd.Wait()
+		close(h.exited)
+	}()
+	pidCh := make(chan int, 1)
+	go func() {
+		defer statusR.Close()
+		dec := json.NewDecoder(statusR)
+		sent := false
+		for {
+			var m map[string]any
+			if err := dec.Decode(&m); err != nil {
+				if !sent {
+					pidCh <- 0
+				}
+				_, _ = io.Copy(io.Discard, statusR)
+				return
+			}
+			if v, ok := m["child-pid"].(float64); ok && !sent {
+				pidCh <- int(v)
+				sent = true
+			}
+		}
+	}()
+	fail := func(err error) (*holder, error) {
+		h.stop()
+		return nil, fmt.Errorf("%w: held sandbox: %v: %s", ErrSandboxFailed, err, firstLine(sw.String()))
+	}
+	select {
+	case h.pid = <-pidCh:
+	case <-time.After(holderStartTimeout):
+		return fail(errors.New("bwrap did not start the supervisor"))
+	}
+	if h.pid == 0 {
+		<-h.exited
+		return fail(errors.New("bwrap failed"))
+	}
+	if fd, err := unix.PidfdOpen(h.pid, 0); err == nil {
+		h.pidfd = fd
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(holderStartTimeout))
+	buf := make([]byte, 64)
+	n, err := conn.Read(buf)
+	_ = conn.SetReadDeadline(time.Time{})
+	if err != nil || string(buf[:n]) != "ready\n" {
+		return fail(fmt.Errorf("no ready from the supervisor (%q, %v)", buf[:n], err))
+	}
+	return h, nil
+}
+
+// alive reports whether the held sandbox still runs.
+func (h *holder) alive() bool {
+	select {
+	case <-h.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// stop ends the held sandbox: the supervisor reads end of file, kills
+// whatever is left and exits (bwrap with it); killed after 2 s.
+func (h *holder) stop() {
+	h.conn.Close()
+	select {
+	case <-h.exited:
+	case <-time.After(2 * time.Second):
+		h.signal(syscall.SIGKILL)
+		_ = h.cmd.Process.Kill()
+		<-h.exited
+	}
+	if h.pidfd >= 0 {
+		unix.Close(h.pidfd)
+		h.pidfd = -1
+	}
+}
+
+// signal signals the supervisor through its pidfd (bwrap, not the engine,
+// reaps it: its pid could be reused).
+func (h *holder) signal(sig syscall.Signal) {
+	if h.pidfd >= 0 {
+		_ = unix.PidfdSendSignal(h.pidfd, sig, nil, 0)
+	}
+}
+
+// syncWriter is a goroutine-safe bounded buffer for bwrap's messages.
+type syncWriter struct {
+	mu sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.w.Len() < 4096 {
+		s.w.Write(p[:min(len(p), 4096-s.w.Len())])
+	}
+	return len(p), nil
+}
+
+func (s *syncWriter) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.String()
+}
+
+// holderRequest encodes r for the supervisor: limits, the scratch size,
+// the mounts (relative to the work directory), the working directory, the
+// environment and the command, each a NUL-terminated token. ok is false
+// when r cannot run in a held sandbox (a writable mount, or one outside
+// the work directory: compilers' runs).
+func (e *Engine) holderRequest(r *spawnReq) (req []byte, ok bool) {
+	var b bytes.Buffer
+	tok := func(s string) bool {
+		if strings.IndexByte(s, 0) >= 0 {
+			return false
+		}
+		b.WriteString(s)
+		b.WriteByte(0)
+		return true
+	}
+	for _, a := range e.reaperArgs(r.lim) {
+		tok(a)
+	}
+	tok("box=" + strconv.FormatInt(max(r.lim.fsize, 1<<20), 10))
+	for _, m := range r.mounts {
+		rel, err := filepath.Rel(e.workDir, m.src)
+		if err != nil || m.rw || rel == "." || strings.HasPrefix(rel, "..") || strings.Contains(m.dst, ":") ||
+			(m.dst != progDir && m.dst != checkDir) {
+			return nil, false
+		}
+		tok("bind=" + m.dst + ":" + rel)
+	}
+	tok("cwd=" + r.dir)
+	for _, kv := range append(fixedEnv(boxDir, r.env), "PWD="+r.dir) {
+		if !tok("env=" + kv) {
+			return nil, false
+		}
+	}
+	for _, a := range r.argv {
+		if !tok("arg=" + a) {
+			return nil, false
+		}
+	}
+	if b.Len() > 60<<10 {
+		return nil, false
+	}
+	return b.Bytes(), true
+}
+
+// holderFor returns the slot's held sandbox, starting one if needed. The
+// slot is the caller's, and s.mu is held.
+func (e *Engine) holderFor(s *slot) (*holder, error) {
+	if s.h != nil && s.h.alive() {
+		return s.h, nil
+	}
+	e.dropHolder(s)
+	uid, releaseUID, err := e.acquireRunUID()
+	if err != nil {
+		return nil, err
+	}
+	h, err := e.startHolder(uid)
+	if err != nil {
+		releaseUID()
+		return nil, err
+	}
+	if s.cg != nil {
+		if err := s.cg.join(h.pid); err != nil {
+			h.stop()
+			releaseUID()
+			return nil, fmt.Errorf("%w: cgroup: %v", ErrSandboxFailed, err)
+		}
+	}
+	s.h, s.uid, s.releaseUID = h, uid, releaseUID
+	return h, nil
+}
+
+// dropHolder stops the slot's held sandbox (if any) and frees its uid;
+// s.mu is held.
+func (e *Engine) dropHolder(s *slot) {
+	if s.h == nil {
+		return
+	}
+	s.h.stop()
+	if s.uid >= 0 {
+		killUID(s.uid) // nothing may outlive it
+	}
+	s.releaseUID()
+	s.h, s.uid, s.releaseUID = nil, -1, nil
+}
+
+// runHeld runs r in the slot's held sandbox. handled is false when r
+// cannot run there (see holderRequest) or no held sandbox can be started:
+// the caller then starts a sandbox for the run.
+func (e *Engine) runHeld(ctx context.Context, s *slot, r spawnReq) (res spawnRes, handled bool, err error) {
+	if !e.holders {
+		return res, false, nil
+	}
+	req, ok := e.holderRequest(&r)
+	if !ok {
+		return res, false, nil
+	}
+	var h *holder
+	for attempt := 0; ; attempt++ {
+		s.mu.Lock()
+		h, err = e.holderFor(s)
+		s.mu.Unlock()
+		if err != nil {
+			e.heldErr.Store(err.Error())
+			return res, false, nil // this run starts a sandbox of its own
+		}
+		// The group's limit may not go below what it holds: the last run's
+		// scratch space is freed by its supervisor just after its report, so
+		// a lower limit right after may be refused for a moment. A run whose
+		// group cannot be prepared is accounted by polling alone.
+		accounted := false
+		if s.cg != nil {
+			for try := 0; try < 20 && !accounted; try++ {
+				if try > 0 {
+					time.Sleep(5 * time.Millisecond)
+				}
+				accounted = s.cg.prepare(r.lim) == nil
+			}
+		}
+		res, err = e.runIn(ctx, h, r, req)
+		if errors.Is(err, errHolderGone) {
+			// It ended between two runs (its end not yet seen): another
+			// one takes the run, once.
+			s.mu.Lock()
+			e.dropHolder(s)
+			s.mu.Unlock()
+			if attempt == 0 {
+				continue
+			}
+			return res, false, nil
+		}
+		if accounted && !res.setupFailed {
+			if peak, cerr := s.cg.result(); cerr == nil {
+				res.cgroupPeak = peak
+				res.maxRSS = max(res.maxRSS, peak)
+			}
+		}
+		break
+	}
+	if !h.alive() || res.setupFailed {
+		s.mu.Lock()
+		e.dropHolder(s)
+		s.mu.Unlock()
+	}
+	return res, true, err
+}
+
+// runIn is spawn for a held sandbox: the program's standard streams go
+// with the request, the watchdog watches the supervisor's tree (less what
+// it had used before), a kill is a message, and the report is the answer.
+func (e *Engine) runIn(ctx context.Context, h *holder, r spawnReq, req []byte) (spawnRes, error) {
+	var res spawnRes
+	var files []*os.File
+	closeAll := func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+	defer closeAll()
+	pipe := func() (*os.File, *os.File, error) {
+		rd, wr, err := os.Pipe()
+		if err == nil {
+			files = append(files, rd, wr)
+		}
+		return rd, wr, err
+	}
+	stdoutR, stdoutW, err := pipe()
+	if err != nil {
+		return res, err
+	}
+	stderrR, stderrW, err := pipe()
+	if err != nil {
+		return res, err
+	}
+	var stdinR, stdinW *os.File
+	if r.stdin != nil {
+		if stdinR, stdinW, err = pipe(); err != nil {
+			return res, err
+		}
+	} else {
+		if stdinR, err = os.Open(os.DevNull); err != nil {
+			return res, err
+		}
+		files = append(files, stdinR)
+	}
+	base := time.Duration(0)
+	if p, ok := readProcStat(h.pid); ok {
+		base = time.Duration(p.ticks) * (time.Second / clockTicks)
+	}
+	k := &heldKiller{h: h, base: base, done: make(chan struct{})}
+	h.mu.Lock()
+	h.running = true
+	start := time.Now()
+	_, _, err = h.conn.WriteMsgUnix(req, syscall.UnixRights(int(stdinR.Fd()), int(stdoutW.Fd()), int(stderrW.Fd())), nil)
+	h.mu.Unlock()
+	// The supervisor has its copies; drop ours so EOF arrives when the run ends.
+	stdoutW.Close()
+	stderrW.Close()
+	stdinR.Close()
+	if err != nil {
+		h.signal(syscall.SIGKILL)
+		return res, errHolderGone
+	}
+	kill := k.kill
+
+	var wg sync.WaitGroup
+	if stdinW != nil {
+		go func() {
+			_, _ = io.Copy(stdinW, r.stdin) // EPIPE when the program stops reading
+			stdinW.Close()
+		}()
+	}
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		res.stdoutBytes = copyLimited(stdoutR, r.stdout, r.lim.output, func() { kill(killOutput) })
+	}()
+	go func() {
+		defer wg.Done()
+		var kept strings.Builder
+		w := &cappedWriter{b: &kept, n: r.stderrCap}
+		limit := int64(maxToolStderr)
+		if r.boundStderr {
+			limit = r.lim.output
+		}
+		copyLimited(stderrR, w, limit, func() { kill(killOutput) })
+		res.stderr, res.stderrTruncated = []byte(kept.String()), w.truncated
+	}()
+	done := make(chan struct{})
+	watchdogDone := make(chan struct{})
+	go func() {
+		defer close(watchdogDone)
+		w := e.watch(ctx, h.pid, base, r.lim, done, kill)
+		res.polledCPU, res.polledRSS, res.polls, res.runnablePolls = w.cpu, w.rss, w.polls, w.runnable
+	}()
+
+	buf := make([]byte, 512)
+	n, readErr := h.conn.Read(buf)
+	res.wall = time.Since(start)
+	h.mu.Lock()
+	h.running = false
+	h.mu.Unlock()
+	close(k.done)
+	close(done)
+	<-watchdogDone
+	if stdinW != nil {
+		stdinW.Close()
+	}
+	if readErr != nil {
+		// The supervisor died (or was killed): its pid namespace, and every
+		// process of the run, went with it.
+		h.signal(syscall.SIGKILL)
+		<-h.exited
+	}
+	ioDone := make(chan struct{})
+	go func() { wg.Wait(); close(ioDone) }()
+	select {
+	case <-ioDone:
+	case <-time.After(2 * time.Second):
+		stdoutR.Close()
+		stderrR.Close()
+		<-ioDone
+	}
+	reason := k.reason()
+	res.killed = reason
+	rep, ok := parseReport(buf[:max(n, 0)])
+	switch {
+	case readErr == nil && ok && rep.setupErr != 0:
+		res.setupFailed, res.exitCode = true, -1
+		res.stderr = []byte(fmt.Sprintf("held sandbox: run set-up step %d: %v", rep.setupStep, rep.setupErr))
+	case readErr == nil && ok:
+		res.cpu, res.maxRSS, res.execErr = rep.cpu, rep.maxRSS, rep.execErr
+		if rep.status.Signaled() {
+			res.signal, res.exitCode = rep.status.Signal(), -1
+		} else {
+			res.exitCode = rep.status.ExitStatus()
+		}
+	case reason != killNone:
+		res.cpu, res.maxRSS = max(res.polledCPU, k.lastCPU), max(res.polledRSS, k.lastRSS)
+		res.exitCode, res.signal = -1, syscall.SIGKILL
+	default:
+		// The supervisor died without a kill of ours: its program was
+		// killed with it (by the kernel at the group's memory limit, say).
+		res.cpu, res.maxRSS = res.polledCPU, res.polledRSS
+		res.exitCode, res.signal = -1, syscall.SIGKILL
+		if readErr == nil {
+			res.setupFailed = true
+			res.stderr = []byte(fmt.Sprintf("held sandbox: bad report %q", buf[:n]))
+		}
+	}
+	if reason == killCancel {
+		return res, ctx.Err()
+	}
+	return res, nil
+}
+
+// heldKiller stops a run in a held sandbox: a "kill" message makes the
+// supervisor kill every other process of its namespace and report; if
+// that does not happen within 2 s, the supervisor itself is killed, which
+// ends its namespace and everything in it.
+type heldKiller struct {
+	h    *holder
+	base time.Duration
+	done chan struct{} // the report came (or the supervisor is gone)
+
+	mu      sync.Mutex
+	why     killReason
+	lastCPU time.Duration
+	lastRSS int64
+}
+
+func (k *heldKiller) reason() killReason {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.why
+}
+
+func (k *heldKiller) kill(why killReason) {
+	k.mu.Lock()
+	if k.why != killNone {
+		k.mu.Unlock()
+		return
+	}
+	k.why = why
+	cpu, rss := treeUsage(k.h.pid)
+	k.lastCPU, k.lastRSS = max(cpu-k.base, 0), rss
+	k.mu.Unlock()
+	k.h.mu.Lock()
+	if k.h.running {
+		_, _ = k.h.conn.Write([]byte("kill"))
+	}
+	k.h.mu.Unlock()
+	go func() {
+		select {
+		case <-k.done:
+		case <-time.After(2 * time.Second):
+			k.h.signal(syscall.SIGKILL)
+		}
+	}()
+}
