@@ -320,9 +320,10 @@ func TestWriteIsGivenUpBeforeTheHoldEnds(t *testing.T) {
 func TestLateReplyShortensTheWrite(t *testing.T) {
 	t.Parallel()
 	h := newHub()
-	a, b := start(t, h, true), start(t, h, true)
+	const window = 5 * testWindow // the writer's margin: 400 ms of late timers
+	a, b := startWindow(t, h, true, testBound, window), startWindow(t, h, true, testBound, window)
 	a.live(t)
-	b.node.replyDelay.Store(int64(testWindow / 2))
+	b.node.replyDelay.Store(int64(window / 2))
 	ch, err := b.feed.Change(context.Background(), false, []string{"k"})
 	if err != nil {
 		t.Fatal(err)
@@ -337,7 +338,7 @@ func TestLateReplyShortensTheWrite(t *testing.T) {
 		t.Fatal("another process stopped holding the key before the write was given up")
 	}
 	b.node.reconnect(2)
-	b.node.replyDelay.Store(int64(testWindow))
+	b.node.replyDelay.Store(int64(window))
 	ch2, err := b.feed.Change(context.Background(), false, []string{"k2"}) // its reply comes after the write's life
 	if err != nil {
 		t.Fatal(err)

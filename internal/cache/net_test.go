@@ -149,8 +149,16 @@ func start(t *testing.T, h *hub, member bool) *process {
 // startBound is start with another bound.
 func startBound(t *testing.T, h *hub, member bool, bound time.Duration) *process {
 	t.Helper()
+	return startWindow(t, h, member, bound, testWindow)
+}
+
+// startWindow is start with another bound and write window: tests that
+// compare a writer's clock with another process's hold need a window whose
+// landing margin (a fifth of it) outlasts a loaded machine's late timers.
+func startWindow(t *testing.T, h *hub, member bool, bound, window time.Duration) *process {
+	t.Helper()
 	n := h.node(t)
-	f := cache.NewFeed(cache.FeedConfig{Broker: n, Member: member, Bound: bound, WriteWindow: testWindow,
+	f := cache.NewFeed(cache.FeedConfig{Broker: n, Member: member, Bound: bound, WriteWindow: window,
 		Logger: slog.New(slog.DiscardHandler)})
 	c := cache.New[string](cache.Config[string]{TTL: time.Hour, Feed: f})
 	ctx, cancel := context.WithCancel(context.Background())
