@@ -1,6 +1,7 @@
 package algoitny
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -46,13 +47,38 @@ type AtCoderCursor struct {
 	SeenIDs []int64
 }
 
-// ACList is a user's accepted problems: sorted, without duplicates.
+// ACList is a user's accepted problems: sorted, without duplicates, each
+// with the time of its first accepted submission.
 type ACList struct {
 	ProblemIDs []string
+	// FirstAC[i] is the epoch second (AtCoder's epoch_second, UTC) of the
+	// earliest accepted submission of ProblemIDs[i], 0 when unknown. It has
+	// the length of ProblemIDs whenever TimesRecorded is true.
+	FirstAC []int64
+	// TimesRecorded is false for a list stored before first-AC times were
+	// kept (issue 20): every time is unknown, and the next sync reads the
+	// account's history again from the start to fill them in
+	// (internal/atcoder, "First-AC times"). A list with TimesRecorded may
+	// still hold a 0: a problem whose accepted submissions AtCoder Problems
+	// no longer lists.
+	TimesRecorded bool
 	// Version counts the writes of the list; a write requires the version it
 	// read. 0 means the list was never stored.
 	Version   int64
 	UpdatedAt time.Time
+}
+
+// FirstACOf returns the first-AC epoch second of problemID and whether the
+// problem is in the list; the second is 0 when unknown.
+func (l *ACList) FirstACOf(problemID string) (int64, bool) {
+	i, found := slices.BinarySearch(l.ProblemIDs, problemID)
+	if !found {
+		return 0, false
+	}
+	if i < len(l.FirstAC) {
+		return l.FirstAC[i], true
+	}
+	return 0, true
 }
 
 // SolvedProblems is what the API shows about a user's AtCoder progress.

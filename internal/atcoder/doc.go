@@ -26,7 +26,26 @@
 // version; AC item: the merged list), conditional on the versions read, so a
 // sync that stops anywhere resumes after the last committed page: nothing is
 // processed twice and nothing is skipped. Only the submissions of the boundary
-// second are transferred again, and ignored by id.
+// second are transferred again, and ignored by id (the one exception is the
+// backfill of first-AC times below).
+//
+// # First-AC times
+//
+// The AC list keeps, for each problem, the epoch second of its earliest
+// accepted submission (issue 20). A page is merged into the list by taking
+// the minimum, so duplicate, repeated and out-of-order submissions give the
+// same times whatever the order of pages and of submissions within one.
+//
+// Upgrade path: a list stored before times were kept has none
+// (algoitny.ACList.TimesRecorded false); its problems show no first-AC time
+// and count for no streak day. The next sync of such a list (the periodic
+// sweep's or syncSolvedProblems) starts over from from_second=0: the
+// history is read again, one call per 500 submissions as in a first sync,
+// and the first page's commit already stores the list with times (unknown
+// ones as 0), so a backfill that stops resumes from its own cursor rather
+// than starting over. Only the cursor moves back; the list never loses a
+// problem. A problem whose accepted submissions AtCoder Problems no longer
+// lists keeps an unknown time, and is not asked about again.
 //
 // # ADT contest records
 //

@@ -274,6 +274,79 @@ func TestACListStorage(t *testing.T) {
 	})
 }
 
+func TestACListFirstACTimes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := newDB(t)
+	commit := func(t *testing.T, userID string, l *algoitny.ACList) *algoitny.ACList {
+		t.Helper()
+		link, _, err := db.LinkAtCoder(ctx, userID, "h_"+userID)
+		ok(t, err)
+		ok(t, db.CommitAtCoderSync(ctx, algoitny.AtCoderSyncCommit{UserID: userID, LinkID: link.LinkID, LinkVersion: link.Version, AC: l, At: time.Now()}))
+		got := must[*algoitny.ACList](t)(db.GetACList(ctx, userID))
+		_, state, err := db.GetAtCoderState(ctx, userID)
+		ok(t, err)
+		lists := must[map[string]*algoitny.ACList](t)(db.GetACLists(ctx, []string{userID}))
+		for _, other := range []*algoitny.ACList{state, lists[userID]} {
+			if !slices.Equal(other.ProblemIDs, got.ProblemIDs) || !slices.Equal(other.FirstAC, got.FirstAC) || other.TimesRecorded != got.TimesRecorded {
+				t.Fatalf("the reads disagree: %+v vs %+v", other, got)
+			}
+		}
+		return got
+	}
+	timesOf := func(ids []string) []int64 {
+		ts := make([]int64, len(ids))
+		for i := range ts {
+			ts[i] = 1_700_000_000 + int64(i)*86_400
+		}
+		ts[len(ts)/2] = 0 // unknown
+		return ts
+	}
+
+	for _, n := range []int{3, 10_000} {
+		t.Run(fmt.Sprintf("%dProblems", n), func(t *testing.T) {
+			t.Parallel()
+			ids := atcoderIDs(n)
+			want := timesOf(ids)
+			got := commit(t, fmt.Sprintf("times%d", n), &algoitny.ACList{ProblemIDs: ids, FirstAC: want, TimesRecorded: true})
+			if !got.TimesRecorded || !slices.Equal(got.ProblemIDs, ids) || !slices.Equal(got.FirstAC, want) {
+				t.Fatalf("round trip: recorded=%v, %d ids, %d times", got.TimesRecorded, len(got.ProblemIDs), len(got.FirstAC))
+			}
+			if s, found := got.FirstACOf(ids[0]); !found || s != want[0] {
+				t.Fatalf("FirstACOf(%s) = %d %v", ids[0], s, found)
+			}
+			if _, found := got.FirstACOf("zzz_none"); found {
+				t.Fatal("FirstACOf found a problem not in the list")
+			}
+			info := must[dynamo.ACItemInfo](t)(db.ACItemInfo(ctx, fmt.Sprintf("times%d", n)))
+			t.Logf("%d problems with times: %d bytes (%s)", n, info.Bytes, info.Encoding)
+			if (n == 3) != (info.Encoding == "list") || info.Bytes > 96<<10 {
+				t.Fatalf("info %+v", info)
+			}
+		})
+	}
+
+	t.Run("ListWithoutTimesReadsAsNotRecorded", func(t *testing.T) {
+		t.Parallel()
+		// What the code before issue 20 stored: the ids only.
+		got := commit(t, "legacy", &algoitny.ACList{ProblemIDs: []string{"abc100_a", "abc100_b"}})
+		if got.TimesRecorded || got.FirstAC != nil || len(got.ProblemIDs) != 2 {
+			t.Fatalf("legacy list %+v", got)
+		}
+		if s, found := got.FirstACOf("abc100_b"); !found || s != 0 {
+			t.Fatalf("FirstACOf on a legacy list = %d %v", s, found)
+		}
+	})
+
+	t.Run("MismatchedTimesAreRefused", func(t *testing.T) {
+		t.Parallel()
+		link, _, err := db.LinkAtCoder(ctx, "bad", "h_bad")
+		ok(t, err)
+		err = db.CommitAtCoderSync(ctx, algoitny.AtCoderSyncCommit{UserID: "bad", LinkID: link.LinkID, AC: &algoitny.ACList{ProblemIDs: []string{"a", "b"}, FirstAC: []int64{1}, TimesRecorded: true}, At: time.Now()})
+		errCode(t, err, algoitny.EINTERNAL)
+	})
+}
+
 func TestACListsBatchGet(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

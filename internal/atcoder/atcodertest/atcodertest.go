@@ -50,6 +50,8 @@ type Server struct {
 	// failFrom makes every submissions call after the first failFrom fail
 	// with failStatus (0: off).
 	failFrom, failStatus, calls int
+	// reversed serves each page of submissions newest first.
+	reversed bool
 }
 
 // NewServer starts a server, closed when the test ends.
@@ -95,6 +97,15 @@ func (s *Server) SetContests(cs ...atcoder.Contest) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.contests = slices.Clone(cs)
+}
+
+// ReversePages makes the server answer each page of submissions in reverse
+// order (the same submissions, newest first), so that a client relying on
+// the order within a page is caught.
+func (s *Server) ReversePages(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reversed = on
 }
 
 // FailNext makes the next n requests (any path) answer status, with a
@@ -172,6 +183,9 @@ func (s *Server) submissions(w http.ResponseWriter, r *http.Request) {
 				}
 			}
 		}
+	}
+	if s.reversed {
+		slices.Reverse(page)
 	}
 	switch {
 	case fail:
