@@ -43,6 +43,7 @@ type ResolverRoot interface {
 	Problem() ProblemResolver
 	Query() QueryResolver
 	SearchHistory() SearchHistoryResolver
+	SolveStreak() SolveStreakResolver
 	SolvedProblems() SolvedProblemsResolver
 	Subscription() SubscriptionResolver
 	TestCase() TestCaseResolver
@@ -55,6 +56,11 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	AcceptedProblem struct {
+		FirstACAt func(childComplexity int) int
+		ProblemID func(childComplexity int) int
+	}
+
 	AdtContest struct {
 		Difficulty              func(childComplexity int) int
 		DurationSeconds         func(childComplexity int) int
@@ -348,6 +354,14 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	SolveStreak struct {
+		Current   func(childComplexity int) int
+		Days      func(childComplexity int) int
+		LastDay   func(childComplexity int) int
+		Longest   func(childComplexity int) int
+		Uncounted func(childComplexity int) int
+	}
+
 	SolvedProblems struct {
 		Count         func(childComplexity int) int
 		Handle        func(childComplexity int) int
@@ -355,6 +369,8 @@ type ComplexityRoot struct {
 		LastSyncedAt  func(childComplexity int) int
 		Platform      func(childComplexity int) int
 		ProblemIDs    func(childComplexity int) int
+		Problems      func(childComplexity int) int
+		Streak        func(childComplexity int) int
 	}
 
 	Subscription struct {
@@ -578,6 +594,9 @@ type SearchHistoryResolver interface {
 
 	Job(ctx context.Context, obj *algoitny.SearchHistory) (*algoitny.Job, error)
 }
+type SolveStreakResolver interface {
+	LastDay(ctx context.Context, obj *algoitny.AtCoderStreak) (*string, error)
+}
 type SolvedProblemsResolver interface {
 	Platform(ctx context.Context, obj *algoitny.SolvedProblems) (algoitny.Platform, error)
 }
@@ -631,6 +650,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
 	switch typeName + "." + field {
+
+	case "AcceptedProblem.firstAcAt":
+		if e.ComplexityRoot.AcceptedProblem.FirstACAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AcceptedProblem.FirstACAt(childComplexity), true
+	case "AcceptedProblem.problemId":
+		if e.ComplexityRoot.AcceptedProblem.ProblemID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AcceptedProblem.ProblemID(childComplexity), true
 
 	case "AdtContest.difficulty":
 		if e.ComplexityRoot.AdtContest.Difficulty == nil {
@@ -2091,6 +2123,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SearchHistoryEdge.Node(childComplexity), true
 
+	case "SolveStreak.current":
+		if e.ComplexityRoot.SolveStreak.Current == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SolveStreak.Current(childComplexity), true
+	case "SolveStreak.days":
+		if e.ComplexityRoot.SolveStreak.Days == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SolveStreak.Days(childComplexity), true
+	case "SolveStreak.lastDay":
+		if e.ComplexityRoot.SolveStreak.LastDay == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SolveStreak.LastDay(childComplexity), true
+	case "SolveStreak.longest":
+		if e.ComplexityRoot.SolveStreak.Longest == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SolveStreak.Longest(childComplexity), true
+	case "SolveStreak.uncounted":
+		if e.ComplexityRoot.SolveStreak.Uncounted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SolveStreak.Uncounted(childComplexity), true
+
 	case "SolvedProblems.count":
 		if e.ComplexityRoot.SolvedProblems.Count == nil {
 			break
@@ -2127,6 +2190,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SolvedProblems.ProblemIDs(childComplexity), true
+	case "SolvedProblems.problems":
+		if e.ComplexityRoot.SolvedProblems.Problems == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SolvedProblems.Problems(childComplexity), true
+	case "SolvedProblems.streak":
+		if e.ComplexityRoot.SolvedProblems.Streak == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SolvedProblems.Streak(childComplexity), true
 
 	case "Subscription.checkUpdated":
 		if e.ComplexityRoot.Subscription.CheckUpdated == nil {
@@ -3357,6 +3432,43 @@ type SolvedProblems {
   lastSyncedAt: Time
   "The last sync attempt's error, empty when it succeeded."
   lastSyncError: String!
+  "The accepted problems with the time of each one's first accepted submission, sorted by problem id (the order of ` + "`" + `problemIds` + "`" + `)."
+  problems: [AcceptedProblem!]!
+  "The streak of days with a new AC, computed from the first-AC times when read."
+  streak: SolveStreak!
+}
+
+"A problem the user has accepted on the judge."
+type AcceptedProblem {
+  "The problem id on the judge (e.g. ` + "`" + `abc300_a` + "`" + `)."
+  problemId: String!
+  """
+  When the user's first accepted submission of the problem was made (the
+  earliest AC the sync has seen). Null when unknown: an account synced before
+  first-AC times were kept gets them at its next sync, which reads the
+  history again.
+  """
+  firstAcAt: Time
+}
+
+"""
+A run of consecutive "streak days", counted as AtCoder Problems counts them: a
+day in Japan Standard Time (UTC+9; a day runs from 15:00 UTC to 15:00 UTC) on
+which the user got at least one new AC, the first accepted submission of a
+problem. Solving a problem again makes no day count. Relative to the time of
+the request.
+"""
+type SolveStreak {
+  "Consecutive streak days ending today or yesterday (JST); 0 when the last streak day is older."
+  current: Int!
+  "The longest run of consecutive streak days."
+  longest: Int!
+  "How many streak days there are in all."
+  days: Int!
+  "The latest streak day as YYYY-MM-DD (a JST date); null when there is none."
+  lastDay: String
+  "Accepted problems whose first-AC time is unknown, which count for no day."
+  uncounted: Int!
 }
 
 "The answer to ` + "`" + `syncSolvedProblems` + "`" + `: the sync runs in the background."
@@ -4216,6 +4328,16 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
 
+func (ec *executionContext) childFields_AcceptedProblem(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "problemId":
+		return ec.fieldContext_AcceptedProblem_problemId(ctx, field)
+	case "firstAcAt":
+		return ec.fieldContext_AcceptedProblem_firstAcAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AcceptedProblem", field.Name)
+}
+
 func (ec *executionContext) childFields_AdtContest(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "contestId":
@@ -4696,6 +4818,22 @@ func (ec *executionContext) childFields_SearchHistoryEdge(ctx context.Context, f
 	return nil, fmt.Errorf("no field named %q was found under type SearchHistoryEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_SolveStreak(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "current":
+		return ec.fieldContext_SolveStreak_current(ctx, field)
+	case "longest":
+		return ec.fieldContext_SolveStreak_longest(ctx, field)
+	case "days":
+		return ec.fieldContext_SolveStreak_days(ctx, field)
+	case "lastDay":
+		return ec.fieldContext_SolveStreak_lastDay(ctx, field)
+	case "uncounted":
+		return ec.fieldContext_SolveStreak_uncounted(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SolveStreak", field.Name)
+}
+
 func (ec *executionContext) childFields_SolvedProblems(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "platform":
@@ -4710,6 +4848,10 @@ func (ec *executionContext) childFields_SolvedProblems(ctx context.Context, fiel
 		return ec.fieldContext_SolvedProblems_lastSyncedAt(ctx, field)
 	case "lastSyncError":
 		return ec.fieldContext_SolvedProblems_lastSyncError(ctx, field)
+	case "problems":
+		return ec.fieldContext_SolvedProblems_problems(ctx, field)
+	case "streak":
+		return ec.fieldContext_SolvedProblems_streak(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SolvedProblems", field.Name)
 }
@@ -5977,6 +6119,52 @@ func (ec *executionContext) field___Type_fields_args(ctx context.Context, rawArg
 // endregion ***************************** args.gotpl *****************************
 
 // region    **************************** field.gotpl *****************************
+
+func (ec *executionContext) _AcceptedProblem_problemId(ctx context.Context, field graphql.CollectedField, obj *algoitny.AtCoderSolvedProblem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AcceptedProblem_problemId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ProblemID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AcceptedProblem_problemId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AcceptedProblem", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AcceptedProblem_firstAcAt(ctx context.Context, field graphql.CollectedField, obj *algoitny.AtCoderSolvedProblem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AcceptedProblem_firstAcAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FirstACAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AcceptedProblem_firstAcAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AcceptedProblem", field, false, false, errors.New("field of type Time does not have child fields"))
+}
 
 func (ec *executionContext) _AdtContest_contestId(ctx context.Context, field graphql.CollectedField, obj *algoitny.ADTContest) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
@@ -11920,6 +12108,121 @@ func (ec *executionContext) fieldContext_SearchHistoryEdge_node(_ context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _SolveStreak_current(ctx context.Context, field graphql.CollectedField, obj *algoitny.AtCoderStreak) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SolveStreak_current(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Current, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SolveStreak_current(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SolveStreak", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SolveStreak_longest(ctx context.Context, field graphql.CollectedField, obj *algoitny.AtCoderStreak) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SolveStreak_longest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Longest, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SolveStreak_longest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SolveStreak", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SolveStreak_days(ctx context.Context, field graphql.CollectedField, obj *algoitny.AtCoderStreak) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SolveStreak_days(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Days, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SolveStreak_days(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SolveStreak", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SolveStreak_lastDay(ctx context.Context, field graphql.CollectedField, obj *algoitny.AtCoderStreak) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SolveStreak_lastDay(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SolveStreak().LastDay(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SolveStreak_lastDay(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SolveStreak", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SolveStreak_uncounted(ctx context.Context, field graphql.CollectedField, obj *algoitny.AtCoderStreak) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SolveStreak_uncounted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Uncounted, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SolveStreak_uncounted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SolveStreak", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _SolvedProblems_platform(ctx context.Context, field graphql.CollectedField, obj *algoitny.SolvedProblems) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12056,6 +12359,70 @@ func (ec *executionContext) _SolvedProblems_lastSyncError(ctx context.Context, f
 }
 func (ec *executionContext) fieldContext_SolvedProblems_lastSyncError(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SolvedProblems", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SolvedProblems_problems(ctx context.Context, field graphql.CollectedField, obj *algoitny.SolvedProblems) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SolvedProblems_problems(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Problems, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []algoitny.AtCoderSolvedProblem) graphql.Marshaler {
+			return ec.marshalNAcceptedProblem2ᚕgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐAtCoderSolvedProblemᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SolvedProblems_problems(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SolvedProblems",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AcceptedProblem(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SolvedProblems_streak(ctx context.Context, field graphql.CollectedField, obj *algoitny.SolvedProblems) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SolvedProblems_streak(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Streak, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v algoitny.AtCoderStreak) graphql.Marshaler {
+			return ec.marshalNSolveStreak2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐAtCoderStreak(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SolvedProblems_streak(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SolvedProblems",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SolveStreak(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Subscription_jobUpdated(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
@@ -15880,6 +16247,49 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 
 // region    **************************** object.gotpl ****************************
 
+var acceptedProblemImplementors = []string{"AcceptedProblem"}
+
+func (ec *executionContext) _AcceptedProblem(ctx context.Context, sel ast.SelectionSet, obj *algoitny.AtCoderSolvedProblem) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, acceptedProblemImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AcceptedProblem")
+		case "problemId":
+			out.Values[i] = ec._AcceptedProblem_problemId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "firstAcAt":
+			out.Values[i] = ec._AcceptedProblem_firstAcAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var adtContestImplementors = []string{"AdtContest"}
 
 func (ec *executionContext) _AdtContest(ctx context.Context, sel ast.SelectionSet, obj *algoitny.ADTContest) graphql.Marshaler {
@@ -19119,6 +19529,97 @@ func (ec *executionContext) _SearchHistoryEdge(ctx context.Context, sel ast.Sele
 	return out
 }
 
+var solveStreakImplementors = []string{"SolveStreak"}
+
+func (ec *executionContext) _SolveStreak(ctx context.Context, sel ast.SelectionSet, obj *algoitny.AtCoderStreak) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, solveStreakImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SolveStreak")
+		case "current":
+			out.Values[i] = ec._SolveStreak_current(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "longest":
+			out.Values[i] = ec._SolveStreak_longest(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "days":
+			out.Values[i] = ec._SolveStreak_days(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "lastDay":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._SolveStreak_lastDay(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "uncounted":
+			out.Values[i] = ec._SolveStreak_uncounted(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var solvedProblemsImplementors = []string{"SolvedProblems"}
 
 func (ec *executionContext) _SolvedProblems(ctx context.Context, sel ast.SelectionSet, obj *algoitny.SolvedProblems) graphql.Marshaler {
@@ -19191,6 +19692,16 @@ func (ec *executionContext) _SolvedProblems(ctx context.Context, sel ast.Selecti
 			}
 		case "lastSyncError":
 			out.Values[i] = ec._SolvedProblems_lastSyncError(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "problems":
+			out.Values[i] = ec._SolvedProblems_problems(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "streak":
+			out.Values[i] = ec._SolvedProblems_streak(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -20834,6 +21345,26 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) marshalNAcceptedProblem2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐAtCoderSolvedProblem(ctx context.Context, sel ast.SelectionSet, v algoitny.AtCoderSolvedProblem) graphql.Marshaler {
+	return ec._AcceptedProblem(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNAcceptedProblem2ᚕgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐAtCoderSolvedProblemᚄ(ctx context.Context, sel ast.SelectionSet, v []algoitny.AtCoderSolvedProblem) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAcceptedProblem2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐAtCoderSolvedProblem(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNAdtContest2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐADTContestᚄ(ctx context.Context, sel ast.SelectionSet, v []*algoitny.ADTContest) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -21619,6 +22150,10 @@ func (ec *executionContext) marshalNSearchHistoryEdge2ᚖgithubᚗcomᚋalgoitny
 		return graphql.Null
 	}
 	return ec._SearchHistoryEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSolveStreak2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐAtCoderStreak(ctx context.Context, sel ast.SelectionSet, v algoitny.AtCoderStreak) graphql.Marshaler {
+	return ec._SolveStreak(ctx, sel, &v)
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {

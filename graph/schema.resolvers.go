@@ -582,6 +582,13 @@ func (r *searchHistoryResolver) Job(ctx context.Context, obj *algoitny.SearchHis
 	return loader.For(ctx).Job.Load(ctx, obj.JobID)()
 }
 
+func (r *solveStreakResolver) LastDay(ctx context.Context, obj *algoitny.AtCoderStreak) (*string, error) {
+	if obj.LastDay == "" {
+		return nil, nil
+	}
+	return &obj.LastDay, nil
+}
+
 func (r *solvedProblemsResolver) Platform(ctx context.Context, obj *algoitny.SolvedProblems) (algoitny.Platform, error) {
 	return algoitny.PlatformAtCoder, nil
 }
@@ -774,6 +781,8 @@ func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
 
 func (r *Resolver) SearchHistory() SearchHistoryResolver { return &searchHistoryResolver{r} }
 
+func (r *Resolver) SolveStreak() SolveStreakResolver { return &solveStreakResolver{r} }
+
 func (r *Resolver) SolvedProblems() SolvedProblemsResolver { return &solvedProblemsResolver{r} }
 
 func (r *Resolver) Subscription() SubscriptionResolver { return &subscriptionResolver{r} }
@@ -800,6 +809,7 @@ type (
 	problemResolver                struct{ *Resolver }
 	queryResolver                  struct{ *Resolver }
 	searchHistoryResolver          struct{ *Resolver }
+	solveStreakResolver            struct{ *Resolver }
 	solvedProblemsResolver         struct{ *Resolver }
 	subscriptionResolver           struct{ *Resolver }
 	testCaseResolver               struct{ *Resolver }

@@ -91,6 +91,39 @@ type SolvedProblems struct {
 	LastSyncedAt *time.Time
 	// LastSyncError is the error of the last sync attempt, "" if it succeeded.
 	LastSyncError string
+	// Problems are ProblemIDs with their first-AC times, in the same order.
+	Problems []AtCoderSolvedProblem
+	// Streak is computed from the first-AC times when the list is read.
+	Streak AtCoderStreak
+}
+
+// AtCoderSolvedProblem is one accepted problem of a user.
+type AtCoderSolvedProblem struct {
+	ProblemID string
+	// FirstACAt is when the user's first accepted submission of the problem
+	// was made (UTC); nil when unknown (see ACList.TimesRecorded).
+	FirstACAt *time.Time
+}
+
+// AtCoderStreak is a user's run of consecutive "streak days", counted as
+// AtCoder Problems counts them: a day of Japan Standard Time (UTC+9, from
+// 00:00 to 24:00 JST, that is 15:00 to 15:00 UTC) on which the user got at
+// least one new AC, the first accepted submission of a problem. Solving a
+// problem again does not make a day count.
+type AtCoderStreak struct {
+	// Current is the number of consecutive streak days ending today or
+	// yesterday (JST, relative to when it was computed); 0 when the last
+	// streak day is older.
+	Current int
+	// Longest is the longest run of consecutive streak days ever.
+	Longest int
+	// Days is the number of streak days in all.
+	Days int
+	// LastDay is the latest streak day, "YYYY-MM-DD" (JST); "" when none.
+	LastDay string
+	// Uncounted is the number of accepted problems without a known first-AC
+	// time, which count for no day.
+	Uncounted int
 }
 
 // ADTDifficulty is an ADT level. The values are seed 004's difficulty_order,

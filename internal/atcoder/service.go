@@ -31,6 +31,15 @@ type Service struct {
 	// before it is linked. Nil skips the check (tests of the storage rules);
 	// the server always sets it.
 	API SubmissionsAPI
+	// Now is the clock of streaks (default time.Now).
+	Now func() time.Time
+}
+
+func (s *Service) now() time.Time {
+	if s.Now == nil {
+		return time.Now()
+	}
+	return s.Now()
 }
 
 // SubmissionsAPI is the part of AtCoder Problems' API that LinkAccount asks
@@ -130,7 +139,8 @@ func (s *Service) Handle(ctx context.Context, userID string) (string, error) {
 	return link.Handle, nil
 }
 
-// Solved returns userID's handle and solved problems, read in one request.
+// Solved returns userID's handle and solved problems with their first-AC
+// times and the streak computed from them as of now, read in one request.
 // It returns EUNAUTHENTICATED, EFORBIDDEN and ENOTFOUND (no linked account).
 func (s *Service) Solved(ctx context.Context, userID string) (algoitny.SolvedProblems, error) {
 	if err := canRead(ctx, userID); err != nil {
@@ -144,7 +154,10 @@ func (s *Service) Solved(ctx context.Context, userID string) (algoitny.SolvedPro
 	if ids == nil {
 		ids = []string{}
 	}
-	return algoitny.SolvedProblems{Handle: link.Handle, ProblemIDs: ids, Count: len(ids), LastSyncedAt: link.LastSyncedAt, LastSyncError: link.LastError}, nil
+	return algoitny.SolvedProblems{
+		Handle: link.Handle, ProblemIDs: ids, Count: len(ids), LastSyncedAt: link.LastSyncedAt, LastSyncError: link.LastError,
+		Problems: solvedProblems(ac), Streak: Streak(ac, s.now()),
+	}, nil
 }
 
 // SolvedMany returns the solved problems of many users, read with
