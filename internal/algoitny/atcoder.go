@@ -1,6 +1,7 @@
 package algoitny
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -175,6 +176,76 @@ type ADTContest struct {
 	// LastFetchedSubmissionID is the highest submission id of this contest
 	// that a sync has processed (0: none yet).
 	LastFetchedSubmissionID int64
+	// Problems are the contest's problems in index order, from AtCoder
+	// Problems' contest–problem pairs; nil until synced (AtCoder shows a
+	// contest's problems once it starts).
+	Problems []ADTContestProblem
+}
+
+// ADTContestProblem is one problem of an ADT contest. An ADT contest sets
+// problems of past ABCs: ProblemID is the original's (e.g. "abc305_c"),
+// Index the one in this contest.
+type ADTContestProblem struct {
+	ProblemID string
+	// Index is the problem's index in this contest ("A", "B", …).
+	Index string
+	// Title is the problem's name ("Sequence Sum"), "" when AtCoder Problems
+	// does not list it.
+	Title string
+	// Difficulty is AtCoder Problems' estimate; nil when it has none.
+	Difficulty *AtCoderDifficulty
+
+	// SolvedByMe and FirstACAt describe the reader, not the problem: they
+	// are filled in for the signed-in user when read (never stored).
+	SolvedByMe bool
+	// FirstACAt is when the reader first got the problem accepted; nil when
+	// not solved or unknown.
+	FirstACAt *time.Time
+}
+
+// AtCoderDifficulty is AtCoder Problems' estimated difficulty of a problem
+// (its problem-models.json), on the scale of AtCoder ratings: a user rated
+// as much solves it with probability 1/2.
+type AtCoderDifficulty struct {
+	// Raw is the estimate as published; it is below 400, even negative, for
+	// the easiest problems.
+	Raw float64
+	// IsExperimental marks an estimate from too little data.
+	IsExperimental bool
+}
+
+// Clipped is the difficulty as AtCoder Problems displays it: Raw from 400
+// up; below, 400 / exp(1 - Raw/400), which maps everything below 400 into
+// (0, 400) keeping the order. Rounded half up, like JavaScript's Math.round.
+func (d AtCoderDifficulty) Clipped() int {
+	v := d.Raw
+	if v < 400 {
+		v = 400 / math.Exp(1-v/400)
+	}
+	return int(math.Floor(v + 0.5))
+}
+
+// AtCoderProblemFilter selects problems by whether the reader has solved
+// them.
+type AtCoderProblemFilter string
+
+// The filters.
+const (
+	AtCoderProblemsAll      AtCoderProblemFilter = "ALL"
+	AtCoderProblemsSolved   AtCoderProblemFilter = "SOLVED"
+	AtCoderProblemsUnsolved AtCoderProblemFilter = "UNSOLVED"
+)
+
+// Keeps reports whether a problem solved (or not) by the reader passes f;
+// the zero filter keeps everything.
+func (f AtCoderProblemFilter) Keeps(solved bool) bool {
+	switch f {
+	case AtCoderProblemsSolved:
+		return solved
+	case AtCoderProblemsUnsolved:
+		return !solved
+	}
+	return true
 }
 
 // Month is the record's partition: the UTC year and month of the start, YYYYMM.

@@ -15,6 +15,9 @@ import (
 type API interface {
 	Submissions(ctx context.Context, handle string, fromSecond int64) ([]Submission, error)
 	Contests(ctx context.Context) ([]Contest, error)
+	ContestProblems(ctx context.Context) ([]ContestProblem, error)
+	Problems(ctx context.Context) ([]Problem, error)
+	ProblemModels(ctx context.Context) (map[string]ProblemModel, error)
 }
 
 var _ API = (*Client)(nil)

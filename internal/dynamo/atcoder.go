@@ -16,7 +16,8 @@ package dynamo
 //	                          last sync times; GSI1 ATCODER#LINKED by last attempt
 //	CONTEST#{YYYYMM} / {start_epoch_second}-{difficulty_order}
 //	                          AdtContestRecord: contest_id,
-//	                          last_fetched_submission_id, start, duration, title
+//	                          last_fetched_submission_id, start, duration, title,
+//	                          problems (issue 20, see below)
 //
 // Attribute names are the seed's snake_case, so the records read as the
 // seed documents them.
@@ -48,6 +49,16 @@ package dynamo
 // change). Relinking to another handle gives the link a new link_id and
 // deletes the list in the same transaction, so a sync of the old handle that
 // is still running can never commit.
+//
+// A contest's problems (issue 20) are a list attribute of its record, each
+// a map with short names, since a month holds a few hundred contests of 5 to
+// 9 problems each: p (problem id), i (index in the contest), t (name), d
+// (AtCoder Problems' raw difficulty, absent without a model), x (true when
+// the estimate is experimental). Difficulties are copied into every contest
+// that sets the problem, so that a month's contests, problems and
+// difficulties are one Query of one partition, with no scan and no second
+// read; the problem sync rewrites a record only when its problems or their
+// difficulties changed.
 //
 // Contest records are discovered with BatchWriteItem (25 a call, unprocessed
 // items retried) and advanced with a conditional UpdateItem
@@ -122,6 +133,46 @@ type adtContestItem struct {
 	DurationSecond          int64  `dynamodbav:"duration_second"`
 	Title                   string `dynamodbav:"title"`
 	DifficultyOrder         int    `dynamodbav:"difficulty_order"`
+	// Problems is absent until the problem sync has seen the contest.
+	Problems []adtProblemItem `dynamodbav:"problems,omitempty"`
+}
+
+// adtProblemItem is one element of a contest record's problems.
+type adtProblemItem struct {
+	ProblemID    string   `dynamodbav:"p"`
+	Index        string   `dynamodbav:"i"`
+	Title        string   `dynamodbav:"t,omitempty"`
+	Difficulty   *float64 `dynamodbav:"d,omitempty"`
+	Experimental bool     `dynamodbav:"x,omitempty"`
+}
+
+func adtProblemItems(ps []algoitny.ADTContestProblem) []adtProblemItem {
+	if ps == nil {
+		return nil
+	}
+	out := make([]adtProblemItem, len(ps))
+	for i, p := range ps {
+		out[i] = adtProblemItem{ProblemID: p.ProblemID, Index: p.Index, Title: p.Title}
+		if d := p.Difficulty; d != nil {
+			raw := d.Raw
+			out[i].Difficulty, out[i].Experimental = &raw, d.IsExperimental
+		}
+	}
+	return out
+}
+
+func adtProblems(items []adtProblemItem) []algoitny.ADTContestProblem {
+	if items == nil {
+		return nil
+	}
+	out := make([]algoitny.ADTContestProblem, len(items))
+	for i, it := range items {
+		out[i] = algoitny.ADTContestProblem{ProblemID: it.ProblemID, Index: it.Index, Title: it.Title}
+		if it.Difficulty != nil {
+			out[i].Difficulty = &algoitny.AtCoderDifficulty{Raw: *it.Difficulty, IsExperimental: it.Experimental}
+		}
+	}
+	return out
 }
 
 func linkKey(userID string) itemKey { return itemKey{atcoderUserPK(userID), skAtCoderLink} }
@@ -337,7 +388,7 @@ func marshalADTContest(c algoitny.ADTContest) (map[string]types.AttributeValue, 
 		PK: adtContestPK(adtMonth(c.Start)), SK: adtContestSK(start, int(c.Difficulty)), EntityType: entityADTContest,
 		ContestID: c.ID, LastFetchedSubmissionID: c.LastFetchedSubmissionID,
 		StartEpochSecond: start, DurationSecond: int64(c.Duration / time.Second), Title: c.Title,
-		DifficultyOrder: int(c.Difficulty),
+		DifficultyOrder: int(c.Difficulty), Problems: adtProblemItems(c.Problems),
 	})
 	if err != nil {
 		return nil, algoitny.Internal(err, "encode ADT contest")
@@ -354,6 +405,7 @@ func unmarshalADTContest(av map[string]types.AttributeValue) (algoitny.ADTContes
 		ID: it.ContestID, Difficulty: algoitny.ADTDifficulty(it.DifficultyOrder),
 		Start: time.Unix(it.StartEpochSecond, 0).UTC(), Duration: time.Duration(it.DurationSecond) * time.Second,
 		Title: it.Title, LastFetchedSubmissionID: it.LastFetchedSubmissionID,
+		Problems: adtProblems(it.Problems),
 	}, nil
 }
 
@@ -617,6 +669,26 @@ func (db *DB) AdvanceADTContest(ctx context.Context, c algoitny.ADTContest, subm
 	}
 	if err != nil {
 		return false, translate(err, "advance ADT contest")
+	}
+	return true, nil
+}
+
+// SetADTContestProblems replaces the problems of contest c's record (c.ID
+// at c.Start and c.Difficulty) with one conditional UpdateItem; false (and
+// no change) when the record is missing.
+func (db *DB) SetADTContestProblems(ctx context.Context, c algoitny.ADTContest, problems []algoitny.ADTContestProblem) (bool, error) {
+	items := adtProblemItems(problems)
+	if items == nil {
+		items = []adtProblemItem{}
+	}
+	cond := expression.Name("contest_id").Equal(expression.Value(c.ID))
+	k := itemKey{adtContestPK(adtMonth(c.Start)), adtContestSK(c.Start.Unix(), int(c.Difficulty))}
+	_, err := db.update(ctx, db.tables.Main, k, expression.Set(expression.Name("problems"), expression.Value(items)), &cond)
+	if isConditionFailed(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, translate(err, "store ADT contest problems")
 	}
 	return true, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -462,6 +463,56 @@ func TestADTContests(t *testing.T) {
 		dec := must[[]algoitny.ADTContest](t)(db.ListADTContests(ctx, "202412"))
 		if c := dec[2]; c.Difficulty != algoitny.ADTMedium || !c.Start.Equal(at("2024-12-31T16:00:00Z")) || c.Duration != 80*time.Minute || c.Title == "" || c.Month() != "202412" {
 			t.Fatalf("decoded %+v", c)
+		}
+	})
+
+	t.Run("Problems", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		c := contest("adt_all_20250522_3", algoitny.ADTAll, "2025-05-22T10:00:00Z")
+		ok(t, db.PutADTContests(ctx, []algoitny.ADTContest{c}))
+		if got := must[[]algoitny.ADTContest](t)(db.ListADTContests(ctx, "202505")); got[0].Problems != nil {
+			t.Fatalf("problems before any sync: %+v", got[0].Problems)
+		}
+		ps := []algoitny.ADTContestProblem{
+			{ProblemID: "abc300_a", Index: "A", Title: "N-choice question", Difficulty: &algoitny.AtCoderDifficulty{Raw: -1012.5}},
+			{ProblemID: "abc305_c", Index: "B", Title: "Snuke the Cookie Picker", Difficulty: &algoitny.AtCoderDifficulty{Raw: 812, IsExperimental: true}},
+			{ProblemID: "abc310_g", Index: "C"}, // no title, no model
+		}
+		if !must[bool](t)(db.SetADTContestProblems(ctx, c, ps)) {
+			t.Fatal("the record was not found")
+		}
+		ok(t, db.PutADTContests(ctx, []algoitny.ADTContest{contest("adt_easy_20250523_1", algoitny.ADTEasy, "2025-05-23T10:00:00Z")}))
+		cctx, counter := dynamo.WithRequestCounter(ctx)
+		got := must[[]algoitny.ADTContest](t)(db.ListADTContests(cctx, "202505"))
+		if counter.Count() != 1 || len(got) != 2 {
+			t.Fatalf("%d requests, %d contests", counter.Count(), len(got))
+		}
+		if !reflect.DeepEqual(got[0].Problems, ps) || got[1].Problems != nil {
+			t.Fatalf("problems %+v / %+v", got[0].Problems, got[1].Problems)
+		}
+		// Advancing the record keeps its problems; replacing them with none
+		// stores an empty list.
+		must[bool](t)(db.AdvanceADTContest(ctx, c, 5))
+		if got := must[[]algoitny.ADTContest](t)(db.ListADTContests(ctx, "202505")); len(got[0].Problems) != 3 || got[0].LastFetchedSubmissionID != 5 {
+			t.Fatalf("after advancing %+v", got[0])
+		}
+		must[bool](t)(db.SetADTContestProblems(ctx, c, nil))
+		if got := must[[]algoitny.ADTContest](t)(db.ListADTContests(ctx, "202505")); got[0].Problems == nil || len(got[0].Problems) != 0 {
+			t.Fatalf("after clearing %+v", got[0].Problems)
+		}
+		// A record that does not exist is not created; nor is one of another
+		// contest at the same key overwritten.
+		if must[bool](t)(db.SetADTContestProblems(ctx, contest("adt_hard_20250524_1", algoitny.ADTHard, "2025-05-24T10:00:00Z"), ps)) {
+			t.Fatal("stored problems of a contest that is not recorded")
+		}
+		impostor := c
+		impostor.ID = "adt_all_20250522_9"
+		if must[bool](t)(db.SetADTContestProblems(ctx, impostor, ps)) {
+			t.Fatal("stored problems into another contest's record")
+		}
+		if got := must[[]algoitny.ADTContest](t)(db.ListADTContests(ctx, "202505")); len(got) != 2 {
+			t.Fatalf("records %+v", got)
 		}
 	})
 
