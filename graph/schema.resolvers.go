@@ -29,6 +29,22 @@ func (r *adtContestResolver) LastFetchedSubmissionID(ctx context.Context, obj *a
 	return int(obj.LastFetchedSubmissionID), nil
 }
 
+func (r *adtContestResolver) Problems(ctx context.Context, obj *algoitny.ADTContest, filter *algoitny.AtCoderProblemFilter) ([]*algoitny.ADTContestProblem, error) {
+	f := algoitny.AtCoderProblemsAll
+	if filter != nil {
+		f = *filter
+	}
+	ps, err := r.AtCoder.FilterProblems(ctx, obj.Problems, f)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*algoitny.ADTContestProblem, len(ps))
+	for i := range ps {
+		out[i] = &ps[i]
+	}
+	return out, nil
+}
+
 func (r *checkResolver) ID(ctx context.Context, obj *algoitny.Check) (string, error) {
 	return globalID("Check", obj.ID), nil
 }
@@ -545,6 +561,11 @@ func (r *queryResolver) AdtContests(ctx context.Context, month string) ([]*algoi
 	contests, err := r.AtCoder.ADTContests(ctx, month)
 	if err != nil {
 		return nil, err
+	}
+	if asksSolvedByMe(ctx) {
+		if err := r.AtCoder.MarkSolvedByMe(ctx, contests); err != nil {
+			return nil, err
+		}
 	}
 	out := make([]*algoitny.ADTContest, len(contests))
 	for i := range contests {
