@@ -2,8 +2,10 @@
 // (the system of seed 004, issue 9): a user links an AtCoder handle, a sync
 // pulls the handle's submissions from the AtCoder Problems API
 // (kenkoooo.com), keeps the accepted ("AC") ones and merges their problem ids
-// into one per-user AC list; AtCoder Daily Training (ADT) contests are
-// discovered from the same API and recorded by month.
+// into one per-user AC list, with each problem's first-AC time; AtCoder
+// Daily Training (ADT) contests are discovered from the same API and
+// recorded by month, with their problems and AtCoder Problems' difficulty
+// estimates (issue 20).
 //
 // The domain types (algoitny.AtCoderLink, ACList, ADTContest,
 // SolvedProblems, AtCoderSyncResult) live in internal/algoitny, so that
@@ -46,6 +48,25 @@
 // than starting over. Only the cursor moves back; the list never loses a
 // problem. A problem whose accepted submissions AtCoder Problems no longer
 // lists keeps an unknown time, and is not asked about again.
+//
+// # Streaks
+//
+// Streak computes, when the list is read (Service.Solved: the one read of
+// the user's state), AtCoder Problems' streak: the days in JST (UTC+9) of
+// the first-AC times, the longest run of consecutive days and the run that
+// ends today or yesterday relative to the clock. Unknown times count for no
+// day.
+//
+// # ADT problems and difficulties
+//
+// The first run of every periodic sweep records newly announced ADT contests
+// (contests.json), then SyncADTProblems reads contest-problem.json,
+// problems.json and problem-models.json and stores, in each recorded ADT
+// contest's record, its problems in index order with their names and raw
+// difficulties. A record is rewritten only when that list changed, so a run
+// with nothing new costs three downloads and one Query per month with ADT
+// contests. Reading a month is one Query; MarkSolvedByMe adds the reader's
+// progress with one read of their AC list.
 //
 // # ADT contest records
 //
