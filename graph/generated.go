@@ -43,6 +43,7 @@ type ResolverRoot interface {
 	Problem() ProblemResolver
 	Query() QueryResolver
 	SearchHistory() SearchHistoryResolver
+	SolveStreak() SolveStreakResolver
 	SolvedProblems() SolvedProblemsResolver
 	Subscription() SubscriptionResolver
 	TestCase() TestCaseResolver
@@ -55,13 +56,28 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	AcceptedProblem struct {
+		FirstACAt func(childComplexity int) int
+		ProblemID func(childComplexity int) int
+	}
+
 	AdtContest struct {
 		Difficulty              func(childComplexity int) int
 		DurationSeconds         func(childComplexity int) int
 		ID                      func(childComplexity int) int
 		LastFetchedSubmissionID func(childComplexity int) int
+		Problems                func(childComplexity int, filter *algoitny.AtCoderProblemFilter) int
 		Start                   func(childComplexity int) int
 		Title                   func(childComplexity int) int
+	}
+
+	AdtContestProblem struct {
+		Difficulty func(childComplexity int) int
+		FirstACAt  func(childComplexity int) int
+		Index      func(childComplexity int) int
+		ProblemID  func(childComplexity int) int
+		SolvedByMe func(childComplexity int) int
+		Title      func(childComplexity int) int
 	}
 
 	AtCoderAccount struct {
@@ -69,6 +85,12 @@ type ComplexityRoot struct {
 		LastError    func(childComplexity int) int
 		LastSyncedAt func(childComplexity int) int
 		LinkedAt     func(childComplexity int) int
+	}
+
+	AtCoderDifficulty struct {
+		Clipped        func(childComplexity int) int
+		IsExperimental func(childComplexity int) int
+		Raw            func(childComplexity int) int
 	}
 
 	AuthPayload struct {
@@ -353,6 +375,14 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	SolveStreak struct {
+		Current   func(childComplexity int) int
+		Days      func(childComplexity int) int
+		LastDay   func(childComplexity int) int
+		Longest   func(childComplexity int) int
+		Uncounted func(childComplexity int) int
+	}
+
 	SolvedProblems struct {
 		Count         func(childComplexity int) int
 		Handle        func(childComplexity int) int
@@ -360,6 +390,8 @@ type ComplexityRoot struct {
 		LastSyncedAt  func(childComplexity int) int
 		Platform      func(childComplexity int) int
 		ProblemIDs    func(childComplexity int) int
+		Problems      func(childComplexity int) int
+		Streak        func(childComplexity int) int
 	}
 
 	Subscription struct {
@@ -483,6 +515,7 @@ type AdtContestResolver interface {
 	DurationSeconds(ctx context.Context, obj *algoitny.ADTContest) (int, error)
 
 	LastFetchedSubmissionID(ctx context.Context, obj *algoitny.ADTContest) (int, error)
+	Problems(ctx context.Context, obj *algoitny.ADTContest, filter *algoitny.AtCoderProblemFilter) ([]*algoitny.ADTContestProblem, error)
 }
 type CheckResolver interface {
 	ID(ctx context.Context, obj *algoitny.Check) (string, error)
@@ -590,6 +623,9 @@ type SearchHistoryResolver interface {
 
 	Job(ctx context.Context, obj *algoitny.SearchHistory) (*algoitny.Job, error)
 }
+type SolveStreakResolver interface {
+	LastDay(ctx context.Context, obj *algoitny.AtCoderStreak) (*string, error)
+}
 type SolvedProblemsResolver interface {
 	Platform(ctx context.Context, obj *algoitny.SolvedProblems) (algoitny.Platform, error)
 }
@@ -646,6 +682,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	_ = ec
 	switch typeName + "." + field {
 
+	case "AcceptedProblem.firstAcAt":
+		if e.ComplexityRoot.AcceptedProblem.FirstACAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AcceptedProblem.FirstACAt(childComplexity), true
+	case "AcceptedProblem.problemId":
+		if e.ComplexityRoot.AcceptedProblem.ProblemID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AcceptedProblem.ProblemID(childComplexity), true
+
 	case "AdtContest.difficulty":
 		if e.ComplexityRoot.AdtContest.Difficulty == nil {
 			break
@@ -670,6 +719,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AdtContest.LastFetchedSubmissionID(childComplexity), true
+	case "AdtContest.problems":
+		if e.ComplexityRoot.AdtContest.Problems == nil {
+			break
+		}
+
+		args, err := ec.field_AdtContest_problems_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.AdtContest.Problems(childComplexity, args["filter"].(*algoitny.AtCoderProblemFilter)), true
 	case "AdtContest.startsAt":
 		if e.ComplexityRoot.AdtContest.Start == nil {
 			break
@@ -682,6 +742,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AdtContest.Title(childComplexity), true
+
+	case "AdtContestProblem.difficulty":
+		if e.ComplexityRoot.AdtContestProblem.Difficulty == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AdtContestProblem.Difficulty(childComplexity), true
+	case "AdtContestProblem.myFirstAcAt":
+		if e.ComplexityRoot.AdtContestProblem.FirstACAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AdtContestProblem.FirstACAt(childComplexity), true
+	case "AdtContestProblem.index":
+		if e.ComplexityRoot.AdtContestProblem.Index == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AdtContestProblem.Index(childComplexity), true
+	case "AdtContestProblem.problemId":
+		if e.ComplexityRoot.AdtContestProblem.ProblemID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AdtContestProblem.ProblemID(childComplexity), true
+	case "AdtContestProblem.solvedByMe":
+		if e.ComplexityRoot.AdtContestProblem.SolvedByMe == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AdtContestProblem.SolvedByMe(childComplexity), true
+	case "AdtContestProblem.title":
+		if e.ComplexityRoot.AdtContestProblem.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AdtContestProblem.Title(childComplexity), true
 
 	case "AtCoderAccount.handle":
 		if e.ComplexityRoot.AtCoderAccount.Handle == nil {
@@ -707,6 +804,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AtCoderAccount.LinkedAt(childComplexity), true
+
+	case "AtCoderDifficulty.clipped":
+		if e.ComplexityRoot.AtCoderDifficulty.Clipped == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AtCoderDifficulty.Clipped(childComplexity), true
+	case "AtCoderDifficulty.isExperimental":
+		if e.ComplexityRoot.AtCoderDifficulty.IsExperimental == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AtCoderDifficulty.IsExperimental(childComplexity), true
+	case "AtCoderDifficulty.raw":
+		if e.ComplexityRoot.AtCoderDifficulty.Raw == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AtCoderDifficulty.Raw(childComplexity), true
 
 	case "AuthPayload.expiresAt":
 		if e.ComplexityRoot.AuthPayload.ExpiresAt == nil {
@@ -2140,6 +2256,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SearchHistoryEdge.Node(childComplexity), true
 
+	case "SolveStreak.current":
+		if e.ComplexityRoot.SolveStreak.Current == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SolveStreak.Current(childComplexity), true
+	case "SolveStreak.days":
+		if e.ComplexityRoot.SolveStreak.Days == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SolveStreak.Days(childComplexity), true
+	case "SolveStreak.lastDay":
+		if e.ComplexityRoot.SolveStreak.LastDay == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SolveStreak.LastDay(childComplexity), true
+	case "SolveStreak.longest":
+		if e.ComplexityRoot.SolveStreak.Longest == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SolveStreak.Longest(childComplexity), true
+	case "SolveStreak.uncounted":
+		if e.ComplexityRoot.SolveStreak.Uncounted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SolveStreak.Uncounted(childComplexity), true
+
 	case "SolvedProblems.count":
 		if e.ComplexityRoot.SolvedProblems.Count == nil {
 			break
@@ -2176,6 +2323,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SolvedProblems.ProblemIDs(childComplexity), true
+	case "SolvedProblems.problems":
+		if e.ComplexityRoot.SolvedProblems.Problems == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SolvedProblems.Problems(childComplexity), true
+	case "SolvedProblems.streak":
+		if e.ComplexityRoot.SolvedProblems.Streak == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SolvedProblems.Streak(childComplexity), true
 
 	case "Subscription.checkUpdated":
 		if e.ComplexityRoot.Subscription.CheckUpdated == nil {
@@ -3430,6 +3589,43 @@ type SolvedProblems {
   lastSyncedAt: Time
   "The last sync attempt's error, empty when it succeeded."
   lastSyncError: String!
+  "The accepted problems with the time of each one's first accepted submission, sorted by problem id (the order of ` + "`" + `problemIds` + "`" + `)."
+  problems: [AcceptedProblem!]!
+  "The streak of days with a new AC, computed from the first-AC times when read."
+  streak: SolveStreak!
+}
+
+"A problem the user has accepted on the judge."
+type AcceptedProblem {
+  "The problem id on the judge (e.g. ` + "`" + `abc300_a` + "`" + `)."
+  problemId: String!
+  """
+  When the user's first accepted submission of the problem was made (the
+  earliest AC the sync has seen). Null when unknown: an account synced before
+  first-AC times were kept gets them at its next sync, which reads the
+  history again.
+  """
+  firstAcAt: Time
+}
+
+"""
+A run of consecutive "streak days", counted as AtCoder Problems counts them: a
+day in Japan Standard Time (UTC+9; a day runs from 15:00 UTC to 15:00 UTC) on
+which the user got at least one new AC, the first accepted submission of a
+problem. Solving a problem again makes no day count. Relative to the time of
+the request.
+"""
+type SolveStreak {
+  "Consecutive streak days ending today or yesterday (JST); 0 when the last streak day is older."
+  current: Int!
+  "The longest run of consecutive streak days."
+  longest: Int!
+  "How many streak days there are in all."
+  days: Int!
+  "The latest streak day as YYYY-MM-DD (a JST date); null when there is none."
+  lastDay: String
+  "Accepted problems whose first-AC time is unknown, which count for no day."
+  uncounted: Int!
 }
 
 "The answer to ` + "`" + `syncSolvedProblems` + "`" + `: the sync runs in the background."
@@ -3468,6 +3664,59 @@ type AdtContest {
   title: String!
   "The highest submission id of this contest a sync has processed (0: none yet)."
   lastFetchedSubmissionId: Int!
+  """
+  The contest's problems in index order, each with its difficulty and the
+  signed-in user's progress. Empty until the periodic sync has read them from
+  AtCoder Problems (` + "`" + `contest-problem.json` + "`" + `, listed once the contest has
+  started). The problems of all the contests of ` + "`" + `adtContests` + "`" + ` come with the
+  month's one read, plus one read of the signed-in user's solved list for
+  ` + "`" + `solvedByMe` + "`" + `, ` + "`" + `myFirstAcAt` + "`" + ` or a filter. Errors: UNAUTHENTICATED (SOLVED or
+  UNSOLVED while signed out).
+  """
+  problems(
+    "Which problems to return, by the signed-in user's progress."
+    filter: ProblemSolvedFilter = ALL
+  ): [AdtContestProblem!]!
+}
+
+"Which problems of a list to return, by whether the signed-in user has solved them (on AtCoder, from their linked account's synced submissions)."
+enum ProblemSolvedFilter {
+  "Every problem."
+  ALL
+  "Only the problems the signed-in user has accepted; needs a signed-in user."
+  SOLVED
+  "Only the problems the signed-in user has not accepted (yet); needs a signed-in user."
+  UNSOLVED
+}
+
+"A problem of an AtCoder Daily Training contest: a problem of a past ABC, set again."
+type AdtContestProblem {
+  "AtCoder's problem id, the original contest's (e.g. ` + "`" + `abc305_c` + "`" + `)."
+  problemId: String!
+  "The problem's index in this ADT contest (` + "`" + `A` + "`" + `, ` + "`" + `B` + "`" + `, …), which differs from the original's."
+  index: String!
+  "The problem's name on AtCoder (e.g. ` + "`" + `Snuke the Cookie Picker` + "`" + `); empty when AtCoder Problems does not list it."
+  title: String!
+  "AtCoder Problems' estimated difficulty; null for a problem it has no estimate of."
+  difficulty: AtCoderDifficulty
+  "Whether the signed-in user has this problem accepted (from their linked account's synced submissions); false when signed out."
+  solvedByMe: Boolean!
+  "When the signed-in user's first accepted submission of the problem was made; null when signed out, not solved, or not known yet (see ` + "`" + `AcceptedProblem.firstAcAt` + "`" + `)."
+  myFirstAcAt: Time
+}
+
+"""
+AtCoder Problems' estimated difficulty of a problem (its ` + "`" + `problem-models.json` + "`" + `),
+on the scale of AtCoder ratings: a user of that rating solves the problem with
+probability 1/2.
+"""
+type AtCoderDifficulty {
+  "The estimate as published; below 400, and negative for the easiest problems, it is not shown as such by AtCoder Problems."
+  raw: Float!
+  "The difficulty AtCoder Problems displays: ` + "`" + `raw` + "`" + ` from 400 up, below that ` + "`" + `400 / exp(1 - raw / 400)` + "`" + ` (always above 0), rounded half up."
+  clipped: Int!
+  "Whether the estimate is experimental (made from too little data; AtCoder Problems marks it with a flask)."
+  isExperimental: Boolean!
 }
 
 "One user in a list, with its cursor."
@@ -3948,7 +4197,7 @@ type Query {
     "The check's id."
     id: ID!
   ): Check
-  "AtCoder Daily Training contests of a month, in start order; anyone may read them. Errors: BAD_USER_INPUT (month)."
+  "AtCoder Daily Training contests of a month, in start order, with their problems (` + "`" + `AdtContest.problems` + "`" + `); anyone may read them. Errors: BAD_USER_INPUT (month)."
   adtContests(
     "The month of the contests' start, in UTC, as YYYYMM (e.g. ` + "`" + `202505` + "`" + `)."
     month: String!
@@ -4321,6 +4570,16 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
 
+func (ec *executionContext) childFields_AcceptedProblem(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "problemId":
+		return ec.fieldContext_AcceptedProblem_problemId(ctx, field)
+	case "firstAcAt":
+		return ec.fieldContext_AcceptedProblem_firstAcAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AcceptedProblem", field.Name)
+}
+
 func (ec *executionContext) childFields_AdtContest(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "contestId":
@@ -4335,8 +4594,28 @@ func (ec *executionContext) childFields_AdtContest(ctx context.Context, field gr
 		return ec.fieldContext_AdtContest_title(ctx, field)
 	case "lastFetchedSubmissionId":
 		return ec.fieldContext_AdtContest_lastFetchedSubmissionId(ctx, field)
+	case "problems":
+		return ec.fieldContext_AdtContest_problems(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AdtContest", field.Name)
+}
+
+func (ec *executionContext) childFields_AdtContestProblem(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "problemId":
+		return ec.fieldContext_AdtContestProblem_problemId(ctx, field)
+	case "index":
+		return ec.fieldContext_AdtContestProblem_index(ctx, field)
+	case "title":
+		return ec.fieldContext_AdtContestProblem_title(ctx, field)
+	case "difficulty":
+		return ec.fieldContext_AdtContestProblem_difficulty(ctx, field)
+	case "solvedByMe":
+		return ec.fieldContext_AdtContestProblem_solvedByMe(ctx, field)
+	case "myFirstAcAt":
+		return ec.fieldContext_AdtContestProblem_myFirstAcAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AdtContestProblem", field.Name)
 }
 
 func (ec *executionContext) childFields_AtCoderAccount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4351,6 +4630,18 @@ func (ec *executionContext) childFields_AtCoderAccount(ctx context.Context, fiel
 		return ec.fieldContext_AtCoderAccount_lastError(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AtCoderAccount", field.Name)
+}
+
+func (ec *executionContext) childFields_AtCoderDifficulty(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "raw":
+		return ec.fieldContext_AtCoderDifficulty_raw(ctx, field)
+	case "clipped":
+		return ec.fieldContext_AtCoderDifficulty_clipped(ctx, field)
+	case "isExperimental":
+		return ec.fieldContext_AtCoderDifficulty_isExperimental(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AtCoderDifficulty", field.Name)
 }
 
 func (ec *executionContext) childFields_AuthPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4809,6 +5100,22 @@ func (ec *executionContext) childFields_SearchHistoryEdge(ctx context.Context, f
 	return nil, fmt.Errorf("no field named %q was found under type SearchHistoryEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_SolveStreak(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "current":
+		return ec.fieldContext_SolveStreak_current(ctx, field)
+	case "longest":
+		return ec.fieldContext_SolveStreak_longest(ctx, field)
+	case "days":
+		return ec.fieldContext_SolveStreak_days(ctx, field)
+	case "lastDay":
+		return ec.fieldContext_SolveStreak_lastDay(ctx, field)
+	case "uncounted":
+		return ec.fieldContext_SolveStreak_uncounted(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SolveStreak", field.Name)
+}
+
 func (ec *executionContext) childFields_SolvedProblems(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "platform":
@@ -4823,6 +5130,10 @@ func (ec *executionContext) childFields_SolvedProblems(ctx context.Context, fiel
 		return ec.fieldContext_SolvedProblems_lastSyncedAt(ctx, field)
 	case "lastSyncError":
 		return ec.fieldContext_SolvedProblems_lastSyncError(ctx, field)
+	case "problems":
+		return ec.fieldContext_SolvedProblems_problems(ctx, field)
+	case "streak":
+		return ec.fieldContext_SolvedProblems_streak(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SolvedProblems", field.Name)
 }
@@ -5130,6 +5441,20 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 // endregion ************************** internal!.gotpl ***************************
 
 // region    ***************************** args.gotpl *****************************
+
+func (ec *executionContext) field_AdtContest_problems_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*algoitny.AtCoderProblemFilter, error) {
+			return ec.unmarshalOProblemSolvedFilter2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐAtCoderProblemFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	return args, nil
+}
 
 func (ec *executionContext) field_Check_recentResults_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
@@ -6117,6 +6442,52 @@ func (ec *executionContext) field___Type_fields_args(ctx context.Context, rawArg
 
 // region    **************************** field.gotpl *****************************
 
+func (ec *executionContext) _AcceptedProblem_problemId(ctx context.Context, field graphql.CollectedField, obj *algoitny.AtCoderSolvedProblem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AcceptedProblem_problemId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ProblemID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AcceptedProblem_problemId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AcceptedProblem", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AcceptedProblem_firstAcAt(ctx context.Context, field graphql.CollectedField, obj *algoitny.AtCoderSolvedProblem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AcceptedProblem_firstAcAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FirstACAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AcceptedProblem_firstAcAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AcceptedProblem", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
 func (ec *executionContext) _AdtContest_contestId(ctx context.Context, field graphql.CollectedField, obj *algoitny.ADTContest) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6255,6 +6626,197 @@ func (ec *executionContext) fieldContext_AdtContest_lastFetchedSubmissionId(_ co
 	return graphql.NewScalarFieldContext("AdtContest", field, true, true, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _AdtContest_problems(ctx context.Context, field graphql.CollectedField, obj *algoitny.ADTContest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AdtContest_problems(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.AdtContest().Problems(ctx, obj, fc.Args["filter"].(*algoitny.AtCoderProblemFilter))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*algoitny.ADTContestProblem) graphql.Marshaler {
+			return ec.marshalNAdtContestProblem2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐADTContestProblemᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AdtContest_problems(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AdtContest",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AdtContestProblem(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_AdtContest_problems_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AdtContestProblem_problemId(ctx context.Context, field graphql.CollectedField, obj *algoitny.ADTContestProblem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AdtContestProblem_problemId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ProblemID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AdtContestProblem_problemId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AdtContestProblem", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AdtContestProblem_index(ctx context.Context, field graphql.CollectedField, obj *algoitny.ADTContestProblem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AdtContestProblem_index(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Index, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AdtContestProblem_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AdtContestProblem", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AdtContestProblem_title(ctx context.Context, field graphql.CollectedField, obj *algoitny.ADTContestProblem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AdtContestProblem_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AdtContestProblem_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AdtContestProblem", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AdtContestProblem_difficulty(ctx context.Context, field graphql.CollectedField, obj *algoitny.ADTContestProblem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AdtContestProblem_difficulty(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Difficulty, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.AtCoderDifficulty) graphql.Marshaler {
+			return ec.marshalOAtCoderDifficulty2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐAtCoderDifficulty(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AdtContestProblem_difficulty(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AdtContestProblem",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AtCoderDifficulty(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AdtContestProblem_solvedByMe(ctx context.Context, field graphql.CollectedField, obj *algoitny.ADTContestProblem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AdtContestProblem_solvedByMe(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SolvedByMe, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AdtContestProblem_solvedByMe(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AdtContestProblem", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _AdtContestProblem_myFirstAcAt(ctx context.Context, field graphql.CollectedField, obj *algoitny.ADTContestProblem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AdtContestProblem_myFirstAcAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FirstACAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AdtContestProblem_myFirstAcAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AdtContestProblem", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
 func (ec *executionContext) _AtCoderAccount_handle(ctx context.Context, field graphql.CollectedField, obj *algoitny.AtCoderLink) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6345,6 +6907,75 @@ func (ec *executionContext) _AtCoderAccount_lastError(ctx context.Context, field
 }
 func (ec *executionContext) fieldContext_AtCoderAccount_lastError(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AtCoderAccount", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AtCoderDifficulty_raw(ctx context.Context, field graphql.CollectedField, obj *algoitny.AtCoderDifficulty) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AtCoderDifficulty_raw(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Raw, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AtCoderDifficulty_raw(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AtCoderDifficulty", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _AtCoderDifficulty_clipped(ctx context.Context, field graphql.CollectedField, obj *algoitny.AtCoderDifficulty) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AtCoderDifficulty_clipped(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Clipped(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AtCoderDifficulty_clipped(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AtCoderDifficulty", field, true, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AtCoderDifficulty_isExperimental(ctx context.Context, field graphql.CollectedField, obj *algoitny.AtCoderDifficulty) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AtCoderDifficulty_isExperimental(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsExperimental, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AtCoderDifficulty_isExperimental(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AtCoderDifficulty", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _AuthPayload_token(ctx context.Context, field graphql.CollectedField, obj *model.AuthPayload) (ret graphql.Marshaler) {
@@ -12195,6 +12826,121 @@ func (ec *executionContext) fieldContext_SearchHistoryEdge_node(_ context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _SolveStreak_current(ctx context.Context, field graphql.CollectedField, obj *algoitny.AtCoderStreak) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SolveStreak_current(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Current, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SolveStreak_current(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SolveStreak", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SolveStreak_longest(ctx context.Context, field graphql.CollectedField, obj *algoitny.AtCoderStreak) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SolveStreak_longest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Longest, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SolveStreak_longest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SolveStreak", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SolveStreak_days(ctx context.Context, field graphql.CollectedField, obj *algoitny.AtCoderStreak) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SolveStreak_days(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Days, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SolveStreak_days(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SolveStreak", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SolveStreak_lastDay(ctx context.Context, field graphql.CollectedField, obj *algoitny.AtCoderStreak) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SolveStreak_lastDay(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SolveStreak().LastDay(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SolveStreak_lastDay(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SolveStreak", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SolveStreak_uncounted(ctx context.Context, field graphql.CollectedField, obj *algoitny.AtCoderStreak) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SolveStreak_uncounted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Uncounted, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SolveStreak_uncounted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SolveStreak", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _SolvedProblems_platform(ctx context.Context, field graphql.CollectedField, obj *algoitny.SolvedProblems) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12331,6 +13077,70 @@ func (ec *executionContext) _SolvedProblems_lastSyncError(ctx context.Context, f
 }
 func (ec *executionContext) fieldContext_SolvedProblems_lastSyncError(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SolvedProblems", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SolvedProblems_problems(ctx context.Context, field graphql.CollectedField, obj *algoitny.SolvedProblems) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SolvedProblems_problems(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Problems, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []algoitny.AtCoderSolvedProblem) graphql.Marshaler {
+			return ec.marshalNAcceptedProblem2ᚕgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐAtCoderSolvedProblemᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SolvedProblems_problems(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SolvedProblems",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AcceptedProblem(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SolvedProblems_streak(ctx context.Context, field graphql.CollectedField, obj *algoitny.SolvedProblems) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SolvedProblems_streak(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Streak, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v algoitny.AtCoderStreak) graphql.Marshaler {
+			return ec.marshalNSolveStreak2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐAtCoderStreak(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SolvedProblems_streak(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SolvedProblems",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SolveStreak(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Subscription_jobUpdated(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
@@ -16201,6 +17011,49 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 
 // region    **************************** object.gotpl ****************************
 
+var acceptedProblemImplementors = []string{"AcceptedProblem"}
+
+func (ec *executionContext) _AcceptedProblem(ctx context.Context, sel ast.SelectionSet, obj *algoitny.AtCoderSolvedProblem) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, acceptedProblemImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AcceptedProblem")
+		case "problemId":
+			out.Values[i] = ec._AcceptedProblem_problemId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "firstAcAt":
+			out.Values[i] = ec._AcceptedProblem_firstAcAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var adtContestImplementors = []string{"AdtContest"}
 
 func (ec *executionContext) _AdtContest(ctx context.Context, sel ast.SelectionSet, obj *algoitny.ADTContest) graphql.Marshaler {
@@ -16342,6 +17195,107 @@ func (ec *executionContext) _AdtContest(ctx context.Context, sel ast.SelectionSe
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "problems":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AdtContest_problems(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var adtContestProblemImplementors = []string{"AdtContestProblem"}
+
+func (ec *executionContext) _AdtContestProblem(ctx context.Context, sel ast.SelectionSet, obj *algoitny.ADTContestProblem) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, adtContestProblemImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AdtContestProblem")
+		case "problemId":
+			out.Values[i] = ec._AdtContestProblem_problemId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "index":
+			out.Values[i] = ec._AdtContestProblem_index(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._AdtContestProblem_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "difficulty":
+			out.Values[i] = ec._AdtContestProblem_difficulty(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "solvedByMe":
+			out.Values[i] = ec._AdtContestProblem_solvedByMe(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "myFirstAcAt":
+			out.Values[i] = ec._AdtContestProblem_myFirstAcAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -16392,6 +17346,54 @@ func (ec *executionContext) _AtCoderAccount(ctx context.Context, sel ast.Selecti
 			}
 		case "lastError":
 			out.Values[i] = ec._AtCoderAccount_lastError(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var atCoderDifficultyImplementors = []string{"AtCoderDifficulty"}
+
+func (ec *executionContext) _AtCoderDifficulty(ctx context.Context, sel ast.SelectionSet, obj *algoitny.AtCoderDifficulty) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, atCoderDifficultyImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AtCoderDifficulty")
+		case "raw":
+			out.Values[i] = ec._AtCoderDifficulty_raw(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clipped":
+			out.Values[i] = ec._AtCoderDifficulty_clipped(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "isExperimental":
+			out.Values[i] = ec._AtCoderDifficulty_isExperimental(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -19599,6 +20601,97 @@ func (ec *executionContext) _SearchHistoryEdge(ctx context.Context, sel ast.Sele
 	return out
 }
 
+var solveStreakImplementors = []string{"SolveStreak"}
+
+func (ec *executionContext) _SolveStreak(ctx context.Context, sel ast.SelectionSet, obj *algoitny.AtCoderStreak) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, solveStreakImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SolveStreak")
+		case "current":
+			out.Values[i] = ec._SolveStreak_current(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "longest":
+			out.Values[i] = ec._SolveStreak_longest(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "days":
+			out.Values[i] = ec._SolveStreak_days(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "lastDay":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._SolveStreak_lastDay(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "uncounted":
+			out.Values[i] = ec._SolveStreak_uncounted(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var solvedProblemsImplementors = []string{"SolvedProblems"}
 
 func (ec *executionContext) _SolvedProblems(ctx context.Context, sel ast.SelectionSet, obj *algoitny.SolvedProblems) graphql.Marshaler {
@@ -19671,6 +20764,16 @@ func (ec *executionContext) _SolvedProblems(ctx context.Context, sel ast.Selecti
 			}
 		case "lastSyncError":
 			out.Values[i] = ec._SolvedProblems_lastSyncError(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "problems":
+			out.Values[i] = ec._SolvedProblems_problems(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "streak":
+			out.Values[i] = ec._SolvedProblems_streak(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -21390,6 +22493,26 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) marshalNAcceptedProblem2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐAtCoderSolvedProblem(ctx context.Context, sel ast.SelectionSet, v algoitny.AtCoderSolvedProblem) graphql.Marshaler {
+	return ec._AcceptedProblem(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNAcceptedProblem2ᚕgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐAtCoderSolvedProblemᚄ(ctx context.Context, sel ast.SelectionSet, v []algoitny.AtCoderSolvedProblem) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAcceptedProblem2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐAtCoderSolvedProblem(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNAdtContest2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐADTContestᚄ(ctx context.Context, sel ast.SelectionSet, v []*algoitny.ADTContest) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -21414,6 +22537,32 @@ func (ec *executionContext) marshalNAdtContest2ᚖgithubᚗcomᚋalgoitnyᚋapi�
 		return graphql.Null
 	}
 	return ec._AdtContest(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAdtContestProblem2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐADTContestProblemᚄ(ctx context.Context, sel ast.SelectionSet, v []*algoitny.ADTContestProblem) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAdtContestProblem2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐADTContestProblem(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAdtContestProblem2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐADTContestProblem(ctx context.Context, sel ast.SelectionSet, v *algoitny.ADTContestProblem) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AdtContestProblem(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNAdtDifficulty2githubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐAdtDifficulty(ctx context.Context, v any) (model.AdtDifficulty, error) {
@@ -21724,6 +22873,22 @@ func (ec *executionContext) marshalNExecutionStat2ᚖgithubᚗcomᚋalgoitnyᚋa
 		return graphql.Null
 	}
 	return ec._ExecutionStat(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNFloat2float64(ctx context.Context, v any) (float64, error) {
+	res, err := graphql.UnmarshalFloatContext(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFloat2float64(ctx context.Context, sel ast.SelectionSet, v float64) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalFloatContext(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return graphql.WrapContextMarshaler(ctx, res)
 }
 
 func (ec *executionContext) unmarshalNGenerateTestCasesInput2githubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐGenerateTestCasesInput(ctx context.Context, v any) (model.GenerateTestCasesInput, error) {
@@ -22175,6 +23340,10 @@ func (ec *executionContext) marshalNSearchHistoryEdge2ᚖgithubᚗcomᚋalgoitny
 		return graphql.Null
 	}
 	return ec._SearchHistoryEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSolveStreak2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐAtCoderStreak(ctx context.Context, sel ast.SelectionSet, v algoitny.AtCoderStreak) graphql.Marshaler {
+	return ec._SolveStreak(ctx, sel, &v)
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
@@ -22658,6 +23827,13 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 	return res
 }
 
+func (ec *executionContext) marshalOAtCoderDifficulty2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐAtCoderDifficulty(ctx context.Context, sel ast.SelectionSet, v *algoitny.AtCoderDifficulty) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AtCoderDifficulty(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -23000,6 +24176,38 @@ func (ec *executionContext) unmarshalOProblemFilter2ᚖgithubᚗcomᚋalgoitny�
 	res, err := ec.unmarshalInputProblemFilter(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
+
+func (ec *executionContext) unmarshalOProblemSolvedFilter2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐAtCoderProblemFilter(ctx context.Context, v any) (*algoitny.AtCoderProblemFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalOProblemSolvedFilter2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐAtCoderProblemFilter[tmp]
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOProblemSolvedFilter2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐAtCoderProblemFilter(ctx context.Context, sel ast.SelectionSet, v *algoitny.AtCoderProblemFilter) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(marshalOProblemSolvedFilter2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐAtCoderProblemFilter[*v])
+	return res
+}
+
+var (
+	unmarshalOProblemSolvedFilter2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐAtCoderProblemFilter = map[string]algoitny.AtCoderProblemFilter{
+		"ALL":      algoitny.AtCoderProblemsAll,
+		"SOLVED":   algoitny.AtCoderProblemsSolved,
+		"UNSOLVED": algoitny.AtCoderProblemsUnsolved,
+	}
+	marshalOProblemSolvedFilter2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐAtCoderProblemFilter = map[algoitny.AtCoderProblemFilter]string{
+		algoitny.AtCoderProblemsAll:      "ALL",
+		algoitny.AtCoderProblemsSolved:   "SOLVED",
+		algoitny.AtCoderProblemsUnsolved: "UNSOLVED",
+	}
+)
 
 func (ec *executionContext) marshalOSearchHistory2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐSearchHistory(ctx context.Context, sel ast.SelectionSet, v *algoitny.SearchHistory) graphql.Marshaler {
 	if v == nil {

@@ -99,6 +99,8 @@ type AtCoder interface {
 	SolvedBy(ctx context.Context, userID string, problemIDs []string) (map[string]bool, error)
 	SyncNow(ctx context.Context) (algoitny.AtCoderSyncResult, error)
 	ADTContests(ctx context.Context, month string) ([]algoitny.ADTContest, error)
+	MarkSolvedByMe(ctx context.Context, contests []algoitny.ADTContest) error
+	FilterProblems(ctx context.Context, problems []algoitny.ADTContestProblem, filter algoitny.AtCoderProblemFilter) ([]algoitny.ADTContestProblem, error)
 }
 
 // Watches is URL checks (watch.Service).

@@ -29,6 +29,22 @@ func (r *adtContestResolver) LastFetchedSubmissionID(ctx context.Context, obj *a
 	return int(obj.LastFetchedSubmissionID), nil
 }
 
+func (r *adtContestResolver) Problems(ctx context.Context, obj *algoitny.ADTContest, filter *algoitny.AtCoderProblemFilter) ([]*algoitny.ADTContestProblem, error) {
+	f := algoitny.AtCoderProblemsAll
+	if filter != nil {
+		f = *filter
+	}
+	ps, err := r.AtCoder.FilterProblems(ctx, obj.Problems, f)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*algoitny.ADTContestProblem, len(ps))
+	for i := range ps {
+		out[i] = &ps[i]
+	}
+	return out, nil
+}
+
 func (r *checkResolver) ID(ctx context.Context, obj *algoitny.Check) (string, error) {
 	return globalID("Check", obj.ID), nil
 }
@@ -569,6 +585,11 @@ func (r *queryResolver) AdtContests(ctx context.Context, month string) ([]*algoi
 	if err != nil {
 		return nil, err
 	}
+	if asksSolvedByMe(ctx) {
+		if err := r.AtCoder.MarkSolvedByMe(ctx, contests); err != nil {
+			return nil, err
+		}
+	}
 	out := make([]*algoitny.ADTContest, len(contests))
 	for i := range contests {
 		out[i] = &contests[i]
@@ -603,6 +624,13 @@ func (r *searchHistoryResolver) Job(ctx context.Context, obj *algoitny.SearchHis
 		return nil, nil
 	}
 	return loader.For(ctx).Job.Load(ctx, obj.JobID)()
+}
+
+func (r *solveStreakResolver) LastDay(ctx context.Context, obj *algoitny.AtCoderStreak) (*string, error) {
+	if obj.LastDay == "" {
+		return nil, nil
+	}
+	return &obj.LastDay, nil
 }
 
 func (r *solvedProblemsResolver) Platform(ctx context.Context, obj *algoitny.SolvedProblems) (algoitny.Platform, error) {
@@ -808,6 +836,8 @@ func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
 
 func (r *Resolver) SearchHistory() SearchHistoryResolver { return &searchHistoryResolver{r} }
 
+func (r *Resolver) SolveStreak() SolveStreakResolver { return &solveStreakResolver{r} }
+
 func (r *Resolver) SolvedProblems() SolvedProblemsResolver { return &solvedProblemsResolver{r} }
 
 func (r *Resolver) Subscription() SubscriptionResolver { return &subscriptionResolver{r} }
@@ -834,6 +864,7 @@ type (
 	problemResolver                struct{ *Resolver }
 	queryResolver                  struct{ *Resolver }
 	searchHistoryResolver          struct{ *Resolver }
+	solveStreakResolver            struct{ *Resolver }
 	solvedProblemsResolver         struct{ *Resolver }
 	subscriptionResolver           struct{ *Resolver }
 	testCaseResolver               struct{ *Resolver }

@@ -116,21 +116,50 @@ func validProblemID(id string) bool {
 	return true
 }
 
-// mergeIDs returns the sorted union of a sorted, duplicate-free list and
-// more ids, and how many ids were new.
-func mergeIDs(sorted []string, more []string) ([]string, int) {
-	set := NewProblemSet(sorted...)
-	added := 0
-	for _, id := range more {
-		if !set.Has(id) {
-			set[id] = struct{}{}
-			added++
+// acState is an AC list being merged: problem id → epoch second of its
+// first accepted submission (0: unknown).
+type acState map[string]int64
+
+func newACState(l *algoitny.ACList) acState {
+	st := make(acState, len(l.ProblemIDs))
+	for i, id := range l.ProblemIDs {
+		var t int64
+		if l.TimesRecorded && i < len(l.FirstAC) {
+			t = l.FirstAC[i]
 		}
+		st[id] = t
 	}
-	if added == 0 {
-		return sorted, 0
+	return st
+}
+
+// add records an accepted submission of problemID at second and reports
+// whether the problem is new and whether its first-AC time was set or moved
+// earlier (submissions may come out of order and more than once: the
+// earliest wins).
+func (st acState) add(problemID string, second int64) (added, timed bool) {
+	cur, ok := st[problemID]
+	if second <= 0 {
+		second = 0
 	}
-	return set.Sorted(), added
+	switch {
+	case !ok:
+		st[problemID] = second
+		return true, false
+	case second > 0 && (cur == 0 || second < cur):
+		st[problemID] = second
+		return false, true
+	}
+	return false, false
+}
+
+// list returns the AC list of the state: sorted ids and their times.
+func (st acState) list(version int64) *algoitny.ACList {
+	ids := slices.Sorted(maps.Keys(st))
+	times := make([]int64, len(ids))
+	for i, id := range ids {
+		times[i] = st[id]
+	}
+	return &algoitny.ACList{ProblemIDs: ids, FirstAC: times, TimesRecorded: true, Version: version}
 }
 
 // errNotLinked is the ENOTFOUND of operations that need a linked account.

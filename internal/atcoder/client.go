@@ -53,6 +53,47 @@ type Contest struct {
 	RateChange       string `json:"rate_change"`
 }
 
+// ContestProblem is one entry of the API's contest–problem pairs
+// (/atcoder/resources/contest-problem.json): a problem set in a contest,
+// with its index there. One problem can be in several contests (an ADT
+// contest reuses ABC problems, under indexes of its own).
+type ContestProblem struct {
+	ContestID    string `json:"contest_id"`
+	ProblemID    string `json:"problem_id"`
+	ProblemIndex string `json:"problem_index"`
+}
+
+// Problem is one entry of the API's problem list
+// (/atcoder/resources/problems.json). ContestID is one contest the problem
+// is in (not necessarily the one it was first set in).
+type Problem struct {
+	ID           string `json:"id"`
+	ContestID    string `json:"contest_id"`
+	ProblemIndex string `json:"problem_index"`
+	// Name is the problem's name ("Sequence Sum"); Title adds the index of
+	// ContestID ("E. Sequence Sum").
+	Name  string `json:"name"`
+	Title string `json:"title"`
+}
+
+// ProblemModel is one value of the API's estimated problem models
+// (/atcoder/resources/problem-models.json, keyed by problem id). Every
+// field may be absent; Difficulty is the raw IRT estimate, on the scale of
+// AtCoder ratings and negative for the easiest problems (AtCoder Problems
+// displays it clipped: algoitny.AtCoderDifficulty).
+type ProblemModel struct {
+	Slope            *float64 `json:"slope,omitempty"`
+	Intercept        *float64 `json:"intercept,omitempty"`
+	Variance         *float64 `json:"variance,omitempty"`
+	Difficulty       *float64 `json:"difficulty,omitempty"`
+	Discrimination   *float64 `json:"discrimination,omitempty"`
+	IrtLoglikelihood *float64 `json:"irt_loglikelihood,omitempty"`
+	IrtUsers         *float64 `json:"irt_users,omitempty"`
+	// IsExperimental marks a difficulty estimated from too little data
+	// (AtCoder Problems shows it with a flask icon).
+	IsExperimental bool `json:"is_experimental"`
+}
+
 // ClientConfig configures a Client. Zero values take the defaults.
 type ClientConfig struct {
 	// BaseURL is the API's origin (default DefaultBaseURL). It is operator
@@ -80,8 +121,8 @@ type ClientConfig struct {
 	// 1 min); longer ones fail the call so that a River job retries later
 	// instead of holding a worker.
 	MaxRetryAfter time.Duration
-	// MaxResponseBytes bounds a response body (default 64 MiB; contests.json
-	// is a few MB).
+	// MaxResponseBytes bounds a response body (default 64 MiB; contests.json,
+	// problems.json and problem-models.json are a few MB each).
 	MaxResponseBytes int64
 	// HTTPClient is the transport (default: a new http.Client). Its own
 	// Timeout, if any, also applies.
@@ -183,6 +224,45 @@ func (c *Client) Contests(ctx context.Context) ([]Contest, error) {
 		return nil, err
 	}
 	return cs, nil
+}
+
+// The static resources besides the contest list, under /atcoder/ as well
+// (https://kenkoooo.com/atcoder/resources/…). Each is one file of a few MB,
+// rebuilt by AtCoder Problems from time to time.
+const (
+	ContestProblemsPath = "/atcoder/resources/contest-problem.json"
+	ProblemsPath        = "/atcoder/resources/problems.json"
+	ProblemModelsPath   = "/atcoder/resources/problem-models.json"
+)
+
+// ContestProblems returns every contest–problem pair AtCoder Problems knows
+// (GET ContestProblemsPath). Errors as for Submissions.
+func (c *Client) ContestProblems(ctx context.Context) ([]ContestProblem, error) {
+	var out []ContestProblem
+	if err := c.get(ctx, ContestProblemsPath, nil, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Problems returns every problem AtCoder Problems knows (GET ProblemsPath).
+// Errors as for Submissions.
+func (c *Client) Problems(ctx context.Context) ([]Problem, error) {
+	var out []Problem
+	if err := c.get(ctx, ProblemsPath, nil, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ProblemModels returns the estimated models by problem id
+// (GET ProblemModelsPath). Errors as for Submissions.
+func (c *Client) ProblemModels(ctx context.Context) (map[string]ProblemModel, error) {
+	var out map[string]ProblemModel
+	if err := c.get(ctx, ProblemModelsPath, nil, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // APIError is a failed call to the API. Temporary failures (429, 5xx,

@@ -2,6 +2,7 @@ package atcoder
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,6 +32,15 @@ type Service struct {
 	// before it is linked. Nil skips the check (tests of the storage rules);
 	// the server always sets it.
 	API SubmissionsAPI
+	// Now is the clock of streaks (default time.Now).
+	Now func() time.Time
+}
+
+func (s *Service) now() time.Time {
+	if s.Now == nil {
+		return time.Now()
+	}
+	return s.Now()
 }
 
 // SubmissionsAPI is the part of AtCoder Problems' API that LinkAccount asks
@@ -130,7 +140,8 @@ func (s *Service) Handle(ctx context.Context, userID string) (string, error) {
 	return link.Handle, nil
 }
 
-// Solved returns userID's handle and solved problems, read in one request.
+// Solved returns userID's handle and solved problems with their first-AC
+// times and the streak computed from them as of now, read in one request.
 // It returns EUNAUTHENTICATED, EFORBIDDEN and ENOTFOUND (no linked account).
 func (s *Service) Solved(ctx context.Context, userID string) (algoitny.SolvedProblems, error) {
 	if err := canRead(ctx, userID); err != nil {
@@ -144,7 +155,10 @@ func (s *Service) Solved(ctx context.Context, userID string) (algoitny.SolvedPro
 	if ids == nil {
 		ids = []string{}
 	}
-	return algoitny.SolvedProblems{Handle: link.Handle, ProblemIDs: ids, Count: len(ids), LastSyncedAt: link.LastSyncedAt, LastSyncError: link.LastError}, nil
+	return algoitny.SolvedProblems{
+		Handle: link.Handle, ProblemIDs: ids, Count: len(ids), LastSyncedAt: link.LastSyncedAt, LastSyncError: link.LastError,
+		Problems: solvedProblems(ac), Streak: Streak(ac, s.now()),
+	}, nil
 }
 
 // SolvedMany returns the solved problems of many users, read with
@@ -228,13 +242,65 @@ func (s *Service) SyncNow(ctx context.Context) (algoitny.AtCoderSyncResult, erro
 }
 
 // ADTContests returns the AtCoder Daily Training contests starting in month
-// (YYYYMM, UTC), in chronological order. Anyone may read them. It returns
-// EINVALID (month).
+// (YYYYMM, UTC), in chronological order, with their problems and
+// difficulties: one Query. Anyone may read them; MarkSolvedByMe adds the
+// caller's progress. It returns EINVALID (month).
 func (s *Service) ADTContests(ctx context.Context, month string) ([]algoitny.ADTContest, error) {
 	if _, err := ParseMonth(month); err != nil {
 		return nil, err
 	}
 	return s.Store.ListADTContests(ctx, month)
+}
+
+// MarkSolvedByMe fills in SolvedByMe and FirstACAt of the contests'
+// problems for the signed-in caller, from one read of the caller's AC list;
+// for an anonymous caller, or contests without problems, it reads nothing
+// and leaves them false and nil. The contests' problems are changed in
+// place. It returns EINTERNAL when storage fails.
+func (s *Service) MarkSolvedByMe(ctx context.Context, contests []algoitny.ADTContest) error {
+	a := algoitny.ActorFrom(ctx)
+	if !a.SignedIn() || !slices.ContainsFunc(contests, func(c algoitny.ADTContest) bool { return len(c.Problems) > 0 }) {
+		return nil
+	}
+	ac, err := s.Store.GetACList(ctx, a.UserID())
+	if err != nil {
+		return err
+	}
+	for i := range contests {
+		for j := range contests[i].Problems {
+			p := &contests[i].Problems[j]
+			sec, solved := ac.FirstACOf(p.ProblemID)
+			p.SolvedByMe, p.FirstACAt = solved, nil
+			if sec > 0 {
+				t := time.Unix(sec, 0).UTC()
+				p.FirstACAt = &t
+			}
+		}
+	}
+	return nil
+}
+
+// FilterProblems returns the problems that pass filter, which must be
+// ALL for an anonymous caller (EUNAUTHENTICATED otherwise: "unsolved" means
+// nothing without a user). The problems must have been through
+// MarkSolvedByMe.
+func (s *Service) FilterProblems(ctx context.Context, problems []algoitny.ADTContestProblem, filter algoitny.AtCoderProblemFilter) ([]algoitny.ADTContestProblem, error) {
+	if filter == "" || filter == algoitny.AtCoderProblemsAll {
+		if problems == nil {
+			return []algoitny.ADTContestProblem{}, nil
+		}
+		return problems, nil
+	}
+	if err := algoitny.ActorFrom(ctx).RequireUser(); err != nil {
+		return nil, err
+	}
+	out := make([]algoitny.ADTContestProblem, 0, len(problems))
+	for _, p := range problems {
+		if filter.Keeps(p.SolvedByMe) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }
 
 // canRead applies the visibility rule: the user themself or staff.

@@ -47,6 +47,9 @@ type Store interface {
 	// PutADTContests stores contest records with BatchWriteItem (25 a call,
 	// unprocessed items retried), replacing records of the same key.
 	PutADTContests(ctx context.Context, contests []algoitny.ADTContest) error
+	// SetADTContestProblems replaces the problems of contest c's record; it
+	// reports false (and changes nothing) when the record is missing.
+	SetADTContestProblems(ctx context.Context, c algoitny.ADTContest, problems []algoitny.ADTContestProblem) (bool, error)
 	// AdvanceADTContest raises the contest's last_fetched_submission_id to
 	// submissionID; it reports false (and changes nothing) when the record
 	// is missing or already at or past it.

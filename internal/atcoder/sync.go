@@ -15,6 +15,9 @@ import (
 type API interface {
 	Submissions(ctx context.Context, handle string, fromSecond int64) ([]Submission, error)
 	Contests(ctx context.Context) ([]Contest, error)
+	ContestProblems(ctx context.Context) ([]ContestProblem, error)
+	Problems(ctx context.Context) ([]Problem, error)
+	ProblemModels(ctx context.Context) (map[string]ProblemModel, error)
 }
 
 var _ API = (*Client)(nil)
@@ -48,6 +51,12 @@ type SyncReport struct {
 	Fetched, New, NewAC int
 	// Added counts the problems added to the AC list; Solved is its size.
 	Added, Solved int
+	// Timed counts the problems already listed whose first-AC time was
+	// filled in or moved earlier.
+	Timed int
+	// Backfill is true when the sync read the history from the start again
+	// to fill in the first-AC times of a list stored without them.
+	Backfill bool
 	// ContestsAdvanced counts ADT contest records whose
 	// last_fetched_submission_id was raised.
 	ContestsAdvanced int
@@ -123,10 +132,22 @@ func (s *Syncer) recordFailure(ctx context.Context, link *algoitny.AtCoderLink, 
 }
 
 // run pages through the submissions after link's cursor and commits each
-// page with its cursor. An ECONFLICT means the state read is stale.
+// page with its cursor. An ECONFLICT means the state read is stale. A list
+// stored without first-AC times (ACList.TimesRecorded false) is read again
+// from the start: see "First-AC times" in the package documentation.
 func (s *Syncer) run(ctx context.Context, link *algoitny.AtCoderLink, ac *algoitny.ACList, rep *SyncReport) error {
 	cursor := link.Cursor
-	version, acVersion, ids := link.Version, ac.Version, ac.ProblemIDs
+	version, acVersion := link.Version, ac.Version
+	st := newACState(ac)
+	// writeAC forces the first commit of a backfill to store the list with
+	// times, so that a backfill interrupted later resumes from its cursor
+	// instead of starting over.
+	writeAC := false
+	if ac.Version > 0 && !ac.TimesRecorded && len(ac.ProblemIDs) > 0 {
+		rep.Backfill, writeAC = true, true
+		s.logger().Info("atcoder: reading the history again for first-AC times", "user", link.UserID, "handle", link.Handle, "from", formatSecond(cursor.Second))
+		cursor = algoitny.AtCoderCursor{}
+	}
 	contests := contestIndex{}
 	for {
 		subs, err := s.API.Submissions(ctx, link.Handle, cursor.Second)
@@ -144,15 +165,21 @@ func (s *Syncer) run(ctx context.Context, link *algoitny.AtCoderLink, ac *algoit
 				"handle", link.Handle, "second", formatSecond(cursor.Second))
 			next = algoitny.AtCoderCursor{Second: cursor.Second + 1}
 		}
-		var accepted []string
+		added, timed := 0, 0
 		for _, sub := range fresh {
-			if sub.Result == resultAC && validProblemID(sub.ProblemID) {
-				accepted = append(accepted, sub.ProblemID)
+			if sub.Result != resultAC || !validProblemID(sub.ProblemID) {
+				continue
+			}
+			rep.NewAC++
+			a, t := st.add(sub.ProblemID, sub.EpochSecond)
+			if a {
+				added++
+			}
+			if t {
+				timed++
 			}
 		}
 		rep.New += len(fresh)
-		rep.NewAC += len(accepted)
-		merged, added := mergeIDs(ids, accepted)
 		// Contest records first: if the commit below fails, the page is
 		// fetched again and the (monotonic) updates are repeated harmlessly.
 		n, err := s.advanceContests(ctx, contests, fresh)
@@ -162,22 +189,24 @@ func (s *Syncer) run(ctx context.Context, link *algoitny.AtCoderLink, ac *algoit
 		rep.ContestsAdvanced += n
 		done := len(subs) < SubmissionsPageSize
 		c := algoitny.AtCoderSyncCommit{UserID: link.UserID, LinkID: link.LinkID, LinkVersion: version, Cursor: next, Finished: done, At: s.now()}
-		if added > 0 {
-			c.AC = &algoitny.ACList{ProblemIDs: merged, Version: acVersion}
+		changed := added > 0 || timed > 0 || writeAC
+		if changed {
+			c.AC = st.list(acVersion)
 		}
 		if err := s.Store.CommitAtCoderSync(ctx, c); err != nil {
 			return err
 		}
 		version++
-		if added > 0 {
+		if changed {
 			acVersion++
-			ids = merged
+			writeAC = false
 			rep.Added += added
+			rep.Timed += timed
 		}
 		cursor = next
 		if done {
 			rep.Finished = true
-			rep.Solved = len(ids)
+			rep.Solved = len(st)
 			return nil
 		}
 	}

@@ -3,6 +3,7 @@ package atcoder_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -409,5 +410,164 @@ func TestSweep(t *testing.T) {
 		if rep.Synced != 3 || !rep.Done {
 			t.Fatalf("sweep after the outage %+v", rep)
 		}
+	})
+}
+
+// firstACOf returns each accepted problem's earliest accepted second in subs.
+func firstACOf(subs []atcoder.Submission) map[string]int64 {
+	out := map[string]int64{}
+	for _, s := range subs {
+		if s.Result != "AC" {
+			continue
+		}
+		if cur, ok := out[s.ProblemID]; !ok || s.EpochSecond < cur {
+			out[s.ProblemID] = s.EpochSecond
+		}
+	}
+	return out
+}
+
+// checkFirstAC fails unless userID's list holds exactly want's problems with
+// want's times.
+func checkFirstAC(t *testing.T, b bundle, userID string, want map[string]int64) {
+	t.Helper()
+	l := must[*algoitny.ACList](t)(b.db.GetACList(context.Background(), userID))
+	if !l.TimesRecorded || len(l.ProblemIDs) != len(want) {
+		t.Fatalf("list: recorded=%v, %d problems, want %d", l.TimesRecorded, len(l.ProblemIDs), len(want))
+	}
+	for id, sec := range want {
+		if got, found := l.FirstACOf(id); !found || got != sec {
+			t.Fatalf("first AC of %s = %d (listed %v), want %d", id, got, found, sec)
+		}
+	}
+}
+
+func TestFirstAC(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+
+	t.Run("OutOfOrderAndDuplicateSubmissions", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t, atcoder.ClientConfig{})
+		// 496 wrong answers, so that the first page (500) ends inside second
+		// 5000, which holds two accepted submissions of abc100_b.
+		var subs []atcoder.Submission
+		for i := range int64(496) {
+			subs = append(subs, atcodertest.Sub(10_000+i, 100+i, "ooo", "abc001", "abc001_a", "WA"))
+		}
+		subs = append(subs,
+			atcodertest.Sub(50, 1000, "ooo", "abc100", "abc100_a", "WA"),
+			atcodertest.Sub(40, 1001, "ooo", "abc100", "abc100_a", "AC"), // ids do not follow time
+			atcodertest.Sub(10, 1005, "ooo", "abc100", "abc100_a", "AC"), // a later AC with a smaller id
+			atcodertest.Sub(20_001, 5000, "ooo", "abc100", "abc100_b", "AC"),
+			atcodertest.Sub(20_000, 5000, "ooo", "abc100", "abc100_b", "AC"), // same second: the page boundary
+			atcodertest.Sub(20_002, 5001, "ooo", "abc100", "abc100_b", "AC"),
+			atcodertest.Sub(70, 6000, "ooo", "abc100", "abc100_c", "CE"),
+		)
+		b.srv.AddSubmissions(subs...)
+		b.srv.ReversePages(true)
+		link(t, b, "u1", "ooo")
+		rep, err := b.syncer.SyncUser(ctx, "u1")
+		ok(t, err)
+		// Newest first within the page, abc100_a's AC at 1005 came before the
+		// one at 1001, which moved its time earlier (Timed).
+		if rep.Calls != 2 || rep.Added != 2 || rep.Timed != 1 || rep.NewAC != 5 {
+			t.Fatalf("report %+v", rep)
+		}
+		checkFirstAC(t, b, "u1", map[string]int64{"abc100_a": 1001, "abc100_b": 5000})
+
+		// Later: a new problem, and more accepted submissions of the old ones.
+		b.srv.AddSubmissions(
+			atcodertest.Sub(30_000, 7000, "ooo", "abc100", "abc100_a", "AC"),
+			atcodertest.Sub(30_001, 7000, "ooo", "abc100", "abc100_c", "AC"),
+			atcodertest.Sub(30_002, 7001, "ooo", "abc100", "abc100_c", "AC"),
+		)
+		rep, err = b.syncer.SyncUser(ctx, "u1")
+		ok(t, err)
+		// abc100_c entered at 7001 (newest first) and moved to 7000.
+		if rep.Added != 1 || rep.Timed != 1 || rep.Backfill {
+			t.Fatalf("second report %+v", rep)
+		}
+		want := map[string]int64{"abc100_a": 1001, "abc100_b": 5000, "abc100_c": 7000}
+		checkFirstAC(t, b, "u1", want)
+		b.srv.ReversePages(false)
+		if got := firstACOf(append(subs, atcodertest.Sub(30_001, 7000, "ooo", "abc100", "abc100_c", "AC"))); !maps.Equal(got, want) {
+			t.Fatalf("the test's own expectation is off: %v", got)
+		}
+	})
+
+	// storeLegacy stores the list of subs as the code before first-AC times
+	// did: the ids only, with the cursor at the end of the history.
+	storeLegacy := func(t *testing.T, b bundle, userID string, subs []atcoder.Submission) {
+		t.Helper()
+		l := must[*algoitny.AtCoderLink](t)(b.db.GetAtCoderLink(ctx, userID))
+		last := subs[len(subs)-1]
+		ok(t, b.db.CommitAtCoderSync(ctx, algoitny.AtCoderSyncCommit{
+			UserID: userID, LinkID: l.LinkID, LinkVersion: l.Version,
+			Cursor: algoitny.AtCoderCursor{Second: last.EpochSecond, SeenIDs: []int64{last.ID}},
+			AC:     &algoitny.ACList{ProblemIDs: acOf(subs)}, Finished: true, At: time.Now(),
+		}))
+		if got := must[*algoitny.ACList](t)(b.db.GetACList(ctx, userID)); got.TimesRecorded {
+			t.Fatal("the legacy list has times")
+		}
+	}
+
+	t.Run("ListWithoutTimesIsReadAgainFromTheStart", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t, atcoder.ClientConfig{})
+		subs := history("legacy", 1234, 1000, 1_700_000_000)
+		b.srv.AddSubmissions(subs...)
+		link(t, b, "u1", "legacy")
+		storeLegacy(t, b, "u1", subs)
+
+		rep, err := b.syncer.SyncUser(ctx, "u1")
+		ok(t, err)
+		want := firstACOf(subs)
+		if !rep.Backfill || rep.Calls != 3 || rep.Added != 0 || rep.Timed != len(want) || rep.Solved != len(want) {
+			t.Fatalf("backfill report %+v (%d problems)", rep, len(want))
+		}
+		if r := b.srv.SubmissionRequests(); r[0].FromSecond != 0 {
+			t.Fatalf("the backfill asked from %d", r[0].FromSecond)
+		}
+		checkFirstAC(t, b, "u1", want)
+		// Done once: the next sync continues from the cursor.
+		rep, err = b.syncer.SyncUser(ctx, "u1")
+		ok(t, err)
+		if rep.Backfill || rep.Calls != 1 || rep.New != 0 {
+			t.Fatalf("after the backfill %+v", rep)
+		}
+	})
+
+	t.Run("InterruptedBackfillResumesFromItsCursor", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t, atcoder.ClientConfig{MaxRetries: -1})
+		// A first page without any accepted submission, then the history.
+		var subs []atcoder.Submission
+		for i := range int64(500) {
+			subs = append(subs, atcodertest.Sub(1+i, 1_600_000_000+i, "legacy2", "abc001", "abc001_a", "WA"))
+		}
+		subs = append(subs, history("legacy2", 1234, 1000, 1_700_000_000)...)
+		b.srv.AddSubmissions(subs...)
+		link(t, b, "u1", "legacy2")
+		storeLegacy(t, b, "u1", subs)
+
+		b.srv.FailSubmissionsAfter(1, http.StatusBadGateway)
+		_, err := b.syncer.SyncUser(ctx, "u1")
+		errCode(t, err, algoitny.EINTERNAL)
+		// The first page changed no problem, yet its commit stored the list
+		// with times (all unknown so far): the backfill has begun.
+		l := must[*algoitny.ACList](t)(b.db.GetACList(ctx, "u1"))
+		if !l.TimesRecorded || !slices.Equal(l.ProblemIDs, acOf(subs)) || slices.ContainsFunc(l.FirstAC, func(s int64) bool { return s != 0 }) {
+			t.Fatalf("after one page: %+v", l)
+		}
+
+		b.srv.Heal()
+		before := len(b.srv.SubmissionRequests())
+		rep, err := b.syncer.SyncUser(ctx, "u1")
+		ok(t, err)
+		if r := b.srv.SubmissionRequests()[before]; r.FromSecond != subs[499].EpochSecond || rep.Backfill {
+			t.Fatalf("resumed from %d (backfill again: %v), want %d", r.FromSecond, rep.Backfill, subs[499].EpochSecond)
+		}
+		checkFirstAC(t, b, "u1", firstACOf(subs))
 	})
 }

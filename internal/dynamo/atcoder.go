@@ -11,12 +11,13 @@ package dynamo
 // Items (key formats in keys.go):
 //
 //	USER_AC#{user_id} / AC    UserAcProblemRecord: ac_problems (see below),
-//	                          ac_count, version
+//	                          ac_first_ac (issue 20), ac_count, version
 //	USER_AC#{user_id} / LINK  the linked handle, the sync cursor and version,
 //	                          last sync times; GSI1 ATCODER#LINKED by last attempt
 //	CONTEST#{YYYYMM} / {start_epoch_second}-{difficulty_order}
 //	                          AdtContestRecord: contest_id,
-//	                          last_fetched_submission_id, start, duration, title
+//	                          last_fetched_submission_id, start, duration, title,
+//	                          problems (issue 20, see below)
 //
 // Attribute names are the seed's snake_case, so the records read as the
 // seed documents them.
@@ -32,12 +33,32 @@ package dynamo
 // acMaxEncodedBytes compressed is refused with EINTERNAL rather than
 // failing inside DynamoDB.
 //
+// First-AC times (issue 20) sit beside the ids, in the same form: with the
+// plain list, ac_first_ac is a list of numbers of the same length (epoch
+// seconds, 0 = unknown), element i for ac_problems[i]; with the compressed
+// form, ac_first_ac_gz is the seconds in decimal, one a line, gzipped. The
+// plain form is kept while ids and times together stay under 16 KB. The ids'
+// attributes are unchanged, so an item written before times were kept reads
+// as a list without times (ACList.TimesRecorded false), and a replica still
+// running the older code reads a new item as before (writing it back drops
+// the times, which the next sync of the newer code notices and refills).
+//
 // Concurrency: the link item's version guards the cursor and the AC item's
 // version guards the list; a sync commits a page with one TransactWriteItems
 // that checks both (or one conditional UpdateItem when the list did not
 // change). Relinking to another handle gives the link a new link_id and
 // deletes the list in the same transaction, so a sync of the old handle that
 // is still running can never commit.
+//
+// A contest's problems (issue 20) are a list attribute of its record, each
+// a map with short names, since a month holds a few hundred contests of 5 to
+// 9 problems each: p (problem id), i (index in the contest), t (name), d
+// (AtCoder Problems' raw difficulty, absent without a model), x (true when
+// the estimate is experimental). Difficulties are copied into every contest
+// that sets the problem, so that a month's contests, problems and
+// difficulties are one Query of one partition, with no scan and no second
+// read; the problem sync rewrites a record only when its problems or their
+// difficulties changed.
 //
 // Contest records are discovered with BatchWriteItem (25 a call, unprocessed
 // items retried) and advanced with a conditional UpdateItem
@@ -50,6 +71,7 @@ import (
 	"compress/gzip"
 	"context"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -69,6 +91,8 @@ const (
 
 	attrACProblems   = "ac_problems"
 	attrACProblemsGz = "ac_problems_gz"
+	attrACFirstAC    = "ac_first_ac"
+	attrACFirstACGz  = "ac_first_ac_gz"
 	attrACCount      = "ac_count"
 	attrVersion      = "version"
 
@@ -109,6 +133,46 @@ type adtContestItem struct {
 	DurationSecond          int64  `dynamodbav:"duration_second"`
 	Title                   string `dynamodbav:"title"`
 	DifficultyOrder         int    `dynamodbav:"difficulty_order"`
+	// Problems is absent until the problem sync has seen the contest.
+	Problems []adtProblemItem `dynamodbav:"problems,omitempty"`
+}
+
+// adtProblemItem is one element of a contest record's problems.
+type adtProblemItem struct {
+	ProblemID    string   `dynamodbav:"p"`
+	Index        string   `dynamodbav:"i"`
+	Title        string   `dynamodbav:"t,omitempty"`
+	Difficulty   *float64 `dynamodbav:"d,omitempty"`
+	Experimental bool     `dynamodbav:"x,omitempty"`
+}
+
+func adtProblemItems(ps []algoitny.ADTContestProblem) []adtProblemItem {
+	if ps == nil {
+		return nil
+	}
+	out := make([]adtProblemItem, len(ps))
+	for i, p := range ps {
+		out[i] = adtProblemItem{ProblemID: p.ProblemID, Index: p.Index, Title: p.Title}
+		if d := p.Difficulty; d != nil {
+			raw := d.Raw
+			out[i].Difficulty, out[i].Experimental = &raw, d.IsExperimental
+		}
+	}
+	return out
+}
+
+func adtProblems(items []adtProblemItem) []algoitny.ADTContestProblem {
+	if items == nil {
+		return nil
+	}
+	out := make([]algoitny.ADTContestProblem, len(items))
+	for i, it := range items {
+		out[i] = algoitny.ADTContestProblem{ProblemID: it.ProblemID, Index: it.Index, Title: it.Title}
+		if it.Difficulty != nil {
+			out[i].Difficulty = &algoitny.AtCoderDifficulty{Raw: *it.Difficulty, IsExperimental: it.Experimental}
+		}
+	}
+	return out
 }
 
 func linkKey(userID string) itemKey { return itemKey{atcoderUserPK(userID), skAtCoderLink} }
@@ -145,7 +209,11 @@ func unmarshalLink(av map[string]types.AttributeValue) (*algoitny.AtCoderLink, e
 }
 
 // marshalACList builds the AC item; see the file comment for the encoding.
-func marshalACList(userID string, ids []string, version int64, now time.Time) (map[string]types.AttributeValue, error) {
+func marshalACList(userID string, l *algoitny.ACList, version int64, now time.Time) (map[string]types.AttributeValue, error) {
+	ids := l.ProblemIDs
+	if l.TimesRecorded && len(l.FirstAC) != len(ids) {
+		return nil, algoitny.Internal(nil, "an AC list of %d problems with %d first-AC times", len(ids), len(l.FirstAC))
+	}
 	item := map[string]types.AttributeValue{
 		attrPK:       &types.AttributeValueMemberS{Value: atcoderUserPK(userID)},
 		attrSK:       &types.AttributeValueMemberS{Value: skAtCoderAC},
@@ -155,23 +223,51 @@ func marshalACList(userID string, ids []string, version int64, now time.Time) (m
 		attrVersion:  &types.AttributeValueMemberN{Value: itoa(version)},
 		"updated_at": &types.AttributeValueMemberS{Value: keyTime(now)},
 	}
-	if listBytes(ids) <= acListMaxBytes {
-		l := make([]types.AttributeValue, len(ids))
-		for i, id := range ids {
-			l[i] = &types.AttributeValueMemberS{Value: id}
+	plain := listBytes(ids)
+	if l.TimesRecorded {
+		plain += numberListBytes(l.FirstAC)
+	}
+	if plain <= acListMaxBytes {
+		item[attrACProblems] = stringList(ids)
+		if l.TimesRecorded {
+			nums := make([]types.AttributeValue, len(l.FirstAC))
+			for i, s := range l.FirstAC {
+				nums[i] = &types.AttributeValueMemberN{Value: itoa(s)}
+			}
+			item[attrACFirstAC] = &types.AttributeValueMemberL{Value: nums}
 		}
-		item[attrACProblems] = &types.AttributeValueMemberL{Value: l}
 		return item, nil
 	}
 	gz, err := gzipLines(ids)
 	if err != nil {
 		return nil, err
 	}
-	if len(gz) > acMaxEncodedBytes {
-		return nil, algoitny.Internal(nil, "an AC list of %d problems does not fit in one item (%d bytes compressed)", len(ids), len(gz))
-	}
+	size := len(gz)
 	item[attrACProblemsGz] = &types.AttributeValueMemberB{Value: gz}
+	if l.TimesRecorded {
+		lines := make([]string, len(l.FirstAC))
+		for i, s := range l.FirstAC {
+			lines[i] = itoa(s)
+		}
+		tgz, err := gzipLines(lines)
+		if err != nil {
+			return nil, err
+		}
+		size += len(tgz)
+		item[attrACFirstACGz] = &types.AttributeValueMemberB{Value: tgz}
+	}
+	if size > acMaxEncodedBytes {
+		return nil, algoitny.Internal(nil, "an AC list of %d problems does not fit in one item (%d bytes compressed)", len(ids), size)
+	}
 	return item, nil
+}
+
+func stringList(ss []string) *types.AttributeValueMemberL {
+	l := make([]types.AttributeValue, len(ss))
+	for i, s := range ss {
+		l[i] = &types.AttributeValueMemberS{Value: s}
+	}
+	return &types.AttributeValueMemberL{Value: l}
 }
 
 func unmarshalACList(av map[string]types.AttributeValue) (*algoitny.ACList, error) {
@@ -179,6 +275,8 @@ func unmarshalACList(av map[string]types.AttributeValue) (*algoitny.ACList, erro
 	if t, err := time.Parse(timeLayout, stringAttr(av, "updated_at")); err == nil {
 		l.UpdatedAt = t
 	}
+	var times []int64
+	recorded := false
 	switch v := av[attrACProblems].(type) {
 	case *types.AttributeValueMemberL:
 		l.ProblemIDs = make([]string, 0, len(v.Value))
@@ -187,14 +285,52 @@ func unmarshalACList(av map[string]types.AttributeValue) (*algoitny.ACList, erro
 				l.ProblemIDs = append(l.ProblemIDs, s.Value)
 			}
 		}
-		return l, nil
-	}
-	if b, ok := av[attrACProblemsGz].(*types.AttributeValueMemberB); ok {
-		ids, err := gunzipLines(b.Value)
-		if err != nil {
-			return nil, err
+		if t, ok := av[attrACFirstAC].(*types.AttributeValueMemberL); ok {
+			recorded = true
+			times = make([]int64, 0, len(t.Value))
+			for _, e := range t.Value {
+				n, _ := e.(*types.AttributeValueMemberN)
+				if n == nil {
+					recorded = false
+					break
+				}
+				s, err := strconv.ParseInt(n.Value, 10, 64)
+				if err != nil {
+					recorded = false
+					break
+				}
+				times = append(times, s)
+			}
 		}
-		l.ProblemIDs = ids
+	default:
+		if b, ok := av[attrACProblemsGz].(*types.AttributeValueMemberB); ok {
+			ids, err := gunzipLines(b.Value)
+			if err != nil {
+				return nil, err
+			}
+			l.ProblemIDs = ids
+		}
+		if b, ok := av[attrACFirstACGz].(*types.AttributeValueMemberB); ok {
+			lines, err := gunzipLines(b.Value)
+			if err != nil {
+				return nil, err
+			}
+			recorded = true
+			times = make([]int64, len(lines))
+			for i, line := range lines {
+				s, err := strconv.ParseInt(line, 10, 64)
+				if err != nil {
+					recorded = false
+					break
+				}
+				times[i] = s
+			}
+		}
+	}
+	// Times that do not match the ids (a damaged item) count as none: the
+	// next sync reads the history again and rewrites them.
+	if recorded && len(times) == len(l.ProblemIDs) {
+		l.FirstAC, l.TimesRecorded = times, true
 	}
 	return l, nil
 }
@@ -205,6 +341,16 @@ func listBytes(ids []string) int {
 	n := 3
 	for _, id := range ids {
 		n += len(id) + 1
+	}
+	return n
+}
+
+// numberListBytes is what DynamoDB counts for a list of numbers: 3 bytes,
+// plus one byte per element and about one byte per two digits plus one.
+func numberListBytes(ns []int64) int {
+	n := 3
+	for _, v := range ns {
+		n += 1 + (len(itoa(v))+1)/2 + 1
 	}
 	return n
 }
@@ -242,7 +388,7 @@ func marshalADTContest(c algoitny.ADTContest) (map[string]types.AttributeValue, 
 		PK: adtContestPK(adtMonth(c.Start)), SK: adtContestSK(start, int(c.Difficulty)), EntityType: entityADTContest,
 		ContestID: c.ID, LastFetchedSubmissionID: c.LastFetchedSubmissionID,
 		StartEpochSecond: start, DurationSecond: int64(c.Duration / time.Second), Title: c.Title,
-		DifficultyOrder: int(c.Difficulty),
+		DifficultyOrder: int(c.Difficulty), Problems: adtProblemItems(c.Problems),
 	})
 	if err != nil {
 		return nil, algoitny.Internal(err, "encode ADT contest")
@@ -259,6 +405,7 @@ func unmarshalADTContest(av map[string]types.AttributeValue) (algoitny.ADTContes
 		ID: it.ContestID, Difficulty: algoitny.ADTDifficulty(it.DifficultyOrder),
 		Start: time.Unix(it.StartEpochSecond, 0).UTC(), Duration: time.Duration(it.DurationSecond) * time.Second,
 		Title: it.Title, LastFetchedSubmissionID: it.LastFetchedSubmissionID,
+		Problems: adtProblems(it.Problems),
 	}, nil
 }
 
@@ -432,7 +579,7 @@ func (db *DB) CommitAtCoderSync(ctx context.Context, c algoitny.AtCoderSyncCommi
 		})
 		return translate(err, "commit AtCoder sync")
 	}
-	acItem, err := marshalACList(c.UserID, c.AC.ProblemIDs, c.AC.Version+1, at)
+	acItem, err := marshalACList(c.UserID, c.AC, c.AC.Version+1, at)
 	if err != nil {
 		return err
 	}
@@ -522,6 +669,26 @@ func (db *DB) AdvanceADTContest(ctx context.Context, c algoitny.ADTContest, subm
 	}
 	if err != nil {
 		return false, translate(err, "advance ADT contest")
+	}
+	return true, nil
+}
+
+// SetADTContestProblems replaces the problems of contest c's record (c.ID
+// at c.Start and c.Difficulty) with one conditional UpdateItem; false (and
+// no change) when the record is missing.
+func (db *DB) SetADTContestProblems(ctx context.Context, c algoitny.ADTContest, problems []algoitny.ADTContestProblem) (bool, error) {
+	items := adtProblemItems(problems)
+	if items == nil {
+		items = []adtProblemItem{}
+	}
+	cond := expression.Name("contest_id").Equal(expression.Value(c.ID))
+	k := itemKey{adtContestPK(adtMonth(c.Start)), adtContestSK(c.Start.Unix(), int(c.Difficulty))}
+	_, err := db.update(ctx, db.tables.Main, k, expression.Set(expression.Name("problems"), expression.Value(items)), &cond)
+	if isConditionFailed(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, translate(err, "store ADT contest problems")
 	}
 	return true, nil
 }

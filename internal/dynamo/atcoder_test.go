@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -274,6 +275,79 @@ func TestACListStorage(t *testing.T) {
 	})
 }
 
+func TestACListFirstACTimes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := newDB(t)
+	commit := func(t *testing.T, userID string, l *algoitny.ACList) *algoitny.ACList {
+		t.Helper()
+		link, _, err := db.LinkAtCoder(ctx, userID, "h_"+userID)
+		ok(t, err)
+		ok(t, db.CommitAtCoderSync(ctx, algoitny.AtCoderSyncCommit{UserID: userID, LinkID: link.LinkID, LinkVersion: link.Version, AC: l, At: time.Now()}))
+		got := must[*algoitny.ACList](t)(db.GetACList(ctx, userID))
+		_, state, err := db.GetAtCoderState(ctx, userID)
+		ok(t, err)
+		lists := must[map[string]*algoitny.ACList](t)(db.GetACLists(ctx, []string{userID}))
+		for _, other := range []*algoitny.ACList{state, lists[userID]} {
+			if !slices.Equal(other.ProblemIDs, got.ProblemIDs) || !slices.Equal(other.FirstAC, got.FirstAC) || other.TimesRecorded != got.TimesRecorded {
+				t.Fatalf("the reads disagree: %+v vs %+v", other, got)
+			}
+		}
+		return got
+	}
+	timesOf := func(ids []string) []int64 {
+		ts := make([]int64, len(ids))
+		for i := range ts {
+			ts[i] = 1_700_000_000 + int64(i)*86_400
+		}
+		ts[len(ts)/2] = 0 // unknown
+		return ts
+	}
+
+	for _, n := range []int{3, 10_000} {
+		t.Run(fmt.Sprintf("%dProblems", n), func(t *testing.T) {
+			t.Parallel()
+			ids := atcoderIDs(n)
+			want := timesOf(ids)
+			got := commit(t, fmt.Sprintf("times%d", n), &algoitny.ACList{ProblemIDs: ids, FirstAC: want, TimesRecorded: true})
+			if !got.TimesRecorded || !slices.Equal(got.ProblemIDs, ids) || !slices.Equal(got.FirstAC, want) {
+				t.Fatalf("round trip: recorded=%v, %d ids, %d times", got.TimesRecorded, len(got.ProblemIDs), len(got.FirstAC))
+			}
+			if s, found := got.FirstACOf(ids[0]); !found || s != want[0] {
+				t.Fatalf("FirstACOf(%s) = %d %v", ids[0], s, found)
+			}
+			if _, found := got.FirstACOf("zzz_none"); found {
+				t.Fatal("FirstACOf found a problem not in the list")
+			}
+			info := must[dynamo.ACItemInfo](t)(db.ACItemInfo(ctx, fmt.Sprintf("times%d", n)))
+			t.Logf("%d problems with times: %d bytes (%s)", n, info.Bytes, info.Encoding)
+			if (n == 3) != (info.Encoding == "list") || info.Bytes > 96<<10 {
+				t.Fatalf("info %+v", info)
+			}
+		})
+	}
+
+	t.Run("ListWithoutTimesReadsAsNotRecorded", func(t *testing.T) {
+		t.Parallel()
+		// What the code before issue 20 stored: the ids only.
+		got := commit(t, "legacy", &algoitny.ACList{ProblemIDs: []string{"abc100_a", "abc100_b"}})
+		if got.TimesRecorded || got.FirstAC != nil || len(got.ProblemIDs) != 2 {
+			t.Fatalf("legacy list %+v", got)
+		}
+		if s, found := got.FirstACOf("abc100_b"); !found || s != 0 {
+			t.Fatalf("FirstACOf on a legacy list = %d %v", s, found)
+		}
+	})
+
+	t.Run("MismatchedTimesAreRefused", func(t *testing.T) {
+		t.Parallel()
+		link, _, err := db.LinkAtCoder(ctx, "bad", "h_bad")
+		ok(t, err)
+		err = db.CommitAtCoderSync(ctx, algoitny.AtCoderSyncCommit{UserID: "bad", LinkID: link.LinkID, AC: &algoitny.ACList{ProblemIDs: []string{"a", "b"}, FirstAC: []int64{1}, TimesRecorded: true}, At: time.Now()})
+		errCode(t, err, algoitny.EINTERNAL)
+	})
+}
+
 func TestACListsBatchGet(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -389,6 +463,56 @@ func TestADTContests(t *testing.T) {
 		dec := must[[]algoitny.ADTContest](t)(db.ListADTContests(ctx, "202412"))
 		if c := dec[2]; c.Difficulty != algoitny.ADTMedium || !c.Start.Equal(at("2024-12-31T16:00:00Z")) || c.Duration != 80*time.Minute || c.Title == "" || c.Month() != "202412" {
 			t.Fatalf("decoded %+v", c)
+		}
+	})
+
+	t.Run("Problems", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		c := contest("adt_all_20250522_3", algoitny.ADTAll, "2025-05-22T10:00:00Z")
+		ok(t, db.PutADTContests(ctx, []algoitny.ADTContest{c}))
+		if got := must[[]algoitny.ADTContest](t)(db.ListADTContests(ctx, "202505")); got[0].Problems != nil {
+			t.Fatalf("problems before any sync: %+v", got[0].Problems)
+		}
+		ps := []algoitny.ADTContestProblem{
+			{ProblemID: "abc300_a", Index: "A", Title: "N-choice question", Difficulty: &algoitny.AtCoderDifficulty{Raw: -1012.5}},
+			{ProblemID: "abc305_c", Index: "B", Title: "Snuke the Cookie Picker", Difficulty: &algoitny.AtCoderDifficulty{Raw: 812, IsExperimental: true}},
+			{ProblemID: "abc310_g", Index: "C"}, // no title, no model
+		}
+		if !must[bool](t)(db.SetADTContestProblems(ctx, c, ps)) {
+			t.Fatal("the record was not found")
+		}
+		ok(t, db.PutADTContests(ctx, []algoitny.ADTContest{contest("adt_easy_20250523_1", algoitny.ADTEasy, "2025-05-23T10:00:00Z")}))
+		cctx, counter := dynamo.WithRequestCounter(ctx)
+		got := must[[]algoitny.ADTContest](t)(db.ListADTContests(cctx, "202505"))
+		if counter.Count() != 1 || len(got) != 2 {
+			t.Fatalf("%d requests, %d contests", counter.Count(), len(got))
+		}
+		if !reflect.DeepEqual(got[0].Problems, ps) || got[1].Problems != nil {
+			t.Fatalf("problems %+v / %+v", got[0].Problems, got[1].Problems)
+		}
+		// Advancing the record keeps its problems; replacing them with none
+		// stores an empty list.
+		must[bool](t)(db.AdvanceADTContest(ctx, c, 5))
+		if got := must[[]algoitny.ADTContest](t)(db.ListADTContests(ctx, "202505")); len(got[0].Problems) != 3 || got[0].LastFetchedSubmissionID != 5 {
+			t.Fatalf("after advancing %+v", got[0])
+		}
+		must[bool](t)(db.SetADTContestProblems(ctx, c, nil))
+		if got := must[[]algoitny.ADTContest](t)(db.ListADTContests(ctx, "202505")); got[0].Problems == nil || len(got[0].Problems) != 0 {
+			t.Fatalf("after clearing %+v", got[0].Problems)
+		}
+		// A record that does not exist is not created; nor is one of another
+		// contest at the same key overwritten.
+		if must[bool](t)(db.SetADTContestProblems(ctx, contest("adt_hard_20250524_1", algoitny.ADTHard, "2025-05-24T10:00:00Z"), ps)) {
+			t.Fatal("stored problems of a contest that is not recorded")
+		}
+		impostor := c
+		impostor.ID = "adt_all_20250522_9"
+		if must[bool](t)(db.SetADTContestProblems(ctx, impostor, ps)) {
+			t.Fatal("stored problems into another contest's record")
+		}
+		if got := must[[]algoitny.ADTContest](t)(db.ListADTContests(ctx, "202505")); len(got) != 2 {
+			t.Fatalf("records %+v", got)
 		}
 	})
 

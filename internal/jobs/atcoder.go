@@ -25,7 +25,9 @@ type AtCoderConfig struct {
 	// base URL, the rate (one call a second by default, shared by every job
 	// of this process) and the retry policy.
 	Syncer *atcoder.Syncer
-	// Interval is how often a sweep of all linked users starts (default 1 h).
+	// Interval is how often a sweep of all linked users starts (default 1 h);
+	// each sweep first reads AtCoder Problems' contest list, contest–problem
+	// pairs, problems and problem models.
 	Interval time.Duration
 	// MinAge skips users whose last sync attempt is more recent than this
 	// when a sweep starts, e.g. after an on-demand sync (default Interval/2).
@@ -130,8 +132,9 @@ func (w *atcoderSweepWorker) Timeout(*river.Job[AtCoderSweepArgs]) time.Duration
 }
 
 // Work implements river.Worker. The first run of a sweep also records newly
-// announced ADT contests (a failure there is logged, not fatal: user syncs
-// do not depend on it).
+// announced ADT contests and then brings the recorded contests' problems and
+// difficulties up to date (failures there are logged, not fatal: user syncs
+// do not depend on them).
 func (w *atcoderSweepWorker) Work(ctx context.Context, job *river.Job[AtCoderSweepArgs]) error {
 	cfg := w.p.cfg
 	if snoozes(job.JobRow) == 0 {
@@ -139,6 +142,11 @@ func (w *atcoderSweepWorker) Work(ctx context.Context, job *river.Job[AtCoderSwe
 			cfg.Logger.Warn("atcoder: contest discovery failed", "err", err)
 		} else if rep.Added > 0 {
 			cfg.Logger.Info("atcoder: ADT contests discovered", "added", rep.Added, "listed", rep.ADT)
+		}
+		if rep, err := cfg.Syncer.SyncADTProblems(ctx); err != nil {
+			cfg.Logger.Warn("atcoder: ADT problem sync failed", "err", err)
+		} else if rep.Updated > 0 {
+			cfg.Logger.Info("atcoder: ADT contest problems updated", "updated", rep.Updated, "contests", rep.Recorded, "problems", rep.Problems, "withDifficulty", rep.WithDifficulty)
 		}
 	}
 	rep, err := cfg.Syncer.Sweep(ctx, atcoder.SweepOptions{

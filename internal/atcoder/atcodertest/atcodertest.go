@@ -1,6 +1,7 @@
 // Package atcodertest is a local stand-in for the AtCoder Problems API
 // (kenkoooo.com) for tests: it serves the same JSON for user submissions
-// (500 a page, from_second, oldest first) and the contest list, records every
+// (500 a page, from_second, oldest first) and the static resources (the
+// contest list, contest–problem pairs, problems, problem models), records every
 // request, and fails on demand (429 with Retry-After, 5xx) so that retries,
 // rate limiting and resumable syncs can be tested against a real HTTP server.
 package atcodertest
@@ -9,6 +10,7 @@ import (
 	"cmp"
 	"compress/gzip"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -44,12 +46,18 @@ type Server struct {
 	mu       sync.Mutex
 	subs     map[string][]atcoder.Submission // by lower-case user, sorted by (epoch_second, id)
 	contests []atcoder.Contest
-	requests []Request
+	// The other static resources.
+	contestProblems []atcoder.ContestProblem
+	problems        []atcoder.Problem
+	models          map[string]atcoder.ProblemModel
+	requests        []Request
 	// next answers queued by FailNext, consumed one per request.
 	next []failure
 	// failFrom makes every submissions call after the first failFrom fail
 	// with failStatus (0: off).
 	failFrom, failStatus, calls int
+	// reversed serves each page of submissions newest first.
+	reversed bool
 }
 
 // NewServer starts a server, closed when the test ends.
@@ -60,7 +68,30 @@ func NewServer(tb testing.TB) *Server {
 	mux.HandleFunc("GET /atcoder/atcoder-api/v3/user/submissions", s.submissions)
 	// The real paths only (kenkoooo.com/atcoder/…): a client that calls
 	// another path gets a 404, as it would in production.
-	mux.HandleFunc("GET /atcoder/resources/contests.json", s.contestList)
+	mux.HandleFunc("GET "+atcoder.ContestsPath, s.resource(func() any {
+		if s.contests == nil {
+			return []atcoder.Contest{}
+		}
+		return slices.Clone(s.contests)
+	}))
+	mux.HandleFunc("GET "+atcoder.ContestProblemsPath, s.resource(func() any {
+		if s.contestProblems == nil {
+			return []atcoder.ContestProblem{}
+		}
+		return slices.Clone(s.contestProblems)
+	}))
+	mux.HandleFunc("GET "+atcoder.ProblemsPath, s.resource(func() any {
+		if s.problems == nil {
+			return []atcoder.Problem{}
+		}
+		return slices.Clone(s.problems)
+	}))
+	mux.HandleFunc("GET "+atcoder.ProblemModelsPath, s.resource(func() any {
+		if s.models == nil {
+			return map[string]atcoder.ProblemModel{}
+		}
+		return maps.Clone(s.models)
+	}))
 	s.Server = httptest.NewServer(mux)
 	tb.Cleanup(s.Close)
 	return s
@@ -95,6 +126,44 @@ func (s *Server) SetContests(cs ...atcoder.Contest) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.contests = slices.Clone(cs)
+}
+
+// ReversePages makes the server answer each page of submissions in reverse
+// order (the same submissions, newest first), so that a client relying on
+// the order within a page is caught.
+func (s *Server) ReversePages(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reversed = on
+}
+
+// SetContestProblems replaces the contest–problem pairs
+// (contest-problem.json).
+func (s *Server) SetContestProblems(ps ...atcoder.ContestProblem) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.contestProblems = slices.Clone(ps)
+}
+
+// SetProblems replaces the problem list (problems.json).
+func (s *Server) SetProblems(ps ...atcoder.Problem) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.problems = slices.Clone(ps)
+}
+
+// SetProblemModels replaces the problem models (problem-models.json).
+func (s *Server) SetProblemModels(models map[string]atcoder.ProblemModel) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.models = maps.Clone(models)
+}
+
+// Model returns a problem model with the given raw difficulty and plausible
+// values for the rest, as problem-models.json has them.
+func Model(difficulty float64, experimental bool) atcoder.ProblemModel {
+	slope, intercept, variance, disc := -0.0005, 8.5, 0.3, 0.0045
+	return atcoder.ProblemModel{Slope: &slope, Intercept: &intercept, Variance: &variance, Difficulty: &difficulty, Discrimination: &disc, IsExperimental: experimental}
 }
 
 // FailNext makes the next n requests (any path) answer status, with a
@@ -173,6 +242,9 @@ func (s *Server) submissions(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+	if s.reversed {
+		slices.Reverse(page)
+	}
 	switch {
 	case fail:
 		req.Status = f.status
@@ -200,27 +272,30 @@ func (s *Server) submissions(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, r, page)
 }
 
-func (s *Server) contestList(w http.ResponseWriter, r *http.Request) {
-	req := Request{Path: r.URL.Path, UserAgent: r.UserAgent(), At: time.Now(), Status: http.StatusOK}
-	s.mu.Lock()
-	f, fail := s.injected(false)
-	cs := slices.Clone(s.contests)
-	if fail {
-		req.Status = f.status
-	}
-	s.requests = append(s.requests, req)
-	s.mu.Unlock()
-	if fail {
-		if f.retryAfter != "" {
-			w.Header().Set("Retry-After", f.retryAfter)
+// resource serves a static resource: the value get returns (called with
+// s.mu held), or a queued failure.
+func (s *Server) resource(get func() any) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		req := Request{Path: r.URL.Path, UserAgent: r.UserAgent(), At: time.Now(), Status: http.StatusOK}
+		s.mu.Lock()
+		f, fail := s.injected(false)
+		var v any
+		if fail {
+			req.Status = f.status
+		} else {
+			v = get()
 		}
-		http.Error(w, http.StatusText(f.status), f.status)
-		return
+		s.requests = append(s.requests, req)
+		s.mu.Unlock()
+		if fail {
+			if f.retryAfter != "" {
+				w.Header().Set("Retry-After", f.retryAfter)
+			}
+			http.Error(w, http.StatusText(f.status), f.status)
+			return
+		}
+		writeJSON(w, r, v)
 	}
-	if cs == nil {
-		cs = []atcoder.Contest{}
-	}
-	writeJSON(w, r, cs)
 }
 
 // writeJSON answers v, gzip-compressed when the client accepts it (as the
