@@ -2,6 +2,7 @@ package dynamo_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -189,6 +190,13 @@ func TestEveryWriteIsAnnounced(t *testing.T) {
 		}},
 		{"PutADTContests", func() error { return db.PutADTContests(ctx, []algoitny.ADTContest{adt}) }},
 		{"AdvanceADTContest", func() error { return err2(db.AdvanceADTContest(ctx, adt, 66203973)) }},
+		{"SetADTContestProblems", func() error {
+			ok, err := db.SetADTContestProblems(ctx, adt, []algoitny.ADTContestProblem{{ProblemID: "abc001_a", Index: "A", Title: "Sequence Sum"}})
+			if err == nil && !ok {
+				err = errors.New("the contest was not found")
+			}
+			return err
+		}},
 		{"UnlinkAtCoder", func() error { return db.UnlinkAtCoder(ctx, u.ID) }},
 		{"DeleteUser", func() error { return db.DeleteUser(ctx, "bob@example.com") }},
 		{"DeleteAccount", func() error { return db.DeleteAccount(ctx, must[*algoitny.User](t)(db.GetUserByEmail(ctx, u.Email))) }},
