@@ -7,11 +7,18 @@ import (
 	"io"
 	"net"
 	"net/http"
+	_ "net/http/pprof"
 	"os"
 	"sync"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/algoitny/api/graph"
 	"github.com/gorilla/websocket"
+	"github.com/vektah/gqlparser/v2/ast"
 )
 
 // The baseline servers run as separate processes of the bench binary
@@ -25,16 +32,21 @@ func runBaseline(ctx context.Context, kind string) error {
 	switch kind {
 	case "http":
 		h = plainJSONHandler()
+	case "gqlgen":
+		h = stockGraphQLHandler()
 	case "broadcast":
 		h = newBroadcaster()
 	case "echo":
 		h = echoHandler()
 	default:
-		return fmt.Errorf("unknown baseline %q (http, broadcast, echo)", kind)
+		return fmt.Errorf("unknown baseline %q (http, gqlgen, broadcast, echo)", kind)
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
+	}
+	if addr := os.Getenv("BENCH_BASELINE_PPROF_ADDR"); addr != "" { // profiling a baseline by hand
+		go http.ListenAndServe(addr, http.DefaultServeMux)
 	}
 	fmt.Fprintf(os.Stdout, "baseline %s listening on %s\n", kind, l.Addr())
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
@@ -43,6 +55,21 @@ func runBaseline(ctx context.Context, kind string) error {
 		return err
 	}
 	return nil
+}
+
+// stockGraphQLHandler is gqlgen as its documentation sets it up, over the
+// project's own executable schema: handler.New, the POST transport, an LRU
+// cache of parsed documents and automatic persisted queries. No access log,
+// metrics, request ids or limits: what `{ __typename }` costs a server that
+// does nothing but GraphQL (issue 18's yardstick for the per-request cost).
+func stockGraphQLHandler() http.Handler {
+	srv := handler.New(graph.NewExecutableSchema(graph.Config{Resolvers: &graph.Resolver{}, Complexity: graph.Complexity()}))
+	srv.AddTransport(transport.POST{})
+	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
+	mux := http.NewServeMux()
+	mux.Handle("/query", srv)
+	return mux
 }
 
 // plainJSONHandler answers POST /query with {"data":{"__typename":"Query"}}

@@ -33,10 +33,11 @@ func (b *run) profiled(ctx context.Context, scenario string, f op) op {
 		path = filepath.Join(b.logDir, fmt.Sprintf("bench-%s.pprof", scenario))
 	}
 	seconds := int(b.opts.duration.Seconds()) + 1
+	addr := b.pprofAddr
 	b.profileWG.Add(1)
 	go func() {
 		defer b.profileWG.Done()
-		if err := fetchProfile(ctx, b.pprofAddr, seconds, path); err != nil {
+		if err := fetchProfile(ctx, addr, seconds, path); err != nil {
 			b.logf("profile: %v", err)
 			return
 		}

@@ -132,3 +132,8 @@ func notes(rows []row) string {
 	}
 	return b.String()
 }
+
+// us formats a duration in microseconds ("84.2 µs").
+func us(d time.Duration) string {
+	return fmt.Sprintf("%.1f µs", float64(d.Nanoseconds())/1e3)
+}

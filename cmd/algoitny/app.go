@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -198,9 +199,13 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 		Websocket: m.websocket,
 		Work:      work,
 	})
+	var accessLog io.Writer // the server's own log writer; a caller's Logger gets the lines through slog
+	if m.logs != nil {
+		accessLog = m.logs
+	}
 	m.server = &http.Server{
 		Handler: httpserver.New(httpserver.Config{
-			GraphQL: gql, Auth: m.Accounts, Dev: m.Config.Dev, Logger: m.Logger, Metrics: metrics,
+			GraphQL: gql, Auth: m.Accounts, Dev: m.Config.Dev, Logger: m.Logger, AccessLog: accessLog, Metrics: metrics,
 			CORSOrigins: m.Config.CORSOrigins, RequestTimeout: m.Config.RequestTimeout, Admission: m.Config.Admission,
 			Ready: func(ctx context.Context) error {
 				if err := m.DB.Ping(ctx); err != nil {
@@ -377,6 +382,12 @@ func (m *Main) warmJudge() {
 	m.stopWarm, m.warmDone = stop, make(chan struct{})
 	go func() {
 		defer close(m.warmDone)
+		start := time.Now()
+		defer func() {
+			if ctx.Err() == nil {
+				m.Logger.Info("judge warm-up done", "ms", time.Since(start).Milliseconds())
+			}
+		}()
 		for _, r := range m.Judge.Warm(ctx) {
 			if r.Err != nil && ctx.Err() == nil {
 				m.Logger.Warn("judge warm-up failed", "language", r.Language, "ms", r.Duration.Milliseconds(), "err", r.Err)

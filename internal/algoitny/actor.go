@@ -33,6 +33,14 @@ func ActorFrom(ctx context.Context) *Actor {
 	return &Actor{}
 }
 
+// SignedInFrom reports whether the request in ctx is a user's, without
+// allocating an anonymous Actor as ActorFrom does (it is asked on every
+// request's path).
+func SignedInFrom(ctx context.Context) bool {
+	a, ok := ctx.Value(actorKey{}).(*Actor)
+	return ok && a != nil && a.User != nil
+}
+
 // SignedIn reports whether the actor is a user.
 func (a *Actor) SignedIn() bool { return a.User != nil }
 

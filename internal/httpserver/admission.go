@@ -3,13 +3,10 @@ package httpserver
 import (
 	"cmp"
 	"context"
-	"net/http"
 	"runtime"
-	"strconv"
 	"sync/atomic"
 	"time"
 
-	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
 // codeBusy answers a request turned away because the server is at its
@@ -97,26 +94,3 @@ func (a *admission) acquire(ctx context.Context) bool {
 }
 
 func (a *admission) release() { <-a.slots }
-
-// middleware applies the admission to next.
-func (a *admission) middleware(next http.Handler) http.Handler {
-	if a == nil {
-		return next
-	}
-	retryAfter := strconv.Itoa(int((a.cfg.RetryAfter + time.Second - 1) / time.Second))
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Upgrade") != "" {
-			next.ServeHTTP(w, r)
-			return
-		}
-		if !a.acquire(r.Context()) {
-			w.Header().Set("Retry-After", retryAfter)
-			w.Header().Set("Content-Type", "application/json; charset=utf-8")
-			err := codedError(codeBusy, "the server is busy; retry after "+retryAfter+" s")
-			writeResponse(w, http.StatusServiceUnavailable, response{Errors: gqlerror.List{err}})
-			return
-		}
-		defer a.release()
-		next.ServeHTTP(w, r)
-	})
-}

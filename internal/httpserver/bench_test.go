@@ -10,8 +10,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/algoitny/api/graph"
 	"github.com/algoitny/api/internal/httpserver"
+	"github.com/vektah/gqlparser/v2/ast"
 )
 
 // BenchmarkTypename measures the server's own CPU and allocations per
@@ -23,9 +28,16 @@ import (
 func BenchmarkTypename(b *testing.B) {
 	const body = `{"query":"{ __typename }"}`
 	logger := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	gql := httpserver.NewGraphQL(httpserver.GraphQLConfig{Resolver: &graph.Resolver{}, Logger: logger})
-	full := httpserver.New(httpserver.Config{GraphQL: gql, Logger: logger, Metrics: httpserver.NewMetrics(nil),
+	gql := httpserver.NewGraphQL(httpserver.GraphQLConfig{Resolver: &graph.Resolver{}, Logger: logger,
+		Observe: httpserver.ObserveOperation, Work: &httpserver.DocumentWork{},
+		Websocket: httpserver.NewWebsocket(httpserver.WebsocketConfig{Logger: logger})})
+	full := httpserver.New(httpserver.Config{GraphQL: gql, Logger: logger, AccessLog: io.Discard, Metrics: httpserver.NewMetrics(nil),
 		Ready: func(context.Context) error { return nil }})
+	// gqlgen as its documentation sets it up (the bench's `-baseline gqlgen`).
+	stock := handler.New(graph.NewExecutableSchema(graph.Config{Resolvers: &graph.Resolver{}, Complexity: graph.Complexity()}))
+	stock.AddTransport(transport.POST{})
+	stock.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	stock.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
 	plain := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
 			Query string `json:"query"`
@@ -40,7 +52,7 @@ func BenchmarkTypename(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		h    http.Handler
-	}{{"plain", plain}, {"server", full}, {"gqlgen", gql}} {
+	}{{"plain", plain}, {"stock", stock}, {"server", full}, {"gqlgen", gql}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

@@ -56,7 +56,7 @@ var DefaultResponseBudget = ResponseBudget{SignedOut: 16 << 20, SignedIn: 80 << 
 
 // For returns the budget of a request made by the actor in ctx.
 func (b ResponseBudget) For(ctx context.Context) int64 {
-	if a := algoitny.ActorFrom(ctx); a != nil && a.User != nil {
+	if algoitny.SignedInFrom(ctx) {
 		return b.SignedIn
 	}
 	return b.SignedOut

@@ -115,7 +115,9 @@ func NewGraphQL(cfg GraphQLConfig) *handler.Server {
 	srv.AroundFields(budgetFields)
 	srv.AroundFields(prefetcher(cfg.Loaders))
 	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
-		ctx, _ = dynamo.WithRequestCounter(ctx)
+		if cfg.Dev { // for extensions.dynamodbRequests
+			ctx, _ = dynamo.WithRequestCounter(ctx)
+		}
 		ctx, err := ReauthenticateSocket(ctx, graphql.GetOperationContext(ctx).Operation.Operation)
 		if err != nil {
 			return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{present(ctx, err)}})

@@ -3,10 +3,9 @@ package httpserver
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"regexp"
@@ -23,6 +22,35 @@ type Metrics struct {
 	requests   *prometheus.CounterVec
 	duration   *prometheus.HistogramVec
 	operations opNames
+	// series caches the children of requests and duration by their labels
+	// (a lookup in the vectors hashes every label value, per request).
+	series sync.Map // seriesKey → *series
+}
+
+type seriesKey struct {
+	route, operation string
+	code             int
+}
+
+type series struct {
+	requests prometheus.Counter
+	duration prometheus.Observer
+}
+
+// observe counts a request and its latency under its route, operation and
+// status code.
+func (m *Metrics) observe(route, operation string, code int, elapsed time.Duration) {
+	k := seriesKey{route, operation, code}
+	v, ok := m.series.Load(k)
+	if !ok {
+		v, _ = m.series.LoadOrStore(k, &series{
+			requests: m.requests.WithLabelValues(route, operation, strconv.Itoa(code)),
+			duration: m.duration.WithLabelValues(route, operation),
+		})
+	}
+	s := v.(*series)
+	s.requests.Inc()
+	s.duration.Observe(elapsed.Seconds())
 }
 
 // NewMetrics registers the server's metrics; dynamoRequests, if set, is
@@ -107,6 +135,7 @@ func (o *opNames) label(name string) string {
 type requestInfo struct {
 	id        string
 	operation string
+	w         statusWriter // the response's writer (one allocation with this)
 }
 
 type requestInfoKey struct{}
@@ -128,10 +157,17 @@ func ObserveOperation(ctx context.Context, name string) {
 
 var requestIDRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
+// newRequestID returns 16 random hex digits: a request's id only has to be
+// unique in the logs (it is no secret), so it comes from the runtime's
+// generator rather than crypto/rand.
 func newRequestID() string {
-	b := make([]byte, 8)
-	rand.Read(b)
-	return hex.EncodeToString(b)
+	var b [16]byte
+	const digits = "0123456789abcdef"
+	v := rand.Uint64()
+	for i := range b {
+		b[i] = digits[v>>(60-4*i)&0xf]
+	}
+	return string(b[:])
 }
 
 type statusWriter struct {
@@ -160,20 +196,26 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // observe gives every request an id (X-Request-Id, the client's if sane),
-// logs one structured line per request and records metrics.
-func (cfg Config) observe(next http.Handler) http.Handler {
+// logs one structured line per request and records metrics. /query goes
+// to query with the request's info as it is (query puts it in the
+// request's context with the rest: one copy of the request); other routes
+// to mux.
+func (cfg Config) observe(mux http.Handler, query func(http.ResponseWriter, *http.Request, *requestInfo)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		ri := &requestInfo{id: r.Header.Get("X-Request-Id")}
+		ri := &requestInfo{id: r.Header.Get("X-Request-Id"), w: statusWriter{ResponseWriter: w}}
 		if !requestIDRE.MatchString(ri.id) {
 			ri.id = newRequestID()
 		}
-		w.Header().Set("X-Request-Id", ri.id)
-		sw := &statusWriter{ResponseWriter: w}
-		ctx := context.WithValue(r.Context(), requestInfoKey{}, ri)
-		next.ServeHTTP(sw, r.WithContext(ctx))
-		elapsed := time.Since(start)
+		w.Header()["X-Request-Id"] = []string{ri.id}
+		sw := &ri.w
 		route := r.URL.Path
+		if route == "/query" {
+			query(sw, r, ri)
+		} else {
+			mux.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, ri)))
+		}
+		elapsed := time.Since(start)
 		switch route {
 		case "/query", "/healthz", "/readyz", "/metrics", "/playground":
 		default:
@@ -182,13 +224,17 @@ func (cfg Config) observe(next http.Handler) http.Handler {
 		op := ""
 		if cfg.Metrics != nil {
 			op = cfg.Metrics.operations.label(ri.operation)
-			cfg.Metrics.requests.WithLabelValues(route, op, strconv.Itoa(sw.status)).Inc()
-			cfg.Metrics.duration.WithLabelValues(route, op).Observe(elapsed.Seconds())
+			cfg.Metrics.observe(route, op, sw.status, elapsed)
 		}
 		if route == "/healthz" || route == "/readyz" || route == "/metrics" {
 			return
 		}
-		cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "request",
+		if cfg.AccessLog != nil {
+			writeAccessLine(cfg.AccessLog, time.Now(), accessLine{requestID: ri.id, method: r.Method, path: r.URL.Path,
+				status: sw.status, bytes: sw.bytes, duration: elapsed, operation: ri.operation})
+			return
+		}
+		cfg.Logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
 			slog.String("request_id", ri.id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
 			slog.Int("status", sw.status), slog.Int("bytes", sw.bytes), slog.Duration("duration", elapsed),
 			slog.String("operation", ri.operation))

@@ -7,9 +7,11 @@ package httpserver
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -39,7 +41,11 @@ type Config struct {
 	// Ready checks the dependencies for /readyz (DynamoDB, PostgreSQL).
 	Ready   func(ctx context.Context) error
 	Logger  *slog.Logger
-	Metrics *Metrics
+	// AccessLog, if set, takes the access log's lines (one Write each),
+	// written by hand in the JSON Logger's handler writes; without it they
+	// go through Logger.
+	AccessLog io.Writer
+	Metrics   *Metrics
 	// CORSOrigins may call the API from a browser ("*" allows any origin).
 	CORSOrigins []string
 	// MaxBodyBytes bounds a request body (default 10 MB: test cases are large).
@@ -62,15 +68,11 @@ func New(cfg Config) http.Handler {
 		cfg.RequestTimeout = 30 * time.Second
 	}
 	mux := http.NewServeMux()
-	query := cfg.authenticate(cfg.GraphQL)
-	query = cfg.limit(query)
 	admit := newAdmission(cfg.Admission)
 	if admit != nil && cfg.Metrics != nil {
 		cfg.Metrics.watchAdmission(admit)
 	}
-	query = admit.middleware(query) // before authentication's reads, after CORS preflights
-	query = cfg.cors(query)
-	mux.Handle("/query", query)
+	query := cfg.query(admit)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
@@ -93,49 +95,90 @@ func New(cfg Config) http.Handler {
 		mux.Handle("GET /playground/", pg)
 		mux.Handle("GET /{$}", http.RedirectHandler("/playground", http.StatusFound))
 	}
-	return cfg.observe(mux)
+	return cfg.observe(mux, query)
 }
 
-// authenticate puts the request's actor in its context: anonymous without an
-// Authorization header, the session's user with a valid bearer token, and a
-// 401 UNAUTHENTICATED response for a bad one (a client that sends a token
-// expects to be someone; silently serving it anonymously would hide the
-// problem). Websocket upgrades authenticate in connection_init instead.
-func (cfg Config) authenticate(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// query serves /query. Its middleware is one function, so a request is
+// copied once (one context, one *http.Request) rather than once per layer
+// (issue 18: the per-request cost of `{ __typename }`). In order:
+//
+//   - CORS: preflights answered, headers set for allowed origins only;
+//   - websocket upgrades go on at once (authenticated in connection_init,
+//     exempt from the admission, the body limit and the request timeout);
+//   - the admission (back-pressure, see Admission);
+//   - the body limit and the request timeout (RequestTimeout: parsing,
+//     validation, the limits' checks and execution stop when it is up, as
+//     they do when the client goes away);
+//   - authentication: anonymous without an Authorization header, the
+//     session's user with a valid bearer token, and 401 UNAUTHENTICATED for a
+//     bad one (a client that sends a token expects to be someone; silently
+//     serving it anonymously would hide the problem).
+func (cfg Config) query(admit *admission) func(w http.ResponseWriter, r *http.Request, ri *requestInfo) {
+	allowAny := slices.Contains(cfg.CORSOrigins, "*")
+	var retryAfter string
+	if admit != nil {
+		retryAfter = strconv.Itoa(int((admit.cfg.RetryAfter + time.Second - 1) / time.Second))
+	}
+	return func(w http.ResponseWriter, r *http.Request, ri *requestInfo) {
+		if !cfg.cors(w, r, allowAny) {
+			return // a preflight, answered
+		}
 		if r.Header.Get("Upgrade") != "" {
-			next.ServeHTTP(w, r.WithContext(withSocketSlot(r.Context())))
+			ctx := context.WithValue(r.Context(), requestInfoKey{}, ri)
+			cfg.GraphQL.ServeHTTP(w, r.WithContext(withSocketSlot(ctx)))
 			return
 		}
-		if r.Header.Get("Authorization") == "" {
-			next.ServeHTTP(w, r)
-			return
-		}
-		token, ok := auth.BearerToken(r)
-		var actor *algoitny.Actor
-		var err error = algoitny.Errorf(algoitny.EUNAUTHENTICATED, "use Authorization: Bearer <session token>")
-		ctx := r.Context()
-		if ok && cfg.Dev { // dev mode reports the reads in extensions.dynamodbRequests
-			actx, reads := dynamo.WithRequestCounter(ctx)
-			actor, err = cfg.Auth.Authenticate(actx, token)
-			ctx = withAuthReads(ctx, reads.Count())
-		} else if ok {
-			actor, err = cfg.Auth.Authenticate(ctx, token)
-		}
-		if err != nil {
-			code, msg := "UNAUTHENTICATED", algoitny.ErrorMessage(err)
-			status := http.StatusUnauthorized
-			if !algoitny.IsCode(err, algoitny.EUNAUTHENTICATED) {
-				cfg.Logger.ErrorContext(r.Context(), "authentication failed", "err", err)
-				code, msg, status = "INTERNAL", "internal error", http.StatusInternalServerError
+		if admit != nil {
+			if !admit.acquire(r.Context()) {
+				w.Header().Set("Retry-After", retryAfter)
+				w.Header().Set("Content-Type", "application/json; charset=utf-8")
+				err := codedError(codeBusy, "the server is busy; retry after "+retryAfter+" s")
+				writeResponse(w, http.StatusServiceUnavailable, response{Errors: gqlerror.List{err}})
+				return
 			}
-			w.Header().Set("WWW-Authenticate", `Bearer realm="algoitny"`)
-			w.Header().Set("Content-Type", "application/json; charset=utf-8")
-			writeResponse(w, status, response{Errors: gqlerror.List{{Message: msg, Extensions: map[string]any{"code": code}}}})
-			return
+			defer admit.release()
 		}
-		next.ServeHTTP(w, r.WithContext(algoitny.WithActor(ctx, actor)))
-	})
+		r.Body = http.MaxBytesReader(w, r.Body, cfg.MaxBodyBytes)
+		ctx, cancel := context.WithTimeoutCause(r.Context(), cfg.RequestTimeout, errRequestTimeout)
+		defer cancel()
+		ctx = context.WithValue(ctx, requestInfoKey{}, ri)
+		if r.Header.Get("Authorization") != "" {
+			var ok bool
+			if ctx, ok = cfg.authenticate(w, r, ctx); !ok {
+				return
+			}
+		}
+		cfg.GraphQL.ServeHTTP(w, r.WithContext(ctx))
+	}
+}
+
+// authenticate returns ctx with the actor of r's bearer token; false when
+// it answered r itself (401 UNAUTHENTICATED for a bad token, 500 when the
+// sessions cannot be read).
+func (cfg Config) authenticate(w http.ResponseWriter, r *http.Request, ctx context.Context) (context.Context, bool) {
+	token, ok := auth.BearerToken(r)
+	var actor *algoitny.Actor
+	var err error = algoitny.Errorf(algoitny.EUNAUTHENTICATED, "use Authorization: Bearer <session token>")
+	if ok && cfg.Dev { // dev mode reports the reads in extensions.dynamodbRequests
+		actx, reads := dynamo.WithRequestCounter(ctx)
+		actor, err = cfg.Auth.Authenticate(actx, token)
+		ctx = withAuthReads(ctx, reads.Count())
+	} else if ok {
+		actor, err = cfg.Auth.Authenticate(ctx, token)
+	}
+	if err != nil {
+		code, msg := "UNAUTHENTICATED", algoitny.ErrorMessage(err)
+		status := http.StatusUnauthorized
+		if !algoitny.IsCode(err, algoitny.EUNAUTHENTICATED) {
+			cfg.Logger.ErrorContext(r.Context(), "authentication failed", "err", err)
+			code, msg, status = "INTERNAL", "internal error", http.StatusInternalServerError
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer realm="algoitny"`)
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		writeResponse(w, status, response{Errors: gqlerror.List{{Message: msg, Extensions: map[string]any{"code": code}}}})
+		return ctx, false
+	}
+	return algoitny.WithActor(ctx, actor), true
 }
 
 // authReadsKey carries the DynamoDB requests that authenticated an HTTP
@@ -158,53 +201,35 @@ func takeAuthReads(ctx context.Context) int64 {
 	return 0
 }
 
-// limit bounds the request body and, except for websockets, the request time.
-func (cfg Config) limit(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Upgrade") != "" {
-			next.ServeHTTP(w, r)
-			return
+// cors sets the CORS headers of a request from an allowed origin and
+// answers preflights (false: answered). Tokens travel in the Authorization
+// header, never in cookies, so credentials are not allowed.
+func (cfg Config) cors(w http.ResponseWriter, r *http.Request, allowAny bool) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	allowed := allowAny || slices.Contains(cfg.CORSOrigins, origin)
+	if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+		if !allowed {
+			http.Error(w, "origin not allowed", http.StatusForbidden)
+			return false
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, cfg.MaxBodyBytes)
-		ctx, cancel := context.WithTimeoutCause(r.Context(), cfg.RequestTimeout, errRequestTimeout)
-		defer cancel()
-		next.ServeHTTP(w, r.WithContext(ctx))
-	})
-}
-
-// cors answers preflights and sets CORS headers for allowed origins only.
-// Tokens travel in the Authorization header, never in cookies, so
-// credentials are not allowed.
-func (cfg Config) cors(next http.Handler) http.Handler {
-	allowAny := slices.Contains(cfg.CORSOrigins, "*")
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		origin := r.Header.Get("Origin")
-		if origin == "" {
-			next.ServeHTTP(w, r)
-			return
-		}
-		allowed := allowAny || slices.Contains(cfg.CORSOrigins, origin)
-		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-			if !allowed {
-				http.Error(w, "origin not allowed", http.StatusForbidden)
-				return
-			}
-			h := w.Header()
-			h.Set("Access-Control-Allow-Origin", origin)
-			h.Set("Access-Control-Allow-Methods", "GET, POST")
-			h.Set("Access-Control-Allow-Headers", "Content-Type, Authorization, Accept, X-Request-Id")
-			h.Set("Access-Control-Max-Age", "600")
-			h.Add("Vary", "Origin")
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
-		if allowed {
-			w.Header().Set("Access-Control-Allow-Origin", origin)
-			w.Header().Set("Access-Control-Expose-Headers", "X-Request-Id")
-		}
-		w.Header().Add("Vary", "Origin")
-		next.ServeHTTP(w, r)
-	})
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", origin)
+		h.Set("Access-Control-Allow-Methods", "GET, POST")
+		h.Set("Access-Control-Allow-Headers", "Content-Type, Authorization, Accept, X-Request-Id")
+		h.Set("Access-Control-Max-Age", "600")
+		h.Add("Vary", "Origin")
+		w.WriteHeader(http.StatusNoContent)
+		return false
+	}
+	if allowed {
+		w.Header().Set("Access-Control-Allow-Origin", origin)
+		w.Header().Set("Access-Control-Expose-Headers", "X-Request-Id")
+	}
+	w.Header().Add("Vary", "Origin")
+	return true
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

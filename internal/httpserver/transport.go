@@ -86,8 +86,13 @@ func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 		http.Error(w, "Not Acceptable: accept application/graphql-response+json or application/json", http.StatusNotAcceptable)
 		return
 	}
-	w.Header().Set("Content-Type", media+"; charset=utf-8")
-	w.Header().Add("Vary", "Accept")
+	h := w.Header()
+	h["Content-Type"] = contentTypes[media]
+	if _, ok := h["Vary"]; ok {
+		h.Add("Vary", "Accept")
+	} else {
+		h["Vary"] = varyAccept
+	}
 
 	var batch []*graphql.RawParams
 	var isBatch bool
@@ -203,7 +208,9 @@ func writeBody(w http.ResponseWriter, status int, b []byte, err error) {
 		status = http.StatusInternalServerError
 		b = []byte(`{"errors":[{"message":"internal error","extensions":{"code":"INTERNAL"}}]}`)
 	}
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	if len(b) > smallBody { // net/http sets it itself below
+		w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	}
 	w.WriteHeader(status)
 	w.Write(b)
 }
@@ -242,8 +249,29 @@ func (r response) appendJSON(b []byte) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
+// The headers every response sets, shared (net/http only reads them; an Add
+// appends to a copy, as their capacity is their length).
+var (
+	contentTypes = map[string][]string{
+		mediaJSON:            {mediaJSON + "; charset=utf-8"},
+		mediaGraphQLResponse: {mediaGraphQLResponse + "; charset=utf-8"},
+	}
+	varyAccept = []string{"Accept"}
+)
+
+// smallBody is the size up to which net/http writes a body written at once
+// with its Content-Length (its buffer before chunking); a larger one needs
+// the header set, or it would be sent chunked.
+const smallBody = 2048
+
 // negotiate picks the response media type from an Accept header.
 func negotiate(accept string) (string, bool) {
+	switch accept {
+	case "", mediaJSON, "*/*":
+		return mediaJSON, true
+	case mediaGraphQLResponse:
+		return mediaGraphQLResponse, true
+	}
 	if strings.TrimSpace(accept) == "" {
 		return mediaJSON, true
 	}
@@ -284,6 +312,10 @@ func negotiate(accept string) (string, bool) {
 }
 
 func jsonContentType(ct string) bool {
+	switch ct {
+	case mediaJSON, "application/json; charset=utf-8", "application/json;charset=utf-8":
+		return true
+	}
 	mt, params, err := mime.ParseMediaType(ct)
 	if err != nil || mt != mediaJSON {
 		return false
