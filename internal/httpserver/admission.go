@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"sync/atomic"
 	"time"
-
 )
 
 // codeBusy answers a request turned away because the server is at its

@@ -39,8 +39,8 @@ type Config struct {
 	// assets embedded, so it works offline).
 	Dev bool
 	// Ready checks the dependencies for /readyz (DynamoDB, PostgreSQL).
-	Ready   func(ctx context.Context) error
-	Logger  *slog.Logger
+	Ready  func(ctx context.Context) error
+	Logger *slog.Logger
 	// AccessLog, if set, takes the access log's lines (one Write each),
 	// written by hand in the JSON Logger's handler writes; without it they
 	// go through Logger.
