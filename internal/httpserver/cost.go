@@ -77,10 +77,15 @@ type budgetKey struct{}
 // cancelled when the budget is spent; call cancel when the request ends.
 func withBudget(ctx context.Context, limit int64) (context.Context, context.CancelCauseFunc) {
 	ctx, cancel := context.WithCancelCause(ctx)
+	return withBudgetOn(ctx, limit, cancel), cancel
+}
+
+// withBudgetOn is withBudget on a context that cancel cancels already (an
+// HTTP request's: see Config.query).
+func withBudgetOn(ctx context.Context, limit int64, cancel context.CancelCauseFunc) context.Context {
 	b := &budget{limit: limit, cancel: cancel}
 	ctx = context.WithValue(ctx, budgetKey{}, b)
-	ctx = dynamo.WithFullReadCheck(ctx, b.checkFullRead)
-	return ctx, cancel
+	return dynamo.WithFullReadCheck(ctx, b.checkFullRead)
 }
 
 func budgetFrom(ctx context.Context) *budget {

@@ -136,6 +136,14 @@ type requestInfo struct {
 	id        string
 	operation string
 	w         statusWriter // the response's writer (one allocation with this)
+	deadline  deadline     // its place among the requests' deadlines
+	// cancel stops the request (its timeout, its response budget).
+	cancel context.CancelCauseFunc
+}
+
+func requestInfoFrom(ctx context.Context) *requestInfo {
+	ri, _ := ctx.Value(requestInfoKey{}).(*requestInfo)
+	return ri
 }
 
 type requestInfoKey struct{}

@@ -115,6 +115,7 @@ func New(cfg Config) http.Handler {
 //     serving it anonymously would hide the problem).
 func (cfg Config) query(admit *admission) func(w http.ResponseWriter, r *http.Request, ri *requestInfo) {
 	allowAny := slices.Contains(cfg.CORSOrigins, "*")
+	timeouts := newDeadlines(cfg.RequestTimeout)
 	var retryAfter string
 	if admit != nil {
 		retryAfter = strconv.Itoa(int((admit.cfg.RetryAfter + time.Second - 1) / time.Second))
@@ -139,8 +140,9 @@ func (cfg Config) query(admit *admission) func(w http.ResponseWriter, r *http.Re
 			defer admit.release()
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, cfg.MaxBodyBytes)
-		ctx, cancel := context.WithTimeoutCause(r.Context(), cfg.RequestTimeout, errRequestTimeout)
-		defer cancel()
+		ctx, cancel, done := timeouts.start(r.Context(), &ri.deadline)
+		defer done()
+		ri.cancel = cancel
 		ctx = context.WithValue(ctx, requestInfoKey{}, ri)
 		if r.Header.Get("Authorization") != "" {
 			var ok bool

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/errcode"
@@ -119,8 +120,14 @@ func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 		return
 	}
 
-	ctx, cancel := withBudget(r.Context(), t.Budget.For(r.Context()))
-	defer cancel(nil)
+	ctx := r.Context()
+	if ri := requestInfoFrom(ctx); ri != nil && ri.cancel != nil {
+		ctx = withBudgetOn(ctx, t.Budget.For(ctx), ri.cancel) // ended with the request
+	} else {
+		var cancel context.CancelCauseFunc
+		ctx, cancel = withBudget(ctx, t.Budget.For(ctx))
+		defer cancel(nil)
+	}
 	results := make([]response, len(batch))
 	status := http.StatusOK
 	for i, params := range batch {
@@ -347,28 +354,22 @@ func paramsFromQuery(r *http.Request) (*graphql.RawParams, error) {
 
 // paramsFromBody decodes a POST body: one request object or a batch array.
 func paramsFromBody(body io.Reader, maxBatch int) ([]*graphql.RawParams, bool, error) {
-	raw, err := io.ReadAll(body)
-	if err != nil {
+	buf := bodyPool.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= 64<<10 { // a large body's buffer is not kept
+			bodyPool.Put(buf)
+		}
+	}()
+	buf.Reset()
+	if _, err := buf.ReadFrom(body); err != nil {
 		return nil, false, err
 	}
-	raw = bytes.TrimSpace(raw)
+	raw := bytes.TrimSpace(buf.Bytes())
 	if len(raw) == 0 {
 		return nil, false, errors.New("the request body is empty; send {\"query\": \"...\"}")
 	}
-	decode := func(b []byte) (*graphql.RawParams, error) {
-		var p graphql.RawParams
-		d := json.NewDecoder(bytes.NewReader(b))
-		d.UseNumber()
-		if err := d.Decode(&p); err != nil {
-			return nil, errors.New("the request body is not a JSON GraphQL request")
-		}
-		if p.Query == "" && p.Extensions == nil {
-			return nil, errors.New("a GraphQL request needs a query")
-		}
-		return &p, nil
-	}
 	if raw[0] != '[' {
-		p, err := decode(raw)
+		p, err := decodeParams(raw)
 		return []*graphql.RawParams{p}, false, err
 	}
 	var items []json.RawMessage
@@ -379,10 +380,56 @@ func paramsFromBody(body io.Reader, maxBatch int) ([]*graphql.RawParams, bool, e
 		return nil, true, errors.New("a batch holds 1 to " + strconv.Itoa(maxBatch) + " operations")
 	}
 	out := make([]*graphql.RawParams, len(items))
+	var err error
 	for i, it := range items {
-		if out[i], err = decode(it); err != nil {
+		if out[i], err = decodeParams(it); err != nil {
 			return nil, true, err
 		}
 	}
 	return out, true, nil
+}
+
+// bodyPool recycles the buffers request bodies are read into (decodeParams
+// copies out what it keeps).
+var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+var errNotGraphQLRequest = errors.New("the request body is not a JSON GraphQL request")
+
+// decodeParams decodes one GraphQL request object. Numbers in variables and
+// extensions stay json.Number (an Int beyond 2^53 is not rounded); the
+// rest is decoded without a json.Decoder, which most requests (no
+// variables) need not pay for.
+func decodeParams(b []byte) (*graphql.RawParams, error) {
+	var req struct {
+		Query         string          `json:"query"`
+		OperationName string          `json:"operationName"`
+		Variables     json.RawMessage `json:"variables"`
+		Extensions    json.RawMessage `json:"extensions"`
+	}
+	bad := errNotGraphQLRequest
+	if err := json.Unmarshal(b, &req); err != nil {
+		return nil, bad
+	}
+	p := &graphql.RawParams{Query: req.Query, OperationName: req.OperationName}
+	if err := decodeNumbers(req.Variables, &p.Variables); err != nil {
+		return nil, bad
+	}
+	if err := decodeNumbers(req.Extensions, &p.Extensions); err != nil {
+		return nil, bad
+	}
+	if p.Query == "" && p.Extensions == nil {
+		return nil, errors.New("a GraphQL request needs a query")
+	}
+	return p, nil
+}
+
+// decodeNumbers decodes a JSON object (or null, or nothing) into m with
+// numbers as json.Number.
+func decodeNumbers(raw json.RawMessage, m *map[string]any) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	return d.Decode(m)
 }
