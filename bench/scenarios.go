@@ -325,6 +325,8 @@ func (b *run) scenarioTypename(ctx context.Context) {
 	target := b.profiled(ctx, "typename", call(prod))
 	bs, ts, cpu := b.compare(ctx, b.opts.clients, call(stock.api), target, cpuProc{"the API replica", replica.pid()}, cpuProc{"stock gqlgen", stock.pid()})
 	ours, theirs := typenameCPU(cpu)
+	rssOurs, _ := rssBytes(replica.pid())
+	rssTheirs, _ := rssBytes(stock.pid())
 	ratio := float64(theirs) / max(float64(ours), 1)
 	pass := ratio >= 1.0 && ts.err == 0 && bs.err == 0 && ours > 0 && theirs > 0
 	b.rows = append(b.rows, row{
@@ -333,7 +335,8 @@ func (b *run) scenarioTypename(ctx context.Context) {
 		p50:      ms(ts.quantile(0.5)), p99: ms(ts.quantile(0.99)),
 		thr:   fmt.Sprintf("%.0f req/s; %s per request", ts.throughput(), us(ours)),
 		ratio: fmt.Sprintf("%.2f× (stock's CPU ÷ ours)", ratio), target: "≥ 1.0×",
-		pass: &pass, note: strings.TrimPrefix(b.errNote(bs, ts)+"; "+cpu.String()+"; per request: each process's CPU in its own rounds less its idle rate in the other's", "; "),
+		pass: &pass, note: strings.TrimPrefix(b.errNote(bs, ts)+"; "+cpu.String()+"; per request: each process's CPU in its own rounds less its idle rate in the other's"+
+			fmt.Sprintf("; VmRSS at the end: the API replica %.0f MB, stock gqlgen %.0f MB", float64(rssOurs)/(1<<20), float64(rssTheirs)/(1<<20)), "; "),
 	})
 
 	plain, err := b.startBaseline("http")

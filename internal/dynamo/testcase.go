@@ -119,12 +119,17 @@ func hasParts(av map[string]types.AttributeValue) bool {
 // fullReadCheckKey carries the check of WithFullReadCheck.
 type fullReadCheckKey struct{}
 
-// WithFullReadCheck returns a context in which GetTestCase calls check
-// before it reads a test case's data: check gets the input and output
-// bytes (-1 for a test case written before sizes were stored) and returns
-// nil to go on, or the error GetTestCase then returns. The HTTP layer
-// bounds with it what one request may make the server hold.
-func WithFullReadCheck(ctx context.Context, check func(size int) error) context.Context {
+// FullReadChecker decides whether a test case is read in full: size is its
+// input and output in bytes (-1 for a test case written before sizes were
+// stored); nil goes on, an error is what GetTestCase then returns.
+type FullReadChecker interface {
+	CheckFullRead(size int) error
+}
+
+// WithFullReadCheck returns a context in which GetTestCase asks check
+// before it reads a test case's data. The HTTP layer bounds with it what
+// one request may make the server hold.
+func WithFullReadCheck(ctx context.Context, check FullReadChecker) context.Context {
 	return context.WithValue(ctx, fullReadCheckKey{}, check)
 }
 
@@ -719,8 +724,8 @@ func (db *DB) getTestCase(ctx context.Context, ref algoitny.ProblemRef, id strin
 	if len(items) == 0 || isTestCasePartSK(stringAttr(items[0], attrSK)) {
 		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "test case not found")
 	}
-	if check, ok := ctx.Value(fullReadCheckKey{}).(func(int) error); ok && checked {
-		if err := check(storedSize(items[0])); err != nil {
+	if check, ok := ctx.Value(fullReadCheckKey{}).(FullReadChecker); ok && checked {
+		if err := check.CheckFullRead(storedSize(items[0])); err != nil {
 			return nil, err
 		}
 	}

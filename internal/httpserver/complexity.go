@@ -41,7 +41,7 @@ func (c *complexityLimit) Validate(schema graphql.ExecutableSchema) error {
 
 // MutateOperationContext computes the operation's complexity after validation.
 func (c *complexityLimit) MutateOperationContext(ctx context.Context, opCtx *graphql.OperationContext) *gqlerror.Error {
-	w := complexityWalker{ctx: ctx, es: c.es, schema: c.es.Schema(), vars: opCtx.Variables, memo: map[*ast.FragmentDefinition]int{}}
+	w := complexityWalker{ctx: ctx, es: c.es, schema: c.es.Schema(), vars: opCtx.Variables}
 	n := w.set(opCtx.Operation.SelectionSet)
 	if c.work != nil {
 		c.work.Complexity.Add(int64(w.visits))
@@ -98,6 +98,9 @@ func (w *complexityWalker) set(set ast.SelectionSet) int {
 			n, ok := w.memo[s.Definition]
 			if !ok {
 				n = w.set(s.Definition.SelectionSet)
+				if w.memo == nil { // most operations spread no fragment
+					w.memo = map[*ast.FragmentDefinition]int{}
+				}
 				w.memo[s.Definition] = n
 			}
 			total = satAdd(total, n)

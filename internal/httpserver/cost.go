@@ -83,9 +83,15 @@ func withBudget(ctx context.Context, limit int64) (context.Context, context.Canc
 // withBudgetOn is withBudget on a context that cancel cancels already (an
 // HTTP request's: see Config.query).
 func withBudgetOn(ctx context.Context, limit int64, cancel context.CancelCauseFunc) context.Context {
-	b := &budget{limit: limit, cancel: cancel}
+	return withBudgetIn(ctx, &budget{}, limit, cancel)
+}
+
+// withBudgetIn is withBudgetOn with the budget kept in b (an HTTP request's
+// requestInfo: no allocation of its own).
+func withBudgetIn(ctx context.Context, b *budget, limit int64, cancel context.CancelCauseFunc) context.Context {
+	b.limit, b.cancel = limit, cancel
 	ctx = context.WithValue(ctx, budgetKey{}, b)
-	return dynamo.WithFullReadCheck(ctx, b.checkFullRead)
+	return dynamo.WithFullReadCheck(ctx, b)
 }
 
 func budgetFrom(ctx context.Context) *budget {
@@ -103,11 +109,11 @@ func (b *budget) charge(n int64) {
 // over reports whether the budget is spent.
 func (b *budget) over() bool { return b.spent.Load() > b.limit }
 
-// checkFullRead is asked before a test case's data is read in full: size
+// CheckFullRead (dynamo.FullReadChecker) is asked before a test case's data is read in full: size
 // is its input and output in bytes (-1 when storage does not know it).
 // Small ones (no list truncates them) are free; of the others a request
 // reads one, and only if it fits what is left of the budget.
-func (b *budget) checkFullRead(size int) error {
+func (b *budget) CheckFullRead(size int) error {
 	if size >= 0 && size <= dynamo.PreviewBytes {
 		return nil
 	}

@@ -30,6 +30,7 @@ type deadline struct {
 	at         time.Time
 	cancel     context.CancelCauseFunc
 	listed     bool
+	ctx        deadlineCtx
 }
 
 func newDeadlines(timeout time.Duration) *deadlines {
@@ -47,12 +48,11 @@ type deadlineCtx struct {
 	at time.Time
 }
 
-func (c deadlineCtx) Deadline() (time.Time, bool) { return c.at, true }
+func (c *deadlineCtx) Deadline() (time.Time, bool) { return c.at, true }
 
-// start returns parent with the request timeout, its cancel function (the
-// request's budget uses it too) and the function that ends the request's
-// deadline; call it when the request is done.
-func (d *deadlines) start(parent context.Context, e *deadline) (context.Context, context.CancelCauseFunc, func()) {
+// start returns parent with the request timeout and its cancel function
+// (the request's budget uses it too); call end(e) when the request is done.
+func (d *deadlines) start(parent context.Context, e *deadline) (context.Context, context.CancelCauseFunc) {
 	ctx, cancel := context.WithCancelCause(parent)
 	e.at, e.cancel = time.Now().Add(d.timeout), cancel
 	if pd, ok := parent.Deadline(); ok && pd.Before(e.at) {
@@ -68,10 +68,14 @@ func (d *deadlines) start(parent context.Context, e *deadline) (context.Context,
 	}
 	d.tail = e
 	d.mu.Unlock()
-	return deadlineCtx{Context: ctx, at: e.at}, cancel, func() {
-		d.remove(e)
-		cancel(nil)
-	}
+	e.ctx = deadlineCtx{Context: ctx, at: e.at}
+	return &e.ctx, cancel
+}
+
+// end takes a request that is done out of the list and cancels its context.
+func (d *deadlines) end(e *deadline) {
+	d.remove(e)
+	e.cancel(nil)
 }
 
 func (d *deadlines) remove(e *deadline) {

@@ -17,12 +17,12 @@ func TestDeadlines(t *testing.T) {
 	for round := range 3 { // each round starts on an empty list
 		var slow, quick deadline
 		before := time.Now()
-		sctx, _, sdone := d.start(context.Background(), &slow)
-		qctx, _, qdone := d.start(context.Background(), &quick)
+		sctx, _ := d.start(context.Background(), &slow)
+		qctx, _ := d.start(context.Background(), &quick)
 		if at, ok := sctx.Deadline(); !ok || at.Before(before.Add(timeout)) || at.After(time.Now().Add(timeout)) {
 			t.Fatalf("round %d: Deadline() = %v, %t", round, at, ok)
 		}
-		qdone()
+		d.end(&quick)
 		if !errors.Is(context.Cause(qctx), context.Canceled) {
 			t.Fatalf("round %d: an ended request's cause is %v", round, context.Cause(qctx))
 		}
@@ -34,7 +34,7 @@ func TestDeadlines(t *testing.T) {
 		if !errors.Is(context.Cause(sctx), errRequestTimeout) || time.Since(before) < timeout {
 			t.Fatalf("round %d: cause %v after %s", round, context.Cause(sctx), time.Since(before))
 		}
-		sdone()
+		d.end(&slow)
 		d.mu.Lock()
 		empty := d.head == nil && d.tail == nil
 		d.mu.Unlock()
@@ -46,8 +46,8 @@ func TestDeadlines(t *testing.T) {
 	parent, cancel := context.WithTimeout(context.Background(), time.Millisecond)
 	defer cancel()
 	var e deadline
-	ctx, _, done := d.start(parent, &e)
-	defer done()
+	ctx, _ := d.start(parent, &e)
+	defer d.end(&e)
 	if at, _ := ctx.Deadline(); !at.Equal(must(parent.Deadline())) {
 		t.Fatalf("Deadline() = %v, want the parent's", at)
 	}

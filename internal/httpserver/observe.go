@@ -139,6 +139,7 @@ type requestInfo struct {
 	deadline  deadline     // its place among the requests' deadlines
 	// cancel stops the request (its timeout, its response budget).
 	cancel context.CancelCauseFunc
+	budget budget // the response budget of an HTTP request
 }
 
 func requestInfoFrom(ctx context.Context) *requestInfo {

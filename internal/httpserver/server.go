@@ -140,8 +140,8 @@ func (cfg Config) query(admit *admission) func(w http.ResponseWriter, r *http.Re
 			defer admit.release()
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, cfg.MaxBodyBytes)
-		ctx, cancel, done := timeouts.start(r.Context(), &ri.deadline)
-		defer done()
+		ctx, cancel := timeouts.start(r.Context(), &ri.deadline)
+		defer timeouts.end(&ri.deadline)
 		ri.cancel = cancel
 		ctx = context.WithValue(ctx, requestInfoKey{}, ri)
 		if r.Header.Get("Authorization") != "" {

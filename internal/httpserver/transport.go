@@ -122,7 +122,7 @@ func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 
 	ctx := r.Context()
 	if ri := requestInfoFrom(ctx); ri != nil && ri.cancel != nil {
-		ctx = withBudgetOn(ctx, t.Budget.For(ctx), ri.cancel) // ended with the request
+		ctx = withBudgetIn(ctx, &ri.budget, t.Budget.For(ctx), ri.cancel) // ended with the request
 	} else {
 		var cancel context.CancelCauseFunc
 		ctx, cancel = withBudget(ctx, t.Budget.For(ctx))
@@ -191,7 +191,7 @@ func requestError(msg string) *gqlerror.Error {
 
 // writeResponse writes one response.
 func writeResponse(w http.ResponseWriter, status int, r response) {
-	b, err := r.appendJSON(nil)
+	b, err := r.appendJSON(make([]byte, 0, len(r.Data)+64))
 	writeBody(w, status, b, err)
 }
 
@@ -370,7 +370,10 @@ func paramsFromBody(body io.Reader, maxBatch int) ([]*graphql.RawParams, bool, e
 	}
 	if raw[0] != '[' {
 		p, err := decodeParams(raw)
-		return []*graphql.RawParams{p}, false, err
+		if err != nil {
+			return nil, false, err
+		}
+		return []*graphql.RawParams{p}, false, nil
 	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil {
