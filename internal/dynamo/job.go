@@ -542,6 +542,15 @@ func (db *DB) AddJobProgress(ctx context.Context, p *algoitny.JobProgress) error
 	if p.ID == "" {
 		p.ID, p.CreatedAt = newID(db.now())
 	}
+	av, err := marshalProgress(p)
+	if err != nil {
+		return err
+	}
+	_, err = db.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(db.tables.Main), Item: av})
+	return translate(err, "add job progress")
+}
+
+func marshalProgress(p *algoitny.JobProgress) (map[string]types.AttributeValue, error) {
 	if r := []rune(p.Step); len(r) > 100 {
 		p.Step = string(r[:100])
 	}
@@ -550,10 +559,9 @@ func (db *DB) AddJobProgress(ctx context.Context, p *algoitny.JobProgress) error
 		ProgressID: p.ID, JobID: p.JobID, Step: p.Step, Message: p.Message, Status: string(p.Status), Percent: p.Percent, CreatedAt: p.CreatedAt,
 	})
 	if err != nil {
-		return algoitny.Internal(err, "encode job progress")
+		return nil, algoitny.Internal(err, "encode job progress")
 	}
-	_, err = db.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(db.tables.Main), Item: av})
-	return translate(err, "add job progress")
+	return av, nil
 }
 
 // NewJobProgressID returns a fresh progress id and its creation time.
