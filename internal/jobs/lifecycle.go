@@ -39,6 +39,8 @@ func permanent(err error, format string, args ...any) error {
 //   - any other failure (or a panic): back to PENDING with the reason, and
 //     River retries with backoff.
 func run[T river.JobArgs](ctx context.Context, r *Runner, job *river.Job[T], jobID string, body func(ctx context.Context, rec *algoitny.Job, owner *algoitny.User) error) (err error) {
+	ctx, j := r.withJournal(ctx)
+	defer j.flush() // nothing of the attempt is left running when it returns
 	rec, err := r.cfg.Store.GetJob(ctx, jobID)
 	if algoitny.IsCode(err, algoitny.ENOTFOUND) {
 		return river.JobCancel(fmt.Errorf("job %s no longer exists", jobID))
@@ -49,6 +51,9 @@ func run[T river.JobArgs](ctx context.Context, r *Runner, job *river.Job[T], job
 	if rec.Status.Final() {
 		return nil
 	}
+	// The owner is read while the job moves to PROCESSING (neither waits
+	// for the other); the body starts only once both are done.
+	owner := readOwner(ctx, r, rec.UserID)
 	if rec, err = r.begin(ctx, rec, job.ID, job.Attempt); err != nil {
 		if algoitny.IsCode(err, algoitny.ECONFLICT) {
 			return nil // cancelled or finished concurrently
@@ -64,25 +69,45 @@ func run[T river.JobArgs](ctx context.Context, r *Runner, job *river.Job[T], job
 			err = r.failed(ctx, rec, job.Attempt, job.MaxAttempts, err)
 		}
 	}()
-	var owner *algoitny.User
-	if rec.UserID != "" {
-		// Read once for the body too. Queued before its user was
-		// deactivated, a job fails before it costs anything (a sandbox, a
-		// page fetch, an LLM call). Not found is retried: the user index
-		// may lag behind a brand-new account (a deleted account's jobs are
-		// gone with it).
-		if owner, err = r.cfg.Store.GetUserByID(ctx, rec.UserID); err != nil {
-			return err
-		}
-		if !owner.IsActive {
-			return permanent(nil, "the account is deactivated")
-		}
+	// Read once for the body too. Queued before its user was deactivated, a
+	// job fails before it costs anything (a sandbox, a page fetch, an LLM
+	// call). Not found is retried: the user index may lag behind a
+	// brand-new account (a deleted account's jobs are gone with it).
+	u, err := owner()
+	if err != nil {
+		return err
 	}
-	return body(ctx, rec, owner)
+	if u != nil && !u.IsActive {
+		return permanent(nil, "the account is deactivated")
+	}
+	return body(ctx, rec, u)
+}
+
+// readOwner starts reading the account of a job (none for userID "") and
+// returns a function that waits for it.
+func readOwner(ctx context.Context, r *Runner, userID string) func() (*algoitny.User, error) {
+	if userID == "" {
+		return func() (*algoitny.User, error) { return nil, nil }
+	}
+	type result struct {
+		u   *algoitny.User
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		u, err := r.cfg.Store.GetUserByID(ctx, userID)
+		ch <- result{u, err}
+	}()
+	return func() (*algoitny.User, error) {
+		res := <-ch
+		return res.u, res.err
+	}
 }
 
 // begin moves a job to PROCESSING; a job still PROCESSING from an attempt
-// that crashed continues as it is.
+// that crashed continues as it is. rec has just been read: the write is
+// conditional on its status (ECONFLICT if a cancellation came in between)
+// instead of reading the job again.
 func (r *Runner) begin(ctx context.Context, rec *algoitny.Job, riverID int64, attempt int) (*algoitny.Job, error) {
 	if rec.Status == algoitny.JobProcessing {
 		return rec, nil
@@ -93,7 +118,7 @@ func (r *Runner) begin(ctx context.Context, rec *algoitny.Job, riverID int64, at
 		id, _ := r.cfg.Store.NewHistoryID()
 		t.HistoryID = &id
 	}
-	next, err := r.cfg.Store.TransitionJob(ctx, rec.ID, t)
+	next, err := r.cfg.Store.TransitionJobFrom(ctx, rec, t)
 	if err != nil {
 		return nil, err
 	}
@@ -101,8 +126,19 @@ func (r *Runner) begin(ctx context.Context, rec *algoitny.Job, riverID int64, at
 	return next, nil
 }
 
-// progress stores a progress step and publishes it with the job.
+// progress stores a progress step and publishes it with the job: through
+// the attempt's journal when ctx has one (in order, off the worker's
+// path), else at once.
 func (r *Runner) progress(ctx context.Context, job *algoitny.Job, step, msg string, percent int) {
+	if j := journalFrom(ctx); j != nil {
+		j.add(entry{op: func(ctx context.Context) { r.progressNow(ctx, job, step, msg, percent) }})
+		return
+	}
+	r.progressNow(ctx, job, step, msg, percent)
+}
+
+// progressNow stores a progress step, then publishes it with the job.
+func (r *Runner) progressNow(ctx context.Context, job *algoitny.Job, step, msg string, percent int) {
 	p := &algoitny.JobProgress{JobID: job.ID, Step: step, Message: msg, Status: job.Status, Percent: percent}
 	if err := r.cfg.Store.AddJobProgress(ctx, p); err != nil {
 		r.cfg.Logger.WarnContext(ctx, "store job progress", "job", job.ID, "err", err)
@@ -110,10 +146,22 @@ func (r *Runner) progress(ctx context.Context, job *algoitny.Job, step, msg stri
 	r.cfg.Events.PublishJob(ctx, job, p)
 }
 
-// finish moves a job to a final status. A job cancelled meanwhile stays
-// cancelled (ECONFLICT is not an error here).
+// finish moves a job to a final status, after everything the attempt
+// reported before (its journal) is stored and published. A job cancelled
+// meanwhile stays cancelled (ECONFLICT is not an error here). rec is the
+// job as the attempt knows it: while it is PROCESSING the write is
+// conditional on that status (nothing else changes a running job's status
+// without making it final), instead of reading the job again.
 func (r *Runner) finish(ctx context.Context, rec *algoitny.Job, t algoitny.JobTransition, step string) error {
-	done, err := r.cfg.Store.TransitionJob(context.WithoutCancel(ctx), rec.ID, t)
+	bg := context.WithoutCancel(ctx)
+	journalFrom(ctx).flush()
+	var done *algoitny.Job
+	var err error
+	if rec.Status == algoitny.JobProcessing {
+		done, err = r.cfg.Store.TransitionJobFrom(bg, rec, t)
+	} else {
+		done, err = r.cfg.Store.TransitionJob(bg, rec.ID, t)
+	}
 	if algoitny.IsCode(err, algoitny.ECONFLICT) || algoitny.IsCode(err, algoitny.ENOTFOUND) {
 		return nil
 	}
@@ -124,7 +172,7 @@ func (r *Runner) finish(ctx context.Context, rec *algoitny.Job, t algoitny.JobTr
 	if t.ErrorMessage != nil {
 		msg = *t.ErrorMessage
 	}
-	r.progress(context.WithoutCancel(ctx), done, step, msg, 100)
+	r.progressNow(bg, done, step, msg, 100)
 	return nil
 }
 
@@ -132,6 +180,7 @@ func (r *Runner) finish(ctx context.Context, rec *algoitny.Job, t algoitny.JobTr
 // should do next.
 func (r *Runner) failed(ctx context.Context, rec *algoitny.Job, attempt, maxAttempts int, err error) error {
 	bg := context.WithoutCancel(ctx)
+	journalFrom(ctx).flush() // what the attempt reported comes before its end
 	if cur, gerr := r.cfg.Store.GetJob(bg, rec.ID); gerr == nil && cur.Status == algoitny.JobCancelled {
 		return river.JobCancel(err) // cancelJob: its processes are already gone
 	}
@@ -153,7 +202,7 @@ func (r *Runner) failed(ctx context.Context, rec *algoitny.Job, attempt, maxAtte
 	r.cfg.Logger.WarnContext(ctx, "job attempt failed; retrying", "job", rec.ID, "attempt", attempt, "err", err)
 	msg := fmt.Sprintf("attempt %d failed (%s); retrying", attempt, userMessage(err))
 	if next, terr := r.cfg.Store.TransitionJob(bg, rec.ID, algoitny.JobTransition{Status: algoitny.JobPending, ErrorMessage: &msg}); terr == nil {
-		r.progress(bg, next, "retrying", msg, -1)
+		r.progressNow(bg, next, "retrying", msg, -1)
 	}
 	return err
 }
