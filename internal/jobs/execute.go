@@ -26,7 +26,9 @@ type executeWorker struct {
 // Work implements river.Worker.
 func (w *executeWorker) Work(ctx context.Context, job *river.Job[ExecuteArgs]) error {
 	r := w.runner
-	return run(ctx, r, job, job.Args.JobID, func(ctx context.Context, rec *algoitny.Job, owner *algoitny.User) error {
+	// The judge starts while the job moves to PROCESSING (once the owner
+	// is known to be active): it is stopped if the job cannot begin.
+	return runEarly(ctx, r, job, job.Args.JobID, func(ctx context.Context, rec *algoitny.Job, b *beginning, owner *algoitny.User) error {
 		// The problem and all its test cases in one Query.
 		p, tests, err := r.cfg.Store.GetProblemWithTestCases(ctx, algoitny.ProblemRef{Platform: rec.Platform, ProblemID: rec.ProblemID})
 		if algoitny.IsCode(err, algoitny.ENOTFOUND) || (err == nil && (p.IsDeleted || len(tests) == 0)) {
@@ -62,16 +64,35 @@ func (w *executeWorker) Work(ctx context.Context, job *river.Job[ExecuteArgs]) e
 		if len(sub.Tests) < len(tests) {
 			msg = fmt.Sprintf("running %d of %d tests (the others finished in an earlier attempt)", len(sub.Tests), len(tests))
 		}
-		// Stored and published by the attempt's journal, in order, while the
-		// judge goes on.
-		r.progress(ctx, rec, "judging", msg, 0)
+		// Stored and published by the attempt's journal, in order (after
+		// the job's "started"), while the judge goes on.
+		journalFrom(ctx).add(entry{op: func(ctx context.Context) {
+			if began, err := b.wait(); err == nil {
+				r.progressNow(ctx, began, "judging", msg, 0)
+			}
+		}})
 		var res judge.Result
 		if len(sub.Tests) > 0 {
-			res, err = r.cfg.Judge.Judge(ctx, sub, func(tr judge.TestResult) {
+			jctx, stop := context.WithCancel(ctx)
+			defer stop()
+			go func() {
+				select {
+				case <-b.done:
+					if b.err != nil {
+						stop() // cancelled or finished meanwhile, or not moved
+					}
+				case <-jctx.Done():
+				}
+			}()
+			res, err = r.cfg.Judge.Judge(jctx, sub, func(tr judge.TestResult) {
 				i, result := index[tr.Index], testResult(tr)
 				results[i] = &result
 				r.announce(ctx, algoitny.ExecutionEvent{JobID: rec.ID, Index: i, Total: len(tests), Result: result})
 			})
+		}
+		rec, berr := b.wait()
+		if berr != nil {
+			return berr // runEarly ends the attempt; the journal dropped its tests
 		}
 		// The tests the journal has not begun to write are stored with the
 		// execution instead, in the transaction that completes the job, and

@@ -30,6 +30,7 @@ type journal struct {
 	busy     bool          // the writer goroutine is running
 	drained  chan struct{} // closed when queue and busy are both empty; nil when idle
 	flushing int           // flush calls waiting: tests are written without lingering
+	dropped  bool          // the job did not begin: nothing more is written
 	hurry    chan struct{} // wakes a lingering writer when flush is called
 }
 
@@ -58,6 +59,9 @@ func journalFrom(ctx context.Context) *journal {
 func (j *journal) add(e entry) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	if j.dropped {
+		return
+	}
 	j.queue = append(j.queue, e)
 	if !j.busy {
 		j.busy = true
@@ -114,6 +118,16 @@ func (j *journal) write() {
 		last = time.Now()
 		j.r.announceNow(j.bg, batch)
 	}
+}
+
+// drop discards what is queued and whatever is added later (the job did
+// not begin, so nothing of the attempt is stored or published).
+func (j *journal) drop() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.dropped = true
+	clear(j.queue)
+	j.queue = j.queue[:0]
 }
 
 // takeTests takes the tests at the end of the queue that no write has

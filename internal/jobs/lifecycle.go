@@ -38,7 +38,24 @@ func permanent(err error, format string, args ...any) error {
 //     message the user can read.
 //   - any other failure (or a panic): back to PENDING with the reason, and
 //     River retries with backoff.
-func run[T river.JobArgs](ctx context.Context, r *Runner, job *river.Job[T], jobID string, body func(ctx context.Context, rec *algoitny.Job, owner *algoitny.User) error) (err error) {
+func run[T river.JobArgs](ctx context.Context, r *Runner, job *river.Job[T], jobID string, body func(ctx context.Context, rec *algoitny.Job, owner *algoitny.User) error) error {
+	return runEarly(ctx, r, job, jobID, func(ctx context.Context, _ *algoitny.Job, b *beginning, owner *algoitny.User) error {
+		rec, err := b.wait()
+		if err != nil {
+			return err
+		}
+		return body(ctx, rec, owner)
+	})
+}
+
+// runEarly is run for a body that starts its work while the job moves to
+// PROCESSING: it gets the job as read (rec) and the move under way (b),
+// and must wait for b before it writes anything of its own but through
+// the attempt's journal (which holds what it reports until b is done, and
+// drops it should b fail). The owner has been checked before body runs.
+// If b fails, body's outcome is ignored: a job cancelled or finished
+// meanwhile (ECONFLICT) ends there, any other failure is retried.
+func runEarly[T river.JobArgs](ctx context.Context, r *Runner, job *river.Job[T], jobID string, body func(ctx context.Context, rec *algoitny.Job, b *beginning, owner *algoitny.User) error) (err error) {
 	ctx, j := r.withJournal(ctx)
 	defer j.flush() // nothing of the attempt is left running when it returns
 	rec, err := r.cfg.Store.GetJob(ctx, jobID)
@@ -52,21 +69,29 @@ func run[T river.JobArgs](ctx context.Context, r *Runner, job *river.Job[T], job
 		return nil
 	}
 	// The owner is read while the job moves to PROCESSING (neither waits
-	// for the other); the body starts only once both are done.
+	// for the other).
 	owner := readOwner(ctx, r, rec.UserID)
-	if rec, err = r.begin(ctx, rec, job.ID, job.Attempt); err != nil {
-		if algoitny.IsCode(err, algoitny.ECONFLICT) {
-			return nil // cancelled or finished concurrently
-		}
-		return err
-	}
+	b := r.beginAsync(ctx, j, rec, job.ID, job.Attempt)
 	defer func() {
-		if p := recover(); p != nil {
+		p := recover()
+		began, berr := b.wait()
+		if berr != nil {
+			if algoitny.IsCode(berr, algoitny.ECONFLICT) {
+				err = nil // cancelled or finished concurrently
+			} else {
+				err = berr
+			}
+			if p != nil {
+				r.cfg.Logger.ErrorContext(ctx, "job panicked", "job", jobID, "panic", p, "stack", string(debug.Stack()))
+			}
+			return
+		}
+		if p != nil {
 			r.cfg.Logger.ErrorContext(ctx, "job panicked", "job", jobID, "panic", p, "stack", string(debug.Stack()))
 			err = fmt.Errorf("panic: %v", p)
 		}
 		if err != nil {
-			err = r.failed(ctx, rec, job.Attempt, job.MaxAttempts, err)
+			err = r.failed(ctx, began, job.Attempt, job.MaxAttempts, err)
 		}
 	}()
 	// Read once for the body too. Queued before its user was deactivated, a
@@ -80,7 +105,42 @@ func run[T river.JobArgs](ctx context.Context, r *Runner, job *river.Job[T], job
 	if u != nil && !u.IsActive {
 		return permanent(nil, "the account is deactivated")
 	}
-	return body(ctx, rec, u)
+	return body(ctx, rec, b, u)
+}
+
+// beginning is a job's move to PROCESSING, under way (beginAsync).
+type beginning struct {
+	done chan struct{} // closed when rec and err are set
+	rec  *algoitny.Job
+	err  error
+}
+
+// wait returns the job as PROCESSING, or why it could not begin.
+func (b *beginning) wait() (*algoitny.Job, error) {
+	<-b.done
+	return b.rec, b.err
+}
+
+// beginAsync starts moving rec to PROCESSING (begin). The journal j's next
+// entry waits for it: it stores and publishes the "started" step, or, if
+// the job could not begin, drops everything the attempt reports.
+func (r *Runner) beginAsync(ctx context.Context, j *journal, rec *algoitny.Job, riverID int64, attempt int) *beginning {
+	b := &beginning{done: make(chan struct{})}
+	started := rec.Status != algoitny.JobProcessing // else it continues as it is
+	go func() {
+		defer close(b.done)
+		b.rec, b.err = r.begin(ctx, rec, riverID, attempt)
+	}()
+	j.add(entry{op: func(ctx context.Context) {
+		next, err := b.wait()
+		switch {
+		case err != nil:
+			j.drop()
+		case started:
+			r.progressNow(ctx, next, "started", fmt.Sprintf("attempt %d", attempt), -1)
+		}
+	}})
+	return b
 }
 
 // readOwner starts reading the account of a job (none for userID "") and
@@ -107,7 +167,8 @@ func readOwner(ctx context.Context, r *Runner, userID string) func() (*algoitny.
 // begin moves a job to PROCESSING; a job still PROCESSING from an attempt
 // that crashed continues as it is. rec has just been read: the write is
 // conditional on its status (ECONFLICT if a cancellation came in between)
-// instead of reading the job again.
+// instead of reading the job again. Its "started" step is the journal's
+// (beginAsync).
 func (r *Runner) begin(ctx context.Context, rec *algoitny.Job, riverID int64, attempt int) (*algoitny.Job, error) {
 	if rec.Status == algoitny.JobProcessing {
 		return rec, nil
@@ -118,12 +179,7 @@ func (r *Runner) begin(ctx context.Context, rec *algoitny.Job, riverID int64, at
 		id, _ := r.cfg.Store.NewHistoryID()
 		t.HistoryID = &id
 	}
-	next, err := r.cfg.Store.TransitionJobFrom(ctx, rec, t)
-	if err != nil {
-		return nil, err
-	}
-	r.progress(ctx, next, "started", fmt.Sprintf("attempt %d", attempt), -1)
-	return next, nil
+	return r.cfg.Store.TransitionJobFrom(ctx, rec, t)
 }
 
 // progress stores a progress step and publishes it with the job: through
