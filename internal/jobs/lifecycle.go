@@ -70,7 +70,7 @@ func runEarly[T river.JobArgs](ctx context.Context, r *Runner, job *river.Job[T]
 	}
 	// The owner is read while the job moves to PROCESSING (neither waits
 	// for the other).
-	owner := readOwner(ctx, r, rec.UserID)
+	owner := readOwner(ctx, r, rec)
 	b := r.beginAsync(ctx, j, rec, job.ID, job.Attempt)
 	defer func() {
 		p := recover()
@@ -143,9 +143,13 @@ func (r *Runner) beginAsync(ctx context.Context, j *journal, rec *algoitny.Job, 
 	return b
 }
 
-// readOwner starts reading the account of a job (none for userID "") and
-// returns a function that waits for it.
-func readOwner(ctx context.Context, r *Runner, userID string) func() (*algoitny.User, error) {
+// readOwner starts reading the account of a job (none without a UserID)
+// and returns a function that waits for it. A job that names its owner's
+// email reads the user's item by it (cached); through the user-id index
+// otherwise, or when the item found is no longer that user's (the account
+// was deleted and its email signed up again).
+func readOwner(ctx context.Context, r *Runner, rec *algoitny.Job) func() (*algoitny.User, error) {
+	userID, email := rec.UserID, rec.UserEmail
 	if userID == "" {
 		return func() (*algoitny.User, error) { return nil, nil }
 	}
@@ -155,6 +159,12 @@ func readOwner(ctx context.Context, r *Runner, userID string) func() (*algoitny.
 	}
 	ch := make(chan result, 1)
 	go func() {
+		if email != "" {
+			if u, err := r.cfg.Store.GetUserByEmail(ctx, email); err == nil && u.ID == userID {
+				ch <- result{u, nil}
+				return
+			}
+		}
 		u, err := r.cfg.Store.GetUserByID(ctx, userID)
 		ch <- result{u, err}
 	}()

@@ -43,6 +43,7 @@ type Store interface {
 	GetHistory(ctx context.Context, ref algoitny.HistoryRef) (*algoitny.SearchHistory, error)
 	SetHints(ctx context.Context, ref algoitny.HistoryRef, hints []string) (*algoitny.SearchHistory, error)
 	GetUserByID(ctx context.Context, id string) (*algoitny.User, error)
+	GetUserByEmail(ctx context.Context, email string) (*algoitny.User, error)
 	GetPlan(ctx context.Context, name string) (*algoitny.Plan, error)
 	CreateProblem(ctx context.Context, p *algoitny.Problem, maxProblems int) error
 	AddTestCases(ctx context.Context, ref algoitny.ProblemRef, cases []*algoitny.TestCase) error
@@ -109,9 +110,10 @@ type Config struct {
 	// FetchPollInterval is the fallback poll (default 250 ms).
 	FetchCooldown, FetchPollInterval time.Duration
 	// ExecutionProgressInterval is how often a running execution stores
-	// and announces its finished tests: the first at once, the others in
-	// batches at most this often, a batch holding every test finished
-	// since the last (default 100 ms; negative: each test at once).
+	// and announces its finished tests: in batches at most this often, a
+	// batch holding every test finished since the last, the first an
+	// interval after the attempt began (default 250 ms; negative: each
+	// test at once).
 	ExecutionProgressInterval time.Duration
 	// JobTimeout bounds one attempt of a job (default 10 min); River cancels
 	// its context after it.
@@ -192,7 +194,7 @@ func New(cfg Config) (*Runner, error) {
 		cfg.FetchPollInterval = 250 * time.Millisecond
 	}
 	if cfg.ExecutionProgressInterval == 0 {
-		cfg.ExecutionProgressInterval = 100 * time.Millisecond
+		cfg.ExecutionProgressInterval = 250 * time.Millisecond
 	}
 	if cfg.FetchCooldown == 0 {
 		cfg.FetchCooldown = min(defaultFetchCooldown, cfg.FetchPollInterval)
