@@ -175,6 +175,20 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 	}
 	metrics := httpserver.NewMetrics(func() float64 { return float64(m.DB.Requests()) })
 	m.exportFeed(metrics)
+	if m.warmDone != nil {
+		// Benchmarks that compare the judge in a job with the judge alone
+		// wait for 0: a warm-up (Go's standard packages, on a fresh
+		// machine) takes the judge's slots and CPU while it runs.
+		metrics.GaugeFunc("algoitny_judge_warming", "1 while the judge warms its languages' toolchains after the workers start, else 0.",
+			func() float64 {
+				select {
+				case <-m.warmDone:
+					return 0
+				default:
+					return 1
+				}
+			})
+	}
 	openFiles, err := httpserver.RaiseOpenFileLimit()
 	if err != nil {
 		m.Logger.Warn("cannot raise the open-file limit", "limit", openFiles, "err", err)

@@ -23,6 +23,10 @@ type Job struct {
 	Constraints  string
 	// HistoryID is the execution this job produced or the one it hints.
 	HistoryID string
+	// UserEmail is the owner's email when the job was queued (the key of
+	// their item): the worker reads the owner by it, one cached read,
+	// instead of through the user-id index. Empty on older jobs.
+	UserEmail string
 	// IsCodePublic is the visibility an execution asked for.
 	IsCodePublic bool
 	// GeneratorCode is the result of a SCRIPT_GENERATION job.

@@ -135,10 +135,31 @@ func TestEveryWriteIsAnnounced(t *testing.T) {
 		{"TransitionJobFrom", func() error {
 			return err2(db.TransitionJobFrom(ctx, job, algoitny.JobTransition{Status: algoitny.JobCompleted}))
 		}},
+		{"CompleteExecution", func() error {
+			running, _, err := db.CreateJob(ctx, &algoitny.Job{Type: algoitny.JobCodeExecution, UserID: u.ID})
+			if err != nil {
+				return err
+			}
+			if running, err = db.TransitionJobFrom(ctx, running, algoitny.JobTransition{Status: algoitny.JobProcessing}); err != nil {
+				return err
+			}
+			done := newHistory(u.ID, algoitny.PlatformBaekjoon, "1000", algoitny.LanguagePython, true)
+			done.ID, _ = db.NewHistoryID()
+			done.JobID = running.ID
+			return err2(db.CompleteExecution(ctx, done, running, algoitny.JobTransition{Status: algoitny.JobCompleted, HistoryID: &done.ID},
+				&algoitny.JobProgress{Step: "ACCEPTED", Percent: 100}))
+		}},
+		{"CountExecution", func() error { return db.CountExecution(ctx, h) }},
 		{"ReleaseIdempotencyKey", func() error { return db.ReleaseIdempotencyKey(ctx, u.ID, "k1", keyed.ID) }},
 		{"PutExecutionTest", func() error {
 			return db.PutExecutionTest(ctx, algoitny.ExecutionEvent{JobID: job.ID, Index: 0, Total: 2,
 				Result: algoitny.TestResult{TestCaseID: "t1", Verdict: algoitny.VerdictAccepted}})
+		}},
+		{"PutExecutionTests", func() error {
+			return db.PutExecutionTests(ctx, []algoitny.ExecutionEvent{
+				{JobID: job.ID, Index: 0, Total: 2, Result: algoitny.TestResult{TestCaseID: "t1", Verdict: algoitny.VerdictAccepted}},
+				{JobID: job.ID, Index: 1, Total: 2, Result: algoitny.TestResult{TestCaseID: "t2", Verdict: algoitny.VerdictWrongAnswer}},
+			})
 		}},
 		{"CreateCheck", func() error {
 			check = newCheck(u.ID)

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // The finished tests of a running CODE_EXECUTION job, one item per test in
@@ -46,6 +47,32 @@ type executionTestItem struct {
 // before publishing its event: a subscriber reads the stored tests after
 // subscribing, so every test is either read or received.
 func (db *DB) PutExecutionTest(ctx context.Context, ev algoitny.ExecutionEvent) error {
+	av, err := db.marshalExecutionTest(ev)
+	if err != nil {
+		return err
+	}
+	_, err = db.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(db.tables.Main), Item: av})
+	return translate(err, "store execution test")
+}
+
+// PutExecutionTests stores several finished tests of running execution
+// jobs with BatchWriteItem (25 a call, unprocessed items retried), for a
+// worker that announces its tests in batches. Every test is stored when
+// it returns nil; after an error some may be (each is whole: an item is
+// written entirely or not at all). Publish them after it returns.
+func (db *DB) PutExecutionTests(ctx context.Context, evs []algoitny.ExecutionEvent) error {
+	writes := make([]types.WriteRequest, len(evs))
+	for i, ev := range evs {
+		av, err := db.marshalExecutionTest(ev)
+		if err != nil {
+			return err
+		}
+		writes[i] = putRequest(av)
+	}
+	return db.batchWrite(ctx, db.tables.Main, writes)
+}
+
+func (db *DB) marshalExecutionTest(ev algoitny.ExecutionEvent) (map[string]types.AttributeValue, error) {
 	r := ev.Result
 	av, err := attributevalue.MarshalMap(executionTestItem{
 		PK: jobPK(ev.JobID), SK: executionTestSK(ev.Index), EntityType: "ExecutionTest",
@@ -54,10 +81,9 @@ func (db *DB) PutExecutionTest(ctx context.Context, ev algoitny.ExecutionEvent) 
 		TTL: db.now().Add(executionTestTTL).Unix(),
 	})
 	if err != nil {
-		return algoitny.Internal(err, "encode execution test")
+		return nil, algoitny.Internal(err, "encode execution test")
 	}
-	_, err = db.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(db.tables.Main), Item: av})
-	return translate(err, "store execution test")
+	return av, nil
 }
 
 // ListExecutionTests returns the stored finished tests of an execution job,

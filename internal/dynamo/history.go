@@ -184,17 +184,96 @@ func (db *DB) CreateHistory(ctx context.Context, h *algoitny.SearchHistory) erro
 		}
 		break
 	}
-	// The global statistics item is hot (every execution adds to it), so it
-	// is not part of a transaction, where concurrent writers would cancel
-	// each other; a plain ADD serializes. A crash in between undercounts by
-	// one (the user's own counts above are exact).
-	_, err = db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	return db.CountExecution(ctx, h)
+}
+
+// CountExecution adds a stored execution to the global platform × language
+// statistics (CreateHistory does; CompleteExecution leaves it to its
+// caller, after the job's end is announced). The statistics item is hot
+// (every execution adds to it), so it is not part of a transaction, where
+// concurrent writers would cancel each other; a plain ADD serializes. A
+// crash in between undercounts by one (the user's own counts are exact).
+func (db *DB) CountExecution(ctx context.Context, h *algoitny.SearchHistory) error {
+	_, err := db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(db.tables.Main), Key: itemKey{statsPK(), statsSK(h.Platform, h.Language)}.av(),
 		UpdateExpression:          aws.String("ADD #c :one"),
 		ExpressionAttributeNames:  map[string]string{"#c": "Count"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":one": &types.AttributeValueMemberN{Value: "1"}},
 	})
 	return translate(err, "count execution")
+}
+
+// CompleteExecution stores the execution h of job cur (PROCESSING, read
+// by the caller) and completes the job with t and its progress step p, in
+// one transaction: the execution, the job's status, its owner's pointer
+// to it, the progress item, the user's counts. A job's completion and
+// its execution are thus never apart, and a rescued attempt finds the job
+// final. The global statistics are not counted (CountExecution).
+//
+// It returns the job as stored (cur with t applied). ECONFLICT: the job
+// is no longer PROCESSING (cancelled), or h exists already (an earlier
+// attempt stored it without completing the job); ENOTFOUND: the owner's
+// pointer is gone (the account was deleted).
+func (db *DB) CompleteExecution(ctx context.Context, h *algoitny.SearchHistory, cur *algoitny.Job, t algoitny.JobTransition, p *algoitny.JobProgress) (*algoitny.Job, error) {
+	if h.JobID != cur.ID || cur.Status != algoitny.JobProcessing || !cur.Status.CanTransition(t.Status) {
+		return nil, algoitny.Errorf(algoitny.ECONFLICT, "job is %s and cannot become %s with execution %s", cur.Status, t.Status, h.ID)
+	}
+	created, err := idTime(h.ID)
+	if err != nil {
+		return nil, err
+	}
+	h.CreatedAt = created
+	av, err := marshalHistory(h)
+	if err != nil {
+		return nil, err
+	}
+	now := db.now().UTC()
+	next, sets := applyTransition(cur, t, now)
+	jobItems, err := db.transitionItems(cur, t.Status, sets)
+	if err != nil {
+		return nil, err
+	}
+	if p.ID == "" {
+		p.ID, p.CreatedAt = newID(now)
+	}
+	p.JobID, p.Status = cur.ID, next.Status
+	progress, err := marshalProgress(p)
+	if err != nil {
+		return nil, err
+	}
+	for attempt := 1; ; attempt++ {
+		items := []types.TransactWriteItem{{Put: &types.Put{
+			TableName: aws.String(db.tables.Main), Item: av, ConditionExpression: aws.String("attribute_not_exists(PK)"),
+		}}}
+		items = append(items, jobItems...) // 1: the job (its status), 2: the owner's pointer
+		items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(db.tables.Main), Item: progress}})
+		items = append(items, db.countExecution(h))
+		solved, err := db.solvedWrites(ctx, h)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, solved...)
+		_, err = db.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+		switch {
+		case conditionFailedAt(err, 0):
+			return nil, algoitny.Errorf(algoitny.ECONFLICT, "history %s already exists", h.ID)
+		case conditionFailedAt(err, 1):
+			return nil, algoitny.Errorf(algoitny.ECONFLICT, "job %s is no longer running", cur.ID)
+		case len(jobItems) > 1 && conditionFailedAt(err, 2):
+			return nil, algoitny.Errorf(algoitny.ENOTFOUND, "job not found")
+		case len(solved) > 0 && (conditionFailedAt(err, len(items)-2) || conditionFailedAt(err, len(items)-1)):
+			if attempt == maxSolvedAttempts {
+				return nil, algoitny.Internal(err, "storage is busy; retry")
+			}
+			if err := sleepCtx(ctx, time.Duration(1+rand.IntN(10*attempt))*time.Millisecond); err != nil {
+				return nil, err
+			}
+			continue
+		case err != nil:
+			return nil, translate(err, "complete execution")
+		}
+		return &next, nil
+	}
 }
 
 // maxSolvedAttempts bounds CreateHistory's reads again of a solved count

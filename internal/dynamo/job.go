@@ -24,6 +24,7 @@ type jobItem struct {
 	JobType        string
 	Status         string
 	UserID         string `dynamodbav:",omitempty"`
+	UserEmail      string `dynamodbav:",omitempty"`
 	RiverJobID     int64  `dynamodbav:",omitempty"`
 	IdempotencyKey string `dynamodbav:",omitempty"`
 	Platform       string `dynamodbav:",omitempty"`
@@ -77,7 +78,7 @@ type jobProgressItem struct {
 func marshalJob(j *algoitny.Job) (map[string]types.AttributeValue, error) {
 	it := jobItem{
 		PK: jobPK(j.ID), SK: skMetadata, EntityType: "Job",
-		JobID: j.ID, JobType: string(j.Type), Status: string(j.Status), UserID: j.UserID, RiverJobID: j.RiverJobID,
+		JobID: j.ID, JobType: string(j.Type), Status: string(j.Status), UserID: j.UserID, UserEmail: j.UserEmail, RiverJobID: j.RiverJobID,
 		IdempotencyKey: j.IdempotencyKey, Platform: string(j.Platform), ProblemID: j.ProblemID, Title: j.Title,
 		ProblemURL: j.ProblemURL, Tags: j.Tags, SolutionCode: j.SolutionCode, Language: string(j.Language),
 		Constraints: j.Constraints, HistoryID: j.HistoryID, IsCodePublic: j.IsCodePublic, GeneratorCode: j.GeneratorCode, Result: j.Result,
@@ -109,7 +110,7 @@ func unmarshalJob(av map[string]types.AttributeValue) (*algoitny.Job, error) {
 		paid = &algoitny.UsageRef{UserID: it.UsageUserID, Action: algoitny.UsageAction(it.UsageAction), ID: it.UsageLogID}
 	}
 	return &algoitny.Job{
-		ID: it.JobID, Type: algoitny.JobType(it.JobType), Status: algoitny.JobStatus(it.Status), UserID: it.UserID,
+		ID: it.JobID, Type: algoitny.JobType(it.JobType), Status: algoitny.JobStatus(it.Status), UserID: it.UserID, UserEmail: it.UserEmail,
 		RiverJobID: it.RiverJobID, IdempotencyKey: it.IdempotencyKey, Platform: algoitny.Platform(it.Platform),
 		ProblemID: it.ProblemID, Title: it.Title, ProblemURL: it.ProblemURL, Tags: it.Tags, SolutionCode: it.SolutionCode,
 		Language: algoitny.Language(it.Language), Constraints: it.Constraints, HistoryID: it.HistoryID, IsCodePublic: it.IsCodePublic,
@@ -542,6 +543,15 @@ func (db *DB) AddJobProgress(ctx context.Context, p *algoitny.JobProgress) error
 	if p.ID == "" {
 		p.ID, p.CreatedAt = newID(db.now())
 	}
+	av, err := marshalProgress(p)
+	if err != nil {
+		return err
+	}
+	_, err = db.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(db.tables.Main), Item: av})
+	return translate(err, "add job progress")
+}
+
+func marshalProgress(p *algoitny.JobProgress) (map[string]types.AttributeValue, error) {
 	if r := []rune(p.Step); len(r) > 100 {
 		p.Step = string(r[:100])
 	}
@@ -550,10 +560,9 @@ func (db *DB) AddJobProgress(ctx context.Context, p *algoitny.JobProgress) error
 		ProgressID: p.ID, JobID: p.JobID, Step: p.Step, Message: p.Message, Status: string(p.Status), Percent: p.Percent, CreatedAt: p.CreatedAt,
 	})
 	if err != nil {
-		return algoitny.Internal(err, "encode job progress")
+		return nil, algoitny.Internal(err, "encode job progress")
 	}
-	_, err = db.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(db.tables.Main), Item: av})
-	return translate(err, "add job progress")
+	return av, nil
 }
 
 // NewJobProgressID returns a fresh progress id and its creation time.

@@ -45,8 +45,10 @@ func hintTopic(ref algoitny.HistoryRef) string { return "hint:" + ref.UserID + "
 // subscriber that received fewer knows to read the rest.
 type execMessage struct {
 	Event *algoitny.ExecutionEvent `json:"e,omitempty"`
-	End   bool                     `json:"end,omitempty"`
-	Tests int                      `json:"n,omitempty"`
+	// Events are several finished tests announced together.
+	Events []algoitny.ExecutionEvent `json:"es,omitempty"`
+	End    bool                      `json:"end,omitempty"`
+	Tests  int                       `json:"n,omitempty"`
 }
 
 func (e *Events) publish(ctx context.Context, topic string, v any) {
@@ -74,10 +76,17 @@ func (e *Events) PublishJob(ctx context.Context, job *algoitny.Job, progress *al
 	}
 }
 
-// PublishExecution announces one finished test. Store it first
-// (PutExecutionTest): subscribers who join later read it from there.
-func (e *Events) PublishExecution(ctx context.Context, ev algoitny.ExecutionEvent) {
-	e.publish(ctx, execTopic(ev.JobID), execMessage{Event: &ev})
+// PublishExecution announces finished tests of one execution, in one
+// message. Store them first (PutExecutionTests): subscribers who join
+// later read them from there.
+func (e *Events) PublishExecution(ctx context.Context, evs ...algoitny.ExecutionEvent) {
+	switch len(evs) {
+	case 0:
+	case 1:
+		e.publish(ctx, execTopic(evs[0].JobID), execMessage{Event: &evs[0]})
+	default:
+		e.publish(ctx, execTopic(evs[0].JobID), execMessage{Events: evs})
+	}
 }
 
 // PublishHint announces hint text (or, with Done, the final hints).
@@ -283,11 +292,10 @@ func (e *Events) ExecutionEvents(ctx context.Context, job *algoitny.Job) (<-chan
 				}
 				return fromExecution(cur), true
 			}
-			if m.Event == nil || sent[m.Event.Index] {
-				return nil, false
+			if m.Event != nil {
+				m.Events = append(m.Events, *m.Event)
 			}
-			sent[m.Event.Index] = true
-			return []*algoitny.ExecutionEvent{m.Event}, false
+			return unsent(m.Events), false
 		})
 }
 

@@ -26,7 +26,9 @@ type executeWorker struct {
 // Work implements river.Worker.
 func (w *executeWorker) Work(ctx context.Context, job *river.Job[ExecuteArgs]) error {
 	r := w.runner
-	return run(ctx, r, job, job.Args.JobID, func(ctx context.Context, rec *algoitny.Job, owner *algoitny.User) error {
+	// The judge starts while the job moves to PROCESSING (once the owner
+	// is known to be active): it is stopped if the job cannot begin.
+	return runEarly(ctx, r, job, job.Args.JobID, func(ctx context.Context, rec *algoitny.Job, b *beginning, owner *algoitny.User) error {
 		// The problem and all its test cases in one Query.
 		p, tests, err := r.cfg.Store.GetProblemWithTestCases(ctx, algoitny.ProblemRef{Platform: rec.Platform, ProblemID: rec.ProblemID})
 		if algoitny.IsCode(err, algoitny.ENOTFOUND) || (err == nil && (p.IsDeleted || len(tests) == 0)) {
@@ -62,19 +64,43 @@ func (w *executeWorker) Work(ctx context.Context, job *river.Job[ExecuteArgs]) e
 		if len(sub.Tests) < len(tests) {
 			msg = fmt.Sprintf("running %d of %d tests (the others finished in an earlier attempt)", len(sub.Tests), len(tests))
 		}
-		r.progress(ctx, rec, "judging", msg, 0)
+		// Stored and published by the attempt's journal, in order (after
+		// the job's "started"), while the judge goes on.
+		journalFrom(ctx).add(entry{op: func(ctx context.Context) {
+			if began, err := b.wait(); err == nil {
+				r.progressNow(ctx, began, "judging", msg, 0)
+			}
+		}})
 		var res judge.Result
 		if len(sub.Tests) > 0 {
-			ann := r.announcer(ctx, len(sub.Tests))
-			res, err = r.cfg.Judge.Judge(ctx, sub, func(tr judge.TestResult) {
+			jctx, stop := context.WithCancel(ctx)
+			defer stop()
+			go func() {
+				select {
+				case <-b.done:
+					if b.err != nil {
+						stop() // cancelled or finished meanwhile, or not moved
+					}
+				case <-jctx.Done():
+				}
+			}()
+			res, err = r.cfg.Judge.Judge(jctx, sub, func(tr judge.TestResult) {
 				i, result := index[tr.Index], testResult(tr)
 				results[i] = &result
-				ann.add(algoitny.ExecutionEvent{JobID: rec.ID, Index: i, Total: len(tests), Result: result})
+				r.announce(ctx, algoitny.ExecutionEvent{JobID: rec.ID, Index: i, Total: len(tests), Result: result})
 			})
-			// Every finished test stored and announced, before the job ends
-			// (its end is announced after them) or is retried (it resumes
-			// from them).
-			ann.finish()
+		}
+		rec, berr := b.wait()
+		if berr != nil {
+			return berr // runEarly ends the attempt; the journal dropped its tests
+		}
+		// The tests the journal has not begun to write are stored with the
+		// execution instead, in the transaction that completes the job, and
+		// announced after it, before the job's end. The others are stored
+		// and announced by now.
+		pending := journalFrom(ctx).takeTests()
+		if err != nil {
+			r.announceTaken(ctx, pending) // a retry resumes from them
 		}
 		switch {
 		case errors.Is(err, judge.ErrUnknownLanguage), errors.Is(err, judge.ErrLanguageUnavailable):
@@ -85,16 +111,59 @@ func (w *executeWorker) Work(ctx context.Context, job *river.Job[ExecuteArgs]) e
 			return err
 		}
 		if res.Verdict != judge.CompilationError && slices.Contains(results, nil) {
+			r.announceTaken(ctx, pending)
 			return errors.New("the judge returned without every test's result")
 		}
-		h := history(rec, p, owner, res, results)
-		if err := r.cfg.Store.CreateHistory(ctx, h); err != nil && !algoitny.IsCode(err, algoitny.ECONFLICT) {
-			return err // ECONFLICT: an earlier attempt stored it
-		}
-		summary, _ := json.Marshal(map[string]any{"verdict": h.Verdict, "passed": h.PassedCount, "total": h.TotalCount, "maxTimeMs": h.MaxTimeMs, "maxMemoryKb": h.MaxMemoryKB})
-		result := string(summary)
-		return r.finish(ctx, rec, algoitny.JobTransition{Status: algoitny.JobCompleted, HistoryID: &h.ID, Result: &result}, string(h.Verdict))
+		return r.complete(ctx, rec, history(rec, p, owner, res, results), pending)
 	})
+}
+
+// complete stores the execution h of job rec and completes the job in one
+// write, then announces the tests taken from the journal (pending) and the
+// job's end, in that order.
+//
+// Should that write fail, the pending tests are stored and announced
+// first, as they would have been without it: a retry resumes from them.
+// An execution an earlier attempt stored (it could not complete the job
+// in the same write then) is kept, and the job completed with it.
+func (r *Runner) complete(ctx context.Context, rec *algoitny.Job, h *algoitny.SearchHistory, pending []algoitny.ExecutionEvent) error {
+	bg := context.WithoutCancel(ctx)
+	summary, _ := json.Marshal(map[string]any{"verdict": h.Verdict, "passed": h.PassedCount, "total": h.TotalCount, "maxTimeMs": h.MaxTimeMs, "maxMemoryKb": h.MaxMemoryKB})
+	result := string(summary)
+	t := algoitny.JobTransition{Status: algoitny.JobCompleted, HistoryID: &h.ID, Result: &result}
+	step := string(h.Verdict)
+	p := &algoitny.JobProgress{Step: step, Percent: 100}
+	done, err := r.cfg.Store.CompleteExecution(bg, h, rec, t, p)
+	if err != nil {
+		r.announceTaken(ctx, pending)
+		switch {
+		case algoitny.IsCode(err, algoitny.ENOTFOUND):
+			return nil // the account was deleted
+		case !algoitny.IsCode(err, algoitny.ECONFLICT):
+			return err
+		}
+		// Cancelled meanwhile (finish leaves it so), or stored by an
+		// earlier attempt: finish completes the job with that execution.
+		if err := r.cfg.Store.CreateHistory(bg, h); err != nil && !algoitny.IsCode(err, algoitny.ECONFLICT) {
+			return err
+		}
+		return r.finish(ctx, rec, t, step)
+	}
+	r.cfg.Events.PublishExecution(bg, pending...)
+	done.History = h
+	r.cfg.Events.PublishJob(bg, done, p)
+	if err := r.cfg.Store.CountExecution(bg, h); err != nil {
+		r.cfg.Logger.WarnContext(ctx, "count execution", "job", rec.ID, "err", err)
+	}
+	return nil
+}
+
+// announceTaken stores and announces tests taken from the journal that
+// will not be stored with the execution.
+func (r *Runner) announceTaken(ctx context.Context, pending []algoitny.ExecutionEvent) {
+	if len(pending) > 0 {
+		r.announceNow(context.WithoutCancel(ctx), pending)
+	}
 }
 
 func judgeChecker(c algoitny.Checker) judge.Checker {
@@ -165,44 +234,4 @@ func (r *Runner) finishedTests(ctx context.Context, jobID string, tests []*algoi
 		}
 	}
 	return results, nil
-}
-
-// announcer stores each finished test of an execution, then publishes it,
-// in the order they finish, on a goroutine of its own: the judge does not
-// wait for DynamoDB between tests. Storing first is what lets a subscriber
-// who joins later read what it missed (Events.ExecutionEvents).
-type announcer struct {
-	events chan algoitny.ExecutionEvent
-	done   chan struct{}
-}
-
-// announcer starts an announcer for at most n tests.
-func (r *Runner) announcer(ctx context.Context, n int) *announcer {
-	a := &announcer{events: make(chan algoitny.ExecutionEvent, n), done: make(chan struct{})}
-	// A cancelled or timed-out job still keeps the tests it finished: a
-	// retry resumes from them.
-	bg := context.WithoutCancel(ctx)
-	go func() {
-		defer close(a.done)
-		for ev := range a.events {
-			sctx, cancel := context.WithTimeout(bg, 10*time.Second)
-			if err := r.cfg.Store.PutExecutionTest(sctx, ev); err != nil {
-				// Announced anyway: subscribers following now get it, and one
-				// who joins later gets it from the execution when the job ends.
-				r.cfg.Logger.WarnContext(ctx, "store execution test", "job", ev.JobID, "index", ev.Index, "err", err)
-			}
-			cancel()
-			r.cfg.Events.PublishExecution(bg, ev)
-		}
-	}()
-	return a
-}
-
-// add queues a finished test; it never blocks (room for n).
-func (a *announcer) add(ev algoitny.ExecutionEvent) { a.events <- ev }
-
-// finish waits until every queued test is stored and published.
-func (a *announcer) finish() {
-	close(a.events)
-	<-a.done
 }

@@ -38,7 +38,26 @@ func permanent(err error, format string, args ...any) error {
 //     message the user can read.
 //   - any other failure (or a panic): back to PENDING with the reason, and
 //     River retries with backoff.
-func run[T river.JobArgs](ctx context.Context, r *Runner, job *river.Job[T], jobID string, body func(ctx context.Context, rec *algoitny.Job, owner *algoitny.User) error) (err error) {
+func run[T river.JobArgs](ctx context.Context, r *Runner, job *river.Job[T], jobID string, body func(ctx context.Context, rec *algoitny.Job, owner *algoitny.User) error) error {
+	return runEarly(ctx, r, job, jobID, func(ctx context.Context, _ *algoitny.Job, b *beginning, owner *algoitny.User) error {
+		rec, err := b.wait()
+		if err != nil {
+			return err
+		}
+		return body(ctx, rec, owner)
+	})
+}
+
+// runEarly is run for a body that starts its work while the job moves to
+// PROCESSING: it gets the job as read (rec) and the move under way (b),
+// and must wait for b before it writes anything of its own but through
+// the attempt's journal (which holds what it reports until b is done, and
+// drops it should b fail). The owner has been checked before body runs.
+// If b fails, body's outcome is ignored: a job cancelled or finished
+// meanwhile (ECONFLICT) ends there, any other failure is retried.
+func runEarly[T river.JobArgs](ctx context.Context, r *Runner, job *river.Job[T], jobID string, body func(ctx context.Context, rec *algoitny.Job, b *beginning, owner *algoitny.User) error) (err error) {
+	ctx, j := r.withJournal(ctx)
+	defer j.flush() // nothing of the attempt is left running when it returns
 	rec, err := r.cfg.Store.GetJob(ctx, jobID)
 	if algoitny.IsCode(err, algoitny.ENOTFOUND) {
 		return river.JobCancel(fmt.Errorf("job %s no longer exists", jobID))
@@ -49,40 +68,117 @@ func run[T river.JobArgs](ctx context.Context, r *Runner, job *river.Job[T], job
 	if rec.Status.Final() {
 		return nil
 	}
-	if rec, err = r.begin(ctx, rec, job.ID, job.Attempt); err != nil {
-		if algoitny.IsCode(err, algoitny.ECONFLICT) {
-			return nil // cancelled or finished concurrently
-		}
-		return err
-	}
+	// The owner is read while the job moves to PROCESSING (neither waits
+	// for the other).
+	owner := readOwner(ctx, r, rec)
+	b := r.beginAsync(ctx, j, rec, job.ID, job.Attempt)
 	defer func() {
-		if p := recover(); p != nil {
+		p := recover()
+		began, berr := b.wait()
+		if berr != nil {
+			if algoitny.IsCode(berr, algoitny.ECONFLICT) {
+				err = nil // cancelled or finished concurrently
+			} else {
+				err = berr
+			}
+			if p != nil {
+				r.cfg.Logger.ErrorContext(ctx, "job panicked", "job", jobID, "panic", p, "stack", string(debug.Stack()))
+			}
+			return
+		}
+		if p != nil {
 			r.cfg.Logger.ErrorContext(ctx, "job panicked", "job", jobID, "panic", p, "stack", string(debug.Stack()))
 			err = fmt.Errorf("panic: %v", p)
 		}
 		if err != nil {
-			err = r.failed(ctx, rec, job.Attempt, job.MaxAttempts, err)
+			err = r.failed(ctx, began, job.Attempt, job.MaxAttempts, err)
 		}
 	}()
-	var owner *algoitny.User
-	if rec.UserID != "" {
-		// Read once for the body too. Queued before its user was
-		// deactivated, a job fails before it costs anything (a sandbox, a
-		// page fetch, an LLM call). Not found is retried: the user index
-		// may lag behind a brand-new account (a deleted account's jobs are
-		// gone with it).
-		if owner, err = r.cfg.Store.GetUserByID(ctx, rec.UserID); err != nil {
-			return err
-		}
-		if !owner.IsActive {
-			return permanent(nil, "the account is deactivated")
-		}
+	// Read once for the body too. Queued before its user was deactivated, a
+	// job fails before it costs anything (a sandbox, a page fetch, an LLM
+	// call). Not found is retried: the user index may lag behind a
+	// brand-new account (a deleted account's jobs are gone with it).
+	u, err := owner()
+	if err != nil {
+		return err
 	}
-	return body(ctx, rec, owner)
+	if u != nil && !u.IsActive {
+		return permanent(nil, "the account is deactivated")
+	}
+	return body(ctx, rec, b, u)
+}
+
+// beginning is a job's move to PROCESSING, under way (beginAsync).
+type beginning struct {
+	done chan struct{} // closed when rec and err are set
+	rec  *algoitny.Job
+	err  error
+}
+
+// wait returns the job as PROCESSING, or why it could not begin.
+func (b *beginning) wait() (*algoitny.Job, error) {
+	<-b.done
+	return b.rec, b.err
+}
+
+// beginAsync starts moving rec to PROCESSING (begin). The journal j's next
+// entry waits for it: it stores and publishes the "started" step, or, if
+// the job could not begin, drops everything the attempt reports.
+func (r *Runner) beginAsync(ctx context.Context, j *journal, rec *algoitny.Job, riverID int64, attempt int) *beginning {
+	b := &beginning{done: make(chan struct{})}
+	started := rec.Status != algoitny.JobProcessing // else it continues as it is
+	go func() {
+		defer close(b.done)
+		b.rec, b.err = r.begin(ctx, rec, riverID, attempt)
+	}()
+	j.add(entry{op: func(ctx context.Context) {
+		next, err := b.wait()
+		switch {
+		case err != nil:
+			j.drop()
+		case started:
+			r.progressNow(ctx, next, "started", fmt.Sprintf("attempt %d", attempt), -1)
+		}
+	}})
+	return b
+}
+
+// readOwner starts reading the account of a job (none without a UserID)
+// and returns a function that waits for it. A job that names its owner's
+// email reads the user's item by it (cached); through the user-id index
+// otherwise, or when the item found is no longer that user's (the account
+// was deleted and its email signed up again).
+func readOwner(ctx context.Context, r *Runner, rec *algoitny.Job) func() (*algoitny.User, error) {
+	userID, email := rec.UserID, rec.UserEmail
+	if userID == "" {
+		return func() (*algoitny.User, error) { return nil, nil }
+	}
+	type result struct {
+		u   *algoitny.User
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		if email != "" {
+			if u, err := r.cfg.Store.GetUserByEmail(ctx, email); err == nil && u.ID == userID {
+				ch <- result{u, nil}
+				return
+			}
+		}
+		u, err := r.cfg.Store.GetUserByID(ctx, userID)
+		ch <- result{u, err}
+	}()
+	return func() (*algoitny.User, error) {
+		res := <-ch
+		return res.u, res.err
+	}
 }
 
 // begin moves a job to PROCESSING; a job still PROCESSING from an attempt
-// that crashed continues as it is.
+// that crashed continues as it is. rec has just been read: the write is
+// conditional on its status (ECONFLICT if a cancellation came in between)
+// instead of reading the job again. Its "started" step is the journal's
+// (beginAsync).
 func (r *Runner) begin(ctx context.Context, rec *algoitny.Job, riverID int64, attempt int) (*algoitny.Job, error) {
 	if rec.Status == algoitny.JobProcessing {
 		return rec, nil
@@ -93,16 +189,22 @@ func (r *Runner) begin(ctx context.Context, rec *algoitny.Job, riverID int64, at
 		id, _ := r.cfg.Store.NewHistoryID()
 		t.HistoryID = &id
 	}
-	next, err := r.cfg.Store.TransitionJob(ctx, rec.ID, t)
-	if err != nil {
-		return nil, err
-	}
-	r.progress(ctx, next, "started", fmt.Sprintf("attempt %d", attempt), -1)
-	return next, nil
+	return r.cfg.Store.TransitionJobFrom(ctx, rec, t)
 }
 
-// progress stores a progress step and publishes it with the job.
+// progress stores a progress step and publishes it with the job: through
+// the attempt's journal when ctx has one (in order, off the worker's
+// path), else at once.
 func (r *Runner) progress(ctx context.Context, job *algoitny.Job, step, msg string, percent int) {
+	if j := journalFrom(ctx); j != nil {
+		j.add(entry{op: func(ctx context.Context) { r.progressNow(ctx, job, step, msg, percent) }})
+		return
+	}
+	r.progressNow(ctx, job, step, msg, percent)
+}
+
+// progressNow stores a progress step, then publishes it with the job.
+func (r *Runner) progressNow(ctx context.Context, job *algoitny.Job, step, msg string, percent int) {
 	p := &algoitny.JobProgress{JobID: job.ID, Step: step, Message: msg, Status: job.Status, Percent: percent}
 	if err := r.cfg.Store.AddJobProgress(ctx, p); err != nil {
 		r.cfg.Logger.WarnContext(ctx, "store job progress", "job", job.ID, "err", err)
@@ -110,10 +212,22 @@ func (r *Runner) progress(ctx context.Context, job *algoitny.Job, step, msg stri
 	r.cfg.Events.PublishJob(ctx, job, p)
 }
 
-// finish moves a job to a final status. A job cancelled meanwhile stays
-// cancelled (ECONFLICT is not an error here).
+// finish moves a job to a final status, after everything the attempt
+// reported before (its journal) is stored and published. A job cancelled
+// meanwhile stays cancelled (ECONFLICT is not an error here). rec is the
+// job as the attempt knows it: while it is PROCESSING the write is
+// conditional on that status (nothing else changes a running job's status
+// without making it final), instead of reading the job again.
 func (r *Runner) finish(ctx context.Context, rec *algoitny.Job, t algoitny.JobTransition, step string) error {
-	done, err := r.cfg.Store.TransitionJob(context.WithoutCancel(ctx), rec.ID, t)
+	bg := context.WithoutCancel(ctx)
+	journalFrom(ctx).flush()
+	var done *algoitny.Job
+	var err error
+	if rec.Status == algoitny.JobProcessing {
+		done, err = r.cfg.Store.TransitionJobFrom(bg, rec, t)
+	} else {
+		done, err = r.cfg.Store.TransitionJob(bg, rec.ID, t)
+	}
 	if algoitny.IsCode(err, algoitny.ECONFLICT) || algoitny.IsCode(err, algoitny.ENOTFOUND) {
 		return nil
 	}
@@ -124,7 +238,7 @@ func (r *Runner) finish(ctx context.Context, rec *algoitny.Job, t algoitny.JobTr
 	if t.ErrorMessage != nil {
 		msg = *t.ErrorMessage
 	}
-	r.progress(context.WithoutCancel(ctx), done, step, msg, 100)
+	r.progressNow(bg, done, step, msg, 100)
 	return nil
 }
 
@@ -132,6 +246,7 @@ func (r *Runner) finish(ctx context.Context, rec *algoitny.Job, t algoitny.JobTr
 // should do next.
 func (r *Runner) failed(ctx context.Context, rec *algoitny.Job, attempt, maxAttempts int, err error) error {
 	bg := context.WithoutCancel(ctx)
+	journalFrom(ctx).flush() // what the attempt reported comes before its end
 	if cur, gerr := r.cfg.Store.GetJob(bg, rec.ID); gerr == nil && cur.Status == algoitny.JobCancelled {
 		return river.JobCancel(err) // cancelJob: its processes are already gone
 	}
@@ -153,7 +268,7 @@ func (r *Runner) failed(ctx context.Context, rec *algoitny.Job, attempt, maxAtte
 	r.cfg.Logger.WarnContext(ctx, "job attempt failed; retrying", "job", rec.ID, "attempt", attempt, "err", err)
 	msg := fmt.Sprintf("attempt %d failed (%s); retrying", attempt, userMessage(err))
 	if next, terr := r.cfg.Store.TransitionJob(bg, rec.ID, algoitny.JobTransition{Status: algoitny.JobPending, ErrorMessage: &msg}); terr == nil {
-		r.progress(bg, next, "retrying", msg, -1)
+		r.progressNow(bg, next, "retrying", msg, -1)
 	}
 	return err
 }

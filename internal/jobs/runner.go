@@ -31,14 +31,19 @@ type Store interface {
 	NewHistoryID() (string, time.Time)
 	GetProblemWithTestCases(ctx context.Context, ref algoitny.ProblemRef) (*algoitny.Problem, []*algoitny.TestCase, error)
 	CreateHistory(ctx context.Context, h *algoitny.SearchHistory) error
-	// PutExecutionTest and ListExecutionTests keep the finished tests of a
+	// CompleteExecution stores an execution and completes its job in one
+	// transaction; CountExecution then counts it in the global statistics.
+	CompleteExecution(ctx context.Context, h *algoitny.SearchHistory, cur *algoitny.Job, t algoitny.JobTransition, p *algoitny.JobProgress) (*algoitny.Job, error)
+	CountExecution(ctx context.Context, h *algoitny.SearchHistory) error
+	// PutExecutionTests and ListExecutionTests keep the finished tests of a
 	// running execution (for subscribers who join late, and for a retried
 	// job to resume from).
-	PutExecutionTest(ctx context.Context, ev algoitny.ExecutionEvent) error
+	PutExecutionTests(ctx context.Context, evs []algoitny.ExecutionEvent) error
 	ListExecutionTests(ctx context.Context, jobID string) ([]algoitny.ExecutionEvent, error)
 	GetHistory(ctx context.Context, ref algoitny.HistoryRef) (*algoitny.SearchHistory, error)
 	SetHints(ctx context.Context, ref algoitny.HistoryRef, hints []string) (*algoitny.SearchHistory, error)
 	GetUserByID(ctx context.Context, id string) (*algoitny.User, error)
+	GetUserByEmail(ctx context.Context, email string) (*algoitny.User, error)
 	GetPlan(ctx context.Context, name string) (*algoitny.Plan, error)
 	CreateProblem(ctx context.Context, p *algoitny.Problem, maxProblems int) error
 	AddTestCases(ctx context.Context, ref algoitny.ProblemRef, cases []*algoitny.TestCase) error
@@ -97,9 +102,19 @@ type Config struct {
 	// StaleAfter is how long a job may sit in PENDING or PROCESSING without an
 	// update before the reaper looks at it (default 10 min).
 	StaleAfter time.Duration
-	// FetchCooldown and FetchPollInterval tune River's job fetching (defaults
-	// are River's); tests shorten them.
+	// FetchCooldown is the least time between two fetches of jobs (default
+	// 20 ms; River's is 100 ms). A job inserted within it of the last fetch
+	// (the poll's, or another job's) waits for its end: with River's default
+	// a user's execution waited 0–100 ms before it started. A shorter one
+	// costs at most one more fetch query per cooldown while jobs arrive.
+	// FetchPollInterval is the fallback poll (default 250 ms).
 	FetchCooldown, FetchPollInterval time.Duration
+	// ExecutionProgressInterval is how often a running execution stores
+	// and announces its finished tests: in batches at most this often, a
+	// batch holding every test finished since the last, the first an
+	// interval after the attempt began (default 250 ms; negative: each
+	// test at once).
+	ExecutionProgressInterval time.Duration
 	// JobTimeout bounds one attempt of a job (default 10 min); River cancels
 	// its context after it.
 	JobTimeout time.Duration
@@ -144,6 +159,9 @@ func (p retryPolicy) NextRetry(job *rivertype.JobRow) time.Time {
 	return time.Now().Add(min(d, 10*time.Minute))
 }
 
+// defaultFetchCooldown is Config.FetchCooldown's default.
+const defaultFetchCooldown = 20 * time.Millisecond
+
 // Runner owns the River client.
 type Runner struct {
 	cfg    Config
@@ -174,6 +192,12 @@ func New(cfg Config) (*Runner, error) {
 		// River notifies a queue at most once per FetchCooldown, so a job
 		// inserted right after another waits for the next poll: keep it short.
 		cfg.FetchPollInterval = 250 * time.Millisecond
+	}
+	if cfg.ExecutionProgressInterval == 0 {
+		cfg.ExecutionProgressInterval = 250 * time.Millisecond
+	}
+	if cfg.FetchCooldown == 0 {
+		cfg.FetchCooldown = min(defaultFetchCooldown, cfg.FetchPollInterval)
 	}
 	if cfg.RetryBase == 0 {
 		cfg.RetryBase = time.Second

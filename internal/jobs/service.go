@@ -274,6 +274,9 @@ func (s *Service) existing(ctx context.Context, key string) (*algoitny.Job, erro
 // charge, to repair: the job is returned PENDING, and if it could not be
 // queued the reaper queues it.
 func (s *Service) enqueue(ctx context.Context, job *algoitny.Job, log *algoitny.UsageLog) (*algoitny.Job, error) {
+	if u := algoitny.ActorFrom(ctx).User; u != nil && job.UserID == u.ID {
+		job.UserEmail = u.Email // the worker's key to its owner
+	}
 	var charge *algoitny.Charge
 	if log != nil {
 		var err error
