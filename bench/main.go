@@ -35,7 +35,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -269,14 +268,6 @@ func benchmark(ctx context.Context, c *cleanups, o options, args []string) (miss
 		return 0, err
 	}
 	logf("server (pid %d) listening on %s", srv.pid(), addr)
-	if judgeWarms(serverEnv) {
-		// The workers warm every language's toolchain at start (seconds
-		// of compiling): measure after it, not during it.
-		if err := waitLogLine(ctx, filepath.Join(logDir, "server.log"), "judge warm-up done", 3*time.Minute); err != nil {
-			return 0, err
-		}
-		logf("server: judge warm-up done")
-	}
 	sdk, err := newSDKClient(ctx, st.dynamoEndpoint)
 	if err != nil {
 		return 0, err
@@ -288,6 +279,9 @@ func benchmark(ctx context.Context, c *cleanups, o options, args []string) (miss
 	}
 	b.pprofAddr = pprofAddr
 	b.bin, b.serverEnv = bin, serverEnv
+	// The workers warm every language's toolchain at start (seconds of
+	// compiling, on the same cores): measure after it, not during it.
+	b.waitJudgeWarm(ctx)
 	b.tokens = make([]string, len(ds.users))
 	if err := parallel(ctx, 8, len(ds.users), func(i int) error {
 		var err error
@@ -428,16 +422,3 @@ func discardLogger() *slog.Logger {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
-
-// judgeWarms reports whether a server with env warms the judge at start
-// (JUDGE_WARM, default true, strconv.ParseBool's forms).
-func judgeWarms(env []string) bool {
-	warm := true
-	for _, e := range env {
-		if v, ok := strings.CutPrefix(e, "JUDGE_WARM="); ok {
-			b, err := strconv.ParseBool(strings.TrimSpace(v))
-			warm = err != nil || b
-		}
-	}
-	return warm
-}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -302,23 +301,4 @@ func selfCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// waitLogLine waits until the log file at path holds a line containing
-// text (a server logs its milestones, JSON lines, to stderr).
-func waitLogLine(ctx context.Context, path, text string, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for {
-		if b, err := os.ReadFile(path); err == nil && bytes.Contains(b, []byte(text)) {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s: no %q within %s", path, text, timeout)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
 }

@@ -93,7 +93,7 @@ func TestParseFlags(t *testing.T) {
 
 // TestTypenameCPU: each process's CPU per request is what it spent in its
 // own rounds less what it spent idle in the other's, per request of its
-// own rounds; and judgeWarms follows JUDGE_WARM's last value.
+// own rounds.
 func TestTypenameCPU(t *testing.T) {
 	c := cpuUse{
 		procs:   []cpuProc{{"the server", 1}, {"the API replica", 2}, {"stock gqlgen", 3}},
@@ -104,13 +104,5 @@ func TestTypenameCPU(t *testing.T) {
 	ours, theirs := typenameCPU(c)
 	if ours != 50*time.Microsecond || theirs != 43*time.Microsecond {
 		t.Errorf("typenameCPU = %s, %s; want 50µs, 43µs", ours, theirs)
-	}
-	for _, c := range []struct {
-		env  []string
-		want bool
-	}{{nil, true}, {[]string{"JUDGE_WARM=false"}, false}, {[]string{"JUDGE_WARM=0"}, false}, {[]string{"JUDGE_WARM=false", "JUDGE_WARM=true"}, true}, {[]string{"JUDGE_WARM=junk"}, true}} {
-		if got := judgeWarms(c.env); got != c.want {
-			t.Errorf("judgeWarms(%q) = %t", c.env, got)
-		}
 	}
 }
