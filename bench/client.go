@@ -174,6 +174,7 @@ type wsMessage struct {
 	ID      string          `json:"id,omitempty"`
 	Payload json.RawMessage `json:"payload,omitempty"`
 	at      time.Time
+	raw     []byte // the frame as received
 }
 
 // dialWS opens a socket, sends connection_init with token and waits for the ack.
@@ -231,7 +232,7 @@ func (c *wsClient) readLoop() {
 		if json.Unmarshal(data, &m) != nil {
 			continue
 		}
-		m.at = at
+		m.at, m.raw = at, data
 		if m.Type == "ping" {
 			c.send(map[string]any{"type": "pong"})
 			continue

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -75,15 +76,15 @@ func TestParseFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.scale != 0.1 || o.subscribers != 100 || o.staleTrials != 2 || o.mixedDuration != 8*time.Second || o.duration != 2*time.Second {
+	if o.scale != 0.1 || !slices.Equal(o.subscribers, []int{30, 100}) || o.staleTrials != 2 || o.mixedDuration != 8*time.Second || o.duration != 2*time.Second {
 		t.Fatalf("quick: %+v", o)
 	}
 	o, _, _, err = parseFlags([]string{"-duration", "3s"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.mixedDuration != 18*time.Second || o.overloadDuration != 9*time.Second || o.subscribers != 1000 {
-		t.Fatalf("-duration 3s: mixed %s, overload %s, subscribers %d", o.mixedDuration, o.overloadDuration, o.subscribers)
+	if o.mixedDuration != 18*time.Second || o.overloadDuration != 9*time.Second || !slices.Equal(o.subscribers, []int{300, 1000}) {
+		t.Fatalf("-duration 3s: mixed %s, overload %s, subscribers %v", o.mixedDuration, o.overloadDuration, o.subscribers)
 	}
 	o, _, _, err = parseFlags([]string{"-duration", "3s", "-mixed-duration", "1m"})
 	if err != nil || o.mixedDuration != time.Minute {
