@@ -91,3 +91,27 @@ func TestParseFlags(t *testing.T) {
 		t.Fatalf("-mixed-duration 1m: %s %v", o.mixedDuration, err)
 	}
 }
+
+func TestParseInts(t *testing.T) {
+	t.Parallel()
+	got, err := parseInts("300, 1000")
+	if err != nil || !slices.Equal(got, []int{300, 1000}) {
+		t.Fatalf("parseInts = %v, %v", got, err)
+	}
+	for _, bad := range []string{"", "300,", "0", "-5", "x"} {
+		if _, err := parseInts(bad); err == nil {
+			t.Fatalf("parseInts(%q) accepted", bad)
+		}
+	}
+}
+
+// Deliveries are timed from a reference that can come after some of them
+// (another process's stamp): those are negative, not dropped.
+func TestSinceAll(t *testing.T) {
+	t.Parallel()
+	ref := time.Unix(100, 0)
+	got := sinceAll([]time.Time{ref.Add(3 * time.Millisecond), ref.Add(-time.Millisecond)}, ref)
+	if !slices.Equal(got, []time.Duration{3 * time.Millisecond, -time.Millisecond}) {
+		t.Fatalf("sinceAll = %v", got)
+	}
+}
