@@ -90,12 +90,12 @@ func (b *run) scenarioFanout(ctx context.Context) {
 		pass := r95 <= 1.5 && ph.server.err == 0 && len(ph.server.d) > 0
 		b.rows = append(b.rows, row{
 			scenario: name(ph.n) + " (delivery)",
-			baseline: fmt.Sprintf("raw gorilla broadcast of the same frames: p50 %s, p95 %s, p99 %s", ms(ph.base.quantile(0.5)), ms(ph.base.quantile(0.95)), ms(ph.base.quantile(0.99))),
+			baseline: fmt.Sprintf("raw broadcast of the same frames (one write per socket): p50 %s, p95 %s, p99 %s", ms(ph.base.quantile(0.5)), ms(ph.base.quantile(0.95)), ms(ph.base.quantile(0.99))),
 			p50:      ms(ph.server.quantile(0.5)), p99: ms(ph.server.quantile(0.99)),
 			thr:   fmt.Sprintf("%d rounds × %d deliveries each", ph.rounds, ph.n),
 			ratio: fmt.Sprintf("p95 %s = %.2f×", ms(ph.server.quantile(0.95)), r95), target: "p95 ≤ 1.5×", pass: &pass,
 			note: "from the arrival of cancelJob's NOTIFY at the server's listener to each client's receipt of the CANCELLED event: " +
-				"the local fan-out, one shared execution of the selection, the writes of `next` and `complete`; the baseline from its own NOTIFY's arrival, writing the same frames; rounds alternate; " +
+				"the local fan-out, one shared execution of the selection, the writes (`next` and `complete` in one write per socket); the baseline from its own NOTIFY's arrival, writing the same frames the same way; rounds alternate; " +
 				fmt.Sprintf("the first subscriber of a round received it after %s (median of rounds)", ms(ph.first.quantile(0.5))) +
 				prefixed("; ", b.errNote(ph.base, ph.server)),
 		})

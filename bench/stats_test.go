@@ -1,10 +1,14 @@
 package main
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gorilla/websocket"
 )
 
 func TestQuantile(t *testing.T) {
@@ -113,5 +117,37 @@ func TestSinceAll(t *testing.T) {
 	got := sinceAll([]time.Time{ref.Add(3 * time.Millisecond), ref.Add(-time.Millisecond)}, ref)
 	if !slices.Equal(got, []time.Duration{3 * time.Millisecond, -time.Millisecond}) {
 		t.Fatalf("sinceAll = %v", got)
+	}
+}
+
+// The baseline's frames read back with gorilla's client, at each length
+// encoding.
+func TestWSTextFrame(t *testing.T) {
+	t.Parallel()
+	var wire []byte
+	want := []string{"x", strings.Repeat("y", 200), strings.Repeat("z", 70000)}
+	for _, p := range want {
+		wire = append(wire, wsTextFrame([]byte(p))...)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := upgrader.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		c.NetConn().Write(wire)
+		c.ReadMessage() // until the client closes
+		c.Close()
+	}))
+	defer srv.Close()
+	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, p := range want {
+		mt, got, err := c.ReadMessage()
+		if err != nil || mt != websocket.TextMessage || string(got) != p {
+			t.Fatalf("read %d bytes (type %d, err %v), want %d", len(got), mt, err, len(p))
+		}
 	}
 }

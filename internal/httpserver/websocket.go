@@ -1,6 +1,7 @@
 package httpserver
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -8,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -341,11 +343,12 @@ func (g gorillaImplementation) Accept(w http.ResponseWriter, r *http.Request, op
 		// for each write.
 		WriteBufferPool: writeBuffers,
 	}
-	c, err := up.Upgrade(w, r, opts.ResponseHeader)
+	hj := &corkHijacker{ResponseWriter: w}
+	c, err := up.Upgrade(hj, r, opts.ResponseHeader)
 	if err != nil {
 		return nil, err // Upgrade has answered the request
 	}
-	conn := &gorillaConn{c: c, writeTimeout: g.cfg.WriteTimeout, active: map[string]bool{}, hub: g.hub}
+	conn := &gorillaConn{c: c, cork: hj.conn, writeTimeout: g.cfg.WriteTimeout, active: map[string]bool{}, hub: g.hub}
 	if slot, ok := r.Context().Value(socketKey{}).(*socketSlot); ok {
 		slot.conn, conn.exec = conn, slot.exec
 	}
@@ -374,6 +377,7 @@ func (g gorillaImplementation) checkOrigin(r *http.Request) bool {
 // gets 4409 too, for a start whose id is in use (gqlgen would run both).
 type gorillaConn struct {
 	c            *websocket.Conn
+	cork         *corkConn // c's socket
 	writeTimeout time.Duration
 
 	mu      sync.Mutex // guards the fields below and serializes writes
@@ -472,8 +476,9 @@ func (g *gorillaConn) joined(id string, gr *group) {
 // of subscription id of group gr and frees the id — unless the id has
 // moved on (the client completed it and reused the id since), in which
 // case the newer subscription is left alone. gr nil: a subscription that
-// never joined a group.
-func (g *gorillaConn) finishShared(id string, gr *group, typ string, payload []byte) {
+// never joined a group. With event set, the group's last event goes first,
+// and both messages leave in one write.
+func (g *gorillaConn) finishShared(id string, gr *group, event []byte, typ string, payload []byte) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.shared[id] != gr {
@@ -481,7 +486,19 @@ func (g *gorillaConn) finishShared(id string, gr *group, typ string, payload []b
 	}
 	delete(g.shared, id)
 	delete(g.active, id) // before the message: the client may reuse the id at once
+	if event == nil || g.cork == nil {
+		if event != nil {
+			g.writeShared(id, "next", event)
+		}
+		g.writeShared(id, typ, payload)
+		return
+	}
+	g.cork.hold()
+	g.writeShared(id, "next", event)
 	g.writeShared(id, typ, payload)
+	if err := g.cork.release(); err != nil && !g.closed {
+		g.c.Close() // the reader fails and the socket ends
+	}
 }
 
 // leave ends the shared subscription id, if it is one.
@@ -542,6 +559,78 @@ func (g *gorillaConn) writeShared(id, typ string, payload []byte) {
 	if err != nil {
 		g.c.Close() // the reader fails and the socket ends
 	}
+}
+
+// corkConn is the socket under a gorilla connection. Between hold and
+// release the frames gorilla writes collect in a buffer and leave in one
+// write: a subscription's last event and its completion take one syscall
+// (and one TCP segment, one wake-up of the client) instead of two. gorilla
+// writes whole frames, each under its own lock, so frames of other writers
+// (a pong) in between stay whole and in order.
+type corkConn struct {
+	net.Conn
+
+	mu   sync.Mutex
+	held bool
+	buf  *[]byte // from corkBuffers while held
+}
+
+var corkBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// hold starts collecting writes.
+func (c *corkConn) hold() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.held = true
+	c.buf = corkBuffers.Get().(*[]byte)
+}
+
+// release writes what was collected, under the write deadline gorilla set
+// last, and returns the buffer: an idle socket holds none.
+func (c *corkConn) release() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.held {
+		return nil
+	}
+	c.held = false
+	b := c.buf
+	c.buf = nil
+	_, err := c.Conn.Write(*b)
+	*b = (*b)[:0]
+	corkBuffers.Put(b)
+	return err
+}
+
+// Write implements net.Conn.
+func (c *corkConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.held {
+		*c.buf = append(*c.buf, p...)
+		return len(p), nil
+	}
+	return c.Conn.Write(p)
+}
+
+// corkHijacker hands gorilla's Upgrade the socket wrapped in a corkConn.
+type corkHijacker struct {
+	http.ResponseWriter
+	conn *corkConn
+}
+
+// Hijack implements http.Hijacker.
+func (h *corkHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	hj, ok := h.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, errors.New("the response writer cannot be hijacked")
+	}
+	c, brw, err := hj.Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	h.conn = &corkConn{Conn: c}
+	return h.conn, brw, nil
 }
 
 type wireMessage struct {
