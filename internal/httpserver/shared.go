@@ -60,19 +60,19 @@ type eventCountKey struct{}
 // an eventCount in its context) it passes the subscription field's stream
 // through countStream. Everywhere else it does nothing.
 func countEvents(ctx context.Context, next graphql.Resolver) (any, error) {
-	res, err := next(ctx)
-	c, ok := ctx.Value(eventCountKey{}).(*eventCount)
-	if !ok || err != nil || res == nil {
-		return res, err
-	}
+	// Every field of every operation comes here: the field's own context
+	// (the nearest value) says at once whether to look further.
 	fc := graphql.GetFieldContext(ctx)
 	if fc == nil || fc.Object != "Subscription" || fc.Field.Field == nil {
+		return next(ctx)
+	}
+	res, err := next(ctx)
+	c, ok := ctx.Value(eventCountKey{}).(*eventCount)
+	follow := sharedFields[fc.Field.Name]
+	if !ok || err != nil || res == nil || follow == nil {
 		return res, err
 	}
-	if follow := sharedFields[fc.Field.Name]; follow != nil {
-		return follow(ctx, res, c), nil
-	}
-	return res, err
+	return follow(ctx, res, c), nil
 }
 
 // countStream forwards the resolver's stream res (a <-chan T) and records
@@ -308,7 +308,7 @@ func (h *hub) run(ctx context.Context, exec graphql.GraphExecutor, rc *graphql.O
 }
 
 // finish removes g and sends its members its last event (payload) and
-// "complete", both in one write to each socket.
+// "complete", both in one write to each socket (gorillaConn.finishShared).
 func (h *hub) finish(g *group, payload []byte) {
 	h.mu.Lock()
 	if h.groups[g.key] == g {

@@ -1,53 +1,45 @@
 package httpserver
 
 import (
-	"bytes"
 	"context"
-	"net"
+	"encoding/binary"
+	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
 )
 
-// writeCounter is a connection that records each write.
-type writeCounter struct {
-	net.Conn
-	writes [][]byte
-}
-
-func (w *writeCounter) Write(p []byte) (int, error) {
-	w.writes = append(w.writes, bytes.Clone(p))
-	return len(p), nil
-}
-
-// Between hold and release the frames leave in one write; outside, each
-// write goes through as it comes.
-func TestCorkConn(t *testing.T) {
+// The last event and the completion are framed as gorilla frames a
+// server's text message: FIN and text, unmasked, the length in 7, 16 or 64
+// bits, and the message writeShared writes.
+func TestAppendSharedFrame(t *testing.T) {
 	t.Parallel()
-	under := &writeCounter{}
-	c := &corkConn{Conn: under}
-	c.Write([]byte("a"))
-	c.hold()
-	c.Write([]byte("bc"))
-	c.Write([]byte("d"))
-	if len(under.writes) != 1 {
-		t.Fatalf("writes while held went through: %q", under.writes)
-	}
-	if err := c.release(); err != nil {
-		t.Fatal(err)
-	}
-	c.Write([]byte("e"))
-	if err := c.release(); err != nil { // not held: nothing to write
-		t.Fatal(err)
-	}
-	want := [][]byte{[]byte("a"), []byte("bcd"), []byte("e")}
-	if !slices.EqualFunc(under.writes, want, bytes.Equal) {
-		t.Fatalf("writes %q, want %q", under.writes, want)
-	}
-	if c.buf != nil {
-		t.Fatal("a released connection keeps its buffer")
+	for _, size := range []int{10, 200, 70000} {
+		payload := []byte(`"` + strings.Repeat("x", size) + `"`)
+		b := appendSharedFrame(nil, []byte(`"f1"`), "next", payload)
+		b = appendSharedFrame(b, []byte(`"f1"`), "complete", nil)
+		for _, want := range []string{`{"id":"f1","type":"next","payload":` + string(payload) + `}`, `{"id":"f1","type":"complete"}`} {
+			if b[0] != 0x81 {
+				t.Fatalf("size %d: first byte %#x", size, b[0])
+			}
+			n, h := int(b[1]), 2
+			switch n {
+			case 126:
+				n, h = int(binary.BigEndian.Uint16(b[2:])), 4
+			case 127:
+				n, h = int(binary.BigEndian.Uint64(b[2:])), 10
+			}
+			if got := string(b[h : h+n]); got != want {
+				t.Fatalf("size %d: frame %.80q…, want %.80q…", size, got, want)
+			}
+			b = b[h+n:]
+		}
+		if len(b) != 0 {
+			t.Fatalf("size %d: %d bytes left", size, len(b))
+		}
 	}
 }
 
@@ -86,5 +78,15 @@ func TestCountStream(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the stream did not end with its context")
+	}
+}
+
+func TestJSONString(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"", "f1", "job-3f2a", `a"b`, `a\b`, "<&>", "tab\t", "é", "\u2028"} {
+		want, _ := json.Marshal(s)
+		if got := jsonString(s); string(got) != string(want) {
+			t.Fatalf("jsonString(%q) = %s, want %s", s, got, want)
+		}
 	}
 }

@@ -1,15 +1,14 @@
 package httpserver
 
 import (
-	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -343,12 +342,11 @@ func (g gorillaImplementation) Accept(w http.ResponseWriter, r *http.Request, op
 		// for each write.
 		WriteBufferPool: writeBuffers,
 	}
-	hj := &corkHijacker{ResponseWriter: w}
-	c, err := up.Upgrade(hj, r, opts.ResponseHeader)
+	c, err := up.Upgrade(w, r, opts.ResponseHeader)
 	if err != nil {
 		return nil, err // Upgrade has answered the request
 	}
-	conn := &gorillaConn{c: c, cork: hj.conn, writeTimeout: g.cfg.WriteTimeout, active: map[string]bool{}, hub: g.hub}
+	conn := &gorillaConn{c: c, writeTimeout: g.cfg.WriteTimeout, active: map[string]bool{}, hub: g.hub}
 	if slot, ok := r.Context().Value(socketKey{}).(*socketSlot); ok {
 		slot.conn, conn.exec = conn, slot.exec
 	}
@@ -377,7 +375,6 @@ func (g gorillaImplementation) checkOrigin(r *http.Request) bool {
 // gets 4409 too, for a start whose id is in use (gqlgen would run both).
 type gorillaConn struct {
 	c            *websocket.Conn
-	cork         *corkConn // c's socket
 	writeTimeout time.Duration
 
 	mu      sync.Mutex // guards the fields below and serializes writes
@@ -486,19 +483,72 @@ func (g *gorillaConn) finishShared(id string, gr *group, event []byte, typ strin
 	}
 	delete(g.shared, id)
 	delete(g.active, id) // before the message: the client may reuse the id at once
-	if event == nil || g.cork == nil {
-		if event != nil {
-			g.writeShared(id, "next", event)
-		}
+	if event == nil {
 		g.writeShared(id, typ, payload)
 		return
 	}
-	g.cork.hold()
-	g.writeShared(id, "next", event)
-	g.writeShared(id, typ, payload)
-	if err := g.cork.release(); err != nil && !g.closed {
+	if g.closed {
+		return
+	}
+	// Both frames, encoded here, in one write to the socket: what gorilla
+	// would write, without its copy into its buffer and a syscall each.
+	// Every writer of the socket but gorilla's replies to pings and closes
+	// holds g.mu, and those are one write each: the frames cannot mix.
+	qid := jsonString(id)
+	buf := frameBuffers.Get().(*[]byte)
+	b := appendSharedFrame((*buf)[:0], qid, "next", event)
+	b = appendSharedFrame(b, qid, typ, payload)
+	nc := g.c.NetConn()
+	nc.SetWriteDeadline(time.Now().Add(g.writeTimeout))
+	_, err := nc.Write(b)
+	*buf = b[:0]
+	frameBuffers.Put(buf)
+	if err != nil {
 		g.c.Close() // the reader fails and the socket ends
 	}
+}
+
+// jsonString is s as a JSON string, as json.Marshal writes it, without
+// its reflection for the ids clients choose ("1", "job-3f2a").
+func jsonString(s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, _ := json.Marshal(s)
+			return b
+		}
+	}
+	return append(append(append(make([]byte, 0, len(s)+2), '"'), s...), '"')
+}
+
+var frameBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// appendSharedFrame appends the websocket frame (final, text, unmasked: a
+// server's, RFC 6455 §5.2) of the message writeShared writes.
+func appendSharedFrame(b, qid []byte, typ string, payload []byte) []byte {
+	n := len(`{"id":`) + len(qid) + len(`,"type":"`) + len(typ) + len(`"}`)
+	if payload != nil {
+		n += len(`,"payload":`) + len(payload)
+	}
+	b = append(b, 0x81) // FIN, text
+	switch {
+	case n < 126:
+		b = append(b, byte(n))
+	case n <= 0xffff:
+		b = append(b, 126, byte(n>>8), byte(n))
+	default:
+		b = append(b, 127)
+		b = binary.BigEndian.AppendUint64(b, uint64(n))
+	}
+	b = append(b, `{"id":`...)
+	b = append(b, qid...)
+	b = append(b, `,"type":"`...)
+	b = append(b, typ...)
+	b = append(b, '"')
+	if payload != nil {
+		b = append(b, `,"payload":`...)
+		b = append(b, payload...)
+	}
+	return append(b, '}')
 }
 
 // leave ends the shared subscription id, if it is one.
@@ -545,7 +595,7 @@ func (g *gorillaConn) writeShared(id, typ string, payload []byte) {
 	g.c.SetWriteDeadline(time.Now().Add(g.writeTimeout))
 	w, err := g.c.NextWriter(websocket.TextMessage)
 	if err == nil {
-		qid, _ := json.Marshal(id)
+		qid := jsonString(id)
 		w.Write([]byte(`{"id":`))
 		w.Write(qid)
 		w.Write([]byte(`,"type":"` + typ + `"`))
@@ -559,78 +609,6 @@ func (g *gorillaConn) writeShared(id, typ string, payload []byte) {
 	if err != nil {
 		g.c.Close() // the reader fails and the socket ends
 	}
-}
-
-// corkConn is the socket under a gorilla connection. Between hold and
-// release the frames gorilla writes collect in a buffer and leave in one
-// write: a subscription's last event and its completion take one syscall
-// (and one TCP segment, one wake-up of the client) instead of two. gorilla
-// writes whole frames, each under its own lock, so frames of other writers
-// (a pong) in between stay whole and in order.
-type corkConn struct {
-	net.Conn
-
-	mu   sync.Mutex
-	held bool
-	buf  *[]byte // from corkBuffers while held
-}
-
-var corkBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
-
-// hold starts collecting writes.
-func (c *corkConn) hold() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.held = true
-	c.buf = corkBuffers.Get().(*[]byte)
-}
-
-// release writes what was collected, under the write deadline gorilla set
-// last, and returns the buffer: an idle socket holds none.
-func (c *corkConn) release() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.held {
-		return nil
-	}
-	c.held = false
-	b := c.buf
-	c.buf = nil
-	_, err := c.Conn.Write(*b)
-	*b = (*b)[:0]
-	corkBuffers.Put(b)
-	return err
-}
-
-// Write implements net.Conn.
-func (c *corkConn) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.held {
-		*c.buf = append(*c.buf, p...)
-		return len(p), nil
-	}
-	return c.Conn.Write(p)
-}
-
-// corkHijacker hands gorilla's Upgrade the socket wrapped in a corkConn.
-type corkHijacker struct {
-	http.ResponseWriter
-	conn *corkConn
-}
-
-// Hijack implements http.Hijacker.
-func (h *corkHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	hj, ok := h.ResponseWriter.(http.Hijacker)
-	if !ok {
-		return nil, nil, errors.New("the response writer cannot be hijacked")
-	}
-	c, brw, err := hj.Hijack()
-	if err != nil {
-		return nil, nil, err
-	}
-	h.conn = &corkConn{Conn: c}
-	return h.conn, brw, nil
 }
 
 type wireMessage struct {
