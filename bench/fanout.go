@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
@@ -283,35 +282,44 @@ func (b *run) fanRound(ctx context.Context, clients []*wsClient, newJob func() (
 		return nil, err
 	}
 	fr := &fanRound{fromNotify: &samples{}, fromMutation: &samples{}}
-	var mu sync.Mutex
-	var got []time.Time
-	failed := 0
-	start := time.Now()
-	done := make(chan struct{})
-	var once sync.Once
-	go func() {
-		defer close(done)
-		parallel(ctx, len(clients), len(clients), func(i int) error {
-			defer clients[i].forget(subID)
-			for {
-				m, err := clients[i].next(chans[i], 30*time.Second)
-				if err != nil || m.Type == "complete" { // nothing, or completed without the event
-					mu.Lock()
-					failed++
-					mu.Unlock()
-					return nil
-				}
-				if bytes.Contains(m.Payload, []byte(`"CANCELLED"`)) {
-					mu.Lock()
-					got = append(got, m.at)
-					mu.Unlock()
-					// the subscription completes after the final event
-					end, _ := clients[i].next(chans[i], 10*time.Second)
-					once.Do(func() { fr.frames = [][]byte{m.raw, end.raw} })
-					return nil
-				}
+	// Each client's reader records the event and the completion as the
+	// baseline's readers do: decoded, then one send to a collector.
+	events := make(chan fanMessage, len(clients))
+	ends := make(chan fanMessage, len(clients))
+	for i, c := range clients {
+		c.onMessages(subID, func(m wsMessage) {
+			switch {
+			case m.Type == "next" && bytes.Contains(m.Payload, []byte(`"CANCELLED"`)):
+				events <- fanMessage{m, i}
+			case m.Type == "complete" || m.Type == "error":
+				ends <- fanMessage{m, i}
 			}
 		})
+		defer c.forget(subID)
+	}
+	var got []time.Time
+	start := time.Now()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		timeout := time.After(30 * time.Second)
+		var first [2][]byte
+		for range 2 * len(clients) {
+			select {
+			case e := <-events:
+				got = append(got, e.m.at)
+				if e.i == 0 {
+					first[0] = e.m.raw
+				}
+			case e := <-ends:
+				if e.i == 0 {
+					first[1] = e.m.raw
+				}
+			case <-timeout:
+				return
+			}
+		}
+		fr.frames = first[:]
 	}()
 	stopProfile := b.deliveryProfile(ctx, "fanout", measured && len(clients) > 10)
 	if _, err := b.api.query(ctx, token, `mutation($id: ID!) { cancelJob(id: $id) { status } }`, map[string]any{"id": jobID}, nil); err != nil {
@@ -338,8 +346,15 @@ func (b *run) fanRound(ctx context.Context, clients []*wsClient, newJob func() (
 	fr.notify = ref.Sub(start)
 	fr.fromNotify.d, fr.fromMutation.d = sinceAll(got, ref), sinceAll(got, start)
 	fr.fromNotify.ops, fr.fromMutation.ops = len(got), len(got)
+	failed := len(clients) - len(got)
 	fr.fromNotify.err, fr.fromMutation.err = failed, failed
 	return fr, nil
+}
+
+// fanMessage is a message of client i.
+type fanMessage struct {
+	m wsMessage
+	i int
 }
 
 // sinceAll is each time of ts after ref.
@@ -359,7 +374,8 @@ type fanBase struct {
 	channel string // the baseline LISTENs on it
 
 	raws []*websocket.Conn
-	got  chan time.Time
+	got  chan time.Time // events
+	ends chan time.Time // completions
 }
 
 // open dials n sockets to the baseline and has it write frames.
@@ -383,9 +399,9 @@ func (f *fanBase) open(ctx context.Context, n int, frames [][]byte) error {
 	if err != nil {
 		return err
 	}
-	f.got = make(chan time.Time, n*2)
+	f.got, f.ends = make(chan time.Time, n*2), make(chan time.Time, n*2)
 	for _, c := range f.raws {
-		go recvTimes(c, f.got)
+		go recvTimes(c, f.got, f.ends)
 	}
 	// The sockets of an earlier phase are gone once the baseline counts n.
 	for deadline := time.Now().Add(30 * time.Second); ; {
@@ -419,14 +435,17 @@ func (f *fanBase) round(ctx context.Context, topic string) (*samples, error) {
 	s := &samples{}
 	var got []time.Time
 	timeout := time.After(30 * time.Second)
-	for range len(f.raws) {
+collect:
+	for range 2 * len(f.raws) {
 		select {
 		case t := <-f.got:
 			got = append(got, t)
+		case <-f.ends:
 		case <-timeout:
-			s.fail()
+			break collect
 		}
 	}
+	s.err = len(f.raws) - len(got)
 	resp, err := f.b.api.client.Get("http://" + f.addr + "/stamp")
 	if err != nil {
 		return nil, err
@@ -443,8 +462,8 @@ func (f *fanBase) round(ctx context.Context, topic string) (*samples, error) {
 }
 
 // recvTimes reads everything a raw socket receives and records when each
-// event (`next`) arrives.
-func recvTimes(c *websocket.Conn, got chan<- time.Time) {
+// event (`next`) and each completion arrives.
+func recvTimes(c *websocket.Conn, got, ends chan<- time.Time) {
 	for {
 		_, data, err := c.ReadMessage()
 		at := time.Now()
@@ -455,8 +474,11 @@ func recvTimes(c *websocket.Conn, got chan<- time.Time) {
 		// the two sides' clients take the same CPU from the server.
 		var m wsMessage
 		_ = json.Unmarshal(data, &m)
-		if m.Type == "next" && bytes.Contains(m.Payload, []byte(`"CANCELLED"`)) {
+		switch {
+		case m.Type == "next" && bytes.Contains(m.Payload, []byte(`"CANCELLED"`)):
 			got <- at
+		case m.Type == "complete":
+			ends <- at
 		}
 	}
 }
