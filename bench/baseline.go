@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	_ "net/http/pprof"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql/handler"
@@ -18,6 +20,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/algoitny/api/graph"
 	"github.com/gorilla/websocket"
+	"github.com/jackc/pgx/v5"
 	"github.com/vektah/gqlparser/v2/ast"
 )
 
@@ -35,7 +38,18 @@ func runBaseline(ctx context.Context, kind string) error {
 	case "gqlgen":
 		h = stockGraphQLHandler()
 	case "broadcast":
-		h = newBroadcaster()
+		bc := newBroadcaster()
+		url, channel := os.Getenv("BENCH_BROADCAST_DATABASE_URL"), os.Getenv("BENCH_BROADCAST_CHANNEL")
+		if url == "" || channel == "" {
+			return fmt.Errorf("baseline broadcast: set BENCH_BROADCAST_DATABASE_URL and BENCH_BROADCAST_CHANNEL")
+		}
+		go func() {
+			if err := bc.listen(ctx, url, channel); err != nil && ctx.Err() == nil {
+				fmt.Fprintln(os.Stderr, "baseline broadcast: listen:", err)
+				os.Exit(1)
+			}
+		}()
+		h = bc
 	case "echo":
 		h = echoHandler()
 	default:
@@ -116,13 +130,24 @@ func echoHandler() http.Handler {
 	return mux
 }
 
-// broadcaster keeps every socket of /ws and writes the body of each POST
-// /broadcast to all of them in a loop: the raw fan-out a subscription
-// server cannot beat.
+// broadcaster keeps every socket of /ws and, on each notification of
+// its PostgreSQL channel (BENCH_BROADCAST_DATABASE_URL,
+// BENCH_BROADCAST_CHANNEL), writes the frames last posted to /frames to
+// all of them in a loop: the raw fan-out a subscription server cannot beat.
+// It is triggered the way the API server's subscriptions are (a LISTEN
+// connection wakes up) and writes what the server writes for a final
+// event — the subscription's `next` and its `complete`, the same bytes, two
+// frames in one write to each socket, as the server does — so that the two
+// are timed like with like. The frames are encoded once for all sockets
+// and written straight to each socket: nothing is cheaper. GET /stamp says
+// when the last notification arrived (unix nanoseconds), as the server's
+// algoitny_pubsub_last_received_seconds does.
 type broadcaster struct {
 	mux   *http.ServeMux
 	mu    sync.Mutex
 	conns map[*websocket.Conn]bool
+	wire  []byte // the frames, encoded
+	stamp atomic.Int64
 }
 
 func newBroadcaster() *broadcaster {
@@ -147,21 +172,81 @@ func newBroadcaster() *broadcaster {
 			}
 		}
 	})
-	b.mux.HandleFunc("POST /broadcast", func(w http.ResponseWriter, r *http.Request) {
-		msg, err := io.ReadAll(r.Body)
-		if err != nil {
+	// POST /frames sets what a broadcast writes: a JSON array of the
+	// messages, each written as one text frame.
+	b.mux.HandleFunc("POST /frames", func(w http.ResponseWriter, r *http.Request) {
+		var frames []json.RawMessage
+		if err := json.NewDecoder(r.Body).Decode(&frames); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		b.mu.Lock()
-		for c := range b.conns {
-			c.SetWriteDeadline(time.Now().Add(10 * time.Second))
-			c.WriteMessage(websocket.TextMessage, msg)
+		var wire []byte
+		for _, f := range frames {
+			wire = append(wire, wsTextFrame(f)...)
 		}
+		b.mu.Lock()
+		b.wire = wire
+		b.mu.Unlock()
+	})
+	b.mux.HandleFunc("GET /stamp", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "%d\n", b.stamp.Load())
+	})
+	// GET /count says how many sockets are open.
+	b.mux.HandleFunc("GET /count", func(w http.ResponseWriter, r *http.Request) {
+		b.mu.Lock()
 		n := len(b.conns)
 		b.mu.Unlock()
 		fmt.Fprintf(w, "%d\n", n)
 	})
 	return b
+}
+
+// broadcast writes the frames to every socket. Nothing else writes to
+// the sockets (the bench's clients send no pings).
+func (b *broadcaster) broadcast() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for c := range b.conns {
+		nc := c.NetConn()
+		nc.SetWriteDeadline(time.Now().Add(10 * time.Second))
+		nc.Write(b.wire)
+	}
+}
+
+// wsTextFrame encodes p as one final, unmasked text frame: what a server
+// sends (RFC 6455 §5.2).
+func wsTextFrame(p []byte) []byte {
+	h := []byte{0x81} // FIN, text
+	switch n := len(p); {
+	case n < 126:
+		h = append(h, byte(n))
+	case n <= 0xffff:
+		h = append(h, 126, byte(n>>8), byte(n))
+	default:
+		h = append(h, 127)
+		h = binary.BigEndian.AppendUint64(h, uint64(n))
+	}
+	return append(h, p...)
+}
+
+// listen broadcasts on every notification of channel until ctx is done.
+func (b *broadcaster) listen(ctx context.Context, url, channel string) error {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{channel}.Sanitize()); err != nil {
+		return err
+	}
+	for {
+		_, err := conn.WaitForNotification(ctx)
+		b.stamp.Store(time.Now().UnixNano())
+		if err != nil {
+			return err
+		}
+		b.broadcast()
+	}
 }
 
 func (b *broadcaster) ServeHTTP(w http.ResponseWriter, r *http.Request) { b.mux.ServeHTTP(w, r) }

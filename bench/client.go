@@ -165,6 +165,7 @@ type wsClient struct {
 
 	mu      sync.Mutex
 	waiters map[string]chan wsMessage
+	hooks   map[string]func(wsMessage) // instead of waiters, on the reader
 	closed  chan struct{}
 	err     error
 }
@@ -174,6 +175,7 @@ type wsMessage struct {
 	ID      string          `json:"id,omitempty"`
 	Payload json.RawMessage `json:"payload,omitempty"`
 	at      time.Time
+	raw     []byte // the frame as received
 }
 
 // dialWS opens a socket, sends connection_init with token and waits for the ack.
@@ -231,14 +233,18 @@ func (c *wsClient) readLoop() {
 		if json.Unmarshal(data, &m) != nil {
 			continue
 		}
-		m.at = at
+		m.at, m.raw = at, data
 		if m.Type == "ping" {
 			c.send(map[string]any{"type": "pong"})
 			continue
 		}
 		c.mu.Lock()
-		ch := c.waiters[m.ID]
+		ch, hook := c.waiters[m.ID], c.hooks[m.ID]
 		c.mu.Unlock()
+		if hook != nil {
+			hook(m)
+			continue
+		}
 		if ch != nil {
 			select {
 			case ch <- m:
@@ -261,6 +267,19 @@ func (c *wsClient) subscribe(id, query string, vars map[string]any) (<-chan wsMe
 func (c *wsClient) forget(id string) {
 	c.mu.Lock()
 	delete(c.waiters, id)
+	delete(c.hooks, id)
+	c.mu.Unlock()
+}
+
+// onMessages hands the subscription's messages to f on the reader
+// goroutine, from now until forget: no goroutine and no timer of its own
+// per message, as a raw socket's reader does (recvTimes).
+func (c *wsClient) onMessages(id string, f func(wsMessage)) {
+	c.mu.Lock()
+	if c.hooks == nil {
+		c.hooks = map[string]func(wsMessage){}
+	}
+	c.hooks[id] = f
 	c.mu.Unlock()
 }
 

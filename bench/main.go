@@ -35,6 +35,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -52,7 +53,7 @@ type options struct {
 	scenarios     []string
 	out           string
 	maxOps        int64
-	subscribers   int
+	subscribers   []int // fan-out sizes, one row each
 	fanRounds     int
 	judgeRuns     int
 	riverJobs     int
@@ -92,7 +93,12 @@ func parseFlags(args []string) (o options, scenarios, baseline string, err error
 	fs.StringVar(&scenarios, "scenarios", strings.Join(allScenarios, ","), "comma-separated scenarios to run")
 	fs.StringVar(&o.out, "out", "", "also write the report (Markdown) to this file")
 	fs.Int64Var(&o.maxOps, "max-ops", 1_000_000, "cap on the operations of one measured phase")
-	fs.IntVar(&o.subscribers, "subscribers", 1000, "websocket subscribers of the fan-out scenario")
+	o.subscribers = []int{300, 1000}
+	fs.Func("subscribers", "websocket subscribers of the fan-out scenario, a comma list: one row each (default 300,1000)", func(v string) error {
+		n, err := parseInts(v)
+		o.subscribers = n
+		return err
+	})
 	fs.IntVar(&o.fanRounds, "fan-rounds", 5, "events of the fan-out scenario")
 	fs.IntVar(&o.judgeRuns, "judge-runs", 200, "runs of the judge scenario")
 	fs.IntVar(&o.riverJobs, "river-jobs", 100, "jobs of each River scenario")
@@ -167,7 +173,7 @@ func realMain(ctx context.Context, args []string) int {
 		fmt.Fprintf(os.Stderr, "bench: -profile %s is not among -scenarios\n", o.profile)
 		return 2
 	}
-	if o.clients < 1 || o.scale <= 0 || o.scale > 1 || o.duration <= 0 || o.subscribers < 10 {
+	if o.clients < 1 || o.scale <= 0 || o.scale > 1 || o.duration <= 0 || slices.Min(o.subscribers) < 10 {
 		fmt.Fprintln(os.Stderr, "bench: want -clients ≥ 1, 0 < -scale ≤ 1, -duration > 0, -subscribers ≥ 10")
 		return 2
 	}
@@ -192,7 +198,7 @@ func realMain(ctx context.Context, args []string) int {
 // starting the stack). Its numbers show that everything works and roughly
 // where it stands; targets are judged on full runs.
 var quickFlags = map[string]string{
-	"scale": "0.02", "duration": "2s", "subscribers": "100", "fan-rounds": "3",
+	"scale": "0.02", "duration": "2s", "subscribers": "30,100", "fan-rounds": "3",
 	"judge-runs": "30", "river-jobs": "15", "execute-runs": "3", "stale-trials": "2",
 	"mixed-duration": "8s", "mixed-rps": "5", "overload-clients": "50", "overload-duration": "4s",
 	"drain-timeout": "90s", "writers": "8",
@@ -218,8 +224,9 @@ func benchmark(ctx context.Context, c *cleanups, o options, args []string) (miss
 	if err != nil {
 		return 0, err
 	}
-	// Sockets: 2 per subscriber in the bench and 1 in the server, plus slack.
-	raiseFileLimit(uint64(4*o.subscribers + 1024))
+	// Sockets: per subscriber 2 in the bench and 1 in the server, and as
+	// many for the baseline's broadcast, plus slack.
+	raiseFileLimit(uint64(6*slices.Max(o.subscribers) + 1024))
 	load0 := loadAvg()
 
 	bin := o.bin
@@ -422,3 +429,16 @@ func discardLogger() *slog.Logger {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// parseInts reads a comma list of positive integers.
+func parseInts(v string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("want a comma list of positive integers, got %q", v)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}

@@ -861,22 +861,4 @@ func closeAll(raws []*websocket.Conn, clients []*wsClient) {
 	}
 }
 
-// discard reads and drops everything a raw socket receives, recording when
-// messages arrive.
-func recvTimes(c *websocket.Conn, got chan<- time.Time) {
-	for {
-		_, data, err := c.ReadMessage()
-		at := time.Now()
-		if err != nil {
-			return
-		}
-		// The work the subscribers' reader does with a message (wsClient):
-		// the two sides' clients take the same CPU from the server.
-		var m wsMessage
-		_ = json.Unmarshal(data, &m)
-		_ = bytes.Contains(m.Payload, []byte(`"CANCELLED"`))
-		got <- at
-	}
-}
-
 var _ = http.MethodGet

@@ -1,9 +1,14 @@
 package main
 
 import (
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gorilla/websocket"
 )
 
 func TestQuantile(t *testing.T) {
@@ -75,15 +80,15 @@ func TestParseFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.scale != 0.1 || o.subscribers != 100 || o.staleTrials != 2 || o.mixedDuration != 8*time.Second || o.duration != 2*time.Second {
+	if o.scale != 0.1 || !slices.Equal(o.subscribers, []int{30, 100}) || o.staleTrials != 2 || o.mixedDuration != 8*time.Second || o.duration != 2*time.Second {
 		t.Fatalf("quick: %+v", o)
 	}
 	o, _, _, err = parseFlags([]string{"-duration", "3s"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.mixedDuration != 18*time.Second || o.overloadDuration != 9*time.Second || o.subscribers != 1000 {
-		t.Fatalf("-duration 3s: mixed %s, overload %s, subscribers %d", o.mixedDuration, o.overloadDuration, o.subscribers)
+	if o.mixedDuration != 18*time.Second || o.overloadDuration != 9*time.Second || !slices.Equal(o.subscribers, []int{300, 1000}) {
+		t.Fatalf("-duration 3s: mixed %s, overload %s, subscribers %v", o.mixedDuration, o.overloadDuration, o.subscribers)
 	}
 	o, _, _, err = parseFlags([]string{"-duration", "3s", "-mixed-duration", "1m"})
 	if err != nil || o.mixedDuration != time.Minute {
@@ -104,5 +109,61 @@ func TestTypenameCPU(t *testing.T) {
 	ours, theirs := typenameCPU(c)
 	if ours != 50*time.Microsecond || theirs != 43*time.Microsecond {
 		t.Errorf("typenameCPU = %s, %s; want 50µs, 43µs", ours, theirs)
+	}
+}
+
+func TestParseInts(t *testing.T) {
+	t.Parallel()
+	got, err := parseInts("300, 1000")
+	if err != nil || !slices.Equal(got, []int{300, 1000}) {
+		t.Fatalf("parseInts = %v, %v", got, err)
+	}
+	for _, bad := range []string{"", "300,", "0", "-5", "x"} {
+		if _, err := parseInts(bad); err == nil {
+			t.Fatalf("parseInts(%q) accepted", bad)
+		}
+	}
+}
+
+// Deliveries are timed from a reference that can come after some of them
+// (another process's stamp): those are negative, not dropped.
+func TestSinceAll(t *testing.T) {
+	t.Parallel()
+	ref := time.Unix(100, 0)
+	got := sinceAll([]time.Time{ref.Add(3 * time.Millisecond), ref.Add(-time.Millisecond)}, ref)
+	if !slices.Equal(got, []time.Duration{3 * time.Millisecond, -time.Millisecond}) {
+		t.Fatalf("sinceAll = %v", got)
+	}
+}
+
+// The baseline's frames read back with gorilla's client, at each length
+// encoding.
+func TestWSTextFrame(t *testing.T) {
+	t.Parallel()
+	var wire []byte
+	want := []string{"x", strings.Repeat("y", 200), strings.Repeat("z", 70000)}
+	for _, p := range want {
+		wire = append(wire, wsTextFrame([]byte(p))...)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := upgrader.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		c.NetConn().Write(wire)
+		c.ReadMessage() // until the client closes
+		c.Close()
+	}))
+	defer srv.Close()
+	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, p := range want {
+		mt, got, err := c.ReadMessage()
+		if err != nil || mt != websocket.TextMessage || string(got) != p {
+			t.Fatalf("read %d bytes (type %d, err %v), want %d", len(got), mt, err, len(p))
+		}
 	}
 }

@@ -189,6 +189,14 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 				}
 			})
 	}
+	metrics.GaugesFunc("algoitny_pubsub_last_received_seconds", "When this process last received an event notification, by topic kind (unix time).", "kind",
+		func() map[string]float64 {
+			out := map[string]float64{}
+			for kind, at := range m.Broker.Received() {
+				out[kind] = float64(at.UnixNano()) / 1e9
+			}
+			return out
+		})
 	openFiles, err := httpserver.RaiseOpenFileLimit()
 	if err != nil {
 		m.Logger.Warn("cannot raise the open-file limit", "limit", openFiles, "err", err)

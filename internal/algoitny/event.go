@@ -10,6 +10,11 @@ type JobEvent struct {
 	Progress *JobProgress
 }
 
+// Last reports whether e is the last event of its job: the job's status is
+// final, and a subscription to the job ends after it (so a transport can
+// send the event and the subscription's end together).
+func (e *JobEvent) Last() bool { return e != nil && e.Job != nil && e.Job.Status.Final() }
+
 // ExecutionEvent is one finished test of a CODE_EXECUTION job.
 type ExecutionEvent struct {
 	JobID string

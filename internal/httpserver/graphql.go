@@ -114,6 +114,7 @@ func NewGraphQL(cfg GraphQLConfig) *handler.Server {
 	})
 	srv.AroundFields(budgetFields)
 	srv.AroundFields(prefetcher(cfg.Loaders))
+	srv.AroundFields(countEvents) // shared subscriptions (shared.go)
 	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 		if cfg.Dev { // for extensions.dynamodbRequests
 			ctx, _ = dynamo.WithRequestCounter(ctx)

@@ -86,6 +86,26 @@ func (m *Metrics) GaugeFunc(name, help string, f func() float64) {
 	m.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f))
 }
 
+// GaugesFunc exports a gauge with one label, a series for each key of the
+// map f returns when scraped.
+func (m *Metrics) GaugesFunc(name, help, label string, f func() map[string]float64) {
+	m.registry.MustRegister(&gaugesFunc{desc: prometheus.NewDesc(name, help, []string{label}, nil), f: f})
+}
+
+// gaugesFunc is GaugesFunc's collector.
+type gaugesFunc struct {
+	desc *prometheus.Desc
+	f    func() map[string]float64
+}
+
+func (g *gaugesFunc) Describe(ch chan<- *prometheus.Desc) { ch <- g.desc }
+
+func (g *gaugesFunc) Collect(ch chan<- prometheus.Metric) {
+	for k, v := range g.f() {
+		ch <- prometheus.MustNewConstMetric(g.desc, prometheus.GaugeValue, v, k)
+	}
+}
+
 // watchAdmission exports the admission's state: requests being served and
 // waiting for a slot (what an operator sizes ALGOITNY_MAX_CONCURRENT_REQUESTS
 // by; turned away ones are the 503s of algoitny_http_requests_total).

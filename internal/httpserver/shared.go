@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -36,8 +37,77 @@ import (
 // through gqlgen as before.
 
 // sharedFields are the subscription fields whose events each carry the
-// whole state.
-var sharedFields = map[string]bool{"jobUpdated": true}
+// whole state, each with how to number its resolver's stream of events
+// (countEvents).
+var sharedFields = map[string]func(context.Context, any, *eventCount) any{
+	"jobUpdated": countStream[*algoitny.JobEvent],
+}
+
+// eventCount numbers the events of a shared execution's stream as its
+// resolver sends them, and knows which one is the last: an event that says
+// so (algoitny.JobEvent.Last: the stream ends after it). The hub counts the
+// responses gqlgen makes of them — one per event, in order — so when it
+// holds the last one it sends it together with the completion, in one
+// write per member, instead of a `next` to every member and then a
+// `complete` to every member once gqlgen has seen the stream close.
+type eventCount struct {
+	last atomic.Int64 // the last event's number (from 1), 0 while unknown
+}
+
+type eventCountKey struct{}
+
+// countEvents is a field middleware: in a shared execution (hub.run puts
+// an eventCount in its context) it passes the subscription field's stream
+// through countStream. Everywhere else it does nothing.
+func countEvents(ctx context.Context, next graphql.Resolver) (any, error) {
+	// Every field of every operation comes here: the field's own context
+	// (the nearest value) says at once whether to look further.
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil || fc.Object != "Subscription" || fc.Field.Field == nil {
+		return next(ctx)
+	}
+	res, err := next(ctx)
+	c, ok := ctx.Value(eventCountKey{}).(*eventCount)
+	follow := sharedFields[fc.Field.Name]
+	if !ok || err != nil || res == nil || follow == nil {
+		return res, err
+	}
+	return follow(ctx, res, c), nil
+}
+
+// countStream forwards the resolver's stream res (a <-chan T) and records
+// in c the number of its last event before forwarding it.
+func countStream[T interface{ Last() bool }](ctx context.Context, res any, c *eventCount) any {
+	in, ok := res.(<-chan T)
+	if !ok {
+		return res
+	}
+	out := make(chan T)
+	go func() {
+		defer close(out)
+		var n int64
+		for {
+			select {
+			case v, ok := <-in:
+				if !ok {
+					return
+				}
+				n++
+				if v.Last() {
+					c.last.Store(n)
+				}
+				select {
+				case out <- v:
+				case <-ctx.Done():
+					return
+				}
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return (<-chan T)(out)
+}
 
 // hub is the set of shared executions of one websocket transport.
 type hub struct {
@@ -99,7 +169,7 @@ func (h *hub) share(ctx context.Context, exec graphql.GraphExecutor, c *gorillaC
 	// joins as who the session says it is now.
 	ctx, err := ReauthenticateSocket(ctx, rc.Operation.Operation)
 	if err != nil {
-		c.finishShared(id, nil, "error", mustJSON(gqlerror.List{presentAuthError(err)}))
+		c.finishShared(id, nil, nil, "error", mustJSON(gqlerror.List{presentAuthError(err)}))
 		return true
 	}
 	key, ok := groupKey(rc, algoitny.ActorFrom(ctx))
@@ -162,7 +232,7 @@ func sharable(rc *graphql.OperationContext) bool {
 		return false
 	}
 	f, ok := sel[0].(*ast.Field)
-	return ok && sharedFields[f.Name] && len(f.Directives) == 0
+	return ok && sharedFields[f.Name] != nil && len(f.Directives) == 0
 }
 
 // groupKey identifies the subscriptions that may share an execution: the
@@ -184,6 +254,8 @@ func groupKey(rc *graphql.OperationContext, a *algoitny.Actor) (string, bool) {
 // then completes them.
 func (h *hub) run(ctx context.Context, exec graphql.GraphExecutor, rc *graphql.OperationContext, g *group) {
 	defer g.cancel()
+	count := &eventCount{}
+	ctx = context.WithValue(ctx, eventCountKey{}, count)
 	defer func() {
 		if p := recover(); p != nil {
 			err := rc.Recover(ctx, p)
@@ -200,7 +272,7 @@ func (h *hub) run(ctx context.Context, exec graphql.GraphExecutor, rc *graphql.O
 	}()
 	ctx = graphql.WithOperationContext(ctx, rc)
 	responses, ctx := exec.DispatchOperation(ctx, rc)
-	for {
+	for n := int64(1); ; n++ {
 		var resp *graphql.Response
 		onShortStack(func() { resp = responses(ctx) })
 		if resp == nil {
@@ -209,6 +281,10 @@ func (h *hub) run(ctx context.Context, exec graphql.GraphExecutor, rc *graphql.O
 		b, err := json.Marshal(resp)
 		if err != nil {
 			panic(err)
+		}
+		if count.last.Load() == n {
+			h.finish(g, b)
+			return
 		}
 		h.mu.Lock()
 		g.mu.Lock()
@@ -231,6 +307,24 @@ func (h *hub) run(ctx context.Context, exec graphql.GraphExecutor, rc *graphql.O
 	}
 }
 
+// finish removes g and sends its members its last event (payload) and
+// "complete", both in one write to each socket (gorillaConn.finishShared).
+func (h *hub) finish(g *group, payload []byte) {
+	h.mu.Lock()
+	if h.groups[g.key] == g {
+		delete(h.groups, g.key)
+	}
+	h.mu.Unlock()
+	g.mu.Lock()
+	g.done = true
+	members := g.members
+	g.members = map[member]struct{}{}
+	g.mu.Unlock()
+	for m := range members {
+		m.conn.finishShared(m.id, g, payload, "complete", nil)
+	}
+}
+
 // end removes g and sends its members a final message ("complete", or
 // "error" with payload).
 func (h *hub) end(g *group, typ string, payload []byte) {
@@ -245,7 +339,7 @@ func (h *hub) end(g *group, typ string, payload []byte) {
 	g.members = map[member]struct{}{}
 	g.mu.Unlock()
 	for m := range members {
-		m.conn.finishShared(m.id, g, typ, payload)
+		m.conn.finishShared(m.id, g, nil, typ, payload)
 	}
 }
 

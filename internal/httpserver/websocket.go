@@ -3,6 +3,7 @@ package httpserver
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"io"
@@ -472,8 +473,9 @@ func (g *gorillaConn) joined(id string, gr *group) {
 // of subscription id of group gr and frees the id — unless the id has
 // moved on (the client completed it and reused the id since), in which
 // case the newer subscription is left alone. gr nil: a subscription that
-// never joined a group.
-func (g *gorillaConn) finishShared(id string, gr *group, typ string, payload []byte) {
+// never joined a group. With event set, the group's last event goes first,
+// and both messages leave in one write.
+func (g *gorillaConn) finishShared(id string, gr *group, event []byte, typ string, payload []byte) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.shared[id] != gr {
@@ -481,7 +483,72 @@ func (g *gorillaConn) finishShared(id string, gr *group, typ string, payload []b
 	}
 	delete(g.shared, id)
 	delete(g.active, id) // before the message: the client may reuse the id at once
-	g.writeShared(id, typ, payload)
+	if event == nil {
+		g.writeShared(id, typ, payload)
+		return
+	}
+	if g.closed {
+		return
+	}
+	// Both frames, encoded here, in one write to the socket: what gorilla
+	// would write, without its copy into its buffer and a syscall each.
+	// Every writer of the socket but gorilla's replies to pings and closes
+	// holds g.mu, and those are one write each: the frames cannot mix.
+	qid := jsonString(id)
+	buf := frameBuffers.Get().(*[]byte)
+	b := appendSharedFrame((*buf)[:0], qid, "next", event)
+	b = appendSharedFrame(b, qid, typ, payload)
+	nc := g.c.NetConn()
+	nc.SetWriteDeadline(time.Now().Add(g.writeTimeout))
+	_, err := nc.Write(b)
+	*buf = b[:0]
+	frameBuffers.Put(buf)
+	if err != nil {
+		g.c.Close() // the reader fails and the socket ends
+	}
+}
+
+// jsonString is s as a JSON string, as json.Marshal writes it, without
+// its reflection for the ids clients choose ("1", "job-3f2a").
+func jsonString(s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, _ := json.Marshal(s)
+			return b
+		}
+	}
+	return append(append(append(make([]byte, 0, len(s)+2), '"'), s...), '"')
+}
+
+var frameBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// appendSharedFrame appends the websocket frame (final, text, unmasked: a
+// server's, RFC 6455 §5.2) of the message writeShared writes.
+func appendSharedFrame(b, qid []byte, typ string, payload []byte) []byte {
+	n := len(`{"id":`) + len(qid) + len(`,"type":"`) + len(typ) + len(`"}`)
+	if payload != nil {
+		n += len(`,"payload":`) + len(payload)
+	}
+	b = append(b, 0x81) // FIN, text
+	switch {
+	case n < 126:
+		b = append(b, byte(n))
+	case n <= 0xffff:
+		b = append(b, 126, byte(n>>8), byte(n))
+	default:
+		b = append(b, 127)
+		b = binary.BigEndian.AppendUint64(b, uint64(n))
+	}
+	b = append(b, `{"id":`...)
+	b = append(b, qid...)
+	b = append(b, `,"type":"`...)
+	b = append(b, typ...)
+	b = append(b, '"')
+	if payload != nil {
+		b = append(b, `,"payload":`...)
+		b = append(b, payload...)
+	}
+	return append(b, '}')
 }
 
 // leave ends the shared subscription id, if it is one.
@@ -528,7 +595,7 @@ func (g *gorillaConn) writeShared(id, typ string, payload []byte) {
 	g.c.SetWriteDeadline(time.Now().Add(g.writeTimeout))
 	w, err := g.c.NextWriter(websocket.TextMessage)
 	if err == nil {
-		qid, _ := json.Marshal(id)
+		qid := jsonString(id)
 		w.Write([]byte(`{"id":`))
 		w.Write(qid)
 		w.Write([]byte(`,"type":"` + typ + `"`))

@@ -194,7 +194,8 @@ func (e *Events) JobEvents(ctx context.Context, id string, get func(context.Cont
 			}
 			cur = e.withHistory(ctx, cur)
 			last = cur
-			return []*algoitny.JobEvent{{Job: cur}}, cur.Status.Final(), nil
+			first := &algoitny.JobEvent{Job: cur}
+			return []*algoitny.JobEvent{first}, first.Last(), nil
 		},
 		func(ev algoitny.JobEvent) ([]*algoitny.JobEvent, bool) {
 			if ev.Job == nil || ev.Job.UpdatedAt.Before(last.UpdatedAt) {
@@ -204,7 +205,7 @@ func (e *Events) JobEvents(ctx context.Context, id string, get func(context.Cont
 				return nil, false // the state the subscription started with
 			}
 			last = ev.Job
-			return []*algoitny.JobEvent{&ev}, ev.Job.Status.Final()
+			return []*algoitny.JobEvent{&ev}, ev.Last()
 		})
 }
 

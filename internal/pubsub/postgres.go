@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -84,7 +86,16 @@ type Postgres struct {
 	// (see Epoch); connections counts them (the listener goroutine's own).
 	epoch       atomic.Uint64
 	connections uint64
+
+	// received is when the listener last received a notification, by
+	// topic kind (see Received).
+	receivedMu sync.Mutex
+	received   map[string]time.Time
 }
+
+// maxReceivedKinds bounds Received's kinds: topics come from every process
+// on the channel, so their prefixes are not ours to count.
+const maxReceivedKinds = 32
 
 // NewPostgres opens the listener connection, LISTENs on the channel and
 // starts the goroutine that keeps it listening (reconnecting with backoff)
@@ -317,11 +328,12 @@ func (p *Postgres) receive(conn *pgx.Conn) error {
 	for {
 		ctx, cancel := context.WithTimeout(p.ctx, p.cfg.HealthCheckInterval)
 		n, err := conn.WaitForNotification(ctx)
+		at := time.Now()
 		idle := ctx.Err() == context.DeadlineExceeded
 		cancel()
 		switch {
 		case err == nil:
-			if err := p.dispatch(n.Payload); err != nil {
+			if err := p.dispatch(n.Payload, at); err != nil {
 				// An event was lost: a new epoch says so (to whoever
 				// trusts it, the caches' change feed); the connection,
 				// and every other topic's events, go on.
@@ -348,8 +360,8 @@ func (p *Postgres) receive(conn *pgx.Conn) error {
 // stored payload first if anyone here subscribes to its topic. A stored
 // payload that cannot be loaded is an event lost: its error makes the
 // listener start a new epoch. A malformed notification, which no AlgoItny
-// process sends, is ignored.
-func (p *Postgres) dispatch(msg string) error {
+// process sends, is ignored. at is when it arrived (Received).
+func (p *Postgres) dispatch(msg string, at time.Time) error {
 	var env envelope
 	err := json.Unmarshal([]byte(msg), &env)
 	if err == nil {
@@ -359,6 +371,7 @@ func (p *Postgres) dispatch(msg string) error {
 		p.log.Warn("pubsub: ignoring a malformed notification", "channel", p.cfg.Channel, "err", err)
 		return nil
 	}
+	p.noteReceived(env.Topic, at)
 	payload := env.Bytes
 	switch {
 	case env.ID != 0:
@@ -373,6 +386,32 @@ func (p *Postgres) dispatch(msg string) error {
 	}
 	p.local.publish(env.Topic, payload)
 	return nil
+}
+
+// Received returns, by topic kind (a topic's text up to its first colon:
+// "job" for "job:<id>"), when this process's listener last received a
+// notification, before loading or fanning it out. It is exported as a
+// metric: the time an event took from here to a subscriber's socket is the
+// server's own part of the delivery (the benchmark's fan-out is timed from
+// it), and a kind that stops advancing tells of a listener that hears
+// nothing. Kinds beyond the first 32 count as "other".
+func (p *Postgres) Received() map[string]time.Time {
+	p.receivedMu.Lock()
+	defer p.receivedMu.Unlock()
+	return maps.Clone(p.received)
+}
+
+func (p *Postgres) noteReceived(topic string, at time.Time) {
+	kind, _, _ := strings.Cut(topic, ":")
+	p.receivedMu.Lock()
+	defer p.receivedMu.Unlock()
+	if p.received == nil {
+		p.received = map[string]time.Time{}
+	}
+	if _, ok := p.received[kind]; !ok && len(p.received) >= maxReceivedKinds {
+		kind = "other"
+	}
+	p.received[kind] = at
 }
 
 // load reads a stored payload. It runs on the listener goroutine, which keeps

@@ -36,6 +36,27 @@ func TestPostgres(t *testing.T) {
 		}
 	})
 
+	// Received stamps each kind of topic when its notification arrives,
+	// on every process, whether anyone here subscribes or not.
+	t.Run("Received", func(t *testing.T) {
+		t.Parallel()
+		p := newPgProcesses(t, pubsub.PostgresConfig{})
+		s := subscribe(t, context.Background(), p.A, "job:1")
+		before := time.Now()
+		publish(t, p.A, "job:1", []byte("1"))
+		receive(t, s)
+		if at := p.A.Received()["job"]; at.Before(before) {
+			t.Fatalf("A: job received at %v, published after %v", at, before)
+		}
+		s2 := subscribe(t, context.Background(), p.B, "exec:1")
+		publish(t, p.A, "exec:1", []byte("2"))
+		receive(t, s2) // B has both by now: one listener, in order
+		got := p.B.Received()
+		if got["job"].Before(before) || got["exec"].Before(got["job"]) {
+			t.Fatalf("B: %v", got)
+		}
+	})
+
 	t.Run("NotifySizeBoundary", func(t *testing.T) {
 		t.Parallel()
 		// Sizes on both sides of the 8000-byte NOTIFY limit, for text (sent
