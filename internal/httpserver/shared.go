@@ -5,7 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
+	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -298,9 +301,7 @@ func (h *hub) run(ctx context.Context, exec graphql.GraphExecutor, rc *graphql.O
 		// Written outside the lock: a slow socket delays the rest of this
 		// event (for at most its write timeout), not joining or leaving. A
 		// member joining now is sent this event as the latest.
-		for _, m := range members {
-			m.conn.sendShared(m.id, g, "next", b)
-		}
+		fanOut(members, func(m member) { m.conn.sendShared(m.id, g, "next", b) })
 		if len(members) == 0 {
 			return
 		}
@@ -320,9 +321,7 @@ func (h *hub) finish(g *group, payload []byte) {
 	members := g.members
 	g.members = map[member]struct{}{}
 	g.mu.Unlock()
-	for m := range members {
-		m.conn.finishShared(m.id, g, payload, "complete", nil)
-	}
+	fanOut(slices.Collect(maps.Keys(members)), func(m member) { m.conn.finishShared(m.id, g, payload, "complete", nil) })
 }
 
 // end removes g and sends its members a final message ("complete", or
@@ -338,9 +337,35 @@ func (h *hub) end(g *group, typ string, payload []byte) {
 	members := g.members
 	g.members = map[member]struct{}{}
 	g.mu.Unlock()
-	for m := range members {
-		m.conn.finishShared(m.id, g, nil, typ, payload)
+	fanOut(slices.Collect(maps.Keys(members)), func(m member) { m.conn.finishShared(m.id, g, nil, typ, payload) })
+}
+
+// fanOutChunk is the fewest members a writer of fanOut is given.
+const fanOutChunk = 64
+
+// fanOut calls write for every member, from up to GOMAXPROCS goroutines
+// for a large group: each socket is written under its own lock, so the
+// writes are independent, and one goroutine writing a thousand sockets in
+// turn left the other cores idle while the last subscriber waited for the
+// 999 before it (issue 18's fan-out). It returns when every write is done.
+func fanOut(members []member, write func(member)) {
+	writers := min(runtime.GOMAXPROCS(0), len(members)/fanOutChunk)
+	if writers <= 1 {
+		for _, m := range members {
+			write(m)
+		}
+		return
 	}
+	var wg sync.WaitGroup
+	per := (len(members) + writers - 1) / writers
+	for chunk := range slices.Chunk(members, per) {
+		wg.Go(func() {
+			for _, m := range chunk {
+				write(m)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // leave removes a member; the execution stops when none is left.

@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -88,5 +90,35 @@ func TestJSONString(t *testing.T) {
 		if got := jsonString(s); string(got) != string(want) {
 			t.Fatalf("jsonString(%q) = %s, want %s", s, got, want)
 		}
+	}
+}
+
+// TestFanOut: every member is written exactly once, by one goroutine for a
+// small group and by several for a large one, and fanOut returns only
+// when every write is done.
+func TestFanOut(t *testing.T) {
+	for _, n := range []int{0, 1, fanOutChunk - 1, fanOutChunk, 2*fanOutChunk + 1, 1000} {
+		members := make([]member, n)
+		for i := range members {
+			members[i] = member{id: strconv.Itoa(i)}
+		}
+		var mu sync.Mutex
+		seen := map[string]int{}
+		fanOut(members, func(m member) {
+			time.Sleep(10 * time.Microsecond) // writes take time: fanOut must wait for them
+			mu.Lock()
+			seen[m.id]++
+			mu.Unlock()
+		})
+		mu.Lock()
+		if len(seen) != n {
+			t.Errorf("%d members: %d written when fanOut returned", n, len(seen))
+		}
+		for id, c := range seen {
+			if c != 1 {
+				t.Errorf("%d members: %s written %d times", n, id, c)
+			}
+		}
+		mu.Unlock()
 	}
 }
