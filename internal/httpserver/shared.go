@@ -311,22 +311,18 @@ func (h *hub) run(ctx context.Context, exec graphql.GraphExecutor, rc *graphql.O
 // finish removes g and sends its members its last event (payload) and
 // "complete", both in one write to each socket (gorillaConn.finishShared).
 func (h *hub) finish(g *group, payload []byte) {
-	h.mu.Lock()
-	if h.groups[g.key] == g {
-		delete(h.groups, g.key)
-	}
-	h.mu.Unlock()
-	g.mu.Lock()
-	g.done = true
-	members := g.members
-	g.members = map[member]struct{}{}
-	g.mu.Unlock()
-	fanOut(slices.Collect(maps.Keys(members)), func(m member) { m.conn.finishShared(m.id, g, payload, "complete", nil) })
+	h.close(g, payload, "complete", nil)
 }
 
 // end removes g and sends its members a final message ("complete", or
 // "error" with payload).
 func (h *hub) end(g *group, typ string, payload []byte) {
+	h.close(g, nil, typ, payload)
+}
+
+// close removes g and sends each member its final messages: event (if
+// any) and typ with payload, in one write per socket.
+func (h *hub) close(g *group, event []byte, typ string, payload []byte) {
 	h.mu.Lock()
 	if h.groups[g.key] == g {
 		delete(h.groups, g.key)
@@ -337,7 +333,7 @@ func (h *hub) end(g *group, typ string, payload []byte) {
 	members := g.members
 	g.members = map[member]struct{}{}
 	g.mu.Unlock()
-	fanOut(slices.Collect(maps.Keys(members)), func(m member) { m.conn.finishShared(m.id, g, nil, typ, payload) })
+	fanOut(slices.Collect(maps.Keys(members)), func(m member) { m.conn.finishShared(m.id, g, event, typ, payload) })
 }
 
 // fanOutChunk is the fewest members a writer of fanOut is given.
