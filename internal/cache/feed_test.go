@@ -40,8 +40,8 @@ func TestFeedGoesLive(t *testing.T) {
 // window: a write announced before it listened may land until then.
 func TestWarmUp(t *testing.T) {
 	t.Parallel()
+	began := time.Now() // before the feed starts: its window is timed from a moment after this
 	p := start(t, newHub(), true)
-	began := time.Now()
 	p.live(t)
 	if waited := time.Since(began); waited < testWindow {
 		t.Fatalf("the cache went live %s after the feed started; the write window is %s", waited, testWindow)
