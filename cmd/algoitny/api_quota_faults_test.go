@@ -30,6 +30,7 @@ import (
 func TestQuotaExactThroughDynamoCut(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
+	start := time.Now()
 	dyn := startFaultProxy(t, hostPort(t, dynamoEndpoint), true)
 	s := startAPI(t, func(c *Config) {
 		c.Dynamo.Endpoint = "http://" + dyn.Addr()
@@ -102,9 +103,11 @@ func TestQuotaExactThroughDynamoCut(t *testing.T) {
 	total := 0
 	for i := range tokens {
 		u := s.user(t, fmt.Sprintf("cut%d@example.com", i))
-		jobs := checkCharged(t, s, u.ID, algoitny.ActionExecution)
-		if len(jobs) > limit {
-			t.Fatalf("user %d has %d charged jobs; the limit is %d", i, len(jobs), limit)
+		jobs, perDay := checkCharged(t, s, u.ID, algoitny.ActionExecution, start)
+		for day, n := range perDay {
+			if n > limit {
+				t.Fatalf("user %d has %d charged jobs on %s; the limit is %d", i, n, day, limit)
+			}
 		}
 		for _, j := range jobs {
 			checkQueued(t, s, j)
@@ -129,6 +132,7 @@ func TestQuotaExactThroughDynamoCut(t *testing.T) {
 func TestQuotaKeptThroughPostgresCut(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
+	start := time.Now()
 	dyn := startFaultProxy(t, hostPort(t, dynamoEndpoint), true)
 	pg := startFaultProxy(t, pgAddr(t, databaseURL), false)
 	s := startAPI(t, func(c *Config) {
@@ -162,7 +166,7 @@ func TestQuotaKeptThroughPostgresCut(t *testing.T) {
 		t.Fatalf("the reaper repaired %d jobs (%v), want 2", n, err)
 	}
 	for _, action := range []algoitny.UsageAction{algoitny.ActionExecution, algoitny.ActionHint} {
-		jobs := checkCharged(t, s, u.ID, action)
+		jobs, _ := checkCharged(t, s, u.ID, action, start)
 		if t.Failed() || len(jobs) != 1 {
 			t.Fatalf("%d jobs charged for %s, want 1", len(jobs), action)
 		}
@@ -176,18 +180,25 @@ func TestQuotaKeptThroughPostgresCut(t *testing.T) {
 }
 
 // checkCharged fails the test (and lets it go on, to show every user that
-// differs) unless userID's counter of action today, their usage logs of it
-// and their jobs of the action's type agree, each log naming a distinct one
-// of those jobs. It returns the jobs.
-func checkCharged(t *testing.T, s *apiServer, userID string, action algoitny.UsageAction) []*algoitny.Job {
+// differs) unless userID's counters of action on the quota days since
+// start, their usage logs of it on those days and their jobs of the
+// action's type agree, each log naming a distinct one of those jobs. It
+// returns the jobs and the uses charged on each day: a test that runs over
+// midnight UTC charges on two days, each with its own limit.
+func checkCharged(t *testing.T, s *apiServer, userID string, action algoitny.UsageAction, start time.Time) ([]*algoitny.Job, map[string]int) {
 	t.Helper()
 	ctx := algoitny.WithFreshReads(context.Background())
-	day := algoitny.UsageDay(time.Now())
-	counts, err := s.DB.UsageCounts(ctx, userID, day)
-	if err != nil {
-		t.Fatal(err)
+	now := time.Now()
+	fromDay, toDay := algoitny.UsageDay(start), algoitny.UsageDay(now)
+	counted := 0
+	for d := start; algoitny.UsageDay(d) <= toDay; d = algoitny.NextReset(d) {
+		counts, err := s.DB.UsageCounts(ctx, userID, algoitny.UsageDay(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		counted += counts[action]
 	}
-	logs, err := s.DB.ListUsageLogs(ctx, userID, day, day, algoitny.PageRequest{First: algoitny.MaxPageSize})
+	logs, err := s.DB.ListUsageLogs(ctx, userID, fromDay, toDay, algoitny.PageRequest{First: algoitny.MaxPageSize})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,14 +215,16 @@ func checkCharged(t *testing.T, s *apiServer, userID string, action algoitny.Usa
 		jobs[j.ID] = j
 	}
 	var ofAction []*algoitny.UsageLog
+	perDay := map[string]int{}
 	for _, l := range logs.Items {
 		if l.Action == action {
 			ofAction = append(ofAction, l)
+			perDay[algoitny.UsageDay(l.CreatedAt)]++
 		}
 	}
-	if counts[action] != len(ofAction) || len(ofAction) != len(jobs) {
-		t.Errorf("user %s: %s counter %d, %d usage logs, %d jobs", userID, action, counts[action], len(ofAction), len(jobs))
-		return page.Items
+	if counted != len(ofAction) || len(ofAction) != len(jobs) {
+		t.Errorf("user %s: %s counters %d (%s to %s), %d usage logs, %d jobs", userID, action, counted, fromDay, toDay, len(ofAction), len(jobs))
+		return page.Items, perDay
 	}
 	paid := map[string]bool{}
 	for _, l := range ofAction {
@@ -221,7 +234,7 @@ func checkCharged(t *testing.T, s *apiServer, userID string, action algoitny.Usa
 		}
 		paid[l.JobID] = true
 	}
-	return page.Items
+	return page.Items, perDay
 }
 
 // checkQueued fails the test unless j is final, or PENDING and linked to a
