@@ -314,7 +314,9 @@ func TestHistoryVisibility(t *testing.T) {
 		t.Fatal(err)
 	}
 	var mine struct {
-		MyHistory struct{ Edges []struct{ Node struct{ ID, Code string } } }
+		MyHistory struct {
+			Edges []struct{ Node struct{ ID, Code string } }
+		}
 	}
 	a.ok(t, alice, `{ myHistory { edges { node { id code } } } }`, nil, &mine)
 	if len(mine.MyHistory.Edges) != 1 || mine.MyHistory.Edges[0].Node.Code != "print(3)" {
