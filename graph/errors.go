@@ -7,28 +7,16 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/apierror"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
-// Codes of `extensions.code`, one per domain error code.
-var extensionCodes = map[string]string{
-	algoitny.EUNAUTHENTICATED: "UNAUTHENTICATED",
-	algoitny.EFORBIDDEN:       "FORBIDDEN",
-	algoitny.ENOTFOUND:        "NOT_FOUND",
-	algoitny.EINVALID:         "BAD_USER_INPUT",
-	algoitny.ERATELIMITED:     "RATE_LIMITED",
-	algoitny.ECONFLICT:        "CONFLICT",
-	algoitny.EINTERNAL:        "INTERNAL",
-	algoitny.EUNAVAILABLE:     "UNAVAILABLE",
-	// ALGOITNY_INTROSPECTION is off: the client's mistake, not ours.
-	algoitny.EINTROSPECTIONDISABLED: "INTROSPECTION_DISABLED",
-}
-
-// ErrorPresenter is the one place domain errors become GraphQL errors with
-// `extensions.code`. Internal errors are logged at ERROR and shown as a
-// generic message, so nothing about the infrastructure leaks; every other
-// code is the client's business (UNAVAILABLE is logged at INFO with its
-// cause, the rest not at all), so no client can fill the error log.
+// ErrorPresenter is the one place domain errors become GraphQL errors,
+// their `extensions` written by apierror.Extensions. Internal errors are
+// logged at ERROR and shown as a generic message, so nothing about the
+// infrastructure leaks; every other code is the client's business
+// (UNAVAILABLE is logged at INFO with its cause, the rest not at all), so
+// no client can fill the error log.
 func ErrorPresenter(logger *slog.Logger) graphql.ErrorPresenterFunc {
 	return func(ctx context.Context, err error) *gqlerror.Error {
 		gqlErr := graphql.DefaultErrorPresenter(ctx, err)
@@ -44,31 +32,17 @@ func ErrorPresenter(logger *slog.Logger) graphql.ErrorPresenterFunc {
 				appErr = algoitny.Internal(err, "internal error")
 			}
 		}
-		code := extensionCodes[appErr.Code]
-		if code == "" {
-			code = "INTERNAL"
-		}
-		ext := map[string]any{"code": code}
+		code := apierror.Code(appErr.Code)
 		msg := appErr.Message
 		switch code {
-		case "INTERNAL":
+		case apierror.Internal:
 			logger.ErrorContext(ctx, "internal error", "err", err, "path", gqlErr.Path.String())
 			msg = "internal error"
-		case "UNAVAILABLE":
+		case apierror.Unavailable:
 			// Not a bug, and a client can cause it at will: below ERROR.
 			logger.InfoContext(ctx, "unavailable", "err", err, "path", gqlErr.Path.String())
 		}
-		if appErr.Field != "" {
-			ext["field"] = appErr.Field
-		}
-		if rl := appErr.RateLimit; rl != nil {
-			ext["limit"], ext["used"] = rl.Limit, rl.Used
-			ext["remaining"] = max(0, rl.Limit-rl.Used)
-			if !rl.ResetAt.IsZero() { // limits that are not daily (checks, problems) never reset
-				ext["resetAt"] = rl.ResetAt
-			}
-		}
-		gqlErr.Message, gqlErr.Extensions = msg, ext
+		gqlErr.Message, gqlErr.Extensions = msg, apierror.Extensions(code, appErr)
 		return gqlErr
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/algoitny/api/internal/apierror"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
@@ -50,7 +51,7 @@ func (c *complexityLimit) MutateOperationContext(ctx context.Context, opCtx *gra
 		return abortError(ctx)
 	}
 	if n > c.limit {
-		return codedError(codeComplexity, fmt.Sprintf("operation has complexity %d, which exceeds the limit of %d", n, c.limit))
+		return apierror.New(codeComplexity, fmt.Sprintf("operation has complexity %d, which exceeds the limit of %d", n, c.limit))
 	}
 	return nil
 }

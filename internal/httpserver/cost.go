@@ -9,6 +9,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/apierror"
 	"github.com/algoitny/api/internal/dynamo"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
@@ -118,10 +119,10 @@ func (b *budget) CheckFullRead(size int) error {
 		return nil
 	}
 	if !b.fullRead.CompareAndSwap(false, true) {
-		return codedError(codeTooLarge, fmt.Sprintf("a request reads at most one test case larger than %d bytes in full; read the others in requests of their own", dynamo.PreviewBytes))
+		return apierror.New(codeTooLarge, fmt.Sprintf("a request reads at most one test case larger than %d bytes in full; read the others in requests of their own", dynamo.PreviewBytes))
 	}
 	if left := b.limit - b.spent.Load(); int64(size) > left {
-		return codedError(codeTooLarge, fmt.Sprintf("the test case holds %d bytes, more than this request may still return (%d of a budget of %d bytes)", size, max(left, 0), b.limit))
+		return apierror.New(codeTooLarge, fmt.Sprintf("the test case holds %d bytes, more than this request may still return (%d of a budget of %d bytes)", size, max(left, 0), b.limit))
 	}
 	return nil
 }
@@ -178,11 +179,11 @@ func abortError(ctx context.Context) *gqlerror.Error {
 		if b := budgetFrom(ctx); b != nil {
 			limit = b.limit
 		}
-		return codedError(codeTooLarge, fmt.Sprintf("the response would hold more than %d bytes and was stopped; select fewer or smaller fields, or page with a smaller first", limit))
+		return apierror.New(codeTooLarge, fmt.Sprintf("the response would hold more than %d bytes and was stopped; select fewer or smaller fields, or page with a smaller first", limit))
 	case errors.Is(cause, errRequestTimeout), errors.Is(cause, context.DeadlineExceeded):
-		return codedError(codeTimeout, "the request took longer than the server allows and was stopped")
+		return apierror.New(codeTimeout, "the request took longer than the server allows and was stopped")
 	default:
-		return codedError(codeCancelled, "the request was cancelled")
+		return apierror.New(codeCancelled, "the request was cancelled")
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/errcode"
+	"github.com/algoitny/api/internal/apierror"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"github.com/vektah/gqlparser/v2/parser"
@@ -154,10 +155,10 @@ func (l documentLimits) check(m *measurer, doc *ast.QueryDocument) *gqlerror.Err
 		roots = append(roots, f.SelectionSet)
 	}
 	if fields > l.limits.MaxFields {
-		return codedError(codeComplexity, fmt.Sprintf("the document selects more than %d fields once its fragments are expanded; the complexity limit is %d", l.limits.MaxFields, l.limits.MaxFields))
+		return apierror.New(codeComplexity, fmt.Sprintf("the document selects more than %d fields once its fragments are expanded; the complexity limit is %d", l.limits.MaxFields, l.limits.MaxFields))
 	}
 	if m.expanded > l.limits.MaxFields {
-		return codedError(codeComplexity, fmt.Sprintf("the document holds more than %d fragment spreads and inline fragments once its fragments are expanded", l.limits.MaxFields))
+		return apierror.New(codeComplexity, fmt.Sprintf("the document holds more than %d fragment spreads and inline fragments once its fragments are expanded", l.limits.MaxFields))
 	}
 	// Now the expansion is known to be small: merge it.
 	for _, root := range roots {
@@ -169,13 +170,7 @@ func (l documentLimits) check(m *measurer, doc *ast.QueryDocument) *gqlerror.Err
 }
 
 func limitError(msg string) *gqlerror.Error {
-	return codedError(errcode.ValidationFailed, msg)
-}
-
-func codedError(code, msg string) *gqlerror.Error {
-	err := gqlerror.Errorf("%s", msg)
-	errcode.Set(err, code)
-	return err
+	return apierror.New(errcode.ValidationFailed, msg)
 }
 
 // shape is what a selection set amounts to with its fragments expanded.
@@ -305,7 +300,7 @@ func (m *measurer) repeats(sets []ast.SelectionSet, limit int) *gqlerror.Error {
 					names = append(names, name)
 				}
 				if g.n++; g.n > limit {
-					return codedError(codeSelection, fmt.Sprintf("%q is selected more than %d times in one selection set (fragments merged)", name, limit))
+					return apierror.New(codeSelection, fmt.Sprintf("%q is selected more than %d times in one selection set (fragments merged)", name, limit))
 				}
 				if len(sel.SelectionSet) > 0 {
 					g.subs = append(g.subs, sel.SelectionSet)

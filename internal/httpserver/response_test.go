@@ -32,6 +32,8 @@ func TestWriteResponse(t *testing.T) {
 			`{"errors":[{"message":"x","extensions":{"code":"NOT_FOUND"}}],"data":{"p":null},"extensions":{"dynamodbRequests":2}}`},
 		{"batch", []response{{Data: json.RawMessage(`{"x":1}`)}, {Errors: gqlerror.List{{Message: "y"}}}}, response{}, `[{"data":{"x":1}},{"errors":[{"message":"y"}]}]`},
 		{"batch of one", []response{{Data: json.RawMessage(`{"x":1}`)}}, response{}, `[{"data":{"x":1}}]`},
+		{"unencodable", nil, response{Extensions: map[string]any{"x": make(chan int)}},
+			`{"errors":[{"message":"internal error","extensions":{"code":"INTERNAL"}}]}`},
 	} {
 		w := httptest.NewRecorder()
 		if c.batch != nil {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/apierror"
 	"github.com/algoitny/api/internal/auth"
 	"github.com/algoitny/api/internal/dynamo"
 	"github.com/algoitny/api/internal/playground"
@@ -133,7 +134,7 @@ func (cfg Config) query(admit *admission) func(w http.ResponseWriter, r *http.Re
 			if !admit.acquire(r.Context()) {
 				w.Header().Set("Retry-After", retryAfter)
 				w.Header().Set("Content-Type", "application/json; charset=utf-8")
-				err := codedError(codeBusy, "the server is busy; retry after "+retryAfter+" s")
+				err := apierror.New(codeBusy, "the server is busy; retry after "+retryAfter+" s")
 				writeResponse(w, http.StatusServiceUnavailable, response{Errors: gqlerror.List{err}})
 				return
 			}
@@ -169,15 +170,15 @@ func (cfg Config) authenticate(w http.ResponseWriter, r *http.Request, ctx conte
 		actor, err = cfg.Auth.Authenticate(ctx, token)
 	}
 	if err != nil {
-		code, msg := "UNAUTHENTICATED", algoitny.ErrorMessage(err)
+		code, msg := apierror.Unauthenticated, algoitny.ErrorMessage(err)
 		status := http.StatusUnauthorized
 		if !algoitny.IsCode(err, algoitny.EUNAUTHENTICATED) {
 			cfg.Logger.ErrorContext(r.Context(), "authentication failed", "err", err)
-			code, msg, status = "INTERNAL", "internal error", http.StatusInternalServerError
+			code, msg, status = apierror.Internal, "internal error", http.StatusInternalServerError
 		}
 		w.Header().Set("WWW-Authenticate", `Bearer realm="algoitny"`)
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		writeResponse(w, status, response{Errors: gqlerror.List{{Message: msg, Extensions: map[string]any{"code": code}}}})
+		writeResponse(w, status, response{Errors: gqlerror.List{apierror.New(code, msg)}})
 		return ctx, false
 	}
 	return algoitny.WithActor(ctx, actor), true

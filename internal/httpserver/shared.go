@@ -16,6 +16,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/apierror"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
@@ -387,9 +388,7 @@ func (h *hub) leave(g *group, m member) {
 // presentAuthError is the error a subscribe on a socket whose session ended
 // gets (the socket is being closed with 4403 too).
 func presentAuthError(err error) *gqlerror.Error {
-	e := &gqlerror.Error{Message: algoitny.ErrorMessage(err)}
-	e.Extensions = map[string]any{"code": "UNAUTHENTICATED"}
-	return e
+	return apierror.New(apierror.Unauthenticated, algoitny.ErrorMessage(err))
 }
 
 func mustJSON(v any) []byte {

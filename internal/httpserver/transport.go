@@ -13,7 +13,7 @@ import (
 	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
-	"github.com/99designs/gqlgen/graphql/errcode"
+	"github.com/algoitny/api/internal/apierror"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
@@ -184,9 +184,7 @@ func (t httpTransport) run(ctx context.Context, method string, params *graphql.R
 
 // requestError is an error about the HTTP request itself.
 func requestError(msg string) *gqlerror.Error {
-	err := &gqlerror.Error{Message: msg}
-	errcode.Set(err, "BAD_REQUEST")
-	return err
+	return apierror.New(apierror.BadRequest, msg)
 }
 
 // writeResponse writes one response.
@@ -210,10 +208,14 @@ func writeBatch(w http.ResponseWriter, status int, batch []response) {
 	writeBody(w, status, append(b, ']'), err)
 }
 
+// internalErrorBody answers a request whose response cannot be encoded:
+// {"errors":[{"message":"internal error","extensions":{"code":"INTERNAL"}}]}.
+var internalErrorBody = mustJSON(map[string]gqlerror.List{"errors": {apierror.New(apierror.Internal, "internal error")}})
+
 func writeBody(w http.ResponseWriter, status int, b []byte, err error) {
 	if err != nil {
 		status = http.StatusInternalServerError
-		b = []byte(`{"errors":[{"message":"internal error","extensions":{"code":"INTERNAL"}}]}`)
+		b = internalErrorBody
 	}
 	if len(b) > smallBody { // net/http sets it itself below
 		w.Header().Set("Content-Length", strconv.Itoa(len(b)))
