@@ -5,18 +5,10 @@ import (
 	"github.com/algoitny/api/internal/algoitny"
 )
 
+// pageRequest reads a list's first and after (algoitny.NewPageRequest,
+// which the transport's prefetching uses too: the rule lives there).
 func pageRequest(first *int, after *string) algoitny.PageRequest {
-	r := algoitny.PageRequest{}
-	if first != nil {
-		r.First = *first
-		if r.First == 0 { // an explicit 0 is out of range, unlike an omitted first
-			r.First = -1
-		}
-	}
-	if after != nil {
-		r.After = *after
-	}
-	return r
+	return algoitny.NewPageRequest(first, after)
 }
 
 // connection converts a page into a Relay connection's edges and page info.

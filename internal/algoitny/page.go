@@ -13,6 +13,27 @@ type PageRequest struct {
 	After string
 }
 
+// NewPageRequest is the one reading of a list's `first` and `after`
+// arguments: an omitted first (nil) asks for the default page size
+// (First 0), an explicit 0 is out of range (First -1, which Validate
+// refuses with EINVALID) rather than silently the default, and an omitted
+// after starts at the beginning. graph's resolvers and the transport's
+// prefetching both build their loader keys with it, so that a prefetched
+// page is the one the resolver asks for.
+func NewPageRequest(first *int, after *string) PageRequest {
+	var r PageRequest
+	if first != nil {
+		r.First = *first
+		if r.First == 0 {
+			r.First = -1
+		}
+	}
+	if after != nil {
+		r.After = *after
+	}
+	return r
+}
+
 // Validate checks First is within 1–MaxPageSize (0 means the default) and
 // returns the effective size. It returns EINVALID naming the field "first".
 func (r PageRequest) Validate() (int, error) {

@@ -257,24 +257,25 @@ func prefetchTestCases(ctx context.Context, fc *graphql.FieldContext, pp problem
 			continue
 		}
 		args := f.ArgumentMap(opCtx.Variables)
-		// The key the testCases resolver builds (graph's pageRequest).
-		key := loader.TestCasePage{Ref: algoitny.ProblemRef{Platform: platform, ProblemID: id}}
+		// The key the testCases resolver builds: the same reading of first
+		// and after (algoitny.NewPageRequest), or the prefetch misses.
+		var first *int
 		if v, present := args["first"]; present && v != nil {
 			n, ok := intArg(v)
 			if !ok {
 				continue
 			}
-			if key.First = n; n == 0 {
-				key.First = -1
-			}
+			first = &n
 		}
+		var after *string
 		if v, ok := args["after"].(string); ok {
-			key.After = v
+			after = &v
 		}
-		req := algoitny.PageRequest{First: key.First, After: key.After}
+		req := algoitny.NewPageRequest(first, after)
 		if _, err := req.Validate(); err != nil {
 			continue // the resolver reports it
 		}
+		key := loader.TestCasePage{Ref: algoitny.ProblemRef{Platform: platform, ProblemID: id}, First: req.First, After: req.After}
 		if pp != nil && key.After == "" && rctx == ctx {
 			if pctx, page, err := pp.PrefetchProblem(ctx, key.Ref, req); err == nil {
 				l.TestCases.Prime(ctx, key, page)
