@@ -215,12 +215,13 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 		func() float64 { return float64(work.PreCheck.Load()) })
 	metrics.CounterFunc("algoitny_graphql_complexity_selections_total", "Selections the complexity count visited (fragments walked once: linear in the documents).",
 		func() float64 { return float64(work.Complexity.Load()) })
-	gql := httpserver.NewGraphQL(httpserver.GraphQLConfig{
-		Resolver: resolver, Loaders: m.DB, Dev: m.Config.Dev, Introspection: m.Config.IntrospectionOn(), Logger: m.Logger, Budget: m.Config.ResponseBudget,
-		Observe:   httpserver.ObserveOperation,
-		Websocket: m.websocket,
-		Work:      work,
-	})
+	gql := httpserver.NewGraphQL(withGraphQL(resolver, httpserver.GraphQLConfig{
+		Loaders: m.DB, Dev: m.Config.Dev, Introspection: m.Config.IntrospectionOn(), Logger: m.Logger, Budget: m.Config.ResponseBudget,
+		Observe:       httpserver.ObserveOperation,
+		Websocket:     m.websocket,
+		Work:          work,
+		CountRequests: countDynamoRequests,
+	}))
 	var accessLog io.Writer // the server's own log writer; a caller's Logger gets the lines through slog
 	if m.logs != nil {
 		accessLog = m.logs
@@ -229,6 +230,7 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 		Handler: httpserver.New(httpserver.Config{
 			GraphQL: gql, Auth: m.Accounts, Dev: m.Config.Dev, Logger: m.Logger, AccessLog: accessLog, Metrics: metrics,
 			CORSOrigins: m.Config.CORSOrigins, RequestTimeout: m.Config.RequestTimeout, Admission: m.Config.Admission,
+			CountRequests: countDynamoRequests,
 			Ready: func(ctx context.Context) error {
 				if err := m.DB.Ping(ctx); err != nil {
 					return err

@@ -44,7 +44,7 @@ const (
 	// list of test cases holds (ListTestCases, PrefetchProblem): a page of
 	// a hundred cases of megabytes each must not be read, nor held, to be
 	// shown. The whole of a case is read alone (GetTestCase).
-	PreviewBytes = 4 << 10
+	PreviewBytes = algoitny.TestCasePreviewBytes
 )
 
 const (
@@ -114,23 +114,6 @@ func storedSize(av map[string]types.AttributeValue) int {
 // hasParts reports whether a test case item's data is in part items.
 func hasParts(av map[string]types.AttributeValue) bool {
 	return stringAttr(av, "Encoding") == encodingParts
-}
-
-// fullReadCheckKey carries the check of WithFullReadCheck.
-type fullReadCheckKey struct{}
-
-// FullReadChecker decides whether a test case is read in full: size is its
-// input and output in bytes (-1 for a test case written before sizes were
-// stored); nil goes on, an error is what GetTestCase then returns.
-type FullReadChecker interface {
-	CheckFullRead(size int) error
-}
-
-// WithFullReadCheck returns a context in which GetTestCase asks check
-// before it reads a test case's data. The HTTP layer bounds with it what
-// one request may make the server hold.
-func WithFullReadCheck(ctx context.Context, check FullReadChecker) context.Context {
-	return context.WithValue(ctx, fullReadCheckKey{}, check)
 }
 
 type testCasePartItem struct {
@@ -697,16 +680,16 @@ func (db *DB) PrefetchProblem(ctx context.Context, ref algoitny.ProblemRef, page
 
 // GetTestCase returns one test case of a problem by id (its key is rebuilt
 // from the UUIDv7 id), in full, with its parts. ENOTFOUND if absent. The
-// case's item is read first: in a context of WithFullReadCheck the check
-// is asked before the data is read, and its error returned.
+// case's item is read first: in a context of algoitny.WithFullReadCheck
+// the check is asked before the data is read, and its error returned.
 func (db *DB) GetTestCase(ctx context.Context, ref algoitny.ProblemRef, id string) (*algoitny.TestCase, error) {
 	return db.getTestCase(ctx, ref, id, true)
 }
 
 // ReadTestCase is GetTestCase for the server's own use: it reads a test
-// case in full without asking the check of WithFullReadCheck, which bounds
-// what a response holds. Only for data that goes into no response (the
-// comparison of regenerateTests).
+// case in full without asking the check of algoitny.WithFullReadCheck,
+// which bounds what a response holds. Only for data that goes into no
+// response (the comparison of regenerateTests).
 func (db *DB) ReadTestCase(ctx context.Context, ref algoitny.ProblemRef, id string) (*algoitny.TestCase, error) {
 	return db.getTestCase(ctx, ref, id, false)
 }
@@ -724,7 +707,7 @@ func (db *DB) getTestCase(ctx context.Context, ref algoitny.ProblemRef, id strin
 	if len(items) == 0 || isTestCasePartSK(stringAttr(items[0], attrSK)) {
 		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "test case not found")
 	}
-	if check, ok := ctx.Value(fullReadCheckKey{}).(FullReadChecker); ok && checked {
+	if check, ok := algoitny.FullReadCheck(ctx); ok && checked {
 		if err := check.CheckFullRead(storedSize(items[0])); err != nil {
 			return nil, err
 		}

@@ -28,9 +28,9 @@ import (
 func BenchmarkTypename(b *testing.B) {
 	const body = `{"query":"{ __typename }"}`
 	logger := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	gql := httpserver.NewGraphQL(httpserver.GraphQLConfig{Resolver: &graph.Resolver{}, Logger: logger,
+	gql := httpserver.NewGraphQL(withSchema(&graph.Resolver{}, httpserver.GraphQLConfig{Logger: logger,
 		Observe: httpserver.ObserveOperation, Work: &httpserver.DocumentWork{},
-		Websocket: httpserver.NewWebsocket(httpserver.WebsocketConfig{Logger: logger})})
+		Websocket: httpserver.NewWebsocket(httpserver.WebsocketConfig{Logger: logger})}))
 	full := httpserver.New(httpserver.Config{GraphQL: gql, Logger: logger, AccessLog: io.Discard, Metrics: httpserver.NewMetrics(nil),
 		Ready: func(context.Context) error { return nil }})
 	// gqlgen as its documentation sets it up (the bench's `-baseline gqlgen`).

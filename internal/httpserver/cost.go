@@ -10,7 +10,6 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/apierror"
-	"github.com/algoitny/api/internal/dynamo"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
@@ -41,14 +40,14 @@ var (
 // subscription) has its own.
 //
 // Test cases are the bulk of what a response can hold: lists serve the
-// first dynamo.PreviewBytes of each input and output (TestCase.truncated),
-// and a request reads at most one test case larger than that in full
-// (node), only if its stored size fits what is left of the budget, checked
-// before its data is read (dynamo.WithFullReadCheck).
+// first algoitny.TestCasePreviewBytes of each input and output
+// (TestCase.truncated), and a request reads at most one test case larger
+// than that in full (node), only if its stored size fits what is left of
+// the budget, checked before its data is read (algoitny.WithFullReadCheck).
 type ResponseBudget struct {
 	// SignedOut is the budget of a request without a session, SignedIn of
 	// one with a session (default 16 MB and 80 MB: a signed-in author can
-	// read any test case, up to dynamo.MaxTestCaseBytes, in full).
+	// read any test case, up to the store's 64 MB, in full).
 	SignedOut, SignedIn int64
 }
 
@@ -92,7 +91,7 @@ func withBudgetOn(ctx context.Context, limit int64, cancel context.CancelCauseFu
 func withBudgetIn(ctx context.Context, b *budget, limit int64, cancel context.CancelCauseFunc) context.Context {
 	b.limit, b.cancel = limit, cancel
 	ctx = context.WithValue(ctx, budgetKey{}, b)
-	return dynamo.WithFullReadCheck(ctx, b)
+	return algoitny.WithFullReadCheck(ctx, b)
 }
 
 func budgetFrom(ctx context.Context) *budget {
@@ -110,16 +109,17 @@ func (b *budget) charge(n int64) {
 // over reports whether the budget is spent.
 func (b *budget) over() bool { return b.spent.Load() > b.limit }
 
-// CheckFullRead (dynamo.FullReadChecker) is asked before a test case's data is read in full: size
-// is its input and output in bytes (-1 when storage does not know it).
+// CheckFullRead (algoitny.FullReadChecker) is asked before a test case's
+// data is read in full: size is its input and output in bytes (-1 when
+// storage does not know it).
 // Small ones (no list truncates them) are free; of the others a request
 // reads one, and only if it fits what is left of the budget.
 func (b *budget) CheckFullRead(size int) error {
-	if size >= 0 && size <= dynamo.PreviewBytes {
+	if size >= 0 && size <= algoitny.TestCasePreviewBytes {
 		return nil
 	}
 	if !b.fullRead.CompareAndSwap(false, true) {
-		return apierror.New(codeTooLarge, fmt.Sprintf("a request reads at most one test case larger than %d bytes in full; read the others in requests of their own", dynamo.PreviewBytes))
+		return apierror.New(codeTooLarge, fmt.Sprintf("a request reads at most one test case larger than %d bytes in full; read the others in requests of their own", algoitny.TestCasePreviewBytes))
 	}
 	if left := b.limit - b.spent.Load(); int64(size) > left {
 		return apierror.New(codeTooLarge, fmt.Sprintf("the test case holds %d bytes, more than this request may still return (%d of a budget of %d bytes)", size, max(left, 0), b.limit))

@@ -38,7 +38,7 @@ func stoppingServer(t *testing.T, timeout time.Duration) (url string, acc *block
 	t.Helper()
 	logger := slog.New(slog.DiscardHandler)
 	acc = &blockingAccounts{entered: make(chan struct{})}
-	gql := httpserver.NewGraphQL(httpserver.GraphQLConfig{Resolver: &graph.Resolver{Accounts: acc}, Logger: logger})
+	gql := httpserver.NewGraphQL(withSchema(&graph.Resolver{Accounts: acc}, httpserver.GraphQLConfig{Logger: logger}))
 	h := httpserver.New(httpserver.Config{GraphQL: gql, Logger: logger, RequestTimeout: timeout, Ready: func(context.Context) error { return nil }})
 	done = make(chan struct{})
 	var once atomic.Bool

@@ -13,10 +13,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
-	"github.com/algoitny/api/graph"
-	"github.com/algoitny/api/graph/model"
 	"github.com/algoitny/api/internal/algoitny"
-	"github.com/algoitny/api/internal/dynamo"
 	"github.com/algoitny/api/internal/loader"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -28,8 +25,9 @@ import (
 // validation (documentLimits), complexity before execution
 // (complexityLimit).
 type Limits struct {
-	// MaxComplexity bounds an operation's cost (graph.Complexity: connections
-	// cost their children times `first`).
+	// MaxComplexity bounds an operation's cost (the schema's complexity
+	// functions, graph.Complexity: connections cost their children times
+	// `first`).
 	MaxComplexity int
 	MaxDepth      int
 	MaxAliases    int
@@ -49,9 +47,24 @@ type Limits struct {
 // DefaultLimits are the production limits.
 var DefaultLimits = Limits{MaxComplexity: 5000, MaxDepth: 12, MaxAliases: 15, MaxBatch: 10, MaxTokens: 5000, MaxFields: 5000, MaxRepeats: 50}
 
-// GraphQLConfig configures the GraphQL handler.
+// GraphQLConfig configures the GraphQL handler. The schema, its error
+// presenter and its own checks come from cmd/algoitny: the transport sits
+// below the GraphQL layer and imports no part of it (docs/architecture.md).
 type GraphQLConfig struct {
-	Resolver *graph.Resolver
+	// Schema is the API (graph.NewExecutableSchema with graph.Complexity's
+	// costs). Required.
+	Schema graphql.ExecutableSchema
+	// Present turns an error into the GraphQL error clients see, with its
+	// `extensions.code` (graph.ErrorPresenter); it also presents a
+	// socket's failed re-authentication. Default gqlgen's.
+	Present graphql.ErrorPresenterFunc
+	// Checks are the schema's own checks of an operation, run after the
+	// limits and before execution (graph.TextGuard: no NUL byte in any
+	// argument, BAD_USER_INPUT).
+	Checks []graphql.HandlerExtension
+	// CountRequests, if set, counts the storage requests of each operation
+	// for dev mode's `extensions.dynamodbRequests`.
+	CountRequests CountRequests
 	// Loaders is the store the per-operation dataloaders read from.
 	Loaders loader.Store
 	// Dev turns on field suggestions and the per-request DynamoDB call
@@ -84,8 +97,7 @@ func NewGraphQL(cfg GraphQLConfig) *handler.Server {
 	cfg.Limits.MaxRepeats = cmp.Or(cfg.Limits.MaxRepeats, DefaultLimits.MaxRepeats)
 	cfg.Budget.SignedOut = cmp.Or(cfg.Budget.SignedOut, DefaultResponseBudget.SignedOut)
 	cfg.Budget.SignedIn = cmp.Or(cfg.Budget.SignedIn, DefaultResponseBudget.SignedIn)
-	gcfg := graph.Config{Resolvers: cfg.Resolver, Complexity: graph.Complexity()}
-	srv := handler.New(graph.NewExecutableSchema(gcfg))
+	srv := handler.New(cfg.Schema)
 	if cfg.Websocket != nil {
 		srv.AddTransport(cfg.Websocket)
 	}
@@ -105,8 +117,13 @@ func NewGraphQL(cfg GraphQLConfig) *handler.Server {
 		return ok
 	}})
 	srv.Use(&complexityLimit{limit: cfg.Limits.MaxComplexity, work: cfg.Work})
-	srv.Use(graph.TextGuard{}) // no NUL byte in any argument (BAD_USER_INPUT)
-	present := graph.ErrorPresenter(cfg.Logger)
+	for _, c := range cfg.Checks {
+		srv.Use(c)
+	}
+	present := cfg.Present
+	if present == nil {
+		present = graphql.DefaultErrorPresenter
+	}
 	srv.SetErrorPresenter(present)
 	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
 		cfg.Logger.ErrorContext(ctx, "panic in resolver", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
@@ -116,8 +133,10 @@ func NewGraphQL(cfg GraphQLConfig) *handler.Server {
 	srv.AroundFields(prefetcher(cfg.Loaders))
 	srv.AroundFields(countEvents) // shared subscriptions (shared.go)
 	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
-		if cfg.Dev { // for extensions.dynamodbRequests
-			ctx, _ = dynamo.WithRequestCounter(ctx)
+		if cfg.Dev && cfg.CountRequests != nil { // for extensions.dynamodbRequests
+			var count func() int64
+			ctx, count = cfg.CountRequests(ctx)
+			ctx = context.WithValue(ctx, requestCountKey{}, count)
 		}
 		ctx, err := ReauthenticateSocket(ctx, graphql.GetOperationContext(ctx).Operation.Operation)
 		if err != nil {
@@ -138,16 +157,34 @@ func NewGraphQL(cfg GraphQLConfig) *handler.Server {
 		}
 		resp := abortedResponse(ctx, next(ctx))
 		if resp != nil && cfg.Dev {
-			if c := dynamo.RequestCounterFrom(ctx); c != nil {
+			if count, ok := ctx.Value(requestCountKey{}).(func() int64); ok {
 				if resp.Extensions == nil {
 					resp.Extensions = map[string]any{}
 				}
-				resp.Extensions["dynamodbRequests"] = c.Count() + takeAuthReads(ctx)
+				resp.Extensions["dynamodbRequests"] = count() + takeAuthReads(ctx)
 			}
 		}
 		return resp
 	})
 	return srv
+}
+
+// CountRequests starts counting the storage requests made on behalf of ctx
+// and of the contexts made from it: it returns that context and a function
+// that returns the count so far. cmd/algoitny passes DynamoDB's
+// (dynamo.WithRequestCounter); dev mode shows the count in
+// `extensions.dynamodbRequests`.
+type CountRequests func(ctx context.Context) (context.Context, func() int64)
+
+// requestCountKey carries an operation's count of CountRequests.
+type requestCountKey struct{}
+
+// HistoryPage is a page of executions as the schema's resolvers return it
+// (graph/model.SearchHistoryConnection): the prefetcher loads the problems
+// and authors of its nodes in one request each.
+type HistoryPage interface {
+	// HistoryNodes returns the page's executions, without nils.
+	HistoryNodes() []*algoitny.SearchHistory
 }
 
 // prefetcher is field middleware that shapes the reads of a field by its
@@ -206,8 +243,8 @@ func resolveHistoryPage(ctx context.Context, fc *graphql.FieldContext, next grap
 	// in a summary page sets its own.
 	ctx = algoitny.WithHistorySummaries(ctx, !details)
 	res, err := next(ctx)
-	if conn, ok := res.(*model.SearchHistoryConnection); ok && err == nil && conn != nil {
-		prefetchHistory(ctx, nodeFields, conn)
+	if page, ok := res.(HistoryPage); ok && err == nil {
+		prefetchHistory(ctx, nodeFields, page)
 	}
 	return res, err
 }
@@ -305,9 +342,11 @@ func intArg(v any) (int, bool) {
 	return 0, false
 }
 
-func prefetchHistory(ctx context.Context, nodeFields []graphql.CollectedField, conn *model.SearchHistoryConnection) {
+// prefetchHistory loads the problems and authors the selection asks of the
+// page's executions, one request each.
+func prefetchHistory(ctx context.Context, nodeFields []graphql.CollectedField, page HistoryPage) {
 	l, ok := loader.From(ctx)
-	if !ok || len(conn.Edges) == 0 {
+	if !ok {
 		return
 	}
 	var want loader.HistoryFields
@@ -322,11 +361,5 @@ func prefetchHistory(ctx context.Context, nodeFields []graphql.CollectedField, c
 	if want == (loader.HistoryFields{}) {
 		return
 	}
-	items := make([]*algoitny.SearchHistory, 0, len(conn.Edges))
-	for _, e := range conn.Edges {
-		if e != nil && e.Node != nil {
-			items = append(items, e.Node)
-		}
-	}
-	l.PrefetchHistory(ctx, items, want)
+	l.PrefetchHistory(ctx, page.HistoryNodes(), want)
 }

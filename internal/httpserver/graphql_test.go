@@ -9,10 +9,20 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/algoitny/api/graph"
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/httpserver"
 )
+
+// withSchema is cfg with the GraphQL layer over r, wired as cmd/algoitny
+// wires it: the schema with its costs, its presenter and its checks.
+func withSchema(r *graph.Resolver, cfg httpserver.GraphQLConfig) httpserver.GraphQLConfig {
+	cfg.Schema = graph.NewExecutableSchema(graph.Config{Resolvers: r, Complexity: graph.Complexity()})
+	cfg.Present = graph.ErrorPresenter(cfg.Logger)
+	cfg.Checks = []graphql.HandlerExtension{graph.TextGuard{}}
+	return cfg
+}
 
 // panickingAccounts answers `plans` with a panic; nothing else is called.
 type panickingAccounts struct{ graph.Accounts }
@@ -25,7 +35,7 @@ func TestPanicBecomesInternal(t *testing.T) {
 	t.Parallel()
 	logs := &strings.Builder{}
 	logger := slog.New(slog.NewTextHandler(logs, nil))
-	gql := httpserver.NewGraphQL(httpserver.GraphQLConfig{Resolver: &graph.Resolver{Accounts: panickingAccounts{}}, Logger: logger})
+	gql := httpserver.NewGraphQL(withSchema(&graph.Resolver{Accounts: panickingAccounts{}}, httpserver.GraphQLConfig{Logger: logger}))
 	srv := httptest.NewServer(httpserver.New(httpserver.Config{GraphQL: gql, Logger: logger, Ready: func(context.Context) error { return nil }}))
 	defer srv.Close()
 

@@ -19,7 +19,6 @@ import (
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/apierror"
 	"github.com/algoitny/api/internal/auth"
-	"github.com/algoitny/api/internal/dynamo"
 	"github.com/algoitny/api/internal/playground"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -58,6 +57,10 @@ type Config struct {
 	// Admission bounds the /query requests served at once (zero fields
 	// are DefaultAdmission's; Concurrency -1 turns it off).
 	Admission Admission
+	// CountRequests, if set, counts the storage requests that
+	// authenticate a request, added to dev mode's
+	// `extensions.dynamodbRequests` (GraphQLConfig.CountRequests).
+	CountRequests CountRequests
 }
 
 // New returns the handler of every route.
@@ -162,10 +165,10 @@ func (cfg Config) authenticate(w http.ResponseWriter, r *http.Request, ctx conte
 	token, ok := auth.BearerToken(r)
 	var actor *algoitny.Actor
 	var err error = algoitny.Errorf(algoitny.EUNAUTHENTICATED, "use Authorization: Bearer <session token>")
-	if ok && cfg.Dev { // dev mode reports the reads in extensions.dynamodbRequests
-		actx, reads := dynamo.WithRequestCounter(ctx)
+	if ok && cfg.Dev && cfg.CountRequests != nil { // dev mode reports the reads in extensions.dynamodbRequests
+		actx, reads := cfg.CountRequests(ctx)
 		actor, err = cfg.Auth.Authenticate(actx, token)
-		ctx = withAuthReads(ctx, reads.Count())
+		ctx = withAuthReads(ctx, reads())
 	} else if ok {
 		actor, err = cfg.Auth.Authenticate(ctx, token)
 	}
