@@ -174,7 +174,8 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*algoitny.Job, 
 
 // GenerateHints asks for hints on one of the caller's executions. It charges
 // one hint unless the execution already has hints (the job then completes at
-// once with them). Returns EUNAUTHENTICATED, ENOTFOUND, ERATELIMITED.
+// once with them). Returns EUNAUTHENTICATED, ENOTFOUND, EINVALID (every
+// test passed: nothing to hint), ERATELIMITED.
 func (s *Service) GenerateHints(ctx context.Context, ref algoitny.HistoryRef) (*algoitny.Job, error) {
 	a := algoitny.ActorFrom(ctx)
 	if err := a.RequireUser(); err != nil {
@@ -361,7 +362,8 @@ func (s *Service) List(ctx context.Context, typ *algoitny.JobType, status *algoi
 	return s.Store.ListJobs(ctx, f, page)
 }
 
-// Progress pages through a job's progress steps (the job must be the caller's).
+// Progress pages through a job's progress steps (the job must be the
+// caller's, or the caller staff). ENOTFOUND otherwise.
 func (s *Service) Progress(ctx context.Context, j *algoitny.Job, page algoitny.PageRequest) (algoitny.Page[*algoitny.JobProgress], error) {
 	if !algoitny.ActorFrom(ctx).OwnsOrStaff(j.UserID) {
 		return algoitny.Page[*algoitny.JobProgress]{}, algoitny.Errorf(algoitny.ENOTFOUND, "job not found")
