@@ -440,3 +440,55 @@ func TestExtractProblem(t *testing.T) {
 		errCode(t, err, algoitny.EINVALID)
 	})
 }
+
+func TestGenerateHints(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	history := func(verdict algoitny.Verdict, hints []string) algoitny.HistoryRef {
+		t.Helper()
+		id, at := b.db.NewHistoryID()
+		h := &algoitny.SearchHistory{
+			ID: id, CreatedAt: at, UserID: "u1", UserEmail: "u1@example.com", Platform: algoitny.PlatformBaekjoon, ProblemID: "p1",
+			ProblemTitle: "A+B", Language: algoitny.LanguagePython, Code: "print(1)", Verdict: verdict, TotalCount: 1, Hints: hints,
+		}
+		ok(t, b.db.CreateHistory(ctx, h))
+		return algoitny.HistoryRef{UserID: "u1", ID: id}
+	}
+	hintsUsed := func() int {
+		t.Helper()
+		counts, err := b.db.UsageCounts(ctx, "u1", algoitny.UsageDay(time.Now()))
+		ok(t, err)
+		return counts[algoitny.ActionHint]
+	}
+
+	t.Run("OK", func(t *testing.T) {
+		before := hintsUsed()
+		j, err := b.svc.GenerateHints(as("u1", 5), history(algoitny.VerdictWrongAnswer, nil))
+		ok(t, err)
+		if j.Type != algoitny.JobHintGeneration || j.PaidWith == nil || hintsUsed() != before+1 {
+			t.Fatalf("job = %+v, want a charged HINT_GENERATION", j)
+		}
+	})
+	// An execution with hints already is not charged again.
+	t.Run("HintsAlreadyThere", func(t *testing.T) {
+		before := hintsUsed()
+		j, err := b.svc.GenerateHints(as("u1", 5), history(algoitny.VerdictWrongAnswer, []string{"think of overflow"}))
+		ok(t, err)
+		if j.PaidWith != nil || hintsUsed() != before {
+			t.Fatalf("job = %+v, want it free", j)
+		}
+	})
+	t.Run("ErrInvalid", func(t *testing.T) {
+		_, err := b.svc.GenerateHints(as("u1", 5), history(algoitny.VerdictAccepted, nil))
+		errCode(t, err, algoitny.EINVALID)
+	})
+	t.Run("ErrNotFound", func(t *testing.T) {
+		_, err := b.svc.GenerateHints(as("u2", 5), history(algoitny.VerdictWrongAnswer, nil))
+		errCode(t, err, algoitny.ENOTFOUND)
+	})
+	t.Run("ErrRateLimited", func(t *testing.T) {
+		_, err := b.svc.GenerateHints(as("u1", 0), history(algoitny.VerdictWrongAnswer, nil))
+		errCode(t, err, algoitny.ERATELIMITED)
+	})
+}
