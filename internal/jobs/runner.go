@@ -286,7 +286,9 @@ func (r *Runner) addWorkers(rc *river.Config) error {
 	workers := river.NewWorkers()
 	for _, add := range []func() error{
 		func() error { return river.AddWorkerSafely(workers, &reapWorker{runner: r}) },
-		func() error { return river.AddWorkerSafely(workers, &executeWorker{runner: r}) },
+		func() error {
+			return river.AddWorkerSafely(workers, &executeWorker{runner: r, store: r.cfg.Store, judge: r.cfg.Judge})
+		},
 		func() error { return river.AddWorkerSafely(workers, &hintWorker{runner: r}) },
 		func() error { return river.AddWorkerSafely(workers, &scriptWorker{runner: r}) },
 		func() error { return river.AddWorkerSafely(workers, &extractWorker{runner: r}) },
