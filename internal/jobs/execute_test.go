@@ -51,7 +51,7 @@ func (f *fakeJudge) Judge(ctx context.Context, sub judge.Submission, onTest func
 	return res, nil
 }
 
-func (f *fakeJudge) submissions() []judge.Submission {
+func (f *fakeJudge) judged() []judge.Submission {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]judge.Submission(nil), f.subs...)
@@ -156,7 +156,7 @@ func TestExecuteWorker(t *testing.T) {
 		if done.Status != algoitny.JobCompleted || done.HistoryID == "" {
 			t.Fatalf("job = %+v, want COMPLETED with an execution", done)
 		}
-		subs := fj.submissions()
+		subs := fj.judged()
 		if len(subs) != 1 {
 			t.Fatalf("judged %d times, want 1", len(subs))
 		}
@@ -183,7 +183,7 @@ func TestExecuteWorker(t *testing.T) {
 		if done.Status != algoitny.JobFailed {
 			t.Fatalf("status = %s, want FAILED", done.Status)
 		}
-		if n := len(fj.submissions()); n != 1 {
+		if n := len(fj.judged()); n != 1 {
 			t.Fatalf("judged %d times, want 1 (no retry)", n)
 		}
 	})
