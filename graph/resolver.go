@@ -11,8 +11,8 @@ import (
 	"github.com/algoitny/api/internal/accounts"
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/authoring"
-	"github.com/algoitny/api/internal/jobs"
 	"github.com/algoitny/api/internal/problems"
+	"github.com/algoitny/api/internal/submissions"
 )
 
 //go:generate go tool gqlgen generate
@@ -61,11 +61,11 @@ type History interface {
 	Leaderboard(ctx context.Context, first int) ([]algoitny.LeaderboardEntry, error)
 }
 
-// Jobs is starting, reading and cancelling async work (jobs.Service).
+// Jobs is starting, reading and cancelling async work (submissions.Service).
 type Jobs interface {
-	Execute(ctx context.Context, in jobs.ExecuteInput) (*algoitny.Job, error)
+	Execute(ctx context.Context, in submissions.ExecuteInput) (*algoitny.Job, error)
 	GenerateHints(ctx context.Context, ref algoitny.HistoryRef) (*algoitny.Job, error)
-	GenerateTestCases(ctx context.Context, in jobs.ScriptInput) (*algoitny.Job, error)
+	GenerateTestCases(ctx context.Context, in submissions.ScriptInput) (*algoitny.Job, error)
 	ExtractProblem(ctx context.Context, url string) (*algoitny.Job, error)
 	Get(ctx context.Context, id string) (*algoitny.Job, error)
 	List(ctx context.Context, typ *algoitny.JobType, status *algoitny.JobStatus, page algoitny.PageRequest) (algoitny.Page[*algoitny.Job], error)

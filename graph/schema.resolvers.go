@@ -12,9 +12,9 @@ import (
 	"github.com/algoitny/api/graph/model"
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/authoring"
-	"github.com/algoitny/api/internal/jobs"
 	"github.com/algoitny/api/internal/loader"
 	"github.com/algoitny/api/internal/problems"
+	"github.com/algoitny/api/internal/submissions"
 )
 
 func (r *adtContestResolver) Difficulty(ctx context.Context, obj *algoitny.ADTContest) (model.AdtDifficulty, error) {
@@ -141,7 +141,7 @@ func (r *mutationResolver) Logout(ctx context.Context) (bool, error) {
 }
 
 func (r *mutationResolver) ExecuteCode(ctx context.Context, input model.ExecuteCodeInput) (*algoitny.Job, error) {
-	return r.Jobs.Execute(ctx, jobs.ExecuteInput{
+	return r.Jobs.Execute(ctx, submissions.ExecuteInput{
 		Problem:  algoitny.ProblemRef{Platform: input.Platform, ProblemID: input.ProblemID},
 		Language: input.Language, Code: input.Code,
 		IsCodePublic: input.IsCodePublic != nil && *input.IsCodePublic, IdempotencyKey: orEmpty(input.IdempotencyKey),
@@ -157,7 +157,7 @@ func (r *mutationResolver) GenerateHints(ctx context.Context, historyID string) 
 }
 
 func (r *mutationResolver) GenerateTestCases(ctx context.Context, input model.GenerateTestCasesInput) (*algoitny.Job, error) {
-	return r.Jobs.GenerateTestCases(ctx, jobs.ScriptInput{
+	return r.Jobs.GenerateTestCases(ctx, submissions.ScriptInput{
 		Problem: algoitny.ProblemRef{Platform: input.Platform, ProblemID: input.ProblemID},
 		Title:   input.Title, ProblemURL: orEmpty(input.ProblemURL), Tags: input.Tags,
 		SolutionCode: input.SolutionCode, Language: input.Language, Constraints: input.Constraints,

@@ -32,6 +32,7 @@ import (
 	"github.com/algoitny/api/internal/problems"
 	"github.com/algoitny/api/internal/pubsub"
 	"github.com/algoitny/api/internal/safehttp"
+	"github.com/algoitny/api/internal/submissions"
 	"github.com/algoitny/api/internal/watch"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -132,13 +133,16 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 	watchEvents := &watch.Events{Broker: m.Broker, Logger: m.Logger}
 	checks := jobs.NewChecks(jobs.ChecksConfig{Store: m.DB, Fetch: checkFetch, Events: watchEvents, Logger: m.Logger, Queue: "watch"})
 	jcfg := jobs.Config{
-		Pool: m.Pool, Schema: m.Config.RiverSchema, Store: m.DB, Events: m.Events, Judge: m.Judge,
+		Pool: m.Pool, Schema: m.Config.RiverSchema, Store: m.DB, Events: m.Events,
 		LLM: provider, Fetch: safehttp.New(safehttp.Config{AllowHosts: m.Config.FetchAllowHosts, MinHostInterval: time.Second, Resolver: m.Config.FetchResolver}),
 		StandInHosts: m.Config.FetchAllowHosts,
 		Plugins:      []jobs.Plugin{atcoderPlugin, checks},
 		Logger:       m.Logger, Work: m.Config.Workers,
 		JobTimeout: m.Config.JobTimeout, RescueAfter: m.Config.JobRescueAfter,
 		FetchPollInterval: m.Config.JobPollInterval, StaleAfter: m.Config.JobStaleAfter,
+	}
+	if m.Judge != nil { // not a nil *judge.Engine in the interface: New checks for none
+		jcfg.Judge = m.Judge
 	}
 	if m.Tune != nil {
 		m.Tune(&jcfg)
@@ -156,10 +160,10 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 		return err
 	}
 	problemSvc := &problems.Service{Store: m.DB}
-	jobSvc := &jobs.Service{
+	jobSvc := &submissions.Service{
 		Store: m.DB, Problems: problemSvc, Quota: m.Accounts,
-		CanRegister: problems.CheckCanRegister, Runner: m.Jobs, Events: m.Events,
-		ExtraExtractHosts: m.Config.FetchAllowHosts,
+		CanRegister: problems.CheckCanRegister, Queue: m.Jobs, Events: m.Events,
+		ExtraExtractHosts: m.Config.FetchAllowHosts, Logger: m.Logger,
 	}
 	resolver := &graph.Resolver{
 		Accounts: m.Accounts,

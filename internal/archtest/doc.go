@@ -2,7 +2,8 @@
 // with a test: the domain vocabulary (internal/algoitny) imports only the
 // standard library, storage (internal/dynamo) depends on no feature, only the
 // wiring (cmd/, bench) imports storage, and nothing under internal/ imports
-// the GraphQL layer (graph/). The rules, and the known violations still
+// the GraphQL layer (graph/), and the submissions service does not depend on
+// River or internal/jobs. The rules, and the known violations still
 // being removed, are in layering_test.go; `make test` and `make verify` run
 // them.
 package archtest

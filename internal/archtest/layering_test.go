@@ -20,7 +20,7 @@ var features = []string{
 	"internal/accounts", "internal/analysis", "internal/apierror", "internal/atcoder", "internal/authoring",
 	"internal/history", "internal/httpserver", "internal/jobs", "internal/judge",
 	"internal/llm", "internal/loader", "internal/playground", "internal/problems",
-	"internal/watch", "graph", "cmd", "bench",
+	"internal/submissions", "internal/watch", "graph", "cmd", "bench",
 }
 
 // edge is one import: from imports to (paths relative to the module).
@@ -152,6 +152,18 @@ func checkLayering(pkgs map[string]*pkg) []violation {
 				r, ok := rel(d)
 				if ok && slices.ContainsFunc(features, func(f string) bool { return under(r, f) }) {
 					out = append(out, violation{edge{name, r}, "internal/dynamo depends on no feature package", chain(pkgs, name, r)})
+				}
+			}
+		}
+		// Rule 5: the submissions service depends on neither River nor the
+		// package that runs it: it hands jobs to an Enqueuer (jobs.Runner)
+		// that cmd/algoitny gives it, so its rules are tested without
+		// PostgreSQL.
+		if under(name, "internal/submissions") {
+			for _, d := range p.Deps {
+				r, ok := rel(d)
+				if (ok && under(r, "internal/jobs")) || strings.HasPrefix(d, "github.com/riverqueue/") {
+					out = append(out, violation{edge{name, relOr(d)}, "internal/submissions depends on neither internal/jobs nor River", chain(pkgs, name, relOr(d))})
 				}
 			}
 		}

@@ -29,7 +29,7 @@ type Problems interface {
 	TestCaseData(ctx context.Context, ref algoitny.ProblemRef, id string) (*algoitny.TestCase, error)
 }
 
-// Jobs reads the caller's jobs (jobs.Service).
+// Jobs reads the caller's jobs (submissions.Service).
 type Jobs interface {
 	Get(ctx context.Context, id string) (*algoitny.Job, error)
 }

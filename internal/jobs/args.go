@@ -8,7 +8,7 @@ import (
 // The River job kinds. Each carries only the id of its DynamoDB Job record;
 // everything else is read from the record, so a retried River job works on
 // the current state. Each is unique by its args (uniqueByJob): a record has
-// at most one River job however often it is queued (Runner.queue).
+// at most one River job however often it is queued (Runner.Enqueue).
 
 // uniqueByJob makes a second insert of a record's River job return the
 // first one, in whatever state it is until River's cleaner deletes it (a

@@ -14,6 +14,7 @@ import (
 
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/dynamo"
+	"github.com/algoitny/api/internal/dynamo/dynamotest"
 	"github.com/algoitny/api/internal/jobs"
 	"github.com/algoitny/api/internal/judge"
 	"github.com/algoitny/api/internal/pubsub"
@@ -100,15 +101,7 @@ type watchBundle struct {
 func setupWatch(t *testing.T) *watchBundle {
 	t.Helper()
 	ctx := context.Background()
-	b := &watchBundle{schema: fmt.Sprintf("watch%d_%d", time.Now().UnixNano()%1e9, seq.Add(1))}
-	var err error
-	if b.db, err = dynamo.Open(ctx, dynamo.Config{Endpoint: dynamoEndpoint, TablePrefix: b.schema + "-"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := b.db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.db.DropTables(context.Background()) })
+	b := &watchBundle{schema: riverSchema("watch"), db: dynamotest.NewDB(t)}
 	if _, err := jobs.Migrate(ctx, pool, b.schema); err != nil {
 		t.Fatal(err)
 	}

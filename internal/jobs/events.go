@@ -180,7 +180,7 @@ func stream[T any, M any](ctx context.Context, e *Events, topic string,
 
 // JobEvents follows job id: its current state first, then every status
 // change and progress step, ending after a final status. get reads the job,
-// with whatever access check the caller needs (jobs.Service.Get): it runs
+// with whatever access check the caller needs (submissions.Service.Get): it runs
 // once the subscription is in place, so that no change is missed between
 // the read and the events, and its error (ENOTFOUND, EFORBIDDEN) is
 // returned. One read serves both the check and the current state.

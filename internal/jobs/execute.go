@@ -18,9 +18,15 @@ import (
 // each test as it finishes, and stores the execution (SearchHistory) with
 // its results. A retried or rescued job resumes: the tests an earlier
 // attempt stored are not run again.
+//
+// It reads and writes through the runner's frame (runEarly, the journal,
+// complete) and, for what is its own, through store and judge: interfaces,
+// so that a test runs it with a stand-in judge.
 type executeWorker struct {
 	river.WorkerDefaults[ExecuteArgs]
 	runner *Runner
+	store  ExecutionStore
+	judge  Judge
 }
 
 // Work implements river.Worker.
@@ -30,7 +36,7 @@ func (w *executeWorker) Work(ctx context.Context, job *river.Job[ExecuteArgs]) e
 	// is known to be active): it is stopped if the job cannot begin.
 	return runEarly(ctx, r, job, job.Args.JobID, func(ctx context.Context, rec *algoitny.Job, b *beginning, owner *algoitny.User) error {
 		// The problem and all its test cases in one Query.
-		p, tests, err := r.cfg.Store.GetProblemWithTestCases(ctx, algoitny.ProblemRef{Platform: rec.Platform, ProblemID: rec.ProblemID})
+		p, tests, err := w.store.GetProblemWithTestCases(ctx, algoitny.ProblemRef{Platform: rec.Platform, ProblemID: rec.ProblemID})
 		if algoitny.IsCode(err, algoitny.ENOTFOUND) || (err == nil && (p.IsDeleted || len(tests) == 0)) {
 			return permanent(err, "the problem was deleted or has no test cases")
 		}
@@ -44,7 +50,7 @@ func (w *executeWorker) Work(ctx context.Context, job *river.Job[ExecuteArgs]) e
 		// after judging them) are neither judged nor announced again.
 		results := make([]*algoitny.TestResult, len(tests))
 		if job.Attempt > 1 {
-			if results, err = r.finishedTests(ctx, rec.ID, tests); err != nil {
+			if results, err = finishedTests(ctx, w.store, rec.ID, tests); err != nil {
 				return err
 			}
 		}
@@ -84,7 +90,7 @@ func (w *executeWorker) Work(ctx context.Context, job *river.Job[ExecuteArgs]) e
 				case <-jctx.Done():
 				}
 			}()
-			res, err = r.cfg.Judge.Judge(jctx, sub, func(tr judge.TestResult) {
+			res, err = w.judge.Judge(jctx, sub, func(tr judge.TestResult) {
 				i, result := index[tr.Index], testResult(tr)
 				results[i] = &result
 				r.announce(ctx, algoitny.ExecutionEvent{JobID: rec.ID, Index: i, Total: len(tests), Result: result})
@@ -221,9 +227,9 @@ func history(rec *algoitny.Job, p *algoitny.Problem, owner *algoitny.User, res j
 // attempt finished and stored (nil for the others). A stored test counts
 // only if it was of the same test case: the problem's tests may have
 // changed since, and those are judged again.
-func (r *Runner) finishedTests(ctx context.Context, jobID string, tests []*algoitny.TestCase) ([]*algoitny.TestResult, error) {
+func finishedTests(ctx context.Context, store ExecutionStore, jobID string, tests []*algoitny.TestCase) ([]*algoitny.TestResult, error) {
 	results := make([]*algoitny.TestResult, len(tests))
-	stored, err := r.cfg.Store.ListExecutionTests(ctx, jobID)
+	stored, err := store.ListExecutionTests(ctx, jobID)
 	if err != nil {
 		return nil, err
 	}

@@ -11,17 +11,19 @@ import (
 
 	"github.com/algoitny/api/internal/devstack"
 	"github.com/algoitny/api/internal/dynamo"
+	"github.com/algoitny/api/internal/dynamo/dynamotest"
 	"github.com/algoitny/api/internal/jobs"
 	"github.com/algoitny/api/internal/pubsub"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-var dynamoEndpoint string
 var pool *pgxpool.Pool
 
+// TestMain starts DynamoDB Local (dynamotest, which gives each test its
+// own tables) and PostgreSQL (each test its own River schema).
 func TestMain(m *testing.M) {
 	ctx := context.Background()
-	ep, stopDynamo, err := devstack.DynamoForTests(ctx)
+	stopDynamo, err := dynamotest.Start(ctx)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, devstack.Describe(err))
 		os.Exit(1)
@@ -36,7 +38,6 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	dynamoEndpoint = ep
 	code := m.Run()
 	pool.Close()
 	stopPG()
@@ -53,26 +54,22 @@ type bundle struct {
 	events *jobs.Events
 }
 
-// freshStores gives a test its own migrated DynamoDB tables and River
-// schema, both named id (prefix "name<n>"); the tables are dropped at the end.
+// freshStores gives a test its own migrated DynamoDB tables
+// (dynamotest.NewDB, dropped at the end) and River schema, named id
+// ("name<n>").
 func freshStores(t *testing.T, name string) (db *dynamo.DB, id string) {
 	t.Helper()
-	ctx := context.Background()
-	id = fmt.Sprintf("%s%d_%d", name, time.Now().UnixNano()%1e9, seq.Add(1))
-	db, err := dynamo.Open(ctx, dynamo.Config{Endpoint: dynamoEndpoint, TablePrefix: id + "-"})
-	if err != nil {
+	id = riverSchema(name)
+	if _, err := jobs.Migrate(context.Background(), pool, id); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.DropTables(context.Background()) })
-	if _, err := jobs.Migrate(ctx, pool, id); err != nil {
-		t.Fatal(err)
-	}
-	return db, id
+	return dynamotest.NewDB(t), id
 }
 
+// riverSchema returns a River schema name no other test of the run uses.
+func riverSchema(name string) string {
+	return fmt.Sprintf("%s%d_%d", name, time.Now().UnixNano()%1e9, seq.Add(1))
+}
 func setup(t *testing.T) bundle {
 	t.Helper()
 	db, id := freshStores(t, "jobs")

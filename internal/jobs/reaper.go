@@ -142,7 +142,7 @@ func (r *Runner) requeue(ctx context.Context, stale *algoitny.Job) (bool, error)
 	if job.Status.Final() || job.RiverJobID != 0 {
 		return false, nil
 	}
-	linked, err := r.queue(ctx, job)
+	linked, err := r.Enqueue(ctx, job)
 	if err != nil {
 		return false, err
 	}

@@ -19,36 +19,71 @@ import (
 	"github.com/riverqueue/river/rivertype"
 )
 
-// Store is what the workers and the reaper need from storage (internal/dynamo).
+// Store is what the runner, its workers and its reaper need from storage
+// (internal/dynamo): the narrow interfaces below, one per part, so that
+// each part names what it reads and writes.
 type Store interface {
+	LifecycleStore
+	ExecutionStore
+	AIStore
+}
+
+// LifecycleStore is what every worker's frame (run, runEarly, progress,
+// finish), the journal, the queue and the reaper need: the job record, its
+// steps and its owner.
+type LifecycleStore interface {
 	GetJob(ctx context.Context, id string) (*algoitny.Job, error)
 	ListStaleJobsPage(ctx context.Context, status algoitny.JobStatus, cutoff time.Time, page algoitny.PageRequest) (algoitny.Page[*algoitny.Job], error)
 	SetRiverJobID(ctx context.Context, id string, riverJobID int64) (*algoitny.Job, error)
 	TransitionJob(ctx context.Context, id string, t algoitny.JobTransition) (*algoitny.Job, error)
 	TransitionJobFrom(ctx context.Context, cur *algoitny.Job, t algoitny.JobTransition) (*algoitny.Job, error)
 	AddJobProgress(ctx context.Context, p *algoitny.JobProgress) error
-	NewJobProgressID() (string, time.Time)
 	NewHistoryID() (string, time.Time)
+	GetUserByID(ctx context.Context, id string) (*algoitny.User, error)
+	GetUserByEmail(ctx context.Context, email string) (*algoitny.User, error)
+	// PutExecutionTests and ListExecutionTests keep the finished tests of a
+	// running execution (for subscribers who join late, and for a retried
+	// job to resume from).
+	PutExecutionTests(ctx context.Context, evs []algoitny.ExecutionEvent) error
+	ListExecutionTests(ctx context.Context, jobID string) ([]algoitny.ExecutionEvent, error)
+}
+
+// ExecutionStore is what the CODE_EXECUTION worker reads and writes
+// besides the job's frame.
+type ExecutionStore interface {
 	GetProblemWithTestCases(ctx context.Context, ref algoitny.ProblemRef) (*algoitny.Problem, []*algoitny.TestCase, error)
 	CreateHistory(ctx context.Context, h *algoitny.SearchHistory) error
 	// CompleteExecution stores an execution and completes its job in one
 	// transaction; CountExecution then counts it in the global statistics.
 	CompleteExecution(ctx context.Context, h *algoitny.SearchHistory, cur *algoitny.Job, t algoitny.JobTransition, p *algoitny.JobProgress) (*algoitny.Job, error)
 	CountExecution(ctx context.Context, h *algoitny.SearchHistory) error
-	// PutExecutionTests and ListExecutionTests keep the finished tests of a
-	// running execution (for subscribers who join late, and for a retried
-	// job to resume from).
-	PutExecutionTests(ctx context.Context, evs []algoitny.ExecutionEvent) error
 	ListExecutionTests(ctx context.Context, jobID string) ([]algoitny.ExecutionEvent, error)
+}
+
+// AIStore is what the hint, script-generation and extraction workers read
+// and write besides the job's frame.
+type AIStore interface {
+	GetProblemWithTestCases(ctx context.Context, ref algoitny.ProblemRef) (*algoitny.Problem, []*algoitny.TestCase, error)
 	GetHistory(ctx context.Context, ref algoitny.HistoryRef) (*algoitny.SearchHistory, error)
 	SetHints(ctx context.Context, ref algoitny.HistoryRef, hints []string) (*algoitny.SearchHistory, error)
-	GetUserByID(ctx context.Context, id string) (*algoitny.User, error)
-	GetUserByEmail(ctx context.Context, email string) (*algoitny.User, error)
 	GetPlan(ctx context.Context, name string) (*algoitny.Plan, error)
 	CreateProblem(ctx context.Context, p *algoitny.Problem, maxProblems int) error
 	AddTestCases(ctx context.Context, ref algoitny.ProblemRef, cases []*algoitny.TestCase) error
 	DiscardProblem(ctx context.Context, ref algoitny.ProblemRef, createdBy string) error
 }
+
+// Judge runs a submission against test cases (*judge.Engine). The
+// CODE_EXECUTION worker depends on this method alone, so that it is tested
+// with a stand-in judge, without a sandbox.
+type Judge interface {
+	// Judge reports each test through onTest as it finishes and returns
+	// the whole result; its errors are judge.ErrUnknownLanguage,
+	// judge.ErrLanguageUnavailable, judge.ErrInvalidInput or the
+	// infrastructure's.
+	Judge(ctx context.Context, sub judge.Submission, onTest func(judge.TestResult)) (judge.Result, error)
+}
+
+var _ Judge = (*judge.Engine)(nil)
 
 // Migrate applies River's migrations to the database of pool, in schema
 // ("" = the connection's search path). It is idempotent and returns the
@@ -80,8 +115,9 @@ type Config struct {
 	Schema string // River's schema; "" = search path
 	Store  Store
 	Events *Events
-	// Judge runs CODE_EXECUTION jobs (required when Work is set).
-	Judge *judge.Engine
+	// Judge runs CODE_EXECUTION jobs (required when Work is set; leave it
+	// nil, not a nil *judge.Engine, when there is none).
+	Judge Judge
 	// LLM writes hints and generators and reads problem pages (default: the
 	// offline provider).
 	LLM llm.Provider
@@ -168,8 +204,41 @@ type Runner struct {
 	client *river.Client[pgx.Tx]
 }
 
-// New builds the River client with every job kind registered.
+// errMissingJudge is New's error for workers without a judge or events.
+var errMissingJudge = errors.New("jobs: workers need a judge and events (Config.Judge, Config.Events), or set Work to false for an insert-only runner")
+
+// New builds the River client with every job kind registered: the
+// defaults of cfg, then its checks, then the client.
 func New(cfg Config) (*Runner, error) {
+	cfg = cfg.withDefaults()
+	if cfg.Work && (cfg.Judge == nil || cfg.Events == nil) {
+		return nil, errMissingJudge
+	}
+	r := &Runner{cfg: cfg}
+	rc := &river.Config{
+		Schema:               cfg.Schema,
+		Logger:               cfg.Logger,
+		FetchCooldown:        cfg.FetchCooldown,
+		FetchPollInterval:    cfg.FetchPollInterval,
+		JobTimeout:           cfg.JobTimeout,
+		RescueStuckJobsAfter: cfg.RescueAfter,
+		RetryPolicy:          retryPolicy{base: cfg.RetryBase},
+	}
+	if cfg.Work {
+		if err := r.addWorkers(rc); err != nil {
+			return nil, err
+		}
+	}
+	client, err := river.NewClient(riverpgxv5.New(cfg.Pool), rc)
+	if err != nil {
+		return nil, fmt.Errorf("river client: %w", err)
+	}
+	r.client = client
+	return r, nil
+}
+
+// withDefaults returns cfg with every unset field at its default.
+func (cfg Config) withDefaults() Config {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -208,57 +277,45 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.Fetch == nil {
 		cfg.Fetch = safehttp.New(safehttp.Config{})
 	}
-	r := &Runner{cfg: cfg}
-	rc := &river.Config{
-		Schema:               cfg.Schema,
-		Logger:               cfg.Logger,
-		FetchCooldown:        cfg.FetchCooldown,
-		FetchPollInterval:    cfg.FetchPollInterval,
-		JobTimeout:           cfg.JobTimeout,
-		RescueStuckJobsAfter: cfg.RescueAfter,
-		RetryPolicy:          retryPolicy{base: cfg.RetryBase},
+	return cfg
+}
+
+// addWorkers registers the workers, queues and periodic jobs of every job
+// kind and of the plugins in rc.
+func (r *Runner) addWorkers(rc *river.Config) error {
+	workers := river.NewWorkers()
+	for _, add := range []func() error{
+		func() error { return river.AddWorkerSafely(workers, &reapWorker{runner: r}) },
+		func() error {
+			return river.AddWorkerSafely(workers, &executeWorker{runner: r, store: r.cfg.Store, judge: r.cfg.Judge})
+		},
+		func() error { return river.AddWorkerSafely(workers, &hintWorker{runner: r}) },
+		func() error { return river.AddWorkerSafely(workers, &scriptWorker{runner: r}) },
+		func() error { return river.AddWorkerSafely(workers, &extractWorker{runner: r}) },
+	} {
+		if err := add(); err != nil {
+			return err
+		}
 	}
-	if cfg.Work {
-		if cfg.Judge == nil || cfg.Events == nil {
-			return nil, errors.New("jobs: workers need a judge and events")
+	rc.Workers = workers
+	rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: r.cfg.MaxWorkers}}
+	rc.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(
+		river.PeriodicInterval(r.cfg.ReapInterval),
+		func() (river.JobArgs, *river.InsertOpts) { return ReapArgs{}, nil },
+		&river.PeriodicJobOpts{ID: "reap_stale_jobs", RunOnStart: true},
+	)}
+	for _, p := range r.cfg.Plugins {
+		if err := p.Register(workers); err != nil {
+			return err
 		}
-		workers := river.NewWorkers()
-		for _, add := range []func() error{
-			func() error { return river.AddWorkerSafely(workers, &reapWorker{runner: r}) },
-			func() error { return river.AddWorkerSafely(workers, &executeWorker{runner: r}) },
-			func() error { return river.AddWorkerSafely(workers, &hintWorker{runner: r}) },
-			func() error { return river.AddWorkerSafely(workers, &scriptWorker{runner: r}) },
-			func() error { return river.AddWorkerSafely(workers, &extractWorker{runner: r}) },
-		} {
-			if err := add(); err != nil {
-				return nil, err
-			}
-		}
-		rc.Workers = workers
-		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.MaxWorkers}}
-		rc.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(
-			river.PeriodicInterval(cfg.ReapInterval),
-			func() (river.JobArgs, *river.InsertOpts) { return ReapArgs{}, nil },
-			&river.PeriodicJobOpts{ID: "reap_stale_jobs", RunOnStart: true},
-		)}
-		for _, p := range cfg.Plugins {
-			if err := p.Register(workers); err != nil {
-				return nil, err
-			}
-			rc.PeriodicJobs = append(rc.PeriodicJobs, p.PeriodicJobs()...)
-			if qp, ok := p.(QueuePlugin); ok {
-				for name, q := range qp.Queues() {
-					rc.Queues[name] = q
-				}
+		rc.PeriodicJobs = append(rc.PeriodicJobs, p.PeriodicJobs()...)
+		if qp, ok := p.(QueuePlugin); ok {
+			for name, q := range qp.Queues() {
+				rc.Queues[name] = q
 			}
 		}
 	}
-	client, err := river.NewClient(riverpgxv5.New(cfg.Pool), rc)
-	if err != nil {
-		return nil, fmt.Errorf("river client: %w", err)
-	}
-	r.client = client
-	return r, nil
+	return nil
 }
 
 // Start starts working jobs (a no-op for an insert-only runner).

@@ -24,15 +24,27 @@ var (
 // started (DYNAMODB_ENDPOINT), or a fresh in-memory one stopped afterwards —
 // and exits with their result. Call it from TestMain.
 func Main(m *testing.M) {
-	ep, stop, err := devstack.DynamoForTests(context.Background())
+	stop, err := Start(context.Background())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "these tests need DynamoDB Local:", devstack.Describe(err))
 		os.Exit(1)
 	}
-	endpoint = ep
 	code := m.Run()
 	stop()
 	os.Exit(code)
+}
+
+// Start is Main's first half, for a TestMain that needs more than
+// DynamoDB Local (PostgreSQL as well): it finds or starts DynamoDB Local
+// for NewDB and returns what stops it, to call after m.Run. Its error is
+// devstack's (devstack.Describe explains it).
+func Start(ctx context.Context) (stop func(), err error) {
+	ep, stop, err := devstack.DynamoForTests(ctx)
+	if err != nil {
+		return nil, err
+	}
+	endpoint = ep
+	return stop, nil
 }
 
 // Endpoint is the address Main started (for tests that open their own clients).

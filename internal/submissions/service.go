@@ -1,39 +1,50 @@
-package jobs
+// Package submissions holds the use cases of async work: submitting code
+// (Execute), asking for hints, test-case generation and problem extraction,
+// reading and cancelling jobs. It owns their rules — input limits, the
+// quota charged in the same write as the job, idempotency keys — and hands
+// stored jobs to an Enqueuer (internal/jobs.Runner, on River) to run. It
+// imports neither River nor internal/jobs, so that the rules are tested
+// with DynamoDB Local alone.
+package submissions
 
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/algoitny/api/internal/algoitny"
-	"github.com/riverqueue/river"
 )
 
 // Input limits of the job-starting operations.
 const (
-	MaxCodeBytes          = 64 << 10
-	MaxIdempotencyKeyLen  = 100
-	MaxConstraintsLen     = 4000
-	MaxTitleLen           = 200
-	maxURLLen             = 2000
-	maxTags               = 20
-	maxProblemIDLen       = 64
-	maxJobsListedPerQuery = algoitny.MaxPageSize
+	MaxCodeBytes         = 64 << 10
+	MaxIdempotencyKeyLen = 100
+	MaxConstraintsLen    = 4000
+	MaxTitleLen          = 200
+	maxURLLen            = 2000
+	maxTags              = 20
+	maxProblemIDLen      = 64
 )
 
-// JobStore is the storage the job service and the workers need.
-type JobStore interface {
-	Store
-	CreateChargedJob(ctx context.Context, j *algoitny.Job, charge *algoitny.Charge) (*algoitny.Job, bool, error)
+// Store is the storage the service needs (internal/dynamo).
+type Store interface {
+	// CreateChargedJob stores a PENDING job with the use that pays for it
+	// in one transaction; created is false for a repeated idempotency key.
+	CreateChargedJob(ctx context.Context, j *algoitny.Job, charge *algoitny.Charge) (job *algoitny.Job, created bool, err error)
 	GetJob(ctx context.Context, id string) (*algoitny.Job, error)
 	GetJobByIdempotencyKey(ctx context.Context, userID, key string) (*algoitny.Job, error)
 	ListJobs(ctx context.Context, f algoitny.JobFilter, page algoitny.PageRequest) (algoitny.Page[*algoitny.Job], error)
 	ListJobProgress(ctx context.Context, jobID string, page algoitny.PageRequest) (algoitny.Page[*algoitny.JobProgress], error)
-	GetHistory(ctx context.Context, ref algoitny.HistoryRef) (*algoitny.SearchHistory, error)
 	GetJobProgress(ctx context.Context, jobID, id string) (*algoitny.JobProgress, error)
+	TransitionJobFrom(ctx context.Context, cur *algoitny.Job, t algoitny.JobTransition) (*algoitny.Job, error)
+	NewJobProgressID() (string, time.Time)
+	AddJobProgress(ctx context.Context, p *algoitny.JobProgress) error
+	GetHistory(ctx context.Context, ref algoitny.HistoryRef) (*algoitny.SearchHistory, error)
 }
 
 // Problems reads problems with the caller's visibility rules (problems.Service).
@@ -48,29 +59,58 @@ type Quota interface {
 	Charge(ctx context.Context, log *algoitny.UsageLog) (*algoitny.Charge, error)
 }
 
+// Enqueuer runs stored jobs (internal/jobs.Runner, on River). It exists so
+// that the service depends on what it asks of the queue, not on River.
+type Enqueuer interface {
+	// Enqueue queues a stored PENDING job and links its record to the
+	// queued work, returning the record as stored (linked when it could
+	// be). Queueing a job twice queues it once. An error means the job is
+	// not linked; the reaper queues (or links) it later.
+	Enqueue(ctx context.Context, job *algoitny.Job) (*algoitny.Job, error)
+	// Cancel stops the queued work of a job whose record is CANCELLED: a
+	// queued one never starts, a running one's context is cancelled. A job
+	// never queued, or whose work is gone, is no error.
+	Cancel(ctx context.Context, job *algoitny.Job) error
+}
+
+// Publisher announces job changes to subscribers (jobs.Events).
+type Publisher interface {
+	PublishJob(ctx context.Context, job *algoitny.Job, progress *algoitny.JobProgress)
+}
+
 // Service starts, reads and cancels jobs on behalf of users.
 //
 // Enqueueing writes the DynamoDB record (PENDING) together with the use of
-// the quota that pays for it, in one transaction; then it inserts the River
-// job and links the two. DynamoDB and PostgreSQL cannot share a
-// transaction, so nothing after the first write is undone: a job whose
-// River insert failed (PostgreSQL unreachable, the process killed) stays
-// PENDING and unlinked, paid for, and the reaper queues it (Runner.Reap);
-// one whose link failed is linked by its worker when it starts, or by the
-// reaper. River jobs are unique by record, so queueing twice is harmless.
+// the quota that pays for it, in one transaction; then it hands the job to
+// the Enqueuer, which queues it and links the two. DynamoDB and the queue
+// (PostgreSQL) cannot share a transaction, so nothing after the first write
+// is undone: a job whose queueing failed (PostgreSQL unreachable, the
+// process killed) stays PENDING and unlinked, paid for, and the reaper
+// queues it (jobs.Runner.Reap); one whose link failed is linked by its
+// worker when it starts, or by the reaper. Queueing twice is harmless.
 type Service struct {
-	Store    JobStore
+	Store    Store
 	Problems Problems
 	Quota    Quota
 	// CanRegister says whether the caller may register problems (test-case
 	// generation and extraction need it).
 	CanRegister func(ctx context.Context) error
-	Runner      *Runner
-	// Events announces cancellations to subscribers.
-	Events *Events
+	// Queue runs the stored jobs.
+	Queue Enqueuer
+	// Events announces cancellations to subscribers (optional).
+	Events Publisher
 	// ExtraExtractHosts may be extracted from besides the supported judges
 	// (tests point it at local servers).
 	ExtraExtractHosts []string
+	// Logger receives what cannot be returned (default slog.Default()).
+	Logger *slog.Logger
+}
+
+func (s *Service) logger() *slog.Logger {
+	if s.Logger != nil {
+		return s.Logger
+	}
+	return slog.Default()
 }
 
 // ExtractHosts are the judges whose problem pages extraction reads.
@@ -134,7 +174,8 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*algoitny.Job, 
 
 // GenerateHints asks for hints on one of the caller's executions. It charges
 // one hint unless the execution already has hints (the job then completes at
-// once with them). Returns EUNAUTHENTICATED, ENOTFOUND, ERATELIMITED.
+// once with them). Returns EUNAUTHENTICATED, ENOTFOUND, EINVALID (every
+// test passed: nothing to hint), ERATELIMITED.
 func (s *Service) GenerateHints(ctx context.Context, ref algoitny.HistoryRef) (*algoitny.Job, error) {
 	a := algoitny.ActorFrom(ctx)
 	if err := a.RequireUser(); err != nil {
@@ -288,9 +329,9 @@ func (s *Service) enqueue(ctx context.Context, job *algoitny.Job, log *algoitny.
 	if err != nil || !isNew { // !isNew: an idempotent repeat that raced past the first check
 		return created, err
 	}
-	queued, err := s.Runner.queue(ctx, created)
+	queued, err := s.Queue.Enqueue(ctx, created)
 	if err != nil {
-		s.Runner.cfg.Logger.WarnContext(ctx, "job stored but not queued; the reaper queues it", "job", created.ID, "err", err)
+		s.logger().WarnContext(ctx, "job stored but not queued; the reaper queues it", "job", created.ID, "err", err)
 	}
 	return queued, nil
 }
@@ -321,7 +362,8 @@ func (s *Service) List(ctx context.Context, typ *algoitny.JobType, status *algoi
 	return s.Store.ListJobs(ctx, f, page)
 }
 
-// Progress pages through a job's progress steps (the job must be the caller's).
+// Progress pages through a job's progress steps (the job must be the
+// caller's, or the caller staff). ENOTFOUND otherwise.
 func (s *Service) Progress(ctx context.Context, j *algoitny.Job, page algoitny.PageRequest) (algoitny.Page[*algoitny.JobProgress], error) {
 	if !algoitny.ActorFrom(ctx).OwnsOrStaff(j.UserID) {
 		return algoitny.Page[*algoitny.JobProgress]{}, algoitny.Errorf(algoitny.ENOTFOUND, "job not found")
@@ -362,12 +404,12 @@ func (s *Service) Cancel(ctx context.Context, id string) (*algoitny.Job, error) 
 		s.Events.PublishJob(ctx, cancelled, p)
 	}
 	s.Store.AddJobProgress(ctx, p)
-	if j.RiverJobID != 0 {
-		// River cancels a running job's context (the worker kills its
-		// processes) and makes sure a queued one never starts.
-		if _, err := s.Runner.client.JobCancel(ctx, j.RiverJobID); err != nil && !errors.Is(err, river.ErrNotFound) {
-			return cancelled, nil // the record is CANCELLED; the worker checks it before storing results
-		}
+	// The queue cancels a running job's context (the worker kills its
+	// processes) and makes sure a queued one never starts. Its failure is
+	// not the caller's: the record is CANCELLED, and the worker checks it
+	// before storing results.
+	if err := s.Queue.Cancel(ctx, j); err != nil {
+		s.logger().WarnContext(ctx, "job cancelled but its queued work not stopped", "job", id, "err", err)
 	}
 	return cancelled, nil
 }

@@ -1,0 +1,190 @@
+package jobs_test
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/dynamo"
+	"github.com/algoitny/api/internal/jobs"
+	"github.com/algoitny/api/internal/judge"
+	"github.com/algoitny/api/internal/pubsub"
+	"github.com/algoitny/api/internal/submissions"
+)
+
+// The runner is the submissions service's queue, and *dynamo.DB its store.
+var (
+	_ submissions.Enqueuer = (*jobs.Runner)(nil)
+	_ jobs.Store           = (*dynamo.DB)(nil)
+)
+
+// fakeJudge stands in for *judge.Engine: it records the submissions and
+// answers each test with verdict(index), or fails with err.
+type fakeJudge struct {
+	mu      sync.Mutex
+	subs    []judge.Submission
+	verdict func(i int) judge.Verdict
+	err     error
+}
+
+func (f *fakeJudge) Judge(ctx context.Context, sub judge.Submission, onTest func(judge.TestResult)) (judge.Result, error) {
+	f.mu.Lock()
+	f.subs = append(f.subs, sub)
+	f.mu.Unlock()
+	res := judge.Result{Verdict: judge.Accepted, Total: len(sub.Tests)}
+	if f.err != nil {
+		return res, f.err
+	}
+	for i, tc := range sub.Tests {
+		tr := judge.TestResult{Index: i, TestID: tc.ID, Verdict: f.verdict(i), CPUTime: time.Duration(i+1) * time.Millisecond, MemoryBytes: 1 << 20}
+		if tr.Verdict != judge.Accepted && res.Verdict == judge.Accepted {
+			res.Verdict = tr.Verdict
+		}
+		res.Tests = append(res.Tests, tr)
+		if onTest != nil {
+			onTest(tr)
+		}
+	}
+	return res, nil
+}
+
+func (f *fakeJudge) judged() []judge.Submission {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]judge.Submission(nil), f.subs...)
+}
+
+// executeBundle is a working runner with a fake judge, a user and a
+// problem of three test cases.
+type executeBundle struct {
+	db      *dynamo.DB
+	events  *jobs.Events
+	runner  *jobs.Runner
+	user    *algoitny.User
+	problem *algoitny.Problem
+}
+
+func setupExecute(t *testing.T, j jobs.Judge) *executeBundle {
+	t.Helper()
+	ctx := context.Background()
+	db, id := freshStores(t, "exec")
+	broker := pubsub.NewMemory(pubsub.MemoryConfig{})
+	t.Cleanup(broker.Close)
+	b := &executeBundle{db: db, events: &jobs.Events{Broker: broker, Store: db}}
+	var err error
+	b.runner, err = jobs.New(jobs.Config{
+		Pool: pool, Schema: id, Store: db, Events: b.events, Judge: j, Work: true,
+		FetchCooldown: 5 * time.Millisecond, FetchPollInterval: 20 * time.Millisecond,
+		ExecutionProgressInterval: -1, RetryBase: 10 * time.Millisecond,
+		Logger: slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.runner.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		b.runner.Stop(stop)
+	})
+	b.user = &algoitny.User{Email: "exec@example.com", Name: "Exec", IsActive: true}
+	if err := db.CreateUser(ctx, b.user, nil); err != nil {
+		t.Fatal(err)
+	}
+	b.problem = &algoitny.Problem{Platform: algoitny.PlatformBaekjoon, ProblemID: "1000", Title: "A+B", TimeLimitMs: 2000, MemoryLimitMB: 128, IsCompleted: true}
+	if err := db.CreateProblem(ctx, b.problem, algoitny.Unlimited); err != nil {
+		t.Fatal(err)
+	}
+	ref := algoitny.ProblemRef{Platform: b.problem.Platform, ProblemID: b.problem.ProblemID}
+	if err := db.AddTestCases(ctx, ref, []*algoitny.TestCase{{Input: "1 2\n", Output: "3\n"}, {Input: "2 2\n", Output: "4\n"}, {Input: "5 5\n", Output: "10\n"}}); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// submit stores and queues an execution of code and waits for its job's
+// final state.
+func (b *executeBundle) submit(t *testing.T, code string) *algoitny.Job {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	j, _, err := b.db.CreateJob(ctx, &algoitny.Job{
+		Type: algoitny.JobCodeExecution, UserID: b.user.ID, UserEmail: b.user.Email,
+		Platform: b.problem.Platform, ProblemID: b.problem.ProblemID, Title: b.problem.Title,
+		Language: algoitny.LanguagePython, SolutionCode: code,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	follow, err := b.events.JobEvents(ctx, j.ID, b.db.GetJob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.runner.Enqueue(ctx, j); err != nil {
+		t.Fatal(err)
+	}
+	for ev := range follow {
+		if ev.Job.Status.Final() {
+			return ev.Job
+		}
+	}
+	t.Fatalf("job %s did not finish: %v", j.ID, ctx.Err())
+	return nil
+}
+
+// TestExecuteWorker runs CODE_EXECUTION jobs with a stand-in judge (no
+// sandbox): the worker hands the problem's tests and limits to the judge
+// and stores the execution it returns.
+func TestExecuteWorker(t *testing.T) {
+	t.Parallel()
+
+	t.Run("OK", func(t *testing.T) {
+		t.Parallel()
+		fj := &fakeJudge{verdict: func(i int) judge.Verdict {
+			if i == 1 {
+				return judge.WrongAnswer
+			}
+			return judge.Accepted
+		}}
+		b := setupExecute(t, fj)
+		done := b.submit(t, "print(sum(map(int, input().split())))")
+		if done.Status != algoitny.JobCompleted || done.HistoryID == "" {
+			t.Fatalf("job = %+v, want COMPLETED with an execution", done)
+		}
+		subs := fj.judged()
+		if len(subs) != 1 {
+			t.Fatalf("judged %d times, want 1", len(subs))
+		}
+		sub := subs[0]
+		if sub.Language != "python" || sub.Source != "print(sum(map(int, input().split())))" || len(sub.Tests) != 3 ||
+			sub.Limits.CPUTime != 2*time.Second || sub.Limits.MemoryBytes != 128<<20 || string(sub.Tests[2].Expected) != "10\n" {
+			t.Fatalf("submission = %+v", sub)
+		}
+		h, err := b.db.GetHistory(algoitny.WithFreshReads(context.Background()), algoitny.HistoryRef{UserID: b.user.ID, ID: done.HistoryID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Verdict != algoitny.Verdict(judge.WrongAnswer) || h.PassedCount != 2 || h.FailedCount != 1 || h.TotalCount != 3 || h.MaxTimeMs != 3 || h.MaxMemoryKB != 1024 {
+			t.Fatalf("execution = %+v", h)
+		}
+	})
+
+	// A language the judge does not have fails the job at once (no retry).
+	t.Run("ErrUnknownLanguage", func(t *testing.T) {
+		t.Parallel()
+		fj := &fakeJudge{err: judge.ErrUnknownLanguage}
+		b := setupExecute(t, fj)
+		done := b.submit(t, "print(1)")
+		if done.Status != algoitny.JobFailed {
+			t.Fatalf("status = %s, want FAILED", done.Status)
+		}
+		if n := len(fj.judged()); n != 1 {
+			t.Fatalf("judged %d times, want 1 (no retry)", n)
+		}
+	})
+}
