@@ -60,8 +60,7 @@ func TestSaveProblemRefuses(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := b.svc.SaveProblem(c.ctx, c.in)
-			algoitnytest.ErrCode(t, err, c.code)
-			if e := asError(err); c.field != "" && e.Field != c.field {
+			if e := algoitnytest.ErrCode(t, err, c.code); c.field != "" && e.Field != c.field {
 				t.Fatalf("field %q (%v), want %q", e.Field, err, c.field)
 			}
 		})
@@ -113,8 +112,7 @@ func TestRegenerateTestsRefuses(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := b.svc.RegenerateTests(c.ctx, c.ref)
-			algoitnytest.ErrCode(t, err, c.code)
-			if e := asError(err); c.field != "" && e.Field != c.field {
+			if e := algoitnytest.ErrCode(t, err, c.code); c.field != "" && e.Field != c.field {
 				t.Fatalf("field %q (%v), want %q", e.Field, err, c.field)
 			}
 		})
@@ -169,8 +167,7 @@ func TestSaveProblem(t *testing.T) {
 		other := "a, b = map(int, input().split())\nprint(a + b + 1)\n"
 		algoitnytest.Must[*algoitny.Problem](t)(b.problems.Update(author, ref, algoitny.ProblemUpdate{SolutionCode: &other}))
 		_, err := b.svc.RegenerateTests(author, ref)
-		algoitnytest.ErrCode(t, err, algoitny.EINVALID)
-		if e := asError(err); e.Field != "solutionCode" || !strings.Contains(e.Message, "not reproducible") {
+		if e := algoitnytest.ErrCode(t, err, algoitny.EINVALID); e.Field != "solutionCode" || !strings.Contains(e.Message, "not reproducible") {
 			t.Fatalf("refusal %v, want solutionCode not reproducible", err)
 		}
 		checkGenerated(t, b.generated(t, ref), re.Production, 3)

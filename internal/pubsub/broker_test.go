@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/pubsub"
 )
 
@@ -252,7 +253,7 @@ func testBroker(t *testing.T, newBrokers newBrokers) {
 		b.CloseSub()
 		b.CloseSub()
 		requireEnded(t, s, pubsub.ErrClosed)
-		requireCode(t, s.Err(), algoitny.EINTERNAL)
+		algoitnytest.ErrCode(t, s.Err(), algoitny.EINTERNAL)
 		if _, err := b.Sub.Subscribe(context.Background(), "job:1"); !errors.Is(err, pubsub.ErrClosed) {
 			t.Fatalf("Subscribe after Close: %v", err)
 		}
@@ -272,9 +273,9 @@ func testBroker(t *testing.T, newBrokers newBrokers) {
 		} {
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
-				requireCode(t, b.Pub.Publish(context.Background(), topic, nil), algoitny.EINVALID)
+				algoitnytest.ErrCode(t, b.Pub.Publish(context.Background(), topic, nil), algoitny.EINVALID)
 				_, err := b.Sub.Subscribe(context.Background(), topic)
-				requireCode(t, err, algoitny.EINVALID)
+				algoitnytest.ErrCode(t, err, algoitny.EINVALID)
 			})
 		}
 	})

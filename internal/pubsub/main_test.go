@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/devstack"
 	"github.com/algoitny/api/internal/pubsub"
 	"github.com/jackc/pgx/v5"
@@ -196,14 +195,6 @@ func requireEnded(tb testing.TB, s *pubsub.Subscription, want error) []pubsub.Ev
 		case <-deadline:
 			tb.Fatal("the subscription did not end")
 		}
-	}
-}
-
-// requireCode fails the test unless err carries the algoitny error code.
-func requireCode(tb testing.TB, err error, code string) {
-	tb.Helper()
-	if got := algoitny.ErrorCode(err); got != code {
-		tb.Fatalf("error code = %q (%v), want %q", got, err, code)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/pubsub"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -263,7 +264,7 @@ func TestPostgres(t *testing.T) {
 				if err == nil {
 					b.Close()
 				}
-				requireCode(t, err, tc.code)
+				algoitnytest.ErrCode(t, err, tc.code)
 			})
 		}
 	})
@@ -272,7 +273,7 @@ func TestPostgres(t *testing.T) {
 		t.Parallel()
 		pool := newPool(t, createSchema(t)) // not migrated
 		b := newPostgres(t, pubsub.PostgresConfig{Pool: pool, Channel: uniqueName()})
-		requireCode(t, b.Publish(context.Background(), "job:1", make([]byte, 10_000)), algoitny.EINTERNAL)
+		algoitnytest.ErrCode(t, b.Publish(context.Background(), "job:1", make([]byte, 10_000)), algoitny.EINTERNAL)
 		publish(t, b, "job:1", []byte("small events need no table"))
 	})
 

@@ -8,6 +8,7 @@ package algoitnytest
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -34,13 +35,25 @@ func Must[T any](t testing.TB) func(T, error) T {
 	}
 }
 
-// ErrCode stops the test unless err carries code (algoitny.ErrorCode: ""
-// for nil, EINTERNAL for errors that are not *algoitny.Error).
-func ErrCode(t testing.TB, err error, code string) {
+// ErrCode stops the test unless err carries code — an *algoitny.Error with
+// it in err's chain; code "" wants no error — and returns that error, so
+// that a test can check its Field, Message or RateLimit. A plain error
+// (which algoitny.ErrorCode reports as EINTERNAL) does not pass for
+// EINTERNAL: the code a caller sees must have been given on purpose.
+func ErrCode(t testing.TB, err error, code string) *algoitny.Error {
 	t.Helper()
-	if got := algoitny.ErrorCode(err); got != code {
-		t.Fatalf("error code = %q (%v), want %q", got, err, code)
+	if code == "" {
+		OK(t, err)
+		return nil
 	}
+	var e *algoitny.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("error = %v (%T), want an *algoitny.Error with code %q", err, err, code)
+	}
+	if e.Code != code {
+		t.Fatalf("error code = %q (%v), want %q", e.Code, err, code)
+	}
+	return e
 }
 
 // PollInterval is how often Eventually asks its condition.
