@@ -236,10 +236,7 @@ func testBroker(t *testing.T, newBrokers newBrokers) {
 		receive(t, marker)
 		// Subscribers of a topic are served in no set order: marker may
 		// have both events before s has the second.
-		deadline := time.Now().Add(10 * time.Second)
-		for len(s.Events()) < 2 && time.Now().Before(deadline) {
-			time.Sleep(time.Millisecond)
-		}
+		algoitnytest.Eventually(t, 10*time.Second, "s to have both events", func() bool { return len(s.Events()) == 2 })
 		s.Close()
 		if got := requireEnded(t, s, nil); len(got) != 2 {
 			t.Fatalf("drained %d events after Close, want 2", len(got))

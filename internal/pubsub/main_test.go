@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/devstack"
 	"github.com/algoitny/api/internal/pubsub"
 	"github.com/jackc/pgx/v5"
@@ -203,9 +204,7 @@ func requireEnded(tb testing.TB, s *pubsub.Subscription, want error) []pubsub.Ev
 // the last count seen.
 func settledGoroutines(want int) int {
 	n := runtime.NumGoroutine()
-	for deadline := time.Now().Add(5 * time.Second); n > want && time.Now().Before(deadline); n = runtime.NumGoroutine() {
-		time.Sleep(10 * time.Millisecond)
-	}
+	algoitnytest.Poll(context.Background(), 5*time.Second, func() bool { n = runtime.NumGoroutine(); return n <= want })
 	return n
 }
 
@@ -213,7 +212,7 @@ func settledGoroutines(want int) int {
 func baselineGoroutines() int {
 	n := runtime.NumGoroutine()
 	for range 20 {
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // a quiet stretch is what is measured
 		m := runtime.NumGoroutine()
 		if m >= n {
 			return min(n, m)

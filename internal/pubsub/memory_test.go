@@ -117,7 +117,7 @@ func TestMemory(t *testing.T) {
 				}
 			})
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(200 * time.Millisecond) // the scenario: churn for a while
 		m.Close()
 		stop()
 		wg.Wait()

@@ -479,9 +479,7 @@ func TestExecutor(t *testing.T) {
 			}
 			done <- out
 		}()
-		for hits.Load() == 0 {
-			time.Sleep(5 * time.Millisecond)
-		}
+		algoitnytest.Eventually(t, 10*time.Second, "the run to reach the target", func() bool { return hits.Load() > 0 })
 		// A second wake-up while the run holds the lease runs nothing.
 		if out, err := f.exec.RunDue(context.Background(), c.ID); err != nil || out.Ran || out.Next == nil {
 			t.Fatalf("overlapping run: %+v %v", out, err)
