@@ -145,6 +145,20 @@ func TestSaveProblem(t *testing.T) {
 		}
 		checkGenerated(t, b.generated(t, ref), again.Production, 2)
 	})
+	t.Run("FromJob", func(t *testing.T) {
+		t.Parallel()
+		// A completed script-generation job names a problem that does not
+		// exist yet: it is created, completed, with the job's programs.
+		b.jobs["script"] = &algoitny.Job{ID: "script", Type: algoitny.JobScriptGeneration, Status: algoitny.JobCompleted, UserID: "author",
+			Platform: algoitny.PlatformCustom, ProblemID: "fromjob", Title: "From a job", Language: algoitny.LanguagePython,
+			SolutionCode: solution, GeneratorCode: generator.Code, Result: `{"generatorLanguage":"python"}`}
+		p := algoitnytest.Must[*algoitny.Problem](t)(b.svc.SaveProblem(author, authoring.SaveInput{JobID: "script", TestCount: 2}))
+		if p.ProblemID != "fromjob" || p.CreatedBy != "author" || !p.IsCompleted || p.Generator != generator || p.TestCaseCount != 2 {
+			t.Fatalf("problem %s by %s, completed %v, generator kept %v, %d tests; want fromjob by author, completed with the job's generator and 2 tests",
+				p.ProblemID, p.CreatedBy, p.IsCompleted, p.Generator == generator, p.TestCaseCount)
+		}
+		checkGenerated(t, b.generated(t, p.Ref()), p.Production, 2)
+	})
 	t.Run("Regenerate", func(t *testing.T) {
 		t.Parallel()
 		ref := b.createProblem(t, "regen")
