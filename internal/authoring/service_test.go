@@ -185,6 +185,14 @@ func TestSaveProblem(t *testing.T) {
 			t.Fatalf("refusal %v, want solutionCode not reproducible", err)
 		}
 		checkGenerated(t, b.generated(t, ref), re.Production, 3)
+
+		// Without a reference solution there is nothing to make outputs with.
+		none := ""
+		algoitnytest.Must[*algoitny.Problem](t)(b.problems.Update(author, ref, algoitny.ProblemUpdate{SolutionCode: &none}))
+		_, err = b.svc.RegenerateTests(author, ref)
+		if e := algoitnytest.ErrCode(t, err, algoitny.EINVALID); e.Field != "solutionCode" {
+			t.Fatalf("refusal %v, want solutionCode", err)
+		}
 	})
 	t.Run("ErrProgramFails", func(t *testing.T) {
 		t.Parallel()
@@ -193,6 +201,9 @@ func TestSaveProblem(t *testing.T) {
 			name, field string
 			in          authoring.SaveInput
 		}{
+			{"GeneratorDoesNotCompile", "generatorCode", authoring.SaveInput{Generator: authoring.Source{Language: algoitny.LanguagePython, Code: "def (\n"}}},
+			{"ValidatorDoesNotCompile", "validatorCode", authoring.SaveInput{Generator: generator, Validator: &authoring.Source{Language: algoitny.LanguagePython,
+				Code: "def (\n"}}},
 			{"GeneratorNotDeterministic", "generatorCode", authoring.SaveInput{Generator: authoring.Source{Language: algoitny.LanguagePython,
 				Code: "import random\nprint(random.random())\n"}}},
 			{"GeneratorCrashes", "generatorCode", authoring.SaveInput{Generator: authoring.Source{Language: algoitny.LanguagePython, Code: "raise SystemExit(3)\n"}}},
