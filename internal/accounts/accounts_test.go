@@ -571,3 +571,25 @@ func wantTold(t *testing.T, told <-chan string, what, user string) {
 		t.Fatalf("%s told nobody", what)
 	}
 }
+
+// TestFollowChangesWithoutBroker: a single process without a broker has
+// nothing to follow: FollowChanges returns at once, and changes are made
+// all the same.
+func TestFollowChangesWithoutBroker(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	svc := *b.svc
+	svc.Changes = nil
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		svc.FollowChanges(context.Background(), func(string) { t.Error("told a change") })
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("FollowChanges without a broker did not return")
+	}
+	user := b.signIn(t, "nobroker@example.com")
+	algoitnytest.OK(t, svc.Logout(user))
+}

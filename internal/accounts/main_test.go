@@ -19,13 +19,13 @@ var _ accounts.Store = (*dynamo.DB)(nil)
 
 func TestMain(m *testing.M) { dynamotest.Main(m) }
 
-// bundle is a test's store, broker of account changes and service (dev
-// mode, with a Google verifier that trusts google's profiles).
+// bundle is a test's store and service (dev mode, telling account changes
+// on an in-process broker, with a Google verifier that trusts google's
+// profiles).
 type bundle struct {
-	db      *dynamo.DB
-	changes *pubsub.Memory
-	google  *fakeGoogle
-	svc     *accounts.Service
+	db     *dynamo.DB
+	google *fakeGoogle
+	svc    *accounts.Service
 }
 
 // setup returns a service on tables of the test's own, seeded with the
@@ -38,7 +38,7 @@ func setup(t testing.TB) bundle {
 	changes := pubsub.NewMemory(pubsub.MemoryConfig{})
 	t.Cleanup(func() { changes.Close() })
 	g := &fakeGoogle{profiles: map[string]algoitny.GoogleProfile{}}
-	return bundle{db: db, changes: changes, google: g,
+	return bundle{db: db, google: g,
 		svc: &accounts.Service{Store: db, Tokens: tokens, Google: g, Dev: true, Changes: changes}}
 }
 

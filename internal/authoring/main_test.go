@@ -20,10 +20,9 @@ var _ problems.Store = (*dynamo.DB)(nil)
 
 func TestMain(m *testing.M) { dynamotest.Main(m) }
 
-// bundle is a test's store, the problems service on it, the jobs the
-// service may read, and the service under test.
+// bundle is a test's problems service (on tables of its own), the jobs
+// the service may read, and the service under test.
 type bundle struct {
-	db       *dynamo.DB
 	problems *problems.Service
 	jobs     fakeJobs
 	svc      *authoring.Service
@@ -36,7 +35,7 @@ func setup(t testing.TB) bundle {
 	db := dynamotest.NewDB(t)
 	ps := &problems.Service{Store: db}
 	jobs := fakeJobs{}
-	return bundle{db: db, problems: ps, jobs: jobs, svc: &authoring.Service{Problems: ps, Jobs: jobs}}
+	return bundle{problems: ps, jobs: jobs, svc: &authoring.Service{Problems: ps, Jobs: jobs}}
 }
 
 // withJudge gives b's service an unsandboxed judge (plain processes with
