@@ -158,8 +158,9 @@ func (s *Service) LoginWithGoogle(ctx context.Context, idToken string) (*Session
 }
 
 // DevLogin signs in as any email, creating the user on the default plan on
-// first use. It exists only in dev mode (ENOTFOUND otherwise, as if the
-// operation did not exist) so that the playground is usable locally.
+// first use. It exists only in dev mode (EFORBIDDEN otherwise) so that the
+// playground is usable locally. EINVALID for anything but a bare email
+// address, EFORBIDDEN for a deactivated account.
 func (s *Service) DevLogin(ctx context.Context, email string) (*Session, error) {
 	if !s.Dev {
 		return nil, algoitny.Errorf(algoitny.EFORBIDDEN, "devLogin is only available in dev mode")

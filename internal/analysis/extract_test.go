@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/analysis"
 )
 
 func readFixture(t *testing.T, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
-	requireNoError(t, err)
+	algoitnytest.OK(t, err)
 	return b
 }
 
@@ -91,7 +92,7 @@ func TestParseProblemPage(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			got, err := analysis.ParseProblemPage(analysis.ExtractRequest{URL: c.url, HTML: readFixture(t, c.fixture)})
-			requireNoError(t, err)
+			algoitnytest.OK(t, err)
 			requireContains(t, got.Description, c.description)
 			requireContains(t, got.InputSpec, c.input)
 			requireContains(t, got.OutputSpec, c.output)
@@ -108,7 +109,7 @@ func TestParseProblemPage(t *testing.T) {
 			`<div class="roundbox sidebox"><span class="tag-box" title="Brute force"> brute force </span><span class="tag-box"> math </span>`+
 				`<span class="tag-box" title="Difficulty">*800</span><span class="tag-box">math</span></div></body>`, 1)
 		got, err := analysis.ParseProblemPage(analysis.ExtractRequest{URL: "https://codeforces.com/contest/4/problem/A", HTML: []byte(page)})
-		requireNoError(t, err)
+		algoitnytest.OK(t, err)
 		if !reflect.DeepEqual(got.Tags, []string{"brute force", "math"}) {
 			t.Fatalf("Tags = %q", got.Tags)
 		}
@@ -121,7 +122,7 @@ func TestParseProblemPage(t *testing.T) {
 		page := string(readFixture(t, "atcoder_abc086_a.html"))
 		page = page[:strings.Index(page, `<span class="lang-en">`)] + "</span></div></div></div></div></body></html>"
 		got, err := analysis.ParseProblemPage(analysis.ExtractRequest{URL: "https://atcoder.jp/contests/abc086/tasks/abc086_a", HTML: []byte(page)})
-		requireNoError(t, err)
+		algoitnytest.OK(t, err)
 		if got.Constraints != "1 ≤ a,b ≤ 10000\na,b は整数" {
 			t.Fatalf("Constraints = %q", got.Constraints)
 		}
@@ -134,22 +135,22 @@ func TestParseProblemPage(t *testing.T) {
 	t.Run("ExtractedConstraintsFeedTheGenerator", func(t *testing.T) {
 		t.Parallel()
 		p, err := analysis.ParseProblemPage(analysis.ExtractRequest{URL: "https://codeforces.com/problemset/problem/1850/B", HTML: readFixture(t, "codeforces_1850B.html")})
-		requireNoError(t, err)
+		algoitnytest.OK(t, err)
 		g, err := analysis.Generate(analysis.GeneratorRequest{Problem: algoitny.Problem{Title: p.Title, Constraints: p.Constraints}, Samples: p.Samples})
-		requireNoError(t, err)
+		algoitnytest.OK(t, err)
 		requireContains(t, g.Notes, "checked against the sample input", "n lines: a_i b_i")
 	})
 
 	t.Run("ErrUnknownSite", func(t *testing.T) {
 		t.Parallel()
 		_, err := analysis.ParseProblemPage(analysis.ExtractRequest{URL: "https://example.com/problem/1", HTML: []byte("<html><body><h1>Hello</h1></body></html>")})
-		requireCode(t, err, algoitny.EINVALID)
+		algoitnytest.ErrCode(t, err, algoitny.EINVALID)
 	})
 
 	t.Run("ErrNoTitle", func(t *testing.T) {
 		t.Parallel()
 		_, err := analysis.ParseProblemPage(analysis.ExtractRequest{URL: "https://www.acmicpc.net/problem/99999", HTML: []byte("<html><body><div class=\"error\">404 Not Found</div></body></html>")})
-		e := requireCode(t, err, algoitny.EINVALID)
+		e := algoitnytest.ErrCode(t, err, algoitny.EINVALID)
 		requireContains(t, e.Message, "no problem title")
 	})
 

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/analysis"
 )
 
@@ -284,7 +285,7 @@ func TestGenerate(t *testing.T) {
 				Problem: algoitny.Problem{Title: c.name, Constraints: c.constraints},
 				Samples: c.samples,
 			})
-			requireNoError(t, err)
+			algoitnytest.OK(t, err)
 			if g.Language != algoitny.LanguagePython {
 				t.Fatalf("Language = %s, want python", g.Language)
 			}
@@ -292,7 +293,7 @@ func TestGenerate(t *testing.T) {
 				t.Fatal("Notes is empty")
 			}
 			path := filepath.Join(t.TempDir(), "gen.py")
-			requireNoError(t, os.WriteFile(path, []byte(g.Code), 0o644))
+			algoitnytest.OK(t, os.WriteFile(path, []byte(g.Code), 0o644))
 			outputs := map[string]bool{}
 			for seed := 1; seed <= 2; seed++ {
 				for index := range 6 {
@@ -320,9 +321,9 @@ func TestGenerateEdgeCases(t *testing.T) {
 	generate := func(t *testing.T, constraints string) string {
 		t.Helper()
 		g, err := analysis.Generate(analysis.GeneratorRequest{Problem: algoitny.Problem{Constraints: constraints}})
-		requireNoError(t, err)
+		algoitnytest.OK(t, err)
 		path := filepath.Join(t.TempDir(), "gen.py")
-		requireNoError(t, os.WriteFile(path, []byte(g.Code), 0o644))
+		algoitnytest.OK(t, os.WriteFile(path, []byte(g.Code), 0o644))
 		return path
 	}
 
@@ -348,7 +349,7 @@ func TestGenerateEdgeCases(t *testing.T) {
 		g, err := analysis.Generate(analysis.GeneratorRequest{Problem: algoitny.Problem{
 			Constraints: "2 ≤ N ≤ 10^5\n1 ≤ a_i ≤ N\nThe given graph is a tree.\nA_1 + A_2 ≤ 10",
 		}})
-		requireNoError(t, err)
+		algoitnytest.OK(t, err)
 		requireContains(t, g.Notes, "N in [2, 100000]", "a_i in [1, N] with N elements (assumed)", "Not enforced: The given graph is a tree.", "Not enforced: A_1 + A_2 ≤ 10")
 	})
 
@@ -358,7 +359,7 @@ func TestGenerateEdgeCases(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 		defer cancel()
 		out, err := exec.CommandContext(ctx, pythonPath(t), path, "7").Output()
-		requireNoError(t, err)
+		algoitnytest.OK(t, err)
 		if want := runGenerator(t, path, 7, 7); string(out) != want {
 			t.Fatalf("seed only = %q, want the same as index = seed (%q)", out, want)
 		}
@@ -392,7 +393,7 @@ func TestGenerateErrors(t *testing.T) {
 				Problem: algoitny.Problem{Constraints: c.constraints},
 				Samples: c.samples,
 			})
-			e := requireCode(t, err, algoitny.EINVALID)
+			e := algoitnytest.ErrCode(t, err, algoitny.EINVALID)
 			requireContains(t, e.Message, "cannot parse constraints: ", c.want)
 		})
 	}
@@ -427,7 +428,7 @@ func TestGenerateConstraintSpellings(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			g, err := analysis.Generate(analysis.GeneratorRequest{Problem: algoitny.Problem{Constraints: c.constraints}})
-			requireNoError(t, err)
+			algoitnytest.OK(t, err)
 			requireContains(t, g.Notes, c.want)
 		})
 	}

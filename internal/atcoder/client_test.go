@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/atcoder"
 	"github.com/algoitny/api/internal/atcoder/atcodertest"
 )
@@ -25,7 +26,7 @@ func TestClient(t *testing.T) {
 		srv := atcodertest.NewServer(t)
 		srv.AddSubmissions(atcodertest.Sub(1, 10, "Tourist", "abc100", "abc100_a", "AC"), atcodertest.Sub(2, 20, "Tourist", "abc100", "abc100_b", "WA"))
 		c := newClient(t, srv, atcoder.ClientConfig{})
-		subs := must[[]atcoder.Submission](t)(c.Submissions(ctx, "tourist", 15))
+		subs := algoitnytest.Must[[]atcoder.Submission](t)(c.Submissions(ctx, "tourist", 15))
 		if len(subs) != 1 || subs[0].ID != 2 || subs[0].ProblemID != "abc100_b" || subs[0].Result != "WA" || subs[0].ExecutionTime == nil {
 			t.Fatalf("subs %+v", subs)
 		}
@@ -34,7 +35,7 @@ func TestClient(t *testing.T) {
 			t.Fatalf("requests %+v", reqs)
 		}
 		custom := newClient(t, srv, atcoder.ClientConfig{UserAgent: "AlgoItnyTest/0"})
-		must[[]atcoder.Submission](t)(custom.Submissions(ctx, "tourist", 0))
+		algoitnytest.Must[[]atcoder.Submission](t)(custom.Submissions(ctx, "tourist", 0))
 		if ua := srv.Requests()[1].UserAgent; ua != "AlgoItnyTest/0" {
 			t.Fatalf("user agent %q", ua)
 		}
@@ -46,7 +47,7 @@ func TestClient(t *testing.T) {
 		srv.AddSubmissions(atcodertest.Sub(1, 10, "u_1", "abc100", "abc100_a", "AC"))
 		srv.FailNext(1, http.StatusTooManyRequests, "1")
 		c := newClient(t, srv, atcoder.ClientConfig{})
-		subs := must[[]atcoder.Submission](t)(c.Submissions(ctx, "u_1", 0))
+		subs := algoitnytest.Must[[]atcoder.Submission](t)(c.Submissions(ctx, "u_1", 0))
 		reqs := srv.Requests()
 		if len(subs) != 1 || len(reqs) != 2 || reqs[0].Status != 429 || reqs[1].Status != 200 {
 			t.Fatalf("subs %d, requests %+v", len(subs), reqs)
@@ -61,7 +62,7 @@ func TestClient(t *testing.T) {
 		srv := atcodertest.NewServer(t)
 		srv.FailNext(2, http.StatusServiceUnavailable, "")
 		c := newClient(t, srv, atcoder.ClientConfig{})
-		must[[]atcoder.Submission](t)(c.Submissions(ctx, "u_1", 0))
+		algoitnytest.Must[[]atcoder.Submission](t)(c.Submissions(ctx, "u_1", 0))
 		if n := len(srv.Requests()); n != 3 {
 			t.Fatalf("%d requests, want 3", n)
 		}
@@ -73,7 +74,7 @@ func TestClient(t *testing.T) {
 		srv.FailNext(10, http.StatusInternalServerError, "")
 		c := newClient(t, srv, atcoder.ClientConfig{MaxRetries: 2})
 		_, err := c.Submissions(ctx, "u_1", 0)
-		errCode(t, err, algoitny.EINTERNAL)
+		algoitnytest.ErrCode(t, err, algoitny.EINTERNAL)
 		var ae *atcoder.APIError
 		if !errors.As(err, &ae) || ae.Status != 500 || !atcoder.IsTemporaryAPIError(err) {
 			t.Fatalf("error %v", err)
@@ -89,7 +90,7 @@ func TestClient(t *testing.T) {
 		srv.FailNext(1, http.StatusNotFound, "")
 		c := newClient(t, srv, atcoder.ClientConfig{})
 		_, err := c.Submissions(ctx, "u_1", 0)
-		errCode(t, err, algoitny.EINTERNAL)
+		algoitnytest.ErrCode(t, err, algoitny.EINTERNAL)
 		if atcoder.IsTemporaryAPIError(err) || len(srv.Requests()) != 1 {
 			t.Fatalf("err %v after %d requests", err, len(srv.Requests()))
 		}
@@ -143,7 +144,7 @@ func TestClient(t *testing.T) {
 		t.Parallel()
 		srv := atcodertest.NewServer(t)
 		c := newClient(t, srv, atcoder.ClientConfig{MinInterval: time.Hour})
-		must[[]atcoder.Submission](t)(c.Submissions(ctx, "u_1", 0))
+		algoitnytest.Must[[]atcoder.Submission](t)(c.Submissions(ctx, "u_1", 0))
 		cctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 		defer cancel()
 		if _, err := c.Submissions(cctx, "u_1", 0); !errors.Is(err, context.DeadlineExceeded) {
@@ -163,7 +164,7 @@ func TestClient(t *testing.T) {
 		}
 		srv.SetContests(want...)
 		c := newClient(t, srv, atcoder.ClientConfig{})
-		if got := must[[]atcoder.Contest](t)(c.Contests(ctx)); !slices.Equal(got, want) {
+		if got := algoitnytest.Must[[]atcoder.Contest](t)(c.Contests(ctx)); !slices.Equal(got, want) {
 			t.Fatalf("contests %+v", got)
 		}
 	})
@@ -177,9 +178,9 @@ func TestClient(t *testing.T) {
 		}))
 		t.Cleanup(bad.Close)
 		c, err := atcoder.NewClient(atcoder.ClientConfig{BaseURL: bad.URL, MinInterval: time.Millisecond})
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		_, err = c.Submissions(ctx, "u_1", 0)
-		errCode(t, err, algoitny.EINTERNAL)
+		algoitnytest.ErrCode(t, err, algoitny.EINTERNAL)
 		if atcoder.IsTemporaryAPIError(err) || calls.Load() != 1 {
 			t.Fatalf("err %v after %d calls", err, calls.Load())
 		}
@@ -189,12 +190,12 @@ func TestClient(t *testing.T) {
 		t.Parallel()
 		for _, base := range []string{"ftp://example.com", "not a url", "/relative"} {
 			_, err := atcoder.NewClient(atcoder.ClientConfig{BaseURL: base})
-			errCode(t, err, algoitny.EINVALID)
+			algoitnytest.ErrCode(t, err, algoitny.EINVALID)
 		}
 		srv := atcodertest.NewServer(t)
 		c := newClient(t, srv, atcoder.ClientConfig{})
 		_, err := c.Submissions(ctx, "x&user=other", 0)
-		errCode(t, err, algoitny.EINVALID)
+		algoitnytest.ErrCode(t, err, algoitny.EINVALID)
 		if len(srv.Requests()) != 0 {
 			t.Fatal("an invalid handle reached the API")
 		}
@@ -264,11 +265,11 @@ func TestParsing(t *testing.T) {
 	t.Run("Handles", func(t *testing.T) {
 		t.Parallel()
 		for _, h := range []string{"tourist", "rng_58", "abc", "A1234567890_bcde"} {
-			ok(t, atcoder.ValidateHandle(h))
+			algoitnytest.OK(t, atcoder.ValidateHandle(h))
 		}
 		for _, h := range []string{"", "ab", "A1234567890_bcdef", "bad-name", "two words", "ユーザー", "a&b=c"} {
 			err := atcoder.ValidateHandle(h)
-			errCode(t, err, algoitny.EINVALID)
+			algoitnytest.ErrCode(t, err, algoitny.EINVALID)
 			var e *algoitny.Error
 			if !errors.As(err, &e) || e.Field != "handle" {
 				t.Fatalf("%q: %v", h, err)
@@ -298,19 +299,19 @@ func TestParsing(t *testing.T) {
 				t.Fatalf("%s: %v %v %v months %v", tc.id, d, day, ok, atcoder.ADTMonthsOf(tc.id))
 			}
 		}
-		if algoitny.ADTMedium.String() != "MEDIUM" || must[algoitny.ADTDifficulty](t)(algoitny.ParseADTDifficulty("hard")) != algoitny.ADTHard {
+		if algoitny.ADTMedium.String() != "MEDIUM" || algoitnytest.Must[algoitny.ADTDifficulty](t)(algoitny.ParseADTDifficulty("hard")) != algoitny.ADTHard {
 			t.Fatal("difficulty names")
 		}
 	})
 
 	t.Run("Months", func(t *testing.T) {
 		t.Parallel()
-		if m := must[time.Time](t)(atcoder.ParseMonth("202412")); !m.Equal(time.Date(2024, 12, 1, 0, 0, 0, 0, time.UTC)) {
+		if m := algoitnytest.Must[time.Time](t)(atcoder.ParseMonth("202412")); !m.Equal(time.Date(2024, 12, 1, 0, 0, 0, 0, time.UTC)) {
 			t.Fatalf("202412 = %s", m)
 		}
 		for _, m := range []string{"", "2024-12", "202413", "20241", "abcdef", "2024120"} {
 			_, err := atcoder.ParseMonth(m)
-			errCode(t, err, algoitny.EINVALID)
+			algoitnytest.ErrCode(t, err, algoitny.EINVALID)
 		}
 	})
 }

@@ -54,31 +54,6 @@ func setup(t testing.TB, cfg atcoder.ClientConfig) bundle {
 	return bundle{db: db, srv: srv, syncer: &atcoder.Syncer{Store: db, API: newClient(t, srv, cfg), Logger: slog.New(slog.DiscardHandler)}}
 }
 
-func must[T any](t testing.TB) func(T, error) T {
-	return func(v T, err error) T {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
-}
-
-func ok(t testing.TB, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-// errCode fails the test unless err carries code.
-func errCode(t testing.TB, err error, code string) {
-	t.Helper()
-	if got := algoitny.ErrorCode(err); got != code {
-		t.Fatalf("error code = %q (%v), want %q", got, err, code)
-	}
-}
-
 // as returns a context signed in as userID (staff if asked).
 func as(userID string, staff bool) context.Context {
 	return algoitny.WithActor(context.Background(), &algoitny.Actor{User: &algoitny.User{ID: userID, IsStaff: staff}})

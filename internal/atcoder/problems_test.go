@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/atcoder"
 	"github.com/algoitny/api/internal/atcoder/atcodertest"
 )
@@ -39,7 +40,7 @@ func adtFixture(t *testing.T, b bundle) (easy, all algoitny.ADTContest) {
 		atcoder.Contest{ID: "adt_all_20250522_1", StartEpochSecond: start.Unix(), DurationSecond: 3600, Title: "ADT All"},
 		atcoder.Contest{ID: "abc300", StartEpochSecond: start.Unix() - 86400*400, DurationSecond: 6000, Title: "ABC 300"},
 	)
-	must[atcoder.DiscoverReport](t)(b.syncer.DiscoverContests(ctx))
+	algoitnytest.Must[atcoder.DiscoverReport](t)(b.syncer.DiscoverContests(ctx))
 	b.srv.SetContestProblems(
 		atcoder.ContestProblem{ContestID: "adt_easy_20250522_1", ProblemID: "abc305_c", ProblemIndex: "B"},
 		atcoder.ContestProblem{ContestID: "adt_easy_20250522_1", ProblemID: "abc300_a", ProblemIndex: "A"},
@@ -61,7 +62,7 @@ func adtFixture(t *testing.T, b bundle) (easy, all algoitny.ADTContest) {
 		// abc310_g: a time model only, no difficulty.
 		"abc310_g": {IsExperimental: false},
 	})
-	for _, c := range must[[]algoitny.ADTContest](t)(b.db.ListADTContests(ctx, "202505")) {
+	for _, c := range algoitnytest.Must[[]algoitny.ADTContest](t)(b.db.ListADTContests(ctx, "202505")) {
 		switch c.ID {
 		case "adt_easy_20250522_1":
 			easy = c
@@ -78,7 +79,7 @@ func TestSyncADTProblems(t *testing.T) {
 	b := setup(t, atcoder.ClientConfig{})
 	adtFixture(t, b)
 
-	rep := must[atcoder.ProblemsReport](t)(b.syncer.SyncADTProblems(ctx))
+	rep := algoitnytest.Must[atcoder.ProblemsReport](t)(b.syncer.SyncADTProblems(ctx))
 	if rep != (atcoder.ProblemsReport{Listed: 3, Recorded: 2, Updated: 2, Problems: 3, WithDifficulty: 2}) {
 		t.Fatalf("report %+v", rep)
 	}
@@ -88,7 +89,7 @@ func TestSyncADTProblems(t *testing.T) {
 	want := map[string][]algoitny.ADTContestProblem{"adt_easy_20250522_1": {a, c}, "adt_all_20250522_1": {a, c, g}}
 	check := func() {
 		t.Helper()
-		got := must[[]algoitny.ADTContest](t)(b.db.ListADTContests(ctx, "202505"))
+		got := algoitnytest.Must[[]algoitny.ADTContest](t)(b.db.ListADTContests(ctx, "202505"))
 		if len(got) != 2 {
 			t.Fatalf("%d contests", len(got))
 		}
@@ -104,7 +105,7 @@ func TestSyncADTProblems(t *testing.T) {
 	}
 
 	// Nothing changed: nothing written.
-	if rep := must[atcoder.ProblemsReport](t)(b.syncer.SyncADTProblems(ctx)); rep.Updated != 0 {
+	if rep := algoitnytest.Must[atcoder.ProblemsReport](t)(b.syncer.SyncADTProblems(ctx)); rep.Updated != 0 {
 		t.Fatalf("idle run %+v", rep)
 	}
 	// A new estimate reaches every contest that sets the problem.
@@ -113,7 +114,7 @@ func TestSyncADTProblems(t *testing.T) {
 		"abc305_c": atcodertest.Model(845.25, false),
 		"abc310_g": atcodertest.Model(2410, false),
 	})
-	if rep := must[atcoder.ProblemsReport](t)(b.syncer.SyncADTProblems(ctx)); rep.Updated != 2 || rep.WithDifficulty != 3 {
+	if rep := algoitnytest.Must[atcoder.ProblemsReport](t)(b.syncer.SyncADTProblems(ctx)); rep.Updated != 2 || rep.WithDifficulty != 3 {
 		t.Fatalf("after new models %+v", rep)
 	}
 	c.Difficulty = &algoitny.AtCoderDifficulty{Raw: 845.25}
@@ -125,7 +126,7 @@ func TestSyncADTProblems(t *testing.T) {
 	b.srv.FailNext(10, 500, "")
 	failing := &atcoder.Syncer{Store: b.db, API: newClient(t, b.srv, atcoder.ClientConfig{MaxRetries: -1})}
 	_, err := failing.SyncADTProblems(ctx)
-	errCode(t, err, algoitny.EINTERNAL)
+	algoitnytest.ErrCode(t, err, algoitny.EINTERNAL)
 	b.srv.Heal()
 	check()
 }

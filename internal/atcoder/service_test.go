@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/atcoder"
 	"github.com/algoitny/api/internal/atcoder/atcodertest"
 	"github.com/algoitny/api/internal/dynamo"
@@ -51,8 +52,8 @@ func newService(t *testing.T) (*atcoder.Service, *dynamo.DB, *fakeQueue) {
 func finishSync(t *testing.T, db *dynamo.DB, userID string, ids []string) {
 	t.Helper()
 	ctx := context.Background()
-	l := must[*algoitny.AtCoderLink](t)(db.GetAtCoderLink(ctx, userID))
-	ok(t, db.CommitAtCoderSync(ctx, algoitny.AtCoderSyncCommit{UserID: userID, LinkID: l.LinkID, LinkVersion: l.Version, AC: &algoitny.ACList{ProblemIDs: ids}, Finished: true, At: time.Now()}))
+	l := algoitnytest.Must[*algoitny.AtCoderLink](t)(db.GetAtCoderLink(ctx, userID))
+	algoitnytest.OK(t, db.CommitAtCoderSync(ctx, algoitny.AtCoderSyncCommit{UserID: userID, LinkID: l.LinkID, LinkVersion: l.Version, AC: &algoitny.ACList{ProblemIDs: ids}, Finished: true, At: time.Now()}))
 }
 
 func TestService(t *testing.T) {
@@ -63,20 +64,20 @@ func TestService(t *testing.T) {
 		s, _, _ := newService(t)
 		anon := context.Background()
 		_, err := s.LinkAccount(anon, "tourist")
-		errCode(t, err, algoitny.EUNAUTHENTICATED)
-		errCode(t, s.UnlinkAccount(anon), algoitny.EUNAUTHENTICATED)
+		algoitnytest.ErrCode(t, err, algoitny.EUNAUTHENTICATED)
+		algoitnytest.ErrCode(t, s.UnlinkAccount(anon), algoitny.EUNAUTHENTICATED)
 		_, err = s.Handle(anon, "u1")
-		errCode(t, err, algoitny.EUNAUTHENTICATED)
+		algoitnytest.ErrCode(t, err, algoitny.EUNAUTHENTICATED)
 		_, err = s.Solved(anon, "u1")
-		errCode(t, err, algoitny.EUNAUTHENTICATED)
+		algoitnytest.ErrCode(t, err, algoitny.EUNAUTHENTICATED)
 		_, err = s.SolvedMany(anon, []string{"u1"})
-		errCode(t, err, algoitny.EUNAUTHENTICATED)
+		algoitnytest.ErrCode(t, err, algoitny.EUNAUTHENTICATED)
 		_, err = s.SolvedBy(anon, "u1", []string{"abc100_a"})
-		errCode(t, err, algoitny.EUNAUTHENTICATED)
+		algoitnytest.ErrCode(t, err, algoitny.EUNAUTHENTICATED)
 		_, err = s.SyncNow(anon)
-		errCode(t, err, algoitny.EUNAUTHENTICATED)
+		algoitnytest.ErrCode(t, err, algoitny.EUNAUTHENTICATED)
 		// The contest calendar is public.
-		must[[]algoitny.ADTContest](t)(s.ADTContests(anon, "202505"))
+		algoitnytest.Must[[]algoitny.ADTContest](t)(s.ADTContests(anon, "202505"))
 	})
 
 	t.Run("LinkAccount", func(t *testing.T) {
@@ -85,28 +86,28 @@ func TestService(t *testing.T) {
 		ctx := as("u1", false)
 		for _, h := range []string{"", "ab", "way_too_long_handle_", "no-dash", "a b c"} {
 			_, err := s.LinkAccount(ctx, h)
-			errCode(t, err, algoitny.EINVALID)
+			algoitnytest.ErrCode(t, err, algoitny.EINVALID)
 		}
-		l := must[*algoitny.AtCoderLink](t)(s.LinkAccount(ctx, "tourist"))
+		l := algoitnytest.Must[*algoitny.AtCoderLink](t)(s.LinkAccount(ctx, "tourist"))
 		if l.Handle != "tourist" || l.UserID != "u1" {
 			t.Fatalf("link %+v", l)
 		}
-		if h := must[string](t)(s.Handle(ctx, "u1")); h != "tourist" {
+		if h := algoitnytest.Must[string](t)(s.Handle(ctx, "u1")); h != "tourist" {
 			t.Fatalf("handle %q", h)
 		}
 		// Linking queues a first sync; linking again before it ran asks again
 		// (the queue dedupes), after it ran it does not.
-		must[*algoitny.AtCoderLink](t)(s.LinkAccount(ctx, "tourist"))
+		algoitnytest.Must[*algoitny.AtCoderLink](t)(s.LinkAccount(ctx, "tourist"))
 		finishSync(t, db, "u1", []string{"abc100_a"})
-		must[*algoitny.AtCoderLink](t)(s.LinkAccount(ctx, "Tourist"))
+		algoitnytest.Must[*algoitny.AtCoderLink](t)(s.LinkAccount(ctx, "Tourist"))
 		if got := q.calls(); !slices.Equal(got, []string{"u1", "u1"}) {
 			t.Fatalf("queued %v", got)
 		}
 		// The link stands even when queueing fails; linking again retries.
 		q.err = algoitny.Internal(errors.New("queue down"), "could not queue")
 		_, err := s.LinkAccount(as("u2", false), "chokudai")
-		errCode(t, err, algoitny.EINTERNAL)
-		if h := must[string](t)(s.Handle(as("u2", false), "u2")); h != "chokudai" {
+		algoitnytest.ErrCode(t, err, algoitny.EINTERNAL)
+		if h := algoitnytest.Must[string](t)(s.Handle(as("u2", false), "u2")); h != "chokudai" {
 			t.Fatalf("u2 handle %q", h)
 		}
 	})
@@ -119,22 +120,22 @@ func TestService(t *testing.T) {
 		s.API = newClient(t, srv, atcoder.ClientConfig{MaxRetries: -1})
 		ctx := as("u1", false)
 		_, err := s.LinkAccount(ctx, "no_such_user")
-		errCode(t, err, algoitny.EINVALID)
-		if h := must[string](t)(s.Handle(ctx, "u1")); h != "" || len(q.calls()) != 0 {
+		algoitnytest.ErrCode(t, err, algoitny.EINVALID)
+		if h := algoitnytest.Must[string](t)(s.Handle(ctx, "u1")); h != "" || len(q.calls()) != 0 {
 			t.Fatalf("an unknown handle was linked (%q) or synced (%v)", h, q.calls())
 		}
-		must[*algoitny.AtCoderLink](t)(s.LinkAccount(ctx, "Tourist"))
+		algoitnytest.Must[*algoitny.AtCoderLink](t)(s.LinkAccount(ctx, "Tourist"))
 		asked := len(srv.SubmissionRequests())
 		// The handle linked already is not asked about again.
-		must[*algoitny.AtCoderLink](t)(s.LinkAccount(ctx, "tourist"))
+		algoitnytest.Must[*algoitny.AtCoderLink](t)(s.LinkAccount(ctx, "tourist"))
 		if n := len(srv.SubmissionRequests()); n != asked {
 			t.Fatalf("%d calls to relink the same handle", n-asked)
 		}
 		// AtCoder Problems down: UNAVAILABLE, and the link stays as it was.
 		srv.FailNext(1, http.StatusServiceUnavailable, "")
 		_, err = s.LinkAccount(ctx, "chokudai")
-		errCode(t, err, algoitny.EUNAVAILABLE)
-		if h := must[string](t)(s.Handle(ctx, "u1")); h != "Tourist" && h != "tourist" {
+		algoitnytest.ErrCode(t, err, algoitny.EUNAVAILABLE)
+		if h := algoitnytest.Must[string](t)(s.Handle(ctx, "u1")); h != "Tourist" && h != "tourist" {
 			t.Fatalf("handle %q after a failed check", h)
 		}
 	})
@@ -143,16 +144,16 @@ func TestService(t *testing.T) {
 		t.Parallel()
 		s, db, _ := newService(t)
 		ctx := as("u1", false)
-		ok(t, s.UnlinkAccount(ctx)) // nothing linked: fine
-		must[*algoitny.AtCoderLink](t)(s.LinkAccount(ctx, "tourist"))
+		algoitnytest.OK(t, s.UnlinkAccount(ctx)) // nothing linked: fine
+		algoitnytest.Must[*algoitny.AtCoderLink](t)(s.LinkAccount(ctx, "tourist"))
 		finishSync(t, db, "u1", []string{"abc100_a"})
-		ok(t, s.UnlinkAccount(ctx))
-		if h := must[string](t)(s.Handle(ctx, "u1")); h != "" {
+		algoitnytest.OK(t, s.UnlinkAccount(ctx))
+		if h := algoitnytest.Must[string](t)(s.Handle(ctx, "u1")); h != "" {
 			t.Fatalf("handle after unlink %q", h)
 		}
 		_, err := s.Solved(ctx, "u1")
-		errCode(t, err, algoitny.ENOTFOUND)
-		if got := must[map[string]bool](t)(s.SolvedBy(ctx, "u1", []string{"abc100_a"})); got["abc100_a"] {
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
+		if got := algoitnytest.Must[map[string]bool](t)(s.SolvedBy(ctx, "u1", []string{"abc100_a"})); got["abc100_a"] {
 			t.Fatal("the list survived unlinking")
 		}
 	})
@@ -162,14 +163,14 @@ func TestService(t *testing.T) {
 		s, db, _ := newService(t)
 		ctx := as("u1", false)
 		_, err := s.Solved(ctx, "u1")
-		errCode(t, err, algoitny.ENOTFOUND)
-		must[*algoitny.AtCoderLink](t)(s.LinkAccount(ctx, "tourist"))
-		got := must[algoitny.SolvedProblems](t)(s.Solved(ctx, "u1"))
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.Must[*algoitny.AtCoderLink](t)(s.LinkAccount(ctx, "tourist"))
+		got := algoitnytest.Must[algoitny.SolvedProblems](t)(s.Solved(ctx, "u1"))
 		if got.Handle != "tourist" || got.Count != 0 || got.ProblemIDs == nil || got.LastSyncedAt != nil {
 			t.Fatalf("before the first sync: %+v", got)
 		}
 		finishSync(t, db, "u1", []string{"abc100_a", "abc100_b"})
-		got = must[algoitny.SolvedProblems](t)(s.Solved(ctx, "u1"))
+		got = algoitnytest.Must[algoitny.SolvedProblems](t)(s.Solved(ctx, "u1"))
 		if got.Count != 2 || !slices.Equal(got.ProblemIDs, []string{"abc100_a", "abc100_b"}) || got.LastSyncedAt == nil {
 			t.Fatalf("after a sync: %+v", got)
 		}
@@ -178,19 +179,19 @@ func TestService(t *testing.T) {
 	t.Run("ErrForbiddenUnlessSelfOrStaff", func(t *testing.T) {
 		t.Parallel()
 		s, db, _ := newService(t)
-		must[*algoitny.AtCoderLink](t)(s.LinkAccount(as("u1", false), "tourist"))
+		algoitnytest.Must[*algoitny.AtCoderLink](t)(s.LinkAccount(as("u1", false), "tourist"))
 		finishSync(t, db, "u1", []string{"abc100_a"})
 		other := as("u2", false)
 		_, err := s.Handle(other, "u1")
-		errCode(t, err, algoitny.EFORBIDDEN)
+		algoitnytest.ErrCode(t, err, algoitny.EFORBIDDEN)
 		_, err = s.Solved(other, "u1")
-		errCode(t, err, algoitny.EFORBIDDEN)
+		algoitnytest.ErrCode(t, err, algoitny.EFORBIDDEN)
 		_, err = s.SolvedBy(other, "u1", []string{"abc100_a"})
-		errCode(t, err, algoitny.EFORBIDDEN)
+		algoitnytest.ErrCode(t, err, algoitny.EFORBIDDEN)
 		_, err = s.SolvedMany(other, []string{"u2", "u1"})
-		errCode(t, err, algoitny.EFORBIDDEN)
+		algoitnytest.ErrCode(t, err, algoitny.EFORBIDDEN)
 		staff := as("admin", true)
-		if got := must[algoitny.SolvedProblems](t)(s.Solved(staff, "u1")); got.Count != 1 {
+		if got := algoitnytest.Must[algoitny.SolvedProblems](t)(s.Solved(staff, "u1")); got.Count != 1 {
 			t.Fatalf("staff sees %+v", got)
 		}
 	})
@@ -199,7 +200,7 @@ func TestService(t *testing.T) {
 		t.Parallel()
 		s, db, _ := newService(t)
 		ctx := as("u1", false)
-		must[*algoitny.AtCoderLink](t)(s.LinkAccount(ctx, "tourist"))
+		algoitnytest.Must[*algoitny.AtCoderLink](t)(s.LinkAccount(ctx, "tourist"))
 		var solved, asked []string
 		for i := range 100 {
 			id := fmt.Sprintf("abc%03d_a", i)
@@ -211,7 +212,7 @@ func TestService(t *testing.T) {
 		// Enough other problems that the list is stored compressed.
 		finishSync(t, db, "u1", slices.Sorted(slices.Values(append(slices.Clone(solved), atcoderLikeIDs(3000)...))))
 		cctx, counter := dynamo.WithRequestCounter(ctx)
-		got := must[map[string]bool](t)(s.SolvedBy(cctx, "u1", asked))
+		got := algoitnytest.Must[map[string]bool](t)(s.SolvedBy(cctx, "u1", asked))
 		if n := counter.Count(); n != 1 {
 			t.Fatalf("%d DynamoDB requests for 100 problems, want 1", n)
 		}
@@ -222,7 +223,7 @@ func TestService(t *testing.T) {
 		}
 		// A user without a list has solved nothing, for the same price.
 		cctx, counter = dynamo.WithRequestCounter(as("u9", false))
-		got = must[map[string]bool](t)(s.SolvedBy(cctx, "u9", asked))
+		got = algoitnytest.Must[map[string]bool](t)(s.SolvedBy(cctx, "u9", asked))
 		if counter.Count() != 1 || len(got) != 100 || got[asked[0]] {
 			t.Fatalf("unlinked user: %d requests, %v", counter.Count(), got)
 		}
@@ -233,23 +234,23 @@ func TestService(t *testing.T) {
 		s, db, _ := newService(t)
 		for i := range 3 {
 			u := fmt.Sprintf("u%d", i)
-			must[*algoitny.AtCoderLink](t)(s.LinkAccount(as(u, false), fmt.Sprintf("handle_%d", i)))
+			algoitnytest.Must[*algoitny.AtCoderLink](t)(s.LinkAccount(as(u, false), fmt.Sprintf("handle_%d", i)))
 			if i > 0 {
 				finishSync(t, db, u, []string{fmt.Sprintf("abc%03d_a", i)})
 			}
 		}
 		staff := as("admin", true)
-		got := must[map[string]atcoder.ProblemSet](t)(s.SolvedMany(staff, []string{"u0", "u1", "u2", "nobody"}))
+		got := algoitnytest.Must[map[string]atcoder.ProblemSet](t)(s.SolvedMany(staff, []string{"u0", "u1", "u2", "nobody"}))
 		if len(got) != 4 || len(got["u0"]) != 0 || !got["u1"].Has("abc001_a") || !got["u2"].Has("abc002_a") || got["u2"].Has("abc001_a") || len(got["nobody"]) != 0 {
 			t.Fatalf("solved %v", got)
 		}
 		// Users may ask about themselves.
-		own := must[map[string]atcoder.ProblemSet](t)(s.SolvedMany(as("u1", false), []string{"u1"}))
+		own := algoitnytest.Must[map[string]atcoder.ProblemSet](t)(s.SolvedMany(as("u1", false), []string{"u1"}))
 		if !slices.Equal(own["u1"].Sorted(), []string{"abc001_a"}) {
 			t.Fatalf("own %v", own)
 		}
 		_, err := s.SolvedMany(staff, make([]string, atcoder.MaxSolvedMany+1))
-		errCode(t, err, algoitny.EINVALID)
+		algoitnytest.ErrCode(t, err, algoitny.EINVALID)
 	})
 
 	t.Run("SyncNow", func(t *testing.T) {
@@ -257,9 +258,9 @@ func TestService(t *testing.T) {
 		s, _, q := newService(t)
 		ctx := as("u1", false)
 		_, err := s.SyncNow(ctx)
-		errCode(t, err, algoitny.ENOTFOUND)
-		must[*algoitny.AtCoderLink](t)(s.LinkAccount(ctx, "tourist")) // queues job 1
-		res := must[algoitny.AtCoderSyncResult](t)(s.SyncNow(ctx))
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.Must[*algoitny.AtCoderLink](t)(s.LinkAccount(ctx, "tourist")) // queues job 1
+		res := algoitnytest.Must[algoitny.AtCoderSyncResult](t)(s.SyncNow(ctx))
 		if res.Handle != "tourist" || !res.AlreadyQueued || res.JobID != 2 || res.LastSyncedAt != nil {
 			t.Fatalf("result %+v", res)
 		}
@@ -268,7 +269,7 @@ func TestService(t *testing.T) {
 		}
 		unconfigured := &atcoder.Service{Store: s.Store}
 		_, err = unconfigured.SyncNow(ctx)
-		errCode(t, err, algoitny.EINTERNAL)
+		algoitnytest.ErrCode(t, err, algoitny.EINTERNAL)
 	})
 
 	t.Run("ADTContests", func(t *testing.T) {
@@ -277,16 +278,16 @@ func TestService(t *testing.T) {
 		ctx := context.Background()
 		for _, m := range []string{"", "2025-05", "202513", "May 2025"} {
 			_, err := s.ADTContests(ctx, m)
-			errCode(t, err, algoitny.EINVALID)
+			algoitnytest.ErrCode(t, err, algoitny.EINVALID)
 		}
 		start := time.Date(2025, 5, 22, 9, 0, 0, 0, time.UTC)
-		ok(t, db.PutADTContests(ctx, []algoitny.ADTContest{
+		algoitnytest.OK(t, db.PutADTContests(ctx, []algoitny.ADTContest{
 			{ID: "adt_all_20250522_3", Difficulty: algoitny.ADTAll, Start: start.Add(time.Hour), Duration: 80 * time.Minute},
 			{ID: "adt_hard_20250522_1", Difficulty: algoitny.ADTHard, Start: start, Duration: 80 * time.Minute},
 			{ID: "adt_easy_20250522_1", Difficulty: algoitny.ADTEasy, Start: start, Duration: 80 * time.Minute},
 		}))
 		var ids []string
-		for _, c := range must[[]algoitny.ADTContest](t)(s.ADTContests(ctx, "202505")) {
+		for _, c := range algoitnytest.Must[[]algoitny.ADTContest](t)(s.ADTContests(ctx, "202505")) {
 			ids = append(ids, c.ID)
 		}
 		if !slices.Equal(ids, []string{"adt_easy_20250522_1", "adt_hard_20250522_1", "adt_all_20250522_3"}) {

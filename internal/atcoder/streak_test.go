@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/atcoder"
 	"github.com/algoitny/api/internal/atcoder/atcodertest"
 )
@@ -121,7 +122,7 @@ func TestStreakFromTheFakeServer(t *testing.T) {
 		atcodertest.Sub(5, sec("2025-05-22T02:00:00Z"), "streaker", "abc100", "abc100_d", "WA"),
 	)
 	link(t, b, "u1", "streaker")
-	must[atcoder.SyncReport](t)(b.syncer.SyncUser(context.Background(), "u1"))
+	algoitnytest.Must[atcoder.SyncReport](t)(b.syncer.SyncUser(context.Background(), "u1"))
 
 	var now time.Time
 	s := &atcoder.Service{Store: b.db, Now: func() time.Time { return now }}
@@ -135,7 +136,7 @@ func TestStreakFromTheFakeServer(t *testing.T) {
 		{"2025-05-22T15:00:00Z", algoitny.AtCoderStreak{Current: 0, Longest: 3, Days: 3, LastDay: "2025-05-21"}},
 	} {
 		now = utc(t, step.now)
-		got := must[algoitny.SolvedProblems](t)(s.Solved(as("u1", false), "u1"))
+		got := algoitnytest.Must[algoitny.SolvedProblems](t)(s.Solved(as("u1", false), "u1"))
 		if got.Streak != step.want {
 			t.Fatalf("at %s: streak %+v, want %+v", step.now, got.Streak, step.want)
 		}
@@ -149,5 +150,5 @@ func TestStreakFromTheFakeServer(t *testing.T) {
 	}
 	// Others see nothing.
 	_, err := s.Solved(as("u2", false), "u1")
-	errCode(t, err, algoitny.EFORBIDDEN)
+	algoitnytest.ErrCode(t, err, algoitny.EFORBIDDEN)
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/atcoder"
 	"github.com/algoitny/api/internal/atcoder/atcodertest"
 )
@@ -51,7 +52,7 @@ func link(t testing.TB, b bundle, userID, handle string) {
 
 func acList(t testing.TB, b bundle, userID string) []string {
 	t.Helper()
-	return must[*algoitny.ACList](t)(b.db.GetACList(context.Background(), userID)).ProblemIDs
+	return algoitnytest.Must[*algoitny.ACList](t)(b.db.GetACList(context.Background(), userID)).ProblemIDs
 }
 
 func TestSync(t *testing.T) {
@@ -66,7 +67,7 @@ func TestSync(t *testing.T) {
 		link(t, b, "u1", "tourist")
 
 		rep, err := b.syncer.SyncUser(ctx, "u1")
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		want := acOf(subs)
 		if rep.Calls != 3 || rep.New != 1234 || rep.Fetched != 1238 || rep.NewAC != 412 || rep.Added != len(want) || rep.Solved != len(want) || !rep.Finished {
 			t.Fatalf("report %+v (want %d problems)", rep, len(want))
@@ -82,7 +83,7 @@ func TestSync(t *testing.T) {
 		if !slices.Equal(from, []int64{0, subs[499].EpochSecond, subs[997].EpochSecond}) {
 			t.Fatalf("from_second %v", from)
 		}
-		l := must[*algoitny.AtCoderLink](t)(b.db.GetAtCoderLink(ctx, "u1"))
+		l := algoitnytest.Must[*algoitny.AtCoderLink](t)(b.db.GetAtCoderLink(ctx, "u1"))
 		if l.LastSyncedAt == nil || l.LastAttemptAt == nil || l.LastError != "" || l.Cursor.Second != subs[1233].EpochSecond || !slices.Equal(l.Cursor.SeenIDs, []int64{subs[1233].ID}) {
 			t.Fatalf("link %+v", l)
 		}
@@ -96,13 +97,13 @@ func TestSync(t *testing.T) {
 			atcodertest.Sub(5003, last+6, "tourist", "abc100", "abc100_a", "AC"), // solved already
 		)
 		rep, err = b.syncer.SyncUser(ctx, "u1")
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if rep.Calls != 1 || rep.New != 4 || rep.NewAC != 3 || rep.Added != 2 || rep.Solved != len(want)+2 {
 			t.Fatalf("incremental report %+v", rep)
 		}
 		// Nothing new: one call, nothing processed.
 		rep, err = b.syncer.SyncUser(ctx, "u1")
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if rep.Calls != 1 || rep.New != 0 || rep.Added != 0 || rep.Fetched != 1 {
 			t.Fatalf("idle report %+v", rep)
 		}
@@ -117,13 +118,13 @@ func TestSync(t *testing.T) {
 
 		b.srv.FailSubmissionsAfter(2, http.StatusBadGateway)
 		rep, err := b.syncer.SyncUser(ctx, "u1")
-		errCode(t, err, algoitny.EINTERNAL)
+		algoitnytest.ErrCode(t, err, algoitny.EINTERNAL)
 		if !atcoder.IsTemporaryAPIError(err) || rep.Calls != 2 || rep.New != 998 || rep.Finished {
 			t.Fatalf("first run: %+v, %v", rep, err)
 		}
 		// Two pages are committed: the list, and the cursor in the middle of a second.
 		l, ac, err := b.db.GetAtCoderState(ctx, "u1")
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if !slices.Equal(ac.ProblemIDs, acOf(subs[:998])) {
 			t.Fatalf("list after two pages: %d problems, want %d", len(ac.ProblemIDs), len(acOf(subs[:998])))
 		}
@@ -137,7 +138,7 @@ func TestSync(t *testing.T) {
 		b.srv.Heal()
 		before := len(b.srv.SubmissionRequests())
 		rep, err = b.syncer.SyncUser(ctx, "u1")
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		reqs := b.srv.SubmissionRequests()[before:]
 		if reqs[0].FromSecond != l.Cursor.Second {
 			t.Fatalf("restarted from %d, want %d", reqs[0].FromSecond, l.Cursor.Second)
@@ -150,7 +151,7 @@ func TestSync(t *testing.T) {
 		if got := acList(t, b, "u1"); !slices.Equal(got, acOf(subs)) {
 			t.Fatalf("final list %d problems, want %d", len(got), len(acOf(subs)))
 		}
-		if l := must[*algoitny.AtCoderLink](t)(b.db.GetAtCoderLink(ctx, "u1")); l.LastError != "" || l.LastSyncedAt == nil {
+		if l := algoitnytest.Must[*algoitny.AtCoderLink](t)(b.db.GetAtCoderLink(ctx, "u1")); l.LastError != "" || l.LastSyncedAt == nil {
 			t.Fatalf("link after the sync %+v", l)
 		}
 	})
@@ -163,7 +164,7 @@ func TestSync(t *testing.T) {
 		link(t, b, "u1", "u_429")
 		b.srv.FailNext(1, http.StatusTooManyRequests, "1")
 		rep, err := b.syncer.SyncUser(ctx, "u1")
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		reqs := b.srv.SubmissionRequests()
 		if reqs[0].Status != 429 || len(reqs) != 3 || rep.Calls != 2 || rep.New != 600 {
 			t.Fatalf("requests %+v report %+v", reqs, rep)
@@ -184,7 +185,7 @@ func TestSync(t *testing.T) {
 		b.srv.AddSubmissions(subs...)
 		link(t, b, "u1", "dup")
 		rep, err := b.syncer.SyncUser(ctx, "u1")
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if rep.NewAC != 10 || rep.Added != 1 || rep.Solved != 1 {
 			t.Fatalf("report %+v", rep)
 		}
@@ -204,7 +205,7 @@ func TestSync(t *testing.T) {
 		b.srv.AddSubmissions(subs...)
 		link(t, b, "u1", "bot")
 		rep, err := b.syncer.SyncUser(ctx, "u1")
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if rep.Calls != 3 || !rep.Finished {
 			t.Fatalf("report %+v", rep)
 		}
@@ -241,7 +242,7 @@ func TestSync(t *testing.T) {
 			t.Fatalf("list %d problems, want %d", len(got), len(acOf(subs)))
 		}
 		rep, err := b.syncer.SyncUser(ctx, "u1")
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if rep.New != 0 || rep.Calls != 1 {
 			t.Fatalf("after the races: %+v", rep)
 		}
@@ -252,12 +253,12 @@ func TestSync(t *testing.T) {
 		b := setup(t, atcoder.ClientConfig{})
 		b.srv.AddSubmissions(atcodertest.Sub(1, 10, "first", "abc100", "abc100_a", "AC"), atcodertest.Sub(2, 10, "second", "abc200", "abc200_a", "AC"))
 		link(t, b, "u1", "first")
-		must[atcoder.SyncReport](t)(b.syncer.SyncUser(ctx, "u1"))
+		algoitnytest.Must[atcoder.SyncReport](t)(b.syncer.SyncUser(ctx, "u1"))
 		link(t, b, "u1", "second")
 		if got := acList(t, b, "u1"); len(got) != 0 {
 			t.Fatalf("the old handle's list survived: %v", got)
 		}
-		must[atcoder.SyncReport](t)(b.syncer.SyncUser(ctx, "u1"))
+		algoitnytest.Must[atcoder.SyncReport](t)(b.syncer.SyncUser(ctx, "u1"))
 		if got := acList(t, b, "u1"); !slices.Equal(got, []string{"abc200_a"}) {
 			t.Fatalf("list %v", got)
 		}
@@ -267,7 +268,7 @@ func TestSync(t *testing.T) {
 		t.Parallel()
 		b := setup(t, atcoder.ClientConfig{})
 		_, err := b.syncer.SyncUser(ctx, "nobody")
-		errCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 		if len(b.srv.Requests()) != 0 {
 			t.Fatal("called the API for a user without a link")
 		}
@@ -280,7 +281,7 @@ func TestADTContestSync(t *testing.T) {
 	b := setup(t, atcoder.ClientConfig{})
 	unix := func(s string) int64 {
 		v, err := time.Parse(time.RFC3339, s)
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		return v.Unix()
 	}
 	b.srv.SetContests(
@@ -290,14 +291,14 @@ func TestADTContestSync(t *testing.T) {
 		atcoder.Contest{ID: "adt_easy_20250601_1", StartEpochSecond: unix("2025-05-31T15:00:00Z"), DurationSecond: 4800, Title: "AtCoder Daily Training EASY 2025/06/01 00:00start", RateChange: "-"},
 		atcoder.Contest{ID: "adt_hard_20250601_2", StartEpochSecond: unix("2025-06-01T09:00:00Z"), DurationSecond: 4800, Title: "AtCoder Daily Training HARD 2025/06/01 18:00start", RateChange: "-"},
 	)
-	rep := must[atcoder.DiscoverReport](t)(b.syncer.DiscoverContests(ctx))
+	rep := algoitnytest.Must[atcoder.DiscoverReport](t)(b.syncer.DiscoverContests(ctx))
 	if rep.ADT != 3 || rep.Added != 3 {
 		t.Fatalf("discovery %+v", rep)
 	}
-	if rep := must[atcoder.DiscoverReport](t)(b.syncer.DiscoverContests(ctx)); rep.Added != 0 {
+	if rep := algoitnytest.Must[atcoder.DiscoverReport](t)(b.syncer.DiscoverContests(ctx)); rep.Added != 0 {
 		t.Fatalf("second discovery %+v", rep)
 	}
-	may := must[[]algoitny.ADTContest](t)(b.db.ListADTContests(ctx, "202505"))
+	may := algoitnytest.Must[[]algoitny.ADTContest](t)(b.db.ListADTContests(ctx, "202505"))
 	if len(may) != 2 || may[0].ID != "adt_all_20250522_3" || may[1].ID != "adt_easy_20250601_1" {
 		t.Fatalf("May %+v", may)
 	}
@@ -315,18 +316,18 @@ func TestADTContestSync(t *testing.T) {
 	)
 	link(t, b, "alice", "alice")
 	link(t, b, "bob", "bob")
-	if r := must[atcoder.SyncReport](t)(b.syncer.SyncUser(ctx, "alice")); r.ContestsAdvanced != 2 || r.Solved != 5 {
+	if r := algoitnytest.Must[atcoder.SyncReport](t)(b.syncer.SyncUser(ctx, "alice")); r.ContestsAdvanced != 2 || r.Solved != 5 {
 		t.Fatalf("alice %+v", r)
 	}
 	// Bob's older submissions do not lower the mark.
-	if r := must[atcoder.SyncReport](t)(b.syncer.SyncUser(ctx, "bob")); r.ContestsAdvanced != 0 {
+	if r := algoitnytest.Must[atcoder.SyncReport](t)(b.syncer.SyncUser(ctx, "bob")); r.ContestsAdvanced != 0 {
 		t.Fatalf("bob %+v", r)
 	}
 	// Rediscovery keeps the marks.
-	must[atcoder.DiscoverReport](t)(b.syncer.DiscoverContests(ctx))
+	algoitnytest.Must[atcoder.DiscoverReport](t)(b.syncer.DiscoverContests(ctx))
 	marks := map[string]int64{}
 	for _, m := range []string{"202505", "202506"} {
-		for _, c := range must[[]algoitny.ADTContest](t)(b.db.ListADTContests(ctx, m)) {
+		for _, c := range algoitnytest.Must[[]algoitny.ADTContest](t)(b.db.ListADTContests(ctx, m)) {
 			marks[c.ID] = c.LastFetchedSubmissionID
 		}
 	}
@@ -352,7 +353,7 @@ func TestSweep(t *testing.T) {
 		}
 		start := time.Now()
 		rep, err := b.syncer.Sweep(ctx, atcoder.SweepOptions{DueBefore: start, Deadline: start.Add(time.Minute)})
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if rep.Synced != 5 || rep.Failed != 0 || !rep.Done {
 			t.Fatalf("sweep %+v", rep)
 		}
@@ -362,7 +363,7 @@ func TestSweep(t *testing.T) {
 			}
 		}
 		// Everyone was attempted after start: nothing is due for that sweep.
-		if rep := must[atcoder.SweepReport](t)(b.syncer.Sweep(ctx, atcoder.SweepOptions{DueBefore: start})); rep.Synced != 0 || !rep.Done {
+		if rep := algoitnytest.Must[atcoder.SweepReport](t)(b.syncer.Sweep(ctx, atcoder.SweepOptions{DueBefore: start})); rep.Synced != 0 || !rep.Done {
 			t.Fatalf("repeated sweep %+v", rep)
 		}
 		// Out of budget: each run still syncs one user, and runs continue
@@ -370,7 +371,7 @@ func TestSweep(t *testing.T) {
 		again := time.Now()
 		time.Sleep(2 * time.Millisecond) // attempts are kept to the millisecond
 		for i := range 5 {
-			rep := must[atcoder.SweepReport](t)(b.syncer.Sweep(ctx, atcoder.SweepOptions{DueBefore: again, Deadline: time.Now()}))
+			rep := algoitnytest.Must[atcoder.SweepReport](t)(b.syncer.Sweep(ctx, atcoder.SweepOptions{DueBefore: again, Deadline: time.Now()}))
 			if rep.Synced != 1 || rep.Done != (i == 4) {
 				t.Fatalf("run %d without budget: %+v", i, rep)
 			}
@@ -385,11 +386,11 @@ func TestSweep(t *testing.T) {
 		}
 		b.srv.FailNext(1, http.StatusNotFound, "") // u0's call: AtCoder Problems refuses this user
 		rep, err := b.syncer.Sweep(ctx, atcoder.SweepOptions{DueBefore: time.Now()})
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if rep.Synced != 2 || rep.Failed != 1 || !rep.Done {
 			t.Fatalf("sweep %+v", rep)
 		}
-		if l := must[*algoitny.AtCoderLink](t)(b.db.GetAtCoderLink(ctx, "u0")); !strings.Contains(l.LastError, "404") || l.LastAttemptAt == nil || l.LastSyncedAt != nil {
+		if l := algoitnytest.Must[*algoitny.AtCoderLink](t)(b.db.GetAtCoderLink(ctx, "u0")); !strings.Contains(l.LastError, "404") || l.LastAttemptAt == nil || l.LastSyncedAt != nil {
 			t.Fatalf("u0 %+v", l)
 		}
 
@@ -401,12 +402,12 @@ func TestSweep(t *testing.T) {
 		if !atcoder.IsTemporaryAPIError(err) || rep.Synced != 0 || rep.Done {
 			t.Fatalf("sweep during an outage: %+v, %v", rep, err)
 		}
-		due := must[algoitny.Page[*algoitny.AtCoderLink]](t)(b.db.ListAtCoderLinksDue(ctx, later, algoitny.PageRequest{First: 10}))
+		due := algoitnytest.Must[algoitny.Page[*algoitny.AtCoderLink]](t)(b.db.ListAtCoderLinksDue(ctx, later, algoitny.PageRequest{First: 10}))
 		if len(due.Items) != 3 || !strings.Contains(due.Items[0].LastError, "503") {
 			t.Fatalf("due after the outage: %+v", due.Items)
 		}
 		rep, err = b.syncer.Sweep(ctx, atcoder.SweepOptions{DueBefore: later})
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if rep.Synced != 3 || !rep.Done {
 			t.Fatalf("sweep after the outage %+v", rep)
 		}
@@ -431,7 +432,7 @@ func firstACOf(subs []atcoder.Submission) map[string]int64 {
 // want's times.
 func checkFirstAC(t *testing.T, b bundle, userID string, want map[string]int64) {
 	t.Helper()
-	l := must[*algoitny.ACList](t)(b.db.GetACList(context.Background(), userID))
+	l := algoitnytest.Must[*algoitny.ACList](t)(b.db.GetACList(context.Background(), userID))
 	if !l.TimesRecorded || len(l.ProblemIDs) != len(want) {
 		t.Fatalf("list: recorded=%v, %d problems, want %d", l.TimesRecorded, len(l.ProblemIDs), len(want))
 	}
@@ -468,7 +469,7 @@ func TestFirstAC(t *testing.T) {
 		b.srv.ReversePages(true)
 		link(t, b, "u1", "ooo")
 		rep, err := b.syncer.SyncUser(ctx, "u1")
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		// Newest first within the page, abc100_a's AC at 1005 came before the
 		// one at 1001, which moved its time earlier (Timed).
 		if rep.Calls != 2 || rep.Added != 2 || rep.Timed != 1 || rep.NewAC != 5 {
@@ -483,7 +484,7 @@ func TestFirstAC(t *testing.T) {
 			atcodertest.Sub(30_002, 7001, "ooo", "abc100", "abc100_c", "AC"),
 		)
 		rep, err = b.syncer.SyncUser(ctx, "u1")
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		// abc100_c entered at 7001 (newest first) and moved to 7000.
 		if rep.Added != 1 || rep.Timed != 1 || rep.Backfill {
 			t.Fatalf("second report %+v", rep)
@@ -500,14 +501,14 @@ func TestFirstAC(t *testing.T) {
 	// did: the ids only, with the cursor at the end of the history.
 	storeLegacy := func(t *testing.T, b bundle, userID string, subs []atcoder.Submission) {
 		t.Helper()
-		l := must[*algoitny.AtCoderLink](t)(b.db.GetAtCoderLink(ctx, userID))
+		l := algoitnytest.Must[*algoitny.AtCoderLink](t)(b.db.GetAtCoderLink(ctx, userID))
 		last := subs[len(subs)-1]
-		ok(t, b.db.CommitAtCoderSync(ctx, algoitny.AtCoderSyncCommit{
+		algoitnytest.OK(t, b.db.CommitAtCoderSync(ctx, algoitny.AtCoderSyncCommit{
 			UserID: userID, LinkID: l.LinkID, LinkVersion: l.Version,
 			Cursor: algoitny.AtCoderCursor{Second: last.EpochSecond, SeenIDs: []int64{last.ID}},
 			AC:     &algoitny.ACList{ProblemIDs: acOf(subs)}, Finished: true, At: time.Now(),
 		}))
-		if got := must[*algoitny.ACList](t)(b.db.GetACList(ctx, userID)); got.TimesRecorded {
+		if got := algoitnytest.Must[*algoitny.ACList](t)(b.db.GetACList(ctx, userID)); got.TimesRecorded {
 			t.Fatal("the legacy list has times")
 		}
 	}
@@ -521,7 +522,7 @@ func TestFirstAC(t *testing.T) {
 		storeLegacy(t, b, "u1", subs)
 
 		rep, err := b.syncer.SyncUser(ctx, "u1")
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		want := firstACOf(subs)
 		if !rep.Backfill || rep.Calls != 3 || rep.Added != 0 || rep.Timed != len(want) || rep.Solved != len(want) {
 			t.Fatalf("backfill report %+v (%d problems)", rep, len(want))
@@ -532,7 +533,7 @@ func TestFirstAC(t *testing.T) {
 		checkFirstAC(t, b, "u1", want)
 		// Done once: the next sync continues from the cursor.
 		rep, err = b.syncer.SyncUser(ctx, "u1")
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if rep.Backfill || rep.Calls != 1 || rep.New != 0 {
 			t.Fatalf("after the backfill %+v", rep)
 		}
@@ -553,10 +554,10 @@ func TestFirstAC(t *testing.T) {
 
 		b.srv.FailSubmissionsAfter(1, http.StatusBadGateway)
 		_, err := b.syncer.SyncUser(ctx, "u1")
-		errCode(t, err, algoitny.EINTERNAL)
+		algoitnytest.ErrCode(t, err, algoitny.EINTERNAL)
 		// The first page changed no problem, yet its commit stored the list
 		// with times (all unknown so far): the backfill has begun.
-		l := must[*algoitny.ACList](t)(b.db.GetACList(ctx, "u1"))
+		l := algoitnytest.Must[*algoitny.ACList](t)(b.db.GetACList(ctx, "u1"))
 		if !l.TimesRecorded || !slices.Equal(l.ProblemIDs, acOf(subs)) || slices.ContainsFunc(l.FirstAC, func(s int64) bool { return s != 0 }) {
 			t.Fatalf("after one page: %+v", l)
 		}
@@ -564,7 +565,7 @@ func TestFirstAC(t *testing.T) {
 		b.srv.Heal()
 		before := len(b.srv.SubmissionRequests())
 		rep, err := b.syncer.SyncUser(ctx, "u1")
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if r := b.srv.SubmissionRequests()[before]; r.FromSecond != subs[499].EpochSecond || rep.Backfill {
 			t.Fatalf("resumed from %d (backfill again: %v), want %d", r.FromSecond, rep.Backfill, subs[499].EpochSecond)
 		}

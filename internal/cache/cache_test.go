@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/cache"
 )
 
@@ -72,7 +73,7 @@ func TestEpochAndTTL(t *testing.T) {
 		t.Fatal("hit after a gap in delivery (a new epoch), or a read made during the gap was kept")
 	}
 	// The feed starts listening again, warms up, and the cache is back.
-	waitFor(t, "the cache to be back", func() bool { c.Put("k", "v2", c.Begin()); return hit(c, "k", "v2") })
+	algoitnytest.Eventually(t, waitLimit, "the cache to be back", func() bool { c.Put("k", "v2", c.Begin()); return hit(c, "k", "v2") })
 }
 
 func TestReadRacingAChangeIsNotStored(t *testing.T) {
@@ -215,7 +216,9 @@ func TestLoad(t *testing.T) {
 		for range 10 {
 			others = append(others, load(ctx, c, "k", r.read))
 		}
-		time.Sleep(20 * time.Millisecond) // the others are waiting (or reading, if they do not share)
+		// Time for the others to wait (or to read, if they did not share):
+		// a caller waiting on a shared read cannot be observed from outside.
+		time.Sleep(20 * time.Millisecond)
 		if n := r.calls.Load(); n != 1 {
 			t.Fatalf("11 callers missing one key made %d reads, want 1", n)
 		}
@@ -271,7 +274,8 @@ func TestLoad(t *testing.T) {
 		starter := load(lctx, c, "k", r.read)
 		<-r.started
 		waiter := load(ctx, c, "k", r.read)
-		time.Sleep(20 * time.Millisecond) // the waiter shares the read
+		// Time for the waiter to join the read (not observable from outside).
+		time.Sleep(20 * time.Millisecond)
 		leave()
 		if got := <-starter; !errors.Is(got.err, context.Canceled) {
 			t.Fatalf("the caller that left got %q, %v; want its context's error", got.v, got.err)
@@ -296,7 +300,8 @@ func TestLoad(t *testing.T) {
 		first := load(ctx, c, "k", failing)
 		<-started
 		second := load(ctx, c, "k", failing)
-		time.Sleep(20 * time.Millisecond) // the second caller shares the read
+		// Time for the second caller to join the read (not observable from outside).
+		time.Sleep(20 * time.Millisecond)
 		close(release)
 		for _, ch := range []<-chan loaded{first, second} {
 			if got := <-ch; !errors.Is(got.err, boom) {

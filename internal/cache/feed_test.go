@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/cache"
 )
 
@@ -29,7 +30,7 @@ func TestFeedGoesLive(t *testing.T) {
 		t.Fatal("a live member's feed has no epoch")
 	}
 	writer := start(t, h, false)
-	time.Sleep(2 * testWindow) // past the warm-up a member would need
+	time.Sleep(2 * testWindow) // the scenario: past the warm-up a member would need
 	writer.cache.Put("k", "v", writer.cache.Begin())
 	if _, ok := writer.cache.Get("k"); ok {
 		t.Fatal("a writer that is not a member (sends no heartbeats) served from its cache")
@@ -64,7 +65,7 @@ func TestChangesReachEveryProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "A to forget k", func() bool { _, ok := a.cache.Get("k"); return !ok })
+	algoitnytest.Eventually(t, waitLimit, "A to forget k", func() bool { _, ok := a.cache.Get("k"); return !ok })
 	a.cache.Put("k", "read during the write", a.cache.Begin())
 	if _, ok := a.cache.Get("k"); ok {
 		t.Fatal("A stored a key whose write is in progress")
@@ -73,7 +74,7 @@ func TestChangesReachEveryProcess(t *testing.T) {
 		t.Fatal("a change of k dropped another key")
 	}
 	ch.Finish(context.Background(), cache.Applied)
-	waitFor(t, "A to store k again once the write is done", func() bool {
+	algoitnytest.Eventually(t, waitLimit, "A to store k again once the write is done", func() bool {
 		a.cache.Put("k", "new", a.cache.Begin())
 		return hit(a.cache, "k", "new")
 	})
@@ -88,13 +89,13 @@ func TestUnknownOutcomeHoldsTheKey(t *testing.T) {
 	a, b := start(t, h, true), start(t, h, true)
 	a.live(t)
 	write(t, b, false, cache.Unknown, "k")
-	waitFor(t, "A to hear of the change", func() bool {
+	algoitnytest.Eventually(t, waitLimit, "A to hear of the change", func() bool {
 		a.cache.Put("k", "v", a.cache.Begin())
 		_, ok := a.cache.Get("k")
 		return !ok
 	})
 	began := time.Now()
-	waitFor(t, "the hold to end", func() bool { a.cache.Put("k", "v", a.cache.Begin()); return hit(a.cache, "k", "v") })
+	algoitnytest.Eventually(t, waitLimit, "the hold to end", func() bool { a.cache.Put("k", "v", a.cache.Begin()); return hit(a.cache, "k", "v") })
 	if time.Since(began) < testWindow/2 {
 		t.Fatalf("k was stored again %s after a change of unknown outcome; the write window is %s", time.Since(began), testWindow)
 	}
@@ -111,7 +112,7 @@ func TestStrictChangeReturnsWhenNoMemberServesTheOldValue(t *testing.T) {
 	for _, p := range []*process{writer, healthy, stalled, down} {
 		p.live(t)
 	}
-	time.Sleep(testBound) // the writer hears every member's heartbeats
+	writer.knows(t, 3) // the writer hears every member's heartbeats
 	for _, p := range []*process{healthy, stalled, down} {
 		p.cache.Put("session", "valid", p.cache.Begin())
 	}
@@ -129,7 +130,7 @@ func TestStrictChangeReturnsWhenNoMemberServesTheOldValue(t *testing.T) {
 	}
 	// The stalled member applies the backlog in order when its link is back.
 	stalled.node.resume()
-	waitFor(t, "the stalled member to be live again", func() bool { return stalled.feed.Epoch() != 0 })
+	algoitnytest.Eventually(t, waitLimit, "the stalled member to be live again", func() bool { return stalled.feed.Epoch() != 0 })
 	if hit(stalled.cache, "session", "valid") {
 		t.Fatal("the stalled member kept the old value after its backlog")
 	}
@@ -191,12 +192,12 @@ func TestStalledMemberStopsServing(t *testing.T) {
 	p.node.stall()
 	stalledAt := time.Now()
 	write(t, other, false, cache.Applied, "changed")
-	waitFor(t, "the stalled member to stop serving", func() bool { _, ok := p.cache.Get("kept"); return !ok })
+	algoitnytest.Eventually(t, waitLimit, "the stalled member to stop serving", func() bool { _, ok := p.cache.Get("kept"); return !ok })
 	if d := time.Since(stalledAt); d > 3*testBound {
 		t.Logf("stopped %s after the stall (bound %s): a slow machine", d, testBound)
 	}
 	p.node.resume()
-	waitFor(t, "the member to serve again", func() bool { return hit(p.cache, "kept", "v") })
+	algoitnytest.Eventually(t, waitLimit, "the member to serve again", func() bool { return hit(p.cache, "kept", "v") })
 	if hit(p.cache, "changed", "v") {
 		t.Fatal("a key changed while the member was stalled was served after its backlog")
 	}
@@ -214,7 +215,10 @@ func TestLeavingMemberIsNotWaitedFor(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); f.Run(ctx) }()
-	time.Sleep(testBound) // heard
+	algoitnytest.Eventually(t, waitLimit, "the writer to hear the leaving member", func() bool {
+		n, _ := writer.feed.HeardMembers()
+		return n == 1
+	})
 	cancel()
 	<-done
 	// Acknowledgements are not sent any more; the goodbye took it off the
@@ -238,7 +242,7 @@ func TestAcknowledgedStrictChangeDoesNotWaitTheBound(t *testing.T) {
 	for _, p := range []*process{writer, a, b} {
 		p.live(t)
 	}
-	time.Sleep(bound)
+	writer.knows(t, 2)
 	for range 5 {
 		write(t, writer, true, cache.Applied, "k")
 	}
@@ -266,11 +270,12 @@ func TestLongWriteKeepsItsHold(t *testing.T) {
 		t.Fatal(err)
 	}
 	wctx, cancel := ch.Write(context.Background())
-	waitFor(t, "A to hear of the change", func() bool {
+	algoitnytest.Eventually(t, waitLimit, "A to hear of the change", func() bool {
 		a.cache.Put("k", "v", a.cache.Begin())
 		_, ok := a.cache.Get("k")
 		return !ok
 	})
+	// The scenario: all through the write, however long, nothing is stored.
 	for end := time.Now().Add(3 * testWindow); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
 		a.cache.Put("k", "v", a.cache.Begin())
 		if _, ok := a.cache.Get("k"); ok {
@@ -282,7 +287,7 @@ func TestLongWriteKeepsItsHold(t *testing.T) {
 	}
 	cancel()
 	ch.Finish(context.Background(), cache.Applied)
-	waitFor(t, "k to be stored again", func() bool { a.cache.Put("k", "v", a.cache.Begin()); return hit(a.cache, "k", "v") })
+	algoitnytest.Eventually(t, waitLimit, "k to be stored again", func() bool { a.cache.Put("k", "v", a.cache.Begin()); return hit(a.cache, "k", "v") })
 }
 
 // TestWriteIsGivenUpBeforeTheHoldEnds: when the writer can no longer renew
@@ -299,7 +304,7 @@ func TestWriteIsGivenUpBeforeTheHoldEnds(t *testing.T) {
 	}
 	wctx, cancel := ch.Write(context.Background())
 	defer cancel()
-	waitFor(t, "A to hear of the change", func() bool {
+	algoitnytest.Eventually(t, waitLimit, "A to hear of the change", func() bool {
 		a.cache.Put("k", "v", a.cache.Begin())
 		_, ok := a.cache.Get("k")
 		return !ok
@@ -363,19 +368,19 @@ func TestReadDuringAHoldIsNeverStored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "A to hear of the change", func() bool {
+	algoitnytest.Eventually(t, waitLimit, "A to hear of the change", func() bool {
 		a.cache.Put("k", "v", a.cache.Begin())
 		_, ok := a.cache.Get("k")
 		return !ok
 	})
 	during := a.cache.Begin() // a read of k begins: it may see what was there before the write
 	ch.Finish(context.Background(), cache.Unknown)
-	time.Sleep(testWindow + 100*time.Millisecond) // the hold ran out; no end came
+	time.Sleep(testWindow + 100*time.Millisecond) // the scenario: the hold runs out; no end comes
 	a.cache.Put("k", "old", during)
 	if _, ok := a.cache.Get("k"); ok {
 		t.Fatal("a read that began during a hold was stored after the hold ran out")
 	}
-	waitFor(t, "a read begun after the hold to be stored", func() bool {
+	algoitnytest.Eventually(t, waitLimit, "a read begun after the hold to be stored", func() bool {
 		a.cache.Put("k", "new", a.cache.Begin())
 		return hit(a.cache, "k", "new")
 	})

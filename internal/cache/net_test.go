@@ -3,12 +3,14 @@ package cache_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/cache"
 	"github.com/algoitny/api/internal/pubsub"
 )
@@ -81,7 +83,7 @@ func (n *node) Publish(ctx context.Context, topic string, payload []byte) error 
 		}
 	}
 	h.mu.Unlock()
-	time.Sleep(time.Duration(n.replyDelay.Load()))
+	time.Sleep(time.Duration(n.replyDelay.Load())) // the scenario: a slow broker
 	return nil
 }
 
@@ -130,6 +132,8 @@ func (n *node) reconnect(epoch uint64) {
 const (
 	testBound  = 300 * time.Millisecond
 	testWindow = 400 * time.Millisecond
+	// waitLimit bounds a wait for something that should happen at once.
+	waitLimit = 10 * time.Second
 )
 
 // process is a process of the tests: a feed on its own node and a cache.
@@ -171,7 +175,7 @@ func startWindow(t *testing.T, h *hub, member bool, bound, window time.Duration)
 // live waits until p's cache serves what it stores.
 func (p *process) live(t *testing.T) {
 	t.Helper()
-	waitFor(t, "the cache to go live", func() bool {
+	algoitnytest.Eventually(t, waitLimit, "the cache to go live", func() bool {
 		p.cache.Put("probe", "p", p.cache.Begin())
 		_, ok := p.cache.Get("probe")
 		return ok
@@ -179,13 +183,15 @@ func (p *process) live(t *testing.T) {
 	p.cache.Forget("probe")
 }
 
-func waitFor(t *testing.T, what string, ok func() bool) {
+// knows waits until p's feed has listened for a bound and heard the
+// heartbeats of members other members: then its strict changes wait for
+// their acknowledgements, not for the bound.
+func (p *process) knows(t *testing.T, members int) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !ok(); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 10 s for %s", what)
-		}
-	}
+	algoitnytest.Eventually(t, waitLimit, fmt.Sprintf("the feed to know %d members", members), func() bool {
+		n, all := p.feed.HeardMembers()
+		return all && n == members
+	})
 }
 
 func hit(c *cache.Cache[string], k, want string) bool {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/dynamo"
 )
 
@@ -21,8 +22,8 @@ func storeACList(t testing.TB, db *dynamo.DB, userID, handle string, ids []strin
 	t.Helper()
 	ctx := context.Background()
 	link, _, err := db.LinkAtCoder(ctx, userID, handle)
-	ok(t, err)
-	ok(t, db.CommitAtCoderSync(ctx, algoitny.AtCoderSyncCommit{
+	algoitnytest.OK(t, err)
+	algoitnytest.OK(t, db.CommitAtCoderSync(ctx, algoitny.AtCoderSyncCommit{
 		UserID: userID, LinkID: link.LinkID, LinkVersion: link.Version,
 		Cursor: algoitny.AtCoderCursor{Second: 1}, AC: &algoitny.ACList{ProblemIDs: ids}, Finished: true, At: time.Now(),
 	}))
@@ -58,11 +59,11 @@ func TestAtCoderLinks(t *testing.T) {
 		t.Parallel()
 		db := newDB(t)
 		link, changed, err := db.LinkAtCoder(ctx, "u1", "tourist")
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if !changed || link.Handle != "tourist" || link.LinkID == "" || link.Version != 0 || link.LastSyncedAt != nil {
 			t.Fatalf("link %+v changed=%v", link, changed)
 		}
-		got := must[*algoitny.AtCoderLink](t)(db.GetAtCoderLink(ctx, "u1"))
+		got := algoitnytest.Must[*algoitny.AtCoderLink](t)(db.GetAtCoderLink(ctx, "u1"))
 		if got.Handle != "tourist" || got.LinkID != link.LinkID {
 			t.Fatalf("got %+v", got)
 		}
@@ -70,32 +71,32 @@ func TestAtCoderLinks(t *testing.T) {
 
 		// The same handle, in another case, is the same account.
 		again, changed, err := db.LinkAtCoder(ctx, "u1", "Tourist")
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if changed || again.LinkID != link.LinkID || again.Handle != "tourist" {
 			t.Fatalf("relink same handle: %+v changed=%v", again, changed)
 		}
-		ok(t, db.CommitAtCoderSync(ctx, algoitny.AtCoderSyncCommit{UserID: "u1", LinkID: link.LinkID, AC: &algoitny.ACList{ProblemIDs: []string{"abc001_a", "abc001_b"}}, At: time.Now()}))
+		algoitnytest.OK(t, db.CommitAtCoderSync(ctx, algoitny.AtCoderSyncCommit{UserID: "u1", LinkID: link.LinkID, AC: &algoitny.ACList{ProblemIDs: []string{"abc001_a", "abc001_b"}}, At: time.Now()}))
 
 		// Another handle replaces the link and drops the old list.
 		other, changed, err := db.LinkAtCoder(ctx, "u1", "rng_58")
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if !changed || other.LinkID == link.LinkID || other.Handle != "rng_58" {
 			t.Fatalf("relink other handle: %+v changed=%v", other, changed)
 		}
 		l, ac, err := db.GetAtCoderState(ctx, "u1")
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if l.Handle != "rng_58" || len(ac.ProblemIDs) != 0 || ac.Version != 0 || l.Version != 0 {
 			t.Fatalf("after relink: %+v %+v", l, ac)
 		}
 
-		ok(t, db.UnlinkAtCoder(ctx, "u1"))
+		algoitnytest.OK(t, db.UnlinkAtCoder(ctx, "u1"))
 		_, err = db.GetAtCoderLink(ctx, "u1")
-		errCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 		_, _, err = db.GetAtCoderState(ctx, "u1")
-		errCode(t, err, algoitny.ENOTFOUND)
-		ok(t, db.UnlinkAtCoder(ctx, "u1")) // idempotent
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.OK(t, db.UnlinkAtCoder(ctx, "u1")) // idempotent
 		// The other user is untouched.
-		if ac := must[*algoitny.ACList](t)(db.GetACList(ctx, "u2")); !slices.Equal(ac.ProblemIDs, []string{"abc001_a"}) {
+		if ac := algoitnytest.Must[*algoitny.ACList](t)(db.GetACList(ctx, "u2")); !slices.Equal(ac.ProblemIDs, []string{"abc001_a"}) {
 			t.Fatalf("u2's list %v", ac.ProblemIDs)
 		}
 	})
@@ -104,7 +105,7 @@ func TestAtCoderLinks(t *testing.T) {
 		t.Parallel()
 		db := newDB(t)
 		link, _, err := db.LinkAtCoder(ctx, "u1", "tourist")
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		commit := func(linkID string, version, acVersion int64, ids ...string) error {
 			c := algoitny.AtCoderSyncCommit{UserID: "u1", LinkID: linkID, LinkVersion: version, Cursor: algoitny.AtCoderCursor{Second: 100 + version, SeenIDs: []int64{7, 9}}, At: time.Now()}
 			if ids != nil {
@@ -112,32 +113,32 @@ func TestAtCoderLinks(t *testing.T) {
 			}
 			return db.CommitAtCoderSync(ctx, c)
 		}
-		ok(t, commit(link.LinkID, 0, 0, "abc001_a"))
-		errCode(t, commit(link.LinkID, 0, 1, "abc001_b"), algoitny.ECONFLICT) // stale link version
-		errCode(t, commit(link.LinkID, 1, 0, "abc001_b"), algoitny.ECONFLICT) // stale list version
-		errCode(t, commit("other-link", 1, 1), algoitny.ECONFLICT)            // another link
+		algoitnytest.OK(t, commit(link.LinkID, 0, 0, "abc001_a"))
+		algoitnytest.ErrCode(t, commit(link.LinkID, 0, 1, "abc001_b"), algoitny.ECONFLICT) // stale link version
+		algoitnytest.ErrCode(t, commit(link.LinkID, 1, 0, "abc001_b"), algoitny.ECONFLICT) // stale list version
+		algoitnytest.ErrCode(t, commit("other-link", 1, 1), algoitny.ECONFLICT)            // another link
 		// The failed transactions changed nothing.
 		l, ac, err := db.GetAtCoderState(ctx, "u1")
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if l.Version != 1 || ac.Version != 1 || !slices.Equal(ac.ProblemIDs, []string{"abc001_a"}) || l.Cursor.Second != 100 || !slices.Equal(l.Cursor.SeenIDs, []int64{7, 9}) {
 			t.Fatalf("state %+v %+v", l, ac)
 		}
-		ok(t, commit(link.LinkID, 1, 1, "abc001_a", "abc001_b"))
-		ok(t, commit(link.LinkID, 2, 0)) // cursor only
+		algoitnytest.OK(t, commit(link.LinkID, 1, 1, "abc001_a", "abc001_b"))
+		algoitnytest.OK(t, commit(link.LinkID, 2, 0)) // cursor only
 		l, ac, err = db.GetAtCoderState(ctx, "u1")
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if l.Version != 3 || ac.Version != 2 || len(ac.ProblemIDs) != 2 || l.Cursor.Second != 102 {
 			t.Fatalf("state %+v %+v", l, ac)
 		}
 		// An empty cursor id list round-trips as empty.
-		ok(t, db.CommitAtCoderSync(ctx, algoitny.AtCoderSyncCommit{UserID: "u1", LinkID: link.LinkID, LinkVersion: 3, Cursor: algoitny.AtCoderCursor{Second: 5}, At: time.Now()}))
-		if l := must[*algoitny.AtCoderLink](t)(db.GetAtCoderLink(ctx, "u1")); len(l.Cursor.SeenIDs) != 0 || l.Cursor.Second != 5 {
+		algoitnytest.OK(t, db.CommitAtCoderSync(ctx, algoitny.AtCoderSyncCommit{UserID: "u1", LinkID: link.LinkID, LinkVersion: 3, Cursor: algoitny.AtCoderCursor{Second: 5}, At: time.Now()}))
+		if l := algoitnytest.Must[*algoitny.AtCoderLink](t)(db.GetAtCoderLink(ctx, "u1")); len(l.Cursor.SeenIDs) != 0 || l.Cursor.Second != 5 {
 			t.Fatalf("cursor %+v", l.Cursor)
 		}
 		// Nothing to commit against once unlinked.
-		ok(t, db.UnlinkAtCoder(ctx, "u1"))
-		errCode(t, commit(link.LinkID, 4, 0), algoitny.ECONFLICT)
-		errCode(t, db.RecordAtCoderSyncFailure(ctx, algoitny.AtCoderSyncFailure{UserID: "u1", LinkID: link.LinkID, At: time.Now(), Message: "x"}), algoitny.ECONFLICT)
+		algoitnytest.OK(t, db.UnlinkAtCoder(ctx, "u1"))
+		algoitnytest.ErrCode(t, commit(link.LinkID, 4, 0), algoitny.ECONFLICT)
+		algoitnytest.ErrCode(t, db.RecordAtCoderSyncFailure(ctx, algoitny.AtCoderSyncFailure{UserID: "u1", LinkID: link.LinkID, At: time.Now(), Message: "x"}), algoitny.ECONFLICT)
 	})
 
 	t.Run("DueLinksLeastRecentlyAttemptedFirst", func(t *testing.T) {
@@ -146,21 +147,21 @@ func TestAtCoderLinks(t *testing.T) {
 		t0 := time.Date(2025, 5, 1, 0, 0, 0, 0, time.UTC)
 		links := map[string]*algoitny.AtCoderLink{}
 		for _, u := range []string{"u1", "u2", "u3", "u4"} {
-			links[u] = must[*algoitny.AtCoderLink](t)(func() (*algoitny.AtCoderLink, error) {
+			links[u] = algoitnytest.Must[*algoitny.AtCoderLink](t)(func() (*algoitny.AtCoderLink, error) {
 				l, _, err := db.LinkAtCoder(ctx, u, "h_"+u)
 				return l, err
 			}())
 		}
 		// u2 synced at t0+1h, u4 failed at t0 (attempted), u3 failed on the API (not attempted).
-		ok(t, db.CommitAtCoderSync(ctx, algoitny.AtCoderSyncCommit{UserID: "u2", LinkID: links["u2"].LinkID, Finished: true, At: t0.Add(time.Hour)}))
-		ok(t, db.RecordAtCoderSyncFailure(ctx, algoitny.AtCoderSyncFailure{UserID: "u4", LinkID: links["u4"].LinkID, At: t0, Message: "HTTP 404", Attempted: true}))
-		ok(t, db.RecordAtCoderSyncFailure(ctx, algoitny.AtCoderSyncFailure{UserID: "u3", LinkID: links["u3"].LinkID, At: t0, Message: "HTTP 503"}))
+		algoitnytest.OK(t, db.CommitAtCoderSync(ctx, algoitny.AtCoderSyncCommit{UserID: "u2", LinkID: links["u2"].LinkID, Finished: true, At: t0.Add(time.Hour)}))
+		algoitnytest.OK(t, db.RecordAtCoderSyncFailure(ctx, algoitny.AtCoderSyncFailure{UserID: "u4", LinkID: links["u4"].LinkID, At: t0, Message: "HTTP 404", Attempted: true}))
+		algoitnytest.OK(t, db.RecordAtCoderSyncFailure(ctx, algoitny.AtCoderSyncFailure{UserID: "u3", LinkID: links["u3"].LinkID, At: t0, Message: "HTTP 503"}))
 		due := func(before time.Time, first int) []string {
 			t.Helper()
 			var ids []string
 			page := algoitny.PageRequest{First: first}
 			for {
-				p := must[algoitny.Page[*algoitny.AtCoderLink]](t)(db.ListAtCoderLinksDue(ctx, before, page))
+				p := algoitnytest.Must[algoitny.Page[*algoitny.AtCoderLink]](t)(db.ListAtCoderLinksDue(ctx, before, page))
 				for _, l := range p.Items {
 					ids = append(ids, l.UserID)
 				}
@@ -176,17 +177,17 @@ func TestAtCoderLinks(t *testing.T) {
 		if got := due(t0.Add(time.Hour), 2); !slices.Equal(got, []string{"u1", "u3", "u4"}) {
 			t.Fatalf("due before the sync = %v", got)
 		}
-		l := must[*algoitny.AtCoderLink](t)(db.GetAtCoderLink(ctx, "u3"))
+		l := algoitnytest.Must[*algoitny.AtCoderLink](t)(db.GetAtCoderLink(ctx, "u3"))
 		if l.LastError != "HTTP 503" || l.LastAttemptAt != nil {
 			t.Fatalf("u3 %+v", l)
 		}
 		// A finished sync clears the error.
-		ok(t, db.CommitAtCoderSync(ctx, algoitny.AtCoderSyncCommit{UserID: "u3", LinkID: links["u3"].LinkID, Finished: true, At: t0.Add(3 * time.Hour)}))
-		if l := must[*algoitny.AtCoderLink](t)(db.GetAtCoderLink(ctx, "u3")); l.LastError != "" || l.LastSyncedAt == nil || !l.LastSyncedAt.Equal(t0.Add(3*time.Hour)) {
+		algoitnytest.OK(t, db.CommitAtCoderSync(ctx, algoitny.AtCoderSyncCommit{UserID: "u3", LinkID: links["u3"].LinkID, Finished: true, At: t0.Add(3 * time.Hour)}))
+		if l := algoitnytest.Must[*algoitny.AtCoderLink](t)(db.GetAtCoderLink(ctx, "u3")); l.LastError != "" || l.LastSyncedAt == nil || !l.LastSyncedAt.Equal(t0.Add(3*time.Hour)) {
 			t.Fatalf("u3 after sync %+v", l)
 		}
 		_, err := db.ListAtCoderLinksDue(ctx, t0, algoitny.PageRequest{First: 101})
-		errCode(t, err, algoitny.EINVALID)
+		algoitnytest.ErrCode(t, err, algoitny.EINVALID)
 	})
 }
 
@@ -198,16 +199,16 @@ func TestACListStorage(t *testing.T) {
 	roundTrip := func(t *testing.T, userID string, ids []string) dynamo.ACItemInfo {
 		t.Helper()
 		storeACList(t, db, userID, "handle_"+userID, ids)
-		got := must[*algoitny.ACList](t)(db.GetACList(ctx, userID))
+		got := algoitnytest.Must[*algoitny.ACList](t)(db.GetACList(ctx, userID))
 		if !slices.Equal(got.ProblemIDs, ids) || got.Version != 1 {
 			t.Fatalf("round trip: %d ids back of %d (version %d)", len(got.ProblemIDs), len(ids), got.Version)
 		}
 		_, ac, err := db.GetAtCoderState(ctx, userID)
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if !slices.Equal(ac.ProblemIDs, ids) {
 			t.Fatal("state read differs")
 		}
-		return must[dynamo.ACItemInfo](t)(db.ACItemInfo(ctx, userID))
+		return algoitnytest.Must[dynamo.ACItemInfo](t)(db.ACItemInfo(ctx, userID))
 	}
 
 	t.Run("SmallListIsTheSeedsList", func(t *testing.T) {
@@ -264,11 +265,11 @@ func TestACListStorage(t *testing.T) {
 		}
 		slices.Sort(ids)
 		link, _, err := db.LinkAtCoder(ctx, "random", "random_ids")
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		err = db.CommitAtCoderSync(ctx, algoitny.AtCoderSyncCommit{UserID: "random", LinkID: link.LinkID, AC: &algoitny.ACList{ProblemIDs: ids}, At: time.Now()})
-		errCode(t, err, algoitny.EINTERNAL)
+		algoitnytest.ErrCode(t, err, algoitny.EINTERNAL)
 		l, ac, err := db.GetAtCoderState(ctx, "random")
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if l.Version != 0 || len(ac.ProblemIDs) != 0 {
 			t.Fatalf("a refused commit changed the state: %+v %d ids", l, len(ac.ProblemIDs))
 		}
@@ -282,12 +283,12 @@ func TestACListFirstACTimes(t *testing.T) {
 	commit := func(t *testing.T, userID string, l *algoitny.ACList) *algoitny.ACList {
 		t.Helper()
 		link, _, err := db.LinkAtCoder(ctx, userID, "h_"+userID)
-		ok(t, err)
-		ok(t, db.CommitAtCoderSync(ctx, algoitny.AtCoderSyncCommit{UserID: userID, LinkID: link.LinkID, LinkVersion: link.Version, AC: l, At: time.Now()}))
-		got := must[*algoitny.ACList](t)(db.GetACList(ctx, userID))
+		algoitnytest.OK(t, err)
+		algoitnytest.OK(t, db.CommitAtCoderSync(ctx, algoitny.AtCoderSyncCommit{UserID: userID, LinkID: link.LinkID, LinkVersion: link.Version, AC: l, At: time.Now()}))
+		got := algoitnytest.Must[*algoitny.ACList](t)(db.GetACList(ctx, userID))
 		_, state, err := db.GetAtCoderState(ctx, userID)
-		ok(t, err)
-		lists := must[map[string]*algoitny.ACList](t)(db.GetACLists(ctx, []string{userID}))
+		algoitnytest.OK(t, err)
+		lists := algoitnytest.Must[map[string]*algoitny.ACList](t)(db.GetACLists(ctx, []string{userID}))
 		for _, other := range []*algoitny.ACList{state, lists[userID]} {
 			if !slices.Equal(other.ProblemIDs, got.ProblemIDs) || !slices.Equal(other.FirstAC, got.FirstAC) || other.TimesRecorded != got.TimesRecorded {
 				t.Fatalf("the reads disagree: %+v vs %+v", other, got)
@@ -319,7 +320,7 @@ func TestACListFirstACTimes(t *testing.T) {
 			if _, found := got.FirstACOf("zzz_none"); found {
 				t.Fatal("FirstACOf found a problem not in the list")
 			}
-			info := must[dynamo.ACItemInfo](t)(db.ACItemInfo(ctx, fmt.Sprintf("times%d", n)))
+			info := algoitnytest.Must[dynamo.ACItemInfo](t)(db.ACItemInfo(ctx, fmt.Sprintf("times%d", n)))
 			t.Logf("%d problems with times: %d bytes (%s)", n, info.Bytes, info.Encoding)
 			if (n == 3) != (info.Encoding == "list") || info.Bytes > 96<<10 {
 				t.Fatalf("info %+v", info)
@@ -342,9 +343,9 @@ func TestACListFirstACTimes(t *testing.T) {
 	t.Run("MismatchedTimesAreRefused", func(t *testing.T) {
 		t.Parallel()
 		link, _, err := db.LinkAtCoder(ctx, "bad", "h_bad")
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		err = db.CommitAtCoderSync(ctx, algoitny.AtCoderSyncCommit{UserID: "bad", LinkID: link.LinkID, AC: &algoitny.ACList{ProblemIDs: []string{"a", "b"}, FirstAC: []int64{1}, TimesRecorded: true}, At: time.Now()})
-		errCode(t, err, algoitny.EINTERNAL)
+		algoitnytest.ErrCode(t, err, algoitny.EINTERNAL)
 	})
 }
 
@@ -381,7 +382,7 @@ func TestACListsBatchGet(t *testing.T) {
 	keys = append(keys, "nobody1", "nobody2", keys[0]) // unknown users and a duplicate
 	cctx, counter := dynamo.WithRequestCounter(ctx)
 	got, err := db.GetACLists(cctx, keys)
-	ok(t, err)
+	algoitnytest.OK(t, err)
 	if n := counter.Count(); n != 3 {
 		t.Fatalf("%d requests for %d users, want 3 BatchGetItem calls of ≤100 keys", n, users)
 	}
@@ -404,7 +405,7 @@ func TestADTContests(t *testing.T) {
 	at := func(s string) time.Time {
 		t.Helper()
 		v, err := time.Parse(time.RFC3339, s)
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		return v
 	}
 	contest := func(id string, d algoitny.ADTDifficulty, start string) algoitny.ADTContest {
@@ -429,11 +430,11 @@ func TestADTContests(t *testing.T) {
 			d := algoitny.ADTDifficulty(i%4 + 1)
 			cs = append(cs, algoitny.ADTContest{ID: fmt.Sprintf("adt_%s_202502%02d_1", map[algoitny.ADTDifficulty]string{1: "easy", 2: "medium", 3: "hard", 4: "all"}[d], i/4+1), Difficulty: d, Start: start, Duration: time.Hour})
 		}
-		ok(t, db.PutADTContests(ctx, cs))
+		algoitnytest.OK(t, db.PutADTContests(ctx, cs))
 		ids := func(month string) []string {
 			t.Helper()
 			var out []string
-			for _, c := range must[[]algoitny.ADTContest](t)(db.ListADTContests(ctx, month)) {
+			for _, c := range algoitnytest.Must[[]algoitny.ADTContest](t)(db.ListADTContests(ctx, month)) {
 				out = append(out, c.ID)
 			}
 			return out
@@ -447,7 +448,7 @@ func TestADTContests(t *testing.T) {
 		if got := ids("202411"); !slices.Equal(got, []string{"adt_easy_20241130_1"}) {
 			t.Fatalf("November: %v", got)
 		}
-		feb := must[[]algoitny.ADTContest](t)(db.ListADTContests(ctx, "202502"))
+		feb := algoitnytest.Must[[]algoitny.ADTContest](t)(db.ListADTContests(ctx, "202502"))
 		if len(feb) != 60 || !slices.IsSortedFunc(feb, func(a, b algoitny.ADTContest) int {
 			if c := a.Start.Compare(b.Start); c != 0 {
 				return c
@@ -460,7 +461,7 @@ func TestADTContests(t *testing.T) {
 			t.Fatalf("March: %v", got)
 		}
 		// Attributes round-trip.
-		dec := must[[]algoitny.ADTContest](t)(db.ListADTContests(ctx, "202412"))
+		dec := algoitnytest.Must[[]algoitny.ADTContest](t)(db.ListADTContests(ctx, "202412"))
 		if c := dec[2]; c.Difficulty != algoitny.ADTMedium || !c.Start.Equal(at("2024-12-31T16:00:00Z")) || c.Duration != 80*time.Minute || c.Title == "" || c.Month() != "202412" {
 			t.Fatalf("decoded %+v", c)
 		}
@@ -470,8 +471,8 @@ func TestADTContests(t *testing.T) {
 		t.Parallel()
 		db := newDB(t)
 		c := contest("adt_all_20250522_3", algoitny.ADTAll, "2025-05-22T10:00:00Z")
-		ok(t, db.PutADTContests(ctx, []algoitny.ADTContest{c}))
-		if got := must[[]algoitny.ADTContest](t)(db.ListADTContests(ctx, "202505")); got[0].Problems != nil {
+		algoitnytest.OK(t, db.PutADTContests(ctx, []algoitny.ADTContest{c}))
+		if got := algoitnytest.Must[[]algoitny.ADTContest](t)(db.ListADTContests(ctx, "202505")); got[0].Problems != nil {
 			t.Fatalf("problems before any sync: %+v", got[0].Problems)
 		}
 		ps := []algoitny.ADTContestProblem{
@@ -479,12 +480,12 @@ func TestADTContests(t *testing.T) {
 			{ProblemID: "abc305_c", Index: "B", Title: "Snuke the Cookie Picker", Difficulty: &algoitny.AtCoderDifficulty{Raw: 812, IsExperimental: true}},
 			{ProblemID: "abc310_g", Index: "C"}, // no title, no model
 		}
-		if !must[bool](t)(db.SetADTContestProblems(ctx, c, ps)) {
+		if !algoitnytest.Must[bool](t)(db.SetADTContestProblems(ctx, c, ps)) {
 			t.Fatal("the record was not found")
 		}
-		ok(t, db.PutADTContests(ctx, []algoitny.ADTContest{contest("adt_easy_20250523_1", algoitny.ADTEasy, "2025-05-23T10:00:00Z")}))
+		algoitnytest.OK(t, db.PutADTContests(ctx, []algoitny.ADTContest{contest("adt_easy_20250523_1", algoitny.ADTEasy, "2025-05-23T10:00:00Z")}))
 		cctx, counter := dynamo.WithRequestCounter(ctx)
-		got := must[[]algoitny.ADTContest](t)(db.ListADTContests(cctx, "202505"))
+		got := algoitnytest.Must[[]algoitny.ADTContest](t)(db.ListADTContests(cctx, "202505"))
 		if counter.Count() != 1 || len(got) != 2 {
 			t.Fatalf("%d requests, %d contests", counter.Count(), len(got))
 		}
@@ -493,25 +494,25 @@ func TestADTContests(t *testing.T) {
 		}
 		// Advancing the record keeps its problems; replacing them with none
 		// stores an empty list.
-		must[bool](t)(db.AdvanceADTContest(ctx, c, 5))
-		if got := must[[]algoitny.ADTContest](t)(db.ListADTContests(ctx, "202505")); len(got[0].Problems) != 3 || got[0].LastFetchedSubmissionID != 5 {
+		algoitnytest.Must[bool](t)(db.AdvanceADTContest(ctx, c, 5))
+		if got := algoitnytest.Must[[]algoitny.ADTContest](t)(db.ListADTContests(ctx, "202505")); len(got[0].Problems) != 3 || got[0].LastFetchedSubmissionID != 5 {
 			t.Fatalf("after advancing %+v", got[0])
 		}
-		must[bool](t)(db.SetADTContestProblems(ctx, c, nil))
-		if got := must[[]algoitny.ADTContest](t)(db.ListADTContests(ctx, "202505")); got[0].Problems == nil || len(got[0].Problems) != 0 {
+		algoitnytest.Must[bool](t)(db.SetADTContestProblems(ctx, c, nil))
+		if got := algoitnytest.Must[[]algoitny.ADTContest](t)(db.ListADTContests(ctx, "202505")); got[0].Problems == nil || len(got[0].Problems) != 0 {
 			t.Fatalf("after clearing %+v", got[0].Problems)
 		}
 		// A record that does not exist is not created; nor is one of another
 		// contest at the same key overwritten.
-		if must[bool](t)(db.SetADTContestProblems(ctx, contest("adt_hard_20250524_1", algoitny.ADTHard, "2025-05-24T10:00:00Z"), ps)) {
+		if algoitnytest.Must[bool](t)(db.SetADTContestProblems(ctx, contest("adt_hard_20250524_1", algoitny.ADTHard, "2025-05-24T10:00:00Z"), ps)) {
 			t.Fatal("stored problems of a contest that is not recorded")
 		}
 		impostor := c
 		impostor.ID = "adt_all_20250522_9"
-		if must[bool](t)(db.SetADTContestProblems(ctx, impostor, ps)) {
+		if algoitnytest.Must[bool](t)(db.SetADTContestProblems(ctx, impostor, ps)) {
 			t.Fatal("stored problems into another contest's record")
 		}
-		if got := must[[]algoitny.ADTContest](t)(db.ListADTContests(ctx, "202505")); len(got) != 2 {
+		if got := algoitnytest.Must[[]algoitny.ADTContest](t)(db.ListADTContests(ctx, "202505")); len(got) != 2 {
 			t.Fatalf("records %+v", got)
 		}
 	})
@@ -520,24 +521,24 @@ func TestADTContests(t *testing.T) {
 		t.Parallel()
 		db := newDB(t)
 		c := contest("adt_all_20250522_3", algoitny.ADTAll, "2025-05-22T10:00:00Z")
-		ok(t, db.PutADTContests(ctx, []algoitny.ADTContest{c}))
+		algoitnytest.OK(t, db.PutADTContests(ctx, []algoitny.ADTContest{c}))
 		for _, step := range []struct {
 			id   int64
 			want bool
 		}{{66203973, true}, {66200000, false}, {66203973, false}, {66300000, true}} {
-			if got := must[bool](t)(db.AdvanceADTContest(ctx, c, step.id)); got != step.want {
+			if got := algoitnytest.Must[bool](t)(db.AdvanceADTContest(ctx, c, step.id)); got != step.want {
 				t.Fatalf("advance to %d = %v, want %v", step.id, got, step.want)
 			}
 		}
-		got := must[[]algoitny.ADTContest](t)(db.ListADTContests(ctx, "202505"))
+		got := algoitnytest.Must[[]algoitny.ADTContest](t)(db.ListADTContests(ctx, "202505"))
 		if len(got) != 1 || got[0].LastFetchedSubmissionID != 66300000 {
 			t.Fatalf("records %+v", got)
 		}
 		missing := contest("adt_easy_20250523_1", algoitny.ADTEasy, "2025-05-23T10:00:00Z")
-		if must[bool](t)(db.AdvanceADTContest(ctx, missing, 1)) {
+		if algoitnytest.Must[bool](t)(db.AdvanceADTContest(ctx, missing, 1)) {
 			t.Fatal("advanced a contest that is not recorded")
 		}
-		if got := must[[]algoitny.ADTContest](t)(db.ListADTContests(ctx, "202505")); len(got) != 1 {
+		if got := algoitnytest.Must[[]algoitny.ADTContest](t)(db.ListADTContests(ctx, "202505")); len(got) != 1 {
 			t.Fatalf("the update created a record: %+v", got)
 		}
 	})

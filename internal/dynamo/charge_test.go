@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/dynamo"
 	"github.com/algoitny/api/internal/dynamo/dynamotest"
 )
@@ -58,7 +59,7 @@ func TestChargedJobs(t *testing.T) {
 		}
 		checkPaid(t, db, "u1", algoitny.ActionExecution, limit)
 		// A refused charge left no job either.
-		if jobs := must[algoitny.Page[*algoitny.Job]](t)(db.ListJobs(ctx, algoitny.JobFilter{UserID: "u1"}, algoitny.PageRequest{First: 100})); len(jobs.Items) != limit {
+		if jobs := algoitnytest.Must[algoitny.Page[*algoitny.Job]](t)(db.ListJobs(ctx, algoitny.JobFilter{UserID: "u1"}, algoitny.PageRequest{First: 100})); len(jobs.Items) != limit {
 			t.Fatalf("%d jobs, want %d", len(jobs.Items), limit)
 		}
 	})
@@ -69,16 +70,16 @@ func TestChargedJobs(t *testing.T) {
 		now := time.Date(2026, 11, 22, 23, 59, 0, 0, time.UTC)
 		db.SetClock(func() time.Time { return now })
 		for range 2 {
-			must[*algoitny.Job](t)(created(db.CreateChargedJob(ctx, hints("u"), charge("u", algoitny.ActionHint, 2))))
+			algoitnytest.Must[*algoitny.Job](t)(created(db.CreateChargedJob(ctx, hints("u"), charge("u", algoitny.ActionHint, 2))))
 		}
 		_, _, err := db.CreateChargedJob(ctx, hints("u"), charge("u", algoitny.ActionHint, 2))
-		errCode(t, err, algoitny.ERATELIMITED)
+		algoitnytest.ErrCode(t, err, algoitny.ERATELIMITED)
 		rl := err.(*algoitny.Error).RateLimit
 		if rl.Action != algoitny.ActionHint || rl.Limit != 2 || rl.Used != 2 || !rl.ResetAt.Equal(time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)) {
 			t.Fatalf("rate limit %+v", rl)
 		}
 		_, _, err = db.CreateChargedJob(ctx, hints("z"), charge("z", algoitny.ActionHint, 0))
-		errCode(t, err, algoitny.ERATELIMITED)
+		algoitnytest.ErrCode(t, err, algoitny.ERATELIMITED)
 		checkPaidOn(t, db, "2026-11-22", "u", algoitny.ActionHint, 2)
 		checkPaidOn(t, db, "2026-11-22", "z", algoitny.ActionHint, 0)
 	})
@@ -87,7 +88,7 @@ func TestChargedJobs(t *testing.T) {
 		t.Parallel()
 		db := newDB(t)
 		keyed := func() *algoitny.Job { j := execution("u"); j.IdempotencyKey = "k1"; return j }
-		first := must[*algoitny.Job](t)(created(db.CreateChargedJob(ctx, keyed(), charge("u", algoitny.ActionExecution, 1))))
+		first := algoitnytest.Must[*algoitny.Job](t)(created(db.CreateChargedJob(ctx, keyed(), charge("u", algoitny.ActionExecution, 1))))
 		// At the limit, a repeat still gets its job back rather than RATE_LIMITED.
 		again, isNew, err := db.CreateChargedJob(ctx, keyed(), charge("u", algoitny.ActionExecution, 1))
 		if err != nil || isNew || again.ID != first.ID {
@@ -99,7 +100,7 @@ func TestChargedJobs(t *testing.T) {
 	t.Run("PaidByStaffForAnOwner", func(t *testing.T) {
 		t.Parallel()
 		db := newDB(t)
-		j := must[*algoitny.Job](t)(created(db.CreateChargedJob(ctx, hints("owner"), charge("staff", algoitny.ActionHint, 5))))
+		j := algoitnytest.Must[*algoitny.Job](t)(created(db.CreateChargedJob(ctx, hints("owner"), charge("staff", algoitny.ActionHint, 5))))
 		if j.UserID != "owner" || j.PaidWith == nil || j.PaidWith.UserID != "staff" {
 			t.Fatalf("job %+v paid with %+v", j, j.PaidWith)
 		}
@@ -132,10 +133,10 @@ func TestChargedJobs(t *testing.T) {
 				srv := httptest.NewServer(lossy)
 				t.Cleanup(srv.Close)
 				db, err := dynamo.Open(ctx, dynamo.Config{Endpoint: srv.URL, TablePrefix: strings.TrimSuffix(direct.Tables().Main, "Main"), MaxAttempts: 3})
-				ok(t, err)
+				algoitnytest.OK(t, err)
 				j, isNew, err := db.CreateChargedJob(ctx, execution("u"), charge("u", algoitny.ActionExecution, 10))
 				if tc.wantErr {
-					errCode(t, err, algoitny.EINTERNAL)
+					algoitnytest.ErrCode(t, err, algoitny.EINTERNAL)
 				} else if err != nil || !isNew || j.PaidWith == nil {
 					t.Fatalf("%+v new=%t %v", j, isNew, err)
 				}
@@ -144,7 +145,7 @@ func TestChargedJobs(t *testing.T) {
 				}
 				checkPaid(t, direct, "u", algoitny.ActionExecution, tc.wantPaid)
 				lossy.heal()
-				must[*algoitny.Job](t)(created(db.CreateChargedJob(ctx, execution("u"), charge("u", algoitny.ActionExecution, 10))))
+				algoitnytest.Must[*algoitny.Job](t)(created(db.CreateChargedJob(ctx, execution("u"), charge("u", algoitny.ActionExecution, 10))))
 				checkPaid(t, direct, "u", algoitny.ActionExecution, tc.wantAfter)
 			})
 		}
@@ -184,7 +185,7 @@ func checkPaid(t *testing.T, db *dynamo.DB, payer string, action algoitny.UsageA
 func checkPaidOn(t *testing.T, db *dynamo.DB, day, payer string, action algoitny.UsageAction, n int) {
 	t.Helper()
 	ctx := algoitny.WithFreshReads(context.Background())
-	if c := must[map[algoitny.UsageAction]int](t)(db.UsageCounts(ctx, payer, day)); c[action] != n {
+	if c := algoitnytest.Must[map[algoitny.UsageAction]int](t)(db.UsageCounts(ctx, payer, day)); c[action] != n {
 		t.Fatalf("%s's %s counter is %d, want %d", payer, action, c[action], n)
 	}
 	logs, _ := listAll(t, 100, func(r algoitny.PageRequest) (algoitny.Page[*algoitny.UsageLog], error) {

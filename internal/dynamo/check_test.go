@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/dynamo"
 )
 
@@ -19,9 +20,9 @@ func newCheck(userID string) *algoitny.Check {
 func recordRun(t *testing.T, db *dynamo.DB, id string, status algoitny.CheckResultStatus, keep int) *algoitny.Check {
 	t.Helper()
 	ctx := context.Background()
-	c := must[*algoitny.Check](t)(db.GetCheck(ctx, id))
+	c := algoitnytest.Must[*algoitny.Check](t)(db.GetCheck(ctx, id))
 	claimed, lease, err := db.ClaimCheckRun(ctx, id, *c.NextRunAt, time.Minute)
-	ok(t, err)
+	algoitnytest.OK(t, err)
 	next := *claimed
 	next.Runs++
 	next.Version++
@@ -29,7 +30,7 @@ func recordRun(t *testing.T, db *dynamo.DB, id string, status algoitny.CheckResu
 	next.LastResult, next.LastExecutedAt = r, &r.CheckedAt
 	planned := claimed.NextRunAt.Add(-time.Hour) // due again at once
 	next.NextRunAt = &planned
-	ok(t, db.RecordCheckRun(ctx, &algoitny.CheckRunRecord{Claimed: claimed, LeaseID: lease, Result: r, Next: &next, Keep: keep}))
+	algoitnytest.OK(t, db.RecordCheckRun(ctx, &algoitny.CheckRunRecord{Claimed: claimed, LeaseID: lease, Result: r, Next: &next, Keep: keep}))
 	return &next
 }
 
@@ -42,41 +43,41 @@ func TestChecks(t *testing.T) {
 		db := newDB(t)
 		c := newCheck("u1")
 		c.Type, c.Keyword, c.Invert = algoitny.CheckKeyword, "Register", true
-		ok(t, db.CreateCheck(ctx, c, 5))
+		algoitnytest.OK(t, db.CreateCheck(ctx, c, 5))
 		if c.ID == "" || c.Version != 1 || c.NextRunAt == nil || !c.NextRunAt.Equal(c.CreatedAt) || c.CreatedAt.IsZero() {
 			t.Fatalf("created %+v", c)
 		}
-		got := must[*algoitny.Check](t)(db.GetCheck(ctx, c.ID))
+		got := algoitnytest.Must[*algoitny.Check](t)(db.GetCheck(ctx, c.ID))
 		if got.URL != c.URL || got.Type != algoitny.CheckKeyword || got.Keyword != "Register" || !got.Invert || got.DelayMs != 60_000 ||
 			got.Status != algoitny.CheckActive || !got.NextRunAt.Equal(*c.NextRunAt) || got.UserID != "u1" {
 			t.Fatalf("read back %+v", got)
 		}
 		got.Status, got.NextRunAt, got.Keyword = algoitny.CheckPaused, nil, "Sign up"
-		upd := must[*algoitny.Check](t)(db.UpdateCheck(ctx, got))
+		upd := algoitnytest.Must[*algoitny.Check](t)(db.UpdateCheck(ctx, got))
 		if upd.Version != 2 || upd.Status != algoitny.CheckPaused || upd.NextRunAt != nil || upd.Keyword != "Sign up" {
 			t.Fatalf("updated %+v", upd)
 		}
 		// got still has version 1: a stale write is refused.
 		_, err := db.UpdateCheck(ctx, got)
-		errCode(t, err, algoitny.ECONFLICT)
+		algoitnytest.ErrCode(t, err, algoitny.ECONFLICT)
 		_, err = db.GetCheck(ctx, "not-an-id")
-		errCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 	})
 
 	t.Run("ErrNotFound", func(t *testing.T) {
 		t.Parallel()
 		db := newDB(t)
 		c := newCheck("u1")
-		ok(t, db.CreateCheck(ctx, c, -1))
-		must[*algoitny.Check](t)(db.DeleteCheck(ctx, c.ID))
+		algoitnytest.OK(t, db.CreateCheck(ctx, c, -1))
+		algoitnytest.Must[*algoitny.Check](t)(db.DeleteCheck(ctx, c.ID))
 		_, err := db.GetCheck(ctx, c.ID)
-		errCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 		_, err = db.DeleteCheck(ctx, c.ID)
-		errCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 		_, err = db.UpdateCheck(ctx, c)
-		errCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 		_, _, err = db.ClaimCheckRun(ctx, c.ID, *c.NextRunAt, time.Minute)
-		errCode(t, err, algoitny.ECONFLICT)
+		algoitnytest.ErrCode(t, err, algoitny.ECONFLICT)
 	})
 
 	t.Run("LimitExactUnderConcurrency", func(t *testing.T) {
@@ -108,20 +109,20 @@ func TestChecks(t *testing.T) {
 		if created != limit || limited != callers-limit {
 			t.Fatalf("created %d, limited %d; want %d and %d", created, limited, limit, callers-limit)
 		}
-		if n := must[int](t)(db.CountUserChecks(ctx, "u1")); n != limit {
+		if n := algoitnytest.Must[int](t)(db.CountUserChecks(ctx, "u1")); n != limit {
 			t.Fatalf("counter %d", n)
 		}
-		list := must[algoitny.Page[*algoitny.Check]](t)(db.ListUserChecks(ctx, "u1", algoitny.PageRequest{}))
+		list := algoitnytest.Must[algoitny.Page[*algoitny.Check]](t)(db.ListUserChecks(ctx, "u1", algoitny.PageRequest{}))
 		if len(list.Items) != limit {
 			t.Fatalf("%d checks stored", len(list.Items))
 		}
 		// Deleting one frees a slot, once.
-		must[*algoitny.Check](t)(db.DeleteCheck(ctx, list.Items[0].ID))
-		ok(t, db.CreateCheck(ctx, newCheck("u1"), limit))
-		errCode(t, db.CreateCheck(ctx, newCheck("u1"), limit), algoitny.ERATELIMITED)
+		algoitnytest.Must[*algoitny.Check](t)(db.DeleteCheck(ctx, list.Items[0].ID))
+		algoitnytest.OK(t, db.CreateCheck(ctx, newCheck("u1"), limit))
+		algoitnytest.ErrCode(t, db.CreateCheck(ctx, newCheck("u1"), limit), algoitny.ERATELIMITED)
 		// Another user has their own count; zero allows none.
-		ok(t, db.CreateCheck(ctx, newCheck("u2"), limit))
-		errCode(t, db.CreateCheck(ctx, newCheck("u3"), 0), algoitny.ERATELIMITED)
+		algoitnytest.OK(t, db.CreateCheck(ctx, newCheck("u2"), limit))
+		algoitnytest.ErrCode(t, db.CreateCheck(ctx, newCheck("u3"), 0), algoitny.ERATELIMITED)
 	})
 
 	t.Run("Indexes", func(t *testing.T) {
@@ -133,10 +134,10 @@ func TestChecks(t *testing.T) {
 			if i%2 == 1 {
 				c.Type, c.Keyword = algoitny.CheckKeyword, "k"
 			}
-			ok(t, db.CreateCheck(ctx, c, -1))
+			algoitnytest.OK(t, db.CreateCheck(ctx, c, -1))
 			mine = append(mine, c)
 		}
-		ok(t, db.CreateCheck(ctx, newCheck("u2"), -1))
+		algoitnytest.OK(t, db.CreateCheck(ctx, newCheck("u2"), -1))
 		all, pages := listAll(t, 2, func(r algoitny.PageRequest) (algoitny.Page[*algoitny.Check], error) {
 			return db.ListUserChecks(ctx, "u1", r)
 		})
@@ -144,9 +145,9 @@ func TestChecks(t *testing.T) {
 			t.Fatalf("user list: %d checks in %d pages, newest first?", len(all), pages)
 		}
 		// Pause one availability check: it moves within the Type-Status index.
-		paused := must[*algoitny.Check](t)(db.GetCheck(ctx, mine[0].ID))
+		paused := algoitnytest.Must[*algoitny.Check](t)(db.GetCheck(ctx, mine[0].ID))
 		paused.Status, paused.NextRunAt = algoitny.CheckPaused, nil
-		must[*algoitny.Check](t)(db.UpdateCheck(ctx, paused))
+		algoitnytest.Must[*algoitny.Check](t)(db.UpdateCheck(ctx, paused))
 		count := func(typ algoitny.CheckType, st *algoitny.CheckStatus) int {
 			items, _ := listAll(t, 100, func(r algoitny.PageRequest) (algoitny.Page[*algoitny.Check], error) {
 				return db.ListChecks(ctx, algoitny.CheckFilter{Type: typ, Status: st}, r)
@@ -158,18 +159,18 @@ func TestChecks(t *testing.T) {
 			t.Fatalf("by type and status: active %d paused %d keyword %d all %d", a, p, k, all)
 		}
 		// Overdue: every active availability check was due at creation.
-		overdue := must[algoitny.Page[*algoitny.Check]](t)(db.ListOverdueChecks(ctx, algoitny.CheckAvailability, time.Now().Add(time.Second), algoitny.PageRequest{First: 100}))
+		overdue := algoitnytest.Must[algoitny.Page[*algoitny.Check]](t)(db.ListOverdueChecks(ctx, algoitny.CheckAvailability, time.Now().Add(time.Second), algoitny.PageRequest{First: 100}))
 		if len(overdue.Items) != 3 {
 			t.Fatalf("%d overdue", len(overdue.Items))
 		}
-		if none := must[algoitny.Page[*algoitny.Check]](t)(db.ListOverdueChecks(ctx, algoitny.CheckAvailability, time.Now().Add(-time.Hour), algoitny.PageRequest{})); len(none.Items) != 0 {
+		if none := algoitnytest.Must[algoitny.Page[*algoitny.Check]](t)(db.ListOverdueChecks(ctx, algoitny.CheckAvailability, time.Now().Add(-time.Hour), algoitny.PageRequest{})); len(none.Items) != 0 {
 			t.Fatalf("%d overdue an hour ago", len(none.Items))
 		}
-		n := must[int](t)(db.DeleteUserChecks(ctx, "u1"))
-		if n != 5 || must[int](t)(db.CountUserChecks(ctx, "u1")) != 0 {
+		n := algoitnytest.Must[int](t)(db.DeleteUserChecks(ctx, "u1"))
+		if n != 5 || algoitnytest.Must[int](t)(db.CountUserChecks(ctx, "u1")) != 0 {
 			t.Fatalf("deleted %d", n)
 		}
-		if rest := must[algoitny.Page[*algoitny.Check]](t)(db.ListUserChecks(ctx, "u2", algoitny.PageRequest{})); len(rest.Items) != 1 {
+		if rest := algoitnytest.Must[algoitny.Page[*algoitny.Check]](t)(db.ListUserChecks(ctx, "u2", algoitny.PageRequest{})); len(rest.Items) != 1 {
 			t.Fatalf("other user's checks: %d", len(rest.Items))
 		}
 	})
@@ -180,7 +181,7 @@ func TestChecks(t *testing.T) {
 		now := time.Now()
 		db.SetClock(func() time.Time { return now })
 		c := newCheck("u1")
-		ok(t, db.CreateCheck(ctx, c, -1))
+		algoitnytest.OK(t, db.CreateCheck(ctx, c, -1))
 		var mu sync.Mutex
 		won, lost := 0, 0
 		var wg sync.WaitGroup
@@ -205,40 +206,40 @@ func TestChecks(t *testing.T) {
 		}
 		// A planned time the check no longer has claims nothing.
 		_, _, err := db.ClaimCheckRun(ctx, c.ID, c.NextRunAt.Add(time.Millisecond), time.Minute)
-		errCode(t, err, algoitny.ECONFLICT)
+		algoitnytest.ErrCode(t, err, algoitny.ECONFLICT)
 		// Once the lease has expired (its run died), the run can be claimed again.
 		now = now.Add(2 * time.Minute)
 		_, lease, err := db.ClaimCheckRun(ctx, c.ID, *c.NextRunAt, time.Minute)
-		ok(t, err)
-		ok(t, db.ReleaseCheckLease(ctx, c.ID, "someone-else")) // not theirs: no-op
+		algoitnytest.OK(t, err)
+		algoitnytest.OK(t, db.ReleaseCheckLease(ctx, c.ID, "someone-else")) // not theirs: no-op
 		_, _, err = db.ClaimCheckRun(ctx, c.ID, *c.NextRunAt, time.Minute)
-		errCode(t, err, algoitny.ECONFLICT)
-		ok(t, db.ReleaseCheckLease(ctx, c.ID, lease))
+		algoitnytest.ErrCode(t, err, algoitny.ECONFLICT)
+		algoitnytest.OK(t, db.ReleaseCheckLease(ctx, c.ID, lease))
 		_, _, err = db.ClaimCheckRun(ctx, c.ID, *c.NextRunAt, time.Minute)
-		ok(t, err)
+		algoitnytest.OK(t, err)
 	})
 
 	t.Run("RecordConflicts", func(t *testing.T) {
 		t.Parallel()
 		db := newDB(t)
 		c := newCheck("u1")
-		ok(t, db.CreateCheck(ctx, c, -1))
+		algoitnytest.OK(t, db.CreateCheck(ctx, c, -1))
 		claimed, lease, err := db.ClaimCheckRun(ctx, c.ID, *c.NextRunAt, time.Minute)
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		// The owner edits the check during the run: the run's result is dropped.
 		edited := *claimed
 		edited.DelayMs = 120_000
-		must[*algoitny.Check](t)(db.UpdateCheck(ctx, &edited))
+		algoitnytest.Must[*algoitny.Check](t)(db.UpdateCheck(ctx, &edited))
 		next := *claimed
 		next.Runs, next.Version = 1, claimed.Version+1
 		r := &algoitny.CheckResult{CheckID: c.ID, Seq: 1, Status: algoitny.CheckUp, CheckedAt: time.Now()}
 		err = db.RecordCheckRun(ctx, &algoitny.CheckRunRecord{Claimed: claimed, LeaseID: lease, Result: r, Next: &next, Keep: 5})
-		errCode(t, err, algoitny.ECONFLICT)
+		algoitnytest.ErrCode(t, err, algoitny.ECONFLICT)
 		// A wrong lease is refused too.
-		cur := must[*algoitny.Check](t)(db.GetCheck(ctx, c.ID))
+		cur := algoitnytest.Must[*algoitny.Check](t)(db.GetCheck(ctx, c.ID))
 		err = db.RecordCheckRun(ctx, &algoitny.CheckRunRecord{Claimed: cur, LeaseID: "forged", Result: r, Next: &next, Keep: 5})
-		errCode(t, err, algoitny.ECONFLICT)
-		if res := must[[]*algoitny.CheckResult](t)(db.ListCheckResults(ctx, c.ID, 10)); len(res) != 0 {
+		algoitnytest.ErrCode(t, err, algoitny.ECONFLICT)
+		if res := algoitnytest.Must[[]*algoitny.CheckResult](t)(db.ListCheckResults(ctx, c.ID, 10)); len(res) != 0 {
 			t.Fatalf("%d results stored by refused runs", len(res))
 		}
 	})
@@ -247,7 +248,7 @@ func TestChecks(t *testing.T) {
 		t.Parallel()
 		db := newDB(t)
 		c := newCheck("u1")
-		ok(t, db.CreateCheck(ctx, c, -1))
+		algoitnytest.OK(t, db.CreateCheck(ctx, c, -1))
 		const keep = 3
 		for i := range 7 {
 			st := algoitny.CheckUp
@@ -256,30 +257,30 @@ func TestChecks(t *testing.T) {
 			}
 			recordRun(t, db, c.ID, st, keep)
 		}
-		res := must[[]*algoitny.CheckResult](t)(db.ListCheckResults(ctx, c.ID, 10))
+		res := algoitnytest.Must[[]*algoitny.CheckResult](t)(db.ListCheckResults(ctx, c.ID, 10))
 		if len(res) != keep || res[0].Seq != 7 || res[1].Seq != 6 || res[2].Seq != 5 || res[0].Status != algoitny.CheckUp || res[1].Status != algoitny.CheckDown {
 			t.Fatalf("results %+v", res)
 		}
-		if two := must[[]*algoitny.CheckResult](t)(db.ListCheckResults(ctx, c.ID, 2)); len(two) != 2 || two[0].Seq != 7 {
+		if two := algoitnytest.Must[[]*algoitny.CheckResult](t)(db.ListCheckResults(ctx, c.ID, 2)); len(two) != 2 || two[0].Seq != 7 {
 			t.Fatalf("limited %+v", two)
 		}
 		// The check's partition holds the check and the kept results only.
-		if n := must[int](t)(dynamo.ItemCount(ctx, db, "CHECK#"+c.ID)); n != 1+keep {
+		if n := algoitnytest.Must[int](t)(dynamo.ItemCount(ctx, db, "CHECK#"+c.ID)); n != 1+keep {
 			t.Fatalf("%d items in the check's partition", n)
 		}
-		got := must[*algoitny.Check](t)(db.GetCheck(ctx, c.ID))
+		got := algoitnytest.Must[*algoitny.Check](t)(db.GetCheck(ctx, c.ID))
 		if got.Runs != 7 || got.LastResult == nil || got.LastResult.Seq != 7 || got.LastExecutedAt == nil || got.Version != 8 {
 			t.Fatalf("check after runs %+v", got)
 		}
 		// Past their 24 h TTL results are not returned, even before DynamoDB deletes them.
 		db.SetClock(func() time.Time { return time.Now().Add(algoitny.CheckResultRetention + time.Minute) })
-		if res := must[[]*algoitny.CheckResult](t)(db.ListCheckResults(ctx, c.ID, 10)); len(res) != 0 {
+		if res := algoitnytest.Must[[]*algoitny.CheckResult](t)(db.ListCheckResults(ctx, c.ID, 10)); len(res) != 0 {
 			t.Fatalf("%d expired results", len(res))
 		}
 		db.SetClock(time.Now)
 		// Deleting the check deletes its results.
-		must[*algoitny.Check](t)(db.DeleteCheck(ctx, c.ID))
-		if n := must[int](t)(dynamo.ItemCount(ctx, db, "CHECK#"+c.ID)); n != 0 {
+		algoitnytest.Must[*algoitny.Check](t)(db.DeleteCheck(ctx, c.ID))
+		if n := algoitnytest.Must[int](t)(dynamo.ItemCount(ctx, db, "CHECK#"+c.ID)); n != 0 {
 			t.Fatalf("%d items left", n)
 		}
 	})

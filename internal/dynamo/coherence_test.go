@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/cache"
 	"github.com/algoitny/api/internal/dynamo"
 	"github.com/algoitny/api/internal/dynamo/dynamotest"
@@ -48,13 +49,13 @@ func TestEveryWriteIsAnnounced(t *testing.T) {
 
 	// What the writes below work on.
 	_, err := db.SeedPlans(ctx, algoitny.DefaultPlans(), false)
-	ok(t, err)
-	free := must[*algoitny.Plan](t)(db.GetPlan(ctx, "Free"))
-	pro := must[*algoitny.Plan](t)(db.GetPlan(ctx, "Pro"))
+	algoitnytest.OK(t, err)
+	free := algoitnytest.Must[*algoitny.Plan](t)(db.GetPlan(ctx, "Free"))
+	pro := algoitnytest.Must[*algoitny.Plan](t)(db.GetPlan(ctx, "Pro"))
 	u := &algoitny.User{Email: "ada@example.com", Name: "Ada", IsActive: true}
-	ok(t, db.CreateUser(ctx, u, free))
+	algoitnytest.OK(t, db.CreateUser(ctx, u, free))
 	p := newProblem(algoitny.PlatformBaekjoon, "1000", algoitny.LanguagePython, true)
-	ok(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
+	algoitnytest.OK(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
 	draft := newProblem(algoitny.PlatformCodeforces, "1A", algoitny.LanguagePython, false)
 	draft.CreatedBy = u.ID
 	gone := newProblem(algoitny.PlatformBaekjoon, "2000", algoitny.LanguagePython, true)
@@ -169,7 +170,7 @@ func TestEveryWriteIsAnnounced(t *testing.T) {
 			return db.CreateCheck(ctx, newCheck("someone"), algoitny.Unlimited)
 		}},
 		{"UpdateCheck", func() error {
-			c := must[*algoitny.Check](t)(db.GetCheck(ctx, check.ID))
+			c := algoitnytest.Must[*algoitny.Check](t)(db.GetCheck(ctx, check.ID))
 			c.DelayMs = 120_000
 			var err error
 			check, err = db.UpdateCheck(ctx, c)
@@ -189,7 +190,7 @@ func TestEveryWriteIsAnnounced(t *testing.T) {
 			return db.RecordCheckRun(ctx, &algoitny.CheckRunRecord{Claimed: claimed, LeaseID: lease, Result: r, Next: &next, Keep: 5})
 		}},
 		{"ClaimCheckRun", func() error { // again, for the release
-			c := must[*algoitny.Check](t)(db.GetCheck(ctx, check.ID))
+			c := algoitnytest.Must[*algoitny.Check](t)(db.GetCheck(ctx, check.ID))
 			var err error
 			claimed, lease, err = db.ClaimCheckRun(ctx, c.ID, *c.NextRunAt, time.Minute)
 			return err
@@ -220,16 +221,18 @@ func TestEveryWriteIsAnnounced(t *testing.T) {
 		}},
 		{"UnlinkAtCoder", func() error { return db.UnlinkAtCoder(ctx, u.ID) }},
 		{"DeleteUser", func() error { return db.DeleteUser(ctx, "bob@example.com") }},
-		{"DeleteAccount", func() error { return db.DeleteAccount(ctx, must[*algoitny.User](t)(db.GetUserByEmail(ctx, u.Email))) }},
+		{"DeleteAccount", func() error {
+			return db.DeleteAccount(ctx, algoitnytest.Must[*algoitny.User](t)(db.GetUserByEmail(ctx, u.Email)))
+		}},
 	}
 
 	for _, w := range writes {
-		before := must[map[string]dynamo.StoredItem](t)(dynamo.Snapshot(ctx, db))
+		before := algoitnytest.Must[map[string]dynamo.StoredItem](t)(dynamo.Snapshot(ctx, db))
 		announced = nil
 		if err := w.write(); err != nil {
 			t.Fatalf("%s: %v", w.method, err)
 		}
-		after := must[map[string]dynamo.StoredItem](t)(dynamo.Snapshot(ctx, db))
+		after := algoitnytest.Must[map[string]dynamo.StoredItem](t)(dynamo.Snapshot(ctx, db))
 		changed := 0
 		for id := range union(before, after) {
 			b, inBefore := before[id]
@@ -342,17 +345,17 @@ func TestCachedKindsAreReadConsistently(t *testing.T) {
 	ctx := context.Background()
 	db := newDB(t) // no feed: the cache is off
 	_, err := db.SeedPlans(ctx, algoitny.DefaultPlans(), false)
-	ok(t, err)
+	algoitnytest.OK(t, err)
 	u := &algoitny.User{Email: "ada@example.com", Name: "Ada", IsActive: true}
-	ok(t, db.CreateUser(ctx, u, must[*algoitny.Plan](t)(db.GetPlan(ctx, "Free"))))
+	algoitnytest.OK(t, db.CreateUser(ctx, u, algoitnytest.Must[*algoitny.Plan](t)(db.GetPlan(ctx, "Free"))))
 	var inputs []*dynamodb.BatchGetItemInput
 	dynamo.SpyBatchGets(db, func(in *dynamodb.BatchGetItemInput) { inputs = append(inputs, in) })
 	_, err = db.AuthLookup(ctx, u.Email, "session-1")
-	ok(t, err)
+	algoitnytest.OK(t, err)
 	_, _, err = db.GetHistoriesAndProblems(ctx, nil, []algoitny.ProblemRef{{Platform: algoitny.PlatformBaekjoon, ProblemID: "1000"}})
-	ok(t, err)
+	algoitnytest.OK(t, err)
 	_, err = db.GetUsersByEmail(ctx, []string{u.Email})
-	ok(t, err)
+	algoitnytest.OK(t, err)
 	if len(inputs) != 3 {
 		t.Fatalf("%d BatchGetItem calls, want 3", len(inputs))
 	}
@@ -371,7 +374,7 @@ func TestCachedKindsAreReadConsistently(t *testing.T) {
 func lostReply(t *testing.T, op string) string {
 	t.Helper()
 	target, err := url.Parse(dynamotest.Endpoint())
-	ok(t, err)
+	algoitnytest.OK(t, err)
 	proxy := httputil.NewSingleHostReverseProxy(target)
 	var lost atomic.Bool
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -401,7 +404,7 @@ func TestOutcomeAfterARetry(t *testing.T) {
 	ctx := context.Background()
 	tables := newDB(t)
 	db, err := dynamo.Open(ctx, dynamo.Config{Endpoint: lostReply(t, "PutItem"), TablePrefix: strings.TrimSuffix(tables.Tables().Main, "Main")})
-	ok(t, err)
+	algoitnytest.OK(t, err)
 	broker := pubsub.NewMemory(pubsub.MemoryConfig{})
 	t.Cleanup(broker.Close)
 	runFeed(t, db, broker, false)
@@ -412,8 +415,8 @@ func TestOutcomeAfterARetry(t *testing.T) {
 	var outcomes []seen
 	dynamo.OnOutcome(db, func(_ []string, o cache.Outcome, attempts int32) { outcomes = append(outcomes, seen{o, attempts}) })
 	p := &algoitny.Plan{Name: "Team", Description: "lost reply", MaxHintsPerDay: 3, MaxExecutionsPerDay: 7, IsActive: true}
-	errCode(t, db.CreatePlan(ctx, p), algoitny.ECONFLICT) // the retry finds the item the lost attempt wrote
-	if got := must[*algoitny.Plan](t)(tables.GetPlan(ctx, "Team")); got.MaxExecutionsPerDay != 7 {
+	algoitnytest.ErrCode(t, db.CreatePlan(ctx, p), algoitny.ECONFLICT) // the retry finds the item the lost attempt wrote
+	if got := algoitnytest.Must[*algoitny.Plan](t)(tables.GetPlan(ctx, "Team")); got.MaxExecutionsPerDay != 7 {
 		t.Fatalf("the first attempt's write is not there: %+v", got)
 	}
 	if len(outcomes) != 1 || outcomes[0].attempts != 2 || outcomes[0].o != cache.Unknown {
@@ -421,7 +424,7 @@ func TestOutcomeAfterARetry(t *testing.T) {
 	}
 	// One attempt refused by DynamoDB: certainly not written.
 	outcomes = nil
-	errCode(t, db.CreatePlan(ctx, &algoitny.Plan{Name: "Team", IsActive: true}), algoitny.ECONFLICT)
+	algoitnytest.ErrCode(t, db.CreatePlan(ctx, &algoitny.Plan{Name: "Team", IsActive: true}), algoitny.ECONFLICT)
 	if len(outcomes) != 1 || outcomes[0].attempts != 1 || outcomes[0].o != cache.NotApplied {
 		t.Fatalf("outcomes %+v; want one refused attempt, not applied", outcomes)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 )
 
 func TestCursors(t *testing.T) {
@@ -15,11 +16,11 @@ func TestCursors(t *testing.T) {
 	db := newDB(t)
 	for _, u := range []string{"u1", "u2"} {
 		for range 3 {
-			ok(t, db.CreateHistory(ctx, newHistory(u, algoitny.PlatformBaekjoon, "1", algoitny.LanguagePython, true)))
+			algoitnytest.OK(t, db.CreateHistory(ctx, newHistory(u, algoitny.PlatformBaekjoon, "1", algoitny.LanguagePython, true)))
 		}
 	}
-	mine := must[algoitny.Page[*algoitny.SearchHistory]](t)(db.ListUserHistory(ctx, "u1", algoitny.HistoryFilter{}, algoitny.PageRequest{First: 1}))
-	public := must[algoitny.Page[*algoitny.SearchHistory]](t)(db.ListPublicHistory(ctx, algoitny.HistoryFilter{}, algoitny.PageRequest{First: 1}))
+	mine := algoitnytest.Must[algoitny.Page[*algoitny.SearchHistory]](t)(db.ListUserHistory(ctx, "u1", algoitny.HistoryFilter{}, algoitny.PageRequest{First: 1}))
+	public := algoitnytest.Must[algoitny.Page[*algoitny.SearchHistory]](t)(db.ListPublicHistory(ctx, algoitny.HistoryFilter{}, algoitny.PageRequest{First: 1}))
 
 	forge := func(v any) string {
 		b, _ := json.Marshal(v)
@@ -75,14 +76,14 @@ func TestCursors(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			err := call()
-			errCode(t, err, algoitny.EINVALID)
+			algoitnytest.ErrCode(t, err, algoitny.EINVALID)
 			if e := err.(*algoitny.Error); e.Field != "after" && e.Field != "first" {
 				t.Fatalf("field = %q", e.Field)
 			}
 		})
 	}
 	t.Run("ValidCursorResumes", func(t *testing.T) {
-		next := must[algoitny.Page[*algoitny.SearchHistory]](t)(db.ListUserHistory(ctx, "u1", algoitny.HistoryFilter{}, algoitny.PageRequest{First: 5, After: mine.EndCursor}))
+		next := algoitnytest.Must[algoitny.Page[*algoitny.SearchHistory]](t)(db.ListUserHistory(ctx, "u1", algoitny.HistoryFilter{}, algoitny.PageRequest{First: 5, After: mine.EndCursor}))
 		if len(next.Items) != 2 || next.HasNextPage || next.Items[0].ID == mine.Items[0].ID {
 			t.Fatalf("resumed page: %d items, hasNext %v", len(next.Items), next.HasNextPage)
 		}

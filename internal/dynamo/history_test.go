@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/dynamo"
 )
 
@@ -50,7 +51,7 @@ func TestHistory(t *testing.T) {
 				lang = algoitny.LanguageC
 			}
 			h := newHistory("bounded", algoitny.PlatformBaekjoon, fmt.Sprint(1000+i), lang, true)
-			ok(t, db.CreateHistory(ctx, h))
+			algoitnytest.OK(t, db.CreateHistory(ctx, h))
 			if lang == algoitny.LanguageC {
 				want = append([]string{h.ProblemID}, want...) // newest first
 			}
@@ -75,7 +76,7 @@ func TestHistory(t *testing.T) {
 				}
 				rctx, counter := dynamo.WithRequestCounter(ctx)
 				p, err := list.page(rctx, algoitny.PageRequest{First: 2, After: after})
-				ok(t, err)
+				algoitnytest.OK(t, err)
 				if n := counter.Count(); n > 2 {
 					t.Fatalf("%s: a filtered page made %d DynamoDB requests, bound 2", list.name, n)
 				}
@@ -100,8 +101,8 @@ func TestHistory(t *testing.T) {
 		t.Parallel()
 		db := newDB(t)
 		h := newHistory("u1", algoitny.PlatformBaekjoon, "1000", algoitny.LanguagePython, false)
-		ok(t, db.CreateHistory(ctx, h))
-		got := must[*algoitny.SearchHistory](t)(db.GetHistory(ctx, h.Ref()))
+		algoitnytest.OK(t, db.CreateHistory(ctx, h))
+		got := algoitnytest.Must[*algoitny.SearchHistory](t)(db.GetHistory(ctx, h.Ref()))
 		if got.ID != h.ID || got.UserEmail != "u1@example.com" || len(got.TestResults) != 2 || got.TestResults[1].Message != "expected 5" || got.Verdict != algoitny.VerdictWrongAnswer {
 			t.Fatalf("got %+v", got)
 		}
@@ -110,16 +111,16 @@ func TestHistory(t *testing.T) {
 		}
 		// A job retrying its write with a pre-assigned id gets a conflict, not a duplicate.
 		dup := *h
-		errCode(t, db.CreateHistory(ctx, &dup), algoitny.ECONFLICT)
+		algoitnytest.ErrCode(t, db.CreateHistory(ctx, &dup), algoitny.ECONFLICT)
 
 		_, err := db.GetHistory(ctx, algoitny.HistoryRef{UserID: "u2", ID: h.ID})
-		errCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 		_, err = db.GetHistory(ctx, algoitny.HistoryRef{UserID: "u1", ID: "not-a-uuid"})
-		errCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 
 		h2 := newHistory("u2", algoitny.PlatformBaekjoon, "1001", algoitny.LanguageC, true)
-		ok(t, db.CreateHistory(ctx, h2))
-		many := must[map[algoitny.HistoryRef]*algoitny.SearchHistory](t)(db.GetHistories(ctx, []algoitny.HistoryRef{h.Ref(), h2.Ref(), {UserID: "u9", ID: h.ID}, {UserID: "x", ID: "junk"}}))
+		algoitnytest.OK(t, db.CreateHistory(ctx, h2))
+		many := algoitnytest.Must[map[algoitny.HistoryRef]*algoitny.SearchHistory](t)(db.GetHistories(ctx, []algoitny.HistoryRef{h.Ref(), h2.Ref(), {UserID: "u9", ID: h.ID}, {UserID: "x", ID: "junk"}}))
 		if len(many) != 2 || many[h2.Ref()].ProblemID != "1001" {
 			t.Fatalf("batch = %v", many)
 		}
@@ -135,10 +136,10 @@ func TestHistory(t *testing.T) {
 			if i >= 5 {
 				platform = algoitny.PlatformAtCoder
 			}
-			ok(t, db.CreateHistory(ctx, newHistory("u1", platform, fmt.Sprint(i), algoitny.LanguagePython, i%2 == 1)))
+			algoitnytest.OK(t, db.CreateHistory(ctx, newHistory("u1", platform, fmt.Sprint(i), algoitny.LanguagePython, i%2 == 1)))
 		}
 		for i := range 3 {
-			ok(t, db.CreateHistory(ctx, newHistory("u2", algoitny.PlatformBaekjoon, fmt.Sprint(10+i), algoitny.LanguageCPP, true)))
+			algoitnytest.OK(t, db.CreateHistory(ctx, newHistory("u2", algoitny.PlatformBaekjoon, fmt.Sprint(10+i), algoitny.LanguageCPP, true)))
 		}
 		// #7 own history over 3 pages, newest first.
 		own, pages := listAll(t, 3, func(r algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
@@ -184,8 +185,8 @@ func TestHistory(t *testing.T) {
 		}
 		// Visibility toggles move items in and out of the feed.
 		h := own[0] // problem 6, private
-		must[*algoitny.SearchHistory](t)(db.SetHistoryVisibility(ctx, h.Ref(), true))
-		must[*algoitny.SearchHistory](t)(db.SetHistoryVisibility(ctx, own[1].Ref(), false)) // problem 5
+		algoitnytest.Must[*algoitny.SearchHistory](t)(db.SetHistoryVisibility(ctx, h.Ref(), true))
+		algoitnytest.Must[*algoitny.SearchHistory](t)(db.SetHistoryVisibility(ctx, own[1].Ref(), false)) // problem 5
 		public, _ = listAll(t, 10, func(r algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
 			return db.ListPublicHistory(ctx, algoitny.HistoryFilter{}, r)
 		})
@@ -193,7 +194,7 @@ func TestHistory(t *testing.T) {
 			t.Fatalf("public after toggles = %s", got)
 		}
 		_, err := db.SetHistoryVisibility(ctx, algoitny.HistoryRef{UserID: "u3", ID: h.ID}, true)
-		errCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 	})
 
 	t.Run("Summaries", func(t *testing.T) {
@@ -203,7 +204,7 @@ func TestHistory(t *testing.T) {
 		for i := range 5 {
 			h := newHistory("u1", algoitny.PlatformBaekjoon, fmt.Sprint(i), algoitny.LanguagePython, i != 2)
 			h.CompileMessage, h.Hints, h.MaxTimeMs = "warning", []string{"think"}, 40+i
-			ok(t, db.CreateHistory(ctx, h))
+			algoitnytest.OK(t, db.CreateHistory(ctx, h))
 		}
 		summaries := algoitny.WithHistorySummaries(ctx, true)
 		py := algoitny.LanguagePython
@@ -224,8 +225,8 @@ func TestHistory(t *testing.T) {
 			// Page by page: the same items, cursors and pages, without details.
 			full, after, n := []*algoitny.SearchHistory{}, "", 0
 			for {
-				want := must[algoitny.Page[*algoitny.SearchHistory]](t)(list(ctx, algoitny.PageRequest{First: 2, After: after}))
-				got := must[algoitny.Page[*algoitny.SearchHistory]](t)(list(summaries, algoitny.PageRequest{First: 2, After: after}))
+				want := algoitnytest.Must[algoitny.Page[*algoitny.SearchHistory]](t)(list(ctx, algoitny.PageRequest{First: 2, After: after}))
+				got := algoitnytest.Must[algoitny.Page[*algoitny.SearchHistory]](t)(list(summaries, algoitny.PageRequest{First: 2, After: after}))
 				if !reflect.DeepEqual(got.Cursors, want.Cursors) || got.HasNextPage != want.HasNextPage || len(got.Items) != len(want.Items) {
 					t.Fatalf("%s: summary page %+v, full page %+v", name, got, want)
 				}
@@ -249,7 +250,7 @@ func TestHistory(t *testing.T) {
 				t.Fatalf("%s: %d items in %d pages", name, len(full), n)
 			}
 			// A list nested in a summary page may turn summaries off again.
-			again := must[algoitny.Page[*algoitny.SearchHistory]](t)(list(algoitny.WithHistorySummaries(summaries, false), algoitny.PageRequest{First: 1}))
+			again := algoitnytest.Must[algoitny.Page[*algoitny.SearchHistory]](t)(list(algoitny.WithHistorySummaries(summaries, false), algoitny.PageRequest{First: 1}))
 			if h := again.Items[0]; h.Summary || h.Code == "" || len(h.TestResults) != 2 {
 				t.Fatalf("%s: summaries turned off, still %+v", name, h)
 			}
@@ -260,14 +261,14 @@ func TestHistory(t *testing.T) {
 		t.Parallel()
 		db := newDB(t)
 		h := newHistory("u1", algoitny.PlatformBaekjoon, "1", algoitny.LanguagePython, false)
-		ok(t, db.CreateHistory(ctx, h))
-		ok(t, db.CreateHistory(ctx, newHistory("u2", algoitny.PlatformBaekjoon, "1", algoitny.LanguagePython, false)))
-		ok(t, db.CreateHistory(ctx, newHistory("u2", algoitny.PlatformAtCoder, "1", algoitny.LanguageGo, false)))
-		got := must[*algoitny.SearchHistory](t)(db.SetHints(ctx, h.Ref(), []string{"check overflow", "sort first"}))
+		algoitnytest.OK(t, db.CreateHistory(ctx, h))
+		algoitnytest.OK(t, db.CreateHistory(ctx, newHistory("u2", algoitny.PlatformBaekjoon, "1", algoitny.LanguagePython, false)))
+		algoitnytest.OK(t, db.CreateHistory(ctx, newHistory("u2", algoitny.PlatformAtCoder, "1", algoitny.LanguageGo, false)))
+		got := algoitnytest.Must[*algoitny.SearchHistory](t)(db.SetHints(ctx, h.Ref(), []string{"check overflow", "sort first"}))
 		if !slices.Equal(got.Hints, []string{"check overflow", "sort first"}) {
 			t.Fatalf("hints %v", got.Hints)
 		}
-		stats := must[[]algoitny.ExecutionStat](t)(db.ExecutionStats(ctx))
+		stats := algoitnytest.Must[[]algoitny.ExecutionStat](t)(db.ExecutionStats(ctx))
 		want := []algoitny.ExecutionStat{{Platform: "atcoder", Language: "go", Count: 1}, {Platform: "baekjoon", Language: "python", Count: 2}}
 		if !slices.Equal(stats, want) {
 			t.Fatalf("stats %v, want %v", stats, want)
@@ -283,10 +284,10 @@ func TestHistoryOfAJobNeedsItRunning(t *testing.T) {
 	ctx := context.Background()
 	db := newDB(t)
 	u := &algoitny.User{Email: "u1@example.com", IsActive: true}
-	ok(t, db.CreateUser(ctx, u, nil))
+	algoitnytest.OK(t, db.CreateUser(ctx, u, nil))
 	job := func() *algoitny.Job {
 		j, _, err := db.CreateJob(ctx, &algoitny.Job{Type: algoitny.JobCodeExecution, UserID: u.ID, Platform: algoitny.PlatformBaekjoon, ProblemID: "1000", Language: algoitny.LanguagePython})
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		return j
 	}
 	forJob := func(j *algoitny.Job) *algoitny.SearchHistory {
@@ -296,21 +297,21 @@ func TestHistoryOfAJobNeedsItRunning(t *testing.T) {
 	}
 
 	pending := job()
-	errCode(t, db.CreateHistory(ctx, forJob(pending)), algoitny.ECONFLICT)
+	algoitnytest.ErrCode(t, db.CreateHistory(ctx, forJob(pending)), algoitny.ECONFLICT)
 	running := job()
-	must[*algoitny.Job](t)(db.TransitionJob(ctx, running.ID, algoitny.JobTransition{Status: algoitny.JobProcessing}))
+	algoitnytest.Must[*algoitny.Job](t)(db.TransitionJob(ctx, running.ID, algoitny.JobTransition{Status: algoitny.JobProcessing}))
 	h := forJob(running)
-	ok(t, db.CreateHistory(ctx, h))
+	algoitnytest.OK(t, db.CreateHistory(ctx, h))
 	dup := *h
-	errCode(t, db.CreateHistory(ctx, &dup), algoitny.ECONFLICT)
+	algoitnytest.ErrCode(t, db.CreateHistory(ctx, &dup), algoitny.ECONFLICT)
 
 	late := job()
-	must[*algoitny.Job](t)(db.TransitionJob(ctx, late.ID, algoitny.JobTransition{Status: algoitny.JobProcessing}))
-	ok(t, db.DeleteAccount(ctx, u))
+	algoitnytest.Must[*algoitny.Job](t)(db.TransitionJob(ctx, late.ID, algoitny.JobTransition{Status: algoitny.JobProcessing}))
+	algoitnytest.OK(t, db.DeleteAccount(ctx, u))
 	if j, err := db.GetJob(ctx, late.ID); err == nil {
 		t.Fatalf("job of a deleted account left: %+v", j)
 	}
-	errCode(t, db.CreateHistory(ctx, forJob(late)), algoitny.ECONFLICT)
+	algoitnytest.ErrCode(t, db.CreateHistory(ctx, forJob(late)), algoitny.ECONFLICT)
 	if n, err := db.CountUserItems(ctx, u.ID); err != nil || n != 0 {
 		t.Fatalf("%d items left (%v)", n, err)
 	}

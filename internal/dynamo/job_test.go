@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 )
 
 func TestJobs(t *testing.T) {
@@ -23,46 +24,46 @@ func TestJobs(t *testing.T) {
 		if err != nil || !created || j.Status != algoitny.JobPending {
 			t.Fatalf("create: %+v %v %v", j, created, err)
 		}
-		must[*algoitny.Job](t)(db.SetRiverJobID(ctx, j.ID, 4242))
-		byTask := must[*algoitny.Job](t)(db.GetJobByRiverID(ctx, 4242))
+		algoitnytest.Must[*algoitny.Job](t)(db.SetRiverJobID(ctx, j.ID, 4242))
+		byTask := algoitnytest.Must[*algoitny.Job](t)(db.GetJobByRiverID(ctx, 4242))
 		if byTask.ID != j.ID {
 			t.Fatalf("by task = %s", byTask.ID)
 		}
 		_, err = db.GetJobByRiverID(ctx, 1)
-		errCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 
-		running := must[*algoitny.Job](t)(db.TransitionJob(ctx, j.ID, algoitny.JobTransition{Status: algoitny.JobProcessing}))
+		running := algoitnytest.Must[*algoitny.Job](t)(db.TransitionJob(ctx, j.ID, algoitny.JobTransition{Status: algoitny.JobProcessing}))
 		if running.StartedAt == nil {
 			t.Fatal("no StartedAt")
 		}
 		code := "print(1)"
-		done := must[*algoitny.Job](t)(db.TransitionJob(ctx, j.ID, algoitny.JobTransition{Status: algoitny.JobCompleted, GeneratorCode: &code}))
+		done := algoitnytest.Must[*algoitny.Job](t)(db.TransitionJob(ctx, j.ID, algoitny.JobTransition{Status: algoitny.JobCompleted, GeneratorCode: &code}))
 		if done.Status != algoitny.JobCompleted || done.GeneratorCode != code || done.FinishedAt == nil || done.Tags[0] != "dp" {
 			t.Fatalf("done %+v", done)
 		}
 		// The job returned is the one stored (it is not read back).
-		if stored := must[*algoitny.Job](t)(db.GetJob(ctx, j.ID)); !reflect.DeepEqual(stored, done) {
+		if stored := algoitnytest.Must[*algoitny.Job](t)(db.GetJob(ctx, j.ID)); !reflect.DeepEqual(stored, done) {
 			t.Fatalf("transition returned %+v, stored %+v", done, stored)
 		}
 		// Final states are final.
 		_, err = db.TransitionJob(ctx, j.ID, algoitny.JobTransition{Status: algoitny.JobCancelled})
-		errCode(t, err, algoitny.ECONFLICT)
+		algoitnytest.ErrCode(t, err, algoitny.ECONFLICT)
 		// From a state read before another transition: ECONFLICT, nothing written.
 		_, err = db.TransitionJobFrom(ctx, running, algoitny.JobTransition{Status: algoitny.JobFailed})
-		errCode(t, err, algoitny.ECONFLICT)
-		if stored := must[*algoitny.Job](t)(db.GetJob(ctx, j.ID)); stored.Status != algoitny.JobCompleted {
+		algoitnytest.ErrCode(t, err, algoitny.ECONFLICT)
+		if stored := algoitnytest.Must[*algoitny.Job](t)(db.GetJob(ctx, j.ID)); stored.Status != algoitny.JobCompleted {
 			t.Fatalf("a stale transition changed the job: %s", stored.Status)
 		}
 		_, err = db.TransitionJob(ctx, "missing", algoitny.JobTransition{Status: algoitny.JobProcessing})
-		errCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 	})
 
 	t.Run("ConcurrentTransitionsOneWins", func(t *testing.T) {
 		t.Parallel()
 		db := newDB(t)
 		j, _, err := db.CreateJob(ctx, &algoitny.Job{Type: algoitny.JobCodeExecution, UserID: "u1"})
-		ok(t, err)
-		must[*algoitny.Job](t)(db.TransitionJob(ctx, j.ID, algoitny.JobTransition{Status: algoitny.JobProcessing}))
+		algoitnytest.OK(t, err)
+		algoitnytest.Must[*algoitny.Job](t)(db.TransitionJob(ctx, j.ID, algoitny.JobTransition{Status: algoitny.JobProcessing}))
 		var wg sync.WaitGroup
 		var mu sync.Mutex
 		wins := map[algoitny.JobStatus]int{}
@@ -128,17 +129,17 @@ func TestJobs(t *testing.T) {
 		if err != nil || !c || other.ID == ids[0] {
 			t.Fatalf("other user: %v %v", c, err)
 		}
-		mine := must[algoitny.Page[*algoitny.Job]](t)(db.ListJobs(ctx, algoitny.JobFilter{UserID: "u1"}, algoitny.PageRequest{}))
+		mine := algoitnytest.Must[algoitny.Page[*algoitny.Job]](t)(db.ListJobs(ctx, algoitny.JobFilter{UserID: "u1"}, algoitny.PageRequest{}))
 		if len(mine.Items) != 1 {
 			t.Fatalf("u1 has %d jobs", len(mine.Items))
 		}
 		// A released key (its job could not be queued) makes a new job; the
 		// release names the job, so it cannot free a key another job took.
-		ok(t, db.ReleaseIdempotencyKey(ctx, "u2", "k1", ids[0]))
+		algoitnytest.OK(t, db.ReleaseIdempotencyKey(ctx, "u2", "k1", ids[0]))
 		if again, c, err := db.CreateJob(ctx, &algoitny.Job{Type: algoitny.JobCodeExecution, UserID: "u2", IdempotencyKey: "k1"}); err != nil || c || again.ID != other.ID {
 			t.Fatalf("after releasing another job's key: %v %v", c, err)
 		}
-		ok(t, db.ReleaseIdempotencyKey(ctx, "u2", "k1", other.ID))
+		algoitnytest.OK(t, db.ReleaseIdempotencyKey(ctx, "u2", "k1", other.ID))
 		if fresh, c, err := db.CreateJob(ctx, &algoitny.Job{Type: algoitny.JobCodeExecution, UserID: "u2", IdempotencyKey: "k1"}); err != nil || !c || fresh.ID == other.ID {
 			t.Fatalf("after release: %v %v", c, err)
 		}
@@ -157,14 +158,14 @@ func TestJobs(t *testing.T) {
 				typ = algoitny.JobHintGeneration
 			}
 			j, _, err := db.CreateJob(ctx, &algoitny.Job{Type: typ, UserID: fmt.Sprint("u", i%2)})
-			ok(t, err)
+			algoitnytest.OK(t, err)
 			jobs = append(jobs, j)
 		}
 		for _, j := range jobs[:4] {
-			must[*algoitny.Job](t)(db.TransitionJob(ctx, j.ID, algoitny.JobTransition{Status: algoitny.JobProcessing}))
+			algoitnytest.Must[*algoitny.Job](t)(db.TransitionJob(ctx, j.ID, algoitny.JobTransition{Status: algoitny.JobProcessing}))
 		}
 		cutoff := now.Add(time.Millisecond)
-		must[*algoitny.Job](t)(db.TransitionJob(ctx, jobs[4].ID, algoitny.JobTransition{Status: algoitny.JobProcessing})) // fresh
+		algoitnytest.Must[*algoitny.Job](t)(db.TransitionJob(ctx, jobs[4].ID, algoitny.JobTransition{Status: algoitny.JobProcessing})) // fresh
 
 		exec := algoitny.JobCodeExecution
 		byType, pages := listAll(t, 2, func(r algoitny.PageRequest) (algoitny.Page[*algoitny.Job], error) {
@@ -187,9 +188,9 @@ func TestJobs(t *testing.T) {
 			t.Fatalf("u0 processing: %d", len(mineProcessing))
 		}
 		_, err := db.ListJobs(ctx, algoitny.JobFilter{}, algoitny.PageRequest{})
-		errCode(t, err, algoitny.EINVALID)
+		algoitnytest.ErrCode(t, err, algoitny.EINVALID)
 
-		stale := must[[]*algoitny.Job](t)(db.ListStaleJobs(ctx, algoitny.JobProcessing, cutoff, 100))
+		stale := algoitnytest.Must[[]*algoitny.Job](t)(db.ListStaleJobs(ctx, algoitny.JobProcessing, cutoff, 100))
 		if len(stale) != 4 || stale[0].ID != jobs[0].ID {
 			t.Fatalf("stale: %d", len(stale))
 		}
@@ -199,7 +200,7 @@ func TestJobs(t *testing.T) {
 		t.Parallel()
 		db := newDB(t)
 		_, err := db.LatestJobProgress(ctx, "j1")
-		errCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 		long := ""
 		for range 30 {
 			long += "step "
@@ -207,17 +208,17 @@ func TestJobs(t *testing.T) {
 		// Steps in the same millisecond must not overwrite each other.
 		db.SetClock(func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) })
 		for i := range 5 {
-			ok(t, db.AddJobProgress(ctx, &algoitny.JobProgress{JobID: "j1", Step: fmt.Sprint("step ", i), Status: algoitny.JobProcessing, Percent: i * 20}))
+			algoitnytest.OK(t, db.AddJobProgress(ctx, &algoitny.JobProgress{JobID: "j1", Step: fmt.Sprint("step ", i), Status: algoitny.JobProcessing, Percent: i * 20}))
 		}
 		db.SetClock(func() time.Time { return time.Date(2026, 1, 1, 0, 0, 1, 0, time.UTC) })
-		ok(t, db.AddJobProgress(ctx, &algoitny.JobProgress{JobID: "j1", Step: long, Status: algoitny.JobCompleted, Percent: 100}))
+		algoitnytest.OK(t, db.AddJobProgress(ctx, &algoitny.JobProgress{JobID: "j1", Step: long, Status: algoitny.JobCompleted, Percent: 100}))
 		all, _ := listAll(t, 4, func(r algoitny.PageRequest) (algoitny.Page[*algoitny.JobProgress], error) {
 			return db.ListJobProgress(ctx, "j1", r)
 		})
 		if len(all) != 6 {
 			t.Fatalf("%d steps", len(all))
 		}
-		latest := must[*algoitny.JobProgress](t)(db.LatestJobProgress(ctx, "j1"))
+		latest := algoitnytest.Must[*algoitny.JobProgress](t)(db.LatestJobProgress(ctx, "j1"))
 		if latest.Status != algoitny.JobCompleted || len(latest.Step) != 100 {
 			t.Fatalf("latest %+v", latest)
 		}

@@ -35,28 +35,3 @@ func runFeed(t testing.TB, db *dynamo.DB, broker cache.Broker, member bool) *cac
 	t.Cleanup(func() { cancel(); <-done })
 	return f
 }
-
-func must[T any](t testing.TB) func(T, error) T {
-	return func(v T, err error) T {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
-}
-
-func ok(t testing.TB, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-// errCode fails the test unless err carries code.
-func errCode(t testing.TB, err error, code string) {
-	t.Helper()
-	if got := codeOf(err); got != code {
-		t.Fatalf("error code = %q (%v), want %q", got, err, code)
-	}
-}

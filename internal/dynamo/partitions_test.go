@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/cache"
 	"github.com/algoitny/api/internal/dynamo"
 	"github.com/algoitny/api/internal/dynamo/dynamotest"
@@ -32,19 +33,19 @@ func TestPartitionCache(t *testing.T) {
 	runFeed(t, cached, broker, true)
 	// Another process on the same tables: a worker that writes, no cache.
 	worker, err := dynamo.Open(ctx, dynamo.Config{Endpoint: dynamotest.Endpoint(), TablePrefix: strings.TrimSuffix(cached.Tables().Main, "Main")})
-	ok(t, err)
+	algoitnytest.OK(t, err)
 	worker.SetFeed(cache.NewFeed(cache.FeedConfig{Broker: broker, Bound: testBound, WriteWindow: testWindow, Logger: log}), log)
 
 	p := newProblem(algoitny.PlatformBaekjoon, "1000", algoitny.LanguagePython, true)
-	ok(t, worker.CreateProblem(ctx, p, algoitny.Unlimited))
+	algoitnytest.OK(t, worker.CreateProblem(ctx, p, algoitny.Unlimited))
 	var cases []*algoitny.TestCase
 	for i := range 7 {
 		cases = append(cases, &algoitny.TestCase{Input: fmt.Sprintf("%d %d\n", i, i), Output: fmt.Sprintf("%d\n", 2*i)})
 	}
 	cases[2].Input = incompressible(100 << 10) // stored in parts
-	ok(t, worker.AddTestCases(ctx, p.Ref(), cases))
+	algoitnytest.OK(t, worker.AddTestCases(ctx, p.Ref(), cases))
 	other := newProblem(algoitny.PlatformBaekjoon, "2000", algoitny.LanguagePython, true)
-	ok(t, worker.CreateProblem(ctx, other, algoitny.Unlimited))
+	algoitnytest.OK(t, worker.CreateProblem(ctx, other, algoitny.Unlimited))
 
 	// The cache goes live once the feed has warmed up and the writes'
 	// announcements are applied: then reading a partition again costs nothing
@@ -52,10 +53,10 @@ func TestPartitionCache(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for free := 0; free < 3; {
 		_, err := cached.ListTestCases(ctx, p.Ref(), algoitny.PageRequest{First: 1})
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		before := cached.Requests()
 		_, err = cached.ListTestCases(ctx, p.Ref(), algoitny.PageRequest{First: 1})
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if cached.Requests() == before {
 			free++
 		} else {
@@ -73,9 +74,9 @@ func TestPartitionCache(t *testing.T) {
 			after := ""
 			for page := 0; ; page++ {
 				want, err := worker.ListTestCases(ctx, p.Ref(), algoitny.PageRequest{First: first, After: after})
-				ok(t, err)
+				algoitnytest.OK(t, err)
 				got, err := cached.ListTestCases(ctx, p.Ref(), algoitny.PageRequest{First: first, After: after})
-				ok(t, err)
+				algoitnytest.OK(t, err)
 				if !reflect.DeepEqual(got, want) {
 					t.Fatalf("first %d, page %d:\n cached %+v\ndynamodb %+v", first, page, got, want)
 				}
@@ -85,9 +86,9 @@ func TestPartitionCache(t *testing.T) {
 				after = want.EndCursor
 			}
 			_, wantPage, err := worker.PrefetchProblem(ctx, p.Ref(), algoitny.PageRequest{First: first})
-			ok(t, err)
+			algoitnytest.OK(t, err)
 			pctx, gotPage, err := cached.PrefetchProblem(ctx, p.Ref(), algoitny.PageRequest{First: first})
-			ok(t, err)
+			algoitnytest.OK(t, err)
 			if !reflect.DeepEqual(gotPage, wantPage) {
 				t.Fatalf("PrefetchProblem first %d:\n cached %+v\ndynamodb %+v", first, gotPage, wantPage)
 			}
@@ -96,9 +97,9 @@ func TestPartitionCache(t *testing.T) {
 			}
 		}
 		wp, wc, err := worker.GetProblemWithTestCases(ctx, p.Ref())
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		gp, gc, err := cached.GetProblemWithTestCases(ctx, p.Ref())
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if !reflect.DeepEqual(gp, wp) || !reflect.DeepEqual(gc, wc) {
 			t.Fatal("GetProblemWithTestCases differs from DynamoDB's")
 		}
@@ -115,7 +116,7 @@ func TestPartitionCache(t *testing.T) {
 		missing := algoitny.ProblemRef{Platform: algoitny.PlatformBaekjoon, ProblemID: "404"}
 		before := cached.Requests()
 		got, err := cached.GetProblems(ctx, []algoitny.ProblemRef{p.Ref(), other.Ref(), missing})
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if n := cached.Requests() - before; n != 1 || len(got) != 2 || got[p.Ref()].Title != p.Title || got[other.Ref()] == nil {
 			t.Fatalf("%d requests, %d problems", n, len(got))
 		}
@@ -127,7 +128,7 @@ func TestPartitionCache(t *testing.T) {
 		// 404 does not exist); a Query of such a partition still loads it.
 		before = cached.Requests()
 		again, err := cached.GetProblems(ctx, []algoitny.ProblemRef{p.Ref(), other.Ref(), missing})
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if n := cached.Requests() - before; n != 0 || !reflect.DeepEqual(again, got) {
 			t.Fatalf("second BatchGet: %d requests, %d problems", n, len(again))
 		}
@@ -135,25 +136,25 @@ func TestPartitionCache(t *testing.T) {
 			t.Fatalf("a problem known not to exist: %v, %d requests", err, cached.Requests()-before)
 		}
 		want, err := worker.ListTestCases(ctx, other.Ref(), algoitny.PageRequest{First: 5})
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		page, err := cached.ListTestCases(ctx, other.Ref(), algoitny.PageRequest{First: 5})
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if !reflect.DeepEqual(page, want) || cached.Requests() == before {
 			t.Fatalf("a Query of a partition whose head is cached: %+v (%d requests)", page, cached.Requests()-before)
 		}
 	})
 
 	t.Run("AnotherProcessWrites", func(t *testing.T) {
-		ok(t, worker.AddTestCases(ctx, p.Ref(), []*algoitny.TestCase{{Input: "new\n", Output: "case\n"}}))
+		algoitnytest.OK(t, worker.AddTestCases(ctx, p.Ref(), []*algoitny.TestCase{{Input: "new\n", Output: "case\n"}}))
 		_, err := worker.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{Title: ptr("Renamed")})
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		// Memory delivers at once; with PostgreSQL it takes milliseconds.
 		deadline := time.Now().Add(10 * time.Second)
 		for {
 			page, err := cached.ListTestCases(ctx, p.Ref(), algoitny.PageRequest{First: 10})
-			ok(t, err)
+			algoitnytest.OK(t, err)
 			gp, err := cached.GetProblem(ctx, p.Ref())
-			ok(t, err)
+			algoitnytest.OK(t, err)
 			if len(page.Items) == 8 && page.Items[7].Input == "new\n" && gp.Title == "Renamed" && gp.TestCaseCount == 8 {
 				break
 			}
@@ -162,10 +163,10 @@ func TestPartitionCache(t *testing.T) {
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
-		ok(t, worker.DeleteProblem(ctx, other.Ref(), "test"))
+		algoitnytest.OK(t, worker.DeleteProblem(ctx, other.Ref(), "test"))
 		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 			gp, err := cached.GetProblem(ctx, other.Ref())
-			ok(t, err)
+			algoitnytest.OK(t, err)
 			if gp.IsDeleted {
 				break
 			}
@@ -177,21 +178,21 @@ func TestPartitionCache(t *testing.T) {
 
 	t.Run("Users", func(t *testing.T) {
 		_, err := cached.SeedPlans(ctx, algoitny.DefaultPlans(), false)
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		free, err := cached.GetPlan(ctx, "Free")
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		pro, err := cached.GetPlan(ctx, "Pro")
-		ok(t, err)
-		ok(t, worker.CreateUser(ctx, &algoitny.User{Email: "ada@example.com", Name: "Ada", IsActive: true}, free))
+		algoitnytest.OK(t, err)
+		algoitnytest.OK(t, worker.CreateUser(ctx, &algoitny.User{Email: "ada@example.com", Name: "Ada", IsActive: true}, free))
 		emails := []string{"ada@example.com", "bob@example.com"} // bob does not exist yet
 		// The creation's event may arrive after a read began (which is then
 		// not kept): read until a read is free.
 		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 			got, err := cached.GetUsersByEmail(ctx, emails)
-			ok(t, err)
+			algoitnytest.OK(t, err)
 			before := cached.Requests()
 			again, err := cached.GetUsersByEmail(ctx, emails)
-			ok(t, err)
+			algoitnytest.OK(t, err)
 			if !reflect.DeepEqual(again, got) || len(got) != 1 || got["ada@example.com"].Name != "Ada" {
 				t.Fatalf("users: %+v, then %+v", got, again)
 			}
@@ -204,11 +205,11 @@ func TestPartitionCache(t *testing.T) {
 		}
 		// Another process moves ada to Pro and creates bob.
 		_, err = worker.SetUserPlan(ctx, "ada@example.com", pro)
-		ok(t, err)
-		ok(t, worker.CreateUser(ctx, &algoitny.User{Email: "bob@example.com", Name: "Bob", IsActive: true}, free))
+		algoitnytest.OK(t, err)
+		algoitnytest.OK(t, worker.CreateUser(ctx, &algoitny.User{Email: "bob@example.com", Name: "Bob", IsActive: true}, free))
 		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 			users, err := cached.GetUsersByEmail(ctx, emails)
-			ok(t, err)
+			algoitnytest.OK(t, err)
 			bob, err := cached.GetUserByEmail(ctx, "bob@example.com")
 			if len(users) == 2 && users["ada@example.com"].PlanName == "Pro" && err == nil && bob.Name == "Bob" {
 				break
@@ -221,12 +222,12 @@ func TestPartitionCache(t *testing.T) {
 		// process that tells nobody (no SetChanges) links bob's Google id;
 		// deleting bob here must still delete the id's marker.
 		_, err = cached.GetUserByEmail(ctx, "bob@example.com") // cached, without a Google id
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		silent, err := dynamo.Open(ctx, dynamo.Config{Endpoint: dynamotest.Endpoint(), TablePrefix: strings.TrimSuffix(cached.Tables().Main, "Main")})
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		_, _, err = silent.SignInWithGoogle(ctx, algoitny.GoogleProfile{GoogleID: "g-bob", Email: "bob@example.com", Name: "Bob"}, free)
-		ok(t, err)
-		ok(t, cached.DeleteUser(ctx, "bob@example.com"))
+		algoitnytest.OK(t, err)
+		algoitnytest.OK(t, cached.DeleteUser(ctx, "bob@example.com"))
 		if exists, err := dynamo.GoogleIDMarkerExists(ctx, silent, "g-bob"); err != nil || exists {
 			t.Fatalf("the Google id marker outlived its user (%v)", err)
 		}
@@ -244,10 +245,10 @@ func TestPartitionCache(t *testing.T) {
 			t.Helper()
 			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 				counts, err := cached.UsageCounts(ctx, "quota-user", day)
-				ok(t, err)
+				algoitnytest.OK(t, err)
 				before := cached.Requests()
 				again, err := cached.UsageCounts(ctx, "quota-user", day)
-				ok(t, err)
+				algoitnytest.OK(t, err)
 				if counts[algoitny.ActionHint] == want && again[algoitny.ActionHint] == want && cached.Requests() == before {
 					return
 				}
@@ -258,28 +259,28 @@ func TestPartitionCache(t *testing.T) {
 		}
 		hints(0) // "no counter yet" is kept too
 		_, err := hint(worker, 3)
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		hints(1) // another process's use, told through the broker
 		l, err := hint(cached, 3)
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if counts, err := cached.UsageCounts(ctx, "quota-user", day); err != nil || counts[algoitny.ActionHint] != 2 {
 			t.Fatalf("right after its own use the process reads %v (%v), want 2", counts, err)
 		}
-		ok(t, worker.ReleaseQuota(ctx, l))
+		algoitnytest.OK(t, worker.ReleaseQuota(ctx, l))
 		hints(1)
 		// A refused use writes nothing, but it was announced (a write is
 		// announced before DynamoDB decides): the counter is read again once.
 		_, err = hint(worker, 1)
-		errCode(t, err, algoitny.ERATELIMITED)
+		algoitnytest.ErrCode(t, err, algoitny.ERATELIMITED)
 		hints(1)
 		// A refusal reports the count DynamoDB holds, not a stale copy: a
 		// process that tells nobody (no SetChanges) uses one more.
 		silent, err := dynamo.Open(ctx, dynamo.Config{Endpoint: dynamotest.Endpoint(), TablePrefix: strings.TrimSuffix(cached.Tables().Main, "Main")})
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		_, err = hint(silent, 3)
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		_, err = hint(cached, 2)
-		errCode(t, err, algoitny.ERATELIMITED)
+		algoitnytest.ErrCode(t, err, algoitny.ERATELIMITED)
 		if rl := err.(*algoitny.Error).RateLimit; rl.Used != 2 || rl.Limit != 2 {
 			t.Fatalf("refusal reports %+v, want 2 used of 2", rl)
 		}
@@ -290,7 +291,7 @@ func TestPartitionCache(t *testing.T) {
 		// the same partition, are both kept; another process's changes to
 		// either reach this one.
 		h := newHistory("exec-user", algoitny.PlatformBaekjoon, "1000", algoitny.LanguagePython, false)
-		ok(t, worker.CreateHistory(ctx, h))
+		algoitnytest.OK(t, worker.CreateHistory(ctx, h))
 		day := algoitny.UsageDay(time.Now())
 		// reads reads both until a second read costs no request.
 		reads := func(check func(*algoitny.SearchHistory, map[algoitny.UsageAction]int) bool) {
@@ -303,7 +304,7 @@ func TestPartitionCache(t *testing.T) {
 				counts, err4 := cached.UsageCounts(ctx, "exec-user", day)
 				batch, err5 := cached.GetHistories(ctx, []algoitny.HistoryRef{h.Ref()})
 				for _, err := range []error{err1, err2, err3, err4, err5} {
-					ok(t, err)
+					algoitnytest.OK(t, err)
 				}
 				if check(got, counts) && reflect.DeepEqual(batch[h.Ref()], got) && cached.Requests() == before {
 					return
@@ -317,13 +318,13 @@ func TestPartitionCache(t *testing.T) {
 			return got.Code == "print(1)" && !got.IsCodePublic && len(got.TestResults) == 2
 		})
 		_, err := worker.SetHints(ctx, h.Ref(), []string{"look at the limits"})
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		_, err = worker.SetHistoryVisibility(ctx, h.Ref(), true)
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		reads(func(got *algoitny.SearchHistory, _ map[algoitny.UsageAction]int) bool {
 			return got.IsCodePublic && len(got.Hints) == 1
 		})
-		ok(t, worker.ConsumeQuota(ctx, &algoitny.UsageLog{UserID: "exec-user", Action: algoitny.ActionExecution}, algoitny.Unlimited))
+		algoitnytest.OK(t, worker.ConsumeQuota(ctx, &algoitny.UsageLog{UserID: "exec-user", Action: algoitny.ActionExecution}, algoitny.Unlimited))
 		reads(func(got *algoitny.SearchHistory, counts map[algoitny.UsageAction]int) bool {
 			return got.IsCodePublic && counts[algoitny.ActionExecution] == 1
 		})
@@ -331,13 +332,13 @@ func TestPartitionCache(t *testing.T) {
 		// tells nobody (no SetChanges) gives the execution hints; the cached
 		// copy does not know, a fresh read does.
 		silent, err := dynamo.Open(ctx, dynamo.Config{Endpoint: dynamotest.Endpoint(), TablePrefix: strings.TrimSuffix(cached.Tables().Main, "Main")})
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		_, err = silent.SetHints(ctx, h.Ref(), []string{"one", "two"})
-		ok(t, err)
-		if got := must[*algoitny.SearchHistory](t)(cached.GetHistory(ctx, h.Ref())); len(got.Hints) != 1 {
+		algoitnytest.OK(t, err)
+		if got := algoitnytest.Must[*algoitny.SearchHistory](t)(cached.GetHistory(ctx, h.Ref())); len(got.Hints) != 1 {
 			t.Fatalf("the cached copy changed without a notification: %v", got.Hints)
 		}
-		if got := must[*algoitny.SearchHistory](t)(cached.GetHistory(algoitny.WithFreshReads(ctx), h.Ref())); len(got.Hints) != 2 {
+		if got := algoitnytest.Must[*algoitny.SearchHistory](t)(cached.GetHistory(algoitny.WithFreshReads(ctx), h.Ref())); len(got.Hints) != 2 {
 			t.Fatalf("a fresh read: %v", got.Hints)
 		}
 		// An execution that does not exist yet is not kept as absent (the
@@ -346,19 +347,19 @@ func TestPartitionCache(t *testing.T) {
 		later.ID, _ = worker.NewHistoryID()
 		huge := newHistory("exec-user", algoitny.PlatformBaekjoon, "1002", algoitny.LanguagePython, false)
 		huge.Code = incompressible(300 << 10)
-		ok(t, worker.CreateHistory(ctx, huge))
+		algoitnytest.OK(t, worker.CreateHistory(ctx, huge))
 		for range 2 {
 			before := cached.Requests()
 			_, err = cached.GetHistory(ctx, later.Ref())
-			errCode(t, err, algoitny.ENOTFOUND)
+			algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 			got, err := cached.GetHistory(ctx, huge.Ref())
-			ok(t, err)
+			algoitnytest.OK(t, err)
 			if len(got.Code) != 300<<10 || cached.Requests()-before != 2 {
 				t.Fatalf("absent and huge executions: %d requests", cached.Requests()-before)
 			}
 		}
-		ok(t, silent.CreateHistory(ctx, later)) // tells nobody
-		ok(t, err2(cached.GetHistory(ctx, later.Ref())))
+		algoitnytest.OK(t, silent.CreateHistory(ctx, later)) // tells nobody
+		algoitnytest.OK(t, err2(cached.GetHistory(ctx, later.Ref())))
 	})
 
 	// Requests that miss one partition together share one load of it: a
@@ -367,8 +368,8 @@ func TestPartitionCache(t *testing.T) {
 	// internal/cache's TestLoad.)
 	t.Run("ConcurrentMissesShareOneLoad", func(t *testing.T) {
 		hot := newProblem(algoitny.PlatformBaekjoon, "4000", algoitny.LanguagePython, true)
-		ok(t, cached.CreateProblem(ctx, hot, algoitny.Unlimited))
-		ok(t, cached.AddTestCases(ctx, hot.Ref(), []*algoitny.TestCase{{Input: "1 2\n", Output: "3\n"}}))
+		algoitnytest.OK(t, cached.CreateProblem(ctx, hot, algoitny.Unlimited))
+		algoitnytest.OK(t, cached.AddTestCases(ctx, hot.Ref(), []*algoitny.TestCase{{Input: "1 2\n", Output: "3\n"}}))
 		// concurrently reads the first page from n goroutines let go at
 		// once and returns the DynamoDB requests they made in all.
 		concurrently := func(n int) int64 {
@@ -389,7 +390,7 @@ func TestPartitionCache(t *testing.T) {
 			}
 			close(go1)
 			for range n {
-				ok(t, <-errs)
+				algoitnytest.OK(t, <-errs)
 			}
 			return total.Load()
 		}
@@ -416,12 +417,12 @@ func TestPartitionCache(t *testing.T) {
 
 	t.Run("BigPartitionsAreNotCached", func(t *testing.T) {
 		big := newProblem(algoitny.PlatformBaekjoon, "3000", algoitny.LanguagePython, true)
-		ok(t, cached.CreateProblem(ctx, big, algoitny.Unlimited))
-		ok(t, cached.AddTestCases(ctx, big.Ref(), []*algoitny.TestCase{{Input: incompressible(400 << 10), Output: "1\n"}}))
+		algoitnytest.OK(t, cached.CreateProblem(ctx, big, algoitny.Unlimited))
+		algoitnytest.OK(t, cached.AddTestCases(ctx, big.Ref(), []*algoitny.TestCase{{Input: incompressible(400 << 10), Output: "1\n"}}))
 		for range 2 {
 			before := cached.Requests()
 			page, err := cached.ListTestCases(ctx, big.Ref(), algoitny.PageRequest{First: 1})
-			ok(t, err)
+			algoitnytest.OK(t, err)
 			if len(page.Items) != 1 || page.Items[0].InputSize != 400<<10 || cached.Requests() == before {
 				t.Fatalf("a big partition: %d cases, %d requests", len(page.Items), cached.Requests()-before)
 			}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 )
 
 // TestPrefetchProblem: one Query gives the problem (GetProblem in the
@@ -17,21 +18,21 @@ func TestPrefetchProblem(t *testing.T) {
 	ctx := context.Background()
 	db := newDB(t)
 	p := newProblem(algoitny.PlatformBaekjoon, "1000", algoitny.LanguagePython, true)
-	ok(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
+	algoitnytest.OK(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
 	var cases []*algoitny.TestCase
 	for i := range 5 {
 		cases = append(cases, &algoitny.TestCase{Input: fmt.Sprintf("%d %d\n", i, i), Output: fmt.Sprintf("%d\n", 2*i)})
 	}
 	cases[1].Input = incompressible(1 << 20) // split into parts
-	ok(t, db.AddTestCases(ctx, p.Ref(), cases))
+	algoitnytest.OK(t, db.AddTestCases(ctx, p.Ref(), cases))
 
 	for _, first := range []int{0, 1, 2, 5, 10} {
 		t.Run(fmt.Sprintf("First%d", first), func(t *testing.T) {
 			want, err := db.ListTestCases(ctx, p.Ref(), algoitny.PageRequest{First: first})
-			ok(t, err)
+			algoitnytest.OK(t, err)
 			before := db.Requests()
 			pctx, got, err := db.PrefetchProblem(ctx, p.Ref(), algoitny.PageRequest{First: first})
-			ok(t, err)
+			algoitnytest.OK(t, err)
 			if n := db.Requests() - before; n != 1 {
 				t.Fatalf("PrefetchProblem made %d requests", n)
 			}
@@ -40,7 +41,7 @@ func TestPrefetchProblem(t *testing.T) {
 			}
 			before = db.Requests()
 			gp, err := db.GetProblem(pctx, p.Ref())
-			ok(t, err)
+			algoitnytest.OK(t, err)
 			if n := db.Requests() - before; n != 0 || gp.Title != p.Title || gp.TestCaseCount != 5 {
 				t.Fatalf("GetProblem in the prefetched context: %d requests, %+v", n, gp)
 			}
@@ -53,19 +54,19 @@ func TestPrefetchProblem(t *testing.T) {
 
 	t.Run("ErrAfterCursor", func(t *testing.T) {
 		page, err := db.ListTestCases(ctx, p.Ref(), algoitny.PageRequest{First: 1})
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		_, _, err = db.PrefetchProblem(ctx, p.Ref(), algoitny.PageRequest{First: 1, After: page.EndCursor})
-		errCode(t, err, algoitny.EINVALID)
+		algoitnytest.ErrCode(t, err, algoitny.EINVALID)
 	})
 
 	t.Run("Missing", func(t *testing.T) {
 		ref := algoitny.ProblemRef{Platform: algoitny.PlatformBaekjoon, ProblemID: "none"}
 		pctx, page, err := db.PrefetchProblem(ctx, ref, algoitny.PageRequest{First: 3})
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if len(page.Items) != 0 || pctx != ctx {
 			t.Fatalf("missing problem: %+v", page)
 		}
 		_, err = db.GetProblem(pctx, ref)
-		errCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 )
 
 func newProblem(platform algoitny.Platform, id string, lang algoitny.Language, completed bool) *algoitny.Problem {
@@ -67,14 +68,14 @@ func TestProblems(t *testing.T) {
 		db := newDB(t)
 		p := newProblem(algoitny.PlatformBaekjoon, "1000", algoitny.LanguagePython, true)
 		p.Checker = algoitny.Checker{Kind: algoitny.CheckerFloat, Epsilon: 1e-6}
-		ok(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
-		got := must[*algoitny.Problem](t)(db.GetProblem(ctx, p.Ref()))
+		algoitnytest.OK(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
+		got := algoitnytest.Must[*algoitny.Problem](t)(db.GetProblem(ctx, p.Ref()))
 		if got.InternalID == "" || got.Title != "Problem 1000" || got.Checker.Epsilon != 1e-6 || got.Tags[0] != "math" {
 			t.Fatalf("got %+v", got)
 		}
-		errCode(t, db.CreateProblem(ctx, newProblem(algoitny.PlatformBaekjoon, "1000", algoitny.LanguageC, false), algoitny.Unlimited), algoitny.ECONFLICT)
+		algoitnytest.ErrCode(t, db.CreateProblem(ctx, newProblem(algoitny.PlatformBaekjoon, "1000", algoitny.LanguageC, false), algoitny.Unlimited), algoitny.ECONFLICT)
 		_, err := db.GetProblem(ctx, algoitny.ProblemRef{Platform: algoitny.PlatformBaekjoon, ProblemID: "404"})
-		errCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 	})
 
 	t.Run("ListByIndexes", func(t *testing.T) {
@@ -94,10 +95,10 @@ func TestProblems(t *testing.T) {
 			if i == 4 {
 				p.Title = "Shortest Path Queries"
 			}
-			ok(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
+			algoitnytest.OK(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
 		}
 		// A history item in Python must not show up among Python problems (GSI3 fix).
-		ok(t, db.CreateHistory(ctx, &algoitny.SearchHistory{UserID: "u1", Platform: algoitny.PlatformBaekjoon, ProblemID: "101", Language: algoitny.LanguagePython, IsCodePublic: true}))
+		algoitnytest.OK(t, db.CreateHistory(ctx, &algoitny.SearchHistory{UserID: "u1", Platform: algoitny.PlatformBaekjoon, ProblemID: "101", Language: algoitny.LanguagePython, IsCodePublic: true}))
 
 		list := func(f algoitny.ProblemFilter) func(algoitny.PageRequest) (algoitny.Page[*algoitny.Problem], error) {
 			return func(r algoitny.PageRequest) (algoitny.Page[*algoitny.Problem], error) {
@@ -143,22 +144,22 @@ func TestProblems(t *testing.T) {
 		t.Parallel()
 		db := newDB(t)
 		p := newProblem(algoitny.PlatformAtCoder, "abc100_a", algoitny.LanguagePython, false)
-		ok(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
+		algoitnytest.OK(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
 		yes, java, title := true, algoitny.LanguageJava, "Renamed"
-		up := must[*algoitny.Problem](t)(db.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{IsCompleted: &yes, Language: &java, Title: &title}))
+		up := algoitnytest.Must[*algoitny.Problem](t)(db.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{IsCompleted: &yes, Language: &java, Title: &title}))
 		if !up.IsCompleted || up.Language != java || up.Title != "Renamed" || up.TimeLimitMs != 1000 {
 			t.Fatalf("updated %+v", up)
 		}
-		got := must[algoitny.Page[*algoitny.Problem]](t)(db.ListProblems(ctx, algoitny.ProblemFilter{Language: &java}, algoitny.PageRequest{}))
+		got := algoitnytest.Must[algoitny.Page[*algoitny.Problem]](t)(db.ListProblems(ctx, algoitny.ProblemFilter{Language: &java}, algoitny.PageRequest{}))
 		if len(got.Items) != 1 {
 			t.Fatalf("not listed under java: %d", len(got.Items))
 		}
 		py := algoitny.LanguagePython
-		if got := must[algoitny.Page[*algoitny.Problem]](t)(db.ListProblems(ctx, algoitny.ProblemFilter{Language: &py}, algoitny.PageRequest{})); len(got.Items) != 0 {
+		if got := algoitnytest.Must[algoitny.Page[*algoitny.Problem]](t)(db.ListProblems(ctx, algoitny.ProblemFilter{Language: &py}, algoitny.PageRequest{})); len(got.Items) != 0 {
 			t.Fatal("still listed under python")
 		}
 		_, err := db.UpdateProblem(ctx, algoitny.ProblemRef{Platform: algoitny.PlatformAtCoder, ProblemID: "none"}, algoitny.ProblemUpdate{Title: &title})
-		errCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 	})
 
 	// Production runs are numbered by the problem's counter, and a run
@@ -168,16 +169,16 @@ func TestProblems(t *testing.T) {
 		t.Parallel()
 		db := newDB(t)
 		p := newProblem(algoitny.PlatformCustom, "prod", algoitny.LanguagePython, false)
-		ok(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
-		first := must[int](t)(db.StartProduction(ctx, p.Ref()))
-		second := must[int](t)(db.StartProduction(ctx, p.Ref()))
+		algoitnytest.OK(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
+		first := algoitnytest.Must[int](t)(db.StartProduction(ctx, p.Ref()))
+		second := algoitnytest.Must[int](t)(db.StartProduction(ctx, p.Ref()))
 		if first != 1 || second != 2 {
 			t.Fatalf("runs numbered %d, %d", first, second)
 		}
 		gen := algoitny.Program{Language: algoitny.LanguagePython, Code: "print(1)\n"}
 		val := algoitny.Program{Language: algoitny.LanguageCPP, Code: "int main(){}\n"}
-		up := must[*algoitny.Problem](t)(db.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{Generator: &gen, Validator: &val, Production: &second}))
-		got := must[*algoitny.Problem](t)(db.GetProblem(algoitny.WithFreshReads(ctx), p.Ref()))
+		up := algoitnytest.Must[*algoitny.Problem](t)(db.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{Generator: &gen, Validator: &val, Production: &second}))
+		got := algoitnytest.Must[*algoitny.Problem](t)(db.GetProblem(algoitny.WithFreshReads(ctx), p.Ref()))
 		for _, q := range []*algoitny.Problem{up, got} {
 			if q.Production != 2 || q.Generator != gen || q.Validator != val {
 				t.Fatalf("stored %+v", q)
@@ -186,51 +187,51 @@ func TestProblems(t *testing.T) {
 		// The older run finishing later does not become current.
 		none := algoitny.Program{}
 		_, err := db.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{Generator: &none, Validator: &none, Production: &first})
-		errCode(t, err, algoitny.ECONFLICT)
+		algoitnytest.ErrCode(t, err, algoitny.ECONFLICT)
 		_, err = db.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{Production: &second})
-		errCode(t, err, algoitny.ECONFLICT)
-		if got := must[*algoitny.Problem](t)(db.GetProblem(algoitny.WithFreshReads(ctx), p.Ref())); got.Production != 2 || got.Generator != gen || got.Validator != val {
+		algoitnytest.ErrCode(t, err, algoitny.ECONFLICT)
+		if got := algoitnytest.Must[*algoitny.Problem](t)(db.GetProblem(algoitny.WithFreshReads(ctx), p.Ref())); got.Production != 2 || got.Generator != gen || got.Validator != val {
 			t.Fatalf("changed by a refused run: %+v", got)
 		}
 		// A rebuild of run 1 does not replace run 2; one of run 2 does.
 		fourth, fifth := 4, 5
 		_, err = db.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{Production: &fourth, ReplacesProduction: &first})
-		errCode(t, err, algoitny.ECONFLICT)
-		ok(t, err2(db.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{Production: &fifth, ReplacesProduction: &second})))
-		if got := must[*algoitny.Problem](t)(db.GetProblem(algoitny.WithFreshReads(ctx), p.Ref())); got.Production != 5 {
+		algoitnytest.ErrCode(t, err, algoitny.ECONFLICT)
+		algoitnytest.OK(t, err2(db.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{Production: &fifth, ReplacesProduction: &second})))
+		if got := algoitnytest.Must[*algoitny.Problem](t)(db.GetProblem(algoitny.WithFreshReads(ctx), p.Ref())); got.Production != 5 {
 			t.Fatalf("run %d current, want 5", got.Production)
 		}
 		_, err = db.StartProduction(ctx, algoitny.ProblemRef{Platform: algoitny.PlatformCustom, ProblemID: "none"})
-		errCode(t, err, algoitny.ENOTFOUND)
-		ok(t, db.DeleteProblem(ctx, p.Ref(), "gone"))
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.OK(t, db.DeleteProblem(ctx, p.Ref(), "gone"))
 		sixth := 6
 		_, err = db.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{Production: &sixth})
-		errCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 	})
 
 	t.Run("SoftDelete", func(t *testing.T) {
 		t.Parallel()
 		db := newDB(t)
 		p := newProblem(algoitny.PlatformBaekjoon, "1", algoitny.LanguagePython, true)
-		ok(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
-		ok(t, db.CreateProblem(ctx, newProblem(algoitny.PlatformBaekjoon, "2", algoitny.LanguagePython, true), algoitny.Unlimited))
-		ok(t, db.DeleteProblem(ctx, p.Ref(), "duplicate"))
+		algoitnytest.OK(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
+		algoitnytest.OK(t, db.CreateProblem(ctx, newProblem(algoitny.PlatformBaekjoon, "2", algoitny.LanguagePython, true), algoitny.Unlimited))
+		algoitnytest.OK(t, db.DeleteProblem(ctx, p.Ref(), "duplicate"))
 		bj, py := algoitny.PlatformBaekjoon, algoitny.LanguagePython
 		for _, f := range []algoitny.ProblemFilter{{}, {Platform: &bj}, {Language: &py}} {
-			got := must[algoitny.Page[*algoitny.Problem]](t)(db.ListProblems(ctx, f, algoitny.PageRequest{}))
+			got := algoitnytest.Must[algoitny.Page[*algoitny.Problem]](t)(db.ListProblems(ctx, f, algoitny.PageRequest{}))
 			if ids := problemIDs(got.Items); len(ids) != 1 || ids[0] != "2" {
 				t.Fatalf("filter %+v lists %v after delete", f, ids)
 			}
 		}
-		got := must[*algoitny.Problem](t)(db.GetProblem(ctx, p.Ref()))
+		got := algoitnytest.Must[*algoitny.Problem](t)(db.GetProblem(ctx, p.Ref()))
 		if !got.IsDeleted || got.DeletedReason != "duplicate" || got.DeletedAt == nil {
 			t.Fatalf("deleted problem reads as %+v", got)
 		}
-		errCode(t, db.DeleteProblem(ctx, p.Ref(), "again"), algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, db.DeleteProblem(ctx, p.Ref(), "again"), algoitny.ENOTFOUND)
 		title := "x"
 		_, err := db.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{Title: &title})
-		errCode(t, err, algoitny.ENOTFOUND)
-		errCode(t, db.AddTestCases(ctx, p.Ref(), []*algoitny.TestCase{{Input: "1", Output: "1"}}), algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, db.AddTestCases(ctx, p.Ref(), []*algoitny.TestCase{{Input: "1", Output: "1"}}), algoitny.ENOTFOUND)
 	})
 
 	t.Run("MaxProblemsIsExact", func(t *testing.T) {
@@ -263,19 +264,19 @@ func TestProblems(t *testing.T) {
 		if admitted != limit || limited != 12-limit {
 			t.Fatalf("admitted %d, limited %d", admitted, limited)
 		}
-		if n := must[int](t)(db.CountUserProblems(ctx, "author")); n != limit {
+		if n := algoitnytest.Must[int](t)(db.CountUserProblems(ctx, "author")); n != limit {
 			t.Fatalf("counter = %d", n)
 		}
 		// Deleting one frees a slot.
 		no := false
-		drafts := must[algoitny.Page[*algoitny.Problem]](t)(db.ListProblems(ctx, algoitny.ProblemFilter{Completed: &no}, algoitny.PageRequest{}))
-		ok(t, db.DeleteProblem(ctx, drafts.Items[0].Ref(), "make room"))
+		drafts := algoitnytest.Must[algoitny.Page[*algoitny.Problem]](t)(db.ListProblems(ctx, algoitny.ProblemFilter{Completed: &no}, algoitny.PageRequest{}))
+		algoitnytest.OK(t, db.DeleteProblem(ctx, drafts.Items[0].Ref(), "make room"))
 		p := newProblem(algoitny.PlatformCustom, "later", algoitny.LanguageC, false)
 		p.CreatedBy = "author"
-		ok(t, db.CreateProblem(ctx, p, limit))
+		algoitnytest.OK(t, db.CreateProblem(ctx, p, limit))
 		p0 := newProblem(algoitny.PlatformCustom, "zero", algoitny.LanguageC, false)
 		p0.CreatedBy = "nobody"
-		errCode(t, db.CreateProblem(ctx, p0, 0), algoitny.ERATELIMITED)
+		algoitnytest.ErrCode(t, db.CreateProblem(ctx, p0, 0), algoitny.ERATELIMITED)
 	})
 
 	// A create whose test cases failed is undone: the empty draft goes and
@@ -285,29 +286,29 @@ func TestProblems(t *testing.T) {
 		db := newDB(t)
 		p := newProblem(algoitny.PlatformCustom, "d1", algoitny.LanguageC, false)
 		p.CreatedBy = "author"
-		ok(t, db.CreateProblem(ctx, p, 1))
-		errCode(t, db.DiscardProblem(ctx, p.Ref(), "someone-else"), algoitny.ECONFLICT)
-		ok(t, db.DiscardProblem(ctx, p.Ref(), "author"))
-		errCode(t, err2(db.GetProblem(ctx, p.Ref())), algoitny.ENOTFOUND)
-		if n := must[int](t)(db.CountUserProblems(ctx, "author")); n != 0 {
+		algoitnytest.OK(t, db.CreateProblem(ctx, p, 1))
+		algoitnytest.ErrCode(t, db.DiscardProblem(ctx, p.Ref(), "someone-else"), algoitny.ECONFLICT)
+		algoitnytest.OK(t, db.DiscardProblem(ctx, p.Ref(), "author"))
+		algoitnytest.ErrCode(t, err2(db.GetProblem(ctx, p.Ref())), algoitny.ENOTFOUND)
+		if n := algoitnytest.Must[int](t)(db.CountUserProblems(ctx, "author")); n != 0 {
 			t.Fatalf("counter after the discard = %d", n)
 		}
-		errCode(t, db.DiscardProblem(ctx, p.Ref(), "author"), algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, db.DiscardProblem(ctx, p.Ref(), "author"), algoitny.ENOTFOUND)
 		again := newProblem(algoitny.PlatformCustom, "d1", algoitny.LanguageC, false)
 		again.CreatedBy = "author"
-		ok(t, db.CreateProblem(ctx, again, 1)) // within the limit of 1 again
-		ok(t, db.AddTestCases(ctx, again.Ref(), []*algoitny.TestCase{{Input: "1\n", Output: "1\n"}}))
-		errCode(t, db.DiscardProblem(ctx, again.Ref(), "author"), algoitny.ECONFLICT) // it has test cases
-		if got := must[*algoitny.Problem](t)(db.GetProblem(ctx, again.Ref())); got.TestCaseCount != 1 {
+		algoitnytest.OK(t, db.CreateProblem(ctx, again, 1)) // within the limit of 1 again
+		algoitnytest.OK(t, db.AddTestCases(ctx, again.Ref(), []*algoitny.TestCase{{Input: "1\n", Output: "1\n"}}))
+		algoitnytest.ErrCode(t, db.DiscardProblem(ctx, again.Ref(), "author"), algoitny.ECONFLICT) // it has test cases
+		if got := algoitnytest.Must[*algoitny.Problem](t)(db.GetProblem(ctx, again.Ref())); got.TestCaseCount != 1 {
 			t.Fatalf("a problem with test cases was touched: %+v", got)
 		}
 		// A draft deleted meanwhile gave its slot back already: not twice.
 		gone := newProblem(algoitny.PlatformCustom, "d2", algoitny.LanguageC, false)
 		gone.CreatedBy = "author2"
-		ok(t, db.CreateProblem(ctx, gone, 1))
-		ok(t, db.DeleteProblem(ctx, gone.Ref(), "changed my mind"))
-		errCode(t, db.DiscardProblem(ctx, gone.Ref(), "author2"), algoitny.ECONFLICT)
-		if n := must[int](t)(db.CountUserProblems(ctx, "author2")); n != 0 {
+		algoitnytest.OK(t, db.CreateProblem(ctx, gone, 1))
+		algoitnytest.OK(t, db.DeleteProblem(ctx, gone.Ref(), "changed my mind"))
+		algoitnytest.ErrCode(t, db.DiscardProblem(ctx, gone.Ref(), "author2"), algoitny.ECONFLICT)
+		if n := algoitnytest.Must[int](t)(db.CountUserProblems(ctx, "author2")); n != 0 {
 			t.Fatalf("counter after a delete and a discard = %d, want 0", n)
 		}
 	})
@@ -318,12 +319,12 @@ func TestProblems(t *testing.T) {
 		var refs []algoitny.ProblemRef
 		for i := range 250 {
 			p := newProblem(algoitny.PlatformCodeforces, fmt.Sprintf("%04d", i), algoitny.LanguageGo, true)
-			ok(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
+			algoitnytest.OK(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
 			refs = append(refs, p.Ref())
 		}
 		refs = append(refs, algoitny.ProblemRef{Platform: algoitny.PlatformCodeforces, ProblemID: "missing"}, refs[0])
 		before := db.Requests()
-		got := must[map[algoitny.ProblemRef]*algoitny.Problem](t)(db.GetProblems(ctx, refs))
+		got := algoitnytest.Must[map[algoitny.ProblemRef]*algoitny.Problem](t)(db.GetProblems(ctx, refs))
 		if len(got) != 250 {
 			t.Fatalf("got %d of 250", len(got))
 		}

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/dynamo"
 	"github.com/algoitny/api/internal/dynamo/dynamotest"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -14,8 +14,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-func codeOf(err error) string { return algoitny.ErrorCode(err) }
-
 func TestMigrate(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -23,7 +21,7 @@ func TestMigrate(t *testing.T) {
 	t.Run("SchemaMatchesDesign", func(t *testing.T) {
 		t.Parallel()
 		db := newDB(t)
-		infos := must[[]dynamo.TableInfo](t)(db.Describe(ctx))
+		infos := algoitnytest.Must[[]dynamo.TableInfo](t)(db.Describe(ctx))
 		want := map[string]struct {
 			indexes []string
 			ttl     string
@@ -60,7 +58,7 @@ func TestMigrate(t *testing.T) {
 	t.Run("Idempotent", func(t *testing.T) {
 		t.Parallel()
 		db := newDB(t)
-		rep := must[dynamo.MigrateReport](t)(db.Migrate(ctx))
+		rep := algoitnytest.Must[dynamo.MigrateReport](t)(db.Migrate(ctx))
 		if len(rep.Created)+len(rep.IndexesAdded)+len(rep.TTLEnabled) != 0 {
 			t.Fatalf("second migrate changed something: %+v", rep)
 		}
@@ -91,17 +89,17 @@ func TestMigrate(t *testing.T) {
 				Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
 			}},
 		})
-		ok(t, err)
-		db := must[*dynamo.DB](t)(dynamo.Open(ctx, dynamo.Config{Endpoint: dynamotest.Endpoint(), TablePrefix: prefix}))
+		algoitnytest.OK(t, err)
+		db := algoitnytest.Must[*dynamo.DB](t)(dynamo.Open(ctx, dynamo.Config{Endpoint: dynamotest.Endpoint(), TablePrefix: prefix}))
 		t.Cleanup(func() { db.DropTables(context.Background()) })
-		rep := must[dynamo.MigrateReport](t)(db.Migrate(ctx))
+		rep := algoitnytest.Must[dynamo.MigrateReport](t)(db.Migrate(ctx))
 		if !slices.Equal(rep.IndexesAdded, []string{tables.Main + "/GSI2", tables.Main + "/GSI3"}) {
 			t.Fatalf("indexes added = %v", rep.IndexesAdded)
 		}
 		if !slices.Equal(rep.Created, []string{tables.Users, tables.Plans}) {
 			t.Fatalf("created = %v", rep.Created)
 		}
-		infos := must[[]dynamo.TableInfo](t)(db.Describe(ctx))
+		infos := algoitnytest.Must[[]dynamo.TableInfo](t)(db.Describe(ctx))
 		if n := len(infos[0].Indexes); n != 3 {
 			t.Fatalf("main table has %d indexes after upgrade", n)
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/dynamo"
 )
 
@@ -32,11 +33,11 @@ func TestUserStats(t *testing.T) {
 		accepted("ann", "1002", algoitny.LanguagePython, false), // a draft's: not ranked
 		accepted("ann", "1003", algoitny.LanguagePython, true),
 	} {
-		ok(t, db.CreateHistory(ctx, h))
+		algoitnytest.OK(t, db.CreateHistory(ctx, h))
 	}
 	cctx, counter := dynamo.WithRequestCounter(ctx)
 	s, err := db.GetUserStats(cctx, "ann")
-	ok(t, err)
+	algoitnytest.OK(t, err)
 	if counter.Count() != 1 {
 		t.Errorf("stats read with %d requests", counter.Count())
 	}
@@ -61,27 +62,27 @@ func TestUserStats(t *testing.T) {
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
-			ok(t, db.CreateHistory(ctx, accepted("bob", fmt.Sprint(2000+i), algoitny.LanguageGo, true)))
+			algoitnytest.OK(t, db.CreateHistory(ctx, accepted("bob", fmt.Sprint(2000+i), algoitny.LanguageGo, true)))
 		}()
 		go func() {
 			defer wg.Done()
-			ok(t, db.CreateHistory(ctx, accepted("bob", fmt.Sprint(2000+i), algoitny.LanguageGo, true)))
+			algoitnytest.OK(t, db.CreateHistory(ctx, accepted("bob", fmt.Sprint(2000+i), algoitny.LanguageGo, true)))
 		}()
 	}
 	wg.Wait()
 	s, err = db.GetUserStats(ctx, "bob")
-	ok(t, err)
+	algoitnytest.OK(t, err)
 	if s.Executions != 16 || s.SolvedProblems != 8 {
 		t.Fatalf("bob after concurrent stores: %+v", s)
 	}
 
 	// cid reaches 2 solved after ann did: ann is listed first.
 	for _, p := range []string{"3000", "3001"} {
-		ok(t, db.CreateHistory(ctx, accepted("cid", p, algoitny.LanguageC, true)))
+		algoitnytest.OK(t, db.CreateHistory(ctx, accepted("cid", p, algoitny.LanguageC, true)))
 	}
 	cctx, counter = dynamo.WithRequestCounter(ctx)
 	board, err := db.Leaderboard(cctx, 10)
-	ok(t, err)
+	algoitnytest.OK(t, err)
 	if counter.Count() != 1 {
 		t.Errorf("leaderboard read with %d requests", counter.Count())
 	}
@@ -99,9 +100,9 @@ func TestUserStats(t *testing.T) {
 	}
 
 	// A deleted account leaves the leaderboard with everything else.
-	ok(t, db.DeleteAccount(ctx, &algoitny.User{ID: "bob", Email: "bob@example.com"}))
+	algoitnytest.OK(t, db.DeleteAccount(ctx, &algoitny.User{ID: "bob", Email: "bob@example.com"}))
 	board, err = db.Leaderboard(ctx, 10)
-	ok(t, err)
+	algoitnytest.OK(t, err)
 	if len(board) != 2 || board[0].UserID != "ann" || board[0].Rank != 1 {
 		t.Fatalf("after bob's deletion: %v", board)
 	}
@@ -114,13 +115,13 @@ func TestUserStatsAfterALostReply(t *testing.T) {
 	ctx := context.Background()
 	tables := newDB(t)
 	db, err := dynamo.Open(ctx, dynamo.Config{Endpoint: lostReply(t, "TransactWriteItems"), TablePrefix: strings.TrimSuffix(tables.Tables().Main, "Main")})
-	ok(t, err)
+	algoitnytest.OK(t, err)
 	h := accepted("dee", "4000", algoitny.LanguagePython, true)
 	if err := db.CreateHistory(ctx, h); err != nil && !algoitny.IsCode(err, algoitny.ECONFLICT) {
 		t.Fatal(err)
 	}
-	must[*algoitny.SearchHistory](t)(tables.GetHistory(ctx, h.Ref()))
-	s := must[*algoitny.UserStats](t)(tables.GetUserStats(ctx, "dee"))
+	algoitnytest.Must[*algoitny.SearchHistory](t)(tables.GetHistory(ctx, h.Ref()))
+	s := algoitnytest.Must[*algoitny.UserStats](t)(tables.GetUserStats(ctx, "dee"))
 	if s.Executions != 1 || s.SolvedProblems != 1 {
 		t.Fatalf("after a lost reply: %+v", s)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/dynamo"
 )
 
@@ -27,17 +28,17 @@ func TestTestCases(t *testing.T) {
 		t.Parallel()
 		db := newDB(t)
 		p := newProblem(algoitny.PlatformBaekjoon, "1000", algoitny.LanguagePython, true)
-		ok(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
+		algoitnytest.OK(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
 		cases := []*algoitny.TestCase{
 			{Input: "1 2\n", Output: "3\n", Generator: "gen.py", Seed: 7},
 			{Input: strings.Repeat("1 2 3 4 5\n", 50_000), Output: "ok\n"}, // 500 KB, compresses into the item
 			{Input: incompressible(3 << 20), Output: incompressible(1000)}, // 3 MB, split into parts
 			{Input: "", Output: ""},
 		}
-		ok(t, db.AddTestCases(ctx, p.Ref(), cases))
+		algoitnytest.OK(t, db.AddTestCases(ctx, p.Ref(), cases))
 		got, tests := func() (*algoitny.Problem, []*algoitny.TestCase) {
 			p, tc, err := db.GetProblemWithTestCases(ctx, p.Ref())
-			ok(t, err)
+			algoitnytest.OK(t, err)
 			return p, tc
 		}()
 		if got.TestCaseCount != 4 || len(tests) != 4 {
@@ -54,10 +55,10 @@ func TestTestCases(t *testing.T) {
 		if tests[0].Generator != "gen.py" || tests[0].Seed != 7 {
 			t.Fatalf("provenance lost: %+v", tests[0])
 		}
-		if n := must[int](t)(dynamo.ItemCount(ctx, db, dynamo.ProblemPK(p.Ref()))); n < 1+4+7 {
+		if n := algoitnytest.Must[int](t)(dynamo.ItemCount(ctx, db, dynamo.ProblemPK(p.Ref()))); n < 1+4+7 {
 			t.Fatalf("only %d items: the 3 MB case was not split", n)
 		}
-		errCode(t, db.AddTestCases(ctx, p.Ref(), []*algoitny.TestCase{{Input: strings.Repeat("x", dynamo.MaxTestCaseBytes+1)}}), algoitny.EINVALID)
+		algoitnytest.ErrCode(t, db.AddTestCases(ctx, p.Ref(), []*algoitny.TestCase{{Input: strings.Repeat("x", dynamo.MaxTestCaseBytes+1)}}), algoitny.EINVALID)
 	})
 
 	t.Run("ListPagesOverParts", func(t *testing.T) {
@@ -65,7 +66,7 @@ func TestTestCases(t *testing.T) {
 		db := newDB(t)
 		db.SetClock(tick())
 		p := newProblem(algoitny.PlatformBaekjoon, "2000", algoitny.LanguageCPP, true)
-		ok(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
+		algoitnytest.OK(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
 		var cases []*algoitny.TestCase
 		for i := range 7 {
 			in := fmt.Sprintf("case %d\n", i)
@@ -74,9 +75,9 @@ func TestTestCases(t *testing.T) {
 			}
 			cases = append(cases, &algoitny.TestCase{Input: in, Output: fmt.Sprint(i)})
 		}
-		ok(t, db.AddTestCases(ctx, p.Ref(), cases))
+		algoitnytest.OK(t, db.AddTestCases(ctx, p.Ref(), cases))
 		// An orphan part (a crashed write) between the cases is never read.
-		ok(t, db.PutOrphanPart(ctx, p.Ref(), cases[4].CreatedAt))
+		algoitnytest.OK(t, db.PutOrphanPart(ctx, p.Ref(), cases[4].CreatedAt))
 		got, pages := listAll(t, 2, func(r algoitny.PageRequest) (algoitny.Page[*algoitny.TestCase], error) {
 			return db.ListTestCases(ctx, p.Ref(), r)
 		})
@@ -90,13 +91,13 @@ func TestTestCases(t *testing.T) {
 				t.Fatalf("case %d mismatch (input %d of %d bytes, truncated %t)", i, len(tc.Input), tc.InputSize, tc.Truncated)
 			}
 			whole, err := db.GetTestCase(ctx, p.Ref(), tc.ID)
-			ok(t, err)
+			algoitnytest.OK(t, err)
 			if whole.Input != cases[i].Input || whole.Truncated || whole.InputSize != len(cases[i].Input) {
 				t.Fatalf("case %d read alone: input %d bytes, truncated %t", i, len(whole.Input), whole.Truncated)
 			}
 		}
 		_, all, err := db.GetProblemWithTestCases(ctx, p.Ref())
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if len(all) != 7 {
 			t.Fatalf("GetProblemWithTestCases read %d", len(all))
 		}
@@ -111,12 +112,12 @@ func TestTestCases(t *testing.T) {
 		db.SetClock(tick())
 		dynamo.BoundCasePages(db, 1<<20)
 		p := newProblem(algoitny.PlatformBaekjoon, "3000", algoitny.LanguageCPP, true)
-		ok(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
+		algoitnytest.OK(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
 		var cases []*algoitny.TestCase
 		for i, size := range []int{400 << 10, 400 << 10, 400 << 10, 1500 << 10, 10, 10} {
 			cases = append(cases, &algoitny.TestCase{Input: fmt.Sprintf("%d ", i) + incompressible(size), Output: fmt.Sprint(i)})
 		}
-		ok(t, db.AddTestCases(ctx, p.Ref(), cases))
+		algoitnytest.OK(t, db.AddTestCases(ctx, p.Ref(), cases))
 		var sizes []int
 		var got []*algoitny.TestCase
 		for after, pages := "", 0; ; pages++ {
@@ -124,7 +125,7 @@ func TestTestCases(t *testing.T) {
 				t.Fatal("the pages never end")
 			}
 			page, err := db.ListTestCases(ctx, p.Ref(), algoitny.PageRequest{First: 100, After: after})
-			ok(t, err)
+			algoitnytest.OK(t, err)
 			sizes = append(sizes, len(page.Items))
 			got = append(got, page.Items...)
 			if !page.HasNextPage {
@@ -152,7 +153,7 @@ func TestTestCases(t *testing.T) {
 		db := newDB(t)
 		db.SetClock(tick())
 		p := newProblem(algoitny.PlatformBaekjoon, "4000", algoitny.LanguagePython, true)
-		ok(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
+		algoitnytest.OK(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
 		var cases []*algoitny.TestCase
 		for i := range 130 { // more than one transaction's worth
 			in := fmt.Sprintf("%d\n", i)
@@ -162,13 +163,13 @@ func TestTestCases(t *testing.T) {
 			cases = append(cases, &algoitny.TestCase{Input: in, Output: "x\n", Generator: "generator:python@0123456789ab", Seed: int64(i + 1),
 				Args: []string{fmt.Sprint(i + 1), fmt.Sprint(i + 1)}, Production: 1})
 		}
-		ok(t, db.AddTestCases(ctx, p.Ref(), cases))
+		algoitnytest.OK(t, db.AddTestCases(ctx, p.Ref(), cases))
 		visible := func() int {
 			t.Helper()
 			got, err := db.GetProblem(algoitny.WithFreshReads(ctx), p.Ref())
-			ok(t, err)
+			algoitnytest.OK(t, err)
 			_, all, err := db.GetProblemWithTestCases(algoitny.WithFreshReads(ctx), p.Ref())
-			ok(t, err)
+			algoitnytest.OK(t, err)
 			if got.TestCaseCount != len(all) {
 				t.Fatalf("count %d, %d visible test cases", got.TestCaseCount, len(all))
 			}
@@ -178,11 +179,11 @@ func TestTestCases(t *testing.T) {
 			t.Fatalf("%d cases", n)
 		}
 		// Provenance round-trips, in lists too.
-		page := must[algoitny.Page[*algoitny.TestCase]](t)(db.ListTestCases(ctx, p.Ref(), algoitny.PageRequest{First: 2}))
+		page := algoitnytest.Must[algoitny.Page[*algoitny.TestCase]](t)(db.ListTestCases(ctx, p.Ref(), algoitny.PageRequest{First: 2}))
 		if tc := page.Items[1]; fmt.Sprint(tc.Args) != "[2 2]" || tc.Production != 1 || tc.Seed != 2 || !tc.IsGenerated() {
 			t.Fatalf("listed %+v", tc)
 		}
-		before := must[int](t)(dynamo.ItemCount(ctx, db, dynamo.ProblemPK(p.Ref())))
+		before := algoitnytest.Must[int](t)(dynamo.ItemCount(ctx, db, dynamo.ProblemPK(p.Ref())))
 
 		var ids []string
 		for _, tc := range cases[:120] {
@@ -196,8 +197,8 @@ func TestTestCases(t *testing.T) {
 		go func() { n2, err2 = db.DeleteTestCases(ctx, p.Ref(), ids[60:]); close(done) }()
 		n1, err1 = db.DeleteTestCases(ctx, p.Ref(), ids)
 		<-done
-		ok(t, err1)
-		ok(t, err2)
+		algoitnytest.OK(t, err1)
+		algoitnytest.OK(t, err2)
 		if n1+n2 != 120 {
 			t.Fatalf("deleted %d + %d, want 120 in all", n1, n2)
 		}
@@ -205,28 +206,28 @@ func TestTestCases(t *testing.T) {
 			t.Fatalf("%d cases left, want 10", n)
 		}
 		// The 120 items and the large case's parts are gone.
-		after := must[int](t)(dynamo.ItemCount(ctx, db, dynamo.ProblemPK(p.Ref())))
+		after := algoitnytest.Must[int](t)(dynamo.ItemCount(ctx, db, dynamo.ProblemPK(p.Ref())))
 		if before-after <= 120 || after != 1+10 {
 			t.Fatalf("%d items before, %d after: parts left behind", before, after)
 		}
 		_, err := db.GetTestCase(ctx, p.Ref(), cases[1].ID)
-		errCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 		// Again: nothing left to delete, nothing counted.
-		if n := must[int](t)(db.DeleteTestCases(ctx, p.Ref(), ids)); n != 0 || visible() != 10 {
+		if n := algoitnytest.Must[int](t)(db.DeleteTestCases(ctx, p.Ref(), ids)); n != 0 || visible() != 10 {
 			t.Fatalf("deleted %d again", n)
 		}
 		// A deleted problem's cases are not deleted.
-		ok(t, db.DeleteProblem(ctx, p.Ref(), "gone"))
+		algoitnytest.OK(t, db.DeleteProblem(ctx, p.Ref(), "gone"))
 		_, err = db.DeleteTestCases(ctx, p.Ref(), []string{cases[125].ID})
-		errCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 	})
 
 	t.Run("MissingProblem", func(t *testing.T) {
 		t.Parallel()
 		db := newDB(t)
 		ref := algoitny.ProblemRef{Platform: algoitny.PlatformBaekjoon, ProblemID: "none"}
-		errCode(t, db.AddTestCases(ctx, ref, []*algoitny.TestCase{{Input: "1", Output: "1"}}), algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, db.AddTestCases(ctx, ref, []*algoitny.TestCase{{Input: "1", Output: "1"}}), algoitny.ENOTFOUND)
 		_, _, err := db.GetProblemWithTestCases(ctx, ref)
-		errCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 )
 
 func TestUsage(t *testing.T) {
@@ -42,7 +43,7 @@ func TestUsage(t *testing.T) {
 			t.Fatalf("admitted %d, limited %d; want %d and %d", admitted, limited, limit, callers-limit)
 		}
 		day := algoitny.UsageDay(time.Now())
-		counts := must[map[algoitny.UsageAction]int](t)(db.UsageCounts(ctx, "u1", day))
+		counts := algoitnytest.Must[map[algoitny.UsageAction]int](t)(db.UsageCounts(ctx, "u1", day))
 		if counts[algoitny.ActionExecution] != limit || counts[algoitny.ActionHint] != 0 {
 			t.Fatalf("counts %v", counts)
 		}
@@ -63,23 +64,23 @@ func TestUsage(t *testing.T) {
 		now := time.Date(2026, 11, 22, 23, 59, 0, 0, time.UTC)
 		db.SetClock(func() time.Time { return now })
 		for range 2 {
-			ok(t, db.ConsumeQuota(ctx, &algoitny.UsageLog{UserID: "u", Action: algoitny.ActionHint}, 2))
+			algoitnytest.OK(t, db.ConsumeQuota(ctx, &algoitny.UsageLog{UserID: "u", Action: algoitny.ActionHint}, 2))
 		}
 		err := db.ConsumeQuota(ctx, &algoitny.UsageLog{UserID: "u", Action: algoitny.ActionHint}, 2)
-		errCode(t, err, algoitny.ERATELIMITED)
+		algoitnytest.ErrCode(t, err, algoitny.ERATELIMITED)
 		rl := err.(*algoitny.Error).RateLimit
 		if rl.Limit != 2 || rl.Used != 2 || !rl.ResetAt.Equal(time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)) {
 			t.Fatalf("rate limit %+v", rl)
 		}
 		// A zero limit admits nothing; -1 admits everything.
-		errCode(t, db.ConsumeQuota(ctx, &algoitny.UsageLog{UserID: "z", Action: algoitny.ActionHint}, 0), algoitny.ERATELIMITED)
+		algoitnytest.ErrCode(t, db.ConsumeQuota(ctx, &algoitny.UsageLog{UserID: "z", Action: algoitny.ActionHint}, 0), algoitny.ERATELIMITED)
 		for range 25 {
-			ok(t, db.ConsumeQuota(ctx, &algoitny.UsageLog{UserID: "u", Action: algoitny.ActionExecution}, algoitny.Unlimited))
+			algoitnytest.OK(t, db.ConsumeQuota(ctx, &algoitny.UsageLog{UserID: "u", Action: algoitny.ActionExecution}, algoitny.Unlimited))
 		}
 		// The next UTC day starts from zero.
 		now = now.Add(2 * time.Minute)
-		ok(t, db.ConsumeQuota(ctx, &algoitny.UsageLog{UserID: "u", Action: algoitny.ActionHint}, 2))
-		counts := must[map[algoitny.UsageAction]int](t)(db.UsageCounts(ctx, "u", "2026-11-23"))
+		algoitnytest.OK(t, db.ConsumeQuota(ctx, &algoitny.UsageLog{UserID: "u", Action: algoitny.ActionHint}, 2))
+		counts := algoitnytest.Must[map[algoitny.UsageAction]int](t)(db.UsageCounts(ctx, "u", "2026-11-23"))
 		if counts[algoitny.ActionHint] != 1 {
 			t.Fatalf("next day counts %v", counts)
 		}
@@ -91,28 +92,28 @@ func TestUsage(t *testing.T) {
 		now := time.Date(2026, 1, 10, 12, 0, 0, 0, time.UTC)
 		db.SetClock(func() time.Time { return now })
 		log := &algoitny.UsageLog{UserID: "u", Action: algoitny.ActionExecution}
-		ok(t, db.ConsumeQuota(ctx, log, 1))
+		algoitnytest.OK(t, db.ConsumeQuota(ctx, log, 1))
 		if !log.ExpiresAt.Equal(now.Add(90 * 24 * time.Hour)) {
 			t.Fatalf("expires %v", log.ExpiresAt)
 		}
-		errCode(t, db.ConsumeQuota(ctx, &algoitny.UsageLog{UserID: "u", Action: algoitny.ActionExecution}, 1), algoitny.ERATELIMITED)
-		ok(t, db.ReleaseQuota(ctx, log))
-		ok(t, db.ReleaseQuota(ctx, log)) // twice is a no-op
-		if c := must[map[algoitny.UsageAction]int](t)(db.UsageCounts(ctx, "u", "2026-01-10")); c[algoitny.ActionExecution] != 0 {
+		algoitnytest.ErrCode(t, db.ConsumeQuota(ctx, &algoitny.UsageLog{UserID: "u", Action: algoitny.ActionExecution}, 1), algoitny.ERATELIMITED)
+		algoitnytest.OK(t, db.ReleaseQuota(ctx, log))
+		algoitnytest.OK(t, db.ReleaseQuota(ctx, log)) // twice is a no-op
+		if c := algoitnytest.Must[map[algoitny.UsageAction]int](t)(db.UsageCounts(ctx, "u", "2026-01-10")); c[algoitny.ActionExecution] != 0 {
 			t.Fatalf("after release %v", c)
 		}
-		ok(t, db.ConsumeQuota(ctx, &algoitny.UsageLog{UserID: "u", Action: algoitny.ActionExecution}, 1))
+		algoitnytest.OK(t, db.ConsumeQuota(ctx, &algoitny.UsageLog{UserID: "u", Action: algoitny.ActionExecution}, 1))
 		// 91 days later the log is past its TTL: reads skip it even though
 		// DynamoDB has not deleted it yet.
 		day := "2026-01-10"
-		if p := must[algoitny.Page[*algoitny.UsageLog]](t)(db.ListUsageLogs(ctx, "u", day, day, algoitny.PageRequest{})); len(p.Items) != 1 {
+		if p := algoitnytest.Must[algoitny.Page[*algoitny.UsageLog]](t)(db.ListUsageLogs(ctx, "u", day, day, algoitny.PageRequest{})); len(p.Items) != 1 {
 			t.Fatalf("%d logs before expiry", len(p.Items))
 		}
 		now = now.Add(91 * 24 * time.Hour)
-		if p := must[algoitny.Page[*algoitny.UsageLog]](t)(db.ListUsageLogs(ctx, "u", day, day, algoitny.PageRequest{})); len(p.Items) != 0 {
+		if p := algoitnytest.Must[algoitny.Page[*algoitny.UsageLog]](t)(db.ListUsageLogs(ctx, "u", day, day, algoitny.PageRequest{})); len(p.Items) != 0 {
 			t.Fatalf("%d expired logs returned", len(p.Items))
 		}
 		_, err := db.ListUsageLogs(ctx, "u", "2026-02-01", "2026-01-01", algoitny.PageRequest{})
-		errCode(t, err, algoitny.EINVALID)
+		algoitnytest.ErrCode(t, err, algoitny.EINVALID)
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/dynamo"
 )
 
@@ -14,10 +15,10 @@ func seededDB(t *testing.T) (*dynamo.DB, map[string]*algoitny.Plan) {
 	t.Helper()
 	db := newDB(t)
 	ctx := context.Background()
-	must[[]string](t)(db.SeedPlans(ctx, algoitny.DefaultPlans(), false))
+	algoitnytest.Must[[]string](t)(db.SeedPlans(ctx, algoitny.DefaultPlans(), false))
 	plans := map[string]*algoitny.Plan{}
 	for _, name := range []string{"Free", "Pro", "Admin"} {
-		plans[name] = must[*algoitny.Plan](t)(db.GetPlan(ctx, name))
+		plans[name] = algoitnytest.Must[*algoitny.Plan](t)(db.GetPlan(ctx, name))
 	}
 	return db, plans
 }
@@ -30,7 +31,7 @@ func TestUsers(t *testing.T) {
 		t.Parallel()
 		db, plans := seededDB(t)
 		u := &algoitny.User{Email: "Ada@Example.com", Name: "Ada", GoogleID: "g-ada", IsActive: true}
-		ok(t, db.CreateUser(ctx, u, plans["Free"]))
+		algoitnytest.OK(t, db.CreateUser(ctx, u, plans["Free"]))
 		if u.ID == "" || u.PlanName != "Free" || u.PlanID != plans["Free"].ID {
 			t.Fatalf("created %+v", u)
 		}
@@ -46,17 +47,17 @@ func TestUsers(t *testing.T) {
 			}
 		}
 		_, err := db.GetUserByGoogleID(ctx, "nobody")
-		errCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 		_, err = db.GetUserByID(ctx, "nobody")
-		errCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 		_, err = db.GetUserByEmail(ctx, "nobody@example.com")
-		errCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 
-		errCode(t, db.CreateUser(ctx, &algoitny.User{Email: "ada@example.com"}, plans["Free"]), algoitny.ECONFLICT)
-		errCode(t, db.CreateUser(ctx, &algoitny.User{Email: "other@example.com", GoogleID: "g-ada"}, plans["Free"]), algoitny.ECONFLICT)
+		algoitnytest.ErrCode(t, db.CreateUser(ctx, &algoitny.User{Email: "ada@example.com"}, plans["Free"]), algoitny.ECONFLICT)
+		algoitnytest.ErrCode(t, db.CreateUser(ctx, &algoitny.User{Email: "other@example.com", GoogleID: "g-ada"}, plans["Free"]), algoitny.ECONFLICT)
 		// The failed transaction left nothing behind.
 		_, err = db.GetUserByEmail(ctx, "other@example.com")
-		errCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 	})
 
 	t.Run("ConcurrentFirstSignInsMakeOneUser", func(t *testing.T) {
@@ -91,7 +92,7 @@ func TestUsers(t *testing.T) {
 		if nCreated != 1 {
 			t.Fatalf("%d sign-ins reported creating the user", nCreated)
 		}
-		users := must[algoitny.Page[*algoitny.User]](t)(db.ListUsers(ctx, algoitny.PageRequest{First: 100}))
+		users := algoitnytest.Must[algoitny.Page[*algoitny.User]](t)(db.ListUsers(ctx, algoitny.PageRequest{First: 100}))
 		if len(users.Items) != 1 {
 			t.Fatalf("%d users exist", len(users.Items))
 		}
@@ -109,17 +110,17 @@ func TestUsers(t *testing.T) {
 			t.Fatalf("second sign-in: %+v %v %v", u2, created, err)
 		}
 		// A user made without Google (devLogin, admin grant) is linked on first Google sign-in.
-		ok(t, db.CreateUser(ctx, &algoitny.User{Email: "dev@example.com", IsActive: true}, plans["Free"]))
+		algoitnytest.OK(t, db.CreateUser(ctx, &algoitny.User{Email: "dev@example.com", IsActive: true}, plans["Free"]))
 		linked, created, err := db.SignInWithGoogle(ctx, algoitny.GoogleProfile{GoogleID: "g-3", Email: "dev@example.com"}, plans["Free"])
 		if err != nil || created || linked.GoogleID != "g-3" {
 			t.Fatalf("link: %+v %v %v", linked, created, err)
 		}
-		if got := must[*algoitny.User](t)(db.GetUserByGoogleID(ctx, "g-3")); got.ID != linked.ID {
+		if got := algoitnytest.Must[*algoitny.User](t)(db.GetUserByGoogleID(ctx, "g-3")); got.ID != linked.ID {
 			t.Fatal("marker does not point at the linked user")
 		}
 		// The same email from another Google account is refused.
 		_, _, err = db.SignInWithGoogle(ctx, algoitny.GoogleProfile{GoogleID: "g-other", Email: "dev@example.com"}, plans["Free"])
-		errCode(t, err, algoitny.ECONFLICT)
+		algoitnytest.ErrCode(t, err, algoitny.ECONFLICT)
 	})
 
 	t.Run("ListPagesAndPlanMembership", func(t *testing.T) {
@@ -130,13 +131,13 @@ func TestUsers(t *testing.T) {
 			if i%2 == 1 {
 				plan = plans["Pro"]
 			}
-			ok(t, db.CreateUser(ctx, &algoitny.User{Email: fmt.Sprintf("u%d@example.com", i), GoogleID: fmt.Sprintf("g%d", i), IsActive: true}, plan))
+			algoitnytest.OK(t, db.CreateUser(ctx, &algoitny.User{Email: fmt.Sprintf("u%d@example.com", i), GoogleID: fmt.Sprintf("g%d", i), IsActive: true}, plan))
 		}
 		// #23: all users over 3 pages, markers excluded.
 		seen := map[string]bool{}
 		pages := 0
 		for after := ""; ; pages++ {
-			p := must[algoitny.Page[*algoitny.User]](t)(db.ListUsers(ctx, algoitny.PageRequest{First: 3, After: after}))
+			p := algoitnytest.Must[algoitny.Page[*algoitny.User]](t)(db.ListUsers(ctx, algoitny.PageRequest{First: 3, After: after}))
 			for _, u := range p.Items {
 				if seen[u.Email] {
 					t.Fatalf("%s listed twice", u.Email)
@@ -152,43 +153,43 @@ func TestUsers(t *testing.T) {
 			t.Fatalf("listed %d users in %d pages", len(seen), pages+1)
 		}
 		// #27 by plan, then #26 a move.
-		pro := must[algoitny.Page[*algoitny.User]](t)(db.ListUsersByPlan(ctx, plans["Pro"].ID, algoitny.PageRequest{First: 10}))
+		pro := algoitnytest.Must[algoitny.Page[*algoitny.User]](t)(db.ListUsersByPlan(ctx, plans["Pro"].ID, algoitny.PageRequest{First: 10}))
 		if len(pro.Items) != 3 {
 			t.Fatalf("Pro has %d users", len(pro.Items))
 		}
-		moved := must[*algoitny.User](t)(db.SetUserPlan(ctx, "u0@example.com", plans["Pro"]))
+		moved := algoitnytest.Must[*algoitny.User](t)(db.SetUserPlan(ctx, "u0@example.com", plans["Pro"]))
 		if moved.PlanName != "Pro" || moved.PlanID != plans["Pro"].ID {
 			t.Fatalf("moved = %+v", moved)
 		}
-		pro = must[algoitny.Page[*algoitny.User]](t)(db.ListUsersByPlan(ctx, plans["Pro"].ID, algoitny.PageRequest{First: 10}))
-		free := must[algoitny.Page[*algoitny.User]](t)(db.ListUsersByPlan(ctx, plans["Free"].ID, algoitny.PageRequest{First: 10}))
+		pro = algoitnytest.Must[algoitny.Page[*algoitny.User]](t)(db.ListUsersByPlan(ctx, plans["Pro"].ID, algoitny.PageRequest{First: 10}))
+		free := algoitnytest.Must[algoitny.Page[*algoitny.User]](t)(db.ListUsersByPlan(ctx, plans["Free"].ID, algoitny.PageRequest{First: 10}))
 		if len(pro.Items) != 4 || len(free.Items) != 3 {
 			t.Fatalf("after move: Pro %d, Free %d", len(pro.Items), len(free.Items))
 		}
 		_, err := db.SetUserPlan(ctx, "ghost@example.com", plans["Pro"])
-		errCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 	})
 
 	t.Run("FlagsBatchAndDelete", func(t *testing.T) {
 		t.Parallel()
 		db, plans := seededDB(t)
-		ok(t, db.CreateUser(ctx, &algoitny.User{Email: "a@example.com", GoogleID: "ga", IsActive: true}, plans["Free"]))
-		ok(t, db.CreateUser(ctx, &algoitny.User{Email: "b@example.com", IsActive: true}, plans["Free"]))
-		if u := must[*algoitny.User](t)(db.SetUserActive(ctx, "a@example.com", false)); u.IsActive {
+		algoitnytest.OK(t, db.CreateUser(ctx, &algoitny.User{Email: "a@example.com", GoogleID: "ga", IsActive: true}, plans["Free"]))
+		algoitnytest.OK(t, db.CreateUser(ctx, &algoitny.User{Email: "b@example.com", IsActive: true}, plans["Free"]))
+		if u := algoitnytest.Must[*algoitny.User](t)(db.SetUserActive(ctx, "a@example.com", false)); u.IsActive {
 			t.Fatal("still active")
 		}
-		if u := must[*algoitny.User](t)(db.SetUserStaff(ctx, "a@example.com", true)); !u.IsStaff {
+		if u := algoitnytest.Must[*algoitny.User](t)(db.SetUserStaff(ctx, "a@example.com", true)); !u.IsStaff {
 			t.Fatal("not staff")
 		}
-		got := must[map[string]*algoitny.User](t)(db.GetUsersByEmail(ctx, []string{"A@example.com", "b@example.com", "c@example.com"}))
+		got := algoitnytest.Must[map[string]*algoitny.User](t)(db.GetUsersByEmail(ctx, []string{"A@example.com", "b@example.com", "c@example.com"}))
 		if len(got) != 2 || got["a@example.com"] == nil {
 			t.Fatalf("batch = %v", got)
 		}
-		ok(t, db.DeleteUser(ctx, "a@example.com"))
-		ok(t, db.DeleteUser(ctx, "a@example.com")) // retry-safe
+		algoitnytest.OK(t, db.DeleteUser(ctx, "a@example.com"))
+		algoitnytest.OK(t, db.DeleteUser(ctx, "a@example.com")) // retry-safe
 		_, err := db.GetUserByGoogleID(ctx, "ga")
-		errCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 		// The Google id is free again.
-		ok(t, db.CreateUser(ctx, &algoitny.User{Email: "new@example.com", GoogleID: "ga"}, plans["Free"]))
+		algoitnytest.OK(t, db.CreateUser(ctx, &algoitny.User{Email: "new@example.com", GoogleID: "ga"}, plans["Free"]))
 	})
 }

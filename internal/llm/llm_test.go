@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/llm"
 )
 
@@ -25,7 +26,7 @@ func TestNew(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			p, err := llm.New(c.cfg)
-			requireNoError(t, err)
+			algoitnytest.OK(t, err)
 			if p.Name() != c.want {
 				t.Fatalf("Name() = %q, want %q", p.Name(), c.want)
 			}
@@ -45,7 +46,7 @@ func TestNew(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := llm.New(c.cfg)
-			requireCode(t, err, algoitny.EINVALID)
+			algoitnytest.ErrCode(t, err, algoitny.EINVALID)
 		})
 	}
 }
@@ -70,7 +71,7 @@ func TestConfigFromEnv(t *testing.T) {
 	t.Run("Empty", func(t *testing.T) {
 		t.Parallel()
 		p, err := llm.New(llm.ConfigFromEnv(env(nil)))
-		requireNoError(t, err)
+		algoitnytest.OK(t, err)
 		if p.Name() != "offline" {
 			t.Fatalf("Name() = %q, want offline", p.Name())
 		}
@@ -86,6 +87,6 @@ func TestConfigFromEnv(t *testing.T) {
 	t.Run("ErrBadTimeoutRefusedByNew", func(t *testing.T) {
 		t.Parallel()
 		_, err := llm.New(llm.ConfigFromEnv(env(map[string]string{"LLM_PROVIDER": "openai", "LLM_TIMEOUT": "soon"})))
-		requireCode(t, err, algoitny.EINVALID)
+		algoitnytest.ErrCode(t, err, algoitny.EINVALID)
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/llm"
 )
 
@@ -16,7 +17,7 @@ import (
 func readFixture(t *testing.T, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "analysis", "testdata", name))
-	requireNoError(t, err)
+	algoitnytest.OK(t, err)
 	return b
 }
 
@@ -41,7 +42,7 @@ func TestOffline(t *testing.T) {
 		t.Parallel()
 		var deltas []string
 		hints, err := llm.NewOffline().Hints(t.Context(), req, func(d string) { deltas = append(deltas, d) })
-		requireNoError(t, err)
+		algoitnytest.OK(t, err)
 		if len(hints) < 1 || len(hints) > llm.MaxHints {
 			t.Fatalf("got %d hints, want 1 to %d", len(hints), llm.MaxHints)
 		}
@@ -61,36 +62,36 @@ func TestOffline(t *testing.T) {
 		t.Parallel()
 		ok := llm.HintRequest{Verdict: algoitny.VerdictAccepted, Tests: []llm.HintTest{{Result: algoitny.TestResult{Verdict: algoitny.VerdictAccepted}}}}
 		_, err := llm.NewOffline().Hints(t.Context(), ok, nil)
-		requireCode(t, err, algoitny.EINVALID)
+		algoitnytest.ErrCode(t, err, algoitny.EINVALID)
 	})
 
 	t.Run("ErrHintsContextCancelled", func(t *testing.T) {
 		t.Parallel()
 		_, err := llm.NewOffline().Hints(cancelled, req, func(string) {})
-		requireCode(t, err, algoitny.EINTERNAL)
+		algoitnytest.ErrCode(t, err, algoitny.EINTERNAL)
 	})
 
 	t.Run("Generator", func(t *testing.T) {
 		t.Parallel()
 		g, err := llm.NewOffline().Generator(t.Context(), llm.GeneratorRequest{Problem: algoitny.Problem{Constraints: "1 ≤ N ≤ 100"}})
-		requireNoError(t, err)
+		algoitnytest.OK(t, err)
 		if g.Language != algoitny.LanguagePython || !strings.Contains(g.Code, "v_N") {
 			t.Fatalf("generator %s:\n%s", g.Language, g.Code)
 		}
 		_, err = llm.NewOffline().Generator(t.Context(), llm.GeneratorRequest{})
-		requireCode(t, err, algoitny.EINVALID)
+		algoitnytest.ErrCode(t, err, algoitny.EINVALID)
 	})
 
 	t.Run("ErrGeneratorContextCancelled", func(t *testing.T) {
 		t.Parallel()
 		_, err := llm.NewOffline().Generator(cancelled, llm.GeneratorRequest{Problem: algoitny.Problem{Constraints: "1 ≤ N ≤ 100"}})
-		requireCode(t, err, algoitny.EINTERNAL)
+		algoitnytest.ErrCode(t, err, algoitny.EINTERNAL)
 	})
 
 	t.Run("ExtractProblem", func(t *testing.T) {
 		t.Parallel()
 		p, err := llm.NewOffline().ExtractProblem(t.Context(), "https://codeforces.com/contest/4/problem/A", readFixture(t, "codeforces_4A.html"))
-		requireNoError(t, err)
+		algoitnytest.OK(t, err)
 		if p.Platform != algoitny.PlatformCodeforces || p.ProblemID != "4A" || p.Title == "" {
 			t.Fatalf("extracted %+v", p)
 		}
@@ -99,6 +100,6 @@ func TestOffline(t *testing.T) {
 	t.Run("ErrExtractContextCancelled", func(t *testing.T) {
 		t.Parallel()
 		_, err := llm.NewOffline().ExtractProblem(cancelled, "https://codeforces.com/contest/4/problem/A", readFixture(t, "codeforces_4A.html"))
-		requireCode(t, err, algoitny.EINTERNAL)
+		algoitnytest.ErrCode(t, err, algoitny.EINTERNAL)
 	})
 }

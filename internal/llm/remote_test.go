@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/llm"
 )
 
@@ -83,7 +84,7 @@ func newProvider(t *testing.T, cfg llm.Config) llm.Provider {
 		cfg.RetryBaseDelay = 5 * time.Millisecond
 	}
 	p, err := llm.New(cfg)
-	requireNoError(t, err)
+	algoitnytest.OK(t, err)
 	return p
 }
 
@@ -165,7 +166,7 @@ func TestGemini(t *testing.T) {
 			fmt.Fprint(w, geminiJSON(generatorAnswer, "STOP"))
 		})
 		g, err := newProvider(t, geminiConfig(srv.URL)).Generator(t.Context(), generatorRequest)
-		requireNoError(t, err)
+		algoitnytest.OK(t, err)
 		if g.Language != algoitny.LanguagePython || !strings.HasPrefix(g.Code, "import random\nimport sys\n") || strings.Contains(g.Code, "```") {
 			t.Fatalf("Generator = %#v", g)
 		}
@@ -192,7 +193,7 @@ func TestGemini(t *testing.T) {
 		})
 		var deltas []string
 		hints, err := newProvider(t, geminiConfig(srv.URL)).Hints(t.Context(), hintRequest, func(d string) { deltas = append(deltas, d) })
-		requireNoError(t, err)
+		algoitnytest.OK(t, err)
 		want := []string{"The expected answer 5000000000 does not fit in an int.", "Use long long for the sum."}
 		if strings.Join(hints, "|") != strings.Join(want, "|") {
 			t.Fatalf("hints = %q, want %q", hints, want)
@@ -209,7 +210,7 @@ func TestGemini(t *testing.T) {
 			fmt.Fprint(w, `{"promptFeedback": {"blockReason": "SAFETY"}}`)
 		})
 		_, err := newProvider(t, geminiConfig(srv.URL)).Generator(t.Context(), generatorRequest)
-		e := requireCode(t, err, algoitny.EINTERNAL)
+		e := algoitnytest.ErrCode(t, err, algoitny.EINTERNAL)
 		requireContains(t, e.Error(), "SAFETY")
 		if n := rec.n.Load(); n != 1 {
 			t.Fatalf("%d attempts, want 1", n)
@@ -229,7 +230,7 @@ func TestGeminiExtract(t *testing.T) {
 		})
 		page := []byte("<html><head><script>var x = 1;</script></head><body><nav>Menu</nav><h1>Two Sum</h1><p>Add two numbers.</p><pre>2\n1 2</pre></body></html>")
 		p, err := newProvider(t, geminiConfig(srv.URL)).ExtractProblem(t.Context(), "https://judge.example.com/p/7", page)
-		requireNoError(t, err)
+		algoitnytest.OK(t, err)
 		want := llm.ExtractedProblem{Platform: algoitny.PlatformCustom, Title: "Two Sum", URL: "https://judge.example.com/p/7",
 			Constraints: "1 ≤ N ≤ 10^5", TimeLimitMs: 2000, MemoryLimitMB: 256, Samples: []llm.Sample{{Input: "2\n1 2\n", Output: "3\n"}}}
 		if fmt.Sprintf("%#v", p) != fmt.Sprintf("%#v", want) {
@@ -252,7 +253,7 @@ func TestGeminiExtract(t *testing.T) {
 			http.Error(w, "unexpected", http.StatusInternalServerError)
 		})
 		p, err := newProvider(t, geminiConfig(srv.URL)).ExtractProblem(t.Context(), "https://codeforces.com/contest/4/problem/A", readFixture(t, "codeforces_4A.html"))
-		requireNoError(t, err)
+		algoitnytest.OK(t, err)
 		if p.Title != "Watermelon" || rec.n.Load() != 0 {
 			t.Fatalf("title %q after %d requests", p.Title, rec.n.Load())
 		}
@@ -275,7 +276,7 @@ func TestOpenAI(t *testing.T) {
 			fmt.Fprint(w, openAIJSON(generatorAnswer))
 		})
 		g, err := newProvider(t, openAIConfig(srv.URL)).Generator(t.Context(), generatorRequest)
-		requireNoError(t, err)
+		algoitnytest.OK(t, err)
 		if !strings.HasPrefix(g.Code, "import random\n") || g.Language != algoitny.LanguagePython {
 			t.Fatalf("Generator = %#v", g)
 		}
@@ -302,7 +303,7 @@ func TestOpenAI(t *testing.T) {
 		})
 		var got strings.Builder
 		hints, err := newProvider(t, openAIConfig(srv.URL)).Hints(t.Context(), hintRequest, func(d string) { got.WriteString(d) })
-		requireNoError(t, err)
+		algoitnytest.OK(t, err)
 		want := []string{"5000000000 overflows a 32-bit int.", "Declare the sum as long long."}
 		if strings.Join(hints, "|") != strings.Join(want, "|") {
 			t.Fatalf("hints = %q, want %q", hints, want)
@@ -330,7 +331,7 @@ func TestOpenAIEdgeCases(t *testing.T) {
 		cfg := openAIConfig(srv.URL)
 		cfg.OpenAIAPIKey = ""
 		_, err := newProvider(t, cfg).Generator(t.Context(), generatorRequest)
-		requireNoError(t, err)
+		algoitnytest.OK(t, err)
 	})
 
 	t.Run("StreamErrorEventIsNotRetried", func(t *testing.T) {
@@ -340,7 +341,7 @@ func TestOpenAIEdgeCases(t *testing.T) {
 			writeSSE(t, w, `{"error":{"message":"model overloaded"}}`)
 		})
 		_, err := newProvider(t, openAIConfig(srv.URL)).Hints(t.Context(), hintRequest, nil)
-		e := requireCode(t, err, algoitny.EINTERNAL)
+		e := algoitnytest.ErrCode(t, err, algoitny.EINTERNAL)
 		requireContains(t, e.Error(), "model overloaded")
 		if n := rec.n.Load(); n != 1 {
 			t.Fatalf("%d attempts, want 1", n)
@@ -366,7 +367,7 @@ func TestRemoteAnswerParsing(t *testing.T) {
 			t.Parallel()
 			srv, _ := server(t, func(w http.ResponseWriter, r *http.Request, _ int) { fmt.Fprint(w, openAIJSON(c.answer)) })
 			g, err := newProvider(t, openAIConfig(srv.URL)).Generator(t.Context(), generatorRequest)
-			requireNoError(t, err)
+			algoitnytest.OK(t, err)
 			if g.Code != c.wantCode || g.Language != c.lang {
 				t.Fatalf("Generator = %#v", g)
 			}
@@ -377,7 +378,7 @@ func TestRemoteAnswerParsing(t *testing.T) {
 			t.Parallel()
 			srv, _ := server(t, func(w http.ResponseWriter, r *http.Request, _ int) { fmt.Fprint(w, openAIJSON(answer)) })
 			_, err := newProvider(t, openAIConfig(srv.URL)).Generator(t.Context(), generatorRequest)
-			requireCode(t, err, algoitny.EINTERNAL)
+			algoitnytest.ErrCode(t, err, algoitny.EINTERNAL)
 		})
 	}
 	hints := []struct {
@@ -397,7 +398,7 @@ func TestRemoteAnswerParsing(t *testing.T) {
 				writeSSE(t, w, "[DONE]")
 			})
 			got, err := newProvider(t, openAIConfig(srv.URL)).Hints(t.Context(), hintRequest, nil)
-			requireNoError(t, err)
+			algoitnytest.OK(t, err)
 			if strings.Join(got, "|") != strings.Join(c.want, "|") {
 				t.Fatalf("hints = %q, want %q", got, c.want)
 			}
@@ -419,7 +420,7 @@ func TestRemoteRetries(t *testing.T) {
 			fmt.Fprint(w, openAIJSON(generatorAnswer))
 		})
 		_, err := newProvider(t, openAIConfig(srv.URL)).Generator(t.Context(), generatorRequest)
-		requireNoError(t, err)
+		algoitnytest.OK(t, err)
 		if n := rec.n.Load(); n != 2 {
 			t.Fatalf("%d attempts, want 2", n)
 		}
@@ -439,7 +440,7 @@ func TestRemoteRetries(t *testing.T) {
 			fmt.Fprint(w, geminiJSON(generatorAnswer, "STOP"))
 		})
 		_, err := newProvider(t, geminiConfig(srv.URL)).Generator(t.Context(), generatorRequest)
-		requireNoError(t, err)
+		algoitnytest.OK(t, err)
 		if n := rec.n.Load(); n != 2 {
 			t.Fatalf("%d attempts, want 2", n)
 		}
@@ -460,7 +461,7 @@ func TestRemoteRetries(t *testing.T) {
 		})
 		var deltas []string
 		hints, err := newProvider(t, geminiConfig(srv.URL)).Hints(t.Context(), hintRequest, func(d string) { deltas = append(deltas, d) })
-		requireNoError(t, err)
+		algoitnytest.OK(t, err)
 		if rec.n.Load() != 2 || len(hints) != 1 || len(deltas) != 1 {
 			t.Fatalf("%d attempts, hints %q, deltas %q", rec.n.Load(), hints, deltas)
 		}
@@ -480,7 +481,7 @@ func TestRemoteRetryLimits(t *testing.T) {
 		cfg := geminiConfig(srv.URL)
 		cfg.MaxRetries = 2
 		_, err := newProvider(t, cfg).Generator(t.Context(), generatorRequest)
-		e := requireCode(t, err, algoitny.EINTERNAL)
+		e := algoitnytest.ErrCode(t, err, algoitny.EINTERNAL)
 		requireContains(t, e.Error(), "giving up after 3 attempts", "HTTP 500")
 		if n := rec.n.Load(); n != 3 {
 			t.Fatalf("%d attempts, want 1 + MaxRetries = 3", n)
@@ -493,7 +494,7 @@ func TestRemoteRetryLimits(t *testing.T) {
 			http.Error(w, `{"error":{"message":"unknown field"}}`, http.StatusBadRequest)
 		})
 		_, err := newProvider(t, openAIConfig(srv.URL)).Generator(t.Context(), generatorRequest)
-		e := requireCode(t, err, algoitny.EINTERNAL)
+		e := algoitnytest.ErrCode(t, err, algoitny.EINTERNAL)
 		requireContains(t, e.Error(), "HTTP 400: unknown field")
 		if n := rec.n.Load(); n != 1 {
 			t.Fatalf("%d attempts, want 1", n)
@@ -510,7 +511,7 @@ func TestRemoteRetryLimits(t *testing.T) {
 		cfg.RetryMaxDelay = time.Second
 		start := time.Now()
 		_, err := newProvider(t, cfg).Generator(t.Context(), generatorRequest)
-		e := requireCode(t, err, algoitny.EINTERNAL)
+		e := algoitnytest.ErrCode(t, err, algoitny.EINTERNAL)
 		requireContains(t, e.Error(), "retry after 2m0s")
 		if n, d := rec.n.Load(), time.Since(start); n != 1 || d > 30*time.Second { // Retry-After asked for 120 s
 			t.Fatalf("%d attempts in %v, want one and no wait", n, d)
@@ -535,7 +536,7 @@ func TestRemoteDeadlines(t *testing.T) {
 		cfg.MaxRetries = 1
 		start := time.Now()
 		_, err := newProvider(t, cfg).Hints(t.Context(), hintRequest, nil)
-		requireCode(t, err, algoitny.EINTERNAL)
+		algoitnytest.ErrCode(t, err, algoitny.EINTERNAL)
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("err = %v, want it to wrap context.DeadlineExceeded", err)
 		}
@@ -554,7 +555,7 @@ func TestRemoteDeadlines(t *testing.T) {
 		cfg.Timeout = 200 * time.Millisecond
 		var deltas []string
 		_, err := newProvider(t, cfg).Hints(t.Context(), hintRequest, func(d string) { deltas = append(deltas, d) })
-		requireCode(t, err, algoitny.EINTERNAL)
+		algoitnytest.ErrCode(t, err, algoitny.EINTERNAL)
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("err = %v, want it to wrap context.DeadlineExceeded", err)
 		}
@@ -577,7 +578,7 @@ func TestRemoteDeadlines(t *testing.T) {
 		cfg := geminiConfig(srv.URL)
 		cfg.RetryMaxDelay = time.Minute
 		_, err := newProvider(t, cfg).Generator(ctx, generatorRequest)
-		requireCode(t, err, algoitny.EINTERNAL)
+		algoitnytest.ErrCode(t, err, algoitny.EINTERNAL)
 		if n, d := rec.n.Load(), time.Since(start); n != 1 || d > 5*time.Second {
 			t.Fatalf("%d attempts in %v, want to give up at once", n, d)
 		}
@@ -624,9 +625,9 @@ func TestRemoteErrorsNeverShowTheKey(t *testing.T) {
 				cfg.MaxRetries = 1
 				p := newProvider(t, cfg)
 				_, err := p.Generator(t.Context(), generatorRequest)
-				requireCode(t, err, algoitny.EINTERNAL)
+				algoitnytest.ErrCode(t, err, algoitny.EINTERNAL)
 				_, herr := p.Hints(t.Context(), hintRequest, nil)
-				requireCode(t, herr, algoitny.EINTERNAL)
+				algoitnytest.ErrCode(t, herr, algoitny.EINTERNAL)
 				for _, e := range []error{err, herr} {
 					for _, text := range []string{e.Error(), fmt.Sprintf("%+v", e), fmt.Sprintf("%#v", errors.Unwrap(e)), algoitny.ErrorMessage(e)} {
 						for _, secret := range []string{geminiKey, url.QueryEscape(geminiKey), openAIKey} {

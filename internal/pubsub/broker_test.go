@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/pubsub"
 )
 
@@ -235,10 +236,7 @@ func testBroker(t *testing.T, newBrokers newBrokers) {
 		receive(t, marker)
 		// Subscribers of a topic are served in no set order: marker may
 		// have both events before s has the second.
-		deadline := time.Now().Add(10 * time.Second)
-		for len(s.Events()) < 2 && time.Now().Before(deadline) {
-			time.Sleep(time.Millisecond)
-		}
+		algoitnytest.Eventually(t, 10*time.Second, "s to have both events", func() bool { return len(s.Events()) == 2 })
 		s.Close()
 		if got := requireEnded(t, s, nil); len(got) != 2 {
 			t.Fatalf("drained %d events after Close, want 2", len(got))
@@ -252,7 +250,7 @@ func testBroker(t *testing.T, newBrokers newBrokers) {
 		b.CloseSub()
 		b.CloseSub()
 		requireEnded(t, s, pubsub.ErrClosed)
-		requireCode(t, s.Err(), algoitny.EINTERNAL)
+		algoitnytest.ErrCode(t, s.Err(), algoitny.EINTERNAL)
 		if _, err := b.Sub.Subscribe(context.Background(), "job:1"); !errors.Is(err, pubsub.ErrClosed) {
 			t.Fatalf("Subscribe after Close: %v", err)
 		}
@@ -272,9 +270,9 @@ func testBroker(t *testing.T, newBrokers newBrokers) {
 		} {
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
-				requireCode(t, b.Pub.Publish(context.Background(), topic, nil), algoitny.EINVALID)
+				algoitnytest.ErrCode(t, b.Pub.Publish(context.Background(), topic, nil), algoitny.EINVALID)
 				_, err := b.Sub.Subscribe(context.Background(), topic)
-				requireCode(t, err, algoitny.EINVALID)
+				algoitnytest.ErrCode(t, err, algoitny.EINVALID)
 			})
 		}
 	})

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/devstack"
 	"github.com/algoitny/api/internal/pubsub"
 	"github.com/jackc/pgx/v5"
@@ -199,22 +199,12 @@ func requireEnded(tb testing.TB, s *pubsub.Subscription, want error) []pubsub.Ev
 	}
 }
 
-// requireCode fails the test unless err carries the algoitny error code.
-func requireCode(tb testing.TB, err error, code string) {
-	tb.Helper()
-	if got := algoitny.ErrorCode(err); got != code {
-		tb.Fatalf("error code = %q (%v), want %q", got, err, code)
-	}
-}
-
 // settledGoroutines waits until the number of goroutines is at most want
 // (goroutines that just ended need a moment to leave the count) and returns
 // the last count seen.
 func settledGoroutines(want int) int {
 	n := runtime.NumGoroutine()
-	for deadline := time.Now().Add(5 * time.Second); n > want && time.Now().Before(deadline); n = runtime.NumGoroutine() {
-		time.Sleep(10 * time.Millisecond)
-	}
+	algoitnytest.Poll(context.Background(), 5*time.Second, func() bool { n = runtime.NumGoroutine(); return n <= want })
 	return n
 }
 
@@ -222,7 +212,7 @@ func settledGoroutines(want int) int {
 func baselineGoroutines() int {
 	n := runtime.NumGoroutine()
 	for range 20 {
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // a quiet stretch is what is measured
 		m := runtime.NumGoroutine()
 		if m >= n {
 			return min(n, m)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/pubsub"
 )
 
@@ -28,7 +29,7 @@ func TestMemory(t *testing.T) {
 			}
 		}
 		got := requireEnded(t, slow, pubsub.ErrSlowSubscriber)
-		requireCode(t, slow.Err(), algoitny.EINTERNAL)
+		algoitnytest.ErrCode(t, slow.Err(), algoitny.EINTERNAL)
 		if len(got) != 16 || string(got[0].Payload) != "0" || string(got[15].Payload) != "15" {
 			t.Fatalf("the slow subscriber kept %d events, want the first 16", len(got))
 		}
@@ -116,7 +117,7 @@ func TestMemory(t *testing.T) {
 				}
 			})
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(200 * time.Millisecond) // the scenario: churn for a while
 		m.Close()
 		stop()
 		wg.Wait()

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/pubsub"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -100,7 +101,7 @@ func TestPostgres(t *testing.T) {
 			if e := receive(t, s); !bytes.Equal(e.Payload, big) {
 				t.Fatal("the large payload did not arrive intact")
 			}
-			time.Sleep(300 * time.Millisecond)
+			time.Sleep(300 * time.Millisecond) // the scenario: the payload's TTL passes
 		}
 		var rows int
 		if err := p.PoolA.QueryRow(context.Background(), "SELECT count(*) FROM algoitny_pubsub_payloads").Scan(&rows); err != nil {
@@ -180,7 +181,7 @@ func TestPostgres(t *testing.T) {
 		for i := range 100 {
 			publish(t, p.A, "job:1", fmt.Appendf(nil, "%d %s", i, strings.Repeat("x", i*50)))
 			if i%10 == 0 {
-				time.Sleep(5 * time.Millisecond)
+				time.Sleep(5 * time.Millisecond) // the scenario: health checks time out between events
 			}
 		}
 		for i := range 100 {
@@ -222,11 +223,7 @@ func TestPostgres(t *testing.T) {
 		if _, err := p.PoolA.Exec(context.Background(), "SELECT pg_notify($1, $2)", p.Channel, `{"t":"job:1","id":999999999}`); err != nil {
 			t.Fatal(err)
 		}
-		for deadline := time.Now().Add(10 * time.Second); p.B.Epoch() == before; time.Sleep(5 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("the epoch stayed %d after an event was lost", before)
-			}
-		}
+		algoitnytest.Eventually(t, 10*time.Second, "the epoch to change after an event was lost", func() bool { return p.B.Epoch() != before })
 		if after := p.B.Epoch(); after == 0 || after == before {
 			t.Fatalf("epoch %d after the loss, %d before", after, before)
 		}
@@ -263,7 +260,7 @@ func TestPostgres(t *testing.T) {
 				if err == nil {
 					b.Close()
 				}
-				requireCode(t, err, tc.code)
+				algoitnytest.ErrCode(t, err, tc.code)
 			})
 		}
 	})
@@ -272,7 +269,7 @@ func TestPostgres(t *testing.T) {
 		t.Parallel()
 		pool := newPool(t, createSchema(t)) // not migrated
 		b := newPostgres(t, pubsub.PostgresConfig{Pool: pool, Channel: uniqueName()})
-		requireCode(t, b.Publish(context.Background(), "job:1", make([]byte, 10_000)), algoitny.EINTERNAL)
+		algoitnytest.ErrCode(t, b.Publish(context.Background(), "job:1", make([]byte, 10_000)), algoitny.EINTERNAL)
 		publish(t, b, "job:1", []byte("small events need no table"))
 	})
 

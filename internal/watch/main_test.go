@@ -51,31 +51,6 @@ func asStaff(id string) context.Context {
 	})
 }
 
-func ok(t testing.TB, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-func must[T any](t testing.TB) func(T, error) T {
-	return func(v T, err error) T {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
-}
-
-// errCode fails the test unless err carries code.
-func errCode(t testing.TB, err error, code string) {
-	t.Helper()
-	if got := algoitny.ErrorCode(err); got != code {
-		t.Fatalf("error code = %q (%v), want %q", got, err, code)
-	}
-}
-
 // target is a local HTTP server whose answer the test sets, counting hits.
 type target struct {
 	*httptest.Server

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/safehttp"
 	"github.com/algoitny/api/internal/watch"
 )
@@ -38,7 +39,7 @@ func TestProbe(t *testing.T) {
 		t.Parallel()
 		tg := newTarget(t)
 		r, err := probe(t, local, &algoitny.Check{URL: tg.URL, Type: algoitny.CheckAvailability})
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if r.Status != algoitny.CheckUp || r.HTTPStatus != 200 || r.Failed() || r.KeywordFound != nil || r.CheckID != "c1" || r.CheckedAt.IsZero() {
 			t.Fatalf("result %+v", r)
 		}
@@ -49,7 +50,7 @@ func TestProbe(t *testing.T) {
 		tg := newTarget(t)
 		tg.set(http.StatusInternalServerError, "oops", 0)
 		r, err := probe(t, local, &algoitny.Check{URL: tg.URL, Type: algoitny.CheckAvailability})
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		down(t, r, "HTTP 500")
 		if r.HTTPStatus != 500 {
 			t.Fatalf("http status %d", r.HTTPStatus)
@@ -59,7 +60,7 @@ func TestProbe(t *testing.T) {
 	t.Run("DownConnectionRefused", func(t *testing.T) {
 		t.Parallel()
 		r, err := probe(t, local, &algoitny.Check{URL: closedURL(t), Type: algoitny.CheckAvailability})
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		down(t, r, "connection refused")
 	})
 
@@ -69,7 +70,7 @@ func TestProbe(t *testing.T) {
 		tg.set(200, "late", 20*time.Second)
 		start := time.Now()
 		r, err := probe(t, local, &algoitny.Check{URL: tg.URL, Type: algoitny.CheckAvailability})
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		down(t, r, "timed out")
 		if took := time.Since(start); took > 10*time.Second { // far below the 20 s answer
 			t.Fatalf("a 300 ms timeout took %v", took)
@@ -84,7 +85,7 @@ func TestProbe(t *testing.T) {
 		tg := newTarget(t)
 		tg.set(200, "<h1>Registration is OPEN now</h1>", 0)
 		r, err := probe(t, local, &algoitny.Check{URL: tg.URL, Type: algoitny.CheckKeyword, Keyword: "registration is open"})
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if r.Status != algoitny.CheckUp || r.KeywordFound == nil || !*r.KeywordFound {
 			t.Fatalf("result %+v", r)
 		}
@@ -95,7 +96,7 @@ func TestProbe(t *testing.T) {
 		tg := newTarget(t)
 		tg.set(200, "<h1>Registration closed</h1>", 0)
 		r, err := probe(t, local, &algoitny.Check{URL: tg.URL, Type: algoitny.CheckKeyword, Keyword: "open"})
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		// DOWN, but the run did not fail: it does not count toward FAILED.
 		if r.Status != algoitny.CheckDown || r.KeywordFound == nil || *r.KeywordFound || r.Failed() {
 			t.Fatalf("result %+v", r)
@@ -107,13 +108,13 @@ func TestProbe(t *testing.T) {
 		tg := newTarget(t)
 		tg.set(200, "Sold out", 0)
 		r, err := probe(t, local, &algoitny.Check{URL: tg.URL, Type: algoitny.CheckKeyword, Keyword: "sold out", Invert: true})
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if r.Status != algoitny.CheckDown || !*r.KeywordFound {
 			t.Fatalf("inverted, present: %+v", r)
 		}
 		tg.set(200, "Tickets available", 0)
 		r, err = probe(t, local, &algoitny.Check{URL: tg.URL, Type: algoitny.CheckKeyword, Keyword: "sold out", Invert: true})
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if r.Status != algoitny.CheckUp || *r.KeywordFound {
 			t.Fatalf("inverted, absent: %+v", r)
 		}
@@ -124,7 +125,7 @@ func TestProbe(t *testing.T) {
 		tg := newTarget(t)
 		tg.set(503, "open", 0)
 		r, err := probe(t, local, &algoitny.Check{URL: tg.URL, Type: algoitny.CheckKeyword, Keyword: "open"})
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		down(t, r, "HTTP 503")
 		if r.KeywordFound != nil {
 			t.Fatalf("keyword judged on an error page: %+v", r)
@@ -136,7 +137,7 @@ func TestProbe(t *testing.T) {
 		tg := newTarget(t)
 		tg.set(200, strings.Repeat("x", 5000)+"needle", 0)
 		r, err := probe(t, local, &algoitny.Check{URL: tg.URL, Type: algoitny.CheckKeyword, Keyword: "needle"})
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if *r.KeywordFound {
 			t.Fatalf("found past the 4 KB cap: %+v", r)
 		}

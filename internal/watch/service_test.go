@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/dynamo"
 	"github.com/algoitny/api/internal/pubsub"
 	"github.com/algoitny/api/internal/safehttp"
@@ -70,12 +71,12 @@ func setup(t *testing.T, allowLocal bool) fixture {
 // run advances the executor's clock past the check's next run and runs it.
 func (f fixture) run(t *testing.T, id string) watch.Outcome {
 	t.Helper()
-	c := must[*algoitny.Check](t)(f.db.GetCheck(context.Background(), id))
+	c := algoitnytest.Must[*algoitny.Check](t)(f.db.GetCheck(context.Background(), id))
 	if c.NextRunAt != nil && c.NextRunAt.After(f.clock.Now()) {
 		f.clock.Add(c.NextRunAt.Sub(f.clock.Now()))
 	}
 	out, err := f.exec.RunDue(context.Background(), id)
-	ok(t, err)
+	algoitnytest.OK(t, err)
 	return out
 }
 
@@ -87,51 +88,51 @@ func TestService(t *testing.T) {
 		t.Parallel()
 		f := setup(t, true)
 		_, err := f.svc.Create(anon, algoitny.CheckInput{URL: "https://example.com/", Type: algoitny.CheckAvailability})
-		errCode(t, err, algoitny.EUNAUTHENTICATED)
+		algoitnytest.ErrCode(t, err, algoitny.EUNAUTHENTICATED)
 		_, err = f.svc.List(anon, algoitny.PageRequest{})
-		errCode(t, err, algoitny.EUNAUTHENTICATED)
+		algoitnytest.ErrCode(t, err, algoitny.EUNAUTHENTICATED)
 		_, err = f.svc.Get(anon, "x")
-		errCode(t, err, algoitny.EUNAUTHENTICATED)
+		algoitnytest.ErrCode(t, err, algoitny.EUNAUTHENTICATED)
 		_, err = f.svc.Subscribe(anon, "x")
-		errCode(t, err, algoitny.EUNAUTHENTICATED)
+		algoitnytest.ErrCode(t, err, algoitny.EUNAUTHENTICATED)
 	})
 
 	t.Run("OwnChecksOnly", func(t *testing.T) {
 		t.Parallel()
 		f := setup(t, true)
 		alice, bob := as("alice", testPlan()), as("bob", testPlan())
-		c := must[*algoitny.Check](t)(f.svc.Create(alice, algoitny.CheckInput{URL: "https://example.com/", Type: algoitny.CheckAvailability, DelayMs: 1000}))
-		must[*algoitny.Check](t)(f.svc.Create(bob, algoitny.CheckInput{URL: "https://example.org/", Type: algoitny.CheckAvailability, DelayMs: 1000}))
+		c := algoitnytest.Must[*algoitny.Check](t)(f.svc.Create(alice, algoitny.CheckInput{URL: "https://example.com/", Type: algoitny.CheckAvailability, DelayMs: 1000}))
+		algoitnytest.Must[*algoitny.Check](t)(f.svc.Create(bob, algoitny.CheckInput{URL: "https://example.org/", Type: algoitny.CheckAvailability, DelayMs: 1000}))
 		if _, err := f.svc.Get(bob, c.ID); !algoitny.IsCode(err, algoitny.ENOTFOUND) {
 			t.Fatalf("bob read alice's check: %v", err)
 		}
 		delay := 5000
 		_, err := f.svc.Update(bob, c.ID, algoitny.CheckUpdate{DelayMs: &delay})
-		errCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 		_, err = f.svc.Pause(bob, c.ID)
-		errCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 		_, err = f.svc.Resume(bob, c.ID)
-		errCode(t, err, algoitny.ENOTFOUND)
-		errCode(t, f.svc.Delete(bob, c.ID), algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, f.svc.Delete(bob, c.ID), algoitny.ENOTFOUND)
 		_, err = f.svc.RecentResults(bob, c.ID, 10)
-		errCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 		_, err = f.svc.Subscribe(bob, c.ID)
-		errCode(t, err, algoitny.ENOTFOUND)
-		if p := must[algoitny.Page[*algoitny.Check]](t)(f.svc.List(bob, algoitny.PageRequest{})); len(p.Items) != 1 || p.Items[0].UserID != "bob" {
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
+		if p := algoitnytest.Must[algoitny.Page[*algoitny.Check]](t)(f.svc.List(bob, algoitny.PageRequest{})); len(p.Items) != 1 || p.Items[0].UserID != "bob" {
 			t.Fatalf("bob's list %+v", p.Items)
 		}
 		// Staff see everyone's checks, and list them by type and status.
 		staff := asStaff("root")
-		must[*algoitny.Check](t)(f.svc.Get(staff, c.ID))
+		algoitnytest.Must[*algoitny.Check](t)(f.svc.Get(staff, c.ID))
 		active := algoitny.CheckActive
-		all := must[algoitny.Page[*algoitny.Check]](t)(f.svc.ListAll(staff, algoitny.CheckFilter{Type: algoitny.CheckAvailability, Status: &active}, algoitny.PageRequest{}))
+		all := algoitnytest.Must[algoitny.Page[*algoitny.Check]](t)(f.svc.ListAll(staff, algoitny.CheckFilter{Type: algoitny.CheckAvailability, Status: &active}, algoitny.PageRequest{}))
 		if len(all.Items) != 2 {
 			t.Fatalf("staff list: %d", len(all.Items))
 		}
 		_, err = f.svc.ListAll(alice, algoitny.CheckFilter{Type: algoitny.CheckAvailability}, algoitny.PageRequest{})
-		errCode(t, err, algoitny.EFORBIDDEN)
+		algoitnytest.ErrCode(t, err, algoitny.EFORBIDDEN)
 		_, err = f.svc.ListAll(staff, algoitny.CheckFilter{Type: "HTTP2"}, algoitny.PageRequest{})
-		errCode(t, err, algoitny.EINVALID)
+		algoitnytest.ErrCode(t, err, algoitny.EINVALID)
 	})
 
 	t.Run("ErrInvalid", func(t *testing.T) {
@@ -162,7 +163,7 @@ func TestService(t *testing.T) {
 			t.Run(tc.name, func(t *testing.T) {
 				t.Parallel()
 				_, err := f.svc.Create(u, tc.in)
-				errCode(t, err, algoitny.EINVALID)
+				algoitnytest.ErrCode(t, err, algoitny.EINVALID)
 				if field := err.(*algoitny.Error).Field; field != tc.field {
 					t.Fatalf("field %q, want %q", field, tc.field)
 				}
@@ -173,14 +174,14 @@ func TestService(t *testing.T) {
 	t.Run("Defaults", func(t *testing.T) {
 		t.Parallel()
 		f := setup(t, false)
-		c := must[*algoitny.Check](t)(f.svc.Create(as("u", testPlan()), algoitny.CheckInput{URL: " https://example.com/contest ", Type: "keyword", Keyword: " Register "}))
+		c := algoitnytest.Must[*algoitny.Check](t)(f.svc.Create(as("u", testPlan()), algoitny.CheckInput{URL: " https://example.com/contest ", Type: "keyword", Keyword: " Register "}))
 		if c.URL != "https://example.com/contest" || c.Type != algoitny.CheckKeyword || c.Keyword != "Register" || c.DelayMs != watch.DefaultDelayMs ||
 			c.Status != algoitny.CheckActive || c.NextRunAt == nil || f.sched.count() != 1 {
 			t.Fatalf("created %+v", c)
 		}
 		// The plan's minimum applies when it is longer than the default.
 		slow := &algoitny.Plan{MaxChecks: 1, MinCheckDelayMs: 10 * 60_000}
-		c = must[*algoitny.Check](t)(f.svc.Create(as("v", slow), algoitny.CheckInput{URL: "https://example.com/", Type: algoitny.CheckAvailability}))
+		c = algoitnytest.Must[*algoitny.Check](t)(f.svc.Create(as("v", slow), algoitny.CheckInput{URL: "https://example.com/", Type: algoitny.CheckAvailability}))
 		if c.DelayMs != 10*60_000 {
 			t.Fatalf("delay %d", c.DelayMs)
 		}
@@ -214,22 +215,22 @@ func TestService(t *testing.T) {
 			t.Fatalf("created %d, rate limited %d; want 5 and 15", created, limited)
 		}
 		_, err := f.svc.Create(u, algoitny.CheckInput{URL: "https://example.com/", Type: algoitny.CheckAvailability, DelayMs: 1000})
-		errCode(t, err, algoitny.ERATELIMITED)
+		algoitnytest.ErrCode(t, err, algoitny.ERATELIMITED)
 		if rl := err.(*algoitny.Error).RateLimit; rl.Limit != 5 || rl.Used != 5 {
 			t.Fatalf("rate limit %+v", rl)
 		}
 		// Deleting one frees a slot.
-		list := must[algoitny.Page[*algoitny.Check]](t)(f.svc.List(u, algoitny.PageRequest{}))
-		ok(t, f.svc.Delete(u, list.Items[0].ID))
-		must[*algoitny.Check](t)(f.svc.Create(u, algoitny.CheckInput{URL: "https://example.com/", Type: algoitny.CheckAvailability, DelayMs: 1000}))
+		list := algoitnytest.Must[algoitny.Page[*algoitny.Check]](t)(f.svc.List(u, algoitny.PageRequest{}))
+		algoitnytest.OK(t, f.svc.Delete(u, list.Items[0].ID))
+		algoitnytest.Must[*algoitny.Check](t)(f.svc.Create(u, algoitny.CheckInput{URL: "https://example.com/", Type: algoitny.CheckAvailability, DelayMs: 1000}))
 		// No plan, no checks; staff are exempt from their plan's limits but not from the floor.
 		_, err = f.svc.Create(as("noplan", nil), algoitny.CheckInput{URL: "https://example.com/", Type: algoitny.CheckAvailability})
-		errCode(t, err, algoitny.ERATELIMITED)
+		algoitnytest.ErrCode(t, err, algoitny.ERATELIMITED)
 		for range 3 {
-			must[*algoitny.Check](t)(f.svc.Create(asStaff("root"), algoitny.CheckInput{URL: "https://example.com/", Type: algoitny.CheckAvailability, DelayMs: 100}))
+			algoitnytest.Must[*algoitny.Check](t)(f.svc.Create(asStaff("root"), algoitny.CheckInput{URL: "https://example.com/", Type: algoitny.CheckAvailability, DelayMs: 100}))
 		}
 		_, err = f.svc.Create(asStaff("root"), algoitny.CheckInput{URL: "https://example.com/", Type: algoitny.CheckAvailability, DelayMs: 50})
-		errCode(t, err, algoitny.EINVALID)
+		algoitnytest.ErrCode(t, err, algoitny.EINVALID)
 	})
 
 	t.Run("UpdatePauseResume", func(t *testing.T) {
@@ -237,11 +238,11 @@ func TestService(t *testing.T) {
 		f := setup(t, true)
 		tg := newTarget(t)
 		u := as("u", testPlan())
-		c := must[*algoitny.Check](t)(f.svc.Create(u, algoitny.CheckInput{URL: tg.URL, Type: algoitny.CheckKeyword, Keyword: "hello", Invert: true, DelayMs: 1000}))
+		c := algoitnytest.Must[*algoitny.Check](t)(f.svc.Create(u, algoitny.CheckInput{URL: tg.URL, Type: algoitny.CheckKeyword, Keyword: "hello", Invert: true, DelayMs: 1000}))
 		f.run(t, c.ID)
 		// Changing the type to AVAILABILITY drops the keyword.
 		avail := algoitny.CheckAvailability
-		upd := must[*algoitny.Check](t)(f.svc.Update(u, c.ID, algoitny.CheckUpdate{Type: &avail}))
+		upd := algoitnytest.Must[*algoitny.Check](t)(f.svc.Update(u, c.ID, algoitny.CheckUpdate{Type: &avail}))
 		if upd.Type != algoitny.CheckAvailability || upd.Keyword != "" || upd.Invert || upd.Version <= c.Version || upd.Runs != 1 {
 			t.Fatalf("updated %+v", upd)
 		}
@@ -251,19 +252,19 @@ func TestService(t *testing.T) {
 		}
 		tooFast, private := 10, "http://192.168.0.1/"
 		_, err := f.svc.Update(u, c.ID, algoitny.CheckUpdate{DelayMs: &tooFast})
-		errCode(t, err, algoitny.EINVALID)
+		algoitnytest.ErrCode(t, err, algoitny.EINVALID)
 		f.svc.URLs = safehttp.New(safehttp.Config{}) // allow-list off from here on
 		_, err = f.svc.Update(u, c.ID, algoitny.CheckUpdate{URL: &private})
-		errCode(t, err, algoitny.EINVALID)
+		algoitnytest.ErrCode(t, err, algoitny.EINVALID)
 		// The URL is not checked again when it does not change.
 		d := 2000
-		must[*algoitny.Check](t)(f.svc.Update(u, c.ID, algoitny.CheckUpdate{DelayMs: &d}))
+		algoitnytest.Must[*algoitny.Check](t)(f.svc.Update(u, c.ID, algoitny.CheckUpdate{DelayMs: &d}))
 
-		paused := must[*algoitny.Check](t)(f.svc.Pause(u, c.ID))
+		paused := algoitnytest.Must[*algoitny.Check](t)(f.svc.Pause(u, c.ID))
 		if paused.Status != algoitny.CheckPaused || paused.NextRunAt != nil {
 			t.Fatalf("paused %+v", paused)
 		}
-		again := must[*algoitny.Check](t)(f.svc.Pause(u, c.ID))
+		again := algoitnytest.Must[*algoitny.Check](t)(f.svc.Pause(u, c.ID))
 		if again.Version != paused.Version {
 			t.Fatal("pausing a paused check changed it")
 		}
@@ -271,7 +272,7 @@ func TestService(t *testing.T) {
 			t.Fatalf("a paused check ran: %+v", out)
 		}
 		scheduled := f.sched.count()
-		resumed := must[*algoitny.Check](t)(f.svc.Resume(u, c.ID))
+		resumed := algoitnytest.Must[*algoitny.Check](t)(f.svc.Resume(u, c.ID))
 		if resumed.Status != algoitny.CheckActive || resumed.NextRunAt == nil || f.sched.count() != scheduled+1 {
 			t.Fatalf("resumed %+v", resumed)
 		}
@@ -285,7 +286,7 @@ func TestService(t *testing.T) {
 		f := setup(t, true) // the executor keeps 5 results
 		tg := newTarget(t)
 		u := as("u", testPlan())
-		c := must[*algoitny.Check](t)(f.svc.Create(u, algoitny.CheckInput{URL: tg.URL, Type: algoitny.CheckAvailability, DelayMs: 100}))
+		c := algoitnytest.Must[*algoitny.Check](t)(f.svc.Create(u, algoitny.CheckInput{URL: tg.URL, Type: algoitny.CheckAvailability, DelayMs: 100}))
 		for i := range 8 {
 			if i == 7 {
 				tg.set(500, "", 0)
@@ -294,7 +295,7 @@ func TestService(t *testing.T) {
 				t.Fatalf("run %d did not happen", i)
 			}
 		}
-		res := must[[]*algoitny.CheckResult](t)(f.svc.RecentResults(u, c.ID, 0))
+		res := algoitnytest.Must[[]*algoitny.CheckResult](t)(f.svc.RecentResults(u, c.ID, 0))
 		if len(res) != 5 || res[0].Seq != 8 || res[4].Seq != 4 || res[0].Status != algoitny.CheckDown || res[1].Status != algoitny.CheckUp {
 			t.Fatalf("results %+v", res)
 		}
@@ -303,13 +304,13 @@ func TestService(t *testing.T) {
 				t.Fatal("not newest first")
 			}
 		}
-		if two := must[[]*algoitny.CheckResult](t)(f.svc.RecentResults(u, c.ID, 2)); len(two) != 2 {
+		if two := algoitnytest.Must[[]*algoitny.CheckResult](t)(f.svc.RecentResults(u, c.ID, 2)); len(two) != 2 {
 			t.Fatalf("%d results for limit 2", len(two))
 		}
 		_, err := f.svc.RecentResults(u, c.ID, -1)
-		errCode(t, err, algoitny.EINVALID)
+		algoitnytest.ErrCode(t, err, algoitny.EINVALID)
 		_, err = f.svc.RecentResults(u, c.ID, watch.DefaultResultsKept+1)
-		errCode(t, err, algoitny.EINVALID)
+		algoitnytest.ErrCode(t, err, algoitny.EINVALID)
 	})
 
 	t.Run("Subscribe", func(t *testing.T) {
@@ -317,10 +318,10 @@ func TestService(t *testing.T) {
 		f := setup(t, true)
 		tg := newTarget(t)
 		u := as("u", testPlan())
-		c := must[*algoitny.Check](t)(f.svc.Create(u, algoitny.CheckInput{URL: tg.URL, Type: algoitny.CheckAvailability, DelayMs: 100}))
+		c := algoitnytest.Must[*algoitny.Check](t)(f.svc.Create(u, algoitny.CheckInput{URL: tg.URL, Type: algoitny.CheckAvailability, DelayMs: 100}))
 		ctx, cancel := context.WithCancel(u)
 		defer cancel()
-		events := must[<-chan *algoitny.CheckEvent](t)(f.svc.Subscribe(ctx, c.ID))
+		events := algoitnytest.Must[<-chan *algoitny.CheckEvent](t)(f.svc.Subscribe(ctx, c.ID))
 		next := func() *algoitny.CheckEvent {
 			t.Helper()
 			select {
@@ -343,11 +344,11 @@ func TestService(t *testing.T) {
 		if ev := next(); ev.Result == nil || ev.Result.Status != algoitny.CheckUp || ev.Check.LastResult == nil || ev.Check.Runs != 1 {
 			t.Fatalf("result event %+v", ev)
 		}
-		must[*algoitny.Check](t)(f.svc.Pause(u, c.ID))
+		algoitnytest.Must[*algoitny.Check](t)(f.svc.Pause(u, c.ID))
 		if ev := next(); ev.Check.Status != algoitny.CheckPaused || ev.Result != nil {
 			t.Fatalf("pause event %+v", ev)
 		}
-		ok(t, f.svc.Delete(u, c.ID))
+		algoitnytest.OK(t, f.svc.Delete(u, c.ID))
 		if ev := next(); !ev.Deleted {
 			t.Fatalf("delete event %+v", ev)
 		}
@@ -365,7 +366,7 @@ func TestExecutor(t *testing.T) {
 		f := setup(t, true) // threshold 3
 		tg := newTarget(t)
 		u := as("u", testPlan())
-		c := must[*algoitny.Check](t)(f.svc.Create(u, algoitny.CheckInput{URL: tg.URL, Type: algoitny.CheckAvailability, DelayMs: 100}))
+		c := algoitnytest.Must[*algoitny.Check](t)(f.svc.Create(u, algoitny.CheckInput{URL: tg.URL, Type: algoitny.CheckAvailability, DelayMs: 100}))
 		tg.set(500, "", 0)
 		f.run(t, c.ID)
 		tg.set(200, "", 0) // a good run resets the count
@@ -380,7 +381,7 @@ func TestExecutor(t *testing.T) {
 				t.Fatalf("run %d: next %v", i, out.Next)
 			}
 		}
-		got := must[*algoitny.Check](t)(f.svc.Get(u, c.ID))
+		got := algoitnytest.Must[*algoitny.Check](t)(f.svc.Get(u, c.ID))
 		if got.Status != algoitny.CheckFailed || got.NextRunAt != nil || got.FailureReason != "stopped after 3 failed runs in a row; last error: HTTP 500" {
 			t.Fatalf("after 3 failures: %s %q", got.Status, got.FailureReason)
 		}
@@ -389,7 +390,7 @@ func TestExecutor(t *testing.T) {
 			t.Fatal("a FAILED check ran")
 		}
 		tg.set(200, "", 0)
-		resumed := must[*algoitny.Check](t)(f.svc.Resume(u, c.ID))
+		resumed := algoitnytest.Must[*algoitny.Check](t)(f.svc.Resume(u, c.ID))
 		if resumed.FailureReason != "" || resumed.ConsecutiveFailures != 0 {
 			t.Fatalf("resumed %+v", resumed)
 		}
@@ -402,7 +403,7 @@ func TestExecutor(t *testing.T) {
 		t.Parallel()
 		f := setup(t, true)
 		tg := newTarget(t)
-		c := must[*algoitny.Check](t)(f.svc.Create(as("u", testPlan()), algoitny.CheckInput{URL: tg.URL, Type: algoitny.CheckKeyword, Keyword: "open", DelayMs: 100}))
+		c := algoitnytest.Must[*algoitny.Check](t)(f.svc.Create(as("u", testPlan()), algoitny.CheckInput{URL: tg.URL, Type: algoitny.CheckKeyword, Keyword: "open", DelayMs: 100}))
 		for range 5 {
 			out := f.run(t, c.ID)
 			if out.Result.Status != algoitny.CheckDown || out.Check.Status != algoitny.CheckActive || out.Check.ConsecutiveFailures != 0 {
@@ -417,7 +418,7 @@ func TestExecutor(t *testing.T) {
 		name := loopbackName(t)
 		u := as("u", testPlan())
 		// The URL check cannot know what a name resolves to: it is accepted...
-		c := must[*algoitny.Check](t)(f.svc.Create(u, algoitny.CheckInput{URL: "http://" + name + "/", Type: algoitny.CheckAvailability, DelayMs: 100}))
+		c := algoitnytest.Must[*algoitny.Check](t)(f.svc.Create(u, algoitny.CheckInput{URL: "http://" + name + "/", Type: algoitny.CheckAvailability, DelayMs: 100}))
 		// ...and refused when the run connects.
 		out := f.run(t, c.ID)
 		if !out.Ran || out.Next != nil || out.Check.Status != algoitny.CheckFailed || out.Check.FailureReason != "stopped: "+watch.ErrForbidden.Message {
@@ -429,7 +430,7 @@ func TestExecutor(t *testing.T) {
 		t.Parallel()
 		f := setup(t, true)
 		tg := newTarget(t)
-		c := must[*algoitny.Check](t)(f.svc.Create(as("u", testPlan()), algoitny.CheckInput{URL: tg.URL, Type: algoitny.CheckAvailability, DelayMs: 100}))
+		c := algoitnytest.Must[*algoitny.Check](t)(f.svc.Create(as("u", testPlan()), algoitny.CheckInput{URL: tg.URL, Type: algoitny.CheckAvailability, DelayMs: 100}))
 		first := *c.NextRunAt
 		// Runs happen late, one of them very late: the plan stays on the
 		// 100 ms grid of the first run and the missed runs are skipped.
@@ -446,7 +447,7 @@ func TestExecutor(t *testing.T) {
 		}
 		// Not due yet: nothing runs.
 		out, err := f.exec.RunDue(context.Background(), c.ID)
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if out.Ran || out.Next == nil {
 			t.Fatalf("early wake-up: %+v", out)
 		}
@@ -469,7 +470,7 @@ func TestExecutor(t *testing.T) {
 		}))
 		t.Cleanup(srv.Close)
 		u := as("u", testPlan())
-		c := must[*algoitny.Check](t)(f.svc.Create(u, algoitny.CheckInput{URL: srv.URL, Type: algoitny.CheckAvailability, DelayMs: 100}))
+		c := algoitnytest.Must[*algoitny.Check](t)(f.svc.Create(u, algoitny.CheckInput{URL: srv.URL, Type: algoitny.CheckAvailability, DelayMs: 100}))
 		done := make(chan watch.Outcome, 1)
 		go func() {
 			out, err := f.exec.RunDue(context.Background(), c.ID)
@@ -478,15 +479,13 @@ func TestExecutor(t *testing.T) {
 			}
 			done <- out
 		}()
-		for hits.Load() == 0 {
-			time.Sleep(5 * time.Millisecond)
-		}
+		algoitnytest.Eventually(t, 10*time.Second, "the run to reach the target", func() bool { return hits.Load() > 0 })
 		// A second wake-up while the run holds the lease runs nothing.
 		if out, err := f.exec.RunDue(context.Background(), c.ID); err != nil || out.Ran || out.Next == nil {
 			t.Fatalf("overlapping run: %+v %v", out, err)
 		}
 		d := 500
-		must[*algoitny.Check](t)(f.svc.Update(u, c.ID, algoitny.CheckUpdate{DelayMs: &d}))
+		algoitnytest.Must[*algoitny.Check](t)(f.svc.Update(u, c.ID, algoitny.CheckUpdate{DelayMs: &d}))
 		close(release)
 		out := <-done
 		if out.Ran || out.Check == nil || out.Check.DelayMs != 500 || out.Check.Runs != 0 {
