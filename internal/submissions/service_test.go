@@ -10,6 +10,7 @@ import (
 
 	"github.com/algoitny/api/internal/accounts"
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/dynamo"
 	"github.com/algoitny/api/internal/dynamo/dynamotest"
 	"github.com/algoitny/api/internal/submissions"
@@ -123,21 +124,6 @@ func submission(code string) submissions.ExecuteInput {
 	}
 }
 
-// errCode fails the test unless err carries code.
-func errCode(t *testing.T, err error, code string) {
-	t.Helper()
-	if got := algoitny.ErrorCode(err); got != code {
-		t.Fatalf("error code = %q (%v), want %q", got, err, code)
-	}
-}
-
-func ok(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // used returns how many executions user has been charged today (and the
 // day before, should the test have run over midnight UTC).
 func (b *bundle) used(t *testing.T, user string, since time.Time) int {
@@ -145,7 +131,7 @@ func (b *bundle) used(t *testing.T, user string, since time.Time) int {
 	n := 0
 	for _, day := range days(since) {
 		counts, err := b.db.UsageCounts(context.Background(), user, day)
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		n += counts[algoitny.ActionExecution]
 	}
 	return n
@@ -168,7 +154,7 @@ func TestExecute(t *testing.T) {
 		b := setup(t)
 		start := time.Now()
 		j, err := b.svc.Execute(as("u1", 5), submission("print(1)"))
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if j.Status != algoitny.JobPending || j.Type != algoitny.JobCodeExecution || j.UserID != "u1" || j.UserEmail != "u1@example.com" || j.Title != "A+B" {
 			t.Fatalf("job = %+v", j)
 		}
@@ -222,7 +208,7 @@ func TestExecute(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		_, err := b.svc.Execute(as("u1", 5), submission(strings.Repeat("x", submissions.MaxCodeBytes)))
-		ok(t, err)
+		algoitnytest.OK(t, err)
 	})
 
 	t.Run("ErrNotFound", func(t *testing.T) {
@@ -231,14 +217,14 @@ func TestExecute(t *testing.T) {
 		in := submission("print(1)")
 		in.Problem.ProblemID = "nope"
 		_, err := b.svc.Execute(as("u1", 5), in)
-		errCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 	})
 
 	t.Run("ErrUnauthenticated", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		_, err := b.svc.Execute(context.Background(), submission("print(1)"))
-		errCode(t, err, algoitny.EUNAUTHENTICATED)
+		algoitnytest.ErrCode(t, err, algoitny.EUNAUTHENTICATED)
 	})
 
 	// N concurrent submissions against a limit of L admit exactly L; the
@@ -288,9 +274,9 @@ func TestExecute(t *testing.T) {
 		in := submission("print(1)")
 		in.IdempotencyKey = "k1"
 		first, err := b.svc.Execute(as("u1", 5), in)
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		again, err := b.svc.Execute(as("u1", 5), in)
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if again.ID != first.ID {
 			t.Fatalf("the repeat got job %s, want %s", again.ID, first.ID)
 		}
@@ -322,7 +308,7 @@ func TestExecute(t *testing.T) {
 		// Another user's key is theirs.
 		in.IdempotencyKey = "k1"
 		other, err := b.svc.Execute(as("u2", 5), in)
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if other.ID == first.ID {
 			t.Fatal("another user's key returned the first user's job")
 		}
@@ -336,9 +322,9 @@ func TestExecute(t *testing.T) {
 		b.queue.failing = errors.New("postgres is down")
 		start := time.Now()
 		j, err := b.svc.Execute(as("u1", 5), submission("print(1)"))
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		stored, err := b.db.GetJob(algoitny.WithFreshReads(context.Background()), j.ID)
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if stored.Status != algoitny.JobPending || stored.RiverJobID != 0 || j.Status != algoitny.JobPending {
 			t.Fatalf("stored job = %+v, want PENDING and unlinked", stored)
 		}
@@ -355,9 +341,9 @@ func TestCancel(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		j, err := b.svc.Execute(as("u1", 5), submission("print(1)"))
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		cancelled, err := b.svc.Cancel(as("u1", 5), j.ID)
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if cancelled.Status != algoitny.JobCancelled {
 			t.Fatalf("status = %s, want CANCELLED", cancelled.Status)
 		}
@@ -368,13 +354,13 @@ func TestCancel(t *testing.T) {
 			t.Fatalf("announced %+v, want the cancelled job", b.events.jobs)
 		}
 		steps, err := b.svc.Progress(algoitny.WithFreshReads(as("u1", 5)), cancelled, algoitny.PageRequest{First: 10})
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if len(steps.Items) != 1 || steps.Items[0].Step != "cancelled" {
 			t.Fatalf("steps = %+v, want the cancellation", steps.Items)
 		}
 		// A finished job cannot be cancelled again.
 		_, err = b.svc.Cancel(as("u1", 5), j.ID)
-		errCode(t, err, algoitny.ECONFLICT)
+		algoitnytest.ErrCode(t, err, algoitny.ECONFLICT)
 	})
 
 	// The record is CANCELLED even if the queue could not be told: the
@@ -383,10 +369,10 @@ func TestCancel(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		j, err := b.svc.Execute(as("u1", 5), submission("print(1)"))
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		b.queue.failing = errors.New("postgres is down")
 		cancelled, err := b.svc.Cancel(as("u1", 5), j.ID)
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if cancelled.Status != algoitny.JobCancelled {
 			t.Fatalf("status = %s, want CANCELLED", cancelled.Status)
 		}
@@ -396,11 +382,11 @@ func TestCancel(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		j, err := b.svc.Execute(as("u1", 5), submission("print(1)"))
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		_, err = b.svc.Cancel(as("u2", 5), j.ID)
-		errCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 		_, err = b.svc.Cancel(as("u1", 5), "no-such-job")
-		errCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 		if _, n := b.queue.count(); n != 0 {
 			t.Fatalf("the queue was told to cancel %d jobs, want 0", n)
 		}
@@ -410,9 +396,9 @@ func TestCancel(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		j, err := b.svc.Execute(as("u1", 5), submission("print(1)"))
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		_, err = b.svc.Cancel(asStaff("admin"), j.ID)
-		ok(t, err)
+		algoitnytest.OK(t, err)
 	})
 }
 
@@ -422,22 +408,22 @@ func TestExtractProblem(t *testing.T) {
 
 	t.Run("OK", func(t *testing.T) {
 		j, err := b.svc.ExtractProblem(asStaff("admin"), "https://www.acmicpc.net/problem/1000")
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if j.Type != algoitny.JobProblemExtraction || j.ProblemURL != "https://www.acmicpc.net/problem/1000" {
 			t.Fatalf("job = %+v", j)
 		}
 	})
 	t.Run("ErrForbidden", func(t *testing.T) {
 		_, err := b.svc.ExtractProblem(as("u1", 5), "https://www.acmicpc.net/problem/1000")
-		errCode(t, err, algoitny.EFORBIDDEN)
+		algoitnytest.ErrCode(t, err, algoitny.EFORBIDDEN)
 	})
 	t.Run("ErrInvalidHost", func(t *testing.T) {
 		_, err := b.svc.ExtractProblem(asStaff("admin"), "https://example.com/problem/1000")
-		errCode(t, err, algoitny.EINVALID)
+		algoitnytest.ErrCode(t, err, algoitny.EINVALID)
 	})
 	t.Run("ErrInvalidURL", func(t *testing.T) {
 		_, err := b.svc.ExtractProblem(asStaff("admin"), "ftp://www.acmicpc.net/problem/1000")
-		errCode(t, err, algoitny.EINVALID)
+		algoitnytest.ErrCode(t, err, algoitny.EINVALID)
 	})
 }
 
@@ -452,20 +438,20 @@ func TestGenerateHints(t *testing.T) {
 			ID: id, CreatedAt: at, UserID: "u1", UserEmail: "u1@example.com", Platform: algoitny.PlatformBaekjoon, ProblemID: "p1",
 			ProblemTitle: "A+B", Language: algoitny.LanguagePython, Code: "print(1)", Verdict: verdict, TotalCount: 1, Hints: hints,
 		}
-		ok(t, b.db.CreateHistory(ctx, h))
+		algoitnytest.OK(t, b.db.CreateHistory(ctx, h))
 		return algoitny.HistoryRef{UserID: "u1", ID: id}
 	}
 	hintsUsed := func() int {
 		t.Helper()
 		counts, err := b.db.UsageCounts(ctx, "u1", algoitny.UsageDay(time.Now()))
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		return counts[algoitny.ActionHint]
 	}
 
 	t.Run("OK", func(t *testing.T) {
 		before := hintsUsed()
 		j, err := b.svc.GenerateHints(as("u1", 5), history(algoitny.VerdictWrongAnswer, nil))
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if j.Type != algoitny.JobHintGeneration || j.PaidWith == nil || hintsUsed() != before+1 {
 			t.Fatalf("job = %+v, want a charged HINT_GENERATION", j)
 		}
@@ -474,21 +460,21 @@ func TestGenerateHints(t *testing.T) {
 	t.Run("HintsAlreadyThere", func(t *testing.T) {
 		before := hintsUsed()
 		j, err := b.svc.GenerateHints(as("u1", 5), history(algoitny.VerdictWrongAnswer, []string{"think of overflow"}))
-		ok(t, err)
+		algoitnytest.OK(t, err)
 		if j.PaidWith != nil || hintsUsed() != before {
 			t.Fatalf("job = %+v, want it free", j)
 		}
 	})
 	t.Run("ErrInvalid", func(t *testing.T) {
 		_, err := b.svc.GenerateHints(as("u1", 5), history(algoitny.VerdictAccepted, nil))
-		errCode(t, err, algoitny.EINVALID)
+		algoitnytest.ErrCode(t, err, algoitny.EINVALID)
 	})
 	t.Run("ErrNotFound", func(t *testing.T) {
 		_, err := b.svc.GenerateHints(as("u2", 5), history(algoitny.VerdictWrongAnswer, nil))
-		errCode(t, err, algoitny.ENOTFOUND)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 	})
 	t.Run("ErrRateLimited", func(t *testing.T) {
 		_, err := b.svc.GenerateHints(as("u1", 0), history(algoitny.VerdictWrongAnswer, nil))
-		errCode(t, err, algoitny.ERATELIMITED)
+		algoitnytest.ErrCode(t, err, algoitny.ERATELIMITED)
 	})
 }
