@@ -56,22 +56,22 @@ type Main struct {
 	// Tune adjusts the job runner's configuration (tests shorten its timings).
 	Tune func(*jobs.Config)
 
-	stopFeed  context.CancelFunc
-	feedDone  chan struct{}
-	stopWarm  context.CancelFunc // the judge's warm-up (workers)
-	warmDone  chan struct{}
-	listener  net.Listener
-	server    *http.Server
-	websocket *httpserver.WebsocketTransport // serve only: told of account changes
-	logs      *logWriter
-	pprof     *http.Server
+	stopFeed   context.CancelFunc
+	feedDone   chan struct{}
+	stopWarm   context.CancelFunc // the judge's warm-up (workers)
+	warmDone   chan struct{}
+	listener   net.Listener
+	server     *http.Server
+	websocket  *httpserver.WebsocketTransport // serve only: told of account changes
+	atcoderAPI *atcoder.Client                // the AtCoder Problems client of the sync and the API
+	logs       *logWriter
+	pprof      *http.Server
 }
 
 // Open connects to DynamoDB and PostgreSQL, builds the services and the River
 // runner. With serveHTTP it also listens on Config.Addr (so Addr is known
 // before Run).
 func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
-	var err error
 	if m.Logger == nil {
 		m.logs = newLogWriter(os.Stderr)
 		m.Logger = slog.New(slog.NewJSONHandler(m.logs, nil))
@@ -81,6 +81,28 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 			return err
 		}
 	}
+	if err := m.openStorage(ctx); err != nil {
+		return err
+	}
+	if err := m.openJudge(serveHTTP); err != nil {
+		return err
+	}
+	if err := m.openJobs(); err != nil {
+		return err
+	}
+	if !serveHTTP {
+		return nil
+	}
+	if err := m.openAccounts(); err != nil {
+		return err
+	}
+	return m.openHTTP()
+}
+
+// openStorage connects to DynamoDB and PostgreSQL and starts the change
+// feed that keeps every process's caches coherent.
+func (m *Main) openStorage(ctx context.Context) error {
+	var err error
 	if m.DB, err = dynamo.Open(ctx, m.Config.Dynamo); err != nil {
 		return err
 	}
@@ -100,9 +122,15 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 	m.feedDone = make(chan struct{})
 	go func() { defer close(m.feedDone); m.Feed.Run(fctx) }()
 	m.Events = &jobs.Events{Broker: m.Broker, Store: m.DB, Logger: m.Logger}
-	// The judge runs jobs in workers and saveProblem's test production in
-	// the API; an API-only replica without a sandbox serves everything else.
-	if m.Judge, err = openJudge(m.Config); err != nil {
+	return nil
+}
+
+// openJudge starts the sandbox. The judge runs jobs in workers and
+// saveProblem's test production in the API; an API-only replica without a
+// sandbox serves everything else.
+func (m *Main) openJudge(serveHTTP bool) error {
+	var err error
+	if m.Judge, err = newJudge(m.Config); err != nil {
 		if m.Config.Workers || !serveHTTP {
 			return err
 		}
@@ -112,16 +140,21 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 	if m.Judge != nil && m.Config.Workers && m.Config.JudgeWarm {
 		m.warmJudge()
 	}
+	return nil
+}
+
+// openJobs builds the River runner with its workers and plugins (AtCoder
+// sync, URL checks) and the URL-check service.
+func (m *Main) openJobs() error {
 	provider, err := llm.New(m.Config.LLM)
 	if err != nil {
 		return fmt.Errorf("LLM provider: %s", algoitny.ErrorMessage(err))
 	}
-	atcoderAPI, err := atcoder.NewClient(atcoder.ClientConfig{BaseURL: m.Config.AtCoderBaseURL, MinInterval: m.Config.AtCoderMinInterval})
-	if err != nil {
+	if m.atcoderAPI, err = atcoder.NewClient(atcoder.ClientConfig{BaseURL: m.Config.AtCoderBaseURL, MinInterval: m.Config.AtCoderMinInterval}); err != nil {
 		return fmt.Errorf("ATCODER_API_BASE_URL: %w", err)
 	}
 	atcoderPlugin, err := jobs.NewAtCoderPlugin(jobs.AtCoderConfig{
-		Syncer:   &atcoder.Syncer{Store: m.DB, API: atcoderAPI, Logger: m.Logger},
+		Syncer:   &atcoder.Syncer{Store: m.DB, API: m.atcoderAPI, Logger: m.Logger},
 		Interval: m.Config.AtCoderSyncEvery, Logger: m.Logger,
 	})
 	if err != nil {
@@ -153,12 +186,11 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 	checks.Bind(m.Jobs) // API-only replicas schedule checks too
 	m.Watches = &watch.Service{Store: m.DB, URLs: checkFetch, Scheduler: checks, Events: watchEvents, Logger: m.Logger,
 		MinDelayMs: int(m.Config.CheckMinDelay.Milliseconds())}
-	if !serveHTTP {
-		return nil
-	}
-	if err := m.openAccounts(); err != nil {
-		return err
-	}
+	return nil
+}
+
+// resolver builds the API's services over the opened parts.
+func (m *Main) resolver() *graph.Resolver {
 	problemSvc := &problems.Service{Store: m.DB}
 	jobSvc := &submissions.Service{
 		Store: m.DB, Problems: problemSvc, Quota: m.Accounts,
@@ -171,12 +203,19 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 		History:  &history.Service{Store: m.DB},
 		Jobs:     jobSvc,
 		Events:   m.Events,
-		AtCoder:  &atcoder.Service{Store: m.DB, Queue: jobs.NewAtCoderQueue(m.Jobs.Client()), API: atcoderAPI},
+		AtCoder:  &atcoder.Service{Store: m.DB, Queue: jobs.NewAtCoderQueue(m.Jobs.Client()), API: m.atcoderAPI},
 		Watches:  m.Watches,
 	}
 	if m.Judge != nil {
 		resolver.Authoring = &authoring.Service{Problems: problemSvc, Jobs: jobSvc, Judge: m.Judge}
 	}
+	return resolver
+}
+
+// metrics builds /metrics: the transport's own series and the process's
+// (the change feed, the judge's warm-up, live events, the GraphQL
+// document work).
+func (m *Main) metrics(work *httpserver.DocumentWork) *httpserver.Metrics {
 	metrics := httpserver.NewMetrics(func() float64 { return float64(m.DB.Requests()) })
 	m.exportFeed(metrics)
 	if m.warmDone != nil {
@@ -201,6 +240,16 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 			}
 			return out
 		})
+	metrics.CounterFunc("algoitny_graphql_precheck_selections_total", "Selections the document checks before validation visited (fragments walked once: linear in the documents).",
+		func() float64 { return float64(work.PreCheck.Load()) })
+	metrics.CounterFunc("algoitny_graphql_complexity_selections_total", "Selections the complexity count visited (fragments walked once: linear in the documents).",
+		func() float64 { return float64(work.Complexity.Load()) })
+	return metrics
+}
+
+// openHTTP builds the HTTP server (GraphQL over POST and websockets,
+// metrics, health) and listens on Config.Addr.
+func (m *Main) openHTTP() error {
 	openFiles, err := httpserver.RaiseOpenFileLimit()
 	if err != nil {
 		m.Logger.Warn("cannot raise the open-file limit", "limit", openFiles, "err", err)
@@ -215,11 +264,8 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 		Limits: sockets, Logger: m.Logger,
 	})
 	work := &httpserver.DocumentWork{}
-	metrics.CounterFunc("algoitny_graphql_precheck_selections_total", "Selections the document checks before validation visited (fragments walked once: linear in the documents).",
-		func() float64 { return float64(work.PreCheck.Load()) })
-	metrics.CounterFunc("algoitny_graphql_complexity_selections_total", "Selections the complexity count visited (fragments walked once: linear in the documents).",
-		func() float64 { return float64(work.Complexity.Load()) })
-	gql := httpserver.NewGraphQL(withGraphQL(resolver, httpserver.GraphQLConfig{
+	metrics := m.metrics(work)
+	gql := httpserver.NewGraphQL(withGraphQL(m.resolver(), httpserver.GraphQLConfig{
 		Loaders: m.DB, Dev: m.Config.Dev, Introspection: m.Config.IntrospectionOn(), Logger: m.Logger, Budget: m.Config.ResponseBudget,
 		Observe:       httpserver.ObserveOperation,
 		Websocket:     m.websocket,
@@ -426,9 +472,9 @@ func (m *Main) warmJudge() {
 	}()
 }
 
-// openJudge starts the sandboxed judge. JUDGE_SANDBOX=none runs user code
+// newJudge starts the sandboxed judge. JUDGE_SANDBOX=none runs user code
 // without a sandbox and is accepted in dev mode only.
-func openJudge(cfg Config) (*judge.Engine, error) {
+func newJudge(cfg Config) (*judge.Engine, error) {
 	mode := judge.SandboxMode(cfg.JudgeSandbox)
 	if mode == judge.SandboxNone && !cfg.Dev {
 		return nil, errors.New("JUDGE_SANDBOX=none runs users' code unsandboxed and is only allowed with ALGOITNY_DEV=true")
