@@ -144,6 +144,28 @@ func DefaultCheckerLimits() Limits {
 // AllowUnsandboxed; ErrInvalidInput for an unusable configuration. Detecting the
 // languages runs each toolchain's version command once (about a second).
 func New(cfg Config) (*Engine, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	e := newEngine(cfg)
+	if err := e.chooseSandbox(); err != nil {
+		return nil, err
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if err := e.prepareHost(); err != nil {
+		e.removeWorkDir()
+		return nil, err
+	}
+	e.langs = e.detectLanguages()
+	return e, nil
+}
+
+// withDefaults returns cfg with its zero fields set to their defaults; it
+// fails when the compiler or checker limits are invalid.
+func (cfg Config) withDefaults() (Config, error) {
 	if cfg.Sandbox == "" {
 		cfg.Sandbox = SandboxBwrap
 	}
@@ -161,11 +183,17 @@ func New(cfg Config) (*Engine, error) {
 	}
 	var err error
 	if cfg.CompileLimits, err = cfg.CompileLimits.withDefaults(DefaultCompileLimits()); err != nil {
-		return nil, err
+		return cfg, err
 	}
 	if cfg.CheckerLimits, err = cfg.CheckerLimits.withDefaults(DefaultCheckerLimits()); err != nil {
-		return nil, err
+		return cfg, err
 	}
+	return cfg, nil
+}
+
+// newEngine returns an engine of cfg (with its defaults) and its worker
+// slots, before anything on the host is looked at.
+func newEngine(cfg Config) *Engine {
 	e := &Engine{
 		cfg:        cfg,
 		switchUID:  os.Geteuid() == 0,
@@ -178,51 +206,68 @@ func New(cfg Config) (*Engine, error) {
 		e.slots <- s
 	}
 	e.cond = sync.NewCond(&e.mu)
+	return e
+}
 
-	switch cfg.Sandbox {
+// chooseSandbox applies the sandbox mode: bwrap must be found, and running
+// unsandboxed must be allowed. It fails with ErrSandboxUnavailable, or
+// ErrInvalidInput for an unknown mode.
+func (e *Engine) chooseSandbox() error {
+	switch e.cfg.Sandbox {
 	case SandboxBwrap:
 		e.sandboxed = true
-		path := cmp.Or(cfg.BwrapPath, "bwrap")
+		path := cmp.Or(e.cfg.BwrapPath, "bwrap")
+		var err error
 		if e.bwrap, err = exec.LookPath(path); err != nil {
-			return nil, fmt.Errorf("%w: bubblewrap (%s) not found: install it (Debian/Ubuntu: apt-get install -y bubblewrap); "+
+			return fmt.Errorf("%w: bubblewrap (%s) not found: install it (Debian/Ubuntu: apt-get install -y bubblewrap); "+
 				"for local development only, Config{Sandbox: \"none\", AllowUnsandboxed: true} runs code without isolation",
 				ErrSandboxUnavailable, path)
 		}
 	case SandboxNone:
-		if !cfg.AllowUnsandboxed {
-			return nil, fmt.Errorf("%w: refusing to run user code without a sandbox: set AllowUnsandboxed for local development",
+		if !e.cfg.AllowUnsandboxed {
+			return fmt.Errorf("%w: refusing to run user code without a sandbox: set AllowUnsandboxed for local development",
 				ErrSandboxUnavailable)
 		}
 	default:
-		return nil, fmt.Errorf("%w: unknown sandbox mode %q", ErrInvalidInput, cfg.Sandbox)
+		return fmt.Errorf("%w: unknown sandbox mode %q", ErrInvalidInput, e.cfg.Sandbox)
 	}
+	return nil
+}
+
+// validate checks the cgroup mode and the extra read-only paths; it fails
+// with ErrInvalidInput.
+func (cfg Config) validate() error {
 	switch cfg.Cgroups {
 	case "", CgroupAuto, CgroupOff:
 	default:
-		return nil, fmt.Errorf("%w: unknown cgroup mode %q", ErrInvalidInput, cfg.Cgroups)
+		return fmt.Errorf("%w: unknown cgroup mode %q", ErrInvalidInput, cfg.Cgroups)
 	}
 	for _, p := range cfg.ReadOnlyPaths {
 		if !filepath.IsAbs(p) {
-			return nil, fmt.Errorf("%w: read-only path %q is not absolute", ErrInvalidInput, p)
+			return fmt.Errorf("%w: read-only path %q is not absolute", ErrInvalidInput, p)
 		}
 	}
+	return nil
+}
+
+// prepareHost makes the work directories and the supervisor, and in the
+// sandbox checks that bwrap works and sets up the held sandboxes. The
+// caller removes the work directory when it fails.
+func (e *Engine) prepareHost() error {
 	if err := e.setupDirs(); err != nil {
-		e.removeWorkDir()
-		return nil, err
+		return err
 	}
+	var err error
 	if e.reaper, err = e.ensureReaper(); err != nil {
-		e.removeWorkDir()
-		return nil, err
+		return err
 	}
 	if e.sandboxed {
 		if err := e.probeSandbox(); err != nil {
-			e.removeWorkDir()
-			return nil, err
+			return err
 		}
 		e.setupHolders()
 	}
-	e.langs = e.detectLanguages()
-	return e, nil
+	return nil
 }
 
 // setupHolders decides whether runs are held in the slots' sandboxes (and

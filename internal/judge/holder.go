@@ -86,18 +86,11 @@ func (e *Engine) holderArgs() []string {
 
 // startHolder starts a held sandbox running as uid (-1: the engine's).
 func (e *Engine) startHolder(uid int) (*holder, error) {
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
+	conn, theirs, err := holderSocket()
 	if err != nil {
 		return nil, err
 	}
-	ours, theirs := os.NewFile(uintptr(fds[0]), "holder"), os.NewFile(uintptr(fds[1]), "holder-child")
 	defer theirs.Close()
-	fc, err := net.FileConn(ours)
-	ours.Close()
-	if err != nil {
-		return nil, err
-	}
-	conn := fc.(*net.UnixConn)
 	statusR, statusW, err := os.Pipe()
 	if err != nil {
 		conn.Close()
@@ -124,49 +117,78 @@ func (e *Engine) startHolder(uid int) (*holder, error) {
 		close(h.exited)
 	}()
 	pidCh := make(chan int, 1)
-	go func() {
-		defer statusR.Close()
-		dec := json.NewDecoder(statusR)
-		sent := false
-		for {
-			var m map[string]any
-			if err := dec.Decode(&m); err != nil {
-				if !sent {
-					pidCh <- 0
-				}
-				_, _ = io.Copy(io.Discard, statusR)
-				return
-			}
-			if v, ok := m["child-pid"].(float64); ok && !sent {
-				pidCh <- int(v)
-				sent = true
-			}
-		}
-	}()
-	fail := func(err error) (*holder, error) {
+	go sendChildPid(statusR, pidCh)
+	if err := h.awaitReady(pidCh); err != nil {
 		h.stop()
 		return nil, fmt.Errorf("%w: held sandbox: %v: %s", ErrSandboxFailed, err, firstLine(sw.String()))
 	}
+	return h, nil
+}
+
+// holderSocket returns the two ends of a held sandbox's socket: ours, and
+// the one its supervisor gets (fd 3), which the caller closes once it is
+// handed over.
+func holderSocket() (*net.UnixConn, *os.File, error) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	ours, theirs := os.NewFile(uintptr(fds[0]), "holder"), os.NewFile(uintptr(fds[1]), "holder-child")
+	fc, err := net.FileConn(ours)
+	ours.Close()
+	if err != nil {
+		theirs.Close()
+		return nil, nil, err
+	}
+	return fc.(*net.UnixConn), theirs, nil
+}
+
+// sendChildPid reads bwrap's --json-status-fd and sends the supervisor's
+// host pid on pidCh once, or 0 if bwrap ends without saying it; it closes
+// status at its end.
+func sendChildPid(status *os.File, pidCh chan<- int) {
+	defer status.Close()
+	dec := json.NewDecoder(status)
+	sent := false
+	for {
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			if !sent {
+				pidCh <- 0
+			}
+			_, _ = io.Copy(io.Discard, status)
+			return
+		}
+		if v, ok := m["child-pid"].(float64); ok && !sent {
+			pidCh <- int(v)
+			sent = true
+		}
+	}
+}
+
+// awaitReady waits for the supervisor's pid (from sendChildPid), opens a
+// pidfd of it and waits for its "ready", each within holderStartTimeout.
+func (h *holder) awaitReady(pidCh <-chan int) error {
 	select {
 	case h.pid = <-pidCh:
 	case <-time.After(holderStartTimeout):
-		return fail(errors.New("bwrap did not start the supervisor"))
+		return errors.New("bwrap did not start the supervisor")
 	}
 	if h.pid == 0 {
 		<-h.exited
-		return fail(errors.New("bwrap failed"))
+		return errors.New("bwrap failed")
 	}
 	if fd, err := unix.PidfdOpen(h.pid, 0); err == nil {
 		h.pidfd = fd
 	}
-	_ = conn.SetReadDeadline(time.Now().Add(holderStartTimeout))
+	_ = h.conn.SetReadDeadline(time.Now().Add(holderStartTimeout))
 	buf := make([]byte, 64)
-	n, err := conn.Read(buf)
-	_ = conn.SetReadDeadline(time.Time{})
+	n, err := h.conn.Read(buf)
+	_ = h.conn.SetReadDeadline(time.Time{})
 	if err != nil || string(buf[:n]) != "ready\n" {
-		return fail(fmt.Errorf("no ready from the supervisor (%q, %v)", buf[:n], err))
+		return fmt.Errorf("no ready from the supervisor (%q, %v)", buf[:n], err)
 	}
-	return h, nil
+	return nil
 }
 
 // alive reports whether the held sandbox still runs.
@@ -376,89 +398,18 @@ func (e *Engine) runHeld(ctx context.Context, s *slot, r spawnReq) (res spawnRes
 // it had used before), a kill is a message, and the report is the answer.
 func (e *Engine) runIn(ctx context.Context, h *holder, r spawnReq, req []byte) (spawnRes, error) {
 	var res spawnRes
-	var files []*os.File
-	closeAll := func() {
-		for _, f := range files {
-			f.Close()
-		}
+	var sp streamPipes
+	if err := sp.open(r.stdin != nil); err != nil {
+		return res, err
 	}
-	defer closeAll()
-	pipe := func() (*os.File, *os.File, error) {
-		rd, wr, err := os.Pipe()
-		if err == nil {
-			files = append(files, rd, wr)
-		}
-		return rd, wr, err
-	}
-	stdoutR, stdoutW, err := pipe()
+	defer sp.close()
+	k, start, err := h.send(req, &sp)
 	if err != nil {
 		return res, err
 	}
-	stderrR, stderrW, err := pipe()
-	if err != nil {
-		return res, err
-	}
-	var stdinR, stdinW *os.File
-	if r.stdin != nil {
-		if stdinR, stdinW, err = pipe(); err != nil {
-			return res, err
-		}
-	} else {
-		if stdinR, err = os.Open(os.DevNull); err != nil {
-			return res, err
-		}
-		files = append(files, stdinR)
-	}
-	base := time.Duration(0)
-	if p, ok := readProcStat(h.pid); ok {
-		base = time.Duration(p.ticks) * (time.Second / clockTicks)
-	}
-	k := &heldKiller{h: h, base: base, done: make(chan struct{})}
-	h.mu.Lock()
-	h.running = true
-	start := time.Now()
-	_, _, err = h.conn.WriteMsgUnix(req, syscall.UnixRights(int(stdinR.Fd()), int(stdoutW.Fd()), int(stderrW.Fd())), nil)
-	h.mu.Unlock()
-	// The supervisor has its copies; drop ours so EOF arrives when the run ends.
-	stdoutW.Close()
-	stderrW.Close()
-	stdinR.Close()
-	if err != nil {
-		h.signal(syscall.SIGKILL)
-		return res, errHolderGone
-	}
-	kill := k.kill
-
 	var wg sync.WaitGroup
-	if stdinW != nil {
-		go func() {
-			_, _ = io.Copy(stdinW, r.stdin) // EPIPE when the program stops reading
-			stdinW.Close()
-		}()
-	}
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		res.stdoutBytes = copyLimited(stdoutR, r.stdout, r.lim.output, func() { kill(killOutput) })
-	}()
-	go func() {
-		defer wg.Done()
-		var kept strings.Builder
-		w := &cappedWriter{b: &kept, n: r.stderrCap}
-		limit := int64(maxToolStderr)
-		if r.boundStderr {
-			limit = r.lim.output
-		}
-		copyLimited(stderrR, w, limit, func() { kill(killOutput) })
-		res.stderr, res.stderrTruncated = []byte(kept.String()), w.truncated
-	}()
-	done := make(chan struct{})
-	watchdogDone := make(chan struct{})
-	go func() {
-		defer close(watchdogDone)
-		w := e.watch(ctx, h.pid, base, r.lim, done, kill)
-		res.polledCPU, res.polledRSS, res.polls, res.runnablePolls = w.cpu, w.rss, w.polls, w.runnable
-	}()
+	pumpStreams(&r, &res, &sp, k.kill, &wg)
+	stopWatch := e.startWatch(ctx, h.pid, k.base, r.lim, k.kill, &res)
 
 	buf := make([]byte, 512)
 	n, readErr := h.conn.Read(buf)
@@ -467,10 +418,9 @@ func (e *Engine) runIn(ctx context.Context, h *holder, r spawnReq, req []byte) (
 	h.running = false
 	h.mu.Unlock()
 	close(k.done)
-	close(done)
-	<-watchdogDone
-	if stdinW != nil {
-		stdinW.Close()
+	stopWatch()
+	if sp.stdinW != nil {
+		sp.stdinW.Close()
 	}
 	if readErr != nil {
 		// The supervisor died (or was killed): its pid namespace, and every
@@ -478,32 +428,51 @@ func (e *Engine) runIn(ctx context.Context, h *holder, r spawnReq, req []byte) (
 		h.signal(syscall.SIGKILL)
 		<-h.exited
 	}
-	ioDone := make(chan struct{})
-	go func() { wg.Wait(); close(ioDone) }()
-	select {
-	case <-ioDone:
-	case <-time.After(2 * time.Second):
-		stdoutR.Close()
-		stderrR.Close()
-		<-ioDone
+	awaitStreams(wg.Wait, sp.stdoutR, sp.stderrR)
+	res.killed = k.reason()
+	res.fromAnswer(buf[:max(n, 0)], readErr, k)
+	if res.killed == killCancel {
+		return res, ctx.Err()
 	}
-	reason := k.reason()
-	res.killed = reason
-	rep, ok := parseReport(buf[:max(n, 0)])
+	return res, nil
+}
+
+// send hands a run to the held sandbox: the request, with the child's ends
+// of the standard streams. It returns the run's killer and the time it
+// started, or errHolderGone when the supervisor could not be written to
+// (it is then killed).
+func (h *holder) send(req []byte, sp *streamPipes) (*heldKiller, time.Time, error) {
+	base := time.Duration(0)
+	if p, ok := readProcStat(h.pid); ok {
+		base = time.Duration(p.ticks) * (time.Second / clockTicks)
+	}
+	k := &heldKiller{h: h, base: base, done: make(chan struct{})}
+	h.mu.Lock()
+	h.running = true
+	start := time.Now()
+	_, _, err := h.conn.WriteMsgUnix(req, syscall.UnixRights(int(sp.stdinR.Fd()), int(sp.stdoutW.Fd()), int(sp.stderrW.Fd())), nil)
+	h.mu.Unlock()
+	// The supervisor has its copies; drop ours so EOF arrives when the run ends.
+	sp.closeChildEnds()
+	if err != nil {
+		h.signal(syscall.SIGKILL)
+		return nil, start, errHolderGone
+	}
+	return k, start, nil
+}
+
+// fromAnswer fills res (res.killed set) from the supervisor's answer to a
+// run, or from readErr when it died before answering.
+func (res *spawnRes) fromAnswer(answer []byte, readErr error, k *heldKiller) {
+	rep, ok := parseReport(answer)
 	switch {
 	case readErr == nil && ok && rep.setupErr != 0:
 		res.setupFailed, res.exitCode = true, -1
 		res.stderr = []byte(fmt.Sprintf("held sandbox: run set-up step %d: %v", rep.setupStep, rep.setupErr))
 	case readErr == nil && ok:
-		res.cpu, res.maxRSS, res.execErr = rep.cpu, rep.maxRSS, rep.execErr
-		if rep.status.Signaled() {
-			res.signal, res.exitCode = rep.status.Signal(), -1
-		} else {
-			res.exitCode = rep.status.ExitStatus()
-		}
-	case reason != killNone:
-		res.cpu, res.maxRSS = max(res.polledCPU, k.lastCPU), max(res.polledRSS, k.lastRSS)
-		res.exitCode, res.signal = -1, syscall.SIGKILL
+		res.fromReport(rep)
+	case res.killed != killNone:
+		res.killedUnreported(k.lastCPU, k.lastRSS)
 	default:
 		// The supervisor died without a kill of ours: its program was
 		// killed with it (by the kernel at the group's memory limit, say).
@@ -511,13 +480,9 @@ func (e *Engine) runIn(ctx context.Context, h *holder, r spawnReq, req []byte) (
 		res.exitCode, res.signal = -1, syscall.SIGKILL
 		if readErr == nil {
 			res.setupFailed = true
-			res.stderr = []byte(fmt.Sprintf("held sandbox: bad report %q", buf[:n]))
+			res.stderr = []byte(fmt.Sprintf("held sandbox: bad report %q", answer))
 		}
 	}
-	if reason == killCancel {
-		return res, ctx.Err()
-	}
-	return res, nil
 }
 
 // heldKiller stops a run in a held sandbox: a "kill" message makes the
@@ -525,42 +490,24 @@ func (e *Engine) runIn(ctx context.Context, h *holder, r spawnReq, req []byte) (
 // that does not happen within 2 s, the supervisor itself is killed, which
 // ends its namespace and everything in it.
 type heldKiller struct {
+	killRecord
 	h    *holder
 	base time.Duration
 	done chan struct{} // the report came (or the supervisor is gone)
-
-	mu      sync.Mutex
-	why     killReason
-	lastCPU time.Duration
-	lastRSS int64
-}
-
-func (k *heldKiller) reason() killReason {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return k.why
 }
 
 func (k *heldKiller) kill(why killReason) {
-	k.mu.Lock()
-	if k.why != killNone {
-		k.mu.Unlock()
+	first := k.record(why, func() (time.Duration, int64) {
+		cpu, rss := treeUsage(k.h.pid)
+		return max(cpu-k.base, 0), rss
+	})
+	if !first {
 		return
 	}
-	k.why = why
-	cpu, rss := treeUsage(k.h.pid)
-	k.lastCPU, k.lastRSS = max(cpu-k.base, 0), rss
-	k.mu.Unlock()
 	k.h.mu.Lock()
 	if k.h.running {
 		_, _ = k.h.conn.Write([]byte("kill"))
 	}
 	k.h.mu.Unlock()
-	go func() {
-		select {
-		case <-k.done:
-		case <-time.After(2 * time.Second):
-			k.h.signal(syscall.SIGKILL)
-		}
-	}()
+	go escalate(k.done, nil, func() { k.h.signal(syscall.SIGKILL) })
 }

@@ -131,51 +131,88 @@ type Result struct {
 // tests finished so far.
 func (e *Engine) Judge(ctx context.Context, sub Submission, onTest func(TestResult)) (Result, error) {
 	res := Result{Total: len(sub.Tests)}
-	if len(sub.Tests) == 0 {
-		return res, fmt.Errorf("%w: submission has no tests", ErrInvalidInput)
-	}
-	if _, err := sub.Limits.withDefaults(DefaultLimits()); err != nil {
+	if err := sub.validate(); err != nil {
 		return res, err
 	}
-	if err := sub.Checker.validate(); err != nil {
-		return res, err
-	}
-	var ce *CompileError
 	prog := sub.Program
 	if prog == nil {
-		if _, err := e.language(sub.Language); err != nil {
-			return res, err
-		}
-		p, err := e.Compile(ctx, sub.Language, sub.Source)
-		if errors.As(err, &ce) {
-			res.Verdict, res.CompileOutput = CompilationError, ce.Output
-			if ce.Reason != "" {
-				res.CompileOutput = strings.TrimSpace(ce.Reason + "\n" + ce.Output)
-			}
-			return res, nil
-		}
-		if err != nil {
-			res.Verdict = InternalError
-			return res, err
+		p, err := e.compileSubmission(ctx, sub, &res)
+		if p == nil {
+			return res, err // a compilation error is in res, with a nil error
 		}
 		defer p.Close()
 		prog = p
 	}
-
 	checker := sub.Checker
 	if checker.Kind == CheckCustom && checker.Program == nil {
-		cp, err := e.Compile(ctx, checker.Language, checker.Source)
+		cp, err := e.compileChecker(ctx, checker)
 		if err != nil {
 			res.Verdict = InternalError
-			if errors.As(err, &ce) {
-				return res, fmt.Errorf("%w: the checker does not compile: %s", ErrInvalidInput, ce.Output)
-			}
-			return res, fmt.Errorf("checker: %w", err)
+			return res, err
 		}
 		defer cp.Close()
 		checker.Program = cp
 	}
+	results, runErr := e.runTests(ctx, prog, checker, sub, onTest)
+	res.summarise(results, runErr, len(sub.Tests))
+	return res, runErr
+}
 
+// validate checks what Judge can check before compiling: there are tests,
+// the limits and the checker are valid. It fails with ErrInvalidInput.
+func (sub Submission) validate() error {
+	if len(sub.Tests) == 0 {
+		return fmt.Errorf("%w: submission has no tests", ErrInvalidInput)
+	}
+	if _, err := sub.Limits.withDefaults(DefaultLimits()); err != nil {
+		return err
+	}
+	return sub.Checker.validate()
+}
+
+// compileSubmission compiles sub's source. A compilation error is recorded
+// in res (COMPILATION_ERROR and the compiler's output) and returns a nil
+// program and a nil error; any other failure sets INTERNAL_ERROR and
+// returns the error (ErrUnknownLanguage, ErrLanguageUnavailable, ErrClosed,
+// ErrSandboxFailed, ctx's error).
+func (e *Engine) compileSubmission(ctx context.Context, sub Submission, res *Result) (*Program, error) {
+	if _, err := e.language(sub.Language); err != nil {
+		return nil, err
+	}
+	p, err := e.Compile(ctx, sub.Language, sub.Source)
+	var ce *CompileError
+	if errors.As(err, &ce) {
+		res.Verdict, res.CompileOutput = CompilationError, ce.Output
+		if ce.Reason != "" {
+			res.CompileOutput = strings.TrimSpace(ce.Reason + "\n" + ce.Output)
+		}
+		return nil, nil
+	}
+	if err != nil {
+		res.Verdict = InternalError
+		return nil, err
+	}
+	return p, nil
+}
+
+// compileChecker compiles a custom checker's source; a checker that does
+// not compile is ErrInvalidInput.
+func (e *Engine) compileChecker(ctx context.Context, checker Checker) (*Program, error) {
+	cp, err := e.Compile(ctx, checker.Language, checker.Source)
+	if err != nil {
+		var ce *CompileError
+		if errors.As(err, &ce) {
+			return nil, fmt.Errorf("%w: the checker does not compile: %s", ErrInvalidInput, ce.Output)
+		}
+		return nil, fmt.Errorf("checker: %w", err)
+	}
+	return cp, nil
+}
+
+// runTests runs every test of sub on up to cfg.Workers workers, calling
+// onTest as each finishes (never concurrently), and returns the finished
+// tests in completion order and the first error (ctx's when it ended).
+func (e *Engine) runTests(ctx context.Context, prog *Program, checker Checker, sub Submission, onTest func(TestResult)) ([]TestResult, error) {
 	var (
 		mu      sync.Mutex
 		results []TestResult
@@ -218,7 +255,14 @@ feed:
 	if runErr == nil {
 		runErr = ctx.Err()
 	}
+	return results, runErr
+}
 
+// summarise fills res from the finished tests: sorted by index, counted,
+// the first failure's verdict, the largest times and memory. A run that
+// ended on an error before every test finished, with no failure to show,
+// is INTERNAL_ERROR.
+func (res *Result) summarise(results []TestResult, runErr error, total int) {
 	sort.Slice(results, func(a, b int) bool { return results[a].Index < results[b].Index })
 	res.Tests = results
 	res.Verdict = Accepted
@@ -235,10 +279,9 @@ feed:
 		res.MaxWallTime = max(res.MaxWallTime, tr.WallTime)
 		res.MaxMemoryBytes = max(res.MaxMemoryBytes, tr.MemoryBytes)
 	}
-	if runErr != nil && len(results) < len(sub.Tests) && res.Verdict == Accepted {
+	if runErr != nil && len(results) < total && res.Verdict == Accepted {
 		res.Verdict = InternalError
 	}
-	return res, runErr
 }
 
 // runTest runs test i and judges its output. The error is only for a cancelled
@@ -249,71 +292,28 @@ func (e *Engine) runTest(ctx context.Context, prog *Program, checker Checker, su
 	if tr.TestID == "" {
 		tr.TestID = strconv.Itoa(i + 1)
 	}
-	internal := func(format string, args ...any) (TestResult, error) {
-		tr.Verdict, tr.Message = InternalError, fmt.Sprintf(format, args...)
-		return tr, nil
-	}
 	in, err := tc.open(tc.Input, tc.InputFile)
 	if err != nil {
-		return internal("cannot read the input: %v", err)
+		return tr.internal("cannot read the input: %v", err)
 	}
 	defer in.Close()
-
-	preview := &cappedWriter{b: &strings.Builder{}, n: previewMax}
-	var (
-		stdout    io.Writer
-		cmpDone   chan compareOutcome
-		pw        *io.PipeWriter
-		hostCheck string
-		outFile   *os.File
-		outBuffer *bufio.Writer
-	)
-	if checker.Kind == CheckCustom {
-		// The custom checker reads files: they live in a directory of the
-		// engine's that the program never sees (it writes through a pipe).
-		if hostCheck, err = e.newCheckDir(); err != nil {
-			return internal("%v", err)
-		}
-		defer removeAll(hostCheck)
-		if outFile, err = os.OpenFile(filepath.Join(hostCheck, "output.txt"),
-			os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644); err != nil {
-			return internal("%v", err)
-		}
-		defer outFile.Close()
-		outBuffer = bufio.NewWriterSize(outFile, 64<<10)
-		stdout = io.MultiWriter(preview, outBuffer)
-	} else {
-		exp, err := tc.open(tc.Expected, tc.ExpectedFile)
-		if err != nil {
-			return internal("cannot read the expected output: %v", err)
-		}
-		defer exp.Close()
-		var pr *io.PipeReader
-		pr, pw = io.Pipe()
-		cmpDone = make(chan compareOutcome, 1)
-		go func() {
-			ok, msg, err := checker.Compare(exp, pr)
-			_, _ = io.Copy(io.Discard, pr) // never block the program's output
-			cmpDone <- compareOutcome{ok, msg, err}
-		}()
-		stdout = io.MultiWriter(preview, pw)
+	out, err := e.openTestOutput(checker, tc)
+	if err != nil {
+		return tr.internal("%v", err)
 	}
+	defer out.close()
 
-	rr, err := prog.Run(ctx, RunOptions{Stdin: in, Stdout: stdout, Limits: sub.Limits})
-	var cmp compareOutcome
-	if pw != nil {
-		pw.Close()
-		cmp = <-cmpDone
-	}
+	rr, err := prog.Run(ctx, RunOptions{Stdin: in, Stdout: out.stdout, Limits: sub.Limits})
+	cmp := out.compared()
 	tr.Verdict, tr.Message = rr.Verdict, rr.Message
 	tr.CPUTime, tr.WallTime, tr.MemoryBytes = rr.CPUTime, rr.WallTime, rr.MemoryBytes
 	tr.ExitCode, tr.Signal = rr.ExitCode, rr.Signal
-	tr.Output, tr.Stderr = truncate(preview.b.String(), previewMax), truncate(rr.Stderr, previewMax)
+	tr.Output, tr.Stderr = truncate(out.preview.b.String(), previewMax), truncate(rr.Stderr, previewMax)
 	if err != nil {
 		if ctx.Err() != nil {
 			return tr, ctx.Err()
 		}
-		return internal("%v", err)
+		return tr.internal("%v", err)
 	}
 	if rr.Verdict != Accepted {
 		return tr, nil
@@ -321,7 +321,7 @@ func (e *Engine) runTest(ctx context.Context, prog *Program, checker Checker, su
 	if checker.Kind != CheckCustom {
 		switch {
 		case cmp.err != nil:
-			return internal("checker: %v", cmp.err)
+			return tr.internal("checker: %v", cmp.err)
 		case cmp.ok:
 			tr.Verdict, tr.Message = Accepted, ""
 		default:
@@ -329,18 +329,102 @@ func (e *Engine) runTest(ctx context.Context, prog *Program, checker Checker, su
 		}
 		return tr, nil
 	}
-	if err := outBuffer.Flush(); err != nil {
-		return internal("saving the output: %v", err)
+	return e.checkTest(ctx, tr, checker, tc, out)
+}
+
+// internal returns tr as an INTERNAL_ERROR with a message, and no error.
+func (tr TestResult) internal(format string, args ...any) (TestResult, error) {
+	tr.Verdict, tr.Message = InternalError, fmt.Sprintf(format, args...)
+	return tr, nil
+}
+
+// testOutput is where a test's program writes: a preview of the start, and
+// either a comparison with the expected output that reads it as it comes,
+// or a file in a directory of the engine's for a custom checker (which
+// reads files; the program never sees the directory).
+type testOutput struct {
+	preview *cappedWriter
+	stdout  io.Writer
+
+	// built-in comparison
+	pw      *io.PipeWriter
+	cmpDone chan compareOutcome
+
+	// custom checker
+	hostCheck string
+	outFile   *os.File
+	outBuffer *bufio.Writer
+
+	closers []func() // in the order to run them
+}
+
+// openTestOutput prepares where tc's output goes for checker; the caller
+// closes it. Its errors are messages for an INTERNAL_ERROR.
+func (e *Engine) openTestOutput(checker Checker, tc TestCase) (*testOutput, error) {
+	o := &testOutput{preview: &cappedWriter{b: &strings.Builder{}, n: previewMax}}
+	if checker.Kind == CheckCustom {
+		var err error
+		if o.hostCheck, err = e.newCheckDir(); err != nil {
+			return nil, err
+		}
+		if o.outFile, err = os.OpenFile(filepath.Join(o.hostCheck, "output.txt"),
+			os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644); err != nil {
+			removeAll(o.hostCheck)
+			return nil, err
+		}
+		o.closers = []func(){func() { o.outFile.Close() }, func() { removeAll(o.hostCheck) }}
+		o.outBuffer = bufio.NewWriterSize(o.outFile, 64<<10)
+		o.stdout = io.MultiWriter(o.preview, o.outBuffer)
+		return o, nil
 	}
-	if err := outFile.Close(); err != nil {
-		return internal("saving the output: %v", err)
+	exp, err := tc.open(tc.Expected, tc.ExpectedFile)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the expected output: %v", err)
 	}
-	verdict, msg, err := e.runChecker(ctx, checker.Program, tc, hostCheck)
+	o.closers = []func(){func() { exp.Close() }}
+	pr, pw := io.Pipe()
+	o.pw, o.cmpDone = pw, make(chan compareOutcome, 1)
+	go func() {
+		ok, msg, err := checker.Compare(exp, pr)
+		_, _ = io.Copy(io.Discard, pr) // never block the program's output
+		o.cmpDone <- compareOutcome{ok, msg, err}
+	}()
+	o.stdout = io.MultiWriter(o.preview, pw)
+	return o, nil
+}
+
+// compared ends the program's output and returns the built-in
+// comparison's outcome (the zero outcome for a custom checker).
+func (o *testOutput) compared() compareOutcome {
+	if o.pw == nil {
+		return compareOutcome{}
+	}
+	o.pw.Close()
+	return <-o.cmpDone
+}
+
+// close releases the files and the directory of the output.
+func (o *testOutput) close() {
+	for _, c := range o.closers {
+		c()
+	}
+}
+
+// checkTest saves the program's output and has the custom checker judge
+// it. The error is only for a cancelled context.
+func (e *Engine) checkTest(ctx context.Context, tr TestResult, checker Checker, tc TestCase, out *testOutput) (TestResult, error) {
+	if err := out.outBuffer.Flush(); err != nil {
+		return tr.internal("saving the output: %v", err)
+	}
+	if err := out.outFile.Close(); err != nil {
+		return tr.internal("saving the output: %v", err)
+	}
+	verdict, msg, err := e.runChecker(ctx, checker.Program, tc, out.hostCheck)
 	if err != nil {
 		if ctx.Err() != nil {
 			return tr, ctx.Err()
 		}
-		return internal("checker: %v", err)
+		return tr.internal("checker: %v", err)
 	}
 	tr.Verdict, tr.Message = verdict, msg
 	return tr, nil

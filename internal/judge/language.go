@@ -90,88 +90,120 @@ type Language struct {
 
 // DefaultLanguages returns the built-in language table: Python 3, C17, C++17,
 // Java 17, Go and JavaScript (Node). The memory choices are documented on each
-// entry and in the package documentation.
+// entry and in the package documentation. Each call returns a new table.
 func DefaultLanguages() []Language {
-	const mib = 1 << 20
-	const gib = 1 << 30
-	native := []string{"std::bad_alloc", "Cannot allocate memory", "out of memory"}
-	return []Language{
-		{
-			ID: "python", Name: "Python 3", SourceFile: "main.py",
-			// py_compile reports syntax errors as a compilation error.
-			Compile: []string{"python3", "-m", "py_compile", "main.py"},
-			Run:     []string{"python3", "{dir}/main.py"},
-			Env:     []string{"PYTHONDONTWRITEBYTECODE=1", "PYTHONIOENCODING=utf-8", "PYTHONHASHSEED=0"},
-			// The interpreter itself needs ~10 MiB resident, ~30 MiB mapped.
-			ExtraMemoryBytes:       16 * mib,
-			MemoryPolicy:           MemoryAddressSpace,
-			AddressSpaceSlackBytes: 32 * mib,
-			OutOfMemoryMarkers:     []string{"MemoryError", "Cannot allocate memory"},
-		},
-		{
-			ID: "c", Name: "C17 (gcc -O2)", SourceFile: "main.c",
-			Compile:                []string{"gcc", "-std=c17", "-O2", "-pipe", "-DONLINE_JUDGE", "-o", "main", "main.c", "-lm"},
-			Run:                    []string{"{dir}/main"},
-			MemoryPolicy:           MemoryAddressSpace,
-			AddressSpaceSlackBytes: 16 * mib,
-			OutOfMemoryMarkers:     native,
-		},
-		{
-			ID: "cpp", Name: "C++17 (g++ -O2)", SourceFile: "main.cpp",
-			Compile:                []string{"g++", "-std=c++17", "-O2", "-pipe", "-DONLINE_JUDGE", "-o", "main", "main.cpp"},
-			Run:                    []string{"{dir}/main"},
-			MemoryPolicy:           MemoryAddressSpace,
-			AddressSpaceSlackBytes: 16 * mib,
-			OutOfMemoryMarkers:     native,
-		},
-		{
-			ID: "java", Name: "Java 17", SourceFile: "Main.java",
-			Compile: []string{"javac", "-J-Xmx512m", "-J-XX:+UseSerialGC", "-J-XX:TieredStopAtLevel=1",
-				"-encoding", "UTF-8", "-d", ".", "Main.java"},
-			// -Xmx is the problem's limit; the JVM's own footprint (metaspace, code
-			// cache, stacks) is the ExtraMemoryBytes allowance. One "processor"
-			// keeps GC and JIT threads (and their CPU time) bounded on big hosts.
-			Run: []string{"java", "-Xmx{memory_mb}m", "-Xss64m", "-XX:+UseSerialGC",
-				"-XX:ActiveProcessorCount=1", "-XX:-UsePerfData", "-Xshare:auto", "-cp", "{dir}", "Main"},
-			VersionArgs:            []string{"javac", "-version"},
-			ExtraTime:              time.Second,
-			ExtraMemoryBytes:       96 * mib,
-			ExtraProcesses:         31,
-			MemoryPolicy:           MemoryResident,
-			AddressSpaceSlackBytes: 8 * gib,
-			OutOfMemoryMarkers:     []string{"java.lang.OutOfMemoryError"},
-		},
-		{
-			ID: "go", Name: "Go", SourceFile: "main.go",
-			Compile:     []string{"go", "build", "-o", "main", "main.go"},
-			Run:         []string{"{dir}/main"},
-			VersionArgs: []string{"go", "version"},
-			Env: []string{"GOCACHE={cache}", "GOTOOLCHAIN=local", "GOPROXY=off",
-				"GOENV=off", "GOTELEMETRY=off", "GOWORK=off", "GOFLAGS=", "CGO_ENABLED=0",
-				"GOMAXPROCS=1", "GOMEMLIMIT={memory_bytes}"},
-			CacheDir:         "go-build",
-			ExtraMemoryBytes: 8 * mib,
-			ExtraProcesses:   15,
-			MemoryPolicy:     MemoryDataSegment,
-			// The runtime maps ~60 MiB of (mostly untouched) writable metadata and
-			// reserves address space in PROT_NONE arenas.
-			DataSlackBytes:         96 * mib,
-			AddressSpaceSlackBytes: 2 * gib,
-			OutOfMemoryMarkers:     []string{"runtime: out of memory", "cannot allocate memory"},
-		},
-		{
-			ID: "javascript", Name: "JavaScript (Node.js)", SourceFile: "main.js",
-			Compile: []string{"node", "--check", "main.js"},
-			Run: []string{"node", "--max-old-space-size={memory_mb}", "--v8-pool-size=1",
-				"{dir}/main.js"},
-			Env:                    []string{"UV_THREADPOOL_SIZE=1", "NODE_OPTIONS="},
-			ExtraMemoryBytes:       64 * mib,
-			ExtraProcesses:         15,
-			MemoryPolicy:           MemoryDataSegment,
-			DataSlackBytes:         128 * mib,
-			AddressSpaceSlackBytes: 8 * gib,
-			OutOfMemoryMarkers:     []string{"heap out of memory", "Allocation failed", "Cannot allocate memory"},
-		},
+	return []Language{pythonLanguage(), cLanguage(), cppLanguage(), javaLanguage(), goLanguage(), javascriptLanguage()}
+}
+
+// Sizes in the language table.
+const (
+	mib = 1 << 20
+	gib = 1 << 30
+)
+
+// nativeOutOfMemory returns what a C or C++ program prints when an allocation fails.
+func nativeOutOfMemory() []string {
+	return []string{"std::bad_alloc", "Cannot allocate memory", "out of memory"}
+}
+
+// pythonLanguage returns the entry of Python 3: py_compile checks the
+// syntax, the interpreter runs the file.
+func pythonLanguage() Language {
+	return Language{
+		ID: "python", Name: "Python 3", SourceFile: "main.py",
+		// py_compile reports syntax errors as a compilation error.
+		Compile: []string{"python3", "-m", "py_compile", "main.py"},
+		Run:     []string{"python3", "{dir}/main.py"},
+		Env:     []string{"PYTHONDONTWRITEBYTECODE=1", "PYTHONIOENCODING=utf-8", "PYTHONHASHSEED=0"},
+		// The interpreter itself needs ~10 MiB resident, ~30 MiB mapped.
+		ExtraMemoryBytes:       16 * mib,
+		MemoryPolicy:           MemoryAddressSpace,
+		AddressSpaceSlackBytes: 32 * mib,
+		OutOfMemoryMarkers:     []string{"MemoryError", "Cannot allocate memory"},
+	}
+}
+
+// cLanguage returns the entry of C17 with gcc -O2.
+func cLanguage() Language {
+	return Language{
+		ID: "c", Name: "C17 (gcc -O2)", SourceFile: "main.c",
+		Compile:                []string{"gcc", "-std=c17", "-O2", "-pipe", "-DONLINE_JUDGE", "-o", "main", "main.c", "-lm"},
+		Run:                    []string{"{dir}/main"},
+		MemoryPolicy:           MemoryAddressSpace,
+		AddressSpaceSlackBytes: 16 * mib,
+		OutOfMemoryMarkers:     nativeOutOfMemory(),
+	}
+}
+
+// cppLanguage returns the entry of C++17 with g++ -O2.
+func cppLanguage() Language {
+	return Language{
+		ID: "cpp", Name: "C++17 (g++ -O2)", SourceFile: "main.cpp",
+		Compile:                []string{"g++", "-std=c++17", "-O2", "-pipe", "-DONLINE_JUDGE", "-o", "main", "main.cpp"},
+		Run:                    []string{"{dir}/main"},
+		MemoryPolicy:           MemoryAddressSpace,
+		AddressSpaceSlackBytes: 16 * mib,
+		OutOfMemoryMarkers:     nativeOutOfMemory(),
+	}
+}
+
+// javaLanguage returns the entry of Java 17: the JVM's heap is the problem's limit, its footprint an allowance.
+func javaLanguage() Language {
+	return Language{
+		ID: "java", Name: "Java 17", SourceFile: "Main.java",
+		Compile: []string{"javac", "-J-Xmx512m", "-J-XX:+UseSerialGC", "-J-XX:TieredStopAtLevel=1",
+			"-encoding", "UTF-8", "-d", ".", "Main.java"},
+		// -Xmx is the problem's limit; the JVM's own footprint (metaspace, code
+		// cache, stacks) is the ExtraMemoryBytes allowance. One "processor"
+		// keeps GC and JIT threads (and their CPU time) bounded on big hosts.
+		Run: []string{"java", "-Xmx{memory_mb}m", "-Xss64m", "-XX:+UseSerialGC",
+			"-XX:ActiveProcessorCount=1", "-XX:-UsePerfData", "-Xshare:auto", "-cp", "{dir}", "Main"},
+		VersionArgs:            []string{"javac", "-version"},
+		ExtraTime:              time.Second,
+		ExtraMemoryBytes:       96 * mib,
+		ExtraProcesses:         31,
+		MemoryPolicy:           MemoryResident,
+		AddressSpaceSlackBytes: 8 * gib,
+		OutOfMemoryMarkers:     []string{"java.lang.OutOfMemoryError"},
+	}
+}
+
+// goLanguage returns the entry of Go: the build cache is kept between compilations, the toolchain offline.
+func goLanguage() Language {
+	return Language{
+		ID: "go", Name: "Go", SourceFile: "main.go",
+		Compile:     []string{"go", "build", "-o", "main", "main.go"},
+		Run:         []string{"{dir}/main"},
+		VersionArgs: []string{"go", "version"},
+		Env: []string{"GOCACHE={cache}", "GOTOOLCHAIN=local", "GOPROXY=off",
+			"GOENV=off", "GOTELEMETRY=off", "GOWORK=off", "GOFLAGS=", "CGO_ENABLED=0",
+			"GOMAXPROCS=1", "GOMEMLIMIT={memory_bytes}"},
+		CacheDir:         "go-build",
+		ExtraMemoryBytes: 8 * mib,
+		ExtraProcesses:   15,
+		MemoryPolicy:     MemoryDataSegment,
+		// The runtime maps ~60 MiB of (mostly untouched) writable metadata and
+		// reserves address space in PROT_NONE arenas.
+		DataSlackBytes:         96 * mib,
+		AddressSpaceSlackBytes: 2 * gib,
+		OutOfMemoryMarkers:     []string{"runtime: out of memory", "cannot allocate memory"},
+	}
+}
+
+// javascriptLanguage returns the entry of JavaScript on Node.js, its old space bounded by the limit.
+func javascriptLanguage() Language {
+	return Language{
+		ID: "javascript", Name: "JavaScript (Node.js)", SourceFile: "main.js",
+		Compile: []string{"node", "--check", "main.js"},
+		Run: []string{"node", "--max-old-space-size={memory_mb}", "--v8-pool-size=1",
+			"{dir}/main.js"},
+		Env:                    []string{"UV_THREADPOOL_SIZE=1", "NODE_OPTIONS="},
+		ExtraMemoryBytes:       64 * mib,
+		ExtraProcesses:         15,
+		MemoryPolicy:           MemoryDataSegment,
+		DataSlackBytes:         128 * mib,
+		AddressSpaceSlackBytes: 8 * gib,
+		OutOfMemoryMarkers:     []string{"heap out of memory", "Allocation failed", "Cannot allocate memory"},
 	}
 }
 

@@ -105,8 +105,31 @@ func (e *Engine) Compile(ctx context.Context, language, source string) (*Program
 }
 
 func (p *Program) compile(ctx context.Context, source string) error {
-	e := p.e
-	if e.switchUID {
+	if err := p.writeSource(source); err != nil {
+		return err
+	}
+	if len(p.lang.Compile) == 0 {
+		return fixBuildPermissions(p.build, p.e.switchUID)
+	}
+	defer func() { p.staticBytes = staticSize(p.build, p.lang.Run) }()
+	var out strings.Builder
+	cw := &cappedWriter{b: &out, n: compileOutputMax}
+	res, err := p.runCompiler(ctx, cw)
+	if err != nil {
+		return err
+	}
+	if res.setupFailed {
+		return fmt.Errorf("%w: compile: %s", ErrSandboxFailed, firstLine(string(res.stderr)))
+	}
+	if res.killed != killNone || res.exitCode != 0 || res.signal != 0 {
+		return p.compileError(res, out.String(), cw.truncated)
+	}
+	return fixBuildPermissions(p.build, p.e.switchUID)
+}
+
+// writeSource makes the build directory and writes the source into it.
+func (p *Program) writeSource(source string) error {
+	if p.e.switchUID {
 		if err := os.Chmod(p.dir, 0o711); err != nil {
 			return err
 		}
@@ -114,17 +137,17 @@ func (p *Program) compile(ctx context.Context, source string) error {
 	if err := os.Mkdir(p.build, 0o755); err != nil {
 		return err
 	}
-	if err := writeNew(filepath.Join(p.build, p.lang.SourceFile), strings.NewReader(source)); err != nil {
-		return err
-	}
-	if len(p.lang.Compile) == 0 {
-		return fixBuildPermissions(p.build, e.switchUID)
-	}
-	defer func() { p.staticBytes = staticSize(p.build, p.lang.Run) }()
+	return writeNew(filepath.Join(p.build, p.lang.SourceFile), strings.NewReader(source))
+}
+
+// runCompiler runs the language's compiler in the build directory (and its
+// cache) on a worker slot, its standard output going to stdout.
+func (p *Program) runCompiler(ctx context.Context, stdout io.Writer) (spawnRes, error) {
+	e := p.e
 	uid := e.compileUID
 	if e.switchUID {
 		if err := os.Chown(p.build, uid, uid); err != nil {
-			return err
+			return spawnRes{}, err
 		}
 	}
 	mounts := []mount{{src: p.build, dst: progDir, rw: true}}
@@ -136,7 +159,7 @@ func (p *Program) compile(ctx context.Context, source string) error {
 	if p.lang.CacheDir != "" {
 		host, err := e.languageCache(p.lang.CacheDir, uid)
 		if err != nil {
-			return err
+			return spawnRes{}, err
 		}
 		mounts = append(mounts, mount{src: host, dst: cacheDir, rw: true})
 		if !e.sandboxed {
@@ -145,54 +168,47 @@ func (p *Program) compile(ctx context.Context, source string) error {
 	}
 	_, release, err := e.acquireSlot(ctx)
 	if err != nil {
-		return err
+		return spawnRes{}, err
 	}
+	defer release()
 	scratch, err := e.newScratch(uid)
 	if err != nil {
-		release()
-		return err
+		return spawnRes{}, err
 	}
-	var out strings.Builder
-	cw := &cappedWriter{b: &out, n: compileOutputMax}
-	res, err := e.spawn(ctx, spawnReq{
+	defer removeScratch(scratch)
+	return e.spawn(ctx, spawnReq{
 		argv: expandAll(p.lang.Compile, vars), env: expandAll(p.lang.Env, vars),
 		dir: progDir, hostDir: p.build, scratch: scratch, mounts: mounts,
 		uid: e.uidOr(uid), lim: e.cfg.CompileLimits.effective(Language{MemoryPolicy: MemoryDataSegment}),
-		stdout: cw, stderrCap: compileOutputMax,
+		stdout: stdout, stderrCap: compileOutputMax,
 	})
-	removeScratch(scratch)
-	release()
-	if err != nil {
-		return err
+}
+
+// compileError is the CompileError of a compiler that failed: its standard
+// output then error (truncated), and the reason when the engine stopped it.
+func (p *Program) compileError(res spawnRes, stdout string, stdoutTruncated bool) *CompileError {
+	msg := stdout
+	if msg != "" && !strings.HasSuffix(msg, "\n") {
+		msg += "\n"
 	}
-	if res.setupFailed {
-		return fmt.Errorf("%w: compile: %s", ErrSandboxFailed, firstLine(string(res.stderr)))
+	msg += string(res.stderr)
+	truncated := stdoutTruncated || res.stderrTruncated || len(msg) > compileOutputMax
+	msg = truncate(msg, compileOutputMax)
+	if truncated {
+		msg += "\n... (compiler output truncated)"
 	}
-	if res.killed != killNone || res.exitCode != 0 || res.signal != 0 {
-		msg := out.String()
-		if msg != "" && !strings.HasSuffix(msg, "\n") {
-			msg += "\n"
-		}
-		msg += string(res.stderr)
-		truncated := cw.truncated || res.stderrTruncated || len(msg) > compileOutputMax
-		msg = truncate(msg, compileOutputMax)
-		if truncated {
-			msg += "\n... (compiler output truncated)"
-		}
-		ce := &CompileError{Language: p.lang.ID, Output: msg}
-		switch {
-		case res.killed == killCPU || res.killed == killWall:
-			ce.Reason = "compiler exceeded the time limit"
-		case res.killed == killOutput:
-			ce.Reason = "compiler output too large"
-		case res.killed == killMemory:
-			ce.Reason = "compiler exceeded the memory limit"
-		case res.signal != 0:
-			ce.Reason = "compiler killed by " + signalName(res.signal)
-		}
-		return ce
+	ce := &CompileError{Language: p.lang.ID, Output: msg}
+	switch {
+	case res.killed == killCPU || res.killed == killWall:
+		ce.Reason = "compiler exceeded the time limit"
+	case res.killed == killOutput:
+		ce.Reason = "compiler output too large"
+	case res.killed == killMemory:
+		ce.Reason = "compiler exceeded the memory limit"
+	case res.signal != 0:
+		ce.Reason = "compiler killed by " + signalName(res.signal)
 	}
-	return fixBuildPermissions(p.build, e.switchUID)
+	return ce
 }
 
 // languageCache returns the host directory of a language cache, created owned

@@ -259,77 +259,102 @@ func (e *Engine) spawn(ctx context.Context, r spawnReq) (spawnRes, error) {
 	return e.finish(ctx, p, r)
 }
 
+// streamPipes are the pipes of a run's standard streams: the child's ends
+// and the parent's. files holds every end opened, for close.
+type streamPipes struct {
+	files                    []*os.File
+	stdinR, stdoutW, stderrW *os.File // the child's
+	stdinW                   *os.File // ours; nil when stdin is /dev/null
+	stdoutR, stderrR         *os.File // ours
+}
+
+// pipe opens a pipe whose two ends close closes.
+func (sp *streamPipes) pipe() (*os.File, *os.File, error) {
+	rd, wr, err := os.Pipe()
+	if err == nil {
+		sp.files = append(sp.files, rd, wr)
+	}
+	return rd, wr, err
+}
+
+// open opens the pipes of standard output and error, and of standard input
+// when withStdin (else it is /dev/null); on failure what it opened is closed.
+func (sp *streamPipes) open(withStdin bool) (err error) {
+	defer func() {
+		if err != nil {
+			sp.close()
+		}
+	}()
+	if sp.stdoutR, sp.stdoutW, err = sp.pipe(); err != nil {
+		return err
+	}
+	if sp.stderrR, sp.stderrW, err = sp.pipe(); err != nil {
+		return err
+	}
+	if withStdin {
+		sp.stdinR, sp.stdinW, err = sp.pipe()
+		return err
+	}
+	if sp.stdinR, err = os.Open(os.DevNull); err != nil {
+		return err
+	}
+	sp.files = append(sp.files, sp.stdinR)
+	return nil
+}
+
+// closeChildEnds drops our copies of the child's ends once it has its own,
+// so that EOF arrives when the run ends.
+func (sp *streamPipes) closeChildEnds() {
+	sp.stdoutW.Close()
+	sp.stderrW.Close()
+	sp.stdinR.Close()
+}
+
+func (sp *streamPipes) close() {
+	for _, f := range sp.files {
+		f.Close()
+	}
+}
+
 // process is a started run: the sandbox (or, unsandboxed, the supervisor)
 // and the parent's ends of its pipes.
 type process struct {
+	streamPipes
 	cmd        *exec.Cmd
-	files      []*os.File // parent-side ends, closed by close
-	stdinW     *os.File   // nil when stdin is /dev/null
-	stdoutR    *os.File
-	stderrR    *os.File
 	reportR    *os.File
 	statusR    *os.File // bwrap's --json-status-fd; nil unsandboxed
 	k          *killer
 	statusDone chan struct{} // readStatus has returned (closed at once unsandboxed)
 }
 
-func (p *process) close() {
-	for _, f := range p.files {
-		f.Close()
-	}
-}
-
 // start starts the sandbox of r (bwrap, the supervisor, the program).
 func (e *Engine) start(r *spawnReq) (*process, error) {
 	argv, dir, env := e.commandLine(r)
 	p := &process{statusDone: make(chan struct{})}
-	pipe := func() (*os.File, *os.File, error) {
-		rd, wr, err := os.Pipe()
-		if err == nil {
-			p.files = append(p.files, rd, wr)
-		}
-		return rd, wr, err
+	if err := p.open(r.stdin != nil); err != nil {
+		return nil, err
 	}
 	fail := func(err error) (*process, error) {
 		p.close()
 		return nil, err
-	}
-	stdoutR, stdoutW, err := pipe()
-	if err != nil {
-		return fail(err)
-	}
-	stderrR, stderrW, err := pipe()
-	if err != nil {
-		return fail(err)
-	}
-	var stdinR *os.File
-	if r.stdin != nil {
-		if stdinR, p.stdinW, err = pipe(); err != nil {
-			return fail(err)
-		}
-	} else {
-		if stdinR, err = os.Open(os.DevNull); err != nil {
-			return fail(err)
-		}
-		p.files = append(p.files, stdinR)
 	}
 	cmd := &exec.Cmd{
 		Path:   argv[0],
 		Args:   argv,
 		Env:    env,
 		Dir:    dir,
-		Stdin:  stdinR,
-		Stdout: stdoutW,
-		Stderr: stderrW,
+		Stdin:  p.stdinR,
+		Stdout: p.stdoutW,
+		Stderr: p.stderrW,
 	}
-	reportR, reportW, err := pipe()
+	reportR, reportW, err := p.pipe()
 	if err != nil {
 		return fail(err)
 	}
 	cmd.ExtraFiles = []*os.File{reportW} // fd 3
 	var statusW *os.File
 	if e.sandboxed {
-		if p.statusR, statusW, err = pipe(); err != nil {
+		if p.statusR, statusW, err = p.pipe(); err != nil {
 			return fail(err)
 		}
 		cmd.ExtraFiles = append(cmd.ExtraFiles, statusW) // fd 4
@@ -342,12 +367,12 @@ func (e *Engine) start(r *spawnReq) (*process, error) {
 		return fail(fmt.Errorf("%w: start %s: %v", ErrSandboxFailed, filepath.Base(argv[0]), err))
 	}
 	// The child has its copies; drop ours so EOF arrives when it exits.
-	for _, f := range []*os.File{stdoutW, stderrW, stdinR, reportW, statusW} {
-		if f != nil {
-			f.Close()
-		}
+	p.closeChildEnds()
+	reportW.Close()
+	if statusW != nil {
+		statusW.Close()
 	}
-	p.cmd, p.stdoutR, p.stderrR, p.reportR = cmd, stdoutR, stderrR, reportR
+	p.cmd, p.reportR = cmd, reportR
 	p.k = &killer{sandboxed: e.sandboxed, outer: cmd.Process, exited: make(chan struct{})}
 	if p.statusR != nil {
 		go func() {
@@ -366,100 +391,45 @@ func (e *Engine) finish(ctx context.Context, p *process, r spawnReq) (spawnRes, 
 	var res spawnRes
 	defer p.close()
 	cmd, k := p.cmd, p.k
-	kill := k.kill
 	start := time.Now()
 
 	var wg sync.WaitGroup
-	if p.stdinW != nil {
-		go func() {
-			// EPIPE when the program stops reading is expected, not an error.
-			if r.stdin != nil {
-				_, _ = io.Copy(p.stdinW, r.stdin)
-			}
-			p.stdinW.Close()
-		}()
-	}
-	wg.Add(3)
-	go func() {
-		defer wg.Done()
-		res.stdoutBytes = copyLimited(p.stdoutR, r.stdout, r.lim.output, func() { kill(killOutput) })
-	}()
-	go func() {
-		defer wg.Done()
-		// Only the start is kept, but all of it is read: standard error is
-		// bounded (a program's like its standard output; a compiler's or a
-		// checker's generously), or gigabytes written to it would cost the
-		// judge that much copying, uncounted.
-		var kept strings.Builder
-		w := &cappedWriter{b: &kept, n: r.stderrCap}
-		limit := int64(maxToolStderr)
-		if r.boundStderr {
-			limit = r.lim.output
-		}
-		copyLimited(p.stderrR, w, limit, func() { kill(killOutput) })
-		res.stderr, res.stderrTruncated = []byte(kept.String()), w.truncated
-	}()
+	pumpStreams(&r, &res, &p.streamPipes, k.kill, &wg)
 	var reportBytes []byte
+	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		reportBytes, _ = readCapped(p.reportR, 4<<10)
 	}()
-
-	done := make(chan struct{})
-	watchdogDone := make(chan struct{})
-	go func() {
-		defer close(watchdogDone)
-		w := e.watch(ctx, cmd.Process.Pid, 0, r.lim, done, kill)
-		res.polledCPU, res.polledRSS, res.polls, res.runnablePolls = w.cpu, w.rss, w.polls, w.runnable
-	}()
+	stopWatch := e.startWatch(ctx, cmd.Process.Pid, 0, r.lim, k.kill, &res)
 
 	waitErr := cmd.Wait()
 	res.wall = time.Since(start)
 	close(k.exited)
-	close(done)
-	<-watchdogDone
+	stopWatch()
 	if p.stdinW != nil {
 		p.stdinW.Close()
 	}
 	// Every process of the run is dead, so the pipes reach EOF; the timeout
 	// guards against an unsandboxed grandchild that escaped its process group
 	// (the uid sweep below then kills it).
-	ioDone := make(chan struct{})
-	go func() { wg.Wait(); <-p.statusDone; close(ioDone) }()
-	select {
-	case <-ioDone:
-	case <-time.After(2 * time.Second):
-		p.stdoutR.Close()
-		p.stderrR.Close()
-		p.reportR.Close()
-		if p.statusR != nil {
-			p.statusR.Close()
-		}
-		<-ioDone
-	}
+	awaitStreams(func() { wg.Wait(); <-p.statusDone }, p.stdoutR, p.stderrR, p.reportR, p.statusR)
 
-	reason := k.reason()
-	res.killed = reason
+	res.killed = k.reason()
 	rep, ok := parseReport(reportBytes)
 	// In the sandbox, the supervisor's exit tore down the pid namespace before
 	// bwrap could be waited for. Unsandboxed, or when the run did not end on
 	// its own, a sweep of the run's uid makes sure (it costs a scan of /proc).
-	if r.sweepUID && (!e.sandboxed || reason != killNone || !ok) {
+	if r.sweepUID && (!e.sandboxed || res.killed != killNone || !ok) {
 		res.leftovers = killUID(r.uid)
 	}
 	switch {
 	case ok:
-		res.cpu, res.maxRSS, res.execErr = rep.cpu, rep.maxRSS, rep.execErr
-		if rep.status.Signaled() {
-			res.signal, res.exitCode = rep.status.Signal(), -1
-		} else {
-			res.exitCode = rep.status.ExitStatus()
-		}
-	case reason != killNone:
+		res.fromReport(rep)
+	case res.killed != killNone:
 		// Killed by the engine before the supervisor could report: what the
 		// watchdog saw last is the best account.
-		res.cpu, res.maxRSS = max(res.polledCPU, k.lastCPU), max(res.polledRSS, k.lastRSS)
-		res.exitCode, res.signal = -1, syscall.SIGKILL
+		res.killedUnreported(k.lastCPU, k.lastRSS)
 	default:
 		res.setupFailed = true
 		res.exitCode = -1
@@ -467,7 +437,7 @@ func (e *Engine) finish(ctx context.Context, p *process, r spawnReq) (spawnRes, 
 			res.exitCode = ws.ExitStatus()
 		}
 	}
-	if reason == killCancel {
+	if res.killed == killCancel {
 		return res, ctx.Err()
 	}
 	var exitErr *exec.ExitError
@@ -477,40 +447,159 @@ func (e *Engine) finish(ctx context.Context, p *process, r spawnReq) (spawnRes, 
 	return res, nil
 }
 
+// pumpStreams copies a run's standard streams while it runs, in goroutines
+// (wg counts the two readers): r.stdin into sp.stdinW (closed at its end),
+// standard output to r.stdout and standard error into res.stderr (only the
+// start is kept, but all of it is read), each bounded: a program's
+// standard error like its standard output, a compiler's or a checker's
+// generously, or gigabytes written to it would cost the judge that much
+// copying, uncounted. Past a bound the run is killed (killOutput).
+func pumpStreams(r *spawnReq, res *spawnRes, sp *streamPipes, kill func(killReason), wg *sync.WaitGroup) {
+	if sp.stdinW != nil {
+		go func() {
+			// EPIPE when the program stops reading is expected, not an error.
+			_, _ = io.Copy(sp.stdinW, r.stdin)
+			sp.stdinW.Close()
+		}()
+	}
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		res.stdoutBytes = copyLimited(sp.stdoutR, r.stdout, r.lim.output, func() { kill(killOutput) })
+	}()
+	go func() {
+		defer wg.Done()
+		var kept strings.Builder
+		w := &cappedWriter{b: &kept, n: r.stderrCap}
+		limit := int64(maxToolStderr)
+		if r.boundStderr {
+			limit = r.lim.output
+		}
+		copyLimited(sp.stderrR, w, limit, func() { kill(killOutput) })
+		res.stderr, res.stderrTruncated = []byte(kept.String()), w.truncated
+	}()
+}
+
+// startWatch runs the watchdog (watch) over the tree of pid until stop is
+// called; stop waits for it and records what it saw in res.
+func (e *Engine) startWatch(ctx context.Context, pid int, base time.Duration, lim effLimits, kill func(killReason), res *spawnRes) (stop func()) {
+	done := make(chan struct{})
+	watchdogDone := make(chan struct{})
+	go func() {
+		defer close(watchdogDone)
+		w := e.watch(ctx, pid, base, lim, done, kill)
+		res.polledCPU, res.polledRSS, res.polls, res.runnablePolls = w.cpu, w.rss, w.polls, w.runnable
+	}()
+	return func() {
+		close(done)
+		<-watchdogDone
+	}
+}
+
+// awaitStreams waits (wait) for the readers of a run's pipes, which end at
+// EOF once every process of the run is dead; after 2 s it closes the
+// pipes (nil ones skipped) so that they end, and waits again.
+func awaitStreams(wait func(), pipes ...*os.File) {
+	ioDone := make(chan struct{})
+	go func() { wait(); close(ioDone) }()
+	select {
+	case <-ioDone:
+	case <-time.After(2 * time.Second):
+		for _, f := range pipes {
+			if f != nil {
+				f.Close()
+			}
+		}
+		<-ioDone
+	}
+}
+
+// fromReport fills res from the supervisor's report on its program.
+func (res *spawnRes) fromReport(rep report) {
+	res.cpu, res.maxRSS, res.execErr = rep.cpu, rep.maxRSS, rep.execErr
+	if rep.status.Signaled() {
+		res.signal, res.exitCode = rep.status.Signal(), -1
+	} else {
+		res.exitCode = rep.status.ExitStatus()
+	}
+}
+
+// killedUnreported fills res for a run the engine killed before its
+// supervisor reported: the usage is the larger of what the watchdog and
+// the killer saw last.
+func (res *spawnRes) killedUnreported(lastCPU time.Duration, lastRSS int64) {
+	res.cpu, res.maxRSS = max(res.polledCPU, lastCPU), max(res.polledRSS, lastRSS)
+	res.exitCode, res.signal = -1, syscall.SIGKILL
+}
+
+// killRecord is what both ways of stopping a run (killer, heldKiller) keep:
+// the first reason it was killed for, and the tree's usage just before.
+type killRecord struct {
+	recMu   sync.Mutex
+	why     killReason
+	lastCPU time.Duration
+	lastRSS int64
+}
+
+func (k *killRecord) reason() killReason {
+	k.recMu.Lock()
+	defer k.recMu.Unlock()
+	return k.why
+}
+
+// record records why, and the usage, unless the run was killed already; it
+// reports whether this kill is the first.
+func (k *killRecord) record(why killReason, usage func() (time.Duration, int64)) bool {
+	k.recMu.Lock()
+	defer k.recMu.Unlock()
+	if k.why != killNone {
+		return false
+	}
+	k.why = why
+	k.lastCPU, k.lastRSS = usage()
+	return true
+}
+
+// escalate runs first after 500ms and last after 2s unless ended is closed
+// first (the run ended); nil steps are skipped.
+func escalate(ended <-chan struct{}, first, last func()) {
+	for _, step := range []struct {
+		after time.Duration
+		do    func()
+	}{{500 * time.Millisecond, first}, {1500 * time.Millisecond, last}} {
+		select {
+		case <-ended:
+			return
+		case <-time.After(step.after):
+			if step.do != nil {
+				step.do()
+			}
+		}
+	}
+}
+
 // killer stops a run at a limit (or on cancellation) without leaving orphans:
 // it asks the supervisor (SIGTERM) to kill everything else, report and exit,
 // so that bwrap reaps it; SIGKILLs follow if that does not happen promptly.
 // Killing the outer bwrap first would orphan the sandbox's pid 1, which the
 // host's init may never reap.
 type killer struct {
+	killRecord
 	sandboxed bool
 	outer     *os.Process
 	exited    chan struct{} // closed when the outer process has been waited for
 
 	mu      sync.Mutex
-	why     killReason
 	inner   int  // host pid of the supervisor in the sandbox, once bwrap says
 	innerFD int  // a pidfd of inner (0: none): signals never reach a reused pid
 	pending bool // a kill arrived before inner was known
-
-	lastCPU time.Duration // the tree's usage just before the kill
-	lastRSS int64
-}
-
-func (k *killer) reason() killReason {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return k.why
 }
 
 func (k *killer) kill(why killReason) {
-	k.mu.Lock()
-	if k.why != killNone {
-		k.mu.Unlock()
+	if !k.record(why, func() (time.Duration, int64) { return treeUsage(k.outer.Pid) }) {
 		return
 	}
-	k.why = why
-	k.lastCPU, k.lastRSS = treeUsage(k.outer.Pid)
+	k.mu.Lock()
 	inner := k.inner
 	if k.sandboxed && inner == 0 {
 		k.pending = true
@@ -519,31 +608,14 @@ func (k *killer) kill(why killReason) {
 	switch {
 	case !k.sandboxed:
 		_ = k.outer.Signal(syscall.SIGTERM)
-		go k.escalate(func() { _ = syscall.Kill(-k.outer.Pid, syscall.SIGKILL) }, nil)
+		go escalate(k.exited, func() { _ = syscall.Kill(-k.outer.Pid, syscall.SIGKILL) }, nil)
 	case inner != 0:
 		k.signalInner(syscall.SIGTERM)
-		go k.escalate(func() { k.signalInner(syscall.SIGKILL) }, func() { _ = k.outer.Kill() })
+		go escalate(k.exited, func() { k.signalInner(syscall.SIGKILL) }, func() { _ = k.outer.Kill() })
 	default:
 		// bwrap has not started the supervisor yet: it is told as soon as
 		// readStatus learns its pid; the outer bwrap is the last resort.
-		go k.escalate(nil, func() { _ = k.outer.Kill() })
-	}
-}
-
-// escalate runs first after 500ms and last after 2s unless the run ended.
-func (k *killer) escalate(first, last func()) {
-	for _, step := range []struct {
-		after time.Duration
-		do    func()
-	}{{500 * time.Millisecond, first}, {1500 * time.Millisecond, last}} {
-		select {
-		case <-k.exited:
-			return
-		case <-time.After(step.after):
-			if step.do != nil {
-				step.do()
-			}
-		}
+		go escalate(k.exited, nil, func() { _ = k.outer.Kill() })
 	}
 }
 
@@ -590,7 +662,7 @@ func (k *killer) readStatus(r io.Reader) {
 			k.mu.Unlock()
 			if pending {
 				k.signalInner(syscall.SIGTERM)
-				go k.escalate(func() { k.signalInner(syscall.SIGKILL) }, nil)
+				go escalate(k.exited, func() { k.signalInner(syscall.SIGKILL) }, nil)
 			}
 		}
 	}
