@@ -149,6 +149,19 @@ func configFromEnv() (Config, error) {
 	if strings.EqualFold(cfg.Dynamo.Endpoint, "aws") {
 		cfg.Dynamo.Endpoint, cfg.DynamoAWS = "", true
 	}
+	steps := []func() error{cfg.readDurations, cfg.readSocketLimits, cfg.readTrustedProxies,
+		cfg.readLimits, cfg.readSwitches, cfg.validate}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return cfg, err
+		}
+	}
+	return cfg, nil
+}
+
+// readDurations reads the durations of the environment (each must be
+// positive) and refuses the removed SESSION_CACHE_TTL.
+func (cfg *Config) readDurations() error {
 	for name, dst := range map[string]*time.Duration{
 		"SESSION_LIFETIME":            &cfg.SessionLifetime,
 		"ALGOITNY_JOB_TIMEOUT":        &cfg.JobTimeout,
@@ -166,17 +179,23 @@ func configFromEnv() (Config, error) {
 		if v := os.Getenv(name); v != "" {
 			d, err := time.ParseDuration(v)
 			if err != nil || d <= 0 {
-				return cfg, fmt.Errorf("%s=%q: want a duration such as 90s or 168h", name, v)
+				return fmt.Errorf("%s=%q: want a duration such as 90s or 168h", name, v)
 			}
 			*dst = d
 		}
 	}
 	if os.Getenv("SESSION_CACHE_TTL") != "" {
-		return cfg, fmt.Errorf("SESSION_CACHE_TTL is no longer used: a logout or an account change is never served stale by any replica (README, Running several replicas); unset it")
+		return fmt.Errorf("SESSION_CACHE_TTL is no longer used: a logout or an account change is never served stale by any replica (README, Running several replicas); unset it")
 	}
 	if cfg.CacheWriteWindow != 0 && cfg.CacheWriteWindow < time.Second {
-		return cfg, fmt.Errorf("ALGOITNY_CACHE_WRITE_WINDOW=%s: at least 1s (writes of cached data must land within it)", cfg.CacheWriteWindow)
+		return fmt.Errorf("ALGOITNY_CACHE_WRITE_WINDOW=%s: at least 1s (writes of cached data must land within it)", cfg.CacheWriteWindow)
 	}
+	return nil
+}
+
+// readSocketLimits reads the websocket limits of the environment: a
+// number, or off (0 is off too: -1 in Config).
+func (cfg *Config) readSocketLimits() error {
 	for name, dst := range map[string]*int{
 		"ALGOITNY_WS_MAX_PER_ADDRESS":     &cfg.WebsocketMaxPerAddress,
 		"ALGOITNY_WS_MAX_UNAUTHENTICATED": &cfg.WebsocketMaxUnauthenticated,
@@ -190,7 +209,7 @@ func configFromEnv() (Config, error) {
 		case v == "off" || (err == nil && n == 0):
 			*dst = -1
 		case err != nil || n < 0:
-			return cfg, fmt.Errorf("%s=%q: want a number of sockets, or off", name, v)
+			return fmt.Errorf("%s=%q: want a number of sockets, or off", name, v)
 		default:
 			*dst = n
 		}
@@ -198,46 +217,60 @@ func configFromEnv() (Config, error) {
 	if v := strings.TrimSpace(os.Getenv("ALGOITNY_WS_RESERVE")); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
-			return cfg, fmt.Errorf("ALGOITNY_WS_RESERVE=%q: want a number of sockets (0 for none)", v)
+			return fmt.Errorf("ALGOITNY_WS_RESERVE=%q: want a number of sockets (0 for none)", v)
 		}
 		cfg.WebsocketReserve = n
 		if n == 0 {
 			cfg.WebsocketReserve = -1
 		}
 	}
+	return nil
+}
+
+// readTrustedProxies reads ALGOITNY_TRUSTED_PROXIES.
+func (cfg *Config) readTrustedProxies() error {
 	proxies, err := httpserver.ParseTrustedProxies(os.Getenv("ALGOITNY_TRUSTED_PROXIES"))
 	if err != nil {
-		return cfg, fmt.Errorf("ALGOITNY_TRUSTED_PROXIES: %v", err)
+		return fmt.Errorf("ALGOITNY_TRUSTED_PROXIES: %v", err)
 	}
 	cfg.TrustedProxies = proxies
-	if err := cfg.readLimits(); err != nil {
-		return cfg, err
-	}
+	return nil
+}
+
+// readSwitches reads the on/off settings of the environment.
+func (cfg *Config) readSwitches() error {
+	var err error
 	if cfg.Dev, err = envBool("ALGOITNY_DEV", false); err != nil {
-		return cfg, err
+		return err
 	}
 	if cfg.Workers, err = envBool("ALGOITNY_WORKERS", true); err != nil {
-		return cfg, err
+		return err
 	}
 	if cfg.JudgeWarm, err = envBool("JUDGE_WARM", true); err != nil {
-		return cfg, err
+		return err
 	}
 	if v := os.Getenv("ALGOITNY_INTROSPECTION"); strings.TrimSpace(v) != "" {
 		on, err := envBool("ALGOITNY_INTROSPECTION", false)
 		if err != nil {
-			return cfg, err
+			return err
 		}
 		cfg.Introspection = &on
 	}
+	return nil
+}
+
+// validate checks what a read value cannot: that the LLM provider can be
+// built and the judge's sandbox mode is known.
+func (cfg *Config) validate() error {
 	if _, err := llm.New(cfg.LLM); err != nil {
-		return cfg, fmt.Errorf("LLM_PROVIDER: %s", algoitny.ErrorMessage(err))
+		return fmt.Errorf("LLM_PROVIDER: %s", algoitny.ErrorMessage(err))
 	}
 	switch cfg.JudgeSandbox {
 	case "bwrap", "none":
 	default:
-		return cfg, fmt.Errorf("JUDGE_SANDBOX=%q: want bwrap or none", cfg.JudgeSandbox)
+		return fmt.Errorf("JUDGE_SANDBOX=%q: want bwrap or none", cfg.JudgeSandbox)
 	}
-	return cfg, nil
+	return nil
 }
 
 // IntrospectionOn says whether the schema may be introspected:

@@ -38,8 +38,6 @@ var longFuncsAllowed = map[string]string{
 	"bench/overload.go:run.scenarioOverload":   "issue 19: being split",
 	"bench/scenarios.go:run.scenarioTypename":  "issue 19: being split",
 	"bench/stale.go:run.staleKinds":            "issue 19: being split",
-	"cmd/algoitny/config.go:configFromEnv":     "issue 19: being split",
-	"cmd/algoitny/judge.go:runJudge":           "issue 19: being split",
 	"internal/authoring/produce.go:Produce":    "issue 19: being split",
 	"internal/history/history.go:Service.Feed": "issue 19: being split",
 }
