@@ -68,48 +68,91 @@ const maxInputBytes = 8 << 20
 // the validator rejects an input, or the reference solution fails on one —
 // so the author knows what to fix. Other errors are EINTERNAL.
 func Produce(ctx context.Context, e *judge.Engine, p Production) ([]*algoitny.TestCase, error) {
-	gen, err := compile(ctx, e, "generator", p.Generator)
+	progs, err := compileAll(ctx, e, p)
 	if err != nil {
 		return nil, err
 	}
-	defer gen.Close()
-	sol, err := compile(ctx, e, "reference solution", p.Solution)
-	if err != nil {
-		return nil, err
-	}
-	defer sol.Close()
-	var val *judge.Program
-	if p.Validator != nil {
-		if val, err = compile(ctx, e, "validator", *p.Validator); err != nil {
-			return nil, err
-		}
-		defer val.Close()
-	}
+	defer progs.close()
 	runs, regenerating := p.Runs, p.Runs != nil
 	if !regenerating {
-		// Deterministic regeneration is the point of recording seeds: run
-		// the first seed twice and compare. (A regeneration compares every
-		// test with the stored one instead.)
-		a, err := generate(ctx, gen, SeedRun(1))
-		if err != nil {
+		if runs, err = seedRuns(ctx, progs.gen, p.Count); err != nil {
 			return nil, err
-		}
-		b, err := generate(ctx, gen, SeedRun(1))
-		if err != nil {
-			return nil, err
-		}
-		if !bytes.Equal(a, b) {
-			return nil, algoitny.Invalid("generatorCode", "the generator is not deterministic: seed 1 gave two different inputs (seed the random generator from argv[1])")
-		}
-		for i := range p.Count {
-			runs = append(runs, SeedRun(i+1))
 		}
 	}
+	results := progs.runAll(ctx, runs, p.SolutionLimits)
+	return testCases(results, runs, algoitny.GeneratorName(p.Generator), !regenerating)
+}
 
-	type produced struct {
-		input, output []byte
-		err           error
+// programs are the compiled programs of a production; val is nil without
+// a validator.
+type programs struct {
+	gen, sol, val *judge.Program
+}
+
+// compileAll compiles the generator, the reference solution and the
+// validator, in that order; on failure what compiled is closed.
+func compileAll(ctx context.Context, e *judge.Engine, p Production) (progs programs, err error) {
+	defer func() {
+		if err != nil {
+			progs.close()
+		}
+	}()
+	if progs.gen, err = compile(ctx, e, "generator", p.Generator); err != nil {
+		return progs, err
 	}
+	if progs.sol, err = compile(ctx, e, "reference solution", p.Solution); err != nil {
+		return progs, err
+	}
+	if p.Validator != nil {
+		if progs.val, err = compile(ctx, e, "validator", *p.Validator); err != nil {
+			return progs, err
+		}
+	}
+	return progs, nil
+}
+
+func (ps programs) close() {
+	for _, prog := range []*judge.Program{ps.val, ps.sol, ps.gen} {
+		if prog != nil {
+			prog.Close()
+		}
+	}
+}
+
+// seedRuns returns the runs of a new production, seeds 1 to count, once
+// the generator is seen to be deterministic: deterministic regeneration is
+// the point of recording seeds, so the first seed runs twice and the
+// inputs are compared. (A regeneration compares every test with the
+// stored one instead.)
+func seedRuns(ctx context.Context, gen *judge.Program, count int) ([]Run, error) {
+	a, err := generate(ctx, gen, SeedRun(1))
+	if err != nil {
+		return nil, err
+	}
+	b, err := generate(ctx, gen, SeedRun(1))
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(a, b) {
+		return nil, algoitny.Invalid("generatorCode", "the generator is not deterministic: seed 1 gave two different inputs (seed the random generator from argv[1])")
+	}
+	var runs []Run
+	for i := range count {
+		runs = append(runs, SeedRun(i+1))
+	}
+	return runs, nil
+}
+
+// produced is what one run made: its input and the reference output, or
+// the error of its first failing step.
+type produced struct {
+	input, output []byte
+	err           error
+}
+
+// runAll generates, validates and solves every run, four at a time, and
+// returns what each made, in run order.
+func (ps programs) runAll(ctx context.Context, runs []Run, lim judge.Limits) []produced {
 	results := make([]produced, len(runs))
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, 4)
@@ -119,27 +162,38 @@ func Produce(ctx context.Context, e *judge.Engine, p Production) ([]*algoitny.Te
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
-			in, err := generate(ctx, gen, run)
-			if err == nil && val != nil {
-				err = validate(ctx, val, run.Seed, in)
-			}
-			var out []byte
-			if err == nil {
-				out, err = solve(ctx, sol, run.Seed, in, p.SolutionLimits)
-			}
-			results[i] = produced{input: in, output: out, err: err}
+			results[i] = ps.runOne(ctx, run, lim)
 		}()
 	}
 	wg.Wait()
+	return results
+}
 
+// runOne generates run's input, validates it and solves it.
+func (ps programs) runOne(ctx context.Context, run Run, lim judge.Limits) produced {
+	in, err := generate(ctx, ps.gen, run)
+	if err == nil && ps.val != nil {
+		err = validate(ctx, ps.val, run.Seed, in)
+	}
+	var out []byte
+	if err == nil {
+		out, err = solve(ctx, ps.sol, run.Seed, in, lim)
+	}
+	return produced{input: in, output: out, err: err}
+}
+
+// testCases returns the test cases of the results in run order, each
+// recording its generator, seed and arguments, or the error of the first
+// failing run (so the message is stable). With dedupe, an input made
+// before is left out.
+func testCases(results []produced, runs []Run, generator string, dedupe bool) ([]*algoitny.TestCase, error) {
 	var tests []*algoitny.TestCase
 	seen := map[[32]byte]bool{}
-	generator := algoitny.GeneratorName(p.Generator)
 	for i, r := range results {
 		if r.err != nil {
-			return nil, r.err // the first failing run, so the message is stable
+			return nil, r.err
 		}
-		if !regenerating {
+		if dedupe {
 			sum := sha256.Sum256(r.input)
 			if seen[sum] {
 				continue

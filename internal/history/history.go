@@ -217,70 +217,113 @@ func (s *Service) Feed(ctx context.Context, page algoitny.PageRequest) (algoitny
 	if !a.SignedIn() {
 		cur.OwnDone = true
 	}
-	// Read up to first items from each live source; the merge takes at most first.
-	var own, public algoitny.Page[*algoitny.SearchHistory]
+	src, err := s.readFeed(ctx, a, cur, first)
+	if err != nil {
+		return algoitny.Page[*algoitny.SearchHistory]{}, err
+	}
+	m := feedMerge{feedSources: src, caller: a, cur: cur}
+	m.merge(first)
+	return m.end(), nil
+}
+
+// feedSources is one read of the feed's two sources.
+type feedSources struct {
+	own, public algoitny.Page[*algoitny.SearchHistory]
+	// current holds the public items still public now, by reference.
+	current map[algoitny.HistoryRef]*algoitny.SearchHistory
+}
+
+// readFeed reads up to first items from each live source after cur (the
+// merge takes at most first), and which public ones are still public.
+func (s *Service) readFeed(ctx context.Context, a *algoitny.Actor, cur feedCursor, first int) (feedSources, error) {
+	var src feedSources
+	var err error
 	if !cur.OwnDone {
-		if own, err = s.Store.ListUserHistory(ctx, a.UserID(), algoitny.HistoryFilter{}, algoitny.PageRequest{First: first, After: cur.Own}); err != nil {
-			return algoitny.Page[*algoitny.SearchHistory]{}, err
+		if src.own, err = s.Store.ListUserHistory(ctx, a.UserID(), algoitny.HistoryFilter{}, algoitny.PageRequest{First: first, After: cur.Own}); err != nil {
+			return src, err
 		}
 	}
 	if !cur.PublicDone {
 		// Unfiltered (a filter could make pages short, and the merge must
 		// see each source's next items): the caller's own public
 		// executions come in both and are taken from the own source only.
-		if public, err = s.Store.ListPublicHistory(ctx, algoitny.HistoryFilter{}, algoitny.PageRequest{First: first, After: cur.Public}); err != nil {
-			return algoitny.Page[*algoitny.SearchHistory]{}, err
+		if src.public, err = s.Store.ListPublicHistory(ctx, algoitny.HistoryFilter{}, algoitny.PageRequest{First: first, After: cur.Public}); err != nil {
+			return src, err
 		}
 	}
-	current, err := s.stillPublic(ctx, public.Items)
-	if err != nil {
-		return algoitny.Page[*algoitny.SearchHistory]{}, err
-	}
-	out := algoitny.Page[*algoitny.SearchHistory]{}
-	i, j := 0, 0
-	for len(out.Items) < first {
-		ownHas, publicHas := i < len(own.Items), j < len(public.Items)
+	src.current, err = s.stillPublic(ctx, src.public.Items)
+	return src, err
+}
+
+// feedMerge is the merge of one page of the feed: the sources read, the
+// cursor as far as they were consumed (i and j items of the own and the
+// public page), and the page so far.
+type feedMerge struct {
+	feedSources
+	caller *algoitny.Actor
+	cur    feedCursor
+	i, j   int
+	out    algoitny.Page[*algoitny.SearchHistory]
+}
+
+// merge takes up to first items, newest first, each with the cursor after
+// it.
+func (m *feedMerge) merge(first int) {
+	own, public := m.own, m.public
+	for len(m.out.Items) < first {
+		ownHas, publicHas := m.i < len(own.Items), m.j < len(public.Items)
 		// A source whose page is used up but that has more: its next items
 		// may come first, so this page ends here (short, even empty) and
 		// the next one reads on from where both sources stopped.
 		if !ownHas && own.HasNextPage {
 			if own.EndCursor != "" {
-				cur.Own = own.EndCursor
+				m.cur.Own = own.EndCursor
 			}
-			break
+			return
 		}
 		if !publicHas && public.HasNextPage {
 			if public.EndCursor != "" {
-				cur.Public = public.EndCursor
+				m.cur.Public = public.EndCursor
 			}
-			break
+			return
 		}
 		if !ownHas && !publicHas {
-			break
+			return
 		}
-		if publicHas && ((a.SignedIn() && public.Items[j].UserID == a.UserID()) || current[public.Items[j].Ref()] == nil) {
-			// The caller's own (taken from the own source), or no longer
-			// public now (nobody else sees it).
-			cur.Public = public.Cursors[j]
-			j++
+		if publicHas && m.skipPublic(public.Items[m.j]) {
+			m.cur.Public = public.Cursors[m.j]
+			m.j++
 			continue
 		}
-		if !publicHas || (ownHas && newer(own.Items[i], public.Items[j])) {
-			out.Items = append(out.Items, own.Items[i])
-			cur.Own = own.Cursors[i]
-			i++
+		if !publicHas || (ownHas && newer(own.Items[m.i], public.Items[m.j])) {
+			m.out.Items = append(m.out.Items, own.Items[m.i])
+			m.cur.Own = own.Cursors[m.i]
+			m.i++
 		} else {
-			out.Items = append(out.Items, current[public.Items[j].Ref()])
-			cur.Public = public.Cursors[j]
-			j++
+			m.out.Items = append(m.out.Items, m.current[public.Items[m.j].Ref()])
+			m.cur.Public = public.Cursors[m.j]
+			m.j++
 		}
-		out.Cursors = append(out.Cursors, cur.encode())
+		m.out.Cursors = append(m.out.Cursors, m.cur.encode())
 	}
-	// A source is exhausted when all of it was consumed and it has no next page.
-	ownLeft := !cur.OwnDone && (i < len(own.Items) || own.HasNextPage)
-	publicLeft := !cur.PublicDone && (j < len(public.Items) || public.HasNextPage)
+}
+
+// skipPublic reports whether a public item stays out of the feed: the
+// caller's own (taken from the own source), or no longer public now
+// (nobody else sees it).
+func (m *feedMerge) skipPublic(h *algoitny.SearchHistory) bool {
+	return (m.caller.SignedIn() && h.UserID == m.caller.UserID()) || m.current[h.Ref()] == nil
+}
+
+// end returns the merged page with whether there is more and its end
+// cursor, which marks each source exhausted when all of it was consumed
+// and it has no next page.
+func (m *feedMerge) end() algoitny.Page[*algoitny.SearchHistory] {
+	out := m.out
+	ownLeft := !m.cur.OwnDone && (m.i < len(m.own.Items) || m.own.HasNextPage)
+	publicLeft := !m.cur.PublicDone && (m.j < len(m.public.Items) || m.public.HasNextPage)
 	out.HasNextPage = ownLeft || publicLeft
-	end := cur
+	end := m.cur
 	end.OwnDone, end.PublicDone = !ownLeft, !publicLeft
 	if n := len(out.Cursors); n > 0 {
 		out.Cursors[n-1] = end.encode()
@@ -289,7 +332,7 @@ func (s *Service) Feed(ctx context.Context, page algoitny.PageRequest) (algoitny
 		// Every item read was skipped: the next page starts after them.
 		out.EndCursor = end.encode()
 	}
-	return out, nil
+	return out
 }
 
 // newer orders the feed: later first, ties broken by id for a stable order.
