@@ -101,11 +101,6 @@ const (
 	gib = 1 << 30
 )
 
-// nativeOutOfMemory returns what a C or C++ program prints when an allocation fails.
-func nativeOutOfMemory() []string {
-	return []string{"std::bad_alloc", "Cannot allocate memory", "out of memory"}
-}
-
 // pythonLanguage returns the entry of Python 3: py_compile checks the
 // syntax, the interpreter runs the file.
 func pythonLanguage() Language {
@@ -125,29 +120,32 @@ func pythonLanguage() Language {
 
 // cLanguage returns the entry of C17 with gcc -O2.
 func cLanguage() Language {
-	return Language{
-		ID: "c", Name: "C17 (gcc -O2)", SourceFile: "main.c",
-		Compile:                []string{"gcc", "-std=c17", "-O2", "-pipe", "-DONLINE_JUDGE", "-o", "main", "main.c", "-lm"},
-		Run:                    []string{"{dir}/main"},
-		MemoryPolicy:           MemoryAddressSpace,
-		AddressSpaceSlackBytes: 16 * mib,
-		OutOfMemoryMarkers:     nativeOutOfMemory(),
-	}
+	return nativeLanguage("c", "C17 (gcc -O2)", "main.c",
+		[]string{"gcc", "-std=c17", "-O2", "-pipe", "-DONLINE_JUDGE", "-o", "main", "main.c", "-lm"})
 }
 
 // cppLanguage returns the entry of C++17 with g++ -O2.
 func cppLanguage() Language {
+	return nativeLanguage("cpp", "C++17 (g++ -O2)", "main.cpp",
+		[]string{"g++", "-std=c++17", "-O2", "-pipe", "-DONLINE_JUDGE", "-o", "main", "main.cpp"})
+}
+
+// nativeLanguage returns the entry of a language compiled to a native
+// executable (C, C++): its address space bounded with a little slack, and
+// the messages a failed allocation prints.
+func nativeLanguage(id, name, sourceFile string, compile []string) Language {
 	return Language{
-		ID: "cpp", Name: "C++17 (g++ -O2)", SourceFile: "main.cpp",
-		Compile:                []string{"g++", "-std=c++17", "-O2", "-pipe", "-DONLINE_JUDGE", "-o", "main", "main.cpp"},
+		ID: id, Name: name, SourceFile: sourceFile,
+		Compile:                compile,
 		Run:                    []string{"{dir}/main"},
 		MemoryPolicy:           MemoryAddressSpace,
 		AddressSpaceSlackBytes: 16 * mib,
-		OutOfMemoryMarkers:     nativeOutOfMemory(),
+		OutOfMemoryMarkers:     []string{"std::bad_alloc", "Cannot allocate memory", "out of memory"},
 	}
 }
 
-// javaLanguage returns the entry of Java 17: the JVM's heap is the problem's limit, its footprint an allowance.
+// javaLanguage returns the entry of Java 17: the JVM's heap is the
+// problem's limit, its own footprint an allowance.
 func javaLanguage() Language {
 	return Language{
 		ID: "java", Name: "Java 17", SourceFile: "Main.java",
@@ -168,7 +166,8 @@ func javaLanguage() Language {
 	}
 }
 
-// goLanguage returns the entry of Go: the build cache is kept between compilations, the toolchain offline.
+// goLanguage returns the entry of Go: the build cache is kept between
+// compilations, the toolchain offline.
 func goLanguage() Language {
 	return Language{
 		ID: "go", Name: "Go", SourceFile: "main.go",
@@ -190,7 +189,8 @@ func goLanguage() Language {
 	}
 }
 
-// javascriptLanguage returns the entry of JavaScript on Node.js, its old space bounded by the limit.
+// javascriptLanguage returns the entry of JavaScript on Node.js, its old
+// space bounded by the limit.
 func javascriptLanguage() Language {
 	return Language{
 		ID: "javascript", Name: "JavaScript (Node.js)", SourceFile: "main.js",
