@@ -52,21 +52,12 @@ func (b *run) scenarioFanout(ctx context.Context) {
 	sizes := slices.Clone(b.opts.subscribers)
 	slices.Sort(sizes)
 	sizes = slices.Compact(sizes)
-	name := func(n int) string { return fmt.Sprintf("subscription fan-out to %d websocket clients", n) }
-	baseChannel := b.stack.channel + "_base"
-	env := append(os.Environ(), "BENCH_BROADCAST_DATABASE_URL="+b.stack.databaseURL, "BENCH_BROADCAST_CHANNEL="+baseChannel)
-	bp, err := startProc(b.c, "baseline broadcast", env, filepath.Join(b.logDir, "baseline-broadcast.log"), b.self, "-baseline", "broadcast")
+	fb, stop, err := b.startFanBase()
 	if err != nil {
-		b.failRow(name(sizes[0]), err)
+		b.failRow(fanName(sizes[0]), err)
 		return
 	}
-	defer bp.stop()
-	baseAddr, err := bp.waitAddr(30 * time.Second)
-	if err != nil {
-		b.failRow(name(sizes[0]), err)
-		return
-	}
-	fb := &fanBase{b: b, addr: baseAddr, channel: baseChannel}
+	defer stop()
 
 	// The largest size first, on a server with no other socket: it also
 	// measures memory per idle subscriber and DynamoDB requests per event.
@@ -75,7 +66,7 @@ func (b *run) scenarioFanout(ctx context.Context) {
 	for i, n := range slices.Backward(sizes) {
 		ph, m, err := b.fanPhase(ctx, fb, n, i == len(sizes)-1)
 		if err != nil {
-			b.failRow(name(n), err)
+			b.failRow(fanName(n), err)
 			return
 		}
 		phases = append(phases, ph)
@@ -86,35 +77,69 @@ func (b *run) scenarioFanout(ctx context.Context) {
 	b.mergeDeliveries("fanout")
 	slices.Reverse(phases)
 	for _, ph := range phases {
-		s95, b95 := ph.serverP95.quantile(0.5), ph.baseP95.quantile(0.5)
-		r95 := ratioOf(s95, b95)
-		pass := r95 <= 1.5 && ph.server.err == 0 && len(ph.server.d) > 0
-		b.rows = append(b.rows, row{
-			scenario: name(ph.n) + " (delivery)",
-			baseline: fmt.Sprintf("raw broadcast of the same frames (one write per socket): p50 %s, p95 %s (median round), p99 %s", ms(ph.base.quantile(0.5)), ms(b95), ms(ph.base.quantile(0.99))),
-			p50:      ms(ph.server.quantile(0.5)), p99: ms(ph.server.quantile(0.99)),
-			thr:    fmt.Sprintf("%d rounds × %d deliveries each", ph.rounds, ph.n),
-			ratio:  fmt.Sprintf("p95 %s = %.2f× (median round); all rounds pooled %.2f×", ms(s95), r95, ratioOf(ph.server.quantile(0.95), ph.base.quantile(0.95))),
-			target: "p95 ≤ 1.5×", pass: &pass,
-			note: "from the arrival of cancelJob's NOTIFY at the server's listener to each client's receipt of the CANCELLED event: " +
-				"the local fan-out, one shared execution of the selection, the writes (`next` and `complete` in one write per socket); the baseline from its own NOTIFY's arrival, writing the same frames the same way; rounds alternate; " +
-				"p95 is each side's median of its rounds' p95 (a round in which the machine stalled — the mutation taking hundreds of milliseconds too — counts as one round, not as every slow delivery in it); " +
-				fmt.Sprintf("the first subscriber of a round received it after %s (median of rounds)", ms(ph.first.quantile(0.5))) +
-				prefixed("; ", b.errNote(ph.base, ph.server)),
-		})
-		b.rows = append(b.rows, row{
-			scenario: name(ph.n) + " (from the mutation)",
-			baseline: fmt.Sprintf("the baseline from its NOTIFY: p95 %s", ms(ph.base.quantile(0.95))),
-			p50:      ms(ph.fromMutation.quantile(0.5)), p99: ms(ph.fromMutation.quantile(0.99)),
-			thr:   fmt.Sprintf("%d rounds × %d deliveries each", ph.rounds, ph.n),
-			ratio: fmt.Sprintf("p95 %s = %.2f×", ms(ph.fromMutation.quantile(0.95)), ratioOf(ph.fromMutation.quantile(0.95), ph.base.quantile(0.95))),
-			note: fmt.Sprintf("the same deliveries timed from sending cancelJob (its DynamoDB reads and transaction, pg_notify): "+
-				"the NOTIFY arrived %s after the mutation was sent, which answered after %s (medians of rounds)", ms(ph.notify.quantile(0.5)), ms(ph.mutation.quantile(0.5))),
-		})
+		b.rows = append(b.rows, b.fanRows(ph)...)
 	}
-	if mem == nil {
-		return
+	if mem != nil {
+		b.fanMemoryRows(ctx, mem)
 	}
+}
+
+// fanName names the rows of the fan-out to n subscribers.
+func fanName(n int) string { return fmt.Sprintf("subscription fan-out to %d websocket clients", n) }
+
+// startFanBase starts the baseline's broadcast process on a channel of its
+// own; stop ends it.
+func (b *run) startFanBase() (fb *fanBase, stop func(), err error) {
+	baseChannel := b.stack.channel + "_base"
+	env := append(os.Environ(), "BENCH_BROADCAST_DATABASE_URL="+b.stack.databaseURL, "BENCH_BROADCAST_CHANNEL="+baseChannel)
+	bp, err := startProc(b.c, "baseline broadcast", env, filepath.Join(b.logDir, "baseline-broadcast.log"), b.self, "-baseline", "broadcast")
+	if err != nil {
+		return nil, nil, err
+	}
+	baseAddr, err := bp.waitAddr(30 * time.Second)
+	if err != nil {
+		bp.stop()
+		return nil, nil, err
+	}
+	return &fanBase{b: b, addr: baseAddr, channel: baseChannel}, bp.stop, nil
+}
+
+// fanRows are a phase's rows: its deliveries timed from the NOTIFY
+// against the baseline's, and timed from the mutation.
+func (b *run) fanRows(ph *fanPhase) []row {
+	var rows []row
+	s95, b95 := ph.serverP95.quantile(0.5), ph.baseP95.quantile(0.5)
+	r95 := ratioOf(s95, b95)
+	pass := r95 <= 1.5 && ph.server.err == 0 && len(ph.server.d) > 0
+	rows = append(rows, row{
+		scenario: fanName(ph.n) + " (delivery)",
+		baseline: fmt.Sprintf("raw broadcast of the same frames (one write per socket): p50 %s, p95 %s (median round), p99 %s", ms(ph.base.quantile(0.5)), ms(b95), ms(ph.base.quantile(0.99))),
+		p50:      ms(ph.server.quantile(0.5)), p99: ms(ph.server.quantile(0.99)),
+		thr:    fmt.Sprintf("%d rounds × %d deliveries each", ph.rounds, ph.n),
+		ratio:  fmt.Sprintf("p95 %s = %.2f× (median round); all rounds pooled %.2f×", ms(s95), r95, ratioOf(ph.server.quantile(0.95), ph.base.quantile(0.95))),
+		target: "p95 ≤ 1.5×", pass: &pass,
+		note: "from the arrival of cancelJob's NOTIFY at the server's listener to each client's receipt of the CANCELLED event: " +
+			"the local fan-out, one shared execution of the selection, the writes (`next` and `complete` in one write per socket); the baseline from its own NOTIFY's arrival, writing the same frames the same way; rounds alternate; " +
+			"p95 is each side's median of its rounds' p95 (a round in which the machine stalled — the mutation taking hundreds of milliseconds too — counts as one round, not as every slow delivery in it); " +
+			fmt.Sprintf("the first subscriber of a round received it after %s (median of rounds)", ms(ph.first.quantile(0.5))) +
+			prefixed("; ", b.errNote(ph.base, ph.server)),
+	})
+	rows = append(rows, row{
+		scenario: fanName(ph.n) + " (from the mutation)",
+		baseline: fmt.Sprintf("the baseline from its NOTIFY: p95 %s", ms(ph.base.quantile(0.95))),
+		p50:      ms(ph.fromMutation.quantile(0.5)), p99: ms(ph.fromMutation.quantile(0.99)),
+		thr:   fmt.Sprintf("%d rounds × %d deliveries each", ph.rounds, ph.n),
+		ratio: fmt.Sprintf("p95 %s = %.2f×", ms(ph.fromMutation.quantile(0.95)), ratioOf(ph.fromMutation.quantile(0.95), ph.base.quantile(0.95))),
+		note: fmt.Sprintf("the same deliveries timed from sending cancelJob (its DynamoDB reads and transaction, pg_notify): "+
+			"the NOTIFY arrived %s after the mutation was sent, which answered after %s (medians of rounds)", ms(ph.notify.quantile(0.5)), ms(ph.mutation.quantile(0.5))),
+	})
+	return rows
+}
+
+// fanMemoryRows adds the rows of the largest phase's extra measures: the
+// server's memory per idle subscriber against a bare echo connection's,
+// and DynamoDB requests per event at 10 and at n subscribers.
+func (b *run) fanMemoryRows(ctx context.Context, mem *fanMemory) {
 	// A server that has run other scenarios has heap to spare, which new
 	// sockets fill without raising VmRSS: the runtime's own account of
 	// what they hold (stacks + heap in use) counts too, whichever is larger.
@@ -158,22 +183,11 @@ type fanMemory struct {
 // also measures the idle server's memory per subscriber and the DynamoDB
 // requests of an event at n and at 10 subscribers.
 func (b *run) fanPhase(ctx context.Context, fb *fanBase, n int, extra bool) (*fanPhase, *fanMemory, error) {
-	u := b.ds.users[0]
 	token := b.tokens[0]
-	hist := b.ds.histories[0]
-	if len(hist) == 0 {
-		return nil, nil, fmt.Errorf("user 0 has no history")
+	newJob, err := b.fanJobs(ctx)
+	if err != nil {
+		return nil, nil, err
 	}
-	// The event's job points at an execution, as a COMPLETED job does, so
-	// that `history { … }` in the selection is resolved for every subscriber.
-	newJob := func() (*algoitny.Job, error) {
-		j, _, err := b.db.CreateJob(ctx, &algoitny.Job{
-			Type: algoitny.JobCodeExecution, UserID: u.ID, Platform: hist[0].Platform, ProblemID: hist[0].ProblemID,
-			Title: "fan-out", Language: algoitny.LanguagePython, SolutionCode: aPlusBPython, HistoryID: hist[0].ID,
-		})
-		return j, err
-	}
-
 	rss0, _ := rssBytes(b.server.pid())
 	mem0 := b.goMemory(ctx)
 	_, clients, err := dialMany(ctx, n, func() (*websocket.Conn, *wsClient, error) {
@@ -192,13 +206,7 @@ func (b *run) fanPhase(ctx context.Context, fb *fanBase, n int, extra bool) (*fa
 	idle := func() {}
 	if extra {
 		mem = &fanMemory{n: n}
-		idle = func() {
-			time.Sleep(2 * time.Second)
-			rss1, _ := rssBytes(b.server.pid())
-			mem.rssPer = float64(rss1-rss0) / float64(n)
-			mem.memPer = b.goMemory(ctx).minus(mem0).per(n)
-			b.idleProfiles(ctx, "fanout")
-		}
+		idle = func() { b.measureIdle(ctx, mem, rss0, mem0) }
 	}
 	fr, err := b.fanRound(ctx, clients, newJob, token, "idle", idle, false)
 	if err != nil {
@@ -209,16 +217,63 @@ func (b *run) fanPhase(ctx context.Context, fb *fanBase, n int, extra bool) (*fa
 	}
 	defer fb.closeSockets()
 
+	ph, err := b.fanMeasure(ctx, fb, clients, newJob, mem)
+	if err != nil {
+		return nil, nil, err
+	}
+	if mem != nil { // 10 subscribers: DynamoDB requests per event
+		fr, err := b.fanRound(ctx, clients[:min(10, len(clients))], newJob, token, "ten", nil, false)
+		if err != nil {
+			return nil, nil, err
+		}
+		mem.req10 = fr.requests
+	}
+	return ph, mem, nil
+}
+
+// fanJobs returns a function that creates the pending job of a round. The
+// job points at an execution, as a COMPLETED job does, so that
+// `history { … }` in the selection is resolved for every subscriber.
+func (b *run) fanJobs(ctx context.Context) (func() (*algoitny.Job, error), error) {
+	u := b.ds.users[0]
+	hist := b.ds.histories[0]
+	if len(hist) == 0 {
+		return nil, fmt.Errorf("user 0 has no history")
+	}
+	return func() (*algoitny.Job, error) {
+		j, _, err := b.db.CreateJob(ctx, &algoitny.Job{
+			Type: algoitny.JobCodeExecution, UserID: u.ID, Platform: hist[0].Platform, ProblemID: hist[0].ProblemID,
+			Title: "fan-out", Language: algoitny.LanguagePython, SolutionCode: aPlusBPython, HistoryID: hist[0].ID,
+		})
+		return j, err
+	}, nil
+}
+
+// measureIdle records the server's memory per subscriber while mem.n
+// sockets are subscribed and idle, against rss0 and mem0 from before.
+func (b *run) measureIdle(ctx context.Context, mem *fanMemory, rss0 int64, mem0 goMemory) {
+	time.Sleep(2 * time.Second)
+	rss1, _ := rssBytes(b.server.pid())
+	mem.rssPer = float64(rss1-rss0) / float64(mem.n)
+	mem.memPer = b.goMemory(ctx).minus(mem0).per(mem.n)
+	b.idleProfiles(ctx, "fanout")
+}
+
+// fanMeasure alternates baseline and server rounds to the clients and
+// returns the phase; with mem it records the most DynamoDB requests of a
+// round.
+func (b *run) fanMeasure(ctx context.Context, fb *fanBase, clients []*wsClient, newJob func() (*algoitny.Job, error), mem *fanMemory) (*fanPhase, error) {
+	n, token := len(clients), b.tokens[0]
 	rounds := max(3, b.opts.fanRounds)
 	ph := &fanPhase{n: n, rounds: rounds, server: &samples{}, base: &samples{}, fromMutation: &samples{},
 		first: &samples{}, mutation: &samples{}, notify: &samples{}, serverP95: &samples{}, baseP95: &samples{}}
 	for r := range rounds {
 		if ctx.Err() != nil {
-			return nil, nil, ctx.Err()
+			return nil, ctx.Err()
 		}
 		base, err := fb.round(ctx, fmt.Sprintf("n%d-r%d", n, r))
 		if err != nil {
-			return nil, nil, fmt.Errorf("baseline: %w", err)
+			return nil, fmt.Errorf("baseline: %w", err)
 		}
 		ph.base.merge(base)
 		ph.baseP95.add(base.quantile(0.95))
@@ -226,7 +281,7 @@ func (b *run) fanPhase(ctx context.Context, fb *fanBase, n int, extra bool) (*fa
 			ms(base.quantile(0)), ms(base.quantile(0.5)), ms(base.quantile(0.95)), ms(base.quantile(1)))
 		fr, err := b.fanRound(ctx, clients, newJob, token, fmt.Sprint("f", r), nil, true)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		d := fr.fromNotify
 		b.logf("fan-out to %d, server round %d: mutation %s, NOTIFY after %s; from NOTIFY first %s, p50 %s, p95 %s, last %s", n, r, ms(fr.mutation), ms(fr.notify),
@@ -241,14 +296,7 @@ func (b *run) fanPhase(ctx context.Context, fb *fanBase, n int, extra bool) (*fa
 			mem.reqN = max(mem.reqN, fr.requests)
 		}
 	}
-	if mem != nil { // 10 subscribers: DynamoDB requests per event
-		fr, err := b.fanRound(ctx, clients[:min(10, len(clients))], newJob, token, "ten", nil, false)
-		if err != nil {
-			return nil, nil, err
-		}
-		mem.req10 = fr.requests
-	}
-	return ph, mem, nil
+	return ph, nil
 }
 
 // fanRound subscribes every client to a new pending job, waits for their
@@ -261,16 +309,7 @@ func (b *run) fanRound(ctx context.Context, clients []*wsClient, newJob func() (
 		return nil, err
 	}
 	jobID := globalID("Job", job.ID)
-	chans := make([]<-chan wsMessage, len(clients))
-	if err := parallel(ctx, 32, len(clients), func(i int) error {
-		ch, err := clients[i].subscribe(subID, jobUpdated, map[string]any{"id": jobID})
-		if err != nil {
-			return err
-		}
-		chans[i] = ch
-		_, err = clients[i].next(ch, 60*time.Second) // the current state
-		return err
-	}); err != nil {
+	if err := subscribeAll(ctx, clients, subID, jobID); err != nil {
 		return nil, fmt.Errorf("subscribe: %w", err)
 	}
 	if idle != nil {
@@ -282,73 +321,118 @@ func (b *run) fanRound(ctx context.Context, clients []*wsClient, newJob func() (
 		return nil, err
 	}
 	fr := &fanRound{fromNotify: &samples{}, fromMutation: &samples{}}
-	// Each client's reader records the event and the completion as the
-	// baseline's readers do: decoded, then one send to a collector.
-	events := make(chan fanMessage, len(clients))
-	ends := make(chan fanMessage, len(clients))
-	for i, c := range clients {
-		c.onMessages(subID, func(m wsMessage) {
-			switch {
-			case m.Type == "next" && bytes.Contains(m.Payload, []byte(`"CANCELLED"`)):
-				events <- fanMessage{m, i}
-			case m.Type == "complete" || m.Type == "error":
-				ends <- fanMessage{m, i}
-			}
-		})
-		defer c.forget(subID)
-	}
-	var got []time.Time
-	start := time.Now()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		timeout := time.After(30 * time.Second)
-		var first [2][]byte
-		for range 2 * len(clients) {
-			select {
-			case e := <-events:
-				got = append(got, e.m.at)
-				if e.i == 0 {
-					first[0] = e.m.raw
-				}
-			case e := <-ends:
-				if e.i == 0 {
-					first[1] = e.m.raw
-				}
-			case <-timeout:
-				return
-			}
+	col := listenAll(clients, subID)
+	defer func() {
+		for _, c := range clients {
+			c.forget(subID)
 		}
-		fr.frames = first[:]
 	}()
+	start := time.Now()
+	go col.collect()
 	stopProfile := b.deliveryProfile(ctx, "fanout", measured && len(clients) > 10)
 	if _, err := b.api.query(ctx, token, `mutation($id: ID!) { cancelJob(id: $id) { status } }`, map[string]any{"id": jobID}, nil); err != nil {
 		return nil, fmt.Errorf("cancelJob: %w", err)
 	}
 	fr.mutation = time.Since(start)
-	<-done
+	<-col.done
 	stopProfile()
+	fr.frames = col.frames
 	time.Sleep(300 * time.Millisecond)
-	m1, err := metric(ctx, b.api.client, b.base, "algoitny_dynamodb_requests_total")
-	if err != nil {
+	if err := b.timeRound(ctx, fr, col.got, len(clients), start, m0); err != nil {
 		return nil, err
 	}
+	return fr, nil
+}
+
+// subscribeAll subscribes every client to jobUpdated of jobID as subID and
+// waits for each one's first event (the current state).
+func subscribeAll(ctx context.Context, clients []*wsClient, subID, jobID string) error {
+	return parallel(ctx, 32, len(clients), func(i int) error {
+		ch, err := clients[i].subscribe(subID, jobUpdated, map[string]any{"id": jobID})
+		if err != nil {
+			return err
+		}
+		_, err = clients[i].next(ch, 60*time.Second) // the current state
+		return err
+	})
+}
+
+// fanCollector gathers a round's deliveries: each client's reader records
+// the event and the completion as the baseline's readers do (decoded, then
+// one send to a collector).
+type fanCollector struct {
+	clients      int
+	events, ends chan fanMessage
+	done         chan struct{} // collect has returned
+	got          []time.Time   // receipts of the CANCELLED event
+	frames       [][]byte      // what the first client received: the event, then its completion
+}
+
+// listenAll has every client's subscription subID report to a new
+// collector.
+func listenAll(clients []*wsClient, subID string) *fanCollector {
+	col := &fanCollector{clients: len(clients), events: make(chan fanMessage, len(clients)),
+		ends: make(chan fanMessage, len(clients)), done: make(chan struct{})}
+	for i, c := range clients {
+		c.onMessages(subID, func(m wsMessage) {
+			switch {
+			case m.Type == "next" && bytes.Contains(m.Payload, []byte(`"CANCELLED"`)):
+				col.events <- fanMessage{m, i}
+			case m.Type == "complete" || m.Type == "error":
+				col.ends <- fanMessage{m, i}
+			}
+		})
+	}
+	return col
+}
+
+// collect waits (at most 30 s) for every client's event and completion;
+// frames is set only when all came.
+func (col *fanCollector) collect() {
+	defer close(col.done)
+	timeout := time.After(30 * time.Second)
+	var first [2][]byte
+	for range 2 * col.clients {
+		select {
+		case e := <-col.events:
+			col.got = append(col.got, e.m.at)
+			if e.i == 0 {
+				first[0] = e.m.raw
+			}
+		case e := <-col.ends:
+			if e.i == 0 {
+				first[1] = e.m.raw
+			}
+		case <-timeout:
+			return
+		}
+	}
+	col.frames = first[:]
+}
+
+// timeRound fills fr from the receipts (got, of clients clients) and the
+// server's metrics: DynamoDB requests since m0, and when the NOTIFY of the
+// round's only job event (the CANCELLED one) arrived.
+func (b *run) timeRound(ctx context.Context, fr *fanRound, got []time.Time, clients int, start time.Time, m0 float64) error {
+	m1, err := metric(ctx, b.api.client, b.base, "algoitny_dynamodb_requests_total")
+	if err != nil {
+		return err
+	}
 	fr.requests = m1 - m0
-	// The round's only job event: the CANCELLED one.
 	secs, err := metric(ctx, b.api.client, b.base, `algoitny_pubsub_last_received_seconds{kind="job"}`)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	ref := time.Unix(0, int64(secs*1e9))
 	if ref.Before(start) {
-		return nil, fmt.Errorf("the server received no job event after cancelJob was sent")
+		return fmt.Errorf("the server received no job event after cancelJob was sent")
 	}
 	fr.notify = ref.Sub(start)
 	fr.fromNotify.d, fr.fromMutation.d = sinceAll(got, ref), sinceAll(got, start)
 	fr.fromNotify.ops, fr.fromMutation.ops = len(got), len(got)
-	failed := len(clients) - len(got)
+	failed := clients - len(got)
 	fr.fromNotify.err, fr.fromMutation.err = failed, failed
-	return fr, nil
+	return nil
 }
 
 // fanMessage is a message of client i.

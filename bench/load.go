@@ -48,60 +48,98 @@ func sizes(scale float64) (problems, users, history int) {
 func loadData(ctx context.Context, db *dynamo.DB, scale float64, writers int, logf func(string, ...any)) (*dataset, error) {
 	start := time.Now()
 	nProblems, nUsers, nHistory := sizes(scale)
-	ds := &dataset{histories: map[int][]*algoitny.SearchHistory{}, failed: map[int][]*algoitny.SearchHistory{}}
-
-	// Every metered action unlimited for the load users (quotas are still
-	// checked and counted: the transaction runs, only its limit is -1).
-	unlimited := algoitny.Unlimited
-	if _, err := db.UpdatePlan(ctx, algoitny.DefaultPlanName, algoitny.PlanUpdate{MaxExecutionsPerDay: &unlimited, MaxHintsPerDay: &unlimited}); err != nil {
-		return nil, fmt.Errorf("update plan: %w", err)
+	l := &loader{db: db, writers: writers, logf: logf,
+		ds: &dataset{histories: map[int][]*algoitny.SearchHistory{}, failed: map[int][]*algoitny.SearchHistory{}}}
+	if err := l.users(ctx, nUsers); err != nil {
+		return nil, err
 	}
-	plan, err := db.GetPlan(ctx, algoitny.DefaultPlanName)
+	logf("load: %d users in %s", nUsers, time.Since(start).Round(time.Millisecond))
+	cases, err := l.problems(ctx, nProblems)
 	if err != nil {
 		return nil, err
 	}
-
-	ds.users = make([]*algoitny.User, nUsers)
-	if err := parallel(ctx, writers, nUsers, func(i int) error {
-		u := &algoitny.User{Email: fmt.Sprintf("user%04d@bench.example", i), Name: fmt.Sprintf("User %d", i), IsActive: true}
-		ds.users[i] = u
-		return db.CreateUser(ctx, u, plan)
-	}); err != nil {
-		return nil, fmt.Errorf("users: %w", err)
+	public, err := l.histories(ctx, nHistory)
+	if err != nil {
+		return nil, err
 	}
-	logf("load: %d users in %s", nUsers, time.Since(start).Round(time.Millisecond))
+	ds := l.ds
+	ds.nProblems, ds.nTestCases, ds.nUsers, ds.nHistory, ds.nPublic = nProblems, cases, nUsers, nHistory, public
+	ds.loadTime = time.Since(start)
+	return ds, nil
+}
 
+// loader writes the data set, writers at a time.
+type loader struct {
+	db      *dynamo.DB
+	writers int
+	logf    func(string, ...any)
+	ds      *dataset
+}
+
+// users creates n users on the default plan, every metered action of
+// which is made unlimited (quotas are still checked and counted: the
+// transaction runs, only its limit is -1).
+func (l *loader) users(ctx context.Context, n int) error {
+	unlimited := algoitny.Unlimited
+	if _, err := l.db.UpdatePlan(ctx, algoitny.DefaultPlanName, algoitny.PlanUpdate{MaxExecutionsPerDay: &unlimited, MaxHintsPerDay: &unlimited}); err != nil {
+		return fmt.Errorf("update plan: %w", err)
+	}
+	plan, err := l.db.GetPlan(ctx, algoitny.DefaultPlanName)
+	if err != nil {
+		return err
+	}
+	l.ds.users = make([]*algoitny.User, n)
+	if err := parallel(ctx, l.writers, n, func(i int) error {
+		u := &algoitny.User{Email: fmt.Sprintf("user%04d@bench.example", i), Name: fmt.Sprintf("User %d", i), IsActive: true}
+		l.ds.users[i] = u
+		return l.db.CreateUser(ctx, u, plan)
+	}); err != nil {
+		return fmt.Errorf("users: %w", err)
+	}
+	return nil
+}
+
+// problems creates n problems of 20 test cases and ab10 (10 cases); it
+// returns how many test cases it created.
+func (l *loader) problems(ctx context.Context, n int) (int, error) {
 	t := time.Now()
-	ds.problems = make([]algoitny.ProblemRef, nProblems)
+	l.ds.problems = make([]algoitny.ProblemRef, n)
 	var cases atomic.Int64
-	if err := parallel(ctx, writers, nProblems+1, func(i int) error {
+	if err := parallel(ctx, l.writers, n+1, func(i int) error {
 		id, tests := strconv.Itoa(1000+i), 20
-		if i == nProblems {
+		if i == n {
 			id, tests = "ab10", 10
 		}
-		ref, err := createProblem(ctx, db, id, tests)
-		if i < nProblems {
-			ds.problems[i] = ref
+		ref, err := createProblem(ctx, l.db, id, tests)
+		if i < n {
+			l.ds.problems[i] = ref
 		} else {
-			ds.ab10 = ref
+			l.ds.ab10 = ref
 		}
 		cases.Add(int64(tests))
 		return err
 	}); err != nil {
-		return nil, fmt.Errorf("problems: %w", err)
+		return 0, fmt.Errorf("problems: %w", err)
 	}
-	logf("load: %d problems with %d test cases in %s", nProblems+1, cases.Load(), time.Since(t).Round(time.Millisecond))
+	l.logf("load: %d problems with %d test cases in %s", n+1, cases.Load(), time.Since(t).Round(time.Millisecond))
+	return int(cases.Load()), nil
+}
 
-	t = time.Now()
+// histories creates n history items of random users and problems (a third
+// public), keeping up to 5 of each user's, and of their failed ones, in
+// the data set; it returns how many are public.
+func (l *loader) histories(ctx context.Context, n int) (int, error) {
+	t := time.Now()
+	ds := l.ds
 	var public atomic.Int64
 	var mu sync.Mutex
 	var done atomic.Int64
-	if err := parallel(ctx, writers, nHistory, func(i int) error {
+	if err := parallel(ctx, l.writers, n, func(i int) error {
 		r := rand.New(rand.NewPCG(uint64(i), 7))
-		ui := r.IntN(nUsers)
-		u, p := ds.users[ui], ds.problems[r.IntN(nProblems)]
+		ui := r.IntN(len(ds.users))
+		u, p := ds.users[ui], ds.problems[r.IntN(len(ds.problems))]
 		h := history(u, p, i%3 == 0, r)
-		if err := db.CreateHistory(ctx, h); err != nil {
+		if err := l.db.CreateHistory(ctx, h); err != nil {
 			return err
 		}
 		if h.IsCodePublic {
@@ -115,17 +153,15 @@ func loadData(ctx context.Context, db *dynamo.DB, scale float64, writers int, lo
 			ds.failed[ui] = append(ds.failed[ui], h)
 		}
 		mu.Unlock()
-		if n := done.Add(1); n%10000 == 0 {
-			logf("load: %d/%d history items (%s)", n, nHistory, time.Since(t).Round(time.Second))
+		if k := done.Add(1); k%10000 == 0 {
+			l.logf("load: %d/%d history items (%s)", k, n, time.Since(t).Round(time.Second))
 		}
 		return nil
 	}); err != nil {
-		return nil, fmt.Errorf("history: %w", err)
+		return 0, fmt.Errorf("history: %w", err)
 	}
-	logf("load: %d history items (%d public) in %s", nHistory, public.Load(), time.Since(t).Round(time.Millisecond))
-	ds.nProblems, ds.nTestCases, ds.nUsers, ds.nHistory, ds.nPublic = nProblems, int(cases.Load()), nUsers, nHistory, int(public.Load())
-	ds.loadTime = time.Since(start)
-	return ds, nil
+	l.logf("load: %d history items (%d public) in %s", n, public.Load(), time.Since(t).Round(time.Millisecond))
+	return int(public.Load()), nil
 }
 
 // createProblem registers a completed A+B problem with n test cases.

@@ -208,21 +208,39 @@ var quickFlags = map[string]string{
 // rows missed their target.
 func benchmark(ctx context.Context, c *cleanups, o options, args []string) (missed int, err error) {
 	started := time.Now()
-	logf := func(format string, a ...any) {
-		fmt.Fprintf(os.Stderr, "%s  %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, a...))
-	}
-	root, err := devstack.RepoRoot()
+	b, load0, err := setUp(ctx, c, o)
 	if err != nil {
 		return 0, err
+	}
+	if err := b.runScenarios(ctx); err != nil {
+		return 0, err
+	}
+	b.profileWait()
+	rss, _ := rssBytes(b.server.pid())
+	return b.finishReport(args, started, load0, rss)
+}
+
+// logf writes a timestamped line of progress to standard error.
+func logf(format string, a ...any) {
+	fmt.Fprintf(os.Stderr, "%s  %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, a...))
+}
+
+// setUp prepares a run: a directory for the logs, the server built (unless
+// o.bin names it), a stack with the data set loaded, the server started and
+// warm, and every user signed in. It returns the load average before.
+func setUp(ctx context.Context, c *cleanups, o options) (*run, string, error) {
+	root, err := devstack.RepoRoot()
+	if err != nil {
+		return nil, "", err
 	}
 	logDir, err := os.MkdirTemp("", "algoitny-bench-")
 	if err != nil {
-		return 0, err
+		return nil, "", err
 	}
 	logf("logs in %s", logDir)
 	self, err := os.Executable()
 	if err != nil {
-		return 0, err
+		return nil, "", err
 	}
 	// Sockets: per subscriber 2 in the bench and 1 in the server, and as
 	// many for the baseline's broadcast, plus slack.
@@ -233,80 +251,101 @@ func benchmark(ctx context.Context, c *cleanups, o options, args []string) (miss
 	if bin == "" {
 		t := time.Now()
 		if bin, err = buildServer(ctx, root, logDir); err != nil {
-			return 0, err
+			return nil, "", err
 		}
 		logf("built the server in %s", time.Since(t).Round(time.Millisecond))
 	}
+	b := &run{opts: o, c: c, self: self, logDir: logDir, logf: logf, bin: bin}
+	if err := b.prepareData(ctx); err != nil {
+		return nil, "", err
+	}
+	if err := b.startServer(ctx); err != nil {
+		return nil, "", err
+	}
+	// The workers warm every language's toolchain at start (seconds of
+	// compiling, on the same cores): measure after it, not during it.
+	b.waitJudgeWarm(ctx)
+	b.tokens = make([]string, len(b.ds.users))
+	if err := parallel(ctx, 8, len(b.ds.users), func(i int) error {
+		var err error
+		b.tokens[i], err = b.api.login(ctx, b.ds.users[i].Email)
+		return err
+	}); err != nil {
+		return nil, "", fmt.Errorf("devLogin: %w", err)
+	}
+	return b, load0, nil
+}
+
+// prepareData starts the stack, migrates it, seeds the plans and loads the
+// data set.
+func (b *run) prepareData(ctx context.Context) error {
 	runID := fmt.Sprintf("bench%d", time.Now().UnixNano()%1e9)
-	st, err := startStack(ctx, c, runID, logf)
+	st, err := startStack(ctx, b.c, runID, logf)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	env := st.serverEnv()
 	for _, cmd := range [][]string{{"migrate"}, {"seed-plans"}} {
-		if err := runTool(ctx, bin, env, cmd...); err != nil {
-			return 0, err
+		if err := runTool(ctx, b.bin, env, cmd...); err != nil {
+			return err
 		}
 	}
 	db, err := dynamo.Open(ctx, dynamo.Config{Endpoint: st.dynamoEndpoint, TablePrefix: st.prefix})
 	if err != nil {
-		return 0, err
+		return err
 	}
-	ds, err := loadData(ctx, db, o.scale, o.writers, logf)
+	ds, err := loadData(ctx, db, b.opts.scale, b.opts.writers, logf)
 	if err != nil {
-		return 0, fmt.Errorf("load: %w", err)
+		return fmt.Errorf("load: %w", err)
 	}
 	logf("data set loaded in %s", ds.loadTime.Round(time.Millisecond))
+	b.stack, b.db, b.ds = st, db, ds
+	return nil
+}
 
-	extra, pprofAddr := o.serverEnv, ""
-	if o.profile != "" {
+// startServer starts `algoitny serve` on the stack (with a pprof address
+// when profiling) and the clients of it.
+func (b *run) startServer(ctx context.Context) error {
+	extra, pprofAddr := b.opts.serverEnv, ""
+	if b.opts.profile != "" {
+		var err error
 		if pprofAddr, err = freeAddr(); err != nil {
-			return 0, err
+			return err
 		}
 		extra = append(extra, "ALGOITNY_PPROF_ADDR="+pprofAddr)
 	}
-	serverEnv := st.serverEnv(extra...)
-	srv, err := startProc(c, "algoitny serve", serverEnv, filepath.Join(logDir, "server.log"), bin, "serve")
+	serverEnv := b.stack.serverEnv(extra...)
+	srv, err := startProc(b.c, "algoitny serve", serverEnv, filepath.Join(b.logDir, "server.log"), b.bin, "serve")
 	if err != nil {
-		return 0, err
+		return err
 	}
 	addr, err := srv.waitAddr(60 * time.Second)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	logf("server (pid %d) listening on %s", srv.pid(), addr)
-	sdk, err := newSDKClient(ctx, st.dynamoEndpoint)
+	sdk, err := newSDKClient(ctx, b.stack.dynamoEndpoint)
 	if err != nil {
-		return 0, err
-	}
-	b := &run{
-		opts: o, c: c, stack: st, server: srv, base: "http://" + addr,
-		api:   &api{url: "http://" + addr + "/query", client: newHTTPClient(max(o.clients, 64))},
-		wsURL: "ws://" + addr + "/query", db: db, sdk: sdk, ds: ds, self: self, logDir: logDir, logf: logf,
-	}
-	b.pprofAddr = pprofAddr
-	b.bin, b.serverEnv = bin, serverEnv
-	// The workers warm every language's toolchain at start (seconds of
-	// compiling, on the same cores): measure after it, not during it.
-	b.waitJudgeWarm(ctx)
-	b.tokens = make([]string, len(ds.users))
-	if err := parallel(ctx, 8, len(ds.users), func(i int) error {
-		var err error
-		b.tokens[i], err = b.api.login(ctx, ds.users[i].Email)
 		return err
-	}); err != nil {
-		return 0, fmt.Errorf("devLogin: %w", err)
 	}
+	b.server, b.base, b.sdk = srv, "http://"+addr, sdk
+	b.api = &api{url: "http://" + addr + "/query", client: newHTTPClient(max(b.opts.clients, 64))}
+	b.wsURL = "ws://" + addr + "/query"
+	b.pprofAddr, b.serverEnv = pprofAddr, serverEnv
+	return nil
+}
 
+// runScenarios runs the chosen scenarios in order, logging their rows.
+func (b *run) runScenarios(ctx context.Context) error {
 	scenarios := map[string]func(context.Context){
 		"problem": b.scenarioProblem, "typename": b.scenarioTypename, "history": b.scenarioHistory,
 		"usage": b.scenarioUsage, "judge": b.scenarioJudge, "river": b.scenarioRiver,
 		"execute": b.scenarioExecute, "fanout": b.scenarioFanout, "mixed": b.scenarioMixed,
 		"stale": b.scenarioStale, "overload": b.scenarioOverload,
 	}
-	for _, name := range o.scenarios {
+	for _, name := range b.opts.scenarios {
 		if ctx.Err() != nil {
-			return 0, ctx.Err()
+			return ctx.Err()
 		}
 		t := time.Now()
 		logf("scenario %s ...", name)
@@ -317,17 +356,20 @@ func benchmark(ctx context.Context, c *cleanups, o options, args []string) (miss
 		}
 		logf("scenario %s done in %s", name, time.Since(t).Round(time.Millisecond))
 	}
-	b.profileWait()
-	rss, _ := rssBytes(srv.pid())
+	return nil
+}
 
+// finishReport prints the report (and writes it to o.out) and returns how
+// many rows missed their target.
+func (b *run) finishReport(args []string, started time.Time, load0 string, rss int64) (missed int, err error) {
 	report := b.report(args, started, load0, rss)
 	fmt.Println()
 	fmt.Print(report)
-	if o.out != "" {
-		if err := os.WriteFile(o.out, []byte(report), 0o644); err != nil {
+	if b.opts.out != "" {
+		if err := os.WriteFile(b.opts.out, []byte(report), 0o644); err != nil {
 			return 0, err
 		}
-		logf("report written to %s", o.out)
+		logf("report written to %s", b.opts.out)
 	}
 	for _, r := range b.rows {
 		if r.pass != nil && !*r.pass {

@@ -24,29 +24,11 @@ import (
 func (b *run) scenarioOverload(ctx context.Context) {
 	clients, d := b.opts.overloadClients, b.opts.overloadDuration
 	name := fmt.Sprintf("overload: %d closed-loop clients of reads for %s", clients, d)
-	reads := []func(r *rand.Rand) (string, string, []byte){
-		func(r *rand.Rand) (string, string, []byte) {
-			p := b.ds.problems[r.IntN(len(b.ds.problems))]
-			return "problem", "", encodeQuery(problemQuery, map[string]any{"p": "BAEKJOON", "id": p.ProblemID})
-		},
-		func(r *rand.Rand) (string, string, []byte) {
-			return "publicHistory", "", encodeQuery(historyQuery, map[string]any{"n": 20})
-		},
-		func(r *rand.Rand) (string, string, []byte) {
-			return "problems", "", encodeQuery(problemsQuery, nil)
-		},
-		func(r *rand.Rand) (string, string, []byte) {
-			return "myUsage", b.tokens[r.IntN(len(b.tokens))], encodeQuery(`{ myUsage { action used limit remaining } }`, nil)
-		},
-	}
+	reads := b.readRequests("")
 	// A client of its own with a connection per load client: the shared
 	// one keeps fewer alive.
 	a := &api{url: b.api.url, client: newHTTPClient(clients)}
-	var mu sync.Mutex
-	byKind := map[string]*samples{}
-	all := &samples{}
-	var busy, failed, other atomic.Int64
-	codes := map[int]int{}
+	st := &overloadStats{byKind: map[string]*samples{}, all: &samples{}, codes: map[int]int{}}
 	lctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	b.overloadProfiles(ctx, d)
@@ -58,72 +40,95 @@ func (b *run) scenarioOverload(ctx context.Context) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := rand.New(rand.NewPCG(uint64(w), uint64(time.Now().UnixNano())))
-			for lctx.Err() == nil {
-				kind, token, body := reads[r.IntN(len(reads))](r)
-				t := time.Now()
-				resp, err := a.do(lctx, token, body)
-				elapsed := time.Since(t)
-				switch {
-				case lctx.Err() != nil:
-					return
-				case err != nil:
-					failed.Add(1)
-					continue
-				case resp.Status == http.StatusServiceUnavailable:
-					busy.Add(1)
-					sleepCtx(lctx, time.Second) // Retry-After: 1
-					continue
-				case resp.err() != nil:
-					other.Add(1)
-					mu.Lock()
-					codes[resp.Status]++
-					mu.Unlock()
-					continue
-				}
-				all.add(elapsed)
-				mu.Lock()
-				s := byKind[kind]
-				if s == nil {
-					s = &samples{}
-					byKind[kind] = s
-				}
-				mu.Unlock()
-				s.add(elapsed)
-			}
+			st.client(lctx, a, reads, w)
 		}()
 	}
 	wg.Wait()
+	all := st.all
 	all.dur = time.Since(start)
 	var cpuParts []string
 	for i, c := range cpuOf(procs) {
 		cpuParts = append(cpuParts, fmt.Sprintf("%s %.0f%%", procs[i].name, 100*(c-cpu0[i]).Seconds()/all.dur.Seconds()))
 	}
+	b.rows = append(b.rows, st.row(name, cpuParts))
+}
 
+// overloadStats is what the overload scenario's clients saw.
+type overloadStats struct {
+	mu                  sync.Mutex
+	byKind              map[string]*samples
+	all                 *samples
+	busy, failed, other atomic.Int64
+	codes               map[int]int // statuses of the other errors
+}
+
+// client is closed-loop client w: it sends reads until ctx ends, waiting
+// a second after a 503 (Retry-After: 1), and records what it got.
+func (st *overloadStats) client(ctx context.Context, a *api, reads []mixedRequest, w int) {
+	r := rand.New(rand.NewPCG(uint64(w), uint64(time.Now().UnixNano())))
+	for ctx.Err() == nil {
+		kind, token, body := reads[r.IntN(len(reads))](r)
+		t := time.Now()
+		resp, err := a.do(ctx, token, body)
+		elapsed := time.Since(t)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil:
+			st.failed.Add(1)
+			continue
+		case resp.Status == http.StatusServiceUnavailable:
+			st.busy.Add(1)
+			sleepCtx(ctx, time.Second) // Retry-After: 1
+			continue
+		case resp.err() != nil:
+			st.other.Add(1)
+			st.mu.Lock()
+			st.codes[resp.Status]++
+			st.mu.Unlock()
+			continue
+		}
+		st.all.add(elapsed)
+		st.mu.Lock()
+		s := st.byKind[kind]
+		if s == nil {
+			s = &samples{}
+			st.byKind[kind] = s
+		}
+		st.mu.Unlock()
+		s.add(elapsed)
+	}
+}
+
+// row is the scenario's row: it passes when reads were answered, their
+// p99 within 10× their p50, and nothing failed but 503s.
+func (st *overloadStats) row(name string, cpuParts []string) row {
+	all := st.all
 	p50, p99 := all.quantile(0.5), all.quantile(0.99)
 	ratio := ratioOf(p99, p50)
-	pass := all.ops > 0 && ratio <= 10 && failed.Load() == 0 && other.Load() == 0
+	pass := all.ops > 0 && ratio <= 10 && st.failed.Load() == 0 && st.other.Load() == 0
 	var kinds []string
-	for k := range byKind {
+	for k := range st.byKind {
 		kinds = append(kinds, k)
 	}
 	sort.Strings(kinds)
 	var parts []string
 	for _, k := range kinds {
-		s := byKind[k]
+		s := st.byKind[k]
 		parts = append(parts, fmt.Sprintf("%s %d p50 %s p99 %s", k, s.ops, ms(s.quantile(0.5)), ms(s.quantile(0.99))))
 	}
-	total := all.ops + int(busy.Load())
-	b.rows = append(b.rows, row{
+	busy := st.busy.Load()
+	total := all.ops + int(busy)
+	return row{
 		scenario: name,
 		p50:      ms(p50), p99: ms(p99),
-		thr:    fmt.Sprintf("%.0f answered/s; 503 %d of %d (%.1f%%)", all.throughput(), busy.Load(), total, 100*float64(busy.Load())/float64(max(total, 1))),
+		thr:    fmt.Sprintf("%.0f answered/s; 503 %d of %d (%.1f%%)", all.throughput(), busy, total, 100*float64(busy)/float64(max(total, 1))),
 		ratio:  fmt.Sprintf("p99 = %.1f× p50", ratio),
 		target: "p99 ≤ 10× p50 of the reads answered; no other errors",
 		pass:   &pass,
 		note: fmt.Sprintf("%s; transport errors %d, other errors %d %v; p90 %s, max %s; CPU (of one core): %s", strings.Join(parts, "; "),
-			failed.Load(), other.Load(), codes, ms(all.quantile(0.9)), ms(all.quantile(1)), strings.Join(cpuParts, ", ")),
-	})
+			st.failed.Load(), st.other.Load(), st.codes, ms(all.quantile(0.9)), ms(all.quantile(1)), strings.Join(cpuParts, ", ")),
+	}
 }
 
 // overloadProfiles, when the overload scenario is profiled, takes a CPU

@@ -273,57 +273,21 @@ func (b *run) requestsOf(ctx context.Context, token string, body []byte) int {
 // net/http JSON handler. Both baselines run as processes of their own.
 func (b *run) scenarioTypename(ctx context.Context) {
 	const name = "`{ __typename }` server CPU per request"
-	// Measured on an API replica as production runs it (`serve
-	// --no-workers`, dev mode off: no devLogin, no per-request DynamoDB
-	// count in the extensions), beside the bench's server.
-	env := append(slices.Clone(b.serverEnv), "ALGOITNY_DEV=false")
-	var pprofAddr string
-	if b.opts.profile == "typename" {
-		var err error
-		if pprofAddr, err = freeAddr(); err != nil {
-			b.failRow(name, err)
-			return
-		}
-		env = append(env, "ALGOITNY_PPROF_ADDR="+pprofAddr)
-	}
-	replica, err := startProc(b.c, "algoitny serve (production API replica)", env, filepath.Join(b.logDir, "replica-typename.log"), b.bin, "serve", "--no-workers")
+	replica, prod, restore, err := b.startProductionReplica()
 	if err != nil {
 		b.failRow(name, err)
 		return
 	}
 	defer replica.stop()
-	addr, err := replica.waitAddr(60 * time.Second)
-	if err != nil {
-		b.failRow(name, err)
-		return
-	}
-	prod := &api{url: "http://" + addr + "/query", client: b.api.client}
-	if pprofAddr != "" {
-		saved := b.pprofAddr
-		b.pprofAddr = pprofAddr
-		defer func() { b.pprofAddr = saved }()
-	}
+	defer restore()
 	stock, err := b.startBaseline("gqlgen")
 	if err != nil {
 		b.failRow(name, err)
 		return
 	}
 	defer stock.stop()
-	body := encodeQuery("{ __typename }", nil)
-	call := func(a *api) op {
-		return func(ctx context.Context, _ int, _ *rand.Rand) error {
-			resp, err := a.do(ctx, "", body)
-			if err != nil {
-				return err
-			}
-			if !bytes.Contains(resp.Data, []byte(`"Query"`)) {
-				return fmt.Errorf("unexpected response (HTTP %d)", resp.Status)
-			}
-			return nil
-		}
-	}
-	target := b.profiled(ctx, "typename", call(prod))
-	bs, ts, cpu := b.compare(ctx, b.opts.clients, call(stock.api), target, cpuProc{"the API replica", replica.pid()}, cpuProc{"stock gqlgen", stock.pid()})
+	target := b.profiled(ctx, "typename", typenameOp(prod))
+	bs, ts, cpu := b.compare(ctx, b.opts.clients, typenameOp(stock.api), target, cpuProc{"the API replica", replica.pid()}, cpuProc{"stock gqlgen", stock.pid()})
 	ours, theirs := typenameCPU(cpu)
 	rssOurs, _ := rssBytes(replica.pid())
 	rssTheirs, _ := rssBytes(stock.pid())
@@ -338,14 +302,67 @@ func (b *run) scenarioTypename(ctx context.Context) {
 		pass: &pass, note: strings.TrimPrefix(b.errNote(bs, ts)+"; "+cpu.String()+"; per request: each process's CPU in its own rounds less its idle rate in the other's"+
 			fmt.Sprintf("; VmRSS at the end: the API replica %.0f MB, stock gqlgen %.0f MB", float64(rssOurs)/(1<<20), float64(rssTheirs)/(1<<20)), "; "),
 	})
+	b.typenameVsPlain(ctx, replica, prod)
+}
 
+// startProductionReplica starts an API replica as production runs it
+// (`serve --no-workers`, dev mode off: no devLogin, no per-request
+// DynamoDB count in the extensions), beside the bench's server. When the
+// typename scenario is profiled, b.pprofAddr is the replica's until
+// restore is called.
+func (b *run) startProductionReplica() (replica *proc, prod *api, restore func(), err error) {
+	env := append(slices.Clone(b.serverEnv), "ALGOITNY_DEV=false")
+	var pprofAddr string
+	if b.opts.profile == "typename" {
+		if pprofAddr, err = freeAddr(); err != nil {
+			return nil, nil, nil, err
+		}
+		env = append(env, "ALGOITNY_PPROF_ADDR="+pprofAddr)
+	}
+	replica, err = startProc(b.c, "algoitny serve (production API replica)", env, filepath.Join(b.logDir, "replica-typename.log"), b.bin, "serve", "--no-workers")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	addr, err := replica.waitAddr(60 * time.Second)
+	if err != nil {
+		replica.stop()
+		return nil, nil, nil, err
+	}
+	prod = &api{url: "http://" + addr + "/query", client: b.api.client}
+	restore = func() {}
+	if pprofAddr != "" {
+		saved := b.pprofAddr
+		b.pprofAddr = pprofAddr
+		restore = func() { b.pprofAddr = saved }
+	}
+	return replica, prod, restore, nil
+}
+
+// typenameOp sends `{ __typename }` to a.
+func typenameOp(a *api) op {
+	body := encodeQuery("{ __typename }", nil)
+	return func(ctx context.Context, _ int, _ *rand.Rand) error {
+		resp, err := a.do(ctx, "", body)
+		if err != nil {
+			return err
+		}
+		if !bytes.Contains(resp.Data, []byte(`"Query"`)) {
+			return fmt.Errorf("unexpected response (HTTP %d)", resp.Status)
+		}
+		return nil
+	}
+}
+
+// typenameVsPlain adds the information row: the replica's `{ __typename }`
+// throughput against a plain net/http JSON handler's.
+func (b *run) typenameVsPlain(ctx context.Context, replica *proc, prod *api) {
 	plain, err := b.startBaseline("http")
 	if err != nil {
 		b.failRow("`{ __typename }` throughput", err)
 		return
 	}
 	defer plain.stop()
-	bs, ts, cpu = b.compare(ctx, b.opts.clients, call(plain.api), call(prod), cpuProc{"the API replica", replica.pid()}, cpuProc{"the plain handler", plain.pid()})
+	bs, ts, cpu := b.compare(ctx, b.opts.clients, typenameOp(plain.api), typenameOp(prod), cpuProc{"the API replica", replica.pid()}, cpuProc{"the plain handler", plain.pid()})
 	b.rows = append(b.rows, row{
 		scenario: "`{ __typename }` throughput",
 		baseline: fmt.Sprintf("plain net/http JSON handler: %.0f req/s, p50 %s", bs.throughput(), ms(bs.quantile(0.5))),

@@ -191,6 +191,41 @@ func staleRow(name string, k staleKind, res staleResult) row {
 // a plan's limit and an execution's visibility (security state), a
 // problem's title and a user's quota counter (display data).
 func (b *run) staleKinds(ctx context.Context, apiB *api) ([]staleKind, error) {
+	env, err := b.newStaleEnv(ctx, apiB)
+	if err != nil {
+		return nil, err
+	}
+	kinds := []staleKind{env.logoutKind(), env.deactivateKind()}
+	plan, err := env.planKind(ctx)
+	if err != nil {
+		return nil, err
+	}
+	kinds = append(kinds, plan)
+	if private, ok := env.privateKind(); ok {
+		kinds = append(kinds, private)
+	}
+	return append(kinds, env.titleKind(), env.quotaKind()), nil
+}
+
+// staleEnv is what the kinds share: the run (server A), replica B and an
+// admin's token.
+type staleEnv struct {
+	b     *run
+	apiB  *api
+	admin string
+}
+
+// The queries the kinds read on B.
+const (
+	staleMe    = `{ me { email isActive plan { name maxExecutionsPerDay } } }`
+	staleUsage = `{ myUsage { action used limit } }`
+	staleCode  = `query($id: ID!) { searchHistory(id: $id) { code } }`
+	staleTitle = `query($id: String!) { problem(platform: BAEKJOON, problemId: $id) { title } }`
+)
+
+// newStaleEnv makes users[0] an admin with unlimited executions (for the
+// quota kind) and signs it in.
+func (b *run) newStaleEnv(ctx context.Context, apiB *api) (*staleEnv, error) {
 	adminEmail := b.ds.users[0].Email
 	if err := runTool(ctx, b.bin, b.serverEnv, "admin", "grant", adminEmail); err != nil {
 		return nil, err
@@ -199,221 +234,253 @@ func (b *run) staleKinds(ctx context.Context, apiB *api) ([]staleKind, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Unlimited executions, for the quota kind.
 	if _, err := b.api.query(ctx, admin, `mutation($id: ID!) { setUserPlan(userId: $id, plan: "Admin") { id } }`,
 		map[string]any{"id": globalID("User", b.ds.users[0].ID)}, nil); err != nil {
 		return nil, err
 	}
-	// warm reads q on B until B answers it without a DynamoDB request.
-	warm := func(ctx context.Context, token, q string, vars map[string]any) error {
-		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-			r, err := apiB.do(ctx, token, encodeQuery(q, vars))
-			if err != nil {
-				return err
-			}
-			if err := r.err(); err != nil {
-				return err
-			}
-			if r.dynamoRequests() == 0 {
-				return nil
-			}
-			if time.Now().After(deadline) {
-				return fmt.Errorf("B never answered %s from its cache", q)
-			}
+	return &staleEnv{b: b, apiB: apiB, admin: admin}, nil
+}
+
+// warm reads q on B until B answers it without a DynamoDB request.
+func (env *staleEnv) warm(ctx context.Context, token, q string, vars map[string]any) error {
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		r, err := env.apiB.do(ctx, token, encodeQuery(q, vars))
+		if err != nil {
+			return err
+		}
+		if err := r.err(); err != nil {
+			return err
+		}
+		if r.dynamoRequests() == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("B never answered %s from its cache", q)
 		}
 	}
-	mutateA := func(ctx context.Context, token, q string, vars map[string]any) error {
-		_, err := b.api.query(ctx, token, q, vars, nil)
-		return err
-	}
-	const me = `{ me { email isActive plan { name maxExecutionsPerDay } } }`
-	// Users of the data set (not the admin, users[0]) by kind and trial;
-	// kinds that use a user up sign in fresh ones instead.
-	user := func(kind, i int) *algoitny.User { return b.ds.users[1+(kind*37+i)%(len(b.ds.users)-1)] }
-	fresh := func(kind string, i int) string {
-		return fmt.Sprintf("stale-%s-%d-%d@example.com", kind, i, time.Now().UnixNano())
-	}
-	userID := func(ctx context.Context, token string) (string, error) {
-		var out struct{ Me struct{ ID string } }
-		_, err := b.api.query(ctx, token, `{ me { id } }`, nil, &out)
-		return out.Me.ID, err
-	}
+}
 
-	var logoutTokens []string
-	deactivated := map[int][2]string{} // token, global user id
-	var kinds []staleKind
-	kinds = append(kinds, staleKind{
+// mutateA runs a mutation on A.
+func (env *staleEnv) mutateA(ctx context.Context, token, q string, vars map[string]any) error {
+	_, err := env.b.api.query(ctx, token, q, vars, nil)
+	return err
+}
+
+// user returns a user of the data set (not the admin, users[0]) for a
+// kind's trial; kinds that use a user up sign in fresh ones instead.
+func (env *staleEnv) user(kind, i int) *algoitny.User {
+	users := env.b.ds.users
+	return users[1+(kind*37+i)%(len(users)-1)]
+}
+
+// fresh returns the email of a new user for a kind's trial.
+func fresh(kind string, i int) string {
+	return fmt.Sprintf("stale-%s-%d-%d@example.com", kind, i, time.Now().UnixNano())
+}
+
+// userID returns the global id of the token's user.
+func (env *staleEnv) userID(ctx context.Context, token string) (string, error) {
+	var out struct{ Me struct{ ID string } }
+	_, err := env.b.api.query(ctx, token, `{ me { id } }`, nil, &out)
+	return out.Me.ID, err
+}
+
+// executionsOnB returns what B says of the token's EXECUTION quota: used
+// and limit.
+func (env *staleEnv) executionsOnB(ctx context.Context, token string) (int, int, error) {
+	var out struct {
+		MyUsage []struct {
+			Action      string
+			Used, Limit int
+		}
+	}
+	r, err := env.apiB.query(ctx, token, staleUsage, nil, nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := json.Unmarshal(r.Data, &out); err != nil {
+		return 0, 0, err
+	}
+	for _, u := range out.MyUsage {
+		if u.Action == "EXECUTION" {
+			return u.Used, u.Limit, nil
+		}
+	}
+	return 0, 0, fmt.Errorf("no EXECUTION usage in %s", r.Data)
+}
+
+// signedInOnB reports whether B still answers staleMe for token.
+func (env *staleEnv) signedInOnB(ctx context.Context, token string) (bool, error) {
+	r, err := env.apiB.do(ctx, token, encodeQuery(staleMe, nil))
+	if err != nil {
+		return false, err
+	}
+	return len(r.Errors) == 0, nil
+}
+
+// logoutKind: a fresh user's session per trial, logged out on A.
+func (env *staleEnv) logoutKind() staleKind {
+	var tokens []string
+	return staleKind{
 		name: "session logged out", strict: true,
 		prepare: func(ctx context.Context, i int) error {
-			token, err := b.api.login(ctx, fresh("logout", i))
+			token, err := env.b.api.login(ctx, fresh("logout", i))
 			if err != nil {
 				return err
 			}
-			logoutTokens = append(logoutTokens, token)
-			return warm(ctx, token, me, nil)
+			tokens = append(tokens, token)
+			return env.warm(ctx, token, staleMe, nil)
 		},
 		mutate: func(ctx context.Context, i int) error {
-			return mutateA(ctx, logoutTokens[i], `mutation { logout }`, nil)
+			return env.mutateA(ctx, tokens[i], `mutation { logout }`, nil)
 		},
-		stale: func(ctx context.Context, i int) (bool, error) {
-			r, err := apiB.do(ctx, logoutTokens[i], encodeQuery(me, nil))
-			if err != nil {
-				return false, err
-			}
-			return len(r.Errors) == 0, nil
-		},
-	})
-	kinds = append(kinds, staleKind{
+		stale: func(ctx context.Context, i int) (bool, error) { return env.signedInOnB(ctx, tokens[i]) },
+	}
+}
+
+// deactivateKind: a fresh user per trial, deactivated on A by the admin.
+func (env *staleEnv) deactivateKind() staleKind {
+	deactivated := map[int][2]string{} // token, global user id
+	return staleKind{
 		name: "user deactivated", strict: true,
 		prepare: func(ctx context.Context, i int) error {
-			token, err := b.api.login(ctx, fresh("deactivate", i))
+			token, err := env.b.api.login(ctx, fresh("deactivate", i))
 			if err != nil {
 				return err
 			}
-			id, err := userID(ctx, token)
+			id, err := env.userID(ctx, token)
 			if err != nil {
 				return err
 			}
 			deactivated[i] = [2]string{token, id}
-			return warm(ctx, token, me, nil)
+			return env.warm(ctx, token, staleMe, nil)
 		},
 		mutate: func(ctx context.Context, i int) error {
-			return mutateA(ctx, admin, `mutation($id: ID!) { setUserActive(userId: $id, active: false) { id } }`, map[string]any{"id": deactivated[i][1]})
+			return env.mutateA(ctx, env.admin, `mutation($id: ID!) { setUserActive(userId: $id, active: false) { id } }`, map[string]any{"id": deactivated[i][1]})
 		},
 		stale: func(ctx context.Context, i int) (bool, error) {
-			r, err := apiB.do(ctx, deactivated[i][0], encodeQuery(me, nil))
-			if err != nil {
-				return false, err
-			}
-			return len(r.Errors) == 0, nil // each trial deactivates a user of its own
+			return env.signedInOnB(ctx, deactivated[i][0]) // each trial deactivates a user of its own
 		},
-	})
-	planUser := user(2, 0)
-	planToken, err := b.api.login(ctx, planUser.Email)
+	}
+}
+
+// planKind: a user on the Pro plan, whose limit the admin changes on A.
+func (env *staleEnv) planKind(ctx context.Context) (staleKind, error) {
+	planUser := env.user(2, 0)
+	planToken, err := env.b.api.login(ctx, planUser.Email)
 	if err != nil {
-		return nil, err
+		return staleKind{}, err
 	}
-	if err := mutateA(ctx, admin, `mutation($id: ID!) { setUserPlan(userId: $id, plan: "Pro") { id } }`, map[string]any{"id": globalID("User", planUser.ID)}); err != nil {
-		return nil, err
+	if err := env.mutateA(ctx, env.admin, `mutation($id: ID!) { setUserPlan(userId: $id, plan: "Pro") { id } }`, map[string]any{"id": globalID("User", planUser.ID)}); err != nil {
+		return staleKind{}, err
 	}
-	const usage = `{ myUsage { action used limit } }`
-	limitOnB := func(ctx context.Context, token string) (int, int, error) {
-		var out struct {
-			MyUsage []struct {
-				Action      string
-				Used, Limit int
-			}
-		}
-		r, err := apiB.query(ctx, token, usage, nil, nil)
-		if err != nil {
-			return 0, 0, err
-		}
-		if err := json.Unmarshal(r.Data, &out); err != nil {
-			return 0, 0, err
-		}
-		for _, u := range out.MyUsage {
-			if u.Action == "EXECUTION" {
-				return u.Used, u.Limit, nil
-			}
-		}
-		return 0, 0, fmt.Errorf("no EXECUTION usage in %s", r.Data)
-	}
-	kinds = append(kinds, staleKind{
+	return staleKind{
 		name: "plan limit lowered", strict: true,
-		prepare: func(ctx context.Context, i int) error { return warm(ctx, planToken, usage, nil) },
+		prepare: func(ctx context.Context, i int) error { return env.warm(ctx, planToken, staleUsage, nil) },
 		mutate: func(ctx context.Context, i int) error {
-			return mutateA(ctx, admin, `mutation($n: Int!) { updatePlan(name: "Pro", input: {maxExecutionsPerDay: $n}) { name } }`, map[string]any{"n": 1000 + i})
+			return env.mutateA(ctx, env.admin, `mutation($n: Int!) { updatePlan(name: "Pro", input: {maxExecutionsPerDay: $n}) { name } }`, map[string]any{"n": 1000 + i})
 		},
 		stale: func(ctx context.Context, i int) (bool, error) {
-			_, limit, err := limitOnB(ctx, planToken)
+			_, limit, err := env.executionsOnB(ctx, planToken)
 			return limit != 1000+i, err
 		},
-	})
-	// Executions: a public one of a user per trial, made private on A.
+	}, nil
+}
+
+// privateKind: a public execution of a user per trial, made private on A
+// by its owner; ok is false when the data set has no public execution.
+func (env *staleEnv) privateKind() (staleKind, bool) {
 	type exec struct{ owner, id string }
 	var execs []exec
 	for i := range 30 {
-		u := user(3, i)
-		for _, h := range b.ds.histories[slices.Index(b.ds.users, u)] {
+		u := env.user(3, i)
+		for _, h := range env.b.ds.histories[slices.Index(env.b.ds.users, u)] {
 			if h.IsCodePublic {
 				execs = append(execs, exec{u.Email, globalID("SearchHistory", h.UserID, h.ID)})
 				break
 			}
 		}
 	}
+	if len(execs) == 0 {
+		return staleKind{}, false
+	}
 	ownerTokens := map[string]string{}
-	const code = `query($id: ID!) { searchHistory(id: $id) { code } }`
-	if len(execs) > 0 {
-		kinds = append(kinds, staleKind{
-			name: "execution made private", strict: true,
-			prepare: func(ctx context.Context, i int) error {
-				e := execs[i%len(execs)]
-				if ownerTokens[e.owner] == "" {
-					t, err := b.api.login(ctx, e.owner)
-					if err != nil {
-						return err
-					}
-					ownerTokens[e.owner] = t
-				}
-				if err := mutateA(ctx, ownerTokens[e.owner], `mutation($id: ID!) { setHistoryVisibility(id: $id, isCodePublic: true) { id } }`, map[string]any{"id": e.id}); err != nil {
+	return staleKind{
+		name: "execution made private", strict: true,
+		prepare: func(ctx context.Context, i int) error {
+			e := execs[i%len(execs)]
+			if ownerTokens[e.owner] == "" {
+				t, err := env.b.api.login(ctx, e.owner)
+				if err != nil {
 					return err
 				}
-				return warm(ctx, "", code, map[string]any{"id": e.id})
-			},
-			mutate: func(ctx context.Context, i int) error {
-				e := execs[i%len(execs)]
-				return mutateA(ctx, ownerTokens[e.owner], `mutation($id: ID!) { setHistoryVisibility(id: $id, isCodePublic: false) { id } }`, map[string]any{"id": e.id})
-			},
-			stale: func(ctx context.Context, i int) (bool, error) {
-				r, err := apiB.do(ctx, "", encodeQuery(code, map[string]any{"id": execs[i%len(execs)].id}))
-				if err != nil {
-					return false, err
-				}
-				return strings.Contains(string(r.Data), `"code":"`), nil
-			},
-		})
-	}
-	p := b.ds.problems[len(b.ds.problems)-1]
-	const title = `query($id: String!) { problem(platform: BAEKJOON, problemId: $id) { title } }`
-	kinds = append(kinds, staleKind{
-		name: "problem title",
-		prepare: func(ctx context.Context, i int) error {
-			return warm(ctx, "", title, map[string]any{"id": p.ProblemID})
+				ownerTokens[e.owner] = t
+			}
+			if err := env.mutateA(ctx, ownerTokens[e.owner], `mutation($id: ID!) { setHistoryVisibility(id: $id, isCodePublic: true) { id } }`, map[string]any{"id": e.id}); err != nil {
+				return err
+			}
+			return env.warm(ctx, "", staleCode, map[string]any{"id": e.id})
 		},
 		mutate: func(ctx context.Context, i int) error {
-			return mutateA(ctx, admin, `mutation($id: String!, $t: String!) { updateProblem(platform: BAEKJOON, problemId: $id, input: {title: $t}) { title } }`,
+			e := execs[i%len(execs)]
+			return env.mutateA(ctx, ownerTokens[e.owner], `mutation($id: ID!) { setHistoryVisibility(id: $id, isCodePublic: false) { id } }`, map[string]any{"id": e.id})
+		},
+		stale: func(ctx context.Context, i int) (bool, error) {
+			r, err := env.apiB.do(ctx, "", encodeQuery(staleCode, map[string]any{"id": execs[i%len(execs)].id}))
+			if err != nil {
+				return false, err
+			}
+			return strings.Contains(string(r.Data), `"code":"`), nil
+		},
+	}, true
+}
+
+// titleKind: the last problem's title, changed on A by the admin.
+func (env *staleEnv) titleKind() staleKind {
+	p := env.b.ds.problems[len(env.b.ds.problems)-1]
+	return staleKind{
+		name: "problem title",
+		prepare: func(ctx context.Context, i int) error {
+			return env.warm(ctx, "", staleTitle, map[string]any{"id": p.ProblemID})
+		},
+		mutate: func(ctx context.Context, i int) error {
+			return env.mutateA(ctx, env.admin, `mutation($id: String!, $t: String!) { updateProblem(platform: BAEKJOON, problemId: $id, input: {title: $t}) { title } }`,
 				map[string]any{"id": p.ProblemID, "t": fmt.Sprintf("Title %d", i)})
 		},
 		stale: func(ctx context.Context, i int) (bool, error) {
-			r, err := apiB.do(ctx, "", encodeQuery(title, map[string]any{"id": p.ProblemID}))
+			r, err := env.apiB.do(ctx, "", encodeQuery(staleTitle, map[string]any{"id": p.ProblemID}))
 			if err != nil {
 				return false, err
 			}
 			return !strings.Contains(string(r.Data), fmt.Sprintf(`"Title %d"`, i)), nil
 		},
-	})
+	}
+}
+
+// quotaKind: the admin's quota counter, charged by an executeCode on A.
+func (env *staleEnv) quotaKind() staleKind {
+	p := env.b.ds.problems[len(env.b.ds.problems)-1]
 	var used int
-	kinds = append(kinds, staleKind{
+	return staleKind{
 		name: "quota used (executeCode)",
 		prepare: func(ctx context.Context, i int) error {
-			if err := warm(ctx, admin, usage, nil); err != nil {
+			if err := env.warm(ctx, env.admin, staleUsage, nil); err != nil {
 				return err
 			}
 			var err error
-			used, _, err = limitOnB(ctx, admin)
+			used, _, err = env.executionsOnB(ctx, env.admin)
 			return err
 		},
 		mutate: func(ctx context.Context, i int) error {
 			var out struct{ ExecuteCode struct{ ID string } }
-			_, err := b.api.query(ctx, admin, `mutation($in: ExecuteCodeInput!) { executeCode(input: $in) { id } }`,
+			_, err := env.b.api.query(ctx, env.admin, `mutation($in: ExecuteCodeInput!) { executeCode(input: $in) { id } }`,
 				map[string]any{"in": map[string]any{"platform": "BAEKJOON", "problemId": p.ProblemID, "language": "PYTHON", "code": aPlusBPython}}, &out)
-			b.staleJobs = append(b.staleJobs, [2]string{admin, out.ExecuteCode.ID})
+			env.b.staleJobs = append(env.b.staleJobs, [2]string{env.admin, out.ExecuteCode.ID})
 			return err
 		},
 		stale: func(ctx context.Context, i int) (bool, error) {
-			n, _, err := limitOnB(ctx, admin)
+			n, _, err := env.executionsOnB(ctx, env.admin)
 			return n == used, err
 		},
-	})
-	return kinds, nil
+	}
 }

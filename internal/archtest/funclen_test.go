@@ -27,17 +27,6 @@ var longFuncsAllowed = map[string]string{
 	"cmd/algoitny/app.go:Main.Open":               "issue 19: split after the submissions/transport moves",
 	"internal/jobs/execute.go:executeWorker.Work": "issue 19: split after the submissions/transport moves",
 	"internal/jobs/runner.go:New":                 "issue 19: split after the submissions/transport moves",
-
-	// issue 19: being split on branch i19-long, one package a commit.
-	"bench/fanout.go:run.fanPhase":            "issue 19: being split",
-	"bench/fanout.go:run.fanRound":            "issue 19: being split",
-	"bench/fanout.go:run.scenarioFanout":      "issue 19: being split",
-	"bench/load.go:loadData":                  "issue 19: being split",
-	"bench/main.go:benchmark":                 "issue 19: being split",
-	"bench/mixed.go:run.scenarioMixed":        "issue 19: being split",
-	"bench/overload.go:run.scenarioOverload":  "issue 19: being split",
-	"bench/scenarios.go:run.scenarioTypename": "issue 19: being split",
-	"bench/stale.go:run.staleKinds":           "issue 19: being split",
 }
 
 // moduleRoot is the module's directory, two up from this package's.
