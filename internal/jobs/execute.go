@@ -31,97 +31,131 @@ type executeWorker struct {
 
 // Work implements river.Worker.
 func (w *executeWorker) Work(ctx context.Context, job *river.Job[ExecuteArgs]) error {
-	r := w.runner
 	// The judge starts while the job moves to PROCESSING (once the owner
 	// is known to be active): it is stopped if the job cannot begin.
-	return runEarly(ctx, r, job, job.Args.JobID, func(ctx context.Context, rec *algoitny.Job, b *beginning, owner *algoitny.User) error {
-		// The problem and all its test cases in one Query.
-		p, tests, err := w.store.GetProblemWithTestCases(ctx, algoitny.ProblemRef{Platform: rec.Platform, ProblemID: rec.ProblemID})
-		if algoitny.IsCode(err, algoitny.ENOTFOUND) || (err == nil && (p.IsDeleted || len(tests) == 0)) {
-			return permanent(err, "the problem was deleted or has no test cases")
-		}
-		if err != nil {
-			return err
-		}
-		if owner == nil {
-			return permanent(nil, "the execution has no account")
-		}
-		// Tests an earlier attempt finished (its worker died, or it failed
-		// after judging them) are neither judged nor announced again.
-		results := make([]*algoitny.TestResult, len(tests))
-		if job.Attempt > 1 {
-			if results, err = finishedTests(ctx, w.store, rec.ID, tests); err != nil {
-				return err
-			}
-		}
-		sub := judge.Submission{
-			Language: string(rec.Language), Source: rec.SolutionCode,
-			Limits:  judge.Limits{CPUTime: time.Duration(p.TimeLimitMs) * time.Millisecond, MemoryBytes: int64(p.MemoryLimitMB) << 20},
-			Checker: judgeChecker(p.Checker),
-		}
-		var index []int // of sub.Tests in tests
-		for i, tc := range tests {
-			if results[i] == nil {
-				index = append(index, i)
-				sub.Tests = append(sub.Tests, judge.TestCase{ID: tc.ID, Input: []byte(tc.Input), Expected: []byte(tc.Output)})
-			}
-		}
-		msg := fmt.Sprintf("running %d tests", len(tests))
-		if len(sub.Tests) < len(tests) {
-			msg = fmt.Sprintf("running %d of %d tests (the others finished in an earlier attempt)", len(sub.Tests), len(tests))
-		}
-		// Stored and published by the attempt's journal, in order (after
-		// the job's "started"), while the judge goes on.
-		journalFrom(ctx).add(entry{op: func(ctx context.Context) {
-			if began, err := b.wait(); err == nil {
-				r.progressNow(ctx, began, "judging", msg, 0)
-			}
-		}})
-		var res judge.Result
-		if len(sub.Tests) > 0 {
-			jctx, stop := context.WithCancel(ctx)
-			defer stop()
-			go func() {
-				select {
-				case <-b.done:
-					if b.err != nil {
-						stop() // cancelled or finished meanwhile, or not moved
-					}
-				case <-jctx.Done():
-				}
-			}()
-			res, err = w.judge.Judge(jctx, sub, func(tr judge.TestResult) {
-				i, result := index[tr.Index], testResult(tr)
-				results[i] = &result
-				r.announce(ctx, algoitny.ExecutionEvent{JobID: rec.ID, Index: i, Total: len(tests), Result: result})
-			})
-		}
-		rec, berr := b.wait()
-		if berr != nil {
-			return berr // runEarly ends the attempt; the journal dropped its tests
-		}
-		// The tests the journal has not begun to write are stored with the
-		// execution instead, in the transaction that completes the job, and
-		// announced after it, before the job's end. The others are stored
-		// and announced by now.
-		pending := journalFrom(ctx).takeTests()
-		if err != nil {
-			r.announceTaken(ctx, pending) // a retry resumes from them
-		}
-		switch {
-		case errors.Is(err, judge.ErrUnknownLanguage), errors.Is(err, judge.ErrLanguageUnavailable):
-			return permanent(err, "%s is not available on this server", rec.Language)
-		case errors.Is(err, judge.ErrInvalidInput):
-			return permanent(err, "the problem's judging settings are invalid")
-		case err != nil:
-			return err
-		}
-		if res.Verdict != judge.CompilationError && slices.Contains(results, nil) {
-			r.announceTaken(ctx, pending)
-			return errors.New("the judge returned without every test's result")
-		}
-		return r.complete(ctx, rec, history(rec, p, owner, res, results), pending)
+	return runEarly(ctx, w.runner, job, job.Args.JobID, func(ctx context.Context, rec *algoitny.Job, b *beginning, owner *algoitny.User) error {
+		return w.execute(ctx, job.Attempt, rec, b, owner)
 	})
+}
+
+// execute is one attempt of job rec: it judges the tests no earlier
+// attempt finished, then completes the job with the execution.
+func (w *executeWorker) execute(ctx context.Context, attempt int, rec *algoitny.Job, b *beginning, owner *algoitny.User) error {
+	r := w.runner
+	p, tests, results, err := w.load(ctx, rec, attempt)
+	if err != nil {
+		return err
+	}
+	if owner == nil {
+		return permanent(nil, "the execution has no account")
+	}
+	sub, index := submission(rec, p, tests, results)
+	msg := fmt.Sprintf("running %d tests", len(tests))
+	if len(sub.Tests) < len(tests) {
+		msg = fmt.Sprintf("running %d of %d tests (the others finished in an earlier attempt)", len(sub.Tests), len(tests))
+	}
+	// Stored and published by the attempt's journal, in order (after
+	// the job's "started"), while the judge goes on.
+	journalFrom(ctx).add(entry{op: func(ctx context.Context) {
+		if began, err := b.wait(); err == nil {
+			r.progressNow(ctx, began, "judging", msg, 0)
+		}
+	}})
+	res, err := w.judgeBeginning(ctx, b, sub, func(tr judge.TestResult) {
+		i, result := index[tr.Index], testResult(tr)
+		results[i] = &result
+		r.announce(ctx, algoitny.ExecutionEvent{JobID: rec.ID, Index: i, Total: len(tests), Result: result})
+	})
+	rec, berr := b.wait()
+	if berr != nil {
+		return berr // runEarly ends the attempt; the journal dropped its tests
+	}
+	// The tests the journal has not begun to write are stored with the
+	// execution instead, in the transaction that completes the job, and
+	// announced after it, before the job's end. The others are stored
+	// and announced by now.
+	pending := journalFrom(ctx).takeTests()
+	if err != nil {
+		r.announceTaken(ctx, pending) // a retry resumes from them
+		return judgeFailure(err, rec.Language)
+	}
+	if res.Verdict != judge.CompilationError && slices.Contains(results, nil) {
+		r.announceTaken(ctx, pending)
+		return errors.New("the judge returned without every test's result")
+	}
+	return r.complete(ctx, rec, history(rec, p, owner, res, results), pending)
+}
+
+// load reads rec's problem and all its test cases (one Query) and, on a
+// retry, the results an earlier attempt stored (nil where a test is still
+// to run). A deleted problem or one without tests fails the job for good.
+func (w *executeWorker) load(ctx context.Context, rec *algoitny.Job, attempt int) (*algoitny.Problem, []*algoitny.TestCase, []*algoitny.TestResult, error) {
+	p, tests, err := w.store.GetProblemWithTestCases(ctx, algoitny.ProblemRef{Platform: rec.Platform, ProblemID: rec.ProblemID})
+	if algoitny.IsCode(err, algoitny.ENOTFOUND) || (err == nil && (p.IsDeleted || len(tests) == 0)) {
+		return nil, nil, nil, permanent(err, "the problem was deleted or has no test cases")
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	// Tests an earlier attempt finished (its worker died, or it failed
+	// after judging them) are neither judged nor announced again.
+	results := make([]*algoitny.TestResult, len(tests))
+	if attempt > 1 {
+		if results, err = finishedTests(ctx, w.store, rec.ID, tests); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return p, tests, results, nil
+}
+
+// submission is what the judge runs for rec: the tests without a result,
+// and for each of them its index in tests.
+func submission(rec *algoitny.Job, p *algoitny.Problem, tests []*algoitny.TestCase, results []*algoitny.TestResult) (judge.Submission, []int) {
+	sub := judge.Submission{
+		Language: string(rec.Language), Source: rec.SolutionCode,
+		Limits:  judge.Limits{CPUTime: time.Duration(p.TimeLimitMs) * time.Millisecond, MemoryBytes: int64(p.MemoryLimitMB) << 20},
+		Checker: judgeChecker(p.Checker),
+	}
+	var index []int
+	for i, tc := range tests {
+		if results[i] == nil {
+			index = append(index, i)
+			sub.Tests = append(sub.Tests, judge.TestCase{ID: tc.ID, Input: []byte(tc.Input), Expected: []byte(tc.Output)})
+		}
+	}
+	return sub, index
+}
+
+// judgeBeginning judges sub while the job moves to PROCESSING (b), and
+// stops the judge if it cannot (cancelled or finished meanwhile).
+func (w *executeWorker) judgeBeginning(ctx context.Context, b *beginning, sub judge.Submission, each func(judge.TestResult)) (judge.Result, error) {
+	if len(sub.Tests) == 0 {
+		return judge.Result{}, nil
+	}
+	jctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		select {
+		case <-b.done:
+			if b.err != nil {
+				stop()
+			}
+		case <-jctx.Done():
+		}
+	}()
+	return w.judge.Judge(jctx, sub, each)
+}
+
+// judgeFailure is the attempt's error for the judge's err: permanent
+// when no retry can help.
+func judgeFailure(err error, lang algoitny.Language) error {
+	switch {
+	case errors.Is(err, judge.ErrUnknownLanguage), errors.Is(err, judge.ErrLanguageUnavailable):
+		return permanent(err, "%s is not available on this server", lang)
+	case errors.Is(err, judge.ErrInvalidInput):
+		return permanent(err, "the problem's judging settings are invalid")
+	}
+	return err
 }
 
 // complete stores the execution h of job rec and completes the job in one
