@@ -471,6 +471,12 @@ func TestExecutor(t *testing.T) {
 		t.Cleanup(srv.Close)
 		u := as("u", testPlan())
 		c := algoitnytest.Must[*algoitny.Check](t)(f.svc.Create(u, algoitny.CheckInput{URL: srv.URL, Type: algoitny.CheckAvailability, DelayMs: 100}))
+		// The check is due when the service planned it (real time): the
+		// executor's clock, read at setup, is moved there, or on a loaded
+		// machine the run would find it not due yet and fetch nothing.
+		if next := c.NextRunAt; next != nil && next.After(f.clock.Now()) {
+			f.clock.Add(next.Sub(f.clock.Now()))
+		}
 		done := make(chan watch.Outcome, 1)
 		go func() {
 			out, err := f.exec.RunDue(context.Background(), c.ID)
