@@ -244,6 +244,20 @@
 // runs tests concurrently and calls its progress callback serially.
 // Cancelling the context kills running processes at once.
 //
+// # Interactive problems
+//
+// A Submission with an Interactor runs, for each test, the solution and the
+// interactor at once on two worker slots (taken together, so interactive
+// tests never wait on each other's half), each in its own sandbox with its
+// own limits; the engine pipes each one's standard output into the other's
+// standard input. The interactor is run as testlib runs one, `interactor
+// input output answer`, and its exit status is the verdict (0 OK, 1 WA, 2
+// PE, 3 FAIL, 7 points, 8 unexpected EOF). The solution's own failures
+// (limits, crashes) win over the interactor's rejection unless they came
+// after it; the interactor failing is INTERNAL_ERROR; the solution's wall
+// time is the idleness limit of a pair waiting on each other, and a
+// solution still running a second after the interactor ended is killed.
+//
 // # Benchmark
 //
 //	go test -run '^$' -bench JudgeOverhead -benchtime 1x -count 5 ./internal/judge/

@@ -96,6 +96,7 @@ type Engine struct {
 	compileUID  int
 	slots       chan *slot
 	allSlots    []*slot
+	pairMu      sync.Mutex // held while taking two slots (acquirePair)
 	langs       []Language
 	// holders is set when runs are held in the slots' sandboxes (holder.go);
 	// holderReason says why not.

@@ -64,8 +64,12 @@ type Submission struct {
 	Tests []TestCase
 	// Limits apply to every test; zero fields take DefaultLimits.
 	Limits Limits
-	// Checker judges outputs; the zero value compares lines.
+	// Checker judges outputs; the zero value compares lines. Unused when
+	// Interactor is set.
 	Checker Checker
+	// Interactor, when set, makes the problem interactive: the interactor
+	// talks with the solution and decides each test's verdict.
+	Interactor *Interactor
 }
 
 // TestResult is the outcome of one test.
@@ -125,13 +129,18 @@ type Result struct {
 // error; limit violations, crashes and wrong answers are per-test verdicts.
 //
 // Errors: ErrUnknownLanguage, ErrLanguageUnavailable, ErrInvalidInput (no tests,
-// bad limits or checker, a custom checker that does not compile), ErrClosed,
+// bad limits or checker, a custom checker or an interactor that does not
+// compile, an interactive submission on an engine with fewer than 2
+// Workers), ErrClosed,
 // ErrSandboxFailed when compilation could not be sandboxed, and ctx's error
 // when ctx ends: running processes are killed at once and the Result holds the
 // tests finished so far.
 func (e *Engine) Judge(ctx context.Context, sub Submission, onTest func(TestResult)) (Result, error) {
 	res := Result{Total: len(sub.Tests)}
 	if err := sub.validate(); err != nil {
+		return res, err
+	}
+	if err := e.validateInteractive(sub); err != nil {
 		return res, err
 	}
 	prog := sub.Program
@@ -153,6 +162,17 @@ func (e *Engine) Judge(ctx context.Context, sub Submission, onTest func(TestResu
 		defer cp.Close()
 		checker.Program = cp
 	}
+	if it := sub.Interactor; it != nil && it.Program == nil {
+		ip, err := e.compileInteractor(ctx, *it)
+		if err != nil {
+			res.Verdict = InternalError
+			return res, err
+		}
+		defer ip.Close()
+		compiled := *it
+		compiled.Program = ip
+		sub.Interactor = &compiled
+	}
 	results, runErr := e.runTests(ctx, prog, checker, sub, onTest)
 	res.summarise(results, runErr, len(sub.Tests))
 	return res, runErr
@@ -166,6 +186,9 @@ func (sub Submission) validate() error {
 	}
 	if _, err := sub.Limits.withDefaults(DefaultLimits()); err != nil {
 		return err
+	}
+	if sub.Interactor != nil {
+		return sub.Interactor.validate()
 	}
 	return sub.Checker.validate()
 }
@@ -287,6 +310,9 @@ func (res *Result) summarise(results []TestResult, runErr error, total int) {
 // runTest runs test i and judges its output. The error is only for a cancelled
 // context; every other failure is an INTERNAL_ERROR result.
 func (e *Engine) runTest(ctx context.Context, prog *Program, checker Checker, sub Submission, i int) (TestResult, error) {
+	if sub.Interactor != nil {
+		return e.runInteractiveTest(ctx, prog, sub, i)
+	}
 	tc := sub.Tests[i]
 	tr := TestResult{Index: i, TestID: tc.ID}
 	if tr.TestID == "" {

@@ -48,6 +48,11 @@ type RunOptions struct {
 	Args []string
 	// Limits for this run; zero fields take DefaultLimits.
 	Limits Limits
+
+	// slot, when set, is a worker slot the caller already holds: an
+	// interactive test takes two at once (acquirePair) so that two tests
+	// never each hold one and wait for the other.
+	slot *slot
 }
 
 // RunResult is what happened in one run.
@@ -351,7 +356,7 @@ func (p *Program) run(ctx context.Context, opts RunOptions, checker bool, extra 
 	}
 	argv := append(expandAll(p.lang.Run, vars), expandAll(opts.Args, pathVars)...)
 
-	s, release, err := e.acquireSlot(ctx)
+	s, release, err := e.slotFor(ctx, opts.slot)
 	if err != nil {
 		return RunResult{Verdict: InternalError, Message: err.Error()}, err
 	}

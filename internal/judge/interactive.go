@@ -1,0 +1,304 @@
+package judge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Interactor makes a Submission interactive: for each test the solution and
+// the interactor run at the same time, each in a sandbox of its own with its
+// own limits, the solution's standard output piped to the interactor's
+// standard input and the interactor's standard output to the solution's
+// standard input. It is run the testlib way, as `interactor input output
+// answer`: the test's input and expected output (the answer, often empty)
+// read-only, and a file of its own to write its result to (unused by the
+// judge). Its exit status is the verdict, as testlib's: 0 accepted, 1 wrong
+// answer, 2 presentation error and 8 unexpected end of the solution's output
+// (both WRONG_ANSWER), 7 points (WRONG_ANSWER until points are kept), 3 or
+// any other outcome the interactor failing (INTERNAL_ERROR, never the
+// contestant's fault). What it writes to standard error becomes the test's
+// message.
+type Interactor struct {
+	// Language and Source are the interactor's program, compiled once per
+	// Judge call.
+	Language, Source string
+	// Program is an interactor compiled beforehand with Engine.Compile; it
+	// takes precedence over Language/Source. Judge does not close it.
+	Program *Program
+	// Limits bound the interactor, per test; zero fields take
+	// Config.CheckerLimits. Its wall time is raised past the solution's, so
+	// that a solution that stops answering is the one stopped (its wall
+	// time is the idleness limit).
+	Limits Limits
+}
+
+// interactorGrace is how long the solution may still run once the
+// interactor has ended: long enough to exit after reading the end of its
+// input, short enough that a solution ignoring it does not hold two slots.
+const interactorGrace = time.Second
+
+// testlib's exit codes, as interactors (and checkers) written for Polygon
+// use them.
+const (
+	exitOK            = 0
+	exitWrongAnswer   = 1
+	exitPresentation  = 2
+	exitFail          = 3
+	exitPoints        = 7
+	exitUnexpectedEOF = 8
+)
+
+// errSolutionEnded and errInteractorEnded end the pipe from a finished
+// program, so the other one's output is drained instead of blocking.
+var (
+	errSolutionEnded   = errors.New("the solution has ended")
+	errInteractorEnded = errors.New("the interactor has ended")
+)
+
+// validate checks that the interactor has a program or a source.
+func (it *Interactor) validate() error {
+	if it.Program == nil && (it.Language == "" || it.Source == "") {
+		return fmt.Errorf("%w: an interactor needs a Program or Language and Source", ErrInvalidInput)
+	}
+	if _, err := it.Limits.withDefaults(DefaultCheckerLimits()); err != nil {
+		return err
+	}
+	return nil
+}
+
+// validateInteractive checks what an interactive submission needs of the
+// engine: two worker slots at once.
+func (e *Engine) validateInteractive(sub Submission) error {
+	if sub.Interactor != nil && e.cfg.Workers < 2 {
+		return fmt.Errorf("%w: interactive problems need Config.Workers of 2 or more (the solution and the interactor run at once)", ErrInvalidInput)
+	}
+	return nil
+}
+
+// compileInteractor compiles an interactor's source; one that does not
+// compile is ErrInvalidInput.
+func (e *Engine) compileInteractor(ctx context.Context, it Interactor) (*Program, error) {
+	p, err := e.Compile(ctx, it.Language, it.Source)
+	if err != nil {
+		var ce *CompileError
+		if errors.As(err, &ce) {
+			return nil, fmt.Errorf("%w: the interactor does not compile: %s", ErrInvalidInput, ce.Output)
+		}
+		return nil, fmt.Errorf("interactor: %w", err)
+	}
+	return p, nil
+}
+
+// slotFor returns held when the caller already holds a slot (and a release
+// that leaves it to the caller), else waits for one.
+func (e *Engine) slotFor(ctx context.Context, held *slot) (*slot, func(), error) {
+	if held != nil {
+		return held, func() {}, nil
+	}
+	return e.acquireSlot(ctx)
+}
+
+// acquirePair takes two worker slots for one interactive test. Only one
+// caller at a time waits holding a slot, so two interactive tests can never
+// each hold one and wait for the other's; every other holder of a slot
+// releases it without waiting for another.
+func (e *Engine) acquirePair(ctx context.Context) (a, b *slot, release func(), err error) {
+	e.pairMu.Lock()
+	defer e.pairMu.Unlock()
+	a, releaseA, err := e.acquireSlot(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	b, releaseB, err := e.acquireSlot(ctx)
+	if err != nil {
+		releaseA()
+		return nil, nil, nil, err
+	}
+	return a, b, func() { releaseB(); releaseA() }, nil
+}
+
+// interaction is what happened in one interactive test.
+type interaction struct {
+	sol, it RunResult
+	solErr  error
+	itErr   error
+	// stopped: the solution was still running interactorGrace after the
+	// interactor ended, and was killed.
+	stopped bool
+	// solFirst: the solution ended before the interactor. A solution that
+	// fails after the interactor ended may have failed because its input
+	// ended.
+	solFirst bool
+}
+
+// runInteractiveTest runs test i with the interactor and judges it. The
+// error is only for a cancelled context; every other failure is an
+// INTERNAL_ERROR result.
+func (e *Engine) runInteractiveTest(ctx context.Context, prog *Program, sub Submission, i int) (TestResult, error) {
+	tc := sub.Tests[i]
+	tr := TestResult{Index: i, TestID: tc.ID}
+	if tr.TestID == "" {
+		tr.TestID = strconv.Itoa(i + 1)
+	}
+	hostDir, err := e.newCheckDir()
+	if err != nil {
+		return tr.internal("%v", err)
+	}
+	defer removeAll(hostDir)
+	if err := writeTestFiles(tc, hostDir); err != nil {
+		return tr.internal("%v", err)
+	}
+	preview := &cappedWriter{b: &strings.Builder{}, n: previewMax}
+	in, err := e.interact(ctx, prog, sub, hostDir, preview)
+	if err != nil {
+		return tr, err
+	}
+	tr.CPUTime, tr.WallTime, tr.MemoryBytes = in.sol.CPUTime, in.sol.WallTime, in.sol.MemoryBytes
+	tr.ExitCode, tr.Signal = in.sol.ExitCode, in.sol.Signal
+	tr.Output, tr.Stderr = truncate(preview.b.String(), previewMax), truncate(in.sol.Stderr, previewMax)
+	switch {
+	case in.itErr != nil:
+		return tr.internal("interactor: %v", in.itErr)
+	case in.solErr != nil:
+		return tr.internal("%v", in.solErr)
+	}
+	tr.Verdict, tr.Message = in.verdict()
+	return tr, nil
+}
+
+// interact runs the solution and the interactor of one test connected to
+// each other, on two slots taken together, and kills the solution when it
+// outlives the interactor by interactorGrace. The error is only ctx's.
+func (e *Engine) interact(ctx context.Context, prog *Program, sub Submission, hostDir string, preview io.Writer) (interaction, error) {
+	var in interaction
+	solSlot, itSlot, release, err := e.acquirePair(ctx)
+	if err != nil {
+		return in, err
+	}
+	defer release()
+	toIt, solOut := io.Pipe() // the solution's output, the interactor's input
+	toSol, itOut := io.Pipe() // the interactor's output, the solution's input
+	solCtx, stopSol := context.WithCancel(ctx)
+	defer stopSol()
+	solEnded, solDone := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(solDone)
+		in.sol, in.solErr = prog.Run(solCtx, RunOptions{Stdin: toSol, Stdout: io.MultiWriter(preview, solOut),
+			Limits: sub.Limits, slot: solSlot})
+		close(solEnded)                        // before the interactor can read EOF
+		solOut.Close()                         // the interactor reads EOF
+		toSol.CloseWithError(errSolutionEnded) // the interactor's writes drain
+	}()
+	in.it, in.itErr = e.runInteractor(ctx, prog, sub, hostDir, toIt, itOut, itSlot)
+	select {
+	case <-solEnded:
+		in.solFirst = true
+	default:
+	}
+	itOut.Close()                           // the solution reads EOF
+	toIt.CloseWithError(errInteractorEnded) // the solution's writes drain
+	select {
+	case <-solDone:
+	case <-time.After(interactorGrace):
+		stopSol()
+		<-solDone
+	}
+	if ctx.Err() != nil {
+		return in, ctx.Err()
+	}
+	if in.solErr != nil && solCtx.Err() != nil {
+		in.stopped, in.solErr = true, nil
+	}
+	return in, nil
+}
+
+// runInteractor runs the interactor of sub on the test files in hostDir,
+// reading stdin and writing stdout, with its wall time past the solution's.
+func (e *Engine) runInteractor(ctx context.Context, prog *Program, sub Submission, hostDir string, stdin io.Reader, stdout io.Writer, s *slot) (RunResult, error) {
+	lim, err := sub.Interactor.Limits.withDefaults(e.cfg.CheckerLimits)
+	if err != nil {
+		return RunResult{}, err
+	}
+	solLim, err := sub.Limits.withDefaults(DefaultLimits())
+	if err != nil {
+		return RunResult{}, err
+	}
+	solWall := solLim.effective(prog.lang).wall
+	lim.WallTime = max(lim.effective(sub.Interactor.Program.lang).wall, solWall+interactorGrace+time.Second)
+	inBox := hostDir
+	if e.sandboxed {
+		inBox = checkDir
+	}
+	return sub.Interactor.Program.run(ctx, RunOptions{
+		Args:   []string{"{check}/input.txt", "output.txt", "{check}/answer.txt"},
+		Stdin:  stdin,
+		Stdout: stdout,
+		Limits: lim,
+		slot:   s,
+	}, true, []mount{{src: hostDir, dst: checkDir}}, map[string]string{"check": inBox})
+}
+
+// verdict combines the two programs' outcomes: the interactor failing is
+// the judge's fault; then the solution's own failures (limits, crashes)
+// win over what the interactor says of its answers, unless they came after
+// the interactor rejected it (its input ended then); then the interactor's
+// exit status.
+func (in interaction) verdict() (Verdict, string) {
+	it := in.it
+	comment := truncate(strings.TrimSpace(it.Stderr), previewMax)
+	exited := it.Signal == "" && it.ExitCode >= 0 && it.Verdict != TimeLimitExceeded && it.Verdict != InternalError
+	idle := it.Verdict == TimeLimitExceeded && it.Signal == "SIGKILL" && !strings.HasPrefix(it.Message, "CPU")
+	switch {
+	case idle && !in.stopped && in.sol.Verdict != Accepted:
+		return in.sol.Verdict, in.sol.Message
+	case !exited:
+		return InternalError, fmt.Sprintf("interactor failed (%s: %s): %s", it.Verdict, it.Message, comment)
+	case it.ExitCode == exitFail:
+		return InternalError, "interactor failed: " + comment
+	case !in.stopped && in.sol.Verdict != Accepted && (in.solFirst || it.ExitCode == exitOK):
+		return in.sol.Verdict, in.sol.Message
+	}
+	switch it.ExitCode {
+	case exitOK:
+		if in.stopped {
+			return TimeLimitExceeded, fmt.Sprintf("the solution did not exit within %v after the interactor finished", interactorGrace)
+		}
+		return Accepted, comment
+	case exitWrongAnswer:
+		return WrongAnswer, comment
+	case exitPresentation:
+		return WrongAnswer, strings.TrimSpace("presentation error: " + comment)
+	case exitUnexpectedEOF:
+		return WrongAnswer, strings.TrimSpace("unexpected end of the solution's output: " + comment)
+	case exitPoints:
+		return WrongAnswer, strings.TrimSpace("partial points: " + comment)
+	}
+	return InternalError, fmt.Sprintf("interactor exited with code %d: %s", it.ExitCode, comment)
+}
+
+// writeTestFiles writes the test's input and answer into hostDir as
+// input.txt and answer.txt.
+func writeTestFiles(tc TestCase, hostDir string) error {
+	for _, f := range []struct {
+		name string
+		data []byte
+		file string
+	}{{"input.txt", tc.Input, tc.InputFile}, {"answer.txt", tc.Expected, tc.ExpectedFile}} {
+		src, err := tc.open(f.data, f.file)
+		if err != nil {
+			return err
+		}
+		err = writeNew(filepath.Join(hostDir, f.name), src)
+		src.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,164 @@
+package judge_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/algoitny/api/internal/judge"
+)
+
+// guessInteractorC is guess-the-number the testlib way: the secret and the
+// query budget in the input file (argv[1]); the solution asks "? x" and
+// hears "<", ">" or "=", and answers "! x".
+const guessInteractorC = `#include <stdio.h>
+#include <string.h>
+int main(int argc, char **argv) {
+	FILE *in = fopen(argv[1], "r");
+	int secret, budget;
+	if (!in || fscanf(in, "%d %d", &secret, &budget) != 2) { fprintf(stderr, "bad input"); return 3; }
+	FILE *res = fopen(argv[2], "w");
+	if (!res) { fprintf(stderr, "cannot write the result file"); return 3; }
+	printf("%d\n", budget); fflush(stdout);
+	for (int q = 0; ; q++) {
+		char op[8]; int x;
+		if (scanf("%7s %d", op, &x) != 2) { fprintf(stderr, "unexpected end of the output"); return 8; }
+		if (strcmp(op, "!") == 0) {
+			if (x != secret) { fprintf(stderr, "answered %d, the number was %d", x, secret); return 1; }
+			fprintf(stderr, "ok, %d queries", q); fprintf(res, "ok\n"); return 0;
+		}
+		if (q >= budget) { fprintf(stderr, "more than %d queries", budget); return 1; }
+		printf("%s\n", x < secret ? ">" : x > secret ? "<" : "="); fflush(stdout);
+	}
+}
+`
+
+// guessInteractorPython is the same interactor in Python.
+const guessInteractorPython = `import sys
+secret, budget = map(int, open(sys.argv[1]).read().split())
+open(sys.argv[2], "w").write("")
+print(budget, flush=True)
+q = 0
+while True:
+    line = sys.stdin.readline().split()
+    if len(line) != 2:
+        sys.stderr.write("unexpected end of the output")
+        sys.exit(8)
+    op, x = line[0], int(line[1])
+    if op == "!":
+        if x != secret:
+            sys.stderr.write("answered %d, the number was %d" % (x, secret))
+            sys.exit(1)
+        sys.stderr.write("ok, %d queries" % q)
+        sys.exit(0)
+    if q >= budget:
+        sys.stderr.write("more than %d queries" % budget)
+        sys.exit(1)
+    q += 1
+    print(">" if x < secret else "<" if x > secret else "=", flush=True)
+`
+
+// binarySearchPython guesses the number in [1, 1000] by bisection.
+const binarySearchPython = `budget = int(input())
+lo, hi = 1, 1000
+while lo < hi:
+    mid = (lo + hi) // 2
+    print("?", mid, flush=True)
+    r = input()
+    if r == "=":
+        lo = hi = mid
+    elif r == ">":
+        lo = mid + 1
+    else:
+        hi = mid - 1
+print("!", lo, flush=True)
+`
+
+var guessTests = []judge.TestCase{
+	{Input: []byte("1 10\n")}, {Input: []byte("1000 10\n")}, {Input: []byte("437 10\n")},
+}
+
+func TestInteractive(t *testing.T) {
+	t.Parallel()
+	e := sharedEngine(t)
+	requireLanguage(t, e, "c")
+	requireLanguage(t, e, "python")
+	cInteractor := compile(t, e, "c", guessInteractorC)
+	fast := judge.Limits{CPUTime: time.Second, WallTime: 3 * time.Second}
+	for _, tc := range []struct {
+		name       string
+		source     string
+		interactor judge.Interactor
+		limits     judge.Limits
+		want       judge.Verdict
+		message    string
+	}{
+		{"AcceptedCInteractor", binarySearchPython, judge.Interactor{Program: cInteractor}, fast, judge.Accepted, "ok, "},
+		{"AcceptedPythonInteractor", binarySearchPython, judge.Interactor{Language: "python", Source: guessInteractorPython}, fast, judge.Accepted, "ok, "},
+		{"WrongAnswer", "input()\nprint('! 5', flush=True)\n", judge.Interactor{Program: cInteractor}, fast, judge.WrongAnswer, "answered 5"},
+		{"TooManyQueries", "input()\nwhile True:\n    print('? 1', flush=True)\n    input()\n", judge.Interactor{Program: cInteractor}, fast, judge.WrongAnswer, "more than 10 queries"},
+		{"EndsWithoutAnswer", "input()\n", judge.Interactor{Program: cInteractor}, fast, judge.WrongAnswer, "unexpected end"},
+		// Waiting for an answer the interactor waits for too: the
+		// solution's wall time is the idleness limit.
+		{"NeverAnswers", "import sys\ninput()\nsys.stdin.read()\n", judge.Interactor{Program: cInteractor}, fast, judge.TimeLimitExceeded, "wall time"},
+		{"SolutionCrashes", "input()\nraise SystemExit(4)\n", judge.Interactor{Program: cInteractor}, fast, judge.RuntimeError, "exit code 4"},
+		// Output the interactor never reads is bounded like any output.
+		{"Floods", "import sys\nwhile True:\n    sys.stdout.write('? 1 ' * 10000)\n", judge.Interactor{Language: "python",
+			Source: "import sys\nsys.stdin.buffer.read()\n"}, judge.Limits{CPUTime: 2 * time.Second, OutputBytes: 1 << 20}, judge.OutputLimitExceeded, "output exceeded"},
+		{"InteractorCrashes", binarySearchPython, judge.Interactor{Language: "python",
+			Source: "import sys\nprint(10, flush=True)\nraise SystemExit(3)\n"}, fast, judge.InternalError, "interactor failed"},
+		{"InteractorKilled", binarySearchPython, judge.Interactor{Language: "c",
+			Source: "int main(void) { return *(volatile int *)0; }\n"}, fast, judge.InternalError, "interactor failed"},
+		{"SolutionOutlivesInteractor", "import time\ninput()\nprint('! 1', flush=True)\nwhile True: pass\n", judge.Interactor{Program: cInteractor},
+			judge.Limits{CPUTime: 10 * time.Second}, judge.TimeLimitExceeded, "did not exit"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			it := tc.interactor
+			res := judgeSub(t, e, judge.Submission{Language: "python", Source: tc.source, Tests: guessTests[:1],
+				Limits: tc.limits, Interactor: &it})
+			requireVerdict(t, tc.name, res.Verdict, tc.want, res)
+			if !strings.Contains(res.Tests[0].Message, tc.message) {
+				t.Fatalf("message %q, want it to contain %q", res.Tests[0].Message, tc.message)
+			}
+		})
+	}
+	t.Run("EveryTest", func(t *testing.T) {
+		t.Parallel()
+		res := judgeSub(t, e, judge.Submission{Language: "python", Source: binarySearchPython, Tests: guessTests,
+			Limits: fast, Interactor: &judge.Interactor{Program: cInteractor}})
+		requireVerdict(t, "every test", res.Verdict, judge.Accepted, res)
+		if res.Passed != len(guessTests) || !strings.HasPrefix(res.Tests[2].Output, "? 500") {
+			t.Fatalf("passed %d of %d, output %q", res.Passed, len(guessTests), res.Tests[2].Output)
+		}
+	})
+}
+
+func TestInteractiveErrors(t *testing.T) {
+	t.Parallel()
+	e := sharedEngine(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		e    *judge.Engine
+		it   judge.Interactor
+	}{
+		{"ErrInvalidInput_NoProgram", e, judge.Interactor{Language: "python"}},
+		{"ErrInvalidInput_DoesNotCompile", e, judge.Interactor{Language: "c", Source: "int main( {"}},
+		{"ErrInvalidInput_OneWorker", nil, judge.Interactor{Language: "python", Source: "pass"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			eng := tc.e
+			if eng == nil {
+				eng, _ = newEngine(t, judge.Config{Workers: 1}, "python")
+			}
+			_, err := eng.Judge(ctx, judge.Submission{Language: "python", Source: "pass", Tests: guessTests[:1], Interactor: &tc.it}, nil)
+			if !errors.Is(err, judge.ErrInvalidInput) {
+				t.Fatalf("err %v, want ErrInvalidInput", err)
+			}
+		})
+	}
+}
