@@ -74,6 +74,14 @@ func checker(in *model.CheckerInput) *algoitny.Checker {
 	return c
 }
 
+// interactor is an InteractorInput as a program; nil when not given.
+func interactor(in *model.InteractorInput) *algoitny.Program {
+	if in == nil {
+		return nil
+	}
+	return &algoitny.Program{Language: in.Language, Code: in.Code}
+}
+
 func toTestCases(in []*model.TestCaseInput) []*algoitny.TestCase {
 	out := make([]*algoitny.TestCase, len(in))
 	for i, tc := range in {
@@ -85,7 +93,7 @@ func toTestCases(in []*model.TestCaseInput) []*algoitny.TestCase {
 func problemUpdate(in model.UpdateProblemInput) algoitny.ProblemUpdate {
 	u := algoitny.ProblemUpdate{
 		Title: in.Title, ProblemURL: in.ProblemURL, Language: in.Language, SolutionCode: in.SolutionCode,
-		Constraints: in.Constraints, Checker: checker(in.Checker), TimeLimitMs: in.TimeLimitMs,
+		Constraints: in.Constraints, Checker: checker(in.Checker), Interactor: interactor(in.Interactor), TimeLimitMs: in.TimeLimitMs,
 		MemoryLimitMB: in.MemoryLimitMb, IsCompleted: in.IsCompleted,
 	}
 	if in.Tags != nil {

@@ -280,34 +280,37 @@ type ComplexityRoot struct {
 	}
 
 	Problem struct {
-		Checker           func(childComplexity int) int
-		Constraints       func(childComplexity int) int
-		CreatedAt         func(childComplexity int) int
-		GeneratorCode     func(childComplexity int) int
-		GeneratorLanguage func(childComplexity int) int
-		ID                func(childComplexity int) int
-		IsCompleted       func(childComplexity int) int
-		IsDeleted         func(childComplexity int) int
-		Language          func(childComplexity int) int
-		MemoryLimitMB     func(childComplexity int) int
-		NeedsReview       func(childComplexity int) int
-		Platform          func(childComplexity int) int
-		ProblemID         func(childComplexity int) int
-		ProblemURL        func(childComplexity int) int
-		ReviewNotes       func(childComplexity int) int
-		ReviewedAt        func(childComplexity int) int
-		SolutionCode      func(childComplexity int) int
-		SolvedByMe        func(childComplexity int) int
-		Statement         func(childComplexity int) int
-		Tags              func(childComplexity int) int
-		TestCaseCount     func(childComplexity int) int
-		TestCases         func(childComplexity int, first *int, after *string) int
-		TimeLimitMs       func(childComplexity int) int
-		Title             func(childComplexity int) int
-		UpdatedAt         func(childComplexity int) int
-		ValidatorCode     func(childComplexity int) int
-		ValidatorLanguage func(childComplexity int) int
-		VerifiedByAdmin   func(childComplexity int) int
+		Checker            func(childComplexity int) int
+		Constraints        func(childComplexity int) int
+		CreatedAt          func(childComplexity int) int
+		GeneratorCode      func(childComplexity int) int
+		GeneratorLanguage  func(childComplexity int) int
+		ID                 func(childComplexity int) int
+		Interactive        func(childComplexity int) int
+		InteractorCode     func(childComplexity int) int
+		InteractorLanguage func(childComplexity int) int
+		IsCompleted        func(childComplexity int) int
+		IsDeleted          func(childComplexity int) int
+		Language           func(childComplexity int) int
+		MemoryLimitMB      func(childComplexity int) int
+		NeedsReview        func(childComplexity int) int
+		Platform           func(childComplexity int) int
+		ProblemID          func(childComplexity int) int
+		ProblemURL         func(childComplexity int) int
+		ReviewNotes        func(childComplexity int) int
+		ReviewedAt         func(childComplexity int) int
+		SolutionCode       func(childComplexity int) int
+		SolvedByMe         func(childComplexity int) int
+		Statement          func(childComplexity int) int
+		Tags               func(childComplexity int) int
+		TestCaseCount      func(childComplexity int) int
+		TestCases          func(childComplexity int, first *int, after *string) int
+		TimeLimitMs        func(childComplexity int) int
+		Title              func(childComplexity int) int
+		UpdatedAt          func(childComplexity int) int
+		ValidatorCode      func(childComplexity int) int
+		ValidatorLanguage  func(childComplexity int) int
+		VerifiedByAdmin    func(childComplexity int) int
 	}
 
 	ProblemConnection struct {
@@ -589,6 +592,10 @@ type ProblemResolver interface {
 	GeneratorLanguage(ctx context.Context, obj *algoitny.Problem) (*algoitny.Language, error)
 	ValidatorCode(ctx context.Context, obj *algoitny.Problem) (*string, error)
 	ValidatorLanguage(ctx context.Context, obj *algoitny.Problem) (*algoitny.Language, error)
+
+	Interactive(ctx context.Context, obj *algoitny.Problem) (bool, error)
+	InteractorCode(ctx context.Context, obj *algoitny.Problem) (*string, error)
+	InteractorLanguage(ctx context.Context, obj *algoitny.Problem) (*algoitny.Language, error)
 
 	TestCases(ctx context.Context, obj *algoitny.Problem, first *int, after *string) (*model.TestCaseConnection, error)
 	SolvedByMe(ctx context.Context, obj *algoitny.Problem) (bool, error)
@@ -1754,6 +1761,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Problem.ID(childComplexity), true
+	case "Problem.interactive":
+		if e.ComplexityRoot.Problem.Interactive == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Problem.Interactive(childComplexity), true
+	case "Problem.interactorCode":
+		if e.ComplexityRoot.Problem.InteractorCode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Problem.InteractorCode(childComplexity), true
+	case "Problem.interactorLanguage":
+		if e.ComplexityRoot.Problem.InteractorLanguage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Problem.InteractorLanguage(childComplexity), true
 	case "Problem.isCompleted":
 		if e.ComplexityRoot.Problem.IsCompleted == nil {
 			break
@@ -2798,6 +2823,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputExecuteCodeInput,
 		ec.unmarshalInputGenerateTestCasesInput,
 		ec.unmarshalInputHistoryFilter,
+		ec.unmarshalInputInteractorInput,
 		ec.unmarshalInputProblemFilter,
 		ec.unmarshalInputReviewProblemInput,
 		ec.unmarshalInputSaveProblemInput,
@@ -3093,6 +3119,12 @@ type Problem implements Node {
   validatorLanguage: Language
   "How outputs are judged."
   checker: Checker!
+  "Whether the problem is interactive: submissions talk with an interactor (over standard input and output) instead of reading a test's input and writing an output, and the interactor decides each test's verdict (` + "`" + `checker` + "`" + ` is not used)."
+  interactive: Boolean!
+  "The interactor of an interactive problem (at most 64 KB): only for staff and the problem's author, null for anyone else and for batch problems."
+  interactorCode: String
+  "The language of ` + "`" + `interactorCode` + "`" + `; null when that is."
+  interactorLanguage: Language
   "CPU time (user + system) allowed per test, in milliseconds: 100–20000, default 2000. A test also stops at a wall-clock limit of twice this plus 1 s."
   timeLimitMs: Int!
   "Peak memory allowed per test, in MiB: 16–2048, default 256. Runtimes get an allowance on top (Java 96 MiB, JavaScript 64, Python 16, Go 8)."
@@ -3891,6 +3923,26 @@ input CheckerInput {
   language: Language
 }
 
+"""
+An interactor, which makes a problem interactive. It runs beside each
+submission in the sandbox, its standard output piped to the submission's
+standard input and the submission's standard output to its standard input,
+as testlib runs one: ` + "`" + `interactor input output answer` + "`" + `, with the test's input
+and expected output (the answer, often empty) as read-only files and a file
+of its own to write. Its exit code is the test's verdict: 0 ACCEPTED, 1
+WRONG_ANSWER, 2 (presentation error) and 8 (unexpected end of the
+submission's output) WRONG_ANSWER, 3 (its own failure) or a crash
+INTERNAL_ERROR; what it writes to standard error becomes the test's message.
+The submission's own limits and crashes win over the interactor's rejection
+unless they came after it.
+"""
+input InteractorInput {
+  "The interactor's language."
+  language: Language!
+  "The interactor's source (at most 64 KB); empty in updateProblem makes the problem a batch problem again."
+  code: String!
+}
+
 "A new problem (createProblem)."
 input CreateProblemInput {
   "The judge the problem comes from."
@@ -3911,6 +3963,8 @@ input CreateProblemInput {
   constraints: String
   "How outputs are judged (default LINES)."
   checker: CheckerInput
+  "Makes the problem interactive (then ` + "`" + `checker` + "`" + ` is not used); null for a batch problem."
+  interactor: InteractorInput
   "CPU time per test in milliseconds: 100–20000, default 2000."
   timeLimitMs: Int
   "Peak memory per test in MiB: 16–2048, default 256."
@@ -3937,6 +3991,8 @@ input UpdateProblemInput {
   constraints: String
   "A new checker, replacing the old one."
   checker: CheckerInput
+  "A new interactor, replacing the old one; one with empty code makes the problem a batch problem again."
+  interactor: InteractorInput
   "A new CPU time per test in milliseconds (100–20000)."
   timeLimitMs: Int
   "A new peak memory per test in MiB (16–2048)."
@@ -4984,6 +5040,12 @@ func (ec *executionContext) childFields_Problem(ctx context.Context, field graph
 		return ec.fieldContext_Problem_validatorLanguage(ctx, field)
 	case "checker":
 		return ec.fieldContext_Problem_checker(ctx, field)
+	case "interactive":
+		return ec.fieldContext_Problem_interactive(ctx, field)
+	case "interactorCode":
+		return ec.fieldContext_Problem_interactorCode(ctx, field)
+	case "interactorLanguage":
+		return ec.fieldContext_Problem_interactorLanguage(ctx, field)
 	case "timeLimitMs":
 		return ec.fieldContext_Problem_timeLimitMs(ctx, field)
 	case "memoryLimitMb":
@@ -10908,6 +10970,75 @@ func (ec *executionContext) fieldContext_Problem_checker(_ context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _Problem_interactive(ctx context.Context, field graphql.CollectedField, obj *algoitny.Problem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Problem_interactive(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Problem().Interactive(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Problem_interactive(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Problem", field, true, true, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Problem_interactorCode(ctx context.Context, field graphql.CollectedField, obj *algoitny.Problem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Problem_interactorCode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Problem().InteractorCode(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Problem_interactorCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Problem", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Problem_interactorLanguage(ctx context.Context, field graphql.CollectedField, obj *algoitny.Problem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Problem_interactorLanguage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Problem().InteractorLanguage(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.Language) graphql.Marshaler {
+			return ec.marshalOLanguage2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐLanguage(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Problem_interactorLanguage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Problem", field, true, true, errors.New("field of type Language does not have child fields"))
+}
+
 func (ec *executionContext) _Problem_timeLimitMs(ctx context.Context, field graphql.CollectedField, obj *algoitny.Problem) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16181,7 +16312,7 @@ func (ec *executionContext) unmarshalInputCreateProblemInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"platform", "problemId", "title", "problemUrl", "tags", "language", "solutionCode", "constraints", "checker", "timeLimitMs", "memoryLimitMb", "testCases", "isCompleted"}
+	fieldsInOrder := [...]string{"platform", "problemId", "title", "problemUrl", "tags", "language", "solutionCode", "constraints", "checker", "interactor", "timeLimitMs", "memoryLimitMb", "testCases", "isCompleted"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -16251,6 +16382,13 @@ func (ec *executionContext) unmarshalInputCreateProblemInput(ctx context.Context
 				return it, err
 			}
 			it.Checker = data
+		case "interactor":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interactor"))
+			data, err := ec.unmarshalOInteractorInput2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐInteractorInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Interactor = data
 		case "timeLimitMs":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("timeLimitMs"))
 			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
@@ -16467,6 +16605,43 @@ func (ec *executionContext) unmarshalInputHistoryFilter(ctx context.Context, obj
 				return it, err
 			}
 			it.ProblemID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputInteractorInput(ctx context.Context, obj any) (model.InteractorInput, error) {
+	var it model.InteractorInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"language", "code"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "language":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("language"))
+			data, err := ec.unmarshalNLanguage2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐLanguage(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Language = data
+		case "code":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("code"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Code = data
 		}
 	}
 	return it, nil
@@ -16845,7 +17020,7 @@ func (ec *executionContext) unmarshalInputUpdateProblemInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"title", "problemUrl", "tags", "language", "solutionCode", "constraints", "checker", "timeLimitMs", "memoryLimitMb", "isCompleted"}
+	fieldsInOrder := [...]string{"title", "problemUrl", "tags", "language", "solutionCode", "constraints", "checker", "interactor", "timeLimitMs", "memoryLimitMb", "isCompleted"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -16901,6 +17076,13 @@ func (ec *executionContext) unmarshalInputUpdateProblemInput(ctx context.Context
 				return it, err
 			}
 			it.Checker = data
+		case "interactor":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interactor"))
+			data, err := ec.unmarshalOInteractorInput2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐInteractorInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Interactor = data
 		case "timeLimitMs":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("timeLimitMs"))
 			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
@@ -19506,6 +19688,120 @@ func (ec *executionContext) _Problem(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "interactive":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Problem_interactive(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "interactorCode":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Problem_interactorCode(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "interactorLanguage":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Problem_interactorLanguage(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "timeLimitMs":
 			out.Values[i] = ec._Problem_timeLimitMs(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -23986,6 +24282,14 @@ func (ec *executionContext) marshalOInt2ᚖint(ctx context.Context, sel ast.Sele
 	_ = ctx
 	res := graphql.MarshalInt(*v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOInteractorInput2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐInteractorInput(ctx context.Context, v any) (*model.InteractorInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputInteractorInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalOJob2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐJob(ctx context.Context, sel ast.SelectionSet, v *algoitny.Job) graphql.Marshaler {

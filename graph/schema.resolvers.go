@@ -215,6 +215,9 @@ func (r *mutationResolver) CreateProblem(ctx context.Context, input model.Create
 	if c := checker(input.Checker); c != nil {
 		p.Checker = *c
 	}
+	if it := interactor(input.Interactor); it != nil {
+		p.Interactor = *it
+	}
 	if input.TimeLimitMs != nil {
 		p.TimeLimitMs = *input.TimeLimitMs
 	}
@@ -404,6 +407,18 @@ func (r *problemResolver) ValidatorCode(ctx context.Context, obj *algoitny.Probl
 
 func (r *problemResolver) ValidatorLanguage(ctx context.Context, obj *algoitny.Problem) (*algoitny.Language, error) {
 	return programLanguage(ctx, obj, obj.Validator), nil
+}
+
+func (r *problemResolver) Interactive(ctx context.Context, obj *algoitny.Problem) (bool, error) {
+	return !obj.Interactor.IsZero(), nil
+}
+
+func (r *problemResolver) InteractorCode(ctx context.Context, obj *algoitny.Problem) (*string, error) {
+	return programCode(ctx, obj, obj.Interactor), nil
+}
+
+func (r *problemResolver) InteractorLanguage(ctx context.Context, obj *algoitny.Problem) (*algoitny.Language, error) {
+	return programLanguage(ctx, obj, obj.Interactor), nil
 }
 
 func (r *problemResolver) TestCases(ctx context.Context, obj *algoitny.Problem, first *int, after *string) (*model.TestCaseConnection, error) {

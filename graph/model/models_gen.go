@@ -112,6 +112,8 @@ type CreateProblemInput struct {
 	Constraints *string `json:"constraints,omitempty"`
 	// How outputs are judged (default LINES).
 	Checker *CheckerInput `json:"checker,omitempty"`
+	// Makes the problem interactive (then `checker` is not used); null for a batch problem.
+	Interactor *InteractorInput `json:"interactor,omitempty"`
 	// CPU time per test in milliseconds: 100–20000, default 2000.
 	TimeLimitMs *int `json:"timeLimitMs,omitempty"`
 	// Peak memory per test in MiB: 16–2048, default 256.
@@ -166,6 +168,24 @@ type HistoryFilter struct {
 	Language *algoitny.Language `json:"language,omitempty"`
 	// Only executions of problems with this id (on any judge unless platform is given).
 	ProblemID *string `json:"problemId,omitempty"`
+}
+
+// An interactor, which makes a problem interactive. It runs beside each
+// submission in the sandbox, its standard output piped to the submission's
+// standard input and the submission's standard output to its standard input,
+// as testlib runs one: `interactor input output answer`, with the test's input
+// and expected output (the answer, often empty) as read-only files and a file
+// of its own to write. Its exit code is the test's verdict: 0 ACCEPTED, 1
+// WRONG_ANSWER, 2 (presentation error) and 8 (unexpected end of the
+// submission's output) WRONG_ANSWER, 3 (its own failure) or a crash
+// INTERNAL_ERROR; what it writes to standard error becomes the test's message.
+// The submission's own limits and crashes win over the interactor's rejection
+// unless they came after it.
+type InteractorInput struct {
+	// The interactor's language.
+	Language algoitny.Language `json:"language"`
+	// The interactor's source (at most 64 KB); empty in updateProblem makes the problem a batch problem again.
+	Code string `json:"code"`
 }
 
 // A page of jobs, newest first (see PageInfo for short pages).
@@ -400,6 +420,8 @@ type UpdateProblemInput struct {
 	Constraints *string `json:"constraints,omitempty"`
 	// A new checker, replacing the old one.
 	Checker *CheckerInput `json:"checker,omitempty"`
+	// A new interactor, replacing the old one; one with empty code makes the problem a batch problem again.
+	Interactor *InteractorInput `json:"interactor,omitempty"`
 	// A new CPU time per test in milliseconds (100–20000).
 	TimeLimitMs *int `json:"timeLimitMs,omitempty"`
 	// A new peak memory per test in MiB (16–2048).

@@ -67,6 +67,16 @@ type Problem struct {
 	CreatedBy string
 	CreatedAt time.Time
 	UpdatedAt time.Time
+
+	// Interactor makes the problem interactive: a program that talks with
+	// each submission over its standard input and output, reads the test's
+	// input from the file named by its first argument and decides the
+	// verdict by its exit code (testlib's: 0 accepted, 1 wrong answer, 3
+	// its own failure). Tests then hold the interactor's input (the
+	// expected output is given to it as the answer file, often empty), and
+	// Checker is not used. Zero for batch problems. Like SolutionCode, only
+	// staff and the problem's author may see its code.
+	Interactor Program
 }
 
 // ProblemRef identifies a problem.
@@ -154,6 +164,10 @@ type ProblemUpdate struct {
 	// Unreviewed undoes a staff review (the problem needs one again and is
 	// no longer verified): its author changed what was reviewed.
 	Unreviewed bool
+
+	// Interactor replaces the interactor; a Program without code makes the
+	// problem a batch problem again.
+	Interactor *Program
 }
 
 // TestCase is one input/expected-output pair of a problem. Inputs and outputs

@@ -63,6 +63,11 @@ type problemItem struct {
 	GSI1PK, GSI1SK    string `dynamodbav:",omitempty"`
 	GSI2PK, GSI2SK    string `dynamodbav:",omitempty"`
 	GSI3PK, GSI3SK    string `dynamodbav:",omitempty"`
+
+	// The interactor of an interactive problem (algoitny.Problem.Interactor),
+	// at most 64 KB like the programs above.
+	InteractorCode     string `dynamodbav:",omitempty"`
+	InteractorLanguage string `dynamodbav:",omitempty"`
 }
 
 func marshalProblem(p *algoitny.Problem) (map[string]types.AttributeValue, error) {
@@ -74,6 +79,7 @@ func marshalProblem(p *algoitny.Problem) (map[string]types.AttributeValue, error
 		CheckerKind: string(p.Checker.Kind), CheckerEpsilon: p.Checker.Epsilon, CheckerCode: p.Checker.Code, CheckerLanguage: string(p.Checker.Language),
 		GeneratorCode: p.Generator.Code, GeneratorLanguage: string(p.Generator.Language),
 		ValidatorCode: p.Validator.Code, ValidatorLanguage: string(p.Validator.Language), Production: p.Production,
+		InteractorCode: p.Interactor.Code, InteractorLanguage: string(p.Interactor.Language),
 		TimeLimitMs: p.TimeLimitMs, MemoryLimitMB: p.MemoryLimitMB,
 		IsCompleted: p.IsCompleted, IsDeleted: p.IsDeleted, DeletedAt: p.DeletedAt, DeletedReason: p.DeletedReason,
 		TestCaseCount: p.TestCaseCount, CreatedBy: p.CreatedBy, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
@@ -105,6 +111,7 @@ func unmarshalProblem(av map[string]types.AttributeValue) (*algoitny.Problem, er
 		Generator:   algoitny.Program{Language: algoitny.Language(it.GeneratorLanguage), Code: it.GeneratorCode},
 		Validator:   algoitny.Program{Language: algoitny.Language(it.ValidatorLanguage), Code: it.ValidatorCode},
 		Production:  it.Production,
+		Interactor:  algoitny.Program{Language: algoitny.Language(it.InteractorLanguage), Code: it.InteractorCode},
 		TimeLimitMs: it.TimeLimitMs, MemoryLimitMB: it.MemoryLimitMB,
 		IsCompleted: it.IsCompleted, IsDeleted: it.IsDeleted, DeletedAt: it.DeletedAt, DeletedReason: it.DeletedReason,
 		TestCaseCount: it.TestCaseCount, CreatedBy: it.CreatedBy, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
@@ -263,7 +270,29 @@ func andAll(conds []expression.ConditionBuilder) *expression.ConditionBuilder {
 // current one, or the current one is not u.ReplacesProduction: another run
 // finished first, and its tests stay.
 func (db *DB) UpdateProblem(ctx context.Context, ref algoitny.ProblemRef, u algoitny.ProblemUpdate) (*algoitny.Problem, error) {
-	upd := expression.Set(expression.Name("UpdatedAt"), expression.Value(db.now().UTC()))
+	upd, cond := problemUpdateExpr(u, db.now().UTC())
+	av, err := db.update(ctx, db.tables.Main, itemKey{problemPK(ref.Platform, ref.ProblemID), skMetadata}, upd, &cond)
+	if isConditionFailed(err) {
+		if u.Production != nil {
+			if p, gerr := db.GetProblem(fresh(ctx), ref); gerr == nil && !p.IsDeleted {
+				return nil, algoitny.Errorf(algoitny.ECONFLICT, "production run %d of problem %s/%s cannot replace the current one (%d): another run finished first",
+					*u.Production, ref.Platform, ref.ProblemID, p.Production)
+			}
+		}
+		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "problem %s/%s not found", ref.Platform, ref.ProblemID)
+	}
+	if err != nil {
+		return nil, translate(err, "update problem")
+	}
+	return unmarshalProblem(av)
+}
+
+// problemUpdateExpr is the update of UpdateProblem: the attributes u sets
+// (and the index keys that follow them) and the condition of the write,
+// a live problem and, for a production run, one not older than the
+// current one.
+func problemUpdateExpr(u algoitny.ProblemUpdate, now time.Time) (expression.UpdateBuilder, expression.ConditionBuilder) {
+	upd := expression.Set(expression.Name("UpdatedAt"), expression.Value(now))
 	set := func(attr string, v any) { upd = upd.Set(expression.Name(attr), expression.Value(v)) }
 	if u.Title != nil {
 		set("Title", *u.Title)
@@ -290,6 +319,10 @@ func (db *DB) UpdateProblem(ctx context.Context, ref algoitny.ProblemRef, u algo
 		set("CheckerEpsilon", u.Checker.Epsilon)
 		set("CheckerCode", u.Checker.Code)
 		set("CheckerLanguage", string(u.Checker.Language))
+	}
+	if u.Interactor != nil {
+		set("InteractorCode", u.Interactor.Code)
+		set("InteractorLanguage", string(u.Interactor.Language))
 	}
 	if u.TimeLimitMs != nil {
 		set("TimeLimitMs", *u.TimeLimitMs)
@@ -326,20 +359,7 @@ func (db *DB) UpdateProblem(ctx context.Context, ref algoitny.ProblemRef, u algo
 			cond = cond.And(expression.Name("Production").Equal(expression.Value(*r)))
 		}
 	}
-	av, err := db.update(ctx, db.tables.Main, itemKey{problemPK(ref.Platform, ref.ProblemID), skMetadata}, upd, &cond)
-	if isConditionFailed(err) {
-		if u.Production != nil {
-			if p, gerr := db.GetProblem(fresh(ctx), ref); gerr == nil && !p.IsDeleted {
-				return nil, algoitny.Errorf(algoitny.ECONFLICT, "production run %d of problem %s/%s cannot replace the current one (%d): another run finished first",
-					*u.Production, ref.Platform, ref.ProblemID, p.Production)
-			}
-		}
-		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "problem %s/%s not found", ref.Platform, ref.ProblemID)
-	}
-	if err != nil {
-		return nil, translate(err, "update problem")
-	}
-	return unmarshalProblem(av)
+	return upd, cond
 }
 
 // attrProductionSeq is the problem item's counter of production runs.

@@ -162,6 +162,25 @@ func TestProblems(t *testing.T) {
 		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 	})
 
+	// An interactive problem's interactor is stored with it, and an
+	// update without code makes it a batch problem again.
+	t.Run("Interactor", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		p := newProblem(algoitny.PlatformCustom, "interactive", algoitny.LanguagePython, false)
+		p.Interactor = algoitny.Program{Language: algoitny.LanguageC, Code: "int main(void) { return 0; }\n"}
+		algoitnytest.OK(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
+		got := algoitnytest.Must[*algoitny.Problem](t)(db.GetProblem(algoitny.WithFreshReads(ctx), p.Ref()))
+		if got.Interactor != p.Interactor {
+			t.Fatalf("stored interactor %+v, want %+v", got.Interactor, p.Interactor)
+		}
+		none := algoitny.Program{}
+		up := algoitnytest.Must[*algoitny.Problem](t)(db.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{Interactor: &none}))
+		if !up.Interactor.IsZero() || up.Interactor.Language != "" {
+			t.Fatalf("after removal: %+v", up.Interactor)
+		}
+	})
+
 	// Production runs are numbered by the problem's counter, and a run
 	// becomes current only if it is newer than the current one; the
 	// programs are stored with it.

@@ -114,7 +114,7 @@ func submission(rec *algoitny.Job, p *algoitny.Problem, tests []*algoitny.TestCa
 	sub := judge.Submission{
 		Language: string(rec.Language), Source: rec.SolutionCode,
 		Limits:  judge.Limits{CPUTime: time.Duration(p.TimeLimitMs) * time.Millisecond, MemoryBytes: int64(p.MemoryLimitMB) << 20},
-		Checker: judgeChecker(p.Checker),
+		Checker: judgeChecker(p.Checker), Interactor: judgeInteractor(p.Interactor),
 	}
 	var index []int
 	for i, tc := range tests {
@@ -212,6 +212,15 @@ func judgeChecker(c algoitny.Checker) judge.Checker {
 		AbsEps: c.Epsilon, RelEps: c.Epsilon,
 		Language: string(c.Language), Source: c.Code,
 	}
+}
+
+// judgeInteractor is an interactive problem's interactor for the judge;
+// nil for a batch problem.
+func judgeInteractor(it algoitny.Program) *judge.Interactor {
+	if it.IsZero() {
+		return nil
+	}
+	return &judge.Interactor{Language: string(it.Language), Source: it.Code}
 }
 
 func testResult(tr judge.TestResult) algoitny.TestResult {

@@ -382,6 +382,9 @@ func applyUpdate(p *algoitny.Problem, u algoitny.ProblemUpdate) {
 	if u.Checker != nil {
 		p.Checker = *u.Checker
 	}
+	if u.Interactor != nil {
+		p.Interactor = *u.Interactor
+	}
 	if u.TimeLimitMs != nil {
 		p.TimeLimitMs = *u.TimeLimitMs
 	}
@@ -424,6 +427,9 @@ func normalizedUpdate(u algoitny.ProblemUpdate, next *algoitny.Problem) algoitny
 	if u.Checker != nil {
 		u.Checker = &next.Checker
 	}
+	if u.Interactor != nil {
+		u.Interactor = &next.Interactor
+	}
 	if u.TimeLimitMs != nil {
 		u.TimeLimitMs = &next.TimeLimitMs
 	}
@@ -445,6 +451,9 @@ func normalize(p *algoitny.Problem) {
 	}
 	if p.Checker.Kind == "" {
 		p.Checker.Kind = algoitny.CheckerLines
+	}
+	if p.Interactor.IsZero() {
+		p.Interactor = algoitny.Program{} // a batch problem: no language either
 	}
 	if p.Tags == nil {
 		p.Tags = []string{}
@@ -472,7 +481,7 @@ func validateProblem(p *algoitny.Problem) error {
 		return err
 	}
 	for field, text := range map[string]string{"title": p.Title, "problemUrl": p.ProblemURL, "constraints": p.Constraints, "solutionCode": p.SolutionCode, "checker.code": p.Checker.Code,
-		"generatorCode": p.Generator.Code, "validatorCode": p.Validator.Code} {
+		"generatorCode": p.Generator.Code, "validatorCode": p.Validator.Code, "interactor.code": p.Interactor.Code} {
 		if err := algoitny.CheckText(field, text); err != nil {
 			return err
 		}
@@ -526,7 +535,26 @@ func validateProblem(p *algoitny.Problem) error {
 	if p.MemoryLimitMB < 16 || p.MemoryLimitMB > 2048 {
 		return algoitny.Invalid("memoryLimitMb", "memoryLimitMb must be between 16 and 2048")
 	}
+	if err := validateInteractor(p.Interactor); err != nil {
+		return err
+	}
 	return validateChecker(p.Checker)
+}
+
+// validateInteractor checks an interactive problem's interactor: code of at
+// most MaxCodeBytes in a known language. No code (a batch problem) is
+// valid.
+func validateInteractor(it algoitny.Program) error {
+	if it.IsZero() {
+		return nil
+	}
+	if strings.TrimSpace(it.Code) == "" || len(it.Code) > MaxCodeBytes {
+		return algoitny.Invalid("interactor.code", "an interactor needs code (at most %d KB)", MaxCodeBytes>>10)
+	}
+	if _, err := algoitny.ParseLanguage(string(it.Language)); err != nil {
+		return algoitny.Invalid("interactor.language", "unknown interactor language %q", it.Language)
+	}
+	return nil
 }
 
 func validateChecker(c algoitny.Checker) error {
