@@ -3003,6 +3003,10 @@ enum Language {
   GO
   "JavaScript run by Node.js; read the input from standard input."
   JAVASCRIPT
+  "Rust 2021, compiled with ` + "`" + `rustc --edition=2021 -O --cfg ONLINE_JUDGE` + "`" + ` (Debian's rustc 1.63); the source is ` + "`" + `main.rs` + "`" + `."
+  RUST
+  "Kotlin 1.3 (Debian's kotlinc) on the JVM of JAVA, the source ` + "`" + `main.kt` + "`" + ` built into a jar with the Kotlin runtime; compiling takes seconds. Gets 1 s more CPU time and 96 MiB more memory, like JAVA."
+  KOTLIN
 }
 
 "The judge's verdict on one test, or on a whole execution (the first failed test's, by index)."
@@ -3127,7 +3131,7 @@ type Problem implements Node {
   interactorLanguage: Language
   "CPU time (user + system) allowed per test, in milliseconds: 100–20000, default 2000. A test also stops at a wall-clock limit of twice this plus 1 s."
   timeLimitMs: Int!
-  "Peak memory allowed per test, in MiB: 16–2048, default 256. Runtimes get an allowance on top (Java 96 MiB, JavaScript 64, Python 16, Go 8)."
+  "Peak memory allowed per test, in MiB: 16–2048, default 256. Runtimes get an allowance on top (Java and Kotlin 96 MiB, JavaScript 64, Python 16, Go 8)."
   memoryLimitMb: Int!
   "Published: true once it has test cases and was marked completed; false for a draft."
   isCompleted: Boolean!
@@ -23427,6 +23431,8 @@ var (
 		"JAVA":       algoitny.LanguageJava,
 		"GO":         algoitny.LanguageGo,
 		"JAVASCRIPT": algoitny.LanguageJavaScript,
+		"RUST":       algoitny.LanguageRust,
+		"KOTLIN":     algoitny.LanguageKotlin,
 	}
 	marshalNLanguage2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐLanguage = map[algoitny.Language]string{
 		algoitny.LanguagePython:     "PYTHON",
@@ -23435,6 +23441,8 @@ var (
 		algoitny.LanguageJava:       "JAVA",
 		algoitny.LanguageGo:         "GO",
 		algoitny.LanguageJavaScript: "JAVASCRIPT",
+		algoitny.LanguageRust:       "RUST",
+		algoitny.LanguageKotlin:     "KOTLIN",
 	}
 )
 
@@ -24403,6 +24411,8 @@ var (
 		"JAVA":       algoitny.LanguageJava,
 		"GO":         algoitny.LanguageGo,
 		"JAVASCRIPT": algoitny.LanguageJavaScript,
+		"RUST":       algoitny.LanguageRust,
+		"KOTLIN":     algoitny.LanguageKotlin,
 	}
 	marshalOLanguage2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐLanguage = map[algoitny.Language]string{
 		algoitny.LanguagePython:     "PYTHON",
@@ -24411,6 +24421,8 @@ var (
 		algoitny.LanguageJava:       "JAVA",
 		algoitny.LanguageGo:         "GO",
 		algoitny.LanguageJavaScript: "JAVASCRIPT",
+		algoitny.LanguageRust:       "RUST",
+		algoitny.LanguageKotlin:     "KOTLIN",
 	}
 )
 

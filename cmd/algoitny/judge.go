@@ -63,7 +63,7 @@ func newJudgeFlags(stderr io.Writer) (*flag.FlagSet, *judgeFlags) {
 	fs := flag.NewFlagSet("algoitny judge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f := &judgeFlags{}
-	fs.StringVar(&f.lang, "lang", "", "language: python, c, cpp, java, go, javascript (default: from the file extension)")
+	fs.StringVar(&f.lang, "lang", "", "language: python, c, cpp, java, go, javascript, rust, kotlin (default: from the file extension)")
 	fs.StringVar(&f.testsDir, "tests", "", "directory of NAME.in + NAME.out (or NAME.ans) files")
 	fs.DurationVar(&f.cpu, "cpu", 2*time.Second, "CPU time limit per test")
 	fs.DurationVar(&f.wall, "wall", 0, "wall time limit per test (default 2×cpu + 1s)")

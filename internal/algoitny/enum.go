@@ -43,10 +43,13 @@ const (
 	LanguageJava       Language = "java"
 	LanguageGo         Language = "go"
 	LanguageJavaScript Language = "javascript"
+	LanguageRust       Language = "rust"
+	LanguageKotlin     Language = "kotlin"
 )
 
 // Languages lists every supported language.
-var Languages = []Language{LanguagePython, LanguageC, LanguageCPP, LanguageJava, LanguageGo, LanguageJavaScript}
+var Languages = []Language{LanguagePython, LanguageC, LanguageCPP, LanguageJava, LanguageGo, LanguageJavaScript,
+	LanguageRust, LanguageKotlin}
 
 // ParseLanguage returns the language named s (case-insensitive) or an EINVALID error.
 func ParseLanguage(s string) (Language, error) {

@@ -915,6 +915,10 @@ func languageName(l algoitny.Language) string {
 		return "Go"
 	case algoitny.LanguageJavaScript:
 		return "JavaScript"
+	case algoitny.LanguageRust:
+		return "Rust"
+	case algoitny.LanguageKotlin:
+		return "Kotlin"
 	}
 	return string(l)
 }

@@ -210,7 +210,7 @@
 // RLIMIT_AS cannot be used uniformly: the JVM, Go and V8 reserve gigabytes of
 // address space they never touch. Language.MemoryPolicy chooses:
 //
-//   - C, C++, Python: RLIMIT_AS = limit + allowance + a little slack for
+//   - C, C++, Rust, Python: RLIMIT_AS = limit + allowance + a little slack for
 //     shared libraries; RLIMIT_STACK = the limit (deep recursion works).
 //   - Go: RLIMIT_DATA (private writable memory, which excludes PROT_NONE
 //     reservations) = limit + slack, GOMEMLIMIT = limit, GOMAXPROCS=1,
@@ -223,7 +223,8 @@
 //     second of extra CPU time and 96 MiB for the JVM itself; no RLIMIT_DATA
 //     (every thread's -Xss64m stack counts against it), so the watchdog polls
 //     the resident set every 50 ms and kills the run above the limit; a
-//     generous RLIMIT_AS is the backstop.
+//     generous RLIMIT_AS is the backstop. Kotlin runs on the same JVM with
+//     the same settings (a jar holding its runtime).
 //
 // # Checkers
 //

@@ -49,6 +49,8 @@ var installHint = map[string]string{
 	"java":       "apt-get install -y openjdk-17-jdk-headless",
 	"go":         "install Go from https://go.dev/dl/ into /usr/local/go",
 	"javascript": "apt-get install -y nodejs",
+	"rust":       "apt-get install -y rustc",
+	"kotlin":     "apt-get install -y kotlin",
 }
 
 var shared struct {

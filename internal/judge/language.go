@@ -89,10 +89,12 @@ type Language struct {
 }
 
 // DefaultLanguages returns the built-in language table: Python 3, C17, C++17,
-// Java 17, Go and JavaScript (Node). The memory choices are documented on each
-// entry and in the package documentation. Each call returns a new table.
+// Java 17, Go, JavaScript (Node), Rust and Kotlin. The memory choices are
+// documented on each entry and in the package documentation. Each call
+// returns a new table.
 func DefaultLanguages() []Language {
-	return []Language{pythonLanguage(), cLanguage(), cppLanguage(), javaLanguage(), goLanguage(), javascriptLanguage()}
+	return []Language{pythonLanguage(), cLanguage(), cppLanguage(), javaLanguage(), goLanguage(), javascriptLanguage(),
+		rustLanguage(), kotlinLanguage()}
 }
 
 // Sizes in the language table.
@@ -147,16 +149,38 @@ func nativeLanguage(id, name, sourceFile string, compile []string) Language {
 // javaLanguage returns the entry of Java 17: the JVM's heap is the
 // problem's limit, its own footprint an allowance.
 func javaLanguage() Language {
-	return Language{
-		ID: "java", Name: "Java 17", SourceFile: "Main.java",
-		Compile: []string{"javac", "-J-Xmx512m", "-J-XX:+UseSerialGC", "-J-XX:TieredStopAtLevel=1",
+	return jvmLanguage("java", "Java 17", "Main.java",
+		[]string{"javac", "-J-Xmx512m", "-J-XX:+UseSerialGC", "-J-XX:TieredStopAtLevel=1",
 			"-encoding", "UTF-8", "-d", ".", "Main.java"},
-		// -Xmx is the problem's limit; the JVM's own footprint (metaspace, code
-		// cache, stacks) is the ExtraMemoryBytes allowance. One "processor"
-		// keeps GC and JIT threads (and their CPU time) bounded on big hosts.
-		Run: []string{"java", "-Xmx{memory_mb}m", "-Xss64m", "-XX:+UseSerialGC",
-			"-XX:ActiveProcessorCount=1", "-XX:-UsePerfData", "-Xshare:auto", "-cp", "{dir}", "Main"},
-		VersionArgs:            []string{"javac", "-version"},
+		[]string{"javac", "-version"}, "-cp", "{dir}", "Main")
+}
+
+// kotlinLanguage returns the entry of Kotlin (Debian's kotlinc 1.3) on the
+// JVM of Java's entry: the program is built into a jar with the Kotlin
+// runtime, run like a Java program. kotlinc is slow to start (a JVM
+// loading the compiler: seconds of CPU time), well within CompileLimits.
+func kotlinLanguage() Language {
+	l := jvmLanguage("kotlin", "Kotlin 1.3 (JVM)", "main.kt",
+		[]string{"kotlinc", "-nowarn", "main.kt", "-include-runtime", "-d", "main.jar"},
+		[]string{"kotlinc", "-J-XX:-PrintWarnings", "-version"}, "-jar", "{dir}/main.jar")
+	// kotlinc's script runs java with JAVA_OPTS: a bounded heap, as javac's,
+	// and without the JVM's warning about the -noverify it passes.
+	l.Env = []string{"JAVA_OPTS=-Xmx512m -Xms32m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:-PrintWarnings"}
+	return l
+}
+
+// jvmLanguage returns the entry of a language run by the JVM (Java,
+// Kotlin): -Xmx is the problem's limit; the JVM's own footprint
+// (metaspace, code cache, stacks) is the ExtraMemoryBytes allowance. One
+// "processor" keeps GC and JIT threads (and their CPU time) bounded on big
+// hosts. main names the class path and the program to run.
+func jvmLanguage(id, name, sourceFile string, compile, version []string, main ...string) Language {
+	return Language{
+		ID: id, Name: name, SourceFile: sourceFile,
+		Compile: compile,
+		Run: append([]string{"java", "-Xmx{memory_mb}m", "-Xss64m", "-XX:+UseSerialGC",
+			"-XX:ActiveProcessorCount=1", "-XX:-UsePerfData", "-Xshare:auto"}, main...),
+		VersionArgs:            version,
 		ExtraTime:              time.Second,
 		ExtraMemoryBytes:       96 * mib,
 		ExtraProcesses:         31,
@@ -164,6 +188,16 @@ func javaLanguage() Language {
 		AddressSpaceSlackBytes: 8 * gib,
 		OutOfMemoryMarkers:     []string{"java.lang.OutOfMemoryError"},
 	}
+}
+
+// rustLanguage returns the entry of Rust 2021 with rustc -O (Debian's
+// rustc): a native executable like C's. A failed allocation aborts with
+// "memory allocation of N bytes failed".
+func rustLanguage() Language {
+	l := nativeLanguage("rust", "Rust 2021 (rustc -O)", "main.rs",
+		[]string{"rustc", "--edition=2021", "-O", "--cfg", "ONLINE_JUDGE", "-o", "main", "main.rs"})
+	l.OutOfMemoryMarkers = append(l.OutOfMemoryMarkers, "memory allocation of")
+	return l
 }
 
 // goLanguage returns the entry of Go: the build cache is kept between

@@ -149,6 +149,63 @@ if (mode === 'sum') {
   for (;;) fs.writeSync(1, 'flood flood flood flood flood flood flood\n');
 }
 `,
+	"rust": `use std::io::{self, Read, Write};
+
+fn main() {
+    let mut s = String::new();
+    io::stdin().read_to_string(&mut s).unwrap();
+    let v: Vec<&str> = s.split_whitespace().collect();
+    match v[0] {
+        "sum" => {
+            let a: i64 = v[1].parse().unwrap();
+            let b: i64 = v[2].parse().unwrap();
+            println!("{}", a + b);
+        }
+        "loop" => {
+            let mut x: u64 = 0;
+            loop {
+                unsafe { std::ptr::write_volatile(&mut x, std::ptr::read_volatile(&x).wrapping_add(1)) }
+            }
+        }
+        "hog" => {
+            let mut hog: Vec<Vec<u8>> = Vec::new();
+            loop {
+                hog.push(vec![1u8; 1 << 20]);
+            }
+        }
+        "crash" => panic!("boom"),
+        "flood" => {
+            let out = io::stdout();
+            let mut w = io::BufWriter::new(out.lock());
+            loop {
+                writeln!(w, "flood flood flood flood flood flood flood").unwrap();
+            }
+        }
+        _ => std::process::exit(3),
+    }
+}
+`,
+	"kotlin": `import java.io.*
+
+var counter = 0L
+
+fun main() {
+    val data = System.` + "`in`" + `.bufferedReader().readText().trim().split(Regex("\\s+"))
+    when (data[0]) {
+        "sum" -> println(data[1].toLong() + data[2].toLong())
+        "loop" -> while (counter >= 0) counter++
+        "hog" -> {
+            val hog = ArrayList<LongArray>()
+            while (true) hog.add(LongArray(1 shl 17))
+        }
+        "crash" -> throw IllegalStateException("boom")
+        "flood" -> {
+            val w = PrintWriter(BufferedWriter(OutputStreamWriter(System.out)))
+            while (true) w.println("flood flood flood flood flood flood flood")
+        }
+    }
+}
+`,
 }
 
 // syntaxError is a source per language that does not compile.
@@ -159,6 +216,8 @@ var syntaxError = map[string]string{
 	"java":       "public class Main { public static void main(String[] a) { int x = ; } }\n",
 	"go":         "package main\n\nfunc main() { x := }\n",
 	"javascript": "function main( {\n",
+	"rust":       "fn main() { let x = ; }\n",
+	"kotlin":     "fun main() { val x = }\n",
 }
 
 // TestLanguages judges, for every language, one submission whose tests cover
@@ -172,7 +231,7 @@ func TestLanguages(t *testing.T) {
 	// A generous wall limit: on a loaded machine the infinite loop must still be
 	// stopped by its CPU time (SleepForever covers the wall limit).
 	limits := judge.Limits{CPUTime: time.Second, WallTime: 30 * time.Second, MemoryBytes: 64 << 20, OutputBytes: 1 << 20}
-	for _, lang := range []string{"c", "cpp", "python", "java", "go", "javascript"} {
+	for _, lang := range []string{"c", "cpp", "python", "java", "go", "javascript", "rust", "kotlin"} {
 		t.Run(lang, func(t *testing.T) {
 			t.Parallel()
 			requireLanguage(t, e, lang)

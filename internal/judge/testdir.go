@@ -99,6 +99,10 @@ func LanguageForFile(name string) string {
 		return "go"
 	case ".js", ".mjs", ".cjs":
 		return "javascript"
+	case ".rs":
+		return "rust"
+	case ".kt":
+		return "kotlin"
 	}
 	return ""
 }

@@ -31,6 +31,15 @@ var warmPrograms = map[string]string{
 		"var _ = heap.Init\nvar _ = math.MaxInt64\nvar _ = sort.Ints\nvar _ = strconv.Itoa\nvar _ = strings.Fields\nvar _ = bytes.Fields\nvar _ = big.NewInt\n\n" +
 		"func main() {\n\tr := bufio.NewReader(os.Stdin)\n\tvar a, b int64\n\tfmt.Fscan(r, &a, &b)\n\tfmt.Println(a + b)\n}\n",
 	"javascript": "const [a, b] = require('fs').readFileSync(0, 'utf8').trim().split(/\\s+/).map(BigInt);\nconsole.log(String(a + b));\n",
+	"rust": "use std::collections::{BTreeMap, HashMap, VecDeque};\nuse std::io::{self, Read};\n\n" +
+		"fn main() {\n    let mut s = String::new();\n    io::stdin().read_to_string(&mut s).unwrap();\n" +
+		"    let v: Vec<i64> = s.split_whitespace().map(|x| x.parse().unwrap()).collect();\n" +
+		"    let _m: (HashMap<i64, i64>, BTreeMap<i64, i64>, VecDeque<i64>) = Default::default();\n" +
+		"    println!(\"{}\", v[0] + v[1]);\n}\n",
+	"kotlin": "import java.io.*\nimport java.util.*\n\n" +
+		"fun main() {\n    val t = StringTokenizer(BufferedReader(InputStreamReader(System.`in`)).readLine())\n" +
+		"    val a = t.nextToken().toLong()\n    val b = t.nextToken().toLong()\n" +
+		"    val l = mutableListOf(a, b).sorted()\n    println(l.sum())\n}\n",
 }
 
 // WarmResult is what warming one language's toolchain took.

@@ -163,6 +163,10 @@ func fenceLanguage(tag string) algoitny.Language {
 		return algoitny.LanguageGo
 	case "js", "javascript", "node":
 		return algoitny.LanguageJavaScript
+	case "rust", "rs":
+		return algoitny.LanguageRust
+	case "kotlin", "kt":
+		return algoitny.LanguageKotlin
 	}
 	return algoitny.LanguagePython
 }
