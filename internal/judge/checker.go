@@ -59,7 +59,8 @@ type Checker struct {
 	// Language and Source are a CheckCustom checker's program, compiled once
 	// per Judge call.
 	Language, Source string
-	// Program is a CheckCustom checker compiled beforehand with Engine.Compile
+	// Program is a CheckCustom checker compiled beforehand with
+	// Engine.CompileChecker (C++ checkers get testlib.h) or Engine.Compile
 	// (it then takes precedence over Language/Source), so a server can compile
 	// a problem's checker once for all submissions.
 	Program *Program

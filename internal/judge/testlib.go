@@ -1,6 +1,9 @@
 package judge
 
 import (
+	"bytes"
+	"context"
+	_ "embed"
 	"fmt"
 	"math"
 	"strconv"
@@ -95,4 +98,26 @@ func fraction(s string) (float64, bool) {
 		return 0, false
 	}
 	return v, true
+}
+
+// testlibHeader is AlgoItny's testlib-compatible testlib.h (see its header
+// comment and README): the checker and interactor interface of testlib,
+// written for this project.
+//
+//go:embed testlib/testlib.h
+var testlibHeader []byte
+
+// TestlibHeader returns the testlib.h that C++ checkers and interactors are
+// compiled with, for tools that show or check it.
+func TestlibHeader() []byte { return bytes.Clone(testlibHeader) }
+
+// CompileChecker compiles a checker (or interactor) like Compile, with
+// testlib.h next to the source when the language is C++, so that a Polygon
+// checker's `#include "testlib.h"` compiles as is. Its errors are Compile's.
+func (e *Engine) CompileChecker(ctx context.Context, language, source string) (*Program, error) {
+	var files map[string][]byte
+	if language == cppLanguage().ID {
+		files = map[string][]byte{"testlib.h": testlibHeader}
+	}
+	return e.compileWith(ctx, language, source, files)
 }

@@ -67,3 +67,54 @@ func itoa(n int) string { return strconv.Itoa(n) }
 func pyQuote(s string) string {
 	return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "\n", `\n`) + "'"
 }
+
+// polygonChecker is a checker as Polygon has it: testlib.h included, points
+// for half an answer.
+const polygonChecker = `#include "testlib.h"
+int main(int argc, char* argv[]) {
+    registerTestlibCmd(argc, argv);
+    int n = inf.readInt();
+    long long want = ans.readLong();
+    long long got = ouf.readLong(-1000000000LL, 1000000000LL, "answer");
+    if (got == want) quitf(_ok, "n=%d correct", n);
+    if (got == want / 2) quitp(0.5, "half of %lld", want);
+    quitf(_wa, "expected %lld, found %lld", want, got);
+}
+`
+
+// TestTestlibPolygonChecker: a C++ checker including testlib.h compiles
+// as is and its quitp gives points.
+func TestTestlibPolygonChecker(t *testing.T) {
+	t.Parallel()
+	e := sharedEngine(t)
+	requireLanguage(t, e, "cpp")
+	checker := judge.Checker{Kind: judge.CheckCustom, Language: "cpp", Source: polygonChecker}
+	tests := []judge.TestCase{{ID: "a", Input: []byte("3\n"), Expected: []byte("10\n")}}
+	for _, tc := range []struct {
+		name, output string
+		want         judge.Verdict
+		points       *float64
+		message      string
+	}{
+		{"OK", "10", judge.Accepted, nil, "ok n=3 correct"},
+		{"Points", "5", judge.WrongAnswer, ptr(0.5), "points 0.50 half of 10"},
+		{"WA", "7", judge.WrongAnswer, nil, "wrong answer expected 10, found 7"},
+		{"PE", "x", judge.WrongAnswer, nil, "presentation error"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			res := judgeSub(t, e, judge.Submission{Language: "python", Source: "print(" + pyQuote(tc.output) + ")\n", Tests: tests, Checker: checker})
+			requireVerdict(t, tc.name, res.Verdict, tc.want, res)
+			tr := res.Tests[0]
+			if !strings.Contains(tr.Message, tc.message) {
+				t.Fatalf("message %q, want it to contain %q", tr.Message, tc.message)
+			}
+			if (tr.Points == nil) != (tc.points == nil) || (tr.Points != nil && *tr.Points != *tc.points) {
+				t.Fatalf("points %v, want %v", show(tr.Points), show(tc.points))
+			}
+		})
+	}
+	if !strings.Contains(string(judge.TestlibHeader()), "quitp") {
+		t.Fatal("TestlibHeader has no quitp")
+	}
+}
