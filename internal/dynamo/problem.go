@@ -46,23 +46,56 @@ type problemItem struct {
 	ValidatorCode     string `dynamodbav:",omitempty"`
 	ValidatorLanguage string `dynamodbav:",omitempty"`
 	Production        int    `dynamodbav:",omitempty"`
-	TimeLimitMs       int
-	MemoryLimitMB     int
-	IsCompleted       bool
-	IsDeleted         bool
-	DeletedAt         *time.Time `dynamodbav:",omitempty"`
-	DeletedReason     string     `dynamodbav:",omitempty"`
-	TestCaseCount     int
-	NeedsReview       bool       `dynamodbav:",omitempty"`
-	ReviewNotes       string     `dynamodbav:",omitempty"`
-	VerifiedByAdmin   bool       `dynamodbav:",omitempty"`
-	ReviewedAt        *time.Time `dynamodbav:",omitempty"`
-	CreatedBy         string     `dynamodbav:",omitempty"`
-	CreatedAt         time.Time
-	UpdatedAt         time.Time
-	GSI1PK, GSI1SK    string `dynamodbav:",omitempty"`
-	GSI2PK, GSI2SK    string `dynamodbav:",omitempty"`
-	GSI3PK, GSI3SK    string `dynamodbav:",omitempty"`
+	// Subtasks are algoitny.Problem.Subtasks (at most 100, validated by
+	// problems), a list attribute of the problem item.
+	Subtasks        []subtaskItem `dynamodbav:",omitempty"`
+	TimeLimitMs     int
+	MemoryLimitMB   int
+	IsCompleted     bool
+	IsDeleted       bool
+	DeletedAt       *time.Time `dynamodbav:",omitempty"`
+	DeletedReason   string     `dynamodbav:",omitempty"`
+	TestCaseCount   int
+	NeedsReview     bool       `dynamodbav:",omitempty"`
+	ReviewNotes     string     `dynamodbav:",omitempty"`
+	VerifiedByAdmin bool       `dynamodbav:",omitempty"`
+	ReviewedAt      *time.Time `dynamodbav:",omitempty"`
+	CreatedBy       string     `dynamodbav:",omitempty"`
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+	GSI1PK, GSI1SK  string `dynamodbav:",omitempty"`
+	GSI2PK, GSI2SK  string `dynamodbav:",omitempty"`
+	GSI3PK, GSI3SK  string `dynamodbav:",omitempty"`
+}
+
+type subtaskItem struct {
+	Name      string
+	Points    float64
+	Mode      string
+	TestIDs   []string
+	DependsOn []string `dynamodbav:",omitempty"`
+}
+
+func marshalSubtasks(subtasks []algoitny.Subtask) []subtaskItem {
+	if len(subtasks) == 0 {
+		return nil
+	}
+	out := make([]subtaskItem, len(subtasks))
+	for i, st := range subtasks {
+		out[i] = subtaskItem{Name: st.Name, Points: st.Points, Mode: string(st.Mode), TestIDs: st.TestIDs, DependsOn: st.DependsOn}
+	}
+	return out
+}
+
+func unmarshalSubtasks(items []subtaskItem) []algoitny.Subtask {
+	if len(items) == 0 {
+		return nil
+	}
+	out := make([]algoitny.Subtask, len(items))
+	for i, it := range items {
+		out[i] = algoitny.Subtask{Name: it.Name, Points: it.Points, Mode: algoitny.ScoringMode(it.Mode), TestIDs: it.TestIDs, DependsOn: it.DependsOn}
+	}
+	return out
 }
 
 func marshalProblem(p *algoitny.Problem) (map[string]types.AttributeValue, error) {
@@ -74,6 +107,7 @@ func marshalProblem(p *algoitny.Problem) (map[string]types.AttributeValue, error
 		CheckerKind: string(p.Checker.Kind), CheckerEpsilon: p.Checker.Epsilon, CheckerCode: p.Checker.Code, CheckerLanguage: string(p.Checker.Language),
 		GeneratorCode: p.Generator.Code, GeneratorLanguage: string(p.Generator.Language),
 		ValidatorCode: p.Validator.Code, ValidatorLanguage: string(p.Validator.Language), Production: p.Production,
+		Subtasks:    marshalSubtasks(p.Subtasks),
 		TimeLimitMs: p.TimeLimitMs, MemoryLimitMB: p.MemoryLimitMB,
 		IsCompleted: p.IsCompleted, IsDeleted: p.IsDeleted, DeletedAt: p.DeletedAt, DeletedReason: p.DeletedReason,
 		TestCaseCount: p.TestCaseCount, CreatedBy: p.CreatedBy, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
@@ -105,6 +139,7 @@ func unmarshalProblem(av map[string]types.AttributeValue) (*algoitny.Problem, er
 		Generator:   algoitny.Program{Language: algoitny.Language(it.GeneratorLanguage), Code: it.GeneratorCode},
 		Validator:   algoitny.Program{Language: algoitny.Language(it.ValidatorLanguage), Code: it.ValidatorCode},
 		Production:  it.Production,
+		Subtasks:    unmarshalSubtasks(it.Subtasks),
 		TimeLimitMs: it.TimeLimitMs, MemoryLimitMB: it.MemoryLimitMB,
 		IsCompleted: it.IsCompleted, IsDeleted: it.IsDeleted, DeletedAt: it.DeletedAt, DeletedReason: it.DeletedReason,
 		TestCaseCount: it.TestCaseCount, CreatedBy: it.CreatedBy, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
@@ -290,6 +325,14 @@ func (db *DB) UpdateProblem(ctx context.Context, ref algoitny.ProblemRef, u algo
 		set("CheckerEpsilon", u.Checker.Epsilon)
 		set("CheckerCode", u.Checker.Code)
 		set("CheckerLanguage", string(u.Checker.Language))
+	}
+	if u.Subtasks != nil {
+		// DynamoDB has no empty list worth keeping: none removes them.
+		if len(*u.Subtasks) == 0 {
+			upd = upd.Remove(expression.Name("Subtasks"))
+		} else {
+			set("Subtasks", marshalSubtasks(*u.Subtasks))
+		}
 	}
 	if u.TimeLimitMs != nil {
 		set("TimeLimitMs", *u.TimeLimitMs)
