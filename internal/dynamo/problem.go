@@ -291,6 +291,26 @@ func andAll(conds []expression.ConditionBuilder) *expression.ConditionBuilder {
 	return &c
 }
 
+// setJudging adds to upd what u changes of how the problem is judged: its
+// checker and its subtasks (none removes the attribute).
+func setJudging(upd expression.UpdateBuilder, u algoitny.ProblemUpdate) expression.UpdateBuilder {
+	set := func(attr string, v any) { upd = upd.Set(expression.Name(attr), expression.Value(v)) }
+	if u.Checker != nil {
+		set("CheckerKind", string(u.Checker.Kind))
+		set("CheckerEpsilon", u.Checker.Epsilon)
+		set("CheckerCode", u.Checker.Code)
+		set("CheckerLanguage", string(u.Checker.Language))
+	}
+	if u.Subtasks != nil {
+		if len(*u.Subtasks) == 0 {
+			upd = upd.Remove(expression.Name("Subtasks"))
+		} else {
+			set("Subtasks", marshalSubtasks(*u.Subtasks))
+		}
+	}
+	return upd
+}
+
 // UpdateProblem changes the given fields of a live problem, moving it between
 // index partitions when its language or completion changes. It returns
 // ENOTFOUND for a missing or deleted problem, and ECONFLICT when u makes a
@@ -320,20 +340,7 @@ func (db *DB) UpdateProblem(ctx context.Context, ref algoitny.ProblemRef, u algo
 	if u.Constraints != nil {
 		set("Constraints", *u.Constraints)
 	}
-	if u.Checker != nil {
-		set("CheckerKind", string(u.Checker.Kind))
-		set("CheckerEpsilon", u.Checker.Epsilon)
-		set("CheckerCode", u.Checker.Code)
-		set("CheckerLanguage", string(u.Checker.Language))
-	}
-	if u.Subtasks != nil {
-		// DynamoDB has no empty list worth keeping: none removes them.
-		if len(*u.Subtasks) == 0 {
-			upd = upd.Remove(expression.Name("Subtasks"))
-		} else {
-			set("Subtasks", marshalSubtasks(*u.Subtasks))
-		}
-	}
+	upd = setJudging(upd, u)
 	if u.TimeLimitMs != nil {
 		set("TimeLimitMs", *u.TimeLimitMs)
 	}
