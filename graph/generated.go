@@ -2534,7 +2534,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TestCase.Generator(childComplexity), true
-	case "TestCase.id":
+	case "TestCase.id", "TestCase.testCaseId":
 		if e.ComplexityRoot.TestCase.ID == nil {
 			break
 		}
@@ -3313,6 +3313,8 @@ larger than that in full, and only within its response budget
 type TestCase implements Node {
   "The test case's opaque global id: ` + "`" + `node(id:)` + "`" + ` reads it whole."
   id: ID!
+  "The test case's raw id within its problem, as ` + "`" + `TestResult.testCaseId` + "`" + ` names it and ` + "`" + `SubtaskInput.testIds` + "`" + ` takes it."
+  testCaseId: String!
   "The input, or its first 4096 bytes in a list (` + "`" + `truncated` + "`" + `)."
   input: String!
   "The expected output, or its first 4096 bytes in a list (` + "`" + `truncated` + "`" + `)."
@@ -5383,6 +5385,8 @@ func (ec *executionContext) childFields_TestCase(ctx context.Context, field grap
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_TestCase_id(ctx, field)
+	case "testCaseId":
+		return ec.fieldContext_TestCase_testCaseId(ctx, field)
 	case "input":
 		return ec.fieldContext_TestCase_input(ctx, field)
 	case "output":
@@ -13982,6 +13986,29 @@ func (ec *executionContext) fieldContext_TestCase_id(_ context.Context, field gr
 	return graphql.NewScalarFieldContext("TestCase", field, true, true, errors.New("field of type ID does not have child fields"))
 }
 
+func (ec *executionContext) _TestCase_testCaseId(ctx context.Context, field graphql.CollectedField, obj *algoitny.TestCase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TestCase_testCaseId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TestCase_testCaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TestCase", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _TestCase_input(ctx context.Context, field graphql.CollectedField, obj *algoitny.TestCase) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -21882,6 +21909,11 @@ func (ec *executionContext) _TestCase(ctx context.Context, sel ast.SelectionSet,
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "testCaseId":
+			out.Values[i] = ec._TestCase_testCaseId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "input":
 			out.Values[i] = ec._TestCase_input(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
