@@ -8,8 +8,12 @@ import (
 
 func TestScoreSubtasks(t *testing.T) {
 	t.Parallel()
-	ac := func(id string) algoitny.TestResult { return algoitny.TestResult{TestCaseID: id, Verdict: algoitny.VerdictAccepted} }
-	wa := func(id string) algoitny.TestResult { return algoitny.TestResult{TestCaseID: id, Verdict: "WRONG_ANSWER"} }
+	ac := func(id string) algoitny.TestResult {
+		return algoitny.TestResult{TestCaseID: id, Verdict: algoitny.VerdictAccepted}
+	}
+	wa := func(id string) algoitny.TestResult {
+		return algoitny.TestResult{TestCaseID: id, Verdict: "WRONG_ANSWER"}
+	}
 	pts := func(id string, p float64) algoitny.TestResult {
 		tr := wa(id)
 		tr.Points = &p
