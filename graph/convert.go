@@ -99,5 +99,12 @@ func problemUpdate(in model.UpdateProblemInput) algoitny.ProblemUpdate {
 	if in.Tags != nil {
 		u.Tags = &in.Tags
 	}
+	if in.Subtasks != nil {
+		subtasks := make([]algoitny.Subtask, len(in.Subtasks))
+		for i, st := range in.Subtasks {
+			subtasks[i] = algoitny.Subtask{Name: st.Name, Points: st.Points, Mode: st.Mode, TestIDs: st.TestIds, DependsOn: st.DependsOn}
+		}
+		u.Subtasks = &subtasks
+	}
 	return u
 }

@@ -46,6 +46,7 @@ type ResolverRoot interface {
 	SolveStreak() SolveStreakResolver
 	SolvedProblems() SolvedProblemsResolver
 	Subscription() SubscriptionResolver
+	Subtask() SubtaskResolver
 	TestCase() TestCaseResolver
 	UsageLog() UsageLogResolver
 	User() UserResolver
@@ -302,6 +303,7 @@ type ComplexityRoot struct {
 		SolutionCode       func(childComplexity int) int
 		SolvedByMe         func(childComplexity int) int
 		Statement          func(childComplexity int) int
+		Subtasks           func(childComplexity int) int
 		Tags               func(childComplexity int) int
 		TestCaseCount      func(childComplexity int) int
 		TestCases          func(childComplexity int, first *int, after *string) int
@@ -356,12 +358,15 @@ type ComplexityRoot struct {
 		Job            func(childComplexity int) int
 		Language       func(childComplexity int) int
 		MaxMemoryKB    func(childComplexity int) int
+		MaxScore       func(childComplexity int) int
 		MaxTimeMs      func(childComplexity int) int
 		PassedCount    func(childComplexity int) int
 		Platform       func(childComplexity int) int
 		Problem        func(childComplexity int) int
 		ProblemID      func(childComplexity int) int
 		ProblemTitle   func(childComplexity int) int
+		Score          func(childComplexity int) int
+		SubtaskResults func(childComplexity int) int
 		TestResults    func(childComplexity int) int
 		TotalCount     func(childComplexity int) int
 		User           func(childComplexity int) int
@@ -404,6 +409,22 @@ type ComplexityRoot struct {
 		JobUpdated        func(childComplexity int, id string) int
 	}
 
+	Subtask struct {
+		DependsOn func(childComplexity int) int
+		Mode      func(childComplexity int) int
+		Name      func(childComplexity int) int
+		Points    func(childComplexity int) int
+		TestIDs   func(childComplexity int) int
+	}
+
+	SubtaskResult struct {
+		MaxPoints func(childComplexity int) int
+		Name      func(childComplexity int) int
+		Passed    func(childComplexity int) int
+		Points    func(childComplexity int) int
+		Total     func(childComplexity int) int
+	}
+
 	SyncResult struct {
 		AlreadyQueued func(childComplexity int) int
 		Handle        func(childComplexity int) int
@@ -439,6 +460,7 @@ type ComplexityRoot struct {
 		MemoryKB   func(childComplexity int) int
 		Message    func(childComplexity int) int
 		Output     func(childComplexity int) int
+		Points     func(childComplexity int) int
 		Stderr     func(childComplexity int) int
 		TestCaseID func(childComplexity int) int
 		TimeMs     func(childComplexity int) int
@@ -597,6 +619,8 @@ type ProblemResolver interface {
 	InteractorCode(ctx context.Context, obj *algoitny.Problem) (*string, error)
 	InteractorLanguage(ctx context.Context, obj *algoitny.Problem) (*algoitny.Language, error)
 
+	Subtasks(ctx context.Context, obj *algoitny.Problem) ([]*algoitny.Subtask, error)
+
 	TestCases(ctx context.Context, obj *algoitny.Problem, first *int, after *string) (*model.TestCaseConnection, error)
 	SolvedByMe(ctx context.Context, obj *algoitny.Problem) (bool, error)
 }
@@ -628,6 +652,9 @@ type SearchHistoryResolver interface {
 
 	Code(ctx context.Context, obj *algoitny.SearchHistory) (*string, error)
 
+	Score(ctx context.Context, obj *algoitny.SearchHistory) (*float64, error)
+	MaxScore(ctx context.Context, obj *algoitny.SearchHistory) (*float64, error)
+	SubtaskResults(ctx context.Context, obj *algoitny.SearchHistory) ([]*algoitny.SubtaskResult, error)
 	Job(ctx context.Context, obj *algoitny.SearchHistory) (*algoitny.Job, error)
 }
 type SolveStreakResolver interface {
@@ -641,6 +668,9 @@ type SubscriptionResolver interface {
 	ExecutionProgress(ctx context.Context, jobID string) (<-chan *algoitny.ExecutionEvent, error)
 	HintProgress(ctx context.Context, historyID string) (<-chan *algoitny.HintEvent, error)
 	CheckUpdated(ctx context.Context, id string) (<-chan *algoitny.CheckEvent, error)
+}
+type SubtaskResolver interface {
+	DependsOn(ctx context.Context, obj *algoitny.Subtask) ([]string, error)
 }
 type TestCaseResolver interface {
 	ID(ctx context.Context, obj *algoitny.TestCase) (string, error)
@@ -1857,6 +1887,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Problem.Statement(childComplexity), true
+	case "Problem.subtasks":
+		if e.ComplexityRoot.Problem.Subtasks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Problem.Subtasks(childComplexity), true
 	case "Problem.tags":
 		if e.ComplexityRoot.Problem.Tags == nil {
 			break
@@ -2194,6 +2230,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SearchHistory.MaxMemoryKB(childComplexity), true
+	case "SearchHistory.maxScore":
+		if e.ComplexityRoot.SearchHistory.MaxScore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchHistory.MaxScore(childComplexity), true
 	case "SearchHistory.maxTimeMs":
 		if e.ComplexityRoot.SearchHistory.MaxTimeMs == nil {
 			break
@@ -2230,6 +2272,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SearchHistory.ProblemTitle(childComplexity), true
+	case "SearchHistory.score":
+		if e.ComplexityRoot.SearchHistory.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchHistory.Score(childComplexity), true
+	case "SearchHistory.subtaskResults":
+		if e.ComplexityRoot.SearchHistory.SubtaskResults == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchHistory.SubtaskResults(childComplexity), true
 	case "SearchHistory.testResults":
 		if e.ComplexityRoot.SearchHistory.TestResults == nil {
 			break
@@ -2406,6 +2460,68 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Subscription.JobUpdated(childComplexity, args["id"].(string)), true
 
+	case "Subtask.dependsOn":
+		if e.ComplexityRoot.Subtask.DependsOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Subtask.DependsOn(childComplexity), true
+	case "Subtask.mode":
+		if e.ComplexityRoot.Subtask.Mode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Subtask.Mode(childComplexity), true
+	case "Subtask.name":
+		if e.ComplexityRoot.Subtask.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Subtask.Name(childComplexity), true
+	case "Subtask.points":
+		if e.ComplexityRoot.Subtask.Points == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Subtask.Points(childComplexity), true
+	case "Subtask.testIds":
+		if e.ComplexityRoot.Subtask.TestIDs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Subtask.TestIDs(childComplexity), true
+
+	case "SubtaskResult.maxPoints":
+		if e.ComplexityRoot.SubtaskResult.MaxPoints == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SubtaskResult.MaxPoints(childComplexity), true
+	case "SubtaskResult.name":
+		if e.ComplexityRoot.SubtaskResult.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SubtaskResult.Name(childComplexity), true
+	case "SubtaskResult.passedCount":
+		if e.ComplexityRoot.SubtaskResult.Passed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SubtaskResult.Passed(childComplexity), true
+	case "SubtaskResult.points":
+		if e.ComplexityRoot.SubtaskResult.Points == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SubtaskResult.Points(childComplexity), true
+	case "SubtaskResult.totalCount":
+		if e.ComplexityRoot.SubtaskResult.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SubtaskResult.Total(childComplexity), true
+
 	case "SyncResult.alreadyQueued":
 		if e.ComplexityRoot.SyncResult.AlreadyQueued == nil {
 			break
@@ -2443,7 +2559,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TestCase.Generator(childComplexity), true
-	case "TestCase.id":
+	case "TestCase.id", "TestCase.testCaseId":
 		if e.ComplexityRoot.TestCase.ID == nil {
 			break
 		}
@@ -2542,6 +2658,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TestResult.Output(childComplexity), true
+	case "TestResult.points":
+		if e.ComplexityRoot.TestResult.Points == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TestResult.Points(childComplexity), true
 	case "TestResult.stderr":
 		if e.ComplexityRoot.TestResult.Stderr == nil {
 			break
@@ -2827,6 +2949,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputProblemFilter,
 		ec.unmarshalInputReviewProblemInput,
 		ec.unmarshalInputSaveProblemInput,
+		ec.unmarshalInputSubtaskInput,
 		ec.unmarshalInputTestCaseInput,
 		ec.unmarshalInputUpdateCheckInput,
 		ec.unmarshalInputUpdatePlanInput,
@@ -3063,6 +3186,42 @@ enum UsageAction {
   HINT
 }
 
+"How a subtask's points follow from its tests."
+enum ScoringMode {
+  "The subtask's points only if every one of its tests is ACCEPTED, else 0."
+  ALL_OR_NOTHING
+  "Points in proportion to its tests' credit: 1 for an ACCEPTED test, a testlib checker's points (` + "`" + `TestResult.points` + "`" + `) for partial credit, 0 otherwise."
+  SUM
+}
+
+"A group of a problem's tests scored together (IOI-style subtask)."
+type Subtask {
+  "The subtask's name, unique within its problem (1–50 characters)."
+  name: String!
+  "What the subtask is worth (0–1,000,000)."
+  points: Float!
+  "How its points follow from its tests."
+  mode: ScoringMode!
+  "The ids of the problem's test cases in it (raw ids, as ` + "`" + `TestResult.testCaseId` + "`" + `)."
+  testIds: [String!]!
+  "Subtasks that must have every test ACCEPTED for this one to score at all."
+  dependsOn: [String!]!
+}
+
+"How one subtask scored in an execution."
+type SubtaskResult {
+  "The subtask's name."
+  name: String!
+  "The points earned (0 when a subtask it depends on did not pass fully)."
+  points: Float!
+  "What the subtask was worth."
+  maxPoints: Float!
+  "How many of its tests were ACCEPTED."
+  passedCount: Int!
+  "How many tests it has."
+  totalCount: Int!
+}
+
 "How a program's output is compared with the expected output (testlib's standard checkers)."
 enum CheckerKind {
   "Line by line, ignoring whitespace at line ends (CRLF equals LF), trailing blank lines and a missing final newline. The default."
@@ -3139,6 +3298,8 @@ type Problem implements Node {
   isDeleted: Boolean!
   "How many test cases the problem has."
   testCaseCount: Int!
+  "The subtasks its tests are grouped into for partial scores, in order; empty for a problem judged pass/fail only (its executions then have a null ` + "`" + `score` + "`" + `)."
+  subtasks: [Subtask!]!
   "Whether the problem waits for a staff review: extracted problems do, and so does a reviewed problem its author (not staff) changed since. ` + "`" + `reviewProblem` + "`" + ` clears it."
   needsReview: Boolean!
   "Whether the last staff review verified the problem; an author's later change clears it."
@@ -3188,6 +3349,8 @@ larger than that in full, and only within its response budget
 type TestCase implements Node {
   "The test case's opaque global id: ` + "`" + `node(id:)` + "`" + ` reads it whole."
   id: ID!
+  "The test case's raw id within its problem, as ` + "`" + `TestResult.testCaseId` + "`" + ` names it and ` + "`" + `SubtaskInput.testIds` + "`" + ` takes it."
+  testCaseId: String!
   "The input, or its first 4096 bytes in a list (` + "`" + `truncated` + "`" + `)."
   input: String!
   "The expected output, or its first 4096 bytes in a list (` + "`" + `truncated` + "`" + `)."
@@ -3244,6 +3407,8 @@ type TestResult {
   memoryKb: Int!
   "What explains the verdict: the first difference (WRONG_ANSWER), the limit (*_LIMIT_EXCEEDED), the exit code or signal (RUNTIME_ERROR), a custom checker's comment; empty when accepted."
   message: String!
+  "The partial credit a custom (testlib) checker gave the test with ` + "`" + `quitp` + "`" + ` (exit code 7), as a fraction in [0, 1]; null when it gave none."
+  points: Float
 }
 
 """
@@ -3289,6 +3454,12 @@ type SearchHistory implements Node {
   maxTimeMs: Int!
   "The largest peak memory of any test, in KiB."
   maxMemoryKb: Int!
+  "The points earned by the problem's subtasks (` + "`" + `subtaskResults` + "`" + ` summed); null when the problem had no subtasks when the code was executed (it is then judged by ` + "`" + `verdict` + "`" + ` alone)."
+  score: Float
+  "What all the problem's subtasks were worth; null when it had none."
+  maxScore: Float
+  "How each subtask scored, in the problem's order; empty when it had none."
+  subtaskResults: [SubtaskResult!]!
   "The CODE_EXECUTION job that produced it: only for the owner and staff, null for anyone else."
   job: Job
   "When the execution began (its job started running)."
@@ -3919,8 +4090,12 @@ input CheckerInput {
   epsilon: Float
   """
   CUSTOM: the checker's source (at most 64 KB, required). It is run as
-  ` + "`" + `checker input output answer` + "`" + `; exit 0 accepts, 1 rejects, anything else is
-  INTERNAL_ERROR; what it prints becomes the test's message.
+  ` + "`" + `checker input output answer` + "`" + ` and its exit code means what it means to
+  testlib: 0 ACCEPTED, 1 WRONG_ANSWER, 2 (presentation error) WRONG_ANSWER,
+  3 (FAIL) INTERNAL_ERROR, 7 points (` + "`" + `quitp` + "`" + `: the fraction of the test in
+  [0, 1], read from "points X" in its output); anything else is
+  INTERNAL_ERROR. What it prints becomes the test's message. A C++ checker
+  can ` + "`" + `#include "testlib.h"` + "`" + ` (a testlib-compatible header is provided).
   """
   code: String
   "CUSTOM: the checker's language (required)."
@@ -3997,12 +4172,28 @@ input UpdateProblemInput {
   checker: CheckerInput
   "A new interactor, replacing the old one; one with empty code makes the problem a batch problem again."
   interactor: InteractorInput
+  "New subtasks, replacing all (an empty list removes them): at most 100; each names existing test case ids of the problem (BAD_USER_INPUT with field ` + "`" + `subtasks.testIds` + "`" + ` otherwise), non-negative points (` + "`" + `subtasks.points` + "`" + `), and dependencies on other subtasks without cycles (` + "`" + `subtasks.dependsOn` + "`" + `)."
+  subtasks: [SubtaskInput!]
   "A new CPU time per test in milliseconds (100–20000)."
   timeLimitMs: Int
   "A new peak memory per test in MiB (16–2048)."
   memoryLimitMb: Int
   "Publish (true; needs at least one test case) or turn back into a draft (false)."
   isCompleted: Boolean
+}
+
+"A subtask (updateProblem)."
+input SubtaskInput {
+  "A name unique within the problem (1–50 characters)."
+  name: String!
+  "What the subtask is worth: 0–1,000,000."
+  points: Float!
+  "How its points follow from its tests."
+  mode: ScoringMode!
+  "The ids of the problem's test cases in it (at least one)."
+  testIds: [String!]!
+  "Names of other subtasks that must pass fully for this one to score."
+  dependsOn: [String!]
 }
 
 "A hand-written test case."
@@ -5060,6 +5251,8 @@ func (ec *executionContext) childFields_Problem(ctx context.Context, field graph
 		return ec.fieldContext_Problem_isDeleted(ctx, field)
 	case "testCaseCount":
 		return ec.fieldContext_Problem_testCaseCount(ctx, field)
+	case "subtasks":
+		return ec.fieldContext_Problem_subtasks(ctx, field)
 	case "needsReview":
 		return ec.fieldContext_Problem_needsReview(ctx, field)
 	case "verifiedByAdmin":
@@ -5138,6 +5331,12 @@ func (ec *executionContext) childFields_SearchHistory(ctx context.Context, field
 		return ec.fieldContext_SearchHistory_maxTimeMs(ctx, field)
 	case "maxMemoryKb":
 		return ec.fieldContext_SearchHistory_maxMemoryKb(ctx, field)
+	case "score":
+		return ec.fieldContext_SearchHistory_score(ctx, field)
+	case "maxScore":
+		return ec.fieldContext_SearchHistory_maxScore(ctx, field)
+	case "subtaskResults":
+		return ec.fieldContext_SearchHistory_subtaskResults(ctx, field)
 	case "job":
 		return ec.fieldContext_SearchHistory_job(ctx, field)
 	case "createdAt":
@@ -5204,6 +5403,38 @@ func (ec *executionContext) childFields_SolvedProblems(ctx context.Context, fiel
 	return nil, fmt.Errorf("no field named %q was found under type SolvedProblems", field.Name)
 }
 
+func (ec *executionContext) childFields_Subtask(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_Subtask_name(ctx, field)
+	case "points":
+		return ec.fieldContext_Subtask_points(ctx, field)
+	case "mode":
+		return ec.fieldContext_Subtask_mode(ctx, field)
+	case "testIds":
+		return ec.fieldContext_Subtask_testIds(ctx, field)
+	case "dependsOn":
+		return ec.fieldContext_Subtask_dependsOn(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Subtask", field.Name)
+}
+
+func (ec *executionContext) childFields_SubtaskResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_SubtaskResult_name(ctx, field)
+	case "points":
+		return ec.fieldContext_SubtaskResult_points(ctx, field)
+	case "maxPoints":
+		return ec.fieldContext_SubtaskResult_maxPoints(ctx, field)
+	case "passedCount":
+		return ec.fieldContext_SubtaskResult_passedCount(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_SubtaskResult_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SubtaskResult", field.Name)
+}
+
 func (ec *executionContext) childFields_SyncResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "alreadyQueued":
@@ -5220,6 +5451,8 @@ func (ec *executionContext) childFields_TestCase(ctx context.Context, field grap
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_TestCase_id(ctx, field)
+	case "testCaseId":
+		return ec.fieldContext_TestCase_testCaseId(ctx, field)
 	case "input":
 		return ec.fieldContext_TestCase_input(ctx, field)
 	case "output":
@@ -5282,6 +5515,8 @@ func (ec *executionContext) childFields_TestResult(ctx context.Context, field gr
 		return ec.fieldContext_TestResult_memoryKb(ctx, field)
 	case "message":
 		return ec.fieldContext_TestResult_message(ctx, field)
+	case "points":
+		return ec.fieldContext_TestResult_points(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TestResult", field.Name)
 }
@@ -11158,6 +11393,38 @@ func (ec *executionContext) fieldContext_Problem_testCaseCount(_ context.Context
 	return graphql.NewScalarFieldContext("Problem", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _Problem_subtasks(ctx context.Context, field graphql.CollectedField, obj *algoitny.Problem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Problem_subtasks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Problem().Subtasks(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*algoitny.Subtask) graphql.Marshaler {
+			return ec.marshalNSubtask2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐSubtaskᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Problem_subtasks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Problem",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Subtask(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Problem_needsReview(ctx context.Context, field graphql.CollectedField, obj *algoitny.Problem) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12787,6 +13054,84 @@ func (ec *executionContext) fieldContext_SearchHistory_maxMemoryKb(_ context.Con
 	return graphql.NewScalarFieldContext("SearchHistory", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _SearchHistory_score(ctx context.Context, field graphql.CollectedField, obj *algoitny.SearchHistory) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchHistory_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SearchHistory().Score(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SearchHistory_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchHistory", field, true, true, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _SearchHistory_maxScore(ctx context.Context, field graphql.CollectedField, obj *algoitny.SearchHistory) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchHistory_maxScore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SearchHistory().MaxScore(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SearchHistory_maxScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchHistory", field, true, true, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _SearchHistory_subtaskResults(ctx context.Context, field graphql.CollectedField, obj *algoitny.SearchHistory) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchHistory_subtaskResults(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SearchHistory().SubtaskResults(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*algoitny.SubtaskResult) graphql.Marshaler {
+			return ec.marshalNSubtaskResult2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐSubtaskResultᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchHistory_subtaskResults(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SearchHistory",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SubtaskResult(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _SearchHistory_job(ctx context.Context, field graphql.CollectedField, obj *algoitny.SearchHistory) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13454,6 +13799,236 @@ func (ec *executionContext) fieldContext_Subscription_checkUpdated(ctx context.C
 	return fc, nil
 }
 
+func (ec *executionContext) _Subtask_name(ctx context.Context, field graphql.CollectedField, obj *algoitny.Subtask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subtask_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subtask_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Subtask", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Subtask_points(ctx context.Context, field graphql.CollectedField, obj *algoitny.Subtask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subtask_points(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Points, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subtask_points(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Subtask", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _Subtask_mode(ctx context.Context, field graphql.CollectedField, obj *algoitny.Subtask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subtask_mode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Mode, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v algoitny.ScoringMode) graphql.Marshaler {
+			return ec.marshalNScoringMode2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐScoringMode(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subtask_mode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Subtask", field, false, false, errors.New("field of type ScoringMode does not have child fields"))
+}
+
+func (ec *executionContext) _Subtask_testIds(ctx context.Context, field graphql.CollectedField, obj *algoitny.Subtask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subtask_testIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TestIDs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subtask_testIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Subtask", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Subtask_dependsOn(ctx context.Context, field graphql.CollectedField, obj *algoitny.Subtask) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subtask_dependsOn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Subtask().DependsOn(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subtask_dependsOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Subtask", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SubtaskResult_name(ctx context.Context, field graphql.CollectedField, obj *algoitny.SubtaskResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SubtaskResult_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SubtaskResult_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SubtaskResult", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SubtaskResult_points(ctx context.Context, field graphql.CollectedField, obj *algoitny.SubtaskResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SubtaskResult_points(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Points, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SubtaskResult_points(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SubtaskResult", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _SubtaskResult_maxPoints(ctx context.Context, field graphql.CollectedField, obj *algoitny.SubtaskResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SubtaskResult_maxPoints(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaxPoints, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SubtaskResult_maxPoints(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SubtaskResult", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _SubtaskResult_passedCount(ctx context.Context, field graphql.CollectedField, obj *algoitny.SubtaskResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SubtaskResult_passedCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Passed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SubtaskResult_passedCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SubtaskResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SubtaskResult_totalCount(ctx context.Context, field graphql.CollectedField, obj *algoitny.SubtaskResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SubtaskResult_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SubtaskResult_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SubtaskResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _SyncResult_alreadyQueued(ctx context.Context, field graphql.CollectedField, obj *algoitny.AtCoderSyncResult) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13544,6 +14119,29 @@ func (ec *executionContext) _TestCase_id(ctx context.Context, field graphql.Coll
 }
 func (ec *executionContext) fieldContext_TestCase_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TestCase", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _TestCase_testCaseId(ctx context.Context, field graphql.CollectedField, obj *algoitny.TestCase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TestCase_testCaseId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TestCase_testCaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TestCase", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _TestCase_input(ctx context.Context, field graphql.CollectedField, obj *algoitny.TestCase) (ret graphql.Marshaler) {
@@ -14077,6 +14675,29 @@ func (ec *executionContext) _TestResult_message(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_TestResult_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TestResult", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TestResult_points(ctx context.Context, field graphql.CollectedField, obj *algoitny.TestResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TestResult_points(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Points, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TestResult_points(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TestResult", field, false, false, errors.New("field of type Float does not have child fields"))
 }
 
 func (ec *executionContext) _Usage_action(ctx context.Context, field graphql.CollectedField, obj *algoitny.Usage) (ret graphql.Marshaler) {
@@ -16825,6 +17446,64 @@ func (ec *executionContext) unmarshalInputSaveProblemInput(ctx context.Context, 
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputSubtaskInput(ctx context.Context, obj any) (model.SubtaskInput, error) {
+	var it model.SubtaskInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "points", "mode", "testIds", "dependsOn"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "points":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("points"))
+			data, err := ec.unmarshalNFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Points = data
+		case "mode":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("mode"))
+			data, err := ec.unmarshalNScoringMode2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐScoringMode(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Mode = data
+		case "testIds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("testIds"))
+			data, err := ec.unmarshalNString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TestIds = data
+		case "dependsOn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dependsOn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DependsOn = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputTestCaseInput(ctx context.Context, obj any) (model.TestCaseInput, error) {
 	var it model.TestCaseInput
 	if obj == nil {
@@ -17024,7 +17703,7 @@ func (ec *executionContext) unmarshalInputUpdateProblemInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"title", "problemUrl", "tags", "language", "solutionCode", "constraints", "checker", "interactor", "timeLimitMs", "memoryLimitMb", "isCompleted"}
+	fieldsInOrder := [...]string{"title", "problemUrl", "tags", "language", "solutionCode", "constraints", "checker", "interactor", "subtasks", "timeLimitMs", "memoryLimitMb", "isCompleted"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -17087,6 +17766,13 @@ func (ec *executionContext) unmarshalInputUpdateProblemInput(ctx context.Context
 				return it, err
 			}
 			it.Interactor = data
+		case "subtasks":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("subtasks"))
+			data, err := ec.unmarshalOSubtaskInput2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐSubtaskInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Subtasks = data
 		case "timeLimitMs":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("timeLimitMs"))
 			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
@@ -19831,6 +20517,44 @@ func (ec *executionContext) _Problem(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "subtasks":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Problem_subtasks(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "needsReview":
 			out.Values[i] = ec._Problem_needsReview(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -20751,6 +21475,120 @@ func (ec *executionContext) _SearchHistory(ctx context.Context, sel ast.Selectio
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "score":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._SearchHistory_score(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "maxScore":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._SearchHistory_maxScore(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "subtaskResults":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._SearchHistory_subtaskResults(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "job":
 			field := field
 
@@ -21124,6 +21962,155 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 	}
 }
 
+var subtaskImplementors = []string{"Subtask"}
+
+func (ec *executionContext) _Subtask(ctx context.Context, sel ast.SelectionSet, obj *algoitny.Subtask) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, subtaskImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Subtask")
+		case "name":
+			out.Values[i] = ec._Subtask_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "points":
+			out.Values[i] = ec._Subtask_points(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "mode":
+			out.Values[i] = ec._Subtask_mode(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "testIds":
+			out.Values[i] = ec._Subtask_testIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "dependsOn":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Subtask_dependsOn(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var subtaskResultImplementors = []string{"SubtaskResult"}
+
+func (ec *executionContext) _SubtaskResult(ctx context.Context, sel ast.SelectionSet, obj *algoitny.SubtaskResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, subtaskResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SubtaskResult")
+		case "name":
+			out.Values[i] = ec._SubtaskResult_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "points":
+			out.Values[i] = ec._SubtaskResult_points(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "maxPoints":
+			out.Values[i] = ec._SubtaskResult_maxPoints(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "passedCount":
+			out.Values[i] = ec._SubtaskResult_passedCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._SubtaskResult_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var syncResultImplementors = []string{"SyncResult"}
 
 func (ec *executionContext) _SyncResult(ctx context.Context, sel ast.SelectionSet, obj *algoitny.AtCoderSyncResult) graphql.Marshaler {
@@ -21222,6 +22209,11 @@ func (ec *executionContext) _TestCase(ctx context.Context, sel ast.SelectionSet,
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "testCaseId":
+			out.Values[i] = ec._TestCase_testCaseId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "input":
 			out.Values[i] = ec._TestCase_input(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -21561,6 +22553,11 @@ func (ec *executionContext) _TestResult(ctx context.Context, sel ast.SelectionSe
 		case "message":
 			out.Values[i] = ec._TestResult_message(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "points":
+			out.Values[i] = ec._TestResult_points(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -23600,6 +24597,34 @@ func (ec *executionContext) unmarshalNSaveProblemInput2githubᚗcomᚋalgoitny�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNScoringMode2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐScoringMode(ctx context.Context, v any) (algoitny.ScoringMode, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNScoringMode2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐScoringMode[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNScoringMode2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐScoringMode(ctx context.Context, sel ast.SelectionSet, v algoitny.ScoringMode) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNScoringMode2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐScoringMode[v])
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+var (
+	unmarshalNScoringMode2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐScoringMode = map[string]algoitny.ScoringMode{
+		"ALL_OR_NOTHING": algoitny.ScoreAllOrNothing,
+		"SUM":            algoitny.ScoreSum,
+	}
+	marshalNScoringMode2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐScoringMode = map[algoitny.ScoringMode]string{
+		algoitny.ScoreAllOrNothing: "ALL_OR_NOTHING",
+		algoitny.ScoreSum:          "SUM",
+	}
+)
+
 func (ec *executionContext) marshalNSearchHistory2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐSearchHistory(ctx context.Context, sel ast.SelectionSet, v *algoitny.SearchHistory) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -23693,6 +24718,63 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNSubtask2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐSubtaskᚄ(ctx context.Context, sel ast.SelectionSet, v []*algoitny.Subtask) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSubtask2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐSubtask(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSubtask2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐSubtask(ctx context.Context, sel ast.SelectionSet, v *algoitny.Subtask) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Subtask(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSubtaskInput2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐSubtaskInput(ctx context.Context, v any) (*model.SubtaskInput, error) {
+	res, err := ec.unmarshalInputSubtaskInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSubtaskResult2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐSubtaskResultᚄ(ctx context.Context, sel ast.SelectionSet, v []*algoitny.SubtaskResult) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSubtaskResult2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐSubtaskResult(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSubtaskResult2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐSubtaskResult(ctx context.Context, sel ast.SelectionSet, v *algoitny.SubtaskResult) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SubtaskResult(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNSyncResult2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐAtCoderSyncResult(ctx context.Context, sel ast.SelectionSet, v *algoitny.AtCoderSyncResult) graphql.Marshaler {
@@ -24590,6 +25672,23 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	_ = ctx
 	res := graphql.MarshalString(*v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOSubtaskInput2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐSubtaskInputᚄ(ctx context.Context, v any) ([]*model.SubtaskInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.SubtaskInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNSubtaskInput2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐSubtaskInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) unmarshalOTestCaseInput2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐTestCaseInputᚄ(ctx context.Context, v any) ([]*model.TestCaseInput, error) {

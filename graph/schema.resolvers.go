@@ -421,6 +421,14 @@ func (r *problemResolver) InteractorLanguage(ctx context.Context, obj *algoitny.
 	return programLanguage(ctx, obj, obj.Interactor), nil
 }
 
+func (r *problemResolver) Subtasks(ctx context.Context, obj *algoitny.Problem) ([]*algoitny.Subtask, error) {
+	out := make([]*algoitny.Subtask, len(obj.Subtasks))
+	for i := range obj.Subtasks {
+		out[i] = &obj.Subtasks[i]
+	}
+	return out, nil
+}
+
 func (r *problemResolver) TestCases(ctx context.Context, obj *algoitny.Problem, first *int, after *string) (*model.TestCaseConnection, error) {
 	req := pageRequest(first, after)
 	if _, err := req.Validate(); err != nil {
@@ -634,6 +642,31 @@ func (r *searchHistoryResolver) Code(ctx context.Context, obj *algoitny.SearchHi
 	return &obj.Code, nil
 }
 
+func (r *searchHistoryResolver) Score(ctx context.Context, obj *algoitny.SearchHistory) (*float64, error) {
+	if obj.Score == nil {
+		return nil, nil
+	}
+	return &obj.Score.Score, nil
+}
+
+func (r *searchHistoryResolver) MaxScore(ctx context.Context, obj *algoitny.SearchHistory) (*float64, error) {
+	if obj.Score == nil {
+		return nil, nil
+	}
+	return &obj.Score.MaxScore, nil
+}
+
+func (r *searchHistoryResolver) SubtaskResults(ctx context.Context, obj *algoitny.SearchHistory) ([]*algoitny.SubtaskResult, error) {
+	if obj.Score == nil {
+		return []*algoitny.SubtaskResult{}, nil
+	}
+	out := make([]*algoitny.SubtaskResult, len(obj.Score.Subtasks))
+	for i := range obj.Score.Subtasks {
+		out[i] = &obj.Score.Subtasks[i]
+	}
+	return out, nil
+}
+
 func (r *searchHistoryResolver) Job(ctx context.Context, obj *algoitny.SearchHistory) (*algoitny.Job, error) {
 	if obj.JobID == "" || !algoitny.ActorFrom(ctx).OwnsOrStaff(obj.UserID) {
 		return nil, nil
@@ -705,6 +738,13 @@ func (r *subscriptionResolver) CheckUpdated(ctx context.Context, id string) (<-c
 		return nil, err
 	}
 	return r.Watches.Subscribe(ctx, checkID)
+}
+
+func (r *subtaskResolver) DependsOn(ctx context.Context, obj *algoitny.Subtask) ([]string, error) {
+	if obj.DependsOn == nil {
+		return []string{}, nil
+	}
+	return obj.DependsOn, nil
 }
 
 func (r *testCaseResolver) ID(ctx context.Context, obj *algoitny.TestCase) (string, error) {
@@ -857,6 +897,8 @@ func (r *Resolver) SolvedProblems() SolvedProblemsResolver { return &solvedProbl
 
 func (r *Resolver) Subscription() SubscriptionResolver { return &subscriptionResolver{r} }
 
+func (r *Resolver) Subtask() SubtaskResolver { return &subtaskResolver{r} }
+
 func (r *Resolver) TestCase() TestCaseResolver { return &testCaseResolver{r} }
 
 func (r *Resolver) UsageLog() UsageLogResolver { return &usageLogResolver{r} }
@@ -882,6 +924,7 @@ type (
 	solveStreakResolver            struct{ *Resolver }
 	solvedProblemsResolver         struct{ *Resolver }
 	subscriptionResolver           struct{ *Resolver }
+	subtaskResolver                struct{ *Resolver }
 	testCaseResolver               struct{ *Resolver }
 	usageLogResolver               struct{ *Resolver }
 	userResolver                   struct{ *Resolver }

@@ -45,8 +45,12 @@ type CheckerInput struct {
 	// FLOAT: the tolerance, absolute or relative, 0 < epsilon < 1 (required).
 	Epsilon *float64 `json:"epsilon,omitempty"`
 	// CUSTOM: the checker's source (at most 64 KB, required). It is run as
-	// `checker input output answer`; exit 0 accepts, 1 rejects, anything else is
-	// INTERNAL_ERROR; what it prints becomes the test's message.
+	// `checker input output answer` and its exit code means what it means to
+	// testlib: 0 ACCEPTED, 1 WRONG_ANSWER, 2 (presentation error) WRONG_ANSWER,
+	// 3 (FAIL) INTERNAL_ERROR, 7 points (`quitp`: the fraction of the test in
+	// [0, 1], read from "points X" in its output); anything else is
+	// INTERNAL_ERROR. What it prints becomes the test's message. A C++ checker
+	// can `#include "testlib.h"` (a testlib-compatible header is provided).
 	Code *string `json:"code,omitempty"`
 	// CUSTOM: the checker's language (required).
 	Language *algoitny.Language `json:"language,omitempty"`
@@ -340,6 +344,20 @@ type SearchHistoryEdge struct {
 type Subscription struct {
 }
 
+// A subtask (updateProblem).
+type SubtaskInput struct {
+	// A name unique within the problem (1–50 characters).
+	Name string `json:"name"`
+	// What the subtask is worth: 0–1,000,000.
+	Points float64 `json:"points"`
+	// How its points follow from its tests.
+	Mode algoitny.ScoringMode `json:"mode"`
+	// The ids of the problem's test cases in it (at least one).
+	TestIds []string `json:"testIds"`
+	// Names of other subtasks that must pass fully for this one to score.
+	DependsOn []string `json:"dependsOn,omitempty"`
+}
+
 // A page of a problem's test cases, oldest first.
 type TestCaseConnection struct {
 	// The test cases of this page.
@@ -422,6 +440,8 @@ type UpdateProblemInput struct {
 	Checker *CheckerInput `json:"checker,omitempty"`
 	// A new interactor, replacing the old one; one with empty code makes the problem a batch problem again.
 	Interactor *InteractorInput `json:"interactor,omitempty"`
+	// New subtasks, replacing all (an empty list removes them): at most 100; each names existing test case ids of the problem (BAD_USER_INPUT with field `subtasks.testIds` otherwise), non-negative points (`subtasks.points`), and dependencies on other subtasks without cycles (`subtasks.dependsOn`).
+	Subtasks []*SubtaskInput `json:"subtasks,omitempty"`
 	// A new CPU time per test in milliseconds (100–20000).
 	TimeLimitMs *int `json:"timeLimitMs,omitempty"`
 	// A new peak memory per test in MiB (16–2048).

@@ -33,7 +33,10 @@ type SearchHistory struct {
 	JobID          string
 	MaxTimeMs      int
 	MaxMemoryKB    int
-	CreatedAt      time.Time
+	// Score is the partial score by the problem's subtasks (ScoreSubtasks),
+	// nil when the problem had none when the code was executed.
+	Score     *Score
+	CreatedAt time.Time
 	// Ranked says whether the execution counts towards its user's solved
 	// problems and the leaderboard: its problem was published when it was
 	// judged (a user's accepted runs on their own drafts do not rank them).
@@ -86,6 +89,9 @@ type TestResult struct {
 	TimeMs   int
 	MemoryKB int
 	Message  string
+	// Points is the partial credit a testlib checker gave the test (quitp),
+	// a fraction in [0, 1]; nil when it gave none.
+	Points *float64
 }
 
 // HistoryFilter narrows a history list.

@@ -49,7 +49,10 @@ type Problem struct {
 	// generated tests of earlier runs: numbers, not times, decide which of
 	// two concurrent runs wins, and a run never deletes the tests of a run
 	// that may still become current.
-	Production    int
+	Production int
+	// Subtasks group the tests for partial scores (ScoreSubtasks); none
+	// means the problem is judged pass/fail only.
+	Subtasks      []Subtask
 	TimeLimitMs   int
 	MemoryLimitMB int
 	IsCompleted   bool
@@ -140,13 +143,15 @@ type ProblemReview struct {
 
 // ProblemUpdate changes some fields of a problem; nil fields are left alone.
 type ProblemUpdate struct {
-	Title         *string
-	ProblemURL    *string
-	Tags          *[]string
-	SolutionCode  *string
-	Language      *Language
-	Constraints   *string
-	Checker       *Checker
+	Title        *string
+	ProblemURL   *string
+	Tags         *[]string
+	SolutionCode *string
+	Language     *Language
+	Constraints  *string
+	Checker      *Checker
+	// Subtasks replaces all subtasks (an empty slice removes them).
+	Subtasks      *[]Subtask
 	TimeLimitMs   *int
 	MemoryLimitMB *int
 	IsCompleted   *bool

@@ -38,8 +38,9 @@ type executionTestItem struct {
 	Stderr   string `dynamodbav:",omitempty"`
 	TimeMs   int
 	MemoryKB int
-	Message  string `dynamodbav:",omitempty"`
-	TTL      int64  // the table's TTL attribute (attrTTL)
+	Message  string   `dynamodbav:",omitempty"`
+	Points   *float64 `dynamodbav:",omitempty"`
+	TTL      int64    // the table's TTL attribute (attrTTL)
 }
 
 // PutExecutionTest stores one finished test of a running execution job (a
@@ -77,7 +78,7 @@ func (db *DB) marshalExecutionTest(ev algoitny.ExecutionEvent) (map[string]types
 	av, err := attributevalue.MarshalMap(executionTestItem{
 		PK: jobPK(ev.JobID), SK: executionTestSK(ev.Index), EntityType: "ExecutionTest",
 		JobID: ev.JobID, Index: ev.Index, Total: ev.Total, TestCaseID: r.TestCaseID, Verdict: string(r.Verdict),
-		Output: r.Output, Stderr: r.Stderr, TimeMs: r.TimeMs, MemoryKB: r.MemoryKB, Message: r.Message,
+		Output: r.Output, Stderr: r.Stderr, TimeMs: r.TimeMs, MemoryKB: r.MemoryKB, Message: r.Message, Points: r.Points,
 		TTL: db.now().Add(executionTestTTL).Unix(),
 	})
 	if err != nil {
@@ -102,7 +103,7 @@ func (db *DB) ListExecutionTests(ctx context.Context, jobID string) ([]algoitny.
 		}
 		out = append(out, algoitny.ExecutionEvent{JobID: it.JobID, Index: it.Index, Total: it.Total, Result: algoitny.TestResult{
 			TestCaseID: it.TestCaseID, Verdict: algoitny.Verdict(it.Verdict), Output: it.Output, Stderr: it.Stderr,
-			TimeMs: it.TimeMs, MemoryKB: it.MemoryKB, Message: it.Message,
+			TimeMs: it.TimeMs, MemoryKB: it.MemoryKB, Message: it.Message, Points: it.Points,
 		}})
 	}
 	return out, nil

@@ -44,10 +44,16 @@ type historyItem struct {
 	JobID             string   `dynamodbav:",omitempty"`
 	MaxTimeMs         int
 	MaxMemoryKB       int
-	CreatedAt         time.Time
-	GSI1PK, GSI1SK    string `dynamodbav:",omitempty"`
-	GSI2PK, GSI2SK    string
-	GSI3PK, GSI3SK    string
+	// Score, MaxScore and Subtasks are the partial score
+	// (algoitny.SearchHistory.Score); absent when the problem had no
+	// subtasks. In summaries too: a list shows scores.
+	Score          *float64            `dynamodbav:",omitempty"`
+	MaxScore       *float64            `dynamodbav:",omitempty"`
+	Subtasks       []subtaskResultItem `dynamodbav:",omitempty"`
+	CreatedAt      time.Time
+	GSI1PK, GSI1SK string `dynamodbav:",omitempty"`
+	GSI2PK, GSI2SK string
+	GSI3PK, GSI3SK string
 }
 
 type testResultItem struct {
@@ -58,6 +64,39 @@ type testResultItem struct {
 	TimeMs     int    `dynamodbav:"time_ms"`
 	MemoryKB   int    `dynamodbav:"memory_kb"`
 	Message    string `dynamodbav:"message,omitempty"`
+	// Points is a testlib checker's partial credit (quitp), absent when none.
+	Points *float64 `dynamodbav:"points,omitempty"`
+}
+
+type subtaskResultItem struct {
+	Name      string
+	Points    float64
+	MaxPoints float64
+	Passed    int
+	Total     int
+}
+
+// marshalScore and unmarshalScore convert a history's partial score.
+func marshalScore(it *historyItem, s *algoitny.Score) {
+	if s == nil {
+		return
+	}
+	it.Score, it.MaxScore = &s.Score, &s.MaxScore
+	it.Subtasks = make([]subtaskResultItem, len(s.Subtasks))
+	for i, r := range s.Subtasks {
+		it.Subtasks[i] = subtaskResultItem(r)
+	}
+}
+
+func unmarshalScore(it *historyItem) *algoitny.Score {
+	if it.Score == nil || it.MaxScore == nil {
+		return nil
+	}
+	s := &algoitny.Score{Score: *it.Score, MaxScore: *it.MaxScore, Subtasks: make([]algoitny.SubtaskResult, len(it.Subtasks))}
+	for i, r := range it.Subtasks {
+		s.Subtasks[i] = algoitny.SubtaskResult(r)
+	}
+	return s
 }
 
 func marshalHistory(h *algoitny.SearchHistory) (map[string]types.AttributeValue, error) {
@@ -80,8 +119,9 @@ func marshalHistory(h *algoitny.SearchHistory) (map[string]types.AttributeValue,
 	}
 	it.TestResults = make([]testResultItem, len(h.TestResults))
 	for i, r := range h.TestResults {
-		it.TestResults[i] = testResultItem{TestCaseID: r.TestCaseID, Verdict: string(r.Verdict), Output: r.Output, Stderr: r.Stderr, TimeMs: r.TimeMs, MemoryKB: r.MemoryKB, Message: r.Message}
+		it.TestResults[i] = testResultItem{TestCaseID: r.TestCaseID, Verdict: string(r.Verdict), Output: r.Output, Stderr: r.Stderr, TimeMs: r.TimeMs, MemoryKB: r.MemoryKB, Message: r.Message, Points: r.Points}
 	}
+	marshalScore(&it, h.Score)
 	if h.IsCodePublic {
 		it.GSI1PK, it.GSI1SK = gsiPublicHistory, created
 	}
@@ -107,8 +147,9 @@ func unmarshalHistory(av map[string]types.AttributeValue) (*algoitny.SearchHisto
 	}
 	h.TestResults = make([]algoitny.TestResult, len(it.TestResults))
 	for i, r := range it.TestResults {
-		h.TestResults[i] = algoitny.TestResult{TestCaseID: r.TestCaseID, Verdict: algoitny.Verdict(r.Verdict), Output: r.Output, Stderr: r.Stderr, TimeMs: r.TimeMs, MemoryKB: r.MemoryKB, Message: r.Message}
+		h.TestResults[i] = algoitny.TestResult{TestCaseID: r.TestCaseID, Verdict: algoitny.Verdict(r.Verdict), Output: r.Output, Stderr: r.Stderr, TimeMs: r.TimeMs, MemoryKB: r.MemoryKB, Message: r.Message, Points: r.Points}
 	}
+	h.Score = unmarshalScore(&it)
 	return h, nil
 }
 

@@ -68,6 +68,39 @@ type problemItem struct {
 	// at most 64 KB like the programs above.
 	InteractorCode     string `dynamodbav:",omitempty"`
 	InteractorLanguage string `dynamodbav:",omitempty"`
+	// Subtasks are algoitny.Problem.Subtasks (at most 100, validated by
+	// problems), a list attribute of the problem item.
+	Subtasks []subtaskItem `dynamodbav:",omitempty"`
+}
+
+type subtaskItem struct {
+	Name      string
+	Points    float64
+	Mode      string
+	TestIDs   []string
+	DependsOn []string `dynamodbav:",omitempty"`
+}
+
+func marshalSubtasks(subtasks []algoitny.Subtask) []subtaskItem {
+	if len(subtasks) == 0 {
+		return nil
+	}
+	out := make([]subtaskItem, len(subtasks))
+	for i, st := range subtasks {
+		out[i] = subtaskItem{Name: st.Name, Points: st.Points, Mode: string(st.Mode), TestIDs: st.TestIDs, DependsOn: st.DependsOn}
+	}
+	return out
+}
+
+func unmarshalSubtasks(items []subtaskItem) []algoitny.Subtask {
+	if len(items) == 0 {
+		return nil
+	}
+	out := make([]algoitny.Subtask, len(items))
+	for i, it := range items {
+		out[i] = algoitny.Subtask{Name: it.Name, Points: it.Points, Mode: algoitny.ScoringMode(it.Mode), TestIDs: it.TestIDs, DependsOn: it.DependsOn}
+	}
+	return out
 }
 
 func marshalProblem(p *algoitny.Problem) (map[string]types.AttributeValue, error) {
@@ -80,6 +113,7 @@ func marshalProblem(p *algoitny.Problem) (map[string]types.AttributeValue, error
 		GeneratorCode: p.Generator.Code, GeneratorLanguage: string(p.Generator.Language),
 		ValidatorCode: p.Validator.Code, ValidatorLanguage: string(p.Validator.Language), Production: p.Production,
 		InteractorCode: p.Interactor.Code, InteractorLanguage: string(p.Interactor.Language),
+		Subtasks:    marshalSubtasks(p.Subtasks),
 		TimeLimitMs: p.TimeLimitMs, MemoryLimitMB: p.MemoryLimitMB,
 		IsCompleted: p.IsCompleted, IsDeleted: p.IsDeleted, DeletedAt: p.DeletedAt, DeletedReason: p.DeletedReason,
 		TestCaseCount: p.TestCaseCount, CreatedBy: p.CreatedBy, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
@@ -112,6 +146,7 @@ func unmarshalProblem(av map[string]types.AttributeValue) (*algoitny.Problem, er
 		Validator:   algoitny.Program{Language: algoitny.Language(it.ValidatorLanguage), Code: it.ValidatorCode},
 		Production:  it.Production,
 		Interactor:  algoitny.Program{Language: algoitny.Language(it.InteractorLanguage), Code: it.InteractorCode},
+		Subtasks:    unmarshalSubtasks(it.Subtasks),
 		TimeLimitMs: it.TimeLimitMs, MemoryLimitMB: it.MemoryLimitMB,
 		IsCompleted: it.IsCompleted, IsDeleted: it.IsDeleted, DeletedAt: it.DeletedAt, DeletedReason: it.DeletedReason,
 		TestCaseCount: it.TestCaseCount, CreatedBy: it.CreatedBy, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
@@ -263,6 +298,30 @@ func andAll(conds []expression.ConditionBuilder) *expression.ConditionBuilder {
 	return &c
 }
 
+// setJudging adds to upd what u changes of how the problem is judged: its
+// checker, its interactor and its subtasks (none removes the attribute).
+func setJudging(upd expression.UpdateBuilder, u algoitny.ProblemUpdate) expression.UpdateBuilder {
+	set := func(attr string, v any) { upd = upd.Set(expression.Name(attr), expression.Value(v)) }
+	if u.Checker != nil {
+		set("CheckerKind", string(u.Checker.Kind))
+		set("CheckerEpsilon", u.Checker.Epsilon)
+		set("CheckerCode", u.Checker.Code)
+		set("CheckerLanguage", string(u.Checker.Language))
+	}
+	if u.Interactor != nil {
+		set("InteractorCode", u.Interactor.Code)
+		set("InteractorLanguage", string(u.Interactor.Language))
+	}
+	if u.Subtasks != nil {
+		if len(*u.Subtasks) == 0 {
+			upd = upd.Remove(expression.Name("Subtasks"))
+		} else {
+			set("Subtasks", marshalSubtasks(*u.Subtasks))
+		}
+	}
+	return upd
+}
+
 // UpdateProblem changes the given fields of a live problem, moving it between
 // index partitions when its language or completion changes. It returns
 // ENOTFOUND for a missing or deleted problem, and ECONFLICT when u makes a
@@ -314,16 +373,7 @@ func problemUpdateExpr(u algoitny.ProblemUpdate, now time.Time) (expression.Upda
 	if u.Constraints != nil {
 		set("Constraints", *u.Constraints)
 	}
-	if u.Checker != nil {
-		set("CheckerKind", string(u.Checker.Kind))
-		set("CheckerEpsilon", u.Checker.Epsilon)
-		set("CheckerCode", u.Checker.Code)
-		set("CheckerLanguage", string(u.Checker.Language))
-	}
-	if u.Interactor != nil {
-		set("InteractorCode", u.Interactor.Code)
-		set("InteractorLanguage", string(u.Interactor.Language))
-	}
+	upd = setJudging(upd, u)
 	if u.TimeLimitMs != nil {
 		set("TimeLimitMs", *u.TimeLimitMs)
 	}

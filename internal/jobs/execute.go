@@ -226,13 +226,14 @@ func judgeInteractor(it algoitny.Program) *judge.Interactor {
 func testResult(tr judge.TestResult) algoitny.TestResult {
 	return algoitny.TestResult{
 		TestCaseID: tr.TestID, Verdict: algoitny.Verdict(tr.Verdict), Output: tr.Output, Stderr: tr.Stderr,
-		TimeMs: int(tr.CPUTime.Milliseconds()), MemoryKB: int(tr.MemoryBytes >> 10), Message: tr.Message,
+		TimeMs: int(tr.CPUTime.Milliseconds()), MemoryKB: int(tr.MemoryBytes >> 10), Message: tr.Message, Points: tr.Points,
 	}
 }
 
 // history builds the execution record of a judged job: res says whether
 // the source compiled, results holds every test's result by index (some
-// may come from an earlier attempt of the job).
+// may come from an earlier attempt of the job). A problem with subtasks
+// gets its score (algoitny.ScoreSubtasks: zero after a compilation error).
 func history(rec *algoitny.Job, p *algoitny.Problem, owner *algoitny.User, res judge.Result, results []*algoitny.TestResult) *algoitny.SearchHistory {
 	h := &algoitny.SearchHistory{
 		ID: rec.HistoryID, UserID: rec.UserID, UserEmail: owner.Email,
@@ -245,6 +246,7 @@ func history(rec *algoitny.Job, p *algoitny.Problem, owner *algoitny.User, res j
 	}
 	if res.Verdict == judge.CompilationError {
 		h.FailedCount = len(results)
+		h.Score = algoitny.ScoreSubtasks(p.Subtasks, nil)
 		return h
 	}
 	// The judge's rules (judge.Result): ACCEPTED when every test passed,
@@ -263,6 +265,7 @@ func history(rec *algoitny.Job, p *algoitny.Problem, owner *algoitny.User, res j
 		h.MaxTimeMs = max(h.MaxTimeMs, tr.TimeMs)
 		h.MaxMemoryKB = max(h.MaxMemoryKB, tr.MemoryKB)
 	}
+	h.Score = algoitny.ScoreSubtasks(p.Subtasks, h.TestResults)
 	return h
 }
 

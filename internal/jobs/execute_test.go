@@ -3,6 +3,7 @@ package jobs_test
 import (
 	"context"
 	"log/slog"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -27,6 +28,7 @@ type fakeJudge struct {
 	mu      sync.Mutex
 	subs    []judge.Submission
 	verdict func(i int) judge.Verdict
+	points  func(i int) *float64 // nil: no checker points
 	err     error
 }
 
@@ -40,6 +42,9 @@ func (f *fakeJudge) Judge(ctx context.Context, sub judge.Submission, onTest func
 	}
 	for i, tc := range sub.Tests {
 		tr := judge.TestResult{Index: i, TestID: tc.ID, Verdict: f.verdict(i), CPUTime: time.Duration(i+1) * time.Millisecond, MemoryBytes: 1 << 20}
+		if f.points != nil {
+			tr.Points = f.points(i)
+		}
 		if tr.Verdict != judge.Accepted && res.Verdict == judge.Accepted {
 			res.Verdict = tr.Verdict
 		}
@@ -171,6 +176,53 @@ func TestExecuteWorker(t *testing.T) {
 		}
 		if h.Verdict != algoitny.Verdict(judge.WrongAnswer) || h.PassedCount != 2 || h.FailedCount != 1 || h.TotalCount != 3 || h.MaxTimeMs != 3 || h.MaxMemoryKB != 1024 {
 			t.Fatalf("execution = %+v", h)
+		}
+	})
+
+	// A problem with subtasks gets a score: per group, with the checker's
+	// points, after the dependencies.
+	t.Run("Subtasks", func(t *testing.T) {
+		t.Parallel()
+		half := 0.5
+		fj := &fakeJudge{
+			verdict: func(i int) judge.Verdict {
+				if i == 1 {
+					return judge.WrongAnswer
+				}
+				return judge.Accepted
+			},
+			points: func(i int) *float64 {
+				if i == 1 {
+					return &half
+				}
+				return nil
+			},
+		}
+		b := setupExecute(t, fj)
+		ctx := algoitny.WithFreshReads(context.Background())
+		tests, err := b.db.ListTestCases(ctx, b.problem.Ref(), algoitny.PageRequest{First: 10})
+		if err != nil || len(tests.Items) != 3 {
+			t.Fatalf("tests %+v, %v", tests.Items, err)
+		}
+		id := func(i int) string { return tests.Items[i].ID }
+		subtasks := []algoitny.Subtask{
+			{Name: "small", Points: 30, Mode: algoitny.ScoreAllOrNothing, TestIDs: []string{id(0)}},
+			{Name: "large", Points: 70, Mode: algoitny.ScoreSum, TestIDs: []string{id(1), id(2)}, DependsOn: []string{"small"}},
+		}
+		if _, err := b.db.UpdateProblem(ctx, b.problem.Ref(), algoitny.ProblemUpdate{Subtasks: &subtasks}); err != nil {
+			t.Fatal(err)
+		}
+		done := b.submit(t, "print(1)")
+		h, err := b.db.GetHistory(ctx, algoitny.HistoryRef{UserID: b.user.ID, ID: done.HistoryID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := &algoitny.Score{Score: 82.5, MaxScore: 100, Subtasks: []algoitny.SubtaskResult{
+			{Name: "small", Points: 30, MaxPoints: 30, Passed: 1, Total: 1},
+			{Name: "large", Points: 52.5, MaxPoints: 70, Passed: 1, Total: 2},
+		}}
+		if !reflect.DeepEqual(h.Score, want) || h.TestResults[1].Points == nil || *h.TestResults[1].Points != 0.5 {
+			t.Fatalf("score %+v, results %+v; want %+v", h.Score, h.TestResults, want)
 		}
 	})
 

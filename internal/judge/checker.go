@@ -36,9 +36,12 @@ const (
 	// CheckCustom runs a checker program for problems with several valid
 	// answers. It is run in the sandbox as `checker input output answer` (the
 	// testlib argument order: input, the contestant's output, the expected
-	// answer) with the three paths read-only; exit 0 accepts, 1 rejects, any
-	// other outcome (other exit codes, crashes, limits) is INTERNAL_ERROR. What
-	// it prints becomes the test's message.
+	// answer) with the three paths read-only, and its exit status means what
+	// it means to testlib: 0 OK, 1 WA, 2 PE (judged WRONG_ANSWER), 3 FAIL
+	// (INTERNAL_ERROR), 7 points (TestResult.Points, read from its message as
+	// testlib's quitp writes it); any other outcome (other exit codes,
+	// crashes, limits) is INTERNAL_ERROR. What it prints becomes the test's
+	// message.
 	CheckCustom CheckerKind = "custom"
 )
 
@@ -56,7 +59,8 @@ type Checker struct {
 	// Language and Source are a CheckCustom checker's program, compiled once
 	// per Judge call.
 	Language, Source string
-	// Program is a CheckCustom checker compiled beforehand with Engine.Compile
+	// Program is a CheckCustom checker compiled beforehand with
+	// Engine.CompileChecker (C++ checkers get testlib.h) or Engine.Compile
 	// (it then takes precedence over Language/Source), so a server can compile
 	// a problem's checker once for all submissions.
 	Program *Program

@@ -233,9 +233,14 @@
 // never loaded into memory: CheckLines (default: trailing whitespace, CRLF,
 // trailing blank lines and a missing final newline are ignored), CheckTokens,
 // CheckExact, CheckFloat (absolute or relative error), CheckYesNo. CheckCustom
-// runs a checker program in the sandbox as `checker input output answer`:
-// exit 0 accepted, 1 wrong answer, anything else INTERNAL_ERROR; the status
-// decides, never what it printed.
+// runs a checker program in the sandbox as `checker input output answer`,
+// its exit status read as testlib's: 0 accepted, 1 wrong answer, 2
+// (presentation error) wrong answer, 3 (FAIL) INTERNAL_ERROR, 7 points
+// (TestResult.Points, the one case its message is read: "points X" as quitp
+// writes it), anything else INTERNAL_ERROR; otherwise the status decides,
+// never what it printed. C++ checkers compiled through Judge or
+// Engine.CompileChecker find a testlib-compatible testlib.h next to their
+// source (testlib/testlib.h, embedded).
 // Checker.Compare is usable on its own.
 //
 // # Concurrency

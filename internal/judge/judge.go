@@ -99,6 +99,10 @@ type TestResult struct {
 	// limit for *_LIMIT_EXCEEDED, the exit code or signal for RUNTIME_ERROR, the
 	// checker's comment for a custom checker.
 	Message string
+	// Points is the partial credit a custom checker gave the test (testlib's
+	// quitp, exit code 7) as a fraction in [0, 1]; nil when it gave none (the
+	// test then counts fully if ACCEPTED, not at all otherwise).
+	Points *float64
 }
 
 // Result is the outcome of a judged submission.
@@ -221,7 +225,7 @@ func (e *Engine) compileSubmission(ctx context.Context, sub Submission, res *Res
 // compileChecker compiles a custom checker's source; a checker that does
 // not compile is ErrInvalidInput.
 func (e *Engine) compileChecker(ctx context.Context, checker Checker) (*Program, error) {
-	cp, err := e.Compile(ctx, checker.Language, checker.Source)
+	cp, err := e.CompileChecker(ctx, checker.Language, checker.Source)
 	if err != nil {
 		var ce *CompileError
 		if errors.As(err, &ce) {
@@ -445,14 +449,14 @@ func (e *Engine) checkTest(ctx context.Context, tr TestResult, checker Checker, 
 	if err := out.outFile.Close(); err != nil {
 		return tr.internal("saving the output: %v", err)
 	}
-	verdict, msg, err := e.runChecker(ctx, checker.Program, tc, out.hostCheck)
+	co, err := e.runChecker(ctx, checker.Program, tc, out.hostCheck)
 	if err != nil {
 		if ctx.Err() != nil {
 			return tr, ctx.Err()
 		}
 		return tr.internal("checker: %v", err)
 	}
-	tr.Verdict, tr.Message = verdict, msg
+	tr.Verdict, tr.Message, tr.Points = co.verdict, co.message, co.points
 	return tr, nil
 }
 
@@ -473,14 +477,13 @@ func (e *Engine) newCheckDir() (string, error) {
 }
 
 // runChecker runs a custom checker on input.txt, output.txt and answer.txt in
-// hostDir and maps its exit status: 0 accepted, 1 wrong answer, anything
-// else an internal error (returned as INTERNAL_ERROR with the reason; 2
-// too: testlib's presentation error, but also what Python exits with when
-// the checker itself is broken). The status decides, not what the checker
-// printed: checkers echo the contestant's output, and a contestant printing
-// "MemoryError" must not turn a wrong answer into a checker that ran out of
-// memory.
-func (e *Engine) runChecker(ctx context.Context, checker *Program, tc TestCase, hostDir string) (Verdict, string, error) {
+// hostDir and maps its exit status as testlib defines it (interpretChecker:
+// 0 accepted, 1 and 2 wrong answer, 7 points, anything else an internal
+// error). The status decides, not what the checker printed: checkers echo
+// the contestant's output, and a contestant printing "MemoryError" must not
+// turn a wrong answer into a checker that ran out of memory; only exit 7
+// reads its message, for the points.
+func (e *Engine) runChecker(ctx context.Context, checker *Program, tc TestCase, hostDir string) (checkerOutcome, error) {
 	for _, f := range []struct {
 		name string
 		data []byte
@@ -488,12 +491,12 @@ func (e *Engine) runChecker(ctx context.Context, checker *Program, tc TestCase, 
 	}{{"input.txt", tc.Input, tc.InputFile}, {"answer.txt", tc.Expected, tc.ExpectedFile}} {
 		src, err := tc.open(f.data, f.file)
 		if err != nil {
-			return InternalError, "", err
+			return checkerOutcome{verdict: InternalError}, err
 		}
 		err = writeNew(filepath.Join(hostDir, f.name), src)
 		src.Close()
 		if err != nil {
-			return InternalError, "", err
+			return checkerOutcome{verdict: InternalError}, err
 		}
 	}
 	inBox := hostDir
@@ -507,14 +510,8 @@ func (e *Engine) runChecker(ctx context.Context, checker *Program, tc TestCase, 
 		Limits: e.cfg.CheckerLimits,
 	}, true, []mount{{src: hostDir, dst: checkDir}}, map[string]string{"check": inBox})
 	if err != nil {
-		return InternalError, "", err
+		return checkerOutcome{verdict: InternalError}, err
 	}
 	comment := strings.TrimSpace(truncate(strings.TrimSpace(out.String())+"\n"+strings.TrimSpace(rr.Stderr), previewMax))
-	switch {
-	case rr.Verdict == Accepted:
-		return Accepted, comment, nil
-	case rr.Signal == "" && rr.ExitCode == 1 && rr.Verdict != TimeLimitExceeded:
-		return WrongAnswer, comment, nil
-	}
-	return InternalError, fmt.Sprintf("checker failed (%s: %s): %s", rr.Verdict, rr.Message, comment), nil
+	return interpretChecker(rr, comment, rr.Stderr), nil
 }

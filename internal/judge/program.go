@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"bytes"
 	"context"
 	"debug/elf"
 	"fmt"
@@ -88,6 +89,12 @@ type RunResult struct {
 // not compile or the compiler exceeds Config.CompileLimits, ErrSandboxFailed,
 // ErrClosed, or ctx's error.
 func (e *Engine) Compile(ctx context.Context, language, source string) (*Program, error) {
+	return e.compileWith(ctx, language, source, nil)
+}
+
+// compileWith is Compile with extra files (headers) written next to the
+// source before it is built.
+func (e *Engine) compileWith(ctx context.Context, language, source string, files map[string][]byte) (*Program, error) {
 	lang, err := e.language(language)
 	if err != nil {
 		return nil, err
@@ -102,16 +109,21 @@ func (e *Engine) Compile(ctx context.Context, language, source string) (*Program
 		return nil, err
 	}
 	p := &Program{e: e, lang: lang, dir: dir, build: filepath.Join(dir, "build")}
-	if err := p.compile(ctx, source); err != nil {
+	if err := p.compile(ctx, source, files); err != nil {
 		removeAll(dir)
 		return nil, err
 	}
 	return p, nil
 }
 
-func (p *Program) compile(ctx context.Context, source string) error {
+func (p *Program) compile(ctx context.Context, source string, files map[string][]byte) error {
 	if err := p.writeSource(source); err != nil {
 		return err
+	}
+	for name, data := range files {
+		if err := writeNew(filepath.Join(p.build, name), bytes.NewReader(data)); err != nil {
+			return err
+		}
 	}
 	if len(p.lang.Compile) == 0 {
 		return fixBuildPermissions(p.build, p.e.switchUID)

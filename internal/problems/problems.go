@@ -171,9 +171,10 @@ func CheckCanRegister(ctx context.Context) error {
 }
 
 // Update changes a problem the actor may edit (staff or its author).
-// Completing a problem needs at least one test case. An author's change to a
-// problem staff reviewed undoes the review (reviewUndone). Returns
-// ENOTFOUND, EFORBIDDEN or EINVALID.
+// Completing a problem needs at least one test case; subtasks must name its
+// test cases (validateSubtasks). An author's change to a problem staff
+// reviewed undoes the review (reviewUndone). Returns ENOTFOUND, EFORBIDDEN
+// or EINVALID.
 func (s *Service) Update(ctx context.Context, ref algoitny.ProblemRef, u algoitny.ProblemUpdate) (*algoitny.Problem, error) {
 	p, err := s.editable(ctx, ref)
 	if err != nil {
@@ -187,6 +188,15 @@ func (s *Service) Update(ctx context.Context, ref algoitny.ProblemRef, u algoitn
 	normalize(&next)
 	if err := validateProblem(&next); err != nil {
 		return nil, err
+	}
+	if u.Subtasks != nil {
+		ids, err := s.testCaseIDs(ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		if err := validateSubtasks(next.Subtasks, ids); err != nil {
+			return nil, err
+		}
 	}
 	if u.IsCompleted != nil && *u.IsCompleted && p.TestCaseCount == 0 {
 		return nil, algoitny.Invalid("isCompleted", "a problem needs test cases to be completed")
@@ -385,6 +395,9 @@ func applyUpdate(p *algoitny.Problem, u algoitny.ProblemUpdate) {
 	if u.Interactor != nil {
 		p.Interactor = *u.Interactor
 	}
+	if u.Subtasks != nil {
+		p.Subtasks = *u.Subtasks
+	}
 	if u.TimeLimitMs != nil {
 		p.TimeLimitMs = *u.TimeLimitMs
 	}
@@ -429,6 +442,9 @@ func normalizedUpdate(u algoitny.ProblemUpdate, next *algoitny.Problem) algoitny
 	}
 	if u.Interactor != nil {
 		u.Interactor = &next.Interactor
+	}
+	if u.Subtasks != nil {
+		u.Subtasks = &next.Subtasks
 	}
 	if u.TimeLimitMs != nil {
 		u.TimeLimitMs = &next.TimeLimitMs
