@@ -112,6 +112,8 @@ type ComplexityRoot struct {
 		LastResult          func(childComplexity int) int
 		NextRunAt           func(childComplexity int) int
 		RecentResults       func(childComplexity int, limit *int) int
+		State               func(childComplexity int) int
+		StateChangedAt      func(childComplexity int) int
 		Status              func(childComplexity int) int
 		Type                func(childComplexity int) int
 		URL                 func(childComplexity int) int
@@ -129,18 +131,27 @@ type ComplexityRoot struct {
 	}
 
 	CheckEvent struct {
-		Check   func(childComplexity int) int
-		Deleted func(childComplexity int) int
-		Result  func(childComplexity int) int
+		Check       func(childComplexity int) int
+		Deleted     func(childComplexity int) int
+		Result      func(childComplexity int) int
+		StateChange func(childComplexity int) int
 	}
 
 	CheckResult struct {
+		Attempts       func(childComplexity int) int
 		CheckedAt      func(childComplexity int) int
 		Error          func(childComplexity int) int
 		HTTPStatus     func(childComplexity int) int
 		KeywordFound   func(childComplexity int) int
 		ResponseTimeMs func(childComplexity int) int
 		Status         func(childComplexity int) int
+	}
+
+	CheckStateChange struct {
+		At     func(childComplexity int) int
+		From   func(childComplexity int) int
+		Reason func(childComplexity int) int
+		To     func(childComplexity int) int
 	}
 
 	Checker struct {
@@ -951,6 +962,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Check.RecentResults(childComplexity, args["limit"].(*int)), true
+	case "Check.state":
+		if e.ComplexityRoot.Check.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Check.State(childComplexity), true
+	case "Check.stateChangedAt":
+		if e.ComplexityRoot.Check.StateChangedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Check.StateChangedAt(childComplexity), true
 	case "Check.status":
 		if e.ComplexityRoot.Check.Status == nil {
 			break
@@ -1020,7 +1043,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CheckEvent.Result(childComplexity), true
+	case "CheckEvent.stateChange":
+		if e.ComplexityRoot.CheckEvent.StateChange == nil {
+			break
+		}
 
+		return e.ComplexityRoot.CheckEvent.StateChange(childComplexity), true
+
+	case "CheckResult.attempts":
+		if e.ComplexityRoot.CheckResult.Attempts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CheckResult.Attempts(childComplexity), true
 	case "CheckResult.checkedAt":
 		if e.ComplexityRoot.CheckResult.CheckedAt == nil {
 			break
@@ -1057,6 +1092,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CheckResult.Status(childComplexity), true
+
+	case "CheckStateChange.at":
+		if e.ComplexityRoot.CheckStateChange.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CheckStateChange.At(childComplexity), true
+	case "CheckStateChange.from":
+		if e.ComplexityRoot.CheckStateChange.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CheckStateChange.From(childComplexity), true
+	case "CheckStateChange.reason":
+		if e.ComplexityRoot.CheckStateChange.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CheckStateChange.Reason(childComplexity), true
+	case "CheckStateChange.to":
+		if e.ComplexityRoot.CheckStateChange.To == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CheckStateChange.To(childComplexity), true
 
 	case "Checker.epsilon":
 		if e.ComplexityRoot.Checker.Epsilon == nil {
@@ -3651,11 +3711,15 @@ type Check implements Node {
   invert: Boolean!
   "Time between runs, in milliseconds (at most 86,400,000, a day)."
   delayMs: Int!
-  "Whether the check runs."
+  "Whether the check runs, as its owner set it (see ` + "`" + `state` + "`" + ` for what the runs say)."
   status: CheckStatus!
-  "Why a FAILED check stopped; empty otherwise."
+  "What the runs say of the URL: UNKNOWN before the first decisive run, then UP or DOWN. A DOWN check keeps running, more slowly, until a good run makes it UP."
+  state: CheckState!
+  "When ` + "`" + `state` + "`" + ` last changed; null while UNKNOWN."
+  stateChangedAt: Time
+  "Why the check is DOWN (the last error after the failed runs, or a refused destination); empty otherwise."
   failureReason: String!
-  "Failed runs since the last good one; 5 in a row make the check FAILED."
+  "Failed runs since the last good one (each after its retries); 5 in a row make the check DOWN."
   consecutiveFailures: Int!
   "When the check was created."
   createdAt: Time!
@@ -3682,14 +3746,36 @@ enum CheckType {
   KEYWORD
 }
 
-"Whether a check runs."
+"Whether a check runs, as its owner set it."
 enum CheckStatus {
-  "Runs every ` + "`" + `delayMs` + "`" + `."
+  "Runs every ` + "`" + `delayMs` + "`" + ` (slower while its state is DOWN)."
   ACTIVE
   "Stopped by ` + "`" + `pauseCheck` + "`" + ` until ` + "`" + `resumeCheck` + "`" + `."
   PAUSED
-  "Stopped after 5 failed runs in a row, or at once when the URL no longer leads to a public address (` + "`" + `failureReason` + "`" + `); ` + "`" + `resumeCheck` + "`" + ` restarts it."
-  FAILED
+  "Legacy: older versions stopped a check for good after 5 failed runs. No check becomes FAILED any more; the scheduler turns stored ones into ACTIVE checks that are DOWN."
+  FAILED @deprecated(reason: "Checks keep running while DOWN; see Check.state.")
+}
+
+"What the runs of a check say of its URL, apart from its status."
+enum CheckState {
+  "No decisive run yet."
+  UNKNOWN
+  "The last run fetched the page."
+  UP
+  "5 runs in a row failed (each retried twice first), or the URL leads to a non-public address. The check keeps running, its delay doubled per further failure up to an hour, and reports UP at its first good run."
+  DOWN
+}
+
+"A change of a check's state between UP and DOWN."
+type CheckStateChange {
+  "The state before (UNKNOWN when a new check goes DOWN)."
+  from: CheckState!
+  "The state after: UP or DOWN."
+  to: CheckState!
+  "Why: the last error for DOWN, the answer for UP."
+  reason: String!
+  "When the run that changed it started."
+  at: Time!
 }
 
 "The verdict of one run of a check."
@@ -3704,8 +3790,10 @@ enum CheckResultStatus {
 type CheckResult {
   "The run's verdict."
   status: CheckResultStatus!
-  "How long the request took in milliseconds (until the error, for a failed run; a run is given 15 s)."
+  "How long the request took in milliseconds (until the error, for a failed run; each attempt is given 15 s)."
   responseTimeMs: Int!
+  "How many fetches the run made: 1, or up to 3 when a failing fetch was retried (after 1 s, then 2 s)."
+  attempts: Int!
   "The final response's HTTP status (redirects followed, at most 5); 0 when no response came."
   httpStatus: Int!
   "Set for KEYWORD checks whose page was read."
@@ -3740,6 +3828,8 @@ type CheckEvent {
   result: CheckResult
   "True on the last event, sent when the check was deleted."
   deleted: Boolean!
+  "Set when the run changed the check's state (DOWN, or UP again)."
+  stateChange: CheckStateChange
 }
 
 "A new URL check."
@@ -4690,7 +4780,7 @@ type Mutation {
     "The check's id."
     id: ID!
   ): Check!
-  "Resume a paused or FAILED check: its failures are cleared, its delay raised to your plan's current minimum, and it runs as soon as the delay allows. Errors: UNAUTHENTICATED, NOT_FOUND, BAD_USER_INPUT (malformed id)."
+  "Resume a paused check: its failures are cleared (its state stays until the next decisive run), its delay raised to your plan's current minimum, and it runs as soon as the delay allows. Errors: UNAUTHENTICATED, NOT_FOUND, BAD_USER_INPUT (malformed id)."
   resumeCheck(
     "The check's id."
     id: ID!
@@ -4923,6 +5013,10 @@ func (ec *executionContext) childFields_Check(ctx context.Context, field graphql
 		return ec.fieldContext_Check_delayMs(ctx, field)
 	case "status":
 		return ec.fieldContext_Check_status(ctx, field)
+	case "state":
+		return ec.fieldContext_Check_state(ctx, field)
+	case "stateChangedAt":
+		return ec.fieldContext_Check_stateChangedAt(ctx, field)
 	case "failureReason":
 		return ec.fieldContext_Check_failureReason(ctx, field)
 	case "consecutiveFailures":
@@ -4971,6 +5065,8 @@ func (ec *executionContext) childFields_CheckEvent(ctx context.Context, field gr
 		return ec.fieldContext_CheckEvent_result(ctx, field)
 	case "deleted":
 		return ec.fieldContext_CheckEvent_deleted(ctx, field)
+	case "stateChange":
+		return ec.fieldContext_CheckEvent_stateChange(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CheckEvent", field.Name)
 }
@@ -4981,6 +5077,8 @@ func (ec *executionContext) childFields_CheckResult(ctx context.Context, field g
 		return ec.fieldContext_CheckResult_status(ctx, field)
 	case "responseTimeMs":
 		return ec.fieldContext_CheckResult_responseTimeMs(ctx, field)
+	case "attempts":
+		return ec.fieldContext_CheckResult_attempts(ctx, field)
 	case "httpStatus":
 		return ec.fieldContext_CheckResult_httpStatus(ctx, field)
 	case "keywordFound":
@@ -4991,6 +5089,20 @@ func (ec *executionContext) childFields_CheckResult(ctx context.Context, field g
 		return ec.fieldContext_CheckResult_checkedAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CheckResult", field.Name)
+}
+
+func (ec *executionContext) childFields_CheckStateChange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "from":
+		return ec.fieldContext_CheckStateChange_from(ctx, field)
+	case "to":
+		return ec.fieldContext_CheckStateChange_to(ctx, field)
+	case "reason":
+		return ec.fieldContext_CheckStateChange_reason(ctx, field)
+	case "at":
+		return ec.fieldContext_CheckStateChange_at(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CheckStateChange", field.Name)
 }
 
 func (ec *executionContext) childFields_Checker(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7518,6 +7630,52 @@ func (ec *executionContext) fieldContext_Check_status(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Check", field, false, false, errors.New("field of type CheckStatus does not have child fields"))
 }
 
+func (ec *executionContext) _Check_state(ctx context.Context, field graphql.CollectedField, obj *algoitny.Check) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Check_state(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v algoitny.CheckState) graphql.Marshaler {
+			return ec.marshalNCheckState2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Check_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Check", field, false, false, errors.New("field of type CheckState does not have child fields"))
+}
+
+func (ec *executionContext) _Check_stateChangedAt(ctx context.Context, field graphql.CollectedField, obj *algoitny.Check) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Check_stateChangedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StateChangedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Check_stateChangedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Check", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
 func (ec *executionContext) _Check_failureReason(ctx context.Context, field graphql.CollectedField, obj *algoitny.Check) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7938,6 +8096,38 @@ func (ec *executionContext) fieldContext_CheckEvent_deleted(_ context.Context, f
 	return graphql.NewScalarFieldContext("CheckEvent", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
+func (ec *executionContext) _CheckEvent_stateChange(ctx context.Context, field graphql.CollectedField, obj *algoitny.CheckEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CheckEvent_stateChange(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StateChange, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.CheckStateChange) graphql.Marshaler {
+			return ec.marshalOCheckStateChange2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckStateChange(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CheckEvent_stateChange(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CheckEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CheckStateChange(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _CheckResult_status(ctx context.Context, field graphql.CollectedField, obj *algoitny.CheckResult) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7981,6 +8171,29 @@ func (ec *executionContext) _CheckResult_responseTimeMs(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_CheckResult_responseTimeMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CheckResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CheckResult_attempts(ctx context.Context, field graphql.CollectedField, obj *algoitny.CheckResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CheckResult_attempts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Attempts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CheckResult_attempts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CheckResult", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
@@ -8074,6 +8287,98 @@ func (ec *executionContext) _CheckResult_checkedAt(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_CheckResult_checkedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CheckResult", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CheckStateChange_from(ctx context.Context, field graphql.CollectedField, obj *algoitny.CheckStateChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CheckStateChange_from(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.From, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v algoitny.CheckState) graphql.Marshaler {
+			return ec.marshalNCheckState2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CheckStateChange_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CheckStateChange", field, false, false, errors.New("field of type CheckState does not have child fields"))
+}
+
+func (ec *executionContext) _CheckStateChange_to(ctx context.Context, field graphql.CollectedField, obj *algoitny.CheckStateChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CheckStateChange_to(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.To, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v algoitny.CheckState) graphql.Marshaler {
+			return ec.marshalNCheckState2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CheckStateChange_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CheckStateChange", field, false, false, errors.New("field of type CheckState does not have child fields"))
+}
+
+func (ec *executionContext) _CheckStateChange_reason(ctx context.Context, field graphql.CollectedField, obj *algoitny.CheckStateChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CheckStateChange_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CheckStateChange_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CheckStateChange", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CheckStateChange_at(ctx context.Context, field graphql.CollectedField, obj *algoitny.CheckStateChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CheckStateChange_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CheckStateChange_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CheckStateChange", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
 func (ec *executionContext) _Checker_kind(ctx context.Context, field graphql.CollectedField, obj *algoitny.Checker) (ret graphql.Marshaler) {
@@ -18418,6 +18723,16 @@ func (ec *executionContext) _Check(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "state":
+			out.Values[i] = ec._Check_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "stateChangedAt":
+			out.Values[i] = ec._Check_stateChangedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "failureReason":
 			out.Values[i] = ec._Check_failureReason(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -18625,6 +18940,11 @@ func (ec *executionContext) _CheckEvent(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "stateChange":
+			out.Values[i] = ec._CheckEvent_stateChange(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -18668,6 +18988,11 @@ func (ec *executionContext) _CheckResult(ctx context.Context, sel ast.SelectionS
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "attempts":
+			out.Values[i] = ec._CheckResult_attempts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "httpStatus":
 			out.Values[i] = ec._CheckResult_httpStatus(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -18685,6 +19010,59 @@ func (ec *executionContext) _CheckResult(ctx context.Context, sel ast.SelectionS
 			}
 		case "checkedAt":
 			out.Values[i] = ec._CheckResult_checkedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var checkStateChangeImplementors = []string{"CheckStateChange"}
+
+func (ec *executionContext) _CheckStateChange(ctx context.Context, sel ast.SelectionSet, obj *algoitny.CheckStateChange) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, checkStateChangeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CheckStateChange")
+		case "from":
+			out.Values[i] = ec._CheckStateChange_from(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "to":
+			out.Values[i] = ec._CheckStateChange_to(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reason":
+			out.Values[i] = ec._CheckStateChange_reason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "at":
+			out.Values[i] = ec._CheckStateChange_at(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -24018,6 +24396,36 @@ var (
 	}
 )
 
+func (ec *executionContext) unmarshalNCheckState2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckState(ctx context.Context, v any) (algoitny.CheckState, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNCheckState2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckState[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCheckState2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckState(ctx context.Context, sel ast.SelectionSet, v algoitny.CheckState) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNCheckState2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckState[v])
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+var (
+	unmarshalNCheckState2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckState = map[string]algoitny.CheckState{
+		"UNKNOWN": algoitny.CheckStateUnknown,
+		"UP":      algoitny.CheckStateUp,
+		"DOWN":    algoitny.CheckStateDown,
+	}
+	marshalNCheckState2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckState = map[algoitny.CheckState]string{
+		algoitny.CheckStateUnknown: "UNKNOWN",
+		algoitny.CheckStateUp:      "UP",
+		algoitny.CheckStateDown:    "DOWN",
+	}
+)
+
 func (ec *executionContext) unmarshalNCheckStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckStatus(ctx context.Context, v any) (algoitny.CheckStatus, error) {
 	tmp, err := graphql.UnmarshalString(v)
 	res := unmarshalNCheckStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckStatus[tmp]
@@ -25262,6 +25670,13 @@ func (ec *executionContext) marshalOCheckResult2ᚖgithubᚗcomᚋalgoitnyᚋapi
 		return graphql.Null
 	}
 	return ec._CheckResult(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOCheckStateChange2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckStateChange(ctx context.Context, sel ast.SelectionSet, v *algoitny.CheckStateChange) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CheckStateChange(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOCheckType2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckType(ctx context.Context, v any) (*algoitny.CheckType, error) {

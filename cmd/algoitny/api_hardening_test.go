@@ -109,7 +109,7 @@ func dnsAnswer(q []byte, known map[string]netip.Addr) ([]byte, string) {
 }
 
 // TestChecksNoDNSOracle: a check of an internal host name and one of a name
-// that does not exist end alike (item 11): same status, same reason, same
+// that does not exist end alike (item 11): DOWN at once, same reason, same
 // result, so URL checks tell nothing about the server's own DNS. The
 // server resolves through a DNS server of the test's (Config.FetchResolver):
 // an internal name for a private address, NXDOMAIN for the other, on any
@@ -123,8 +123,8 @@ func TestChecksNoDNSOracle(t *testing.T) {
 	}, func(j *jobs.Config) { j.FetchCooldown, j.FetchPollInterval = 20*time.Millisecond, 100*time.Millisecond })
 	alice := s.login(t, "alice@example.com")
 	type check struct {
-		ID, Status, FailureReason string
-		LastResult                *struct{ Status, Error string }
+		ID, Status, State, FailureReason string
+		LastResult                       *struct{ Status, Error string }
 	}
 	run := func(url string) check {
 		t.Helper()
@@ -134,13 +134,13 @@ func TestChecksNoDNSOracle(t *testing.T) {
 		deadline := time.Now().Add(30 * time.Second)
 		for {
 			var got struct{ Check check }
-			s.query(t, alice, `query($id: ID!) { check(id: $id) { id status failureReason lastResult { status error } } }`,
+			s.query(t, alice, `query($id: ID!) { check(id: $id) { id status state failureReason lastResult { status error } } }`,
 				map[string]any{"id": out.CreateCheck.ID}).decode(t, &got)
-			if got.Check.LastResult != nil && got.Check.Status != "ACTIVE" {
+			if got.Check.LastResult != nil && got.Check.State == "DOWN" {
 				return got.Check
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("%s: never ran to a stop: %+v", url, got.Check)
+				t.Fatalf("%s: never went DOWN: %+v", url, got.Check)
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
@@ -149,10 +149,10 @@ func TestChecksNoDNSOracle(t *testing.T) {
 	if !dns.queried(internal) || !dns.queried(unknown) {
 		t.Fatalf("the test's DNS server was not asked (%s: %t, %s: %t): the server resolved elsewhere", internal, dns.queried(internal), unknown, dns.queried(unknown))
 	}
-	if a.Status != "FAILED" || a.LastResult.Status != "DOWN" || !strings.Contains(a.FailureReason, "public address") {
+	if a.Status != "ACTIVE" || a.LastResult.Status != "DOWN" || !strings.Contains(a.FailureReason, "public address") {
 		t.Fatalf("internal name: %+v", a)
 	}
-	if a.Status != b.Status || a.FailureReason != b.FailureReason || *a.LastResult != *b.LastResult {
+	if a.Status != b.Status || a.State != b.State || a.FailureReason != b.FailureReason || *a.LastResult != *b.LastResult {
 		t.Fatalf("an internal name and an unknown one are told apart:\n%s: %+v %+v\n%s: %+v %+v", internal, a, a.LastResult, unknown, b, b.LastResult)
 	}
 }

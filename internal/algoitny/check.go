@@ -38,17 +38,46 @@ func ParseCheckType(s string) (CheckType, error) {
 	return "", Invalid("type", "unknown check type %q", s)
 }
 
-// CheckStatus is whether a check runs: ACTIVE checks run every DelayMs,
-// PAUSED ones wait for Resume (watch.Service), FAILED ones stopped after too
-// many failures in a row (FailureReason says why) and also wait for Resume.
+// CheckStatus is whether a check runs, as its owner set it: ACTIVE checks
+// run every DelayMs (slower while DOWN, see CheckState), PAUSED ones wait for
+// Resume (watch.Service). FAILED is legacy: older versions stopped a check
+// for good after too many failures; no run sets it any more, and the
+// scheduler's sweep turns stored FAILED checks back into ACTIVE ones that
+// are DOWN (watch.Revive).
 type CheckStatus string
 
 // The check statuses.
 const (
 	CheckActive CheckStatus = "ACTIVE"
 	CheckPaused CheckStatus = "PAUSED"
+	// CheckFailed is legacy (see CheckStatus): read, never written by runs.
 	CheckFailed CheckStatus = "FAILED"
 )
+
+// CheckState is what the runs say of the watched URL, apart from the
+// owner's CheckStatus: UP once a run fetched the page, DOWN after
+// watch.DefaultFailureThreshold failed runs in a row (each run retried a few
+// times first) or at once for a refused destination, UNKNOWN before either.
+// A DOWN check keeps running, at a slower pace, and the first good run makes
+// it UP again. Changes between UP and DOWN are the ones notified.
+type CheckState string
+
+// The check states.
+const (
+	CheckStateUnknown CheckState = "UNKNOWN"
+	CheckStateUp      CheckState = "UP"
+	CheckStateDown    CheckState = "DOWN"
+)
+
+// CheckStateChange is a change of a check's state between UP and DOWN, as
+// published in its events and sent to its owner's notification channels.
+type CheckStateChange struct {
+	From CheckState `json:"from"`
+	To   CheckState `json:"to"`
+	// Reason says why: the last error for DOWN, the good run for UP.
+	Reason string    `json:"reason"`
+	At     time.Time `json:"at"`
+}
 
 // CheckStatuses lists every check status.
 var CheckStatuses = []CheckStatus{CheckActive, CheckPaused, CheckFailed}
@@ -90,7 +119,12 @@ type Check struct {
 	Invert  bool
 	DelayMs int
 	Status  CheckStatus
-	// FailureReason says why a FAILED check stopped; "" otherwise.
+	// State is what the runs say (UNKNOWN before the first decisive run).
+	State CheckState
+	// StateChangedAt is when State last changed; nil while UNKNOWN.
+	StateChangedAt *time.Time
+	// FailureReason says why the check is DOWN (or, for a legacy FAILED
+	// check, why it stopped); "" otherwise.
 	FailureReason string
 	// ConsecutiveFailures counts the failed runs since the last good one.
 	ConsecutiveFailures int
@@ -123,6 +157,9 @@ type CheckResult struct {
 	// ResponseTimeMs is how long the request took (until the error, for
 	// failed ones).
 	ResponseTimeMs int
+	// Attempts is how many fetches the run made: 1, plus the quick retries
+	// of a failing fetch (watch.Prober.Retries).
+	Attempts int
 	// HTTPStatus is the final response's status code, 0 when none came.
 	HTTPStatus int
 	// KeywordFound is set for KEYWORD checks whose page was read.
@@ -134,7 +171,7 @@ type CheckResult struct {
 }
 
 // Failed reports whether the run could not fetch the page. Only failed runs
-// count toward FAILED; a KEYWORD check that is DOWN because of the keyword
+// count toward DOWN; a KEYWORD check that is DOWN because of the keyword
 // did not fail.
 func (r *CheckResult) Failed() bool { return r.Error != "" }
 
@@ -177,6 +214,8 @@ type CheckEvent struct {
 	Result *CheckResult `json:"result,omitempty"`
 	// Deleted is set on the last event of a deleted check.
 	Deleted bool `json:"deleted,omitempty"`
+	// StateChange is set when the run changed the check's state (UP ↔ DOWN).
+	StateChange *CheckStateChange `json:"stateChange,omitempty"`
 }
 
 // CheckRunRecord is what a run writes: the state it claimed the check in, its

@@ -34,6 +34,8 @@ type checkItem struct {
 	UpdatedAt           time.Time       `dynamodbav:"updatedAt"`
 	LastExecutedAt      *time.Time      `dynamodbav:"lastExecutedAt,omitempty"`
 	LastResult          *resultAttrs    `dynamodbav:"lastResult,omitempty"`
+	State               string          `dynamodbav:"state,omitempty"`
+	StateChangedAt      *time.Time      `dynamodbav:"stateChangedAt,omitempty"`
 	FailureReason       string          `dynamodbav:"failureReason,omitempty"`
 	ConsecutiveFailures int             `dynamodbav:"consecutiveFailures"`
 	NextRunAt           int64           `dynamodbav:"nextRunAt,omitempty"`
@@ -57,6 +59,7 @@ type resultAttrs struct {
 	Seq          int64     `dynamodbav:"seq"`
 	Status       string    `dynamodbav:"status"`
 	ResponseTime int       `dynamodbav:"responseTime"`
+	Attempts     int       `dynamodbav:"attempts,omitempty"`
 	HTTPStatus   int       `dynamodbav:"httpStatus,omitempty"`
 	KeywordFound *bool     `dynamodbav:"keywordFound,omitempty"`
 	Error        string    `dynamodbav:"error,omitempty"`
@@ -78,7 +81,7 @@ func toResultAttrs(r *algoitny.CheckResult) *resultAttrs {
 		return nil
 	}
 	return &resultAttrs{
-		Seq: r.Seq, Status: string(r.Status), ResponseTime: r.ResponseTimeMs, HTTPStatus: r.HTTPStatus,
+		Seq: r.Seq, Status: string(r.Status), ResponseTime: r.ResponseTimeMs, Attempts: r.Attempts, HTTPStatus: r.HTTPStatus,
 		KeywordFound: r.KeywordFound, Error: r.Error, CheckedAt: r.CheckedAt.UTC(),
 	}
 }
@@ -88,7 +91,7 @@ func (a *resultAttrs) result(checkID string) *algoitny.CheckResult {
 		return nil
 	}
 	return &algoitny.CheckResult{
-		CheckID: checkID, Seq: a.Seq, Status: algoitny.CheckResultStatus(a.Status), ResponseTimeMs: a.ResponseTime,
+		CheckID: checkID, Seq: a.Seq, Status: algoitny.CheckResultStatus(a.Status), ResponseTimeMs: a.ResponseTime, Attempts: max(a.Attempts, 1),
 		HTTPStatus: a.HTTPStatus, KeywordFound: a.KeywordFound, Error: a.Error, CheckedAt: a.CheckedAt,
 	}
 }
@@ -108,7 +111,7 @@ func marshalCheck(c *algoitny.Check) (map[string]types.AttributeValue, error) {
 		Attributes: checkAttributes{Keyword: c.Keyword, Invert: c.Invert},
 		CreatedAt:  c.CreatedAt, UpdatedAt: c.UpdatedAt, LastExecutedAt: c.LastExecutedAt, LastResult: toResultAttrs(c.LastResult),
 		FailureReason: c.FailureReason, ConsecutiveFailures: c.ConsecutiveFailures, NextRunAt: msTime(c.NextRunAt),
-		Runs: c.Runs, Version: c.Version,
+		Runs: c.Runs, Version: c.Version, State: string(c.State), StateChangedAt: c.StateChangedAt,
 		GSI1PK: gsiCheckUser(c.UserID), GSI1SK: gsiCheckUserSK(c.CreatedAt, c.ID),
 		GSI2PK: gsiCheckType(string(c.Type)), GSI2SK: gsiCheckStatusSK(string(c.Status), c.CreatedAt, c.ID),
 	}
@@ -130,6 +133,10 @@ func unmarshalCheck(av map[string]types.AttributeValue) (*algoitny.Check, error)
 		FailureReason: it.FailureReason, ConsecutiveFailures: it.ConsecutiveFailures,
 		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt, LastExecutedAt: it.LastExecutedAt,
 		LastResult: it.LastResult.result(it.ID), Runs: it.Runs, Version: it.Version,
+		State: algoitny.CheckState(it.State), StateChangedAt: it.StateChangedAt,
+	}
+	if c.State == "" {
+		c.State = algoitny.CheckStateUnknown // stored before states existed
 	}
 	if it.NextRunAt != 0 {
 		t := time.UnixMilli(it.NextRunAt).UTC()
@@ -168,6 +175,9 @@ func (db *DB) CreateCheck(ctx context.Context, c *algoitny.Check, maxChecks int)
 	c.UpdatedAt, c.Version, c.Runs = c.CreatedAt, 1, 0
 	if c.Status == "" {
 		c.Status = algoitny.CheckActive
+	}
+	if c.State == "" {
+		c.State = algoitny.CheckStateUnknown
 	}
 	c.NextRunAt = normalizeNextRun(c, c.CreatedAt)
 	av, err := marshalCheck(c)
@@ -228,7 +238,7 @@ func (db *DB) GetCheck(ctx context.Context, id string) (*algoitny.Check, error) 
 }
 
 // UpdateCheck stores what a user may change of c — url, type, attributes,
-// delay, status, failure reason and count, NextRunAt — if the stored version
+// delay, status, failure reason and count, state, NextRunAt — if the stored version
 // is still c.Version, and returns the new state (version + 1). Run fields
 // (results, lease) are left alone; a run that was in progress cannot record
 // its result afterwards. It returns ENOTFOUND when the check is gone and
@@ -253,6 +263,7 @@ func (db *DB) UpdateCheck(ctx context.Context, c *algoitny.Check) (*algoitny.Che
 		Set(expression.Name(attrGSI2PK), expression.Value(gsiCheckType(string(c.Type)))).
 		Set(expression.Name(attrGSI2SK), expression.Value(gsiCheckStatusSK(string(c.Status), c.CreatedAt, c.ID)))
 	upd = setOrRemove(upd, "failureReason", c.FailureReason, c.FailureReason != "")
+	upd = setState(upd, c)
 	next := normalizeNextRun(c, db.now())
 	upd = setOrRemove(upd, "nextRunAt", msTime(next), next != nil)
 	cond := expression.AttributeExists(expression.Name(attrPK)).And(expression.Name("version").Equal(expression.Value(c.Version)))
@@ -275,6 +286,18 @@ func (db *DB) UpdateCheck(ctx context.Context, c *algoitny.Check) (*algoitny.Che
 		return nil, translate(err, "update check")
 	}
 	return unmarshalCheck(out.Attributes)
+}
+
+// setState sets the check's state and when it changed (UNKNOWN is stored
+// as absent, as in items written before states existed).
+func setState(upd expression.UpdateBuilder, c *algoitny.Check) expression.UpdateBuilder {
+	known := c.State != "" && c.State != algoitny.CheckStateUnknown
+	upd = setOrRemove(upd, "state", string(c.State), known)
+	var changed time.Time
+	if c.StateChangedAt != nil {
+		changed = c.StateChangedAt.UTC()
+	}
+	return setOrRemove(upd, "stateChangedAt", changed, c.StateChangedAt != nil)
 }
 
 // setOrRemove sets attr to v when set is true and removes it otherwise.
@@ -451,6 +474,7 @@ func (db *DB) RecordCheckRun(ctx context.Context, rec *algoitny.CheckRunRecord) 
 		Remove(expression.Name("leaseId")).
 		Remove(expression.Name("leaseUntil"))
 	upd = setOrRemove(upd, "failureReason", n.FailureReason, n.FailureReason != "")
+	upd = setState(upd, n)
 	next := normalizeNextRun(n, db.now())
 	upd = setOrRemove(upd, "nextRunAt", msTime(next), next != nil)
 	cond := expression.Name("leaseId").Equal(expression.Value(rec.LeaseID)).

@@ -55,6 +55,8 @@ func (CheckSweepArgs) InsertOpts() river.InsertOpts {
 // (internal/dynamo).
 type CheckStore interface {
 	watch.RunStore
+	ListChecks(ctx context.Context, f algoitny.CheckFilter, page algoitny.PageRequest) (algoitny.Page[*algoitny.Check], error)
+	UpdateCheck(ctx context.Context, c *algoitny.Check) (*algoitny.Check, error)
 	ListOverdueChecks(ctx context.Context, t algoitny.CheckType, before time.Time, page algoitny.PageRequest) (algoitny.Page[*algoitny.Check], error)
 }
 
@@ -68,9 +70,18 @@ type ChecksConfig struct {
 	// Events publishes every result to the check's subscribers.
 	Events *watch.Events
 	Logger *slog.Logger
-	// FailureThreshold is how many failed runs in a row mark a check
-	// FAILED (default watch.DefaultFailureThreshold, 5).
+	// FailureThreshold is how many failed runs in a row make a check DOWN
+	// (default watch.DefaultFailureThreshold, 5).
 	FailureThreshold int
+	// Retries is how many times a run retries a failed fetch before it
+	// counts as failed (0: watch.DefaultRetries; negative: none).
+	Retries int
+	// RetryBackoff is the wait before a run's first retry, doubled for each
+	// next one (default watch.DefaultRetryBackoff).
+	RetryBackoff time.Duration
+	// Alerts is told about every change of a check's state (nil: nobody;
+	// *Notifications in production).
+	Alerts watch.Alerter
 	// ResultsKept bounds the recent results kept per check (default
 	// watch.DefaultResultsKept, 1440).
 	ResultsKept int
@@ -95,8 +106,9 @@ type ChecksConfig struct {
 // the fetch, the result recorded only if nothing changed) and snoozes the
 // check's job until the next planned run; its periodic sweep reschedules
 // ACTIVE checks whose job was lost. It is also the watch.Scheduler the
-// service calls after Create, Update and Resume. Paused, failed and deleted
-// checks end their job at its next wake-up without running.
+// service calls after Create, Update and Resume. Paused and deleted checks
+// end their job at its next wake-up without running; DOWN ones keep it, at
+// a slower pace.
 type Checks struct {
 	cfg    ChecksConfig
 	exec   *watch.Executor
@@ -129,9 +141,16 @@ func NewChecks(cfg ChecksConfig) *Checks {
 	if cfg.Fetch == nil {
 		cfg.Fetch = safehttp.New(safehttp.Config{Timeout: cfg.RunTimeout, MaxBodyBytes: 1 << 20})
 	}
+	switch {
+	case cfg.Retries == 0:
+		cfg.Retries = watch.DefaultRetries
+	case cfg.Retries < 0:
+		cfg.Retries = 0
+	}
 	c := &Checks{cfg: cfg}
+	prober := &watch.Prober{Fetch: cfg.Fetch, Timeout: cfg.RunTimeout, Retries: cfg.Retries, RetryBackoff: cfg.RetryBackoff}
 	c.exec = &watch.Executor{
-		Store: cfg.Store, Prober: &watch.Prober{Fetch: cfg.Fetch, Timeout: cfg.RunTimeout}, Events: cfg.Events,
+		Store: cfg.Store, Prober: prober, Events: cfg.Events, Alerts: cfg.Alerts,
 		FailureThreshold: cfg.FailureThreshold, ResultsKept: cfg.ResultsKept, Logger: cfg.Logger,
 	}
 	return c
@@ -216,14 +235,23 @@ func (c *Checks) ensure(ctx context.Context, client *river.Client[pgx.Tx], id st
 // Sweep schedules every ACTIVE check whose planned run is more than
 // OverdueAfter late, and returns how many it found. It reads seed 002's
 // Type-Status index, one type at a time; a check whose job is alive is left
-// as it is (inserting is idempotent).
+// as it is (inserting is idempotent). It first revives checks that older
+// versions stopped for good (FAILED): they become ACTIVE and DOWN and run
+// now (watch.Revive), counted with the overdue ones.
 func (c *Checks) Sweep(ctx context.Context) (int, error) {
 	client, err := c.insertClient(ctx)
 	if err != nil {
 		return 0, err
 	}
-	cutoff := time.Now().Add(-c.cfg.OverdueAfter)
 	found := 0
+	for _, t := range algoitny.CheckTypes {
+		n, err := c.reviveFailed(ctx, client, t)
+		found += n
+		if err != nil {
+			return found, err
+		}
+	}
+	cutoff := time.Now().Add(-c.cfg.OverdueAfter)
 	for _, t := range algoitny.CheckTypes {
 		for after := ""; ; {
 			page, err := c.cfg.Store.ListOverdueChecks(ctx, t, cutoff, algoitny.PageRequest{First: algoitny.MaxPageSize, After: after})
@@ -245,6 +273,43 @@ func (c *Checks) Sweep(ctx context.Context) (int, error) {
 	return found, nil
 }
 
+// reviveFailed makes the legacy FAILED checks of type t ACTIVE and DOWN and
+// schedules them. A check changed meanwhile (ECONFLICT) is left for the
+// next sweep.
+func (c *Checks) reviveFailed(ctx context.Context, client *river.Client[pgx.Tx], t algoitny.CheckType) (int, error) {
+	failed := algoitny.CheckFailed
+	n := 0
+	for {
+		// Always the first page: revived checks leave the FAILED range.
+		page, err := c.cfg.Store.ListChecks(ctx, algoitny.CheckFilter{Type: t, Status: &failed}, algoitny.PageRequest{First: algoitny.MaxPageSize})
+		if err != nil {
+			return n, err
+		}
+		revived := 0
+		for _, check := range page.Items {
+			if !watch.Revive(check, time.Now()) {
+				continue
+			}
+			updated, err := c.cfg.Store.UpdateCheck(ctx, check)
+			if algoitny.IsCode(err, algoitny.ECONFLICT) || algoitny.IsCode(err, algoitny.ENOTFOUND) {
+				continue
+			}
+			if err != nil {
+				return n, err
+			}
+			revived++
+			c.cfg.Events.Publish(ctx, &algoitny.CheckEvent{Check: updated})
+			if err := c.ensure(ctx, client, updated.ID, *updated.NextRunAt); err != nil {
+				return n + revived, err
+			}
+		}
+		n += revived
+		if !page.HasNextPage || revived == 0 {
+			return n, nil
+		}
+	}
+}
+
 // checkWorker runs one check when due and snoozes until its next run.
 type checkWorker struct {
 	river.WorkerDefaults[CheckArgs]
@@ -252,7 +317,7 @@ type checkWorker struct {
 }
 
 // Work implements river.Worker. Returning nil ends the check's schedule
-// (deleted, paused or failed); a snooze keeps it.
+// (deleted or paused); a snooze keeps it.
 func (w *checkWorker) Work(ctx context.Context, job *river.Job[CheckArgs]) error {
 	out, err := w.checks.exec.RunDue(ctx, job.Args.CheckID)
 	if err != nil {
@@ -264,9 +329,10 @@ func (w *checkWorker) Work(ctx context.Context, job *river.Job[CheckArgs]) error
 	return river.JobSnooze(sleepFor(time.Until(*out.Next)))
 }
 
-// Timeout bounds one wake-up: the fetch plus the storage calls around it.
+// Timeout bounds one wake-up: the fetch with its retries plus the storage
+// calls around it.
 func (w *checkWorker) Timeout(*river.Job[CheckArgs]) time.Duration {
-	return w.checks.cfg.RunTimeout + 30*time.Second
+	return w.checks.exec.Prober.MaxDuration() + 30*time.Second
 }
 
 // sleepFor is how long to snooze to wake up d from now: a short sleep as it

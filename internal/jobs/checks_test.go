@@ -96,8 +96,8 @@ type watchBundle struct {
 	fetch  *safehttp.Client
 }
 
-// setupWatch starts a runner that works check jobs: failures stop a check
-// after 3, the sweep is left to the test, River polls every 20 ms.
+// setupWatch starts a runner that works check jobs: failures make a check
+// DOWN after 3 (retries 10 ms apart), the sweep is left to the test, River polls every 20 ms.
 func setupWatch(t *testing.T) *watchBundle {
 	t.Helper()
 	ctx := context.Background()
@@ -119,7 +119,7 @@ func (b *watchBundle) startRunner(t *testing.T) (*jobs.Checks, *jobs.Runner) {
 	t.Helper()
 	ctx := context.Background()
 	checks := jobs.NewChecks(jobs.ChecksConfig{
-		Store: b.db, Fetch: b.fetch, Events: b.events, FailureThreshold: 3, RunTimeout: time.Second,
+		Store: b.db, Fetch: b.fetch, Events: b.events, FailureThreshold: 3, RunTimeout: time.Second, RetryBackoff: 10 * time.Millisecond,
 		SweepInterval: time.Hour, OverdueAfter: 200 * time.Millisecond, Logger: slog.New(slog.DiscardHandler),
 	})
 	eng, err := judge.New(judge.Config{Sandbox: judge.SandboxNone, AllowUnsandboxed: true, Workers: 1})
@@ -318,29 +318,50 @@ func TestCheckScheduler(t *testing.T) {
 		}
 	})
 
-	t.Run("FailedAfterConsecutiveFailures", func(t *testing.T) {
+	t.Run("DownKeepsRunningThenUp", func(t *testing.T) {
 		t.Parallel()
 		b := setupWatch(t)
 		tg := newWatchTarget(t)
 		tg.set(http.StatusInternalServerError, 0)
 		c := b.create(t, tg.URL, 100)
-		eventually(t, 30*time.Second, "FAILED", func() bool { return b.get(t, c.ID).Status == algoitny.CheckFailed })
-		eventually(t, 30*time.Second, "the job to end", func() bool { return len(b.checkJobs(t, c.ID, liveStates...)) == 0 })
+		eventually(t, 30*time.Second, "DOWN", func() bool { return b.get(t, c.ID).State == algoitny.CheckStateDown })
 		cur := b.get(t, c.ID)
-		if !strings.Contains(cur.FailureReason, "3 failed runs") || !strings.Contains(cur.FailureReason, "HTTP 500") || cur.NextRunAt != nil {
-			t.Fatalf("failed check %+v", cur)
+		if !strings.Contains(cur.FailureReason, "3 failed runs") || !strings.Contains(cur.FailureReason, "HTTP 500") ||
+			cur.NextRunAt == nil || cur.Status != algoitny.CheckActive || cur.LastResult.Attempts != 3 {
+			t.Fatalf("down check %+v", cur)
 		}
-		quiet(t, tg, 500*time.Millisecond, "failed")
-		if n := tg.count(); n != 3 {
-			t.Fatalf("%d runs before FAILED, want 3", n)
+		// Still running (each run: one fetch and two retries).
+		n := tg.count()
+		eventually(t, 30*time.Second, "runs while DOWN", func() bool { return tg.count() >= n+3 })
+		if jobs := b.checkJobs(t, c.ID, liveStates...); len(jobs) != 1 {
+			t.Fatalf("%d live jobs of a DOWN check", len(jobs))
 		}
 		tg.set(http.StatusOK, 0)
-		if _, err := b.svc.Resume(watchUser(), c.ID); err != nil {
+		eventually(t, 30*time.Second, "UP again", func() bool {
+			cur := b.get(t, c.ID)
+			return cur.State == algoitny.CheckStateUp && cur.LastResult.Status == algoitny.CheckUp && cur.FailureReason == ""
+		})
+	})
+
+	t.Run("SweepRevivesLegacyFailed", func(t *testing.T) {
+		t.Parallel()
+		b := setupWatch(t)
+		tg := newWatchTarget(t)
+		// As older versions left a check after too many failures.
+		c := &algoitny.Check{UserID: "watcher", URL: tg.URL, Type: algoitny.CheckAvailability, DelayMs: 100,
+			Status: algoitny.CheckFailed, FailureReason: "stopped after 5 failed runs in a row; last error: HTTP 500"}
+		if err := b.db.CreateCheck(context.Background(), c, -1); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, 30*time.Second, "a good run after resume", func() bool {
+		eventually(t, 30*time.Second, "the sweep to revive it", func() bool {
+			if _, err := b.checks.Sweep(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			return b.get(t, c.ID).Status == algoitny.CheckActive
+		})
+		eventually(t, 30*time.Second, "UP after a good run", func() bool {
 			cur := b.get(t, c.ID)
-			return cur.LastResult.Status == algoitny.CheckUp && cur.Status == algoitny.CheckActive
+			return cur.State == algoitny.CheckStateUp && tg.count() >= 1
 		})
 	})
 

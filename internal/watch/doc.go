@@ -7,11 +7,15 @@
 // the time it returns). Each run is judged by the Prober: AVAILABILITY checks are UP
 // when the URL answers below HTTP 400; KEYWORD checks also need the keyword
 // in the page (case-insensitive), or its absence when inverted. Runs that
-// cannot fetch the page (network error, timeout, HTTP ≥ 400) fail; after
-// FailureThreshold failures in a row the check becomes FAILED and stops
-// until resumed. A destination that resolves to a non-public address stops
-// the check at once, and so, in the same words, does a host name that does
-// not exist: checks must not tell which names the server's DNS knows.
+// cannot fetch the page (network error, timeout, HTTP ≥ 400) fail, after a
+// few quick retries; after FailureThreshold failures in a row the check's
+// state (algoitny.CheckState, apart from the owner's ACTIVE/PAUSED status)
+// becomes DOWN. A DOWN check keeps running at a slower pace (DownDelay) and
+// its first good run makes it UP again; both changes are published and
+// handed to an Alerter (notifications). A destination that resolves to a
+// non-public address makes the check DOWN at once, and so, in the same
+// words, does a host name that does not exist: checks must not tell which
+// names the server's DNS knows.
 //
 // Fetches go through internal/safehttp: http(s) only, loopback, private,
 // link-local and metadata addresses refused when the check is created and

@@ -30,21 +30,72 @@ var _ Fetcher = (*safehttp.Client)(nil)
 // scheduler so that what a run means can be tested without one.
 type Prober struct {
 	Fetch Fetcher
-	// Timeout bounds one run (default 15 s); a run that takes longer is DOWN.
+	// Timeout bounds one attempt (default 15 s); an attempt that takes
+	// longer failed.
 	Timeout time.Duration
+	// Retries is how many times a failed fetch is retried within the run
+	// (0: none; jobs.NewChecks sets DefaultRetries).
+	Retries int
+	// RetryBackoff is the wait before the first retry, doubled for each
+	// next one (default DefaultRetryBackoff).
+	RetryBackoff time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
 
-// Probe runs c once and returns its result. It never fails: every problem
-// is a DOWN result whose Error says what went wrong in words that do not
-// reveal the server's network. ErrForbidden in Probe's second result says
-// the destination was refused as non-public (a check should stop at once).
+// Probe runs c once and returns its result. A fetch that fails (network
+// error, timeout, HTTP ≥ 400) is retried up to Retries times, after
+// RetryBackoff and then twice as long each time, and the result is the last
+// attempt's with Attempts counting them. It never fails: every problem is a
+// DOWN result whose Error says what went wrong in words that do not reveal
+// the server's network. ErrForbidden in Probe's second result says the
+// destination was refused as non-public (not retried: the check goes DOWN
+// at once).
 func (p *Prober) Probe(ctx context.Context, c *algoitny.Check) (*algoitny.CheckResult, error) {
-	timeout := p.Timeout
-	if timeout <= 0 {
-		timeout = 15 * time.Second
+	backoff := p.RetryBackoff
+	if backoff <= 0 {
+		backoff = DefaultRetryBackoff
 	}
+	for attempt := 1; ; attempt++ {
+		r, err := p.probeOnce(ctx, c)
+		r.Attempts = attempt
+		if err != nil || !r.Failed() || attempt > p.Retries {
+			return r, err
+		}
+		select {
+		case <-time.After(backoff):
+		case <-ctx.Done():
+			return r, nil
+		}
+		backoff *= 2
+	}
+}
+
+// MaxDuration bounds how long Probe may take: every attempt's timeout and
+// the waits between them.
+func (p *Prober) MaxDuration() time.Duration {
+	backoff := p.RetryBackoff
+	if backoff <= 0 {
+		backoff = DefaultRetryBackoff
+	}
+	total := p.timeout()
+	for range max(p.Retries, 0) {
+		total += backoff + p.timeout()
+		backoff *= 2
+	}
+	return total
+}
+
+func (p *Prober) timeout() time.Duration {
+	if p.Timeout <= 0 {
+		return 15 * time.Second
+	}
+	return p.Timeout
+}
+
+// probeOnce is one attempt of Probe.
+func (p *Prober) probeOnce(ctx context.Context, c *algoitny.Check) (*algoitny.CheckResult, error) {
+	timeout := p.timeout()
 	now := time.Now
 	if p.Now != nil {
 		now = p.Now

@@ -97,7 +97,7 @@ func TestProbe(t *testing.T) {
 		tg.set(200, "<h1>Registration closed</h1>", 0)
 		r, err := probe(t, local, &algoitny.Check{URL: tg.URL, Type: algoitny.CheckKeyword, Keyword: "open"})
 		algoitnytest.OK(t, err)
-		// DOWN, but the run did not fail: it does not count toward FAILED.
+		// DOWN, but the run did not fail: it does not count toward DOWN.
 		if r.Status != algoitny.CheckDown || r.KeywordFound == nil || *r.KeywordFound || r.Failed() {
 			t.Fatalf("result %+v", r)
 		}

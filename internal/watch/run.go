@@ -37,13 +37,17 @@ type RunStore interface {
 //   - The next run is planned on the grid of the previous planned time
 //     (NextRun): late runs do not drift the schedule and missed runs are
 //     skipped, not made up.
-//   - FailureThreshold failed runs in a row, or one refused destination,
-//     mark the check FAILED with the reason and end its schedule.
+//   - A run's failed fetch is retried a few times (Prober.Retries) before
+//     the run counts as failed. FailureThreshold failed runs in a row, or
+//     one refused destination, make the check DOWN with the reason; it
+//     keeps running, each further failure doubling its delay (DownDelay),
+//     and its first good run makes it UP again at its own pace. Changes
+//     between UP and DOWN are published and handed to Alerts.
 type Executor struct {
 	Store  RunStore
 	Prober *Prober
 	Events *Events
-	// FailureThreshold is how many failed runs in a row mark a check FAILED
+	// FailureThreshold is how many failed runs in a row make a check DOWN
 	// (default DefaultFailureThreshold).
 	FailureThreshold int
 	// ResultsKept bounds the recent results kept per check (default
@@ -53,7 +57,9 @@ type Executor struct {
 	// (default: the prober's timeout + 15 s). A run that outlives its lease
 	// cannot record its result if another run took over.
 	LeaseFor time.Duration
-	Logger   *slog.Logger
+	// Alerts is told about every recorded change of state (nil: nobody).
+	Alerts Alerter
+	Logger *slog.Logger
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
@@ -66,8 +72,18 @@ type Outcome struct {
 	// Check is the check's state afterwards; nil once it is deleted.
 	Check *algoitny.Check
 	// Next is when to call RunDue again; nil when the check no longer runs
-	// (deleted, PAUSED, FAILED), which ends its schedule.
+	// (deleted, PAUSED), which ends its schedule.
 	Next *time.Time
+	// StateChange is set when the recorded run changed the check's state.
+	StateChange *algoitny.CheckStateChange
+}
+
+// Alerter is told about a check's change of state after it was recorded
+// (jobs.Notifications: it queues one delivery per notification channel of
+// the owner). It returns an error only when nothing could be queued; the
+// executor logs it, the state of record is already stored.
+type Alerter interface {
+	Alert(ctx context.Context, c *algoitny.Check, change *algoitny.CheckStateChange) error
 }
 
 // earlyTolerance is how early a wake-up may come and still run.
@@ -85,8 +101,8 @@ func (x *Executor) leaseFor() time.Duration {
 		return x.LeaseFor
 	}
 	timeout := 15 * time.Second
-	if x.Prober != nil && x.Prober.Timeout > 0 {
-		timeout = x.Prober.Timeout
+	if x.Prober != nil {
+		timeout = x.Prober.MaxDuration()
 	}
 	return timeout + 15*time.Second
 }
@@ -119,7 +135,7 @@ func (x *Executor) RunDue(ctx context.Context, id string) (Outcome, error) {
 		return Outcome{}, err
 	}
 	result, probeErr := x.Prober.Probe(ctx, claimed)
-	next := x.advance(claimed, result, errors.Is(probeErr, ErrForbidden))
+	next, change := x.advance(claimed, result, errors.Is(probeErr, ErrForbidden))
 	rec := &algoitny.CheckRunRecord{Claimed: claimed, LeaseID: lease, Result: result, Next: next, Keep: x.ResultsKept}
 	if rec.Keep <= 0 {
 		rec.Keep = DefaultResultsKept
@@ -136,8 +152,13 @@ func (x *Executor) RunDue(ctx context.Context, id string) (Outcome, error) {
 		}
 		return Outcome{}, err
 	}
-	x.Events.Publish(ctx, &algoitny.CheckEvent{Check: next, Result: result})
-	out := Outcome{Ran: true, Result: result, Check: next}
+	x.Events.Publish(ctx, &algoitny.CheckEvent{Check: next, Result: result, StateChange: change})
+	if change != nil && x.Alerts != nil {
+		if err := x.Alerts.Alert(context.WithoutCancel(ctx), next, change); err != nil && x.Logger != nil {
+			x.Logger.ErrorContext(ctx, "queue check notifications", "check", id, "state", change.To, "err", err)
+		}
+	}
+	out := Outcome{Ran: true, Result: result, Check: next, StateChange: change}
 	if next.Status == algoitny.CheckActive {
 		out.Next = next.NextRunAt
 	}
@@ -167,9 +188,11 @@ func (x *Executor) settled(ctx context.Context, id string, held bool) (Outcome, 
 }
 
 // advance returns the state that follows claimed after result: the result
-// recorded, failures counted, FAILED after too many (or at once for a
-// refused destination), and the next run planned on the grid.
-func (x *Executor) advance(claimed *algoitny.Check, result *algoitny.CheckResult, refused bool) *algoitny.Check {
+// recorded, failures counted, the state changed (DOWN after too many
+// failures or at once for a refused destination, UP on a good run), and the
+// next run planned on the grid — of the check's delay, or of DownDelay while
+// DOWN. The change is nil when the state stayed (or only left UNKNOWN for UP).
+func (x *Executor) advance(claimed *algoitny.Check, result *algoitny.CheckResult, refused bool) (*algoitny.Check, *algoitny.CheckStateChange) {
 	threshold := x.FailureThreshold
 	if threshold <= 0 {
 		threshold = DefaultFailureThreshold
@@ -181,23 +204,45 @@ func (x *Executor) advance(claimed *algoitny.Check, result *algoitny.CheckResult
 	next.LastResult = result
 	at := result.CheckedAt
 	next.LastExecutedAt = &at
-	if result.Failed() {
+	failed := result.Failed()
+	if failed {
 		next.ConsecutiveFailures++
 	} else {
 		next.ConsecutiveFailures = 0
 	}
+	var change *algoitny.CheckStateChange
 	switch {
-	case refused:
-		next.Status = algoitny.CheckFailed
-		next.FailureReason = "stopped: " + result.Error
-	case next.ConsecutiveFailures >= threshold:
-		next.Status = algoitny.CheckFailed
-		next.FailureReason = fmt.Sprintf("stopped after %d failed runs in a row; last error: %s", next.ConsecutiveFailures, result.Error)
+	case refused || (failed && next.ConsecutiveFailures >= threshold):
+		reason := fmt.Sprintf("%d failed runs in a row; last error: %s", next.ConsecutiveFailures, result.Error)
+		if refused {
+			reason = result.Error
+		}
+		if next.State != algoitny.CheckStateDown {
+			change = &algoitny.CheckStateChange{From: next.State, To: algoitny.CheckStateDown, Reason: reason, At: at}
+			next.State, next.StateChangedAt, next.FailureReason = algoitny.CheckStateDown, &at, reason
+		}
+	case !failed && next.State != algoitny.CheckStateUp:
+		if next.State == algoitny.CheckStateDown {
+			reason := "the page was fetched again"
+			if result.HTTPStatus > 0 {
+				reason = fmt.Sprintf("the page answered HTTP %d", result.HTTPStatus)
+			}
+			change = &algoitny.CheckStateChange{From: algoitny.CheckStateDown, To: algoitny.CheckStateUp, Reason: reason, At: at}
+		}
+		next.State, next.StateChangedAt, next.FailureReason = algoitny.CheckStateUp, &at, ""
 	}
 	next.NextRunAt = nil
 	if next.Status == algoitny.CheckActive {
-		planned := NextRun(*claimed.NextRunAt, claimed.Delay(), x.now())
+		delay := claimed.Delay()
+		if next.State == algoitny.CheckStateDown {
+			over := next.ConsecutiveFailures - threshold + 1
+			if refused {
+				over = max(over, 1)
+			}
+			delay = DownDelay(delay, over)
+		}
+		planned := NextRun(*claimed.NextRunAt, delay, x.now())
 		next.NextRunAt = &planned
 	}
-	return &next
+	return &next, change
 }

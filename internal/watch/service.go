@@ -317,8 +317,9 @@ func (s *Service) Pause(ctx context.Context, id string) (*algoitny.Check, error)
 	})
 }
 
-// Resume makes a PAUSED or FAILED check ACTIVE again, with its failure count
-// and reason cleared; it runs as soon as its delay allows. A delay below the
+// Resume makes a PAUSED check (or a legacy FAILED one) ACTIVE again, with
+// its failure count cleared (its state stays: a DOWN check reports UP at its
+// first good run); it runs as soon as its delay allows. A delay below the
 // actor's current minimum (the plan changed) is raised to it. Resuming an
 // ACTIVE check changes nothing. It returns EUNAUTHENTICATED and ENOTFOUND.
 func (s *Service) Resume(ctx context.Context, id string) (*algoitny.Check, error) {
@@ -327,7 +328,10 @@ func (s *Service) Resume(ctx context.Context, id string) (*algoitny.Check, error
 		if c.Status == algoitny.CheckActive {
 			return false, nil
 		}
-		c.Status, c.FailureReason, c.ConsecutiveFailures = algoitny.CheckActive, "", 0
+		c.Status, c.ConsecutiveFailures = algoitny.CheckActive, 0
+		if c.State != algoitny.CheckStateDown {
+			c.FailureReason = ""
+		}
 		c.DelayMs = max(c.DelayMs, minDelay)
 		s.replan(c)
 		return true, nil

@@ -361,41 +361,78 @@ func TestService(t *testing.T) {
 func TestExecutor(t *testing.T) {
 	t.Parallel()
 
-	t.Run("FailedAfterThreshold", func(t *testing.T) {
+	t.Run("DownAfterThresholdThenUp", func(t *testing.T) {
 		t.Parallel()
 		f := setup(t, true) // threshold 3
 		tg := newTarget(t)
 		u := as("u", testPlan())
 		c := algoitnytest.Must[*algoitny.Check](t)(f.svc.Create(u, algoitny.CheckInput{URL: tg.URL, Type: algoitny.CheckAvailability, DelayMs: 100}))
+		if c.State != algoitny.CheckStateUnknown {
+			t.Fatalf("new check state %s", c.State)
+		}
 		tg.set(500, "", 0)
-		f.run(t, c.ID)
-		tg.set(200, "", 0) // a good run resets the count
-		f.run(t, c.ID)
+		if out := f.run(t, c.ID); out.Check.State != algoitny.CheckStateUnknown || out.StateChange != nil {
+			t.Fatalf("one failure: %+v", out.Check)
+		}
+		tg.set(200, "", 0) // a good run resets the count and makes it UP, silently
+		if out := f.run(t, c.ID); out.Check.State != algoitny.CheckStateUp || out.StateChange != nil {
+			t.Fatalf("first good run: %s %+v", out.Check.State, out.StateChange)
+		}
 		tg.set(500, "", 0)
 		for i := range 3 {
 			out := f.run(t, c.ID)
-			if !out.Ran || out.Check.ConsecutiveFailures != i+1 {
+			if !out.Ran || out.Check.ConsecutiveFailures != i+1 || out.Next == nil || out.Check.Status != algoitny.CheckActive {
 				t.Fatalf("run %d: %+v", i, out.Check)
 			}
-			if (out.Next == nil) != (i == 2) {
-				t.Fatalf("run %d: next %v", i, out.Next)
+			if (out.StateChange != nil) != (i == 2) {
+				t.Fatalf("run %d: change %+v", i, out.StateChange)
 			}
 		}
 		got := algoitnytest.Must[*algoitny.Check](t)(f.svc.Get(u, c.ID))
-		if got.Status != algoitny.CheckFailed || got.NextRunAt != nil || got.FailureReason != "stopped after 3 failed runs in a row; last error: HTTP 500" {
-			t.Fatalf("after 3 failures: %s %q", got.Status, got.FailureReason)
+		if got.State != algoitny.CheckStateDown || got.Status != algoitny.CheckActive || got.FailureReason != "3 failed runs in a row; last error: HTTP 500" {
+			t.Fatalf("after 3 failures: %s %s %q", got.Status, got.State, got.FailureReason)
 		}
-		hits := tg.hits.Load()
-		if out := f.run(t, c.ID); out.Ran || tg.hits.Load() != hits {
-			t.Fatal("a FAILED check ran")
+		// DOWN keeps running, each further failure doubling the delay.
+		prev := *got.NextRunAt
+		for i, want := range []time.Duration{400 * time.Millisecond, 800 * time.Millisecond} {
+			out := f.run(t, c.ID)
+			if !out.Ran || out.StateChange != nil || out.Check.State != algoitny.CheckStateDown {
+				t.Fatalf("down run %d: %+v", i, out)
+			}
+			if gap := out.Next.Sub(prev); gap != want {
+				t.Fatalf("down run %d: next run %v after the previous plan, want %v", i, gap, want)
+			}
+			prev = *out.Next
 		}
 		tg.set(200, "", 0)
-		resumed := algoitnytest.Must[*algoitny.Check](t)(f.svc.Resume(u, c.ID))
-		if resumed.FailureReason != "" || resumed.ConsecutiveFailures != 0 {
-			t.Fatalf("resumed %+v", resumed)
+		out := f.run(t, c.ID)
+		if out.StateChange == nil || out.StateChange.From != algoitny.CheckStateDown || out.StateChange.To != algoitny.CheckStateUp ||
+			out.Check.State != algoitny.CheckStateUp || out.Check.FailureReason != "" || out.StateChange.Reason != "the page answered HTTP 200" {
+			t.Fatalf("recovery: %+v %+v", out.Check, out.StateChange)
 		}
-		if out := f.run(t, c.ID); !out.Ran || out.Result.Status != algoitny.CheckUp || out.Check.Status != algoitny.CheckActive {
-			t.Fatalf("after resume: %+v", out)
+		if gap := out.Next.Sub(prev); gap != 100*time.Millisecond {
+			t.Fatalf("after recovery the next run is %v after the previous plan, want the check's 100 ms", gap)
+		}
+	})
+
+	t.Run("RetriesBeforeAFailedRun", func(t *testing.T) {
+		t.Parallel()
+		f := setup(t, true)
+		f.exec.Prober.Retries, f.exec.Prober.RetryBackoff = 2, 10*time.Millisecond
+		tg := newTarget(t)
+		c := algoitnytest.Must[*algoitny.Check](t)(f.svc.Create(as("u", testPlan()), algoitny.CheckInput{URL: tg.URL, Type: algoitny.CheckAvailability, DelayMs: 100}))
+		tg.set(503, "", 0)
+		out := f.run(t, c.ID)
+		if out.Result.Attempts != 3 || tg.hits.Load() != 3 || out.Check.ConsecutiveFailures != 1 {
+			t.Fatalf("failing run: %d attempts, %d hits, %d failures", out.Result.Attempts, tg.hits.Load(), out.Check.ConsecutiveFailures)
+		}
+		tg.set(200, "", 0)
+		if out := f.run(t, c.ID); out.Result.Attempts != 1 || tg.hits.Load() != 4 {
+			t.Fatalf("good run: %d attempts", out.Result.Attempts)
+		}
+		res := algoitnytest.Must[[]*algoitny.CheckResult](t)(f.db.ListCheckResults(context.Background(), c.ID, 2))
+		if res[0].Attempts != 1 || res[1].Attempts != 3 {
+			t.Fatalf("stored attempts %d %d", res[0].Attempts, res[1].Attempts)
 		}
 	})
 
@@ -412,7 +449,7 @@ func TestExecutor(t *testing.T) {
 		}
 	})
 
-	t.Run("RefusedDestinationFailsAtOnce", func(t *testing.T) {
+	t.Run("RefusedDestinationDownAtOnce", func(t *testing.T) {
 		t.Parallel()
 		f := setup(t, false)
 		name := loopbackName(t)
@@ -421,8 +458,13 @@ func TestExecutor(t *testing.T) {
 		c := algoitnytest.Must[*algoitny.Check](t)(f.svc.Create(u, algoitny.CheckInput{URL: "http://" + name + "/", Type: algoitny.CheckAvailability, DelayMs: 100}))
 		// ...and refused when the run connects.
 		out := f.run(t, c.ID)
-		if !out.Ran || out.Next != nil || out.Check.Status != algoitny.CheckFailed || out.Check.FailureReason != "stopped: "+watch.ErrForbidden.Message {
+		if !out.Ran || out.Next == nil || out.Check.Status != algoitny.CheckActive || out.Check.State != algoitny.CheckStateDown ||
+			out.Check.FailureReason != watch.ErrForbidden.Message || out.StateChange == nil {
 			t.Fatalf("%+v", out.Check)
+		}
+		// It keeps running, at a slower pace.
+		if gap := out.Next.Sub(*c.NextRunAt); gap != 200*time.Millisecond {
+			t.Fatalf("next run %v after a refused one", gap)
 		}
 	})
 
