@@ -24,6 +24,9 @@ func Complexity() ComplexityRoot {
 	c.Problem.TestCases = func(child int, first *int, _ *string) int { return page(child, first) }
 	c.Job.Progress = func(child int, first *int, _ *string) int { return page(child, first) }
 	c.Query.MyChecks = func(child int, first *int, _ *string) int { return page(child, first) }
+	c.NotificationChannel.Deliveries = func(child int, first *int, _ *string) int { return page(child, first) }
+	// A user has at most 10 channels (watch.MaxChannels).
+	c.Query.MyNotificationChannels = func(child int) int { return 1 + child*10 }
 	c.Query.Leaderboard = func(child int, first *int) int { return page(child, first) }
 	// A user's statistics are a Query of their own.
 	c.User.Stats = func(child int) int { return 10 + child }

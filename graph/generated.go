@@ -39,6 +39,8 @@ type ResolverRoot interface {
 	JobProgress() JobProgressResolver
 	LeaderboardEntry() LeaderboardEntryResolver
 	Mutation() MutationResolver
+	NotificationChannel() NotificationChannelResolver
+	NotificationDelivery() NotificationDeliveryResolver
 	Plan() PlanResolver
 	Problem() ProblemResolver
 	Query() QueryResolver
@@ -159,6 +161,11 @@ type ComplexityRoot struct {
 		Kind    func(childComplexity int) int
 	}
 
+	CreatedWebhook struct {
+		Channel func(childComplexity int) int
+		Secret  func(childComplexity int) int
+	}
+
 	ExecutionProgressEvent struct {
 		Index  func(childComplexity int) int
 		JobID  func(childComplexity int) int
@@ -240,35 +247,66 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		AddTestCases         func(childComplexity int, platform algoitny.Platform, problemID string, testCases []*model.TestCaseInput) int
-		CancelJob            func(childComplexity int, id string) int
-		CreateCheck          func(childComplexity int, input model.CreateCheckInput) int
-		CreatePlan           func(childComplexity int, input model.CreatePlanInput) int
-		CreateProblem        func(childComplexity int, input model.CreateProblemInput) int
-		DeleteCheck          func(childComplexity int, id string) int
-		DeleteMyAccount      func(childComplexity int) int
-		DeleteProblem        func(childComplexity int, platform algoitny.Platform, problemID string, reason *string) int
-		DevLogin             func(childComplexity int, email string) int
-		ExecuteCode          func(childComplexity int, input model.ExecuteCodeInput) int
-		ExtractProblem       func(childComplexity int, url string) int
-		GenerateHints        func(childComplexity int, historyID string) int
-		GenerateTestCases    func(childComplexity int, input model.GenerateTestCasesInput) int
-		LinkAtCoderAccount   func(childComplexity int, handle string) int
-		LoginWithGoogle      func(childComplexity int, idToken string) int
-		Logout               func(childComplexity int) int
-		PauseCheck           func(childComplexity int, id string) int
-		RegenerateTests      func(childComplexity int, platform algoitny.Platform, problemID string) int
-		ResumeCheck          func(childComplexity int, id string) int
-		ReviewProblem        func(childComplexity int, platform algoitny.Platform, problemID string, input model.ReviewProblemInput) int
-		SaveProblem          func(childComplexity int, input model.SaveProblemInput) int
-		SetHistoryVisibility func(childComplexity int, id string, isCodePublic bool) int
-		SetUserActive        func(childComplexity int, userID string, active bool) int
-		SetUserPlan          func(childComplexity int, userID string, plan string) int
-		SyncSolvedProblems   func(childComplexity int) int
-		UnlinkAtCoderAccount func(childComplexity int) int
-		UpdateCheck          func(childComplexity int, id string, input model.UpdateCheckInput) int
-		UpdatePlan           func(childComplexity int, name string, input model.UpdatePlanInput) int
-		UpdateProblem        func(childComplexity int, platform algoitny.Platform, problemID string, input model.UpdateProblemInput) int
+		AddTestCases              func(childComplexity int, platform algoitny.Platform, problemID string, testCases []*model.TestCaseInput) int
+		CancelJob                 func(childComplexity int, id string) int
+		CreateCheck               func(childComplexity int, input model.CreateCheckInput) int
+		CreatePlan                func(childComplexity int, input model.CreatePlanInput) int
+		CreateProblem             func(childComplexity int, input model.CreateProblemInput) int
+		CreateWebhook             func(childComplexity int, url string) int
+		DeleteCheck               func(childComplexity int, id string) int
+		DeleteMyAccount           func(childComplexity int) int
+		DeleteNotificationChannel func(childComplexity int, id string) int
+		DeleteProblem             func(childComplexity int, platform algoitny.Platform, problemID string, reason *string) int
+		DevLogin                  func(childComplexity int, email string) int
+		ExecuteCode               func(childComplexity int, input model.ExecuteCodeInput) int
+		ExtractProblem            func(childComplexity int, url string) int
+		GenerateHints             func(childComplexity int, historyID string) int
+		GenerateTestCases         func(childComplexity int, input model.GenerateTestCasesInput) int
+		LinkAtCoderAccount        func(childComplexity int, handle string) int
+		LoginWithGoogle           func(childComplexity int, idToken string) int
+		Logout                    func(childComplexity int) int
+		PauseCheck                func(childComplexity int, id string) int
+		RegenerateTests           func(childComplexity int, platform algoitny.Platform, problemID string) int
+		ResumeCheck               func(childComplexity int, id string) int
+		ReviewProblem             func(childComplexity int, platform algoitny.Platform, problemID string, input model.ReviewProblemInput) int
+		SaveProblem               func(childComplexity int, input model.SaveProblemInput) int
+		SetHistoryVisibility      func(childComplexity int, id string, isCodePublic bool) int
+		SetUserActive             func(childComplexity int, userID string, active bool) int
+		SetUserPlan               func(childComplexity int, userID string, plan string) int
+		SyncSolvedProblems        func(childComplexity int) int
+		UnlinkAtCoderAccount      func(childComplexity int) int
+		UpdateCheck               func(childComplexity int, id string, input model.UpdateCheckInput) int
+		UpdatePlan                func(childComplexity int, name string, input model.UpdatePlanInput) int
+		UpdateProblem             func(childComplexity int, platform algoitny.Platform, problemID string, input model.UpdateProblemInput) int
+	}
+
+	NotificationChannel struct {
+		CreatedAt  func(childComplexity int) int
+		Deliveries func(childComplexity int, first *int, after *string) int
+		ID         func(childComplexity int) int
+		Kind       func(childComplexity int) int
+		URL        func(childComplexity int) int
+	}
+
+	NotificationDelivery struct {
+		Attempts  func(childComplexity int) int
+		CheckID   func(childComplexity int) int
+		CreatedAt func(childComplexity int) int
+		ID        func(childComplexity int) int
+		LastError func(childComplexity int) int
+		State     func(childComplexity int) int
+		Status    func(childComplexity int) int
+		UpdatedAt func(childComplexity int) int
+	}
+
+	NotificationDeliveryConnection struct {
+		Edges    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
+	NotificationDeliveryEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	PageInfo struct {
@@ -337,25 +375,26 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		AdtContests   func(childComplexity int, month string) int
-		Check         func(childComplexity int, id string) int
-		HistoryFeed   func(childComplexity int, first *int, after *string) int
-		Job           func(childComplexity int, id string) int
-		Jobs          func(childComplexity int, typeArg *algoitny.JobType, status *algoitny.JobStatus, first *int, after *string) int
-		Leaderboard   func(childComplexity int, first *int) int
-		Me            func(childComplexity int) int
-		MyChecks      func(childComplexity int, first *int, after *string) int
-		MyHistory     func(childComplexity int, filter *model.HistoryFilter, first *int, after *string) int
-		MyUsage       func(childComplexity int) int
-		Node          func(childComplexity int, id string) int
-		Plans         func(childComplexity int) int
-		Problem       func(childComplexity int, platform algoitny.Platform, problemID string) int
-		Problems      func(childComplexity int, filter *model.ProblemFilter, first *int, after *string) int
-		PublicHistory func(childComplexity int, filter *model.HistoryFilter, first *int, after *string) int
-		SearchHistory func(childComplexity int, id string) int
-		UsageStats    func(childComplexity int) int
-		User          func(childComplexity int, id string) int
-		Users         func(childComplexity int, plan *string, first *int, after *string) int
+		AdtContests            func(childComplexity int, month string) int
+		Check                  func(childComplexity int, id string) int
+		HistoryFeed            func(childComplexity int, first *int, after *string) int
+		Job                    func(childComplexity int, id string) int
+		Jobs                   func(childComplexity int, typeArg *algoitny.JobType, status *algoitny.JobStatus, first *int, after *string) int
+		Leaderboard            func(childComplexity int, first *int) int
+		Me                     func(childComplexity int) int
+		MyChecks               func(childComplexity int, first *int, after *string) int
+		MyHistory              func(childComplexity int, filter *model.HistoryFilter, first *int, after *string) int
+		MyNotificationChannels func(childComplexity int) int
+		MyUsage                func(childComplexity int) int
+		Node                   func(childComplexity int, id string) int
+		Plans                  func(childComplexity int) int
+		Problem                func(childComplexity int, platform algoitny.Platform, problemID string) int
+		Problems               func(childComplexity int, filter *model.ProblemFilter, first *int, after *string) int
+		PublicHistory          func(childComplexity int, filter *model.HistoryFilter, first *int, after *string) int
+		SearchHistory          func(childComplexity int, id string) int
+		UsageStats             func(childComplexity int) int
+		User                   func(childComplexity int, id string) int
+		Users                  func(childComplexity int, plan *string, first *int, after *string) int
 	}
 
 	SearchHistory struct {
@@ -608,11 +647,21 @@ type MutationResolver interface {
 	UpdateCheck(ctx context.Context, id string, input model.UpdateCheckInput) (*algoitny.Check, error)
 	PauseCheck(ctx context.Context, id string) (*algoitny.Check, error)
 	ResumeCheck(ctx context.Context, id string) (*algoitny.Check, error)
+	CreateWebhook(ctx context.Context, url string) (*model.CreatedWebhook, error)
+	DeleteNotificationChannel(ctx context.Context, id string) (bool, error)
 	DeleteCheck(ctx context.Context, id string) (bool, error)
 	CreatePlan(ctx context.Context, input model.CreatePlanInput) (*algoitny.Plan, error)
 	UpdatePlan(ctx context.Context, name string, input model.UpdatePlanInput) (*algoitny.Plan, error)
 	SetUserPlan(ctx context.Context, userID string, plan string) (*algoitny.User, error)
 	SetUserActive(ctx context.Context, userID string, active bool) (*algoitny.User, error)
+}
+type NotificationChannelResolver interface {
+	ID(ctx context.Context, obj *algoitny.NotificationChannel) (string, error)
+
+	Deliveries(ctx context.Context, obj *algoitny.NotificationChannel, first *int, after *string) (*model.NotificationDeliveryConnection, error)
+}
+type NotificationDeliveryResolver interface {
+	CheckID(ctx context.Context, obj *algoitny.NotificationDelivery) (string, error)
 }
 type PlanResolver interface {
 	ID(ctx context.Context, obj *algoitny.Plan) (string, error)
@@ -653,6 +702,7 @@ type QueryResolver interface {
 	Leaderboard(ctx context.Context, first *int) ([]*algoitny.LeaderboardEntry, error)
 	UsageStats(ctx context.Context) (*model.UsageStats, error)
 	MyChecks(ctx context.Context, first *int, after *string) (*model.CheckConnection, error)
+	MyNotificationChannels(ctx context.Context) ([]*algoitny.NotificationChannel, error)
 	Check(ctx context.Context, id string) (*algoitny.Check, error)
 	AdtContests(ctx context.Context, month string) ([]*algoitny.ADTContest, error)
 }
@@ -1131,6 +1181,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Checker.Kind(childComplexity), true
 
+	case "CreatedWebhook.channel":
+		if e.ComplexityRoot.CreatedWebhook.Channel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreatedWebhook.Channel(childComplexity), true
+	case "CreatedWebhook.secret":
+		if e.ComplexityRoot.CreatedWebhook.Secret == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreatedWebhook.Secret(childComplexity), true
+
 	case "ExecutionProgressEvent.index":
 		if e.ComplexityRoot.ExecutionProgressEvent.Index == nil {
 			break
@@ -1484,6 +1547,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateProblem(childComplexity, args["input"].(model.CreateProblemInput)), true
+	case "Mutation.createWebhook":
+		if e.ComplexityRoot.Mutation.CreateWebhook == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createWebhook_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateWebhook(childComplexity, args["url"].(string)), true
 	case "Mutation.deleteCheck":
 		if e.ComplexityRoot.Mutation.DeleteCheck == nil {
 			break
@@ -1501,6 +1575,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteMyAccount(childComplexity), true
+	case "Mutation.deleteNotificationChannel":
+		if e.ComplexityRoot.Mutation.DeleteNotificationChannel == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteNotificationChannel_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteNotificationChannel(childComplexity, args["id"].(string)), true
 	case "Mutation.deleteProblem":
 		if e.ComplexityRoot.Mutation.DeleteProblem == nil {
 			break
@@ -1728,6 +1813,117 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateProblem(childComplexity, args["platform"].(algoitny.Platform), args["problemId"].(string), args["input"].(model.UpdateProblemInput)), true
+
+	case "NotificationChannel.createdAt":
+		if e.ComplexityRoot.NotificationChannel.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationChannel.CreatedAt(childComplexity), true
+	case "NotificationChannel.deliveries":
+		if e.ComplexityRoot.NotificationChannel.Deliveries == nil {
+			break
+		}
+
+		args, err := ec.field_NotificationChannel_deliveries_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.NotificationChannel.Deliveries(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "NotificationChannel.id":
+		if e.ComplexityRoot.NotificationChannel.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationChannel.ID(childComplexity), true
+	case "NotificationChannel.kind":
+		if e.ComplexityRoot.NotificationChannel.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationChannel.Kind(childComplexity), true
+	case "NotificationChannel.url":
+		if e.ComplexityRoot.NotificationChannel.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationChannel.URL(childComplexity), true
+
+	case "NotificationDelivery.attempts":
+		if e.ComplexityRoot.NotificationDelivery.Attempts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationDelivery.Attempts(childComplexity), true
+	case "NotificationDelivery.checkId":
+		if e.ComplexityRoot.NotificationDelivery.CheckID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationDelivery.CheckID(childComplexity), true
+	case "NotificationDelivery.createdAt":
+		if e.ComplexityRoot.NotificationDelivery.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationDelivery.CreatedAt(childComplexity), true
+	case "NotificationDelivery.id":
+		if e.ComplexityRoot.NotificationDelivery.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationDelivery.ID(childComplexity), true
+	case "NotificationDelivery.lastError":
+		if e.ComplexityRoot.NotificationDelivery.LastError == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationDelivery.LastError(childComplexity), true
+	case "NotificationDelivery.state":
+		if e.ComplexityRoot.NotificationDelivery.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationDelivery.State(childComplexity), true
+	case "NotificationDelivery.status":
+		if e.ComplexityRoot.NotificationDelivery.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationDelivery.Status(childComplexity), true
+	case "NotificationDelivery.updatedAt":
+		if e.ComplexityRoot.NotificationDelivery.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationDelivery.UpdatedAt(childComplexity), true
+
+	case "NotificationDeliveryConnection.edges":
+		if e.ComplexityRoot.NotificationDeliveryConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationDeliveryConnection.Edges(childComplexity), true
+	case "NotificationDeliveryConnection.pageInfo":
+		if e.ComplexityRoot.NotificationDeliveryConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationDeliveryConnection.PageInfo(childComplexity), true
+
+	case "NotificationDeliveryEdge.cursor":
+		if e.ComplexityRoot.NotificationDeliveryEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationDeliveryEdge.Cursor(childComplexity), true
+	case "NotificationDeliveryEdge.node":
+		if e.ComplexityRoot.NotificationDeliveryEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationDeliveryEdge.Node(childComplexity), true
 
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
@@ -2134,6 +2330,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.MyHistory(childComplexity, args["filter"].(*model.HistoryFilter), args["first"].(*int), args["after"].(*string)), true
+	case "Query.myNotificationChannels":
+		if e.ComplexityRoot.Query.MyNotificationChannels == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.MyNotificationChannels(childComplexity), true
 	case "Query.myUsage":
 		if e.ComplexityRoot.Query.MyUsage == nil {
 			break
@@ -3832,6 +4034,90 @@ type CheckEvent {
   stateChange: CheckStateChange
 }
 
+"Where notifications of your checks' changes of state (DOWN, UP again) go. Visible to its owner only."
+type NotificationChannel {
+  "The channel's opaque id."
+  id: ID!
+  "How it is reached."
+  kind: NotificationChannelKind!
+  "The public http(s) URL a WEBHOOK channel POSTs to."
+  url: String!
+  "When it was created."
+  createdAt: Time!
+  "Its delivery log, newest first (kept 30 days). Errors: BAD_USER_INPUT (first, after)."
+  deliveries(
+    "How many: 1–100 (default 20)."
+    first: Int = 20
+    "The cursor to continue after."
+    after: String
+  ): NotificationDeliveryConnection!
+}
+
+"How a notification channel is reached."
+enum NotificationChannelKind {
+  """
+  An HTTP POST of JSON ` + "`" + `{checkId, url, state, previousState, reason, time}` + "`" + `
+  with header ` + "`" + `X-AlgoItny-Signature: sha256=<hex HMAC-SHA256 of the body,
+  keyed by the channel's secret>` + "`" + `; any answer but 2xx is retried with
+  backoff (10 s, doubling; 8 sends at most).
+  """
+  WEBHOOK
+}
+
+"A new webhook and its secret."
+type CreatedWebhook {
+  "The new channel."
+  channel: NotificationChannel!
+  "The key of the bodies' HMAC signature: shown this once, keep it."
+  secret: String!
+}
+
+"Where a notification's delivery to one channel stands."
+enum DeliveryStatus {
+  "Queued, or waiting for a retry after a failed send."
+  PENDING
+  "Accepted by the channel (a webhook answered 2xx)."
+  DELIVERED
+  "Given up after its sends (see ` + "`" + `lastError` + "`" + `), or its channel was deleted."
+  FAILED
+}
+
+"One notification to one channel, with its log."
+type NotificationDelivery {
+  "The delivery's id."
+  id: ID!
+  "The check whose state changed (its global id)."
+  checkId: ID!
+  "The state notified: UP or DOWN."
+  state: CheckState!
+  "Where the delivery stands."
+  status: DeliveryStatus!
+  "How many sends were made."
+  attempts: Int!
+  "Why the last failed send failed (e.g. ` + "`" + `HTTP 500` + "`" + `, ` + "`" + `timed out after 10s` + "`" + `); empty when none failed."
+  lastError: String!
+  "When it was queued."
+  createdAt: Time!
+  "When it was last attempted."
+  updatedAt: Time!
+}
+
+"One delivery in a log, with its cursor."
+type NotificationDeliveryEdge {
+  "The cursor of this item: pass it as ` + "`" + `after` + "`" + ` to continue after it."
+  cursor: String!
+  "The delivery."
+  node: NotificationDelivery!
+}
+
+"A page of a channel's delivery log, newest first."
+type NotificationDeliveryConnection {
+  "The deliveries of this page."
+  edges: [NotificationDeliveryEdge!]!
+  "Where the page ends and whether more follow."
+  pageInfo: PageInfo!
+}
+
 "A new URL check."
 input CreateCheckInput {
   "A public http(s) URL on port 80 or 443 (at most 2000 characters); others are BAD_USER_INPUT."
@@ -4533,6 +4819,8 @@ type Query {
     "Continue after this cursor (an endCursor or edge cursor of this list); BAD_USER_INPUT for a forged or foreign one."
     after: String
   ): CheckConnection!
+  "Your notification channels, oldest first (at most 10; secrets are not shown). Errors: UNAUTHENTICATED when anonymous."
+  myNotificationChannels: [NotificationChannel!]!
   "A check of yours (staff: anyone's); null otherwise. Errors: UNAUTHENTICATED when anonymous, BAD_USER_INPUT (malformed id)."
   check(
     "The check's id."
@@ -4785,6 +5073,16 @@ type Mutation {
     "The check's id."
     id: ID!
   ): Check!
+  "Add a webhook that receives every change of state (DOWN, UP again) of your checks, signed with the returned secret (shown only here). Errors: UNAUTHENTICATED, BAD_USER_INPUT (not a public http(s) URL), RATE_LIMITED (10 channels)."
+  createWebhook(
+    "The public http(s) URL to POST to (at most 2000 characters)."
+    url: String!
+  ): CreatedWebhook!
+  "Delete a notification channel of yours; deliveries still queued for it end FAILED. Returns true. Errors: UNAUTHENTICATED, NOT_FOUND, BAD_USER_INPUT (malformed id)."
+  deleteNotificationChannel(
+    "The channel's id."
+    id: ID!
+  ): Boolean!
   "Delete a check with its results; its subscribers get a last event with ` + "`" + `deleted: true` + "`" + `. Returns true. Errors: UNAUTHENTICATED, NOT_FOUND, BAD_USER_INPUT (malformed id)."
   deleteCheck(
     "The check's id."
@@ -5115,6 +5413,16 @@ func (ec *executionContext) childFields_Checker(ctx context.Context, field graph
 	return nil, fmt.Errorf("no field named %q was found under type Checker", field.Name)
 }
 
+func (ec *executionContext) childFields_CreatedWebhook(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "channel":
+		return ec.fieldContext_CreatedWebhook_channel(ctx, field)
+	case "secret":
+		return ec.fieldContext_CreatedWebhook_secret(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CreatedWebhook", field.Name)
+}
+
 func (ec *executionContext) childFields_ExecutionProgressEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "jobId":
@@ -5273,6 +5581,64 @@ func (ec *executionContext) childFields_LeaderboardEntry(ctx context.Context, fi
 		return ec.fieldContext_LeaderboardEntry_lastSolvedAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type LeaderboardEntry", field.Name)
+}
+
+func (ec *executionContext) childFields_NotificationChannel(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_NotificationChannel_id(ctx, field)
+	case "kind":
+		return ec.fieldContext_NotificationChannel_kind(ctx, field)
+	case "url":
+		return ec.fieldContext_NotificationChannel_url(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_NotificationChannel_createdAt(ctx, field)
+	case "deliveries":
+		return ec.fieldContext_NotificationChannel_deliveries(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NotificationChannel", field.Name)
+}
+
+func (ec *executionContext) childFields_NotificationDelivery(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_NotificationDelivery_id(ctx, field)
+	case "checkId":
+		return ec.fieldContext_NotificationDelivery_checkId(ctx, field)
+	case "state":
+		return ec.fieldContext_NotificationDelivery_state(ctx, field)
+	case "status":
+		return ec.fieldContext_NotificationDelivery_status(ctx, field)
+	case "attempts":
+		return ec.fieldContext_NotificationDelivery_attempts(ctx, field)
+	case "lastError":
+		return ec.fieldContext_NotificationDelivery_lastError(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_NotificationDelivery_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_NotificationDelivery_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NotificationDelivery", field.Name)
+}
+
+func (ec *executionContext) childFields_NotificationDeliveryConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_NotificationDeliveryConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_NotificationDeliveryConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NotificationDeliveryConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_NotificationDeliveryEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_NotificationDeliveryEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_NotificationDeliveryEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NotificationDeliveryEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5991,7 +6357,35 @@ func (ec *executionContext) field_Mutation_createProblem_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createWebhook_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "url",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["url"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_deleteCheck_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteNotificationChannel_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
@@ -6364,6 +6758,28 @@ func (ec *executionContext) field_Mutation_updateProblem_args(ctx context.Contex
 		return nil, err
 	}
 	args["input"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_NotificationChannel_deliveries_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
 	return args, nil
 }
 
@@ -8425,6 +8841,61 @@ func (ec *executionContext) _Checker_epsilon(ctx context.Context, field graphql.
 }
 func (ec *executionContext) fieldContext_Checker_epsilon(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Checker", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _CreatedWebhook_channel(ctx context.Context, field graphql.CollectedField, obj *model.CreatedWebhook) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreatedWebhook_channel(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Channel, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.NotificationChannel) graphql.Marshaler {
+			return ec.marshalNNotificationChannel2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐNotificationChannel(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreatedWebhook_channel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreatedWebhook",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NotificationChannel(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CreatedWebhook_secret(ctx context.Context, field graphql.CollectedField, obj *model.CreatedWebhook) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreatedWebhook_secret(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Secret, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreatedWebhook_secret(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CreatedWebhook", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _ExecutionProgressEvent_jobId(ctx context.Context, field graphql.CollectedField, obj *algoitny.ExecutionEvent) (ret graphql.Marshaler) {
@@ -10618,6 +11089,94 @@ func (ec *executionContext) fieldContext_Mutation_resumeCheck(ctx context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createWebhook(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createWebhook(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateWebhook(ctx, fc.Args["url"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CreatedWebhook) graphql.Marshaler {
+			return ec.marshalNCreatedWebhook2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐCreatedWebhook(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createWebhook(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CreatedWebhook(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createWebhook_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteNotificationChannel(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteNotificationChannel(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteNotificationChannel(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteNotificationChannel(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteNotificationChannel_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_deleteCheck(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10834,6 +11393,445 @@ func (ec *executionContext) fieldContext_Mutation_setUserActive(ctx context.Cont
 	if fc.Args, err = ec.field_Mutation_setUserActive_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NotificationChannel_id(ctx context.Context, field graphql.CollectedField, obj *algoitny.NotificationChannel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationChannel_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.NotificationChannel().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationChannel_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotificationChannel", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _NotificationChannel_kind(ctx context.Context, field graphql.CollectedField, obj *algoitny.NotificationChannel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationChannel_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v algoitny.ChannelKind) graphql.Marshaler {
+			return ec.marshalNNotificationChannelKind2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐChannelKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationChannel_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotificationChannel", field, false, false, errors.New("field of type NotificationChannelKind does not have child fields"))
+}
+
+func (ec *executionContext) _NotificationChannel_url(ctx context.Context, field graphql.CollectedField, obj *algoitny.NotificationChannel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationChannel_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationChannel_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotificationChannel", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _NotificationChannel_createdAt(ctx context.Context, field graphql.CollectedField, obj *algoitny.NotificationChannel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationChannel_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationChannel_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotificationChannel", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _NotificationChannel_deliveries(ctx context.Context, field graphql.CollectedField, obj *algoitny.NotificationChannel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationChannel_deliveries(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.NotificationChannel().Deliveries(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.NotificationDeliveryConnection) graphql.Marshaler {
+			return ec.marshalNNotificationDeliveryConnection2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐNotificationDeliveryConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationChannel_deliveries(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NotificationChannel",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NotificationDeliveryConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_NotificationChannel_deliveries_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NotificationDelivery_id(ctx context.Context, field graphql.CollectedField, obj *algoitny.NotificationDelivery) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationDelivery_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationDelivery_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotificationDelivery", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _NotificationDelivery_checkId(ctx context.Context, field graphql.CollectedField, obj *algoitny.NotificationDelivery) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationDelivery_checkId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.NotificationDelivery().CheckID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationDelivery_checkId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotificationDelivery", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _NotificationDelivery_state(ctx context.Context, field graphql.CollectedField, obj *algoitny.NotificationDelivery) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationDelivery_state(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v algoitny.CheckState) graphql.Marshaler {
+			return ec.marshalNCheckState2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationDelivery_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotificationDelivery", field, false, false, errors.New("field of type CheckState does not have child fields"))
+}
+
+func (ec *executionContext) _NotificationDelivery_status(ctx context.Context, field graphql.CollectedField, obj *algoitny.NotificationDelivery) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationDelivery_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v algoitny.DeliveryStatus) graphql.Marshaler {
+			return ec.marshalNDeliveryStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐDeliveryStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationDelivery_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotificationDelivery", field, false, false, errors.New("field of type DeliveryStatus does not have child fields"))
+}
+
+func (ec *executionContext) _NotificationDelivery_attempts(ctx context.Context, field graphql.CollectedField, obj *algoitny.NotificationDelivery) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationDelivery_attempts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Attempts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationDelivery_attempts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotificationDelivery", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _NotificationDelivery_lastError(ctx context.Context, field graphql.CollectedField, obj *algoitny.NotificationDelivery) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationDelivery_lastError(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastError, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationDelivery_lastError(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotificationDelivery", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _NotificationDelivery_createdAt(ctx context.Context, field graphql.CollectedField, obj *algoitny.NotificationDelivery) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationDelivery_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationDelivery_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotificationDelivery", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _NotificationDelivery_updatedAt(ctx context.Context, field graphql.CollectedField, obj *algoitny.NotificationDelivery) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationDelivery_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationDelivery_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotificationDelivery", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _NotificationDeliveryConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.NotificationDeliveryConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationDeliveryConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.NotificationDeliveryEdge) graphql.Marshaler {
+			return ec.marshalNNotificationDeliveryEdge2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐNotificationDeliveryEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationDeliveryConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NotificationDeliveryConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NotificationDeliveryEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NotificationDeliveryConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.NotificationDeliveryConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationDeliveryConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationDeliveryConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NotificationDeliveryConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NotificationDeliveryEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.NotificationDeliveryEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationDeliveryEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationDeliveryEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotificationDeliveryEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _NotificationDeliveryEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.NotificationDeliveryEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationDeliveryEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.NotificationDelivery) graphql.Marshaler {
+			return ec.marshalNNotificationDelivery2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐNotificationDelivery(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationDeliveryEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NotificationDeliveryEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NotificationDelivery(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -12750,6 +13748,38 @@ func (ec *executionContext) fieldContext_Query_myChecks(ctx context.Context, fie
 	if fc.Args, err = ec.field_Query_myChecks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_myNotificationChannels(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_myNotificationChannels(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().MyNotificationChannels(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*algoitny.NotificationChannel) graphql.Marshaler {
+			return ec.marshalNNotificationChannel2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐNotificationChannelᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_myNotificationChannels(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NotificationChannel(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -19163,6 +20193,49 @@ func (ec *executionContext) _Checker(ctx context.Context, sel ast.SelectionSet, 
 	return out
 }
 
+var createdWebhookImplementors = []string{"CreatedWebhook"}
+
+func (ec *executionContext) _CreatedWebhook(ctx context.Context, sel ast.SelectionSet, obj *model.CreatedWebhook) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, createdWebhookImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CreatedWebhook")
+		case "channel":
+			out.Values[i] = ec._CreatedWebhook_channel(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "secret":
+			out.Values[i] = ec._CreatedWebhook_secret(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var executionProgressEventImplementors = []string{"ExecutionProgressEvent"}
 
 func (ec *executionContext) _ExecutionProgressEvent(ctx context.Context, sel ast.SelectionSet, obj *algoitny.ExecutionEvent) graphql.Marshaler {
@@ -20246,6 +21319,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createWebhook":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createWebhook(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteNotificationChannel":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteNotificationChannel(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "deleteCheck":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteCheck(ctx, field)
@@ -20278,6 +21365,322 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_setUserActive(ctx, field)
 			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var notificationChannelImplementors = []string{"NotificationChannel"}
+
+func (ec *executionContext) _NotificationChannel(ctx context.Context, sel ast.SelectionSet, obj *algoitny.NotificationChannel) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, notificationChannelImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NotificationChannel")
+		case "id":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._NotificationChannel_id(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "kind":
+			out.Values[i] = ec._NotificationChannel_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "url":
+			out.Values[i] = ec._NotificationChannel_url(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._NotificationChannel_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "deliveries":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._NotificationChannel_deliveries(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var notificationDeliveryImplementors = []string{"NotificationDelivery"}
+
+func (ec *executionContext) _NotificationDelivery(ctx context.Context, sel ast.SelectionSet, obj *algoitny.NotificationDelivery) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, notificationDeliveryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NotificationDelivery")
+		case "id":
+			out.Values[i] = ec._NotificationDelivery_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "checkId":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._NotificationDelivery_checkId(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "state":
+			out.Values[i] = ec._NotificationDelivery_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "status":
+			out.Values[i] = ec._NotificationDelivery_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "attempts":
+			out.Values[i] = ec._NotificationDelivery_attempts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "lastError":
+			out.Values[i] = ec._NotificationDelivery_lastError(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._NotificationDelivery_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._NotificationDelivery_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var notificationDeliveryConnectionImplementors = []string{"NotificationDeliveryConnection"}
+
+func (ec *executionContext) _NotificationDeliveryConnection(ctx context.Context, sel ast.SelectionSet, obj *model.NotificationDeliveryConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, notificationDeliveryConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NotificationDeliveryConnection")
+		case "edges":
+			out.Values[i] = ec._NotificationDeliveryConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._NotificationDeliveryConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var notificationDeliveryEdgeImplementors = []string{"NotificationDeliveryEdge"}
+
+func (ec *executionContext) _NotificationDeliveryEdge(ctx context.Context, sel ast.SelectionSet, obj *model.NotificationDeliveryEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, notificationDeliveryEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NotificationDeliveryEdge")
+		case "cursor":
+			out.Values[i] = ec._NotificationDeliveryEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._NotificationDeliveryEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -21528,6 +22931,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_myChecks(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "myNotificationChannels":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_myNotificationChannels(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -24539,6 +25964,46 @@ func (ec *executionContext) unmarshalNCreateProblemInput2githubᚗcomᚋalgoitny
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNCreatedWebhook2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐCreatedWebhook(ctx context.Context, sel ast.SelectionSet, v *model.CreatedWebhook) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CreatedWebhook(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNDeliveryStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐDeliveryStatus(ctx context.Context, v any) (algoitny.DeliveryStatus, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNDeliveryStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐDeliveryStatus[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDeliveryStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐDeliveryStatus(ctx context.Context, sel ast.SelectionSet, v algoitny.DeliveryStatus) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNDeliveryStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐDeliveryStatus[v])
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+var (
+	unmarshalNDeliveryStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐDeliveryStatus = map[string]algoitny.DeliveryStatus{
+		"PENDING":   algoitny.DeliveryPending,
+		"DELIVERED": algoitny.DeliveryDelivered,
+		"FAILED":    algoitny.DeliveryFailed,
+	}
+	marshalNDeliveryStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐDeliveryStatus = map[algoitny.DeliveryStatus]string{
+		algoitny.DeliveryPending:   "PENDING",
+		algoitny.DeliveryDelivered: "DELIVERED",
+		algoitny.DeliveryFailed:    "FAILED",
+	}
+)
+
 func (ec *executionContext) unmarshalNExecuteCodeInput2githubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐExecuteCodeInput(ctx context.Context, v any) (model.ExecuteCodeInput, error) {
 	res, err := ec.unmarshalInputExecuteCodeInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -24875,6 +26340,104 @@ func (ec *executionContext) marshalNLeaderboardEntry2ᚖgithubᚗcomᚋalgoitny�
 		return graphql.Null
 	}
 	return ec._LeaderboardEntry(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNNotificationChannel2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐNotificationChannelᚄ(ctx context.Context, sel ast.SelectionSet, v []*algoitny.NotificationChannel) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNNotificationChannel2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐNotificationChannel(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNNotificationChannel2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐNotificationChannel(ctx context.Context, sel ast.SelectionSet, v *algoitny.NotificationChannel) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._NotificationChannel(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNNotificationChannelKind2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐChannelKind(ctx context.Context, v any) (algoitny.ChannelKind, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNNotificationChannelKind2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐChannelKind[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNNotificationChannelKind2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐChannelKind(ctx context.Context, sel ast.SelectionSet, v algoitny.ChannelKind) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNNotificationChannelKind2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐChannelKind[v])
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+var (
+	unmarshalNNotificationChannelKind2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐChannelKind = map[string]algoitny.ChannelKind{
+		"WEBHOOK": algoitny.ChannelWebhook,
+	}
+	marshalNNotificationChannelKind2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐChannelKind = map[algoitny.ChannelKind]string{
+		algoitny.ChannelWebhook: "WEBHOOK",
+	}
+)
+
+func (ec *executionContext) marshalNNotificationDelivery2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐNotificationDelivery(ctx context.Context, sel ast.SelectionSet, v *algoitny.NotificationDelivery) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._NotificationDelivery(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNNotificationDeliveryConnection2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐNotificationDeliveryConnection(ctx context.Context, sel ast.SelectionSet, v *model.NotificationDeliveryConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._NotificationDeliveryConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNNotificationDeliveryEdge2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐNotificationDeliveryEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.NotificationDeliveryEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNNotificationDeliveryEdge2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐNotificationDeliveryEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNNotificationDeliveryEdge2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐNotificationDeliveryEdge(ctx context.Context, sel ast.SelectionSet, v *model.NotificationDeliveryEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._NotificationDeliveryEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {

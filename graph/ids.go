@@ -78,3 +78,12 @@ func parseCheckID(field, id string) (string, error) {
 	}
 	return parts[0], nil
 }
+
+// parseChannelID decodes a NotificationChannel id into the channel's id.
+func parseChannelID(field, id string) (string, error) {
+	_, parts, err := parseID(field, id, "NotificationChannel", 1)
+	if err != nil {
+		return "", err
+	}
+	return parts[0], nil
+}

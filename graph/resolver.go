@@ -114,6 +114,10 @@ type Watches interface {
 	List(ctx context.Context, page algoitny.PageRequest) (algoitny.Page[*algoitny.Check], error)
 	RecentResults(ctx context.Context, id string, limit int) ([]*algoitny.CheckResult, error)
 	Subscribe(ctx context.Context, id string) (<-chan *algoitny.CheckEvent, error)
+	CreateWebhook(ctx context.Context, url string) (*algoitny.NotificationChannel, error)
+	NotificationChannels(ctx context.Context) ([]*algoitny.NotificationChannel, error)
+	DeleteNotificationChannel(ctx context.Context, id string) error
+	Deliveries(ctx context.Context, channelID string, page algoitny.PageRequest) (algoitny.Page[*algoitny.NotificationDelivery], error)
 }
 
 // Resolver is the root resolver; it holds only interfaces.

@@ -327,6 +327,25 @@ func (r *mutationResolver) ResumeCheck(ctx context.Context, id string) (*algoitn
 	return r.Watches.Resume(ctx, checkID)
 }
 
+func (r *mutationResolver) CreateWebhook(ctx context.Context, url string) (*model.CreatedWebhook, error) {
+	if r.Watches == nil {
+		return nil, errUnavailable
+	}
+	ch, err := r.Watches.CreateWebhook(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	return &model.CreatedWebhook{Channel: ch, Secret: ch.Secret}, nil
+}
+
+func (r *mutationResolver) DeleteNotificationChannel(ctx context.Context, id string) (bool, error) {
+	channelID, err := parseChannelID("id", id)
+	if err != nil {
+		return false, err
+	}
+	return true, r.Watches.DeleteNotificationChannel(ctx, channelID)
+}
+
 func (r *mutationResolver) DeleteCheck(ctx context.Context, id string) (bool, error) {
 	checkID, err := parseCheckID("id", id)
 	if err != nil {
@@ -376,6 +395,25 @@ func (r *mutationResolver) SetUserActive(ctx context.Context, userID string, act
 		return nil, err
 	}
 	return r.Accounts.SetUserActive(ctx, id, active)
+}
+
+func (r *notificationChannelResolver) ID(ctx context.Context, obj *algoitny.NotificationChannel) (string, error) {
+	return globalID("NotificationChannel", obj.ID), nil
+}
+
+func (r *notificationChannelResolver) Deliveries(ctx context.Context, obj *algoitny.NotificationChannel, first *int, after *string) (*model.NotificationDeliveryConnection, error) {
+	p, err := r.Watches.Deliveries(ctx, obj.ID, pageRequest(first, after))
+	if err != nil {
+		return nil, err
+	}
+	edges, info := connection(p, func(c string, n *algoitny.NotificationDelivery) *model.NotificationDeliveryEdge {
+		return &model.NotificationDeliveryEdge{Cursor: c, Node: n}
+	})
+	return &model.NotificationDeliveryConnection{Edges: edges, PageInfo: info}, nil
+}
+
+func (r *notificationDeliveryResolver) CheckID(ctx context.Context, obj *algoitny.NotificationDelivery) (string, error) {
+	return globalID("Check", obj.CheckID), nil
 }
 
 func (r *planResolver) ID(ctx context.Context, obj *algoitny.Plan) (string, error) {
@@ -590,6 +628,13 @@ func (r *queryResolver) MyChecks(ctx context.Context, first *int, after *string)
 	}
 	edges, info := connection(p, func(c string, n *algoitny.Check) *model.CheckEdge { return &model.CheckEdge{Cursor: c, Node: n} })
 	return &model.CheckConnection{Edges: edges, PageInfo: info}, nil
+}
+
+func (r *queryResolver) MyNotificationChannels(ctx context.Context) ([]*algoitny.NotificationChannel, error) {
+	if r.Watches == nil {
+		return nil, errUnavailable
+	}
+	return r.Watches.NotificationChannels(ctx)
 }
 
 func (r *queryResolver) Check(ctx context.Context, id string) (*algoitny.Check, error) {
@@ -883,6 +928,14 @@ func (r *Resolver) LeaderboardEntry() LeaderboardEntryResolver { return &leaderb
 
 func (r *Resolver) Mutation() MutationResolver { return &mutationResolver{r} }
 
+func (r *Resolver) NotificationChannel() NotificationChannelResolver {
+	return &notificationChannelResolver{r}
+}
+
+func (r *Resolver) NotificationDelivery() NotificationDeliveryResolver {
+	return &notificationDeliveryResolver{r}
+}
+
 func (r *Resolver) Plan() PlanResolver { return &planResolver{r} }
 
 func (r *Resolver) Problem() ProblemResolver { return &problemResolver{r} }
@@ -917,6 +970,8 @@ type (
 	jobProgressResolver            struct{ *Resolver }
 	leaderboardEntryResolver       struct{ *Resolver }
 	mutationResolver               struct{ *Resolver }
+	notificationChannelResolver    struct{ *Resolver }
+	notificationDeliveryResolver   struct{ *Resolver }
 	planResolver                   struct{ *Resolver }
 	problemResolver                struct{ *Resolver }
 	queryResolver                  struct{ *Resolver }

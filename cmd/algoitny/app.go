@@ -164,12 +164,18 @@ func (m *Main) openJobs() error {
 	// (no per-host spacing: a check's period is its own rate limit).
 	checkFetch := safehttp.New(safehttp.Config{Timeout: 15 * time.Second, MaxBodyBytes: 1 << 20, AllowHosts: m.Config.FetchAllowHosts, Resolver: m.Config.FetchResolver})
 	watchEvents := &watch.Events{Broker: m.Broker, Logger: m.Logger}
-	checks := jobs.NewChecks(jobs.ChecksConfig{Store: m.DB, Fetch: checkFetch, Events: watchEvents, Logger: m.Logger, Queue: "watch"})
+	// Webhooks of check notifications go out through an SSRF-safe client too.
+	notifications := jobs.NewNotifications(jobs.NotificationsConfig{
+		Store:  m.DB,
+		Poster: safehttp.New(safehttp.Config{Timeout: 10 * time.Second, MaxBodyBytes: 64 << 10, AllowHosts: m.Config.FetchAllowHosts, Resolver: m.Config.FetchResolver}),
+		Queue:  "watch", Logger: m.Logger,
+	})
+	checks := jobs.NewChecks(jobs.ChecksConfig{Store: m.DB, Fetch: checkFetch, Events: watchEvents, Alerts: notifications, Logger: m.Logger, Queue: "watch"})
 	jcfg := jobs.Config{
 		Pool: m.Pool, Schema: m.Config.RiverSchema, Store: m.DB, Events: m.Events,
 		LLM: provider, Fetch: safehttp.New(safehttp.Config{AllowHosts: m.Config.FetchAllowHosts, MinHostInterval: time.Second, Resolver: m.Config.FetchResolver}),
 		StandInHosts: m.Config.FetchAllowHosts,
-		Plugins:      []jobs.Plugin{atcoderPlugin, checks},
+		Plugins:      []jobs.Plugin{atcoderPlugin, checks, notifications},
 		Logger:       m.Logger, Work: m.Config.Workers,
 		JobTimeout: m.Config.JobTimeout, RescueAfter: m.Config.JobRescueAfter,
 		FetchPollInterval: m.Config.JobPollInterval, StaleAfter: m.Config.JobStaleAfter,
@@ -184,6 +190,7 @@ func (m *Main) openJobs() error {
 		return err
 	}
 	checks.Bind(m.Jobs) // API-only replicas schedule checks too
+	notifications.Bind(m.Jobs)
 	m.Watches = &watch.Service{Store: m.DB, URLs: checkFetch, Scheduler: checks, Events: watchEvents, Logger: m.Logger,
 		MinDelayMs: int(m.Config.CheckMinDelay.Milliseconds())}
 	return nil

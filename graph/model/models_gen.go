@@ -128,6 +128,14 @@ type CreateProblemInput struct {
 	IsCompleted *bool `json:"isCompleted,omitempty"`
 }
 
+// A new webhook and its secret.
+type CreatedWebhook struct {
+	// The new channel.
+	Channel *algoitny.NotificationChannel `json:"channel"`
+	// The key of the bodies' HMAC signature: shown this once, keep it.
+	Secret string `json:"secret"`
+}
+
 // A submission (executeCode).
 type ExecuteCodeInput struct {
 	// The problem's judge.
@@ -233,6 +241,22 @@ type JobProgressEdge struct {
 // RATE_LIMITED carries `limit`, `used`, `remaining` and, for daily quotas,
 // `resetAt`.
 type Mutation struct {
+}
+
+// A page of a channel's delivery log, newest first.
+type NotificationDeliveryConnection struct {
+	// The deliveries of this page.
+	Edges []*NotificationDeliveryEdge `json:"edges"`
+	// Where the page ends and whether more follow.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// One delivery in a log, with its cursor.
+type NotificationDeliveryEdge struct {
+	// The cursor of this item: pass it as `after` to continue after it.
+	Cursor string `json:"cursor"`
+	// The delivery.
+	Node *algoitny.NotificationDelivery `json:"node"`
 }
 
 // A list's position. Lists page with opaque cursors: ask for `first` items (1–100,

@@ -66,6 +66,8 @@ func TestEveryWriteIsAnnounced(t *testing.T) {
 	var check *algoitny.Check
 	var claimed *algoitny.Check
 	var lease string
+	var channel *algoitny.NotificationChannel
+	var delivery *algoitny.NotificationDelivery
 	var link *algoitny.AtCoderLink
 	adt := algoitny.ADTContest{ID: "adt_all_20250522_3", Difficulty: algoitny.ADTAll, Start: time.Date(2025, 5, 22, 10, 0, 0, 0, time.UTC), Duration: time.Hour, Title: "ADT"}
 
@@ -198,6 +200,19 @@ func TestEveryWriteIsAnnounced(t *testing.T) {
 		{"ReleaseCheckLease", func() error { return db.ReleaseCheckLease(ctx, check.ID, lease) }},
 		{"DeleteCheck", func() error { return err2(db.DeleteCheck(ctx, check.ID)) }},
 		{"DeleteUserChecks", func() error { return err2(db.DeleteUserChecks(ctx, "someone")) }},
+		{"CreateNotificationChannel", func() error {
+			channel = &algoitny.NotificationChannel{UserID: u.ID, Kind: algoitny.ChannelWebhook, URL: "https://example.com/hook", Secret: "s"}
+			return db.CreateNotificationChannel(ctx, channel, 10)
+		}},
+		{"CreateDelivery", func() error {
+			delivery = &algoitny.NotificationDelivery{ChannelID: channel.ID, UserID: u.ID, CheckID: "c", State: algoitny.CheckStateDown, Payload: []byte("{}")}
+			return db.CreateDelivery(ctx, delivery)
+		}},
+		{"RecordDeliveryAttempt", func() error {
+			delivery.Attempts, delivery.Status = 1, algoitny.DeliveryDelivered
+			return db.RecordDeliveryAttempt(ctx, delivery)
+		}},
+		{"DeleteNotificationChannel", func() error { return db.DeleteNotificationChannel(ctx, u.ID, channel.ID) }},
 		{"LinkAtCoder", func() error {
 			var err error
 			link, _, err = db.LinkAtCoder(ctx, u.ID, "tourist")
@@ -264,7 +279,7 @@ func TestEveryWriteIsAnnounced(t *testing.T) {
 		"GetACList", "GetACLists", "GetAtCoderLink", "GetAtCoderState", "GetCheck", "GetHistories", "GetHistoriesAndProblems", "GetHistory", "GetJob",
 		"GetJobByIdempotencyKey", "GetJobByRiverID", "GetJobProgress", "GetJobs", "GetPlan", "GetProblem",
 		"GetProblemWithTestCases", "GetProblems", "GetTestCase", "ReadTestCase", "GetUsageLog", "GetUserByEmail", "GetUserByGoogleID",
-		"GetUserByID", "GetUsersByEmail", "LatestJobProgress", "ListADTContests", "ListAtCoderLinksDue", "ListCheckResults",
+		"GetUserByID", "GetUsersByEmail", "GetDelivery", "GetNotificationChannel", "ListDeliveries", "ListNotificationChannels", "LatestJobProgress", "ListADTContests", "ListAtCoderLinksDue", "ListCheckResults",
 		"ListChecks", "ListExecutionTests", "ListHistoryByLanguage", "ListHistoryByPlatform", "ListJobProgress", "ListJobs", "ListOverdueChecks",
 		"ListPlans", "ListProblems", "ListPublicHistory", "ListStaleJobs", "ListStaleJobsPage", "ListTestCases", "ListUsageLogs",
 		"ListUserChecks", "ListUserHistory", "ListUsers", "ListUsersByPlan", "NewHistoryID", "NewJobProgressID", "Ping",

@@ -409,3 +409,24 @@ func gsiCheckStatusPrefix(status string) string { return status + "#" }
 // MaxChecks exactly (a conditional ADD in the same transaction as the
 // check). It lives in the user's partition, so account deletion removes it.
 const skUserCheckCount = "CHECKCOUNT"
+
+// --- Check notifications (issue 20) ---
+//
+// A user's notification channels live in the user's partition (a handful
+// each; listing them is one Query, and account deletion takes them along),
+// counted by a counter item that gates the limit exactly. Each channel's
+// delivery log is a partition of its own, newest first by the delivery id
+// (UUIDv7, time-ordered), expiring after algoitny.DeliveryRetention.
+
+const skPrefixNotifyChannel = "NOTIFYCHANNEL#"
+
+func notifyChannelSK(id string) string { return skPrefixNotifyChannel + id }
+
+// skUserChannelCount counts a user's notification channels.
+const skUserChannelCount = "NOTIFYCHANNELCOUNT"
+
+func deliveryPK(channelID string) string { return "NOTIFYDELIVERIES#" + channelID }
+
+const skPrefixDelivery = "DELIVERY#"
+
+func deliverySK(id string) string { return skPrefixDelivery + id }

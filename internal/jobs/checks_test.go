@@ -87,6 +87,10 @@ func (tg *watchTarget) maxConcurrent() int {
 // watchBundle is a test's tables, River schema, a working runner with the
 // check scheduler, and the watch service on top.
 type watchBundle struct {
+	// tune, when set, changes the scheduler's configuration before a runner
+	// starts.
+	tune   func(*jobs.ChecksConfig)
+	notify *jobs.Notifications
 	db     *dynamo.DB
 	schema string
 	svc    *watch.Service
@@ -98,10 +102,14 @@ type watchBundle struct {
 
 // setupWatch starts a runner that works check jobs: failures make a check
 // DOWN after 3 (retries 10 ms apart), the sweep is left to the test, River polls every 20 ms.
-func setupWatch(t *testing.T) *watchBundle {
+func setupWatch(t *testing.T) *watchBundle { return setupWatchTuned(t, nil) }
+
+// setupWatchTuned is setupWatch with the scheduler's configuration changed
+// by tune. Notifications go out with retries 50 ms apart, at most 3 sends.
+func setupWatchTuned(t *testing.T, tune func(*jobs.ChecksConfig)) *watchBundle {
 	t.Helper()
 	ctx := context.Background()
-	b := &watchBundle{schema: riverSchema("watch"), db: dynamotest.NewDB(t)}
+	b := &watchBundle{schema: riverSchema("watch"), db: dynamotest.NewDB(t), tune: tune}
 	if _, err := jobs.Migrate(ctx, pool, b.schema); err != nil {
 		t.Fatal(err)
 	}
@@ -118,10 +126,17 @@ func setupWatch(t *testing.T) *watchBundle {
 func (b *watchBundle) startRunner(t *testing.T) (*jobs.Checks, *jobs.Runner) {
 	t.Helper()
 	ctx := context.Background()
-	checks := jobs.NewChecks(jobs.ChecksConfig{
-		Store: b.db, Fetch: b.fetch, Events: b.events, FailureThreshold: 3, RunTimeout: time.Second, RetryBackoff: 10 * time.Millisecond,
-		SweepInterval: time.Hour, OverdueAfter: 200 * time.Millisecond, Logger: slog.New(slog.DiscardHandler),
+	notify := jobs.NewNotifications(jobs.NotificationsConfig{
+		Store: b.db, Poster: b.fetch, MaxAttempts: 3, RetryBackoff: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler),
 	})
+	cfg := jobs.ChecksConfig{
+		Store: b.db, Fetch: b.fetch, Events: b.events, FailureThreshold: 3, RunTimeout: time.Second, RetryBackoff: 10 * time.Millisecond,
+		SweepInterval: time.Hour, OverdueAfter: 200 * time.Millisecond, Logger: slog.New(slog.DiscardHandler), Alerts: notify,
+	}
+	if b.tune != nil {
+		b.tune(&cfg)
+	}
+	checks := jobs.NewChecks(cfg)
 	eng, err := judge.New(judge.Config{Sandbox: judge.SandboxNone, AllowUnsandboxed: true, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +144,7 @@ func (b *watchBundle) startRunner(t *testing.T) (*jobs.Checks, *jobs.Runner) {
 	t.Cleanup(func() { eng.Close() })
 	r, err := jobs.New(jobs.Config{
 		Pool: pool, Schema: b.schema, Store: b.db, Events: &jobs.Events{Broker: pubsub.NewMemory(pubsub.MemoryConfig{}), Store: b.db},
-		Judge: eng, Work: true, MaxWorkers: 8, Plugins: []jobs.Plugin{checks},
+		Judge: eng, Work: true, MaxWorkers: 8, Plugins: []jobs.Plugin{checks, notify},
 		FetchCooldown: 5 * time.Millisecond, FetchPollInterval: 20 * time.Millisecond,
 		Logger: slog.New(slog.DiscardHandler),
 	})
@@ -137,6 +152,8 @@ func (b *watchBundle) startRunner(t *testing.T) (*jobs.Checks, *jobs.Runner) {
 		t.Fatal(err)
 	}
 	checks.Bind(r)
+	notify.Bind(r)
+	b.notify = notify
 	if err := r.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@
 package safehttp
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -216,21 +217,43 @@ type Response struct {
 // destination is refused or its host name does not exist (one answer for
 // both, see NotPublicMessage); and the network error otherwise.
 func (c *Client) Get(ctx context.Context, raw string) (*Response, error) {
+	h := http.Header{}
+	h.Set("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")
+	return c.do(ctx, http.MethodGet, raw, h, nil)
+}
+
+// Post sends body to raw with the given headers (a webhook), under the same
+// rules as Get — public destinations only, checked again after DNS
+// resolution and on every redirect — and returns the same errors. Redirects
+// of a POST are followed as GETs (net/http's rule), so a webhook that
+// redirects does not get the body twice.
+func (c *Client) Post(ctx context.Context, raw string, header http.Header, body []byte) (*Response, error) {
+	return c.do(ctx, http.MethodPost, raw, header, body)
+}
+
+// do is Get and Post.
+func (c *Client) do(ctx context.Context, method, raw string, header http.Header, body []byte) (*Response, error) {
 	if err := c.CheckURL(raw); err != nil {
 		if errors.Is(err, ErrForbidden) {
 			return nil, notPublic(err)
 		}
 		return nil, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, raw, rd)
 	if err != nil {
 		return nil, algoitny.Invalid("url", "invalid URL")
 	}
 	if err := c.wait(ctx, req.URL.Host); err != nil {
 		return nil, err
 	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
 	req.Header.Set("User-Agent", c.cfg.UserAgent)
-	req.Header.Set("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")
 	start := time.Now()
 	resp, err := c.http.Do(req)
 	if err != nil {
@@ -240,13 +263,13 @@ func (c *Client) Get(ctx context.Context, raw string) (*Response, error) {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, c.cfg.MaxBodyBytes+1))
+	got, err := io.ReadAll(io.LimitReader(resp.Body, c.cfg.MaxBodyBytes+1))
 	if err != nil {
 		return nil, err
 	}
-	out := &Response{StatusCode: resp.StatusCode, Header: resp.Header, Body: body, FinalURL: resp.Request.URL.String(), Elapsed: time.Since(start)}
-	if int64(len(body)) > c.cfg.MaxBodyBytes {
-		out.Body, out.Truncated = body[:c.cfg.MaxBodyBytes], true
+	out := &Response{StatusCode: resp.StatusCode, Header: resp.Header, Body: got, FinalURL: resp.Request.URL.String(), Elapsed: time.Since(start)}
+	if int64(len(got)) > c.cfg.MaxBodyBytes {
+		out.Body, out.Truncated = got[:c.cfg.MaxBodyBytes], true
 	}
 	return out, nil
 }

@@ -28,6 +28,7 @@ type Store interface {
 	ListUserChecks(ctx context.Context, userID string, page algoitny.PageRequest) (algoitny.Page[*algoitny.Check], error)
 	ListChecks(ctx context.Context, f algoitny.CheckFilter, page algoitny.PageRequest) (algoitny.Page[*algoitny.Check], error)
 	ListCheckResults(ctx context.Context, id string, limit int) ([]*algoitny.CheckResult, error)
+	ChannelStore
 }
 
 // Scheduler makes an ACTIVE check's runs happen from its NextRunAt on

@@ -1,0 +1,225 @@
+package jobs_test
+
+import (
+	"context"
+	"crypto/hmac"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/jobs"
+	"github.com/algoitny/api/internal/watch"
+)
+
+// receiver is a webhook endpoint of the test: it verifies each body's
+// signature with the secret it is given, answers the statuses it is told
+// (then 204), and keeps the notifications it accepted.
+type receiver struct {
+	*httptest.Server
+	mu       sync.Mutex
+	secret   string
+	answers  []int // statuses of the next requests; 204 once used up
+	got      []algoitny.CheckNotification
+	requests int
+	badSigs  int
+}
+
+func newReceiver(t *testing.T, answers ...int) *receiver {
+	t.Helper()
+	rc := &receiver{answers: answers}
+	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		rc.mu.Lock()
+		defer rc.mu.Unlock()
+		rc.requests++
+		if r.Method != http.MethodPost || r.Header.Get("Content-Type") != "application/json" ||
+			!hmac.Equal([]byte(r.Header.Get(watch.SignatureHeader)), []byte(watch.Sign(rc.secret, body))) {
+			rc.badSigs++
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		if len(rc.answers) > 0 {
+			status := rc.answers[0]
+			rc.answers = rc.answers[1:]
+			w.WriteHeader(status)
+			return
+		}
+		var n algoitny.CheckNotification
+		if err := json.Unmarshal(body, &n); err != nil {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		rc.got = append(rc.got, n)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(rc.Close)
+	return rc
+}
+
+func (rc *receiver) setSecret(s string) { rc.mu.Lock(); rc.secret = s; rc.mu.Unlock() }
+
+func (rc *receiver) notifications() []algoitny.CheckNotification {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return append([]algoitny.CheckNotification(nil), rc.got...)
+}
+
+// subscribe creates a webhook to rc for the test user and gives rc its secret.
+func (b *watchBundle) subscribe(t *testing.T, rc *receiver) *algoitny.NotificationChannel {
+	t.Helper()
+	ch, err := b.svc.CreateWebhook(watchUser(), rc.URL+"/hook")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ch.Secret) < 32 {
+		t.Fatalf("secret %q", ch.Secret)
+	}
+	rc.setSecret(ch.Secret)
+	return ch
+}
+
+// flaky is a check target that fails its first n requests with HTTP 500.
+func flaky(t *testing.T, n int) *httptest.Server {
+	t.Helper()
+	var mu sync.Mutex
+	hits := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits++
+		fail := hits <= n
+		mu.Unlock()
+		if fail {
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+		io.WriteString(w, "ok")
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestCheckNotifications(t *testing.T) {
+	t.Parallel()
+
+	// The "done when": a URL check that fails 6 times and recovers
+	// produces DOWN then UP notifications to a webhook receiver, signed.
+	t.Run("DownThenUpToWebhook", func(t *testing.T) {
+		t.Parallel()
+		b := setupWatchTuned(t, func(c *jobs.ChecksConfig) { c.FailureThreshold, c.Retries = watch.DefaultFailureThreshold, -1 })
+		rc := newReceiver(t)
+		ch := b.subscribe(t, rc)
+		target := flaky(t, 6)
+		c := b.create(t, target.URL, 100)
+		eventually(t, 60*time.Second, "DOWN and UP notifications", func() bool { return len(rc.notifications()) >= 2 })
+		got := rc.notifications()
+		if len(got) != 2 || got[0].State != algoitny.CheckStateDown || got[1].State != algoitny.CheckStateUp {
+			t.Fatalf("notifications %+v", got)
+		}
+		if got[0].CheckID != c.ID || got[0].URL != target.URL || got[0].PreviousState != algoitny.CheckStateUnknown ||
+			got[0].Reason != "5 failed runs in a row; last error: HTTP 500" || got[0].Time.IsZero() {
+			t.Fatalf("DOWN notification %+v", got[0])
+		}
+		if got[1].PreviousState != algoitny.CheckStateDown || got[1].Reason != "the page answered HTTP 200" || !got[1].Time.After(got[0].Time) {
+			t.Fatalf("UP notification %+v", got[1])
+		}
+		if rc.badSigs != 0 {
+			t.Fatalf("%d requests with a bad signature", rc.badSigs)
+		}
+		cur := b.get(t, c.ID)
+		if cur.State != algoitny.CheckStateUp || cur.Runs < 7 {
+			t.Fatalf("check %s after %d runs", cur.State, cur.Runs)
+		}
+		log, err := b.svc.Deliveries(watchUser(), ch.ID, algoitny.PageRequest{First: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(log.Items) != 2 || log.Items[0].State != algoitny.CheckStateUp || log.Items[1].State != algoitny.CheckStateDown {
+			t.Fatalf("delivery log %+v", log.Items)
+		}
+		for _, d := range log.Items {
+			if d.Status != algoitny.DeliveryDelivered || d.Attempts != 1 {
+				t.Fatalf("delivery %+v", d)
+			}
+		}
+	})
+
+	t.Run("FailingWebhookRetriedAndLogged", func(t *testing.T) {
+		t.Parallel()
+		b := setupWatchTuned(t, func(c *jobs.ChecksConfig) { c.Retries = -1 })
+		good := newReceiver(t, http.StatusInternalServerError, http.StatusBadGateway) // fails twice, then accepts
+		bad := newReceiver(t, 500, 500, 500, 500, 500, 500, 500)                      // fails every attempt
+		goodCh, badCh := b.subscribe(t, good), b.subscribe(t, bad)
+		b.create(t, flaky(t, 3).URL, 100) // DOWN after 3, then UP: two notifications each
+		eventually(t, 60*time.Second, "both notifications after retries", func() bool { return len(good.notifications()) == 2 })
+		deliveries := func(ch *algoitny.NotificationChannel) []*algoitny.NotificationDelivery {
+			log, err := b.svc.Deliveries(watchUser(), ch.ID, algoitny.PageRequest{First: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return log.Items
+		}
+		eventually(t, 60*time.Second, "the failing channel's deliveries to settle", func() bool {
+			ds := deliveries(badCh)
+			return len(ds) == 2 && ds[0].Status != algoitny.DeliveryPending && ds[1].Status != algoitny.DeliveryPending
+		})
+		// Two sends failed (500, then 502) before the receiver accepted:
+		// four sends in all, the log keeping each retried one's last error.
+		ds := deliveries(goodCh)
+		attempts, retried := 0, 0
+		for _, d := range ds {
+			if d.Status != algoitny.DeliveryDelivered {
+				t.Fatalf("good channel delivery %+v", d)
+			}
+			attempts += d.Attempts
+			if d.Attempts > 1 {
+				retried++
+				if d.LastError != "HTTP 502" && d.LastError != "HTTP 500" {
+					t.Fatalf("retried delivery's last error %q", d.LastError)
+				}
+			}
+		}
+		if len(ds) != 2 || attempts != 4 || retried == 0 {
+			t.Fatalf("good channel: %d deliveries, %d attempts", len(ds), attempts)
+		}
+		for _, d := range deliveries(badCh) {
+			if d.Status != algoitny.DeliveryFailed || d.Attempts != 3 || d.LastError != "HTTP 500" {
+				t.Fatalf("bad channel delivery %+v", d)
+			}
+		}
+		if good.badSigs+bad.badSigs != 0 {
+			t.Fatal("bad signatures")
+		}
+	})
+
+	t.Run("Channels", func(t *testing.T) {
+		t.Parallel()
+		b := setupWatch(t)
+		rc := newReceiver(t)
+		ch := b.subscribe(t, rc)
+		list, err := b.svc.NotificationChannels(watchUser())
+		if err != nil || len(list) != 1 || list[0].ID != ch.ID || list[0].Secret != "" || list[0].Kind != algoitny.ChannelWebhook {
+			t.Fatalf("channels %+v %v", list, err)
+		}
+		if _, err := b.svc.CreateWebhook(watchUser(), "http://10.0.0.1/hook"); !algoitny.IsCode(err, algoitny.EINVALID) {
+			t.Fatalf("private webhook: %v", err)
+		}
+		other := algoitny.WithActor(context.Background(), &algoitny.Actor{User: &algoitny.User{ID: "other", Email: "o@example.com"}})
+		if _, err := b.svc.Deliveries(other, ch.ID, algoitny.PageRequest{First: 10}); !algoitny.IsCode(err, algoitny.ENOTFOUND) {
+			t.Fatalf("another user's log: %v", err)
+		}
+		if err := b.svc.DeleteNotificationChannel(other, ch.ID); !algoitny.IsCode(err, algoitny.ENOTFOUND) {
+			t.Fatalf("another user's delete: %v", err)
+		}
+		if err := b.svc.DeleteNotificationChannel(watchUser(), ch.ID); err != nil {
+			t.Fatal(err)
+		}
+		if list, _ := b.svc.NotificationChannels(watchUser()); len(list) != 0 {
+			t.Fatalf("after delete: %+v", list)
+		}
+	})
+}

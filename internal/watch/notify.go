@@ -1,0 +1,195 @@
+package watch
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/safehttp"
+)
+
+// Notifications of state changes (issue 20): a check that goes DOWN or
+// comes back UP is announced to every notification channel of its owner.
+// The Executor hands each recorded change to an Alerter (jobs.Notifications),
+// which logs one delivery per channel and queues it as a River job; the job
+// sends it with the Notifier of the channel's kind and retries with backoff.
+
+// Limits of notification channels.
+const (
+	// MaxChannels is how many notification channels a user may have.
+	MaxChannels = 10
+	// SignatureHeader carries a webhook body's signature:
+	// "sha256=" + hex(HMAC-SHA256(secret, body)).
+	SignatureHeader = "X-AlgoItny-Signature"
+)
+
+// ChannelStore is what notification channels need from storage
+// (internal/dynamo).
+type ChannelStore interface {
+	// CreateNotificationChannel stores ch (assigning its id and time) if its
+	// user has fewer than maxChannels; ERATELIMITED otherwise.
+	CreateNotificationChannel(ctx context.Context, ch *algoitny.NotificationChannel, maxChannels int) error
+	GetNotificationChannel(ctx context.Context, userID, id string) (*algoitny.NotificationChannel, error)
+	ListNotificationChannels(ctx context.Context, userID string) ([]*algoitny.NotificationChannel, error)
+	DeleteNotificationChannel(ctx context.Context, userID, id string) error
+	ListDeliveries(ctx context.Context, channelID string, page algoitny.PageRequest) (algoitny.Page[*algoitny.NotificationDelivery], error)
+}
+
+// Notifier sends one notification to one channel: a webhook today, and any
+// other kind (mail, chat) behind the same method. payload is the JSON of an
+// algoitny.CheckNotification, the same bytes on every retry. An error means
+// "try again later"; its message goes to the delivery log, so it must not
+// reveal the server's network.
+type Notifier interface {
+	Send(ctx context.Context, ch *algoitny.NotificationChannel, payload []byte) error
+}
+
+// Poster posts a webhook's body without letting it reach the server's own
+// network (*safehttp.Client).
+type Poster interface {
+	Post(ctx context.Context, raw string, header http.Header, body []byte) (*safehttp.Response, error)
+}
+
+var _ Poster = (*safehttp.Client)(nil)
+
+// WebhookNotifier is the Notifier of WEBHOOK channels: it POSTs the payload
+// as JSON with SignatureHeader, through the SSRF-safe client. Any answer
+// other than 2xx is an error (retried).
+type WebhookNotifier struct {
+	Client Poster
+	// Timeout bounds one attempt (default 10 s).
+	Timeout time.Duration
+}
+
+var _ Notifier = (*WebhookNotifier)(nil)
+
+// Send implements Notifier.
+func (w *WebhookNotifier) Send(ctx context.Context, ch *algoitny.NotificationChannel, payload []byte) error {
+	timeout := w.Timeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set(SignatureHeader, Sign(ch.Secret, payload))
+	resp, err := w.Client.Post(ctx, ch.URL, h, payload)
+	if err != nil {
+		return fmt.Errorf("%s", describeFetchError(ctx, err, timeout))
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	return nil
+}
+
+// Sign returns the value of SignatureHeader for body: "sha256=" and the hex
+// HMAC-SHA256 of body under secret. Receivers compute the same and compare
+// in constant time (hmac.Equal).
+func Sign(secret string, body []byte) string {
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write(body)
+	return "sha256=" + hex.EncodeToString(m.Sum(nil))
+}
+
+// Payload is the body notified for a change of c's state.
+func Payload(c *algoitny.Check, change *algoitny.CheckStateChange) ([]byte, error) {
+	b, err := json.Marshal(algoitny.CheckNotification{
+		CheckID: c.ID, URL: c.URL, State: change.To, PreviousState: change.From, Reason: change.Reason, Time: change.At.UTC(),
+	})
+	if err != nil {
+		return nil, algoitny.Internal(err, "encode notification")
+	}
+	return b, nil
+}
+
+// newSecret returns a fresh webhook secret: 32 random bytes, hex.
+func newSecret() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return "whsec_" + hex.EncodeToString(b)
+}
+
+// CreateWebhook adds a webhook channel for the signed-in user: every change
+// of state of their checks is POSTed to url. The returned channel carries
+// its Secret — the only time it is shown. It returns EUNAUTHENTICATED,
+// EINVALID naming "url" (not a public http(s) URL) and ERATELIMITED after
+// MaxChannels.
+func (s *Service) CreateWebhook(ctx context.Context, url string) (*algoitny.NotificationChannel, error) {
+	a := algoitny.ActorFrom(ctx)
+	if err := a.RequireUser(); err != nil {
+		return nil, err
+	}
+	url = strings.TrimSpace(url)
+	if err := algoitny.CheckText("url", url); err != nil {
+		return nil, err
+	}
+	switch {
+	case url == "":
+		return nil, algoitny.Invalid("url", "url is required")
+	case len(url) > MaxURLLen:
+		return nil, algoitny.Invalid("url", "url must be at most %d characters", MaxURLLen)
+	case s.URLs == nil:
+		return nil, algoitny.Internal(nil, "URL checks are not configured")
+	}
+	if err := s.URLs.CheckURL(url); err != nil {
+		if algoitny.IsCode(err, algoitny.EINVALID) {
+			return nil, err
+		}
+		return nil, algoitny.Invalid("url", "only public http(s) addresses can receive webhooks")
+	}
+	ch := &algoitny.NotificationChannel{UserID: a.UserID(), Kind: algoitny.ChannelWebhook, URL: url, Secret: newSecret()}
+	if err := s.Store.CreateNotificationChannel(ctx, ch, MaxChannels); err != nil {
+		return nil, err
+	}
+	return ch, nil
+}
+
+// NotificationChannels returns the signed-in user's channels, oldest
+// first, without their secrets. It returns EUNAUTHENTICATED.
+func (s *Service) NotificationChannels(ctx context.Context) ([]*algoitny.NotificationChannel, error) {
+	a := algoitny.ActorFrom(ctx)
+	if err := a.RequireUser(); err != nil {
+		return nil, err
+	}
+	chs, err := s.Store.ListNotificationChannels(ctx, a.UserID())
+	for _, ch := range chs {
+		ch.Secret = ""
+	}
+	return chs, err
+}
+
+// DeleteNotificationChannel removes one of the signed-in user's channels;
+// deliveries still queued for it end FAILED. It returns EUNAUTHENTICATED
+// and ENOTFOUND.
+func (s *Service) DeleteNotificationChannel(ctx context.Context, id string) error {
+	a := algoitny.ActorFrom(ctx)
+	if err := a.RequireUser(); err != nil {
+		return err
+	}
+	return s.Store.DeleteNotificationChannel(ctx, a.UserID(), id)
+}
+
+// Deliveries pages through the delivery log of one of the signed-in user's
+// channels, newest first: each notification's status, attempts and last
+// error. It returns EUNAUTHENTICATED, ENOTFOUND and EINVALID for a bad page
+// request.
+func (s *Service) Deliveries(ctx context.Context, channelID string, page algoitny.PageRequest) (algoitny.Page[*algoitny.NotificationDelivery], error) {
+	a := algoitny.ActorFrom(ctx)
+	if err := a.RequireUser(); err != nil {
+		return algoitny.Page[*algoitny.NotificationDelivery]{}, err
+	}
+	if _, err := s.Store.GetNotificationChannel(ctx, a.UserID(), channelID); err != nil {
+		return algoitny.Page[*algoitny.NotificationDelivery]{}, err
+	}
+	return s.Store.ListDeliveries(ctx, channelID, page)
+}
