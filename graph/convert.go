@@ -108,3 +108,13 @@ func problemUpdate(in model.UpdateProblemInput) algoitny.ProblemUpdate {
 	}
 	return u
 }
+
+// windows converts maintenance windows of an input (nil entries cannot
+// occur: the list's items are non-null).
+func windows(in []*algoitny.MaintenanceWindow) []algoitny.MaintenanceWindow {
+	out := make([]algoitny.MaintenanceWindow, 0, len(in))
+	for _, w := range in {
+		out = append(out, *w)
+	}
+	return out
+}

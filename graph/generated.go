@@ -112,6 +112,7 @@ type ComplexityRoot struct {
 		Keyword             func(childComplexity int) int
 		LastExecutedAt      func(childComplexity int) int
 		LastResult          func(childComplexity int) int
+		Maintenance         func(childComplexity int) int
 		NextRunAt           func(childComplexity int) int
 		RecentResults       func(childComplexity int, limit *int) int
 		State               func(childComplexity int) int
@@ -150,10 +151,11 @@ type ComplexityRoot struct {
 	}
 
 	CheckStateChange struct {
-		At     func(childComplexity int) int
-		From   func(childComplexity int) int
-		Reason func(childComplexity int) int
-		To     func(childComplexity int) int
+		At            func(childComplexity int) int
+		From          func(childComplexity int) int
+		InMaintenance func(childComplexity int) int
+		Reason        func(childComplexity int) int
+		To            func(childComplexity int) int
 	}
 
 	Checker struct {
@@ -244,6 +246,11 @@ type ComplexityRoot struct {
 		Rank           func(childComplexity int) int
 		SolvedProblems func(childComplexity int) int
 		User           func(childComplexity int) int
+	}
+
+	MaintenanceWindow struct {
+		End   func(childComplexity int) int
+		Start func(childComplexity int) int
 	}
 
 	Mutation struct {
@@ -995,6 +1002,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Check.LastResult(childComplexity), true
+	case "Check.maintenanceWindows":
+		if e.ComplexityRoot.Check.Maintenance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Check.Maintenance(childComplexity), true
 	case "Check.nextRunAt":
 		if e.ComplexityRoot.Check.NextRunAt == nil {
 			break
@@ -1155,6 +1168,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CheckStateChange.From(childComplexity), true
+	case "CheckStateChange.inMaintenance":
+		if e.ComplexityRoot.CheckStateChange.InMaintenance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CheckStateChange.InMaintenance(childComplexity), true
 	case "CheckStateChange.reason":
 		if e.ComplexityRoot.CheckStateChange.Reason == nil {
 			break
@@ -1491,6 +1510,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.LeaderboardEntry.User(childComplexity), true
+
+	case "MaintenanceWindow.end":
+		if e.ComplexityRoot.MaintenanceWindow.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MaintenanceWindow.End(childComplexity), true
+	case "MaintenanceWindow.start":
+		if e.ComplexityRoot.MaintenanceWindow.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MaintenanceWindow.Start(childComplexity), true
 
 	case "Mutation.addTestCases":
 		if e.ComplexityRoot.Mutation.AddTestCases == nil {
@@ -3208,6 +3240,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputGenerateTestCasesInput,
 		ec.unmarshalInputHistoryFilter,
 		ec.unmarshalInputInteractorInput,
+		ec.unmarshalInputMaintenanceWindowInput,
 		ec.unmarshalInputProblemFilter,
 		ec.unmarshalInputReviewProblemInput,
 		ec.unmarshalInputSaveProblemInput,
@@ -3913,6 +3946,8 @@ type Check implements Node {
   invert: Boolean!
   "Time between runs, in milliseconds (at most 86,400,000, a day)."
   delayMs: Int!
+  "Planned downtime: changes of state in these windows are recorded and published but not notified. Oldest first."
+  maintenanceWindows: [MaintenanceWindow!]!
   "Whether the check runs, as its owner set it (see ` + "`" + `state` + "`" + ` for what the runs say)."
   status: CheckStatus!
   "What the runs say of the URL: UNKNOWN before the first decisive run, then UP or DOWN. A DOWN check keeps running, more slowly, until a good run makes it UP."
@@ -3978,6 +4013,24 @@ type CheckStateChange {
   reason: String!
   "When the run that changed it started."
   at: Time!
+  "True when ` + "`" + `at` + "`" + ` fell in a maintenance window: recorded, not notified."
+  inMaintenance: Boolean!
+}
+
+"A time range [start, end) of planned downtime."
+type MaintenanceWindow {
+  "When it starts."
+  start: Time!
+  "When it ends (exclusive)."
+  end: Time!
+}
+
+"A maintenance window to set: it must end after it starts."
+input MaintenanceWindowInput {
+  "When it starts."
+  start: Time!
+  "When it ends (exclusive)."
+  end: Time!
 }
 
 "The verdict of one run of a check."
@@ -4130,6 +4183,8 @@ input CreateCheckInput {
   invert: Boolean
   "Time between runs in milliseconds: at least the plan's minCheckDelayMs (and the server's ALGOITNY_CHECK_MIN_DELAY, 1 s), at most 86,400,000; default 5 minutes, or the plan's minimum when longer."
   delayMs: Int
+  "Maintenance windows (at most 20), in which changes of state are not notified."
+  maintenanceWindows: [MaintenanceWindowInput!]
 }
 
 "Changes to a check; null fields are left alone, and the same rules as CreateCheckInput apply to the result."
@@ -4144,6 +4199,8 @@ input UpdateCheckInput {
   invert: Boolean
   "A new time between runs in milliseconds (at least the plan's minimum unless unchanged, at most 86,400,000)."
   delayMs: Int
+  "New maintenance windows, replacing all (empty list: none; at most 20). Changing only these does not restart the check."
+  maintenanceWindows: [MaintenanceWindowInput!]
 }
 
 "A user's linked AtCoder account and the state of its sync."
@@ -5309,6 +5366,8 @@ func (ec *executionContext) childFields_Check(ctx context.Context, field graphql
 		return ec.fieldContext_Check_invert(ctx, field)
 	case "delayMs":
 		return ec.fieldContext_Check_delayMs(ctx, field)
+	case "maintenanceWindows":
+		return ec.fieldContext_Check_maintenanceWindows(ctx, field)
 	case "status":
 		return ec.fieldContext_Check_status(ctx, field)
 	case "state":
@@ -5399,6 +5458,8 @@ func (ec *executionContext) childFields_CheckStateChange(ctx context.Context, fi
 		return ec.fieldContext_CheckStateChange_reason(ctx, field)
 	case "at":
 		return ec.fieldContext_CheckStateChange_at(ctx, field)
+	case "inMaintenance":
+		return ec.fieldContext_CheckStateChange_inMaintenance(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CheckStateChange", field.Name)
 }
@@ -5581,6 +5642,16 @@ func (ec *executionContext) childFields_LeaderboardEntry(ctx context.Context, fi
 		return ec.fieldContext_LeaderboardEntry_lastSolvedAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type LeaderboardEntry", field.Name)
+}
+
+func (ec *executionContext) childFields_MaintenanceWindow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "start":
+		return ec.fieldContext_MaintenanceWindow_start(ctx, field)
+	case "end":
+		return ec.fieldContext_MaintenanceWindow_end(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MaintenanceWindow", field.Name)
 }
 
 func (ec *executionContext) childFields_NotificationChannel(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8023,6 +8094,38 @@ func (ec *executionContext) fieldContext_Check_delayMs(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Check", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _Check_maintenanceWindows(ctx context.Context, field graphql.CollectedField, obj *algoitny.Check) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Check_maintenanceWindows(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Maintenance, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []algoitny.MaintenanceWindow) graphql.Marshaler {
+			return ec.marshalNMaintenanceWindow2ᚕgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐMaintenanceWindowᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Check_maintenanceWindows(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Check",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MaintenanceWindow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Check_status(ctx context.Context, field graphql.CollectedField, obj *algoitny.Check) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8795,6 +8898,29 @@ func (ec *executionContext) _CheckStateChange_at(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_CheckStateChange_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CheckStateChange", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CheckStateChange_inMaintenance(ctx context.Context, field graphql.CollectedField, obj *algoitny.CheckStateChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CheckStateChange_inMaintenance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InMaintenance, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CheckStateChange_inMaintenance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CheckStateChange", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _Checker_kind(ctx context.Context, field graphql.CollectedField, obj *algoitny.Checker) (ret graphql.Marshaler) {
@@ -10106,6 +10232,52 @@ func (ec *executionContext) _LeaderboardEntry_lastSolvedAt(ctx context.Context, 
 }
 func (ec *executionContext) fieldContext_LeaderboardEntry_lastSolvedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("LeaderboardEntry", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _MaintenanceWindow_start(ctx context.Context, field graphql.CollectedField, obj *algoitny.MaintenanceWindow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MaintenanceWindow_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MaintenanceWindow_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MaintenanceWindow", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _MaintenanceWindow_end(ctx context.Context, field graphql.CollectedField, obj *algoitny.MaintenanceWindow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MaintenanceWindow_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MaintenanceWindow_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MaintenanceWindow", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
 func (ec *executionContext) _Mutation_loginWithGoogle(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -18114,7 +18286,7 @@ func (ec *executionContext) unmarshalInputCreateCheckInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"url", "checkType", "keyword", "invert", "delayMs"}
+	fieldsInOrder := [...]string{"url", "checkType", "keyword", "invert", "delayMs", "maintenanceWindows"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -18156,6 +18328,13 @@ func (ec *executionContext) unmarshalInputCreateCheckInput(ctx context.Context, 
 				return it, err
 			}
 			it.DelayMs = data
+		case "maintenanceWindows":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maintenanceWindows"))
+			data, err := ec.unmarshalOMaintenanceWindowInput2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐMaintenanceWindowᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaintenanceWindows = data
 		}
 	}
 	return it, nil
@@ -18607,6 +18786,43 @@ func (ec *executionContext) unmarshalInputInteractorInput(ctx context.Context, o
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputMaintenanceWindowInput(ctx context.Context, obj any) (algoitny.MaintenanceWindow, error) {
+	var it algoitny.MaintenanceWindow
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"start", "end"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "start":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start"))
+			data, err := ec.unmarshalNTime2timeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Start = data
+		case "end":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("end"))
+			data, err := ec.unmarshalNTime2timeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.End = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputProblemFilter(ctx context.Context, obj any) (model.ProblemFilter, error) {
 	var it model.ProblemFilter
 	if obj == nil {
@@ -18887,7 +19103,7 @@ func (ec *executionContext) unmarshalInputUpdateCheckInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"url", "checkType", "keyword", "invert", "delayMs"}
+	fieldsInOrder := [...]string{"url", "checkType", "keyword", "invert", "delayMs", "maintenanceWindows"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -18929,6 +19145,13 @@ func (ec *executionContext) unmarshalInputUpdateCheckInput(ctx context.Context, 
 				return it, err
 			}
 			it.DelayMs = data
+		case "maintenanceWindows":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maintenanceWindows"))
+			data, err := ec.unmarshalOMaintenanceWindowInput2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐMaintenanceWindowᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaintenanceWindows = data
 		}
 	}
 	return it, nil
@@ -19748,6 +19971,11 @@ func (ec *executionContext) _Check(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "maintenanceWindows":
+			out.Values[i] = ec._Check_maintenanceWindows(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "status":
 			out.Values[i] = ec._Check_status(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -20093,6 +20321,11 @@ func (ec *executionContext) _CheckStateChange(ctx context.Context, sel ast.Selec
 			}
 		case "at":
 			out.Values[i] = ec._CheckStateChange_at(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "inMaintenance":
+			out.Values[i] = ec._CheckStateChange_inMaintenance(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -21109,6 +21342,49 @@ func (ec *executionContext) _LeaderboardEntry(ctx context.Context, sel ast.Selec
 			out.Values[i] = ec._LeaderboardEntry_lastSolvedAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var maintenanceWindowImplementors = []string{"MaintenanceWindow"}
+
+func (ec *executionContext) _MaintenanceWindow(ctx context.Context, sel ast.SelectionSet, obj *algoitny.MaintenanceWindow) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, maintenanceWindowImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MaintenanceWindow")
+		case "start":
+			out.Values[i] = ec._MaintenanceWindow_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "end":
+			out.Values[i] = ec._MaintenanceWindow_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -26342,6 +26618,31 @@ func (ec *executionContext) marshalNLeaderboardEntry2ᚖgithubᚗcomᚋalgoitny�
 	return ec._LeaderboardEntry(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNMaintenanceWindow2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐMaintenanceWindow(ctx context.Context, sel ast.SelectionSet, v algoitny.MaintenanceWindow) graphql.Marshaler {
+	return ec._MaintenanceWindow(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNMaintenanceWindow2ᚕgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐMaintenanceWindowᚄ(ctx context.Context, sel ast.SelectionSet, v []algoitny.MaintenanceWindow) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMaintenanceWindow2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐMaintenanceWindow(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNMaintenanceWindowInput2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐMaintenanceWindow(ctx context.Context, v any) (*algoitny.MaintenanceWindow, error) {
+	res, err := ec.unmarshalInputMaintenanceWindowInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNNotificationChannel2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐNotificationChannelᚄ(ctx context.Context, sel ast.SelectionSet, v []*algoitny.NotificationChannel) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -27485,6 +27786,23 @@ var (
 		algoitny.LanguageKotlin:     "KOTLIN",
 	}
 )
+
+func (ec *executionContext) unmarshalOMaintenanceWindowInput2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐMaintenanceWindowᚄ(ctx context.Context, v any) ([]*algoitny.MaintenanceWindow, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*algoitny.MaintenanceWindow, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNMaintenanceWindowInput2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐMaintenanceWindow(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
 
 func (ec *executionContext) marshalONode2githubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐNode(ctx context.Context, sel ast.SelectionSet, v model.Node) graphql.Marshaler {
 	if v == nil {

@@ -296,7 +296,8 @@ func (r *mutationResolver) CreateCheck(ctx context.Context, input model.CreateCh
 	if r.Watches == nil {
 		return nil, errUnavailable
 	}
-	in := algoitny.CheckInput{URL: input.URL, Type: input.CheckType, Keyword: orEmpty(input.Keyword), Invert: input.Invert != nil && *input.Invert}
+	in := algoitny.CheckInput{URL: input.URL, Type: input.CheckType, Keyword: orEmpty(input.Keyword), Invert: input.Invert != nil && *input.Invert,
+		Maintenance: windows(input.MaintenanceWindows)}
 	if input.DelayMs != nil {
 		in.DelayMs = *input.DelayMs
 	}
@@ -308,7 +309,12 @@ func (r *mutationResolver) UpdateCheck(ctx context.Context, id string, input mod
 	if err != nil {
 		return nil, err
 	}
-	return r.Watches.Update(ctx, checkID, algoitny.CheckUpdate{URL: input.URL, Type: input.CheckType, Keyword: input.Keyword, Invert: input.Invert, DelayMs: input.DelayMs})
+	upd := algoitny.CheckUpdate{URL: input.URL, Type: input.CheckType, Keyword: input.Keyword, Invert: input.Invert, DelayMs: input.DelayMs}
+	if input.MaintenanceWindows != nil {
+		ws := windows(input.MaintenanceWindows)
+		upd.Maintenance = &ws
+	}
+	return r.Watches.Update(ctx, checkID, upd)
 }
 
 func (r *mutationResolver) PauseCheck(ctx context.Context, id string) (*algoitny.Check, error) {

@@ -68,6 +68,8 @@ type CreateCheckInput struct {
 	Invert *bool `json:"invert,omitempty"`
 	// Time between runs in milliseconds: at least the plan's minCheckDelayMs (and the server's ALGOITNY_CHECK_MIN_DELAY, 1 s), at most 86,400,000; default 5 minutes, or the plan's minimum when longer.
 	DelayMs *int `json:"delayMs,omitempty"`
+	// Maintenance windows (at most 20), in which changes of state are not notified.
+	MaintenanceWindows []*algoitny.MaintenanceWindow `json:"maintenanceWindows,omitempty"`
 }
 
 // A new plan (createPlan). Limits are -1 (unlimited) or 0–1,000,000.
@@ -420,6 +422,8 @@ type UpdateCheckInput struct {
 	Invert *bool `json:"invert,omitempty"`
 	// A new time between runs in milliseconds (at least the plan's minimum unless unchanged, at most 86,400,000).
 	DelayMs *int `json:"delayMs,omitempty"`
+	// New maintenance windows, replacing all (empty list: none; at most 20). Changing only these does not restart the check.
+	MaintenanceWindows []*algoitny.MaintenanceWindow `json:"maintenanceWindows,omitempty"`
 }
 
 // Changes to a plan; null fields are left alone and the CreatePlanInput limits apply.

@@ -77,6 +77,28 @@ type CheckStateChange struct {
 	// Reason says why: the last error for DOWN, the good run for UP.
 	Reason string    `json:"reason"`
 	At     time.Time `json:"at"`
+	// InMaintenance is set when the run fell in one of the check's
+	// maintenance windows: the change is recorded and published, but not
+	// notified.
+	InMaintenance bool `json:"inMaintenance,omitempty"`
+}
+
+// MaintenanceWindow is a time range [Start, End) during which a check's
+// changes of state are not notified (planned downtime).
+type MaintenanceWindow struct {
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+}
+
+// InMaintenance reports whether t falls in one of the check's maintenance
+// windows.
+func (c *Check) InMaintenance(t time.Time) bool {
+	for _, w := range c.Maintenance {
+		if !t.Before(w.Start) && t.Before(w.End) {
+			return true
+		}
+	}
+	return false
 }
 
 // CheckStatuses lists every check status.
@@ -118,7 +140,10 @@ type Check struct {
 	// Invert makes a KEYWORD check UP when the keyword is absent.
 	Invert  bool
 	DelayMs int
-	Status  CheckStatus
+	// Maintenance lists the windows in which changes of state are not
+	// notified, oldest first.
+	Maintenance []MaintenanceWindow
+	Status      CheckStatus
 	// State is what the runs say (UNKNOWN before the first decisive run).
 	State CheckState
 	// StateChangedAt is when State last changed; nil while UNKNOWN.
@@ -192,6 +217,8 @@ type CheckInput struct {
 	// DelayMs is the delay between runs; 0 means watch.DefaultDelayMs (or the
 	// plan's minimum when that is longer).
 	DelayMs int
+	// Maintenance lists windows in which changes of state are not notified.
+	Maintenance []MaintenanceWindow
 }
 
 // CheckUpdate changes some settings of a check; nil fields are left alone.
@@ -202,6 +229,8 @@ type CheckUpdate struct {
 	Keyword *string
 	Invert  *bool
 	DelayMs *int
+	// Maintenance, when set, replaces the maintenance windows (empty: none).
+	Maintenance *[]MaintenanceWindow
 }
 
 // CheckEvent is a change of a check pushed to subscribers: a run's result,

@@ -30,6 +30,7 @@ type checkItem struct {
 	DelayMs             int             `dynamodbav:"delayMs"`
 	Status              string          `dynamodbav:"status"`
 	Attributes          checkAttributes `dynamodbav:"attributes"`
+	Maintenance         []windowAttrs   `dynamodbav:"maintenance,omitempty"`
 	CreatedAt           time.Time       `dynamodbav:"createdAt"`
 	UpdatedAt           time.Time       `dynamodbav:"updatedAt"`
 	LastExecutedAt      *time.Time      `dynamodbav:"lastExecutedAt,omitempty"`
@@ -51,6 +52,34 @@ type checkItem struct {
 type checkAttributes struct {
 	Keyword string `dynamodbav:"keyword,omitempty"`
 	Invert  bool   `dynamodbav:"invert,omitempty"`
+}
+
+// windowAttrs is one maintenance window (ms timestamps).
+type windowAttrs struct {
+	Start int64 `dynamodbav:"start"`
+	End   int64 `dynamodbav:"end"`
+}
+
+func toWindowAttrs(ws []algoitny.MaintenanceWindow) []windowAttrs {
+	if len(ws) == 0 {
+		return nil
+	}
+	out := make([]windowAttrs, len(ws))
+	for i, w := range ws {
+		out[i] = windowAttrs{Start: w.Start.UnixMilli(), End: w.End.UnixMilli()}
+	}
+	return out
+}
+
+func fromWindowAttrs(ws []windowAttrs) []algoitny.MaintenanceWindow {
+	if len(ws) == 0 {
+		return nil
+	}
+	out := make([]algoitny.MaintenanceWindow, len(ws))
+	for i, w := range ws {
+		out[i] = algoitny.MaintenanceWindow{Start: time.UnixMilli(w.Start).UTC(), End: time.UnixMilli(w.End).UTC()}
+	}
+	return out
 }
 
 // resultAttrs is seed 002's lastResult map; result items carry the same
@@ -108,8 +137,8 @@ func marshalCheck(c *algoitny.Check) (map[string]types.AttributeValue, error) {
 	it := checkItem{
 		PK: checkPK(c.ID), SK: skMetadata, EntityType: "Check",
 		ID: c.ID, UserID: c.UserID, URL: c.URL, CheckType: string(c.Type), DelayMs: c.DelayMs, Status: string(c.Status),
-		Attributes: checkAttributes{Keyword: c.Keyword, Invert: c.Invert},
-		CreatedAt:  c.CreatedAt, UpdatedAt: c.UpdatedAt, LastExecutedAt: c.LastExecutedAt, LastResult: toResultAttrs(c.LastResult),
+		Attributes: checkAttributes{Keyword: c.Keyword, Invert: c.Invert}, Maintenance: toWindowAttrs(c.Maintenance),
+		CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt, LastExecutedAt: c.LastExecutedAt, LastResult: toResultAttrs(c.LastResult),
 		FailureReason: c.FailureReason, ConsecutiveFailures: c.ConsecutiveFailures, NextRunAt: msTime(c.NextRunAt),
 		Runs: c.Runs, Version: c.Version, State: string(c.State), StateChangedAt: c.StateChangedAt,
 		GSI1PK: gsiCheckUser(c.UserID), GSI1SK: gsiCheckUserSK(c.CreatedAt, c.ID),
@@ -133,7 +162,7 @@ func unmarshalCheck(av map[string]types.AttributeValue) (*algoitny.Check, error)
 		FailureReason: it.FailureReason, ConsecutiveFailures: it.ConsecutiveFailures,
 		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt, LastExecutedAt: it.LastExecutedAt,
 		LastResult: it.LastResult.result(it.ID), Runs: it.Runs, Version: it.Version,
-		State: algoitny.CheckState(it.State), StateChangedAt: it.StateChangedAt,
+		State: algoitny.CheckState(it.State), StateChangedAt: it.StateChangedAt, Maintenance: fromWindowAttrs(it.Maintenance),
 	}
 	if c.State == "" {
 		c.State = algoitny.CheckStateUnknown // stored before states existed
@@ -238,7 +267,8 @@ func (db *DB) GetCheck(ctx context.Context, id string) (*algoitny.Check, error) 
 }
 
 // UpdateCheck stores what a user may change of c — url, type, attributes,
-// delay, status, failure reason and count, state, NextRunAt — if the stored version
+// delay, maintenance windows, status, failure reason and count, state,
+// NextRunAt — if the stored version
 // is still c.Version, and returns the new state (version + 1). Run fields
 // (results, lease) are left alone; a run that was in progress cannot record
 // its result afterwards. It returns ENOTFOUND when the check is gone and
@@ -264,6 +294,15 @@ func (db *DB) UpdateCheck(ctx context.Context, c *algoitny.Check) (*algoitny.Che
 		Set(expression.Name(attrGSI2SK), expression.Value(gsiCheckStatusSK(string(c.Status), c.CreatedAt, c.ID)))
 	upd = setOrRemove(upd, "failureReason", c.FailureReason, c.FailureReason != "")
 	upd = setState(upd, c)
+	if ws := toWindowAttrs(c.Maintenance); ws != nil {
+		av, err := attributevalue.Marshal(ws)
+		if err != nil {
+			return nil, algoitny.Internal(err, "encode maintenance windows")
+		}
+		upd = upd.Set(expression.Name("maintenance"), expression.Value(av))
+	} else {
+		upd = upd.Remove(expression.Name("maintenance"))
+	}
 	next := normalizeNextRun(c, db.now())
 	upd = setOrRemove(upd, "nextRunAt", msTime(next), next != nil)
 	cond := expression.AttributeExists(expression.Name(attrPK)).And(expression.Name("version").Equal(expression.Value(c.Version)))

@@ -196,6 +196,50 @@ func TestCheckNotifications(t *testing.T) {
 		}
 	})
 
+	t.Run("MaintenanceSilences", func(t *testing.T) {
+		t.Parallel()
+		b := setupWatchTuned(t, func(c *jobs.ChecksConfig) { c.Retries = -1 })
+		rc := newReceiver(t)
+		ch := b.subscribe(t, rc)
+		now := time.Now()
+		c, err := b.svc.Create(watchUser(), algoitny.CheckInput{URL: flaky(t, 3).URL, Type: algoitny.CheckAvailability, DelayMs: 100,
+			Maintenance: []algoitny.MaintenanceWindow{{Start: now.Add(-time.Hour), End: now.Add(time.Hour)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(watchUser())
+		defer cancel()
+		events, err := b.svc.Subscribe(ctx, c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// DOWN and UP happen and are published, flagged as in maintenance.
+		var changes []*algoitny.CheckStateChange
+		timeout := time.After(60 * time.Second)
+		for len(changes) < 2 {
+			select {
+			case ev := <-events:
+				if ev.StateChange != nil {
+					changes = append(changes, ev.StateChange)
+				}
+			case <-timeout:
+				t.Fatalf("%d changes in 60 s", len(changes))
+			}
+		}
+		if changes[0].To != algoitny.CheckStateDown || changes[1].To != algoitny.CheckStateUp || !changes[0].InMaintenance || !changes[1].InMaintenance {
+			t.Fatalf("changes %+v %+v", changes[0], changes[1])
+		}
+		// Nothing was notified or logged.
+		time.Sleep(300 * time.Millisecond)
+		log, err := b.svc.Deliveries(watchUser(), ch.ID, algoitny.PageRequest{First: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(rc.notifications()); n != 0 || len(log.Items) != 0 {
+			t.Fatalf("%d notifications, %d deliveries during maintenance", n, len(log.Items))
+		}
+	})
+
 	t.Run("Channels", func(t *testing.T) {
 		t.Parallel()
 		b := setupWatch(t)

@@ -35,6 +35,8 @@ const (
 	// DefaultResultsKept is how many recent results are kept per check at
 	// most (one a minute for a day); older ones are deleted as new ones come.
 	DefaultResultsKept = 1440
+	// MaxMaintenanceWindows bounds a check's maintenance windows.
+	MaxMaintenanceWindows = 20
 	// DefaultRecentResults is how many results RecentResults returns when
 	// asked for 0.
 	DefaultRecentResults = 20

@@ -42,7 +42,8 @@ type RunStore interface {
 //     one refused destination, make the check DOWN with the reason; it
 //     keeps running, each further failure doubling its delay (DownDelay),
 //     and its first good run makes it UP again at its own pace. Changes
-//     between UP and DOWN are published and handed to Alerts.
+//     between UP and DOWN are published and handed to Alerts, except in
+//     the check's maintenance windows (recorded and published only).
 type Executor struct {
 	Store  RunStore
 	Prober *Prober
@@ -153,7 +154,7 @@ func (x *Executor) RunDue(ctx context.Context, id string) (Outcome, error) {
 		return Outcome{}, err
 	}
 	x.Events.Publish(ctx, &algoitny.CheckEvent{Check: next, Result: result, StateChange: change})
-	if change != nil && x.Alerts != nil {
+	if change != nil && x.Alerts != nil && !change.InMaintenance {
 		if err := x.Alerts.Alert(context.WithoutCancel(ctx), next, change); err != nil && x.Logger != nil {
 			x.Logger.ErrorContext(ctx, "queue check notifications", "check", id, "state", change.To, "err", err)
 		}
@@ -230,6 +231,9 @@ func (x *Executor) advance(claimed *algoitny.Check, result *algoitny.CheckResult
 			change = &algoitny.CheckStateChange{From: algoitny.CheckStateDown, To: algoitny.CheckStateUp, Reason: reason, At: at}
 		}
 		next.State, next.StateChangedAt, next.FailureReason = algoitny.CheckStateUp, &at, ""
+	}
+	if change != nil {
+		change.InMaintenance = next.InMaintenance(x.now()) // the run's time on the executor's clock
 	}
 	next.NextRunAt = nil
 	if next.Status == algoitny.CheckActive {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -114,6 +115,7 @@ func (s *Service) Create(ctx context.Context, in algoitny.CheckInput) (*algoitny
 	c := &algoitny.Check{
 		UserID: a.UserID(), URL: strings.TrimSpace(in.URL), Type: in.Type, Keyword: strings.TrimSpace(in.Keyword),
 		Invert: in.Invert, DelayMs: in.DelayMs, Status: algoitny.CheckActive, NextRunAt: &now,
+		Maintenance: normalizeWindows(in.Maintenance),
 	}
 	if err := s.validate(c, minDelay, true); err != nil {
 		return nil, err
@@ -172,7 +174,35 @@ func (s *Service) validate(c *algoitny.Check, minDelayMs int, checkURL bool) err
 	case c.DelayMs > MaxDelayMs:
 		return algoitny.Invalid("delayMs", "delayMs must be at most %d (one day)", MaxDelayMs)
 	}
+	return validateWindows(c.Maintenance)
+}
+
+// validateWindows refuses more than MaxMaintenanceWindows windows and any
+// that does not end after it starts (EINVALID naming maintenanceWindows).
+func validateWindows(ws []algoitny.MaintenanceWindow) error {
+	if len(ws) > MaxMaintenanceWindows {
+		return algoitny.Invalid("maintenanceWindows", "at most %d maintenance windows", MaxMaintenanceWindows)
+	}
+	for _, w := range ws {
+		if !w.End.After(w.Start) {
+			return algoitny.Invalid("maintenanceWindows", "a maintenance window must end after it starts")
+		}
+	}
 	return nil
+}
+
+// normalizeWindows returns ws in UTC at millisecond precision (as stored),
+// sorted by start; nil for none.
+func normalizeWindows(ws []algoitny.MaintenanceWindow) []algoitny.MaintenanceWindow {
+	if len(ws) == 0 {
+		return nil
+	}
+	out := make([]algoitny.MaintenanceWindow, len(ws))
+	for i, w := range ws {
+		out[i] = algoitny.MaintenanceWindow{Start: w.Start.UTC().Truncate(time.Millisecond), End: w.End.UTC().Truncate(time.Millisecond)}
+	}
+	slices.SortFunc(out, func(a, b algoitny.MaintenanceWindow) int { return a.Start.Compare(b.Start) })
+	return out
 }
 
 // schedule asks the scheduler to run an ACTIVE check from its NextRunAt. A
@@ -256,10 +286,11 @@ func (s *Service) replan(c *algoitny.Check) {
 	c.NextRunAt = &next
 }
 
-// Update changes the settings of a check the actor may see. A changed check
-// starts over: its failure count is reset and, when ACTIVE, it runs again
-// as soon as its delay allows. It returns EUNAUTHENTICATED, ENOTFOUND and
-// EINVALID naming the field.
+// Update changes the settings of a check the actor may see. A check whose
+// URL, type, keyword or delay changed starts over: its failure count is
+// reset and, when ACTIVE, it runs again as soon as its delay allows; new
+// maintenance windows alone change nothing else. It returns
+// EUNAUTHENTICATED, ENOTFOUND and EINVALID naming the field.
 func (s *Service) Update(ctx context.Context, id string, in algoitny.CheckUpdate) (*algoitny.Check, error) {
 	_, minDelay := s.limits(algoitny.ActorFrom(ctx))
 	return s.change(ctx, id, func(c *algoitny.Check) (bool, error) {
@@ -286,8 +317,20 @@ func (s *Service) Update(ctx context.Context, id string, in algoitny.CheckUpdate
 		if in.DelayMs != nil {
 			c.DelayMs = *in.DelayMs
 		}
+		windowsChanged := false
+		if in.Maintenance != nil {
+			ws := normalizeWindows(*in.Maintenance)
+			windowsChanged = !slices.Equal(ws, c.Maintenance)
+			c.Maintenance = ws
+		}
 		if c.URL == before.URL && c.Type == before.Type && c.Keyword == before.Keyword && c.Invert == before.Invert && c.DelayMs == before.DelayMs {
-			return false, nil
+			// Only the windows (or nothing) changed: the check goes on as it was.
+			if windowsChanged {
+				if err := validateWindows(c.Maintenance); err != nil {
+					return false, err
+				}
+			}
+			return windowsChanged, nil
 		}
 		// A delay the check already had stays allowed (the plan may have changed since).
 		floor := minDelay

@@ -36,6 +36,25 @@ func (s *scheduler) count() int {
 	return len(s.ids)
 }
 
+// alerter counts the changes of state it is told about.
+type alerter struct {
+	mu      sync.Mutex
+	changes []*algoitny.CheckStateChange
+}
+
+func (a *alerter) Alert(_ context.Context, _ *algoitny.Check, ch *algoitny.CheckStateChange) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.changes = append(a.changes, ch)
+	return nil
+}
+
+func (a *alerter) count() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.changes)
+}
+
 // fixture is a service, an executor and their store.
 type fixture struct {
 	db    *dynamo.DB
@@ -412,6 +431,49 @@ func TestExecutor(t *testing.T) {
 		}
 		if gap := out.Next.Sub(prev); gap != 100*time.Millisecond {
 			t.Fatalf("after recovery the next run is %v after the previous plan, want the check's 100 ms", gap)
+		}
+	})
+
+	t.Run("MaintenanceSilences", func(t *testing.T) {
+		t.Parallel()
+		f := setup(t, true) // threshold 3
+		alerts := &alerter{}
+		f.exec.Alerts = alerts
+		tg := newTarget(t)
+		u := as("u", testPlan())
+		now := f.clock.Now()
+		window := algoitny.MaintenanceWindow{Start: now.Add(-time.Minute), End: now.Add(time.Minute)}
+		c := algoitnytest.Must[*algoitny.Check](t)(f.svc.Create(u, algoitny.CheckInput{URL: tg.URL, Type: algoitny.CheckAvailability, DelayMs: 100,
+			Maintenance: []algoitny.MaintenanceWindow{window}}))
+		if len(c.Maintenance) != 1 {
+			t.Fatalf("windows %+v", c.Maintenance)
+		}
+		tg.set(500, "", 0)
+		var out watch.Outcome
+		for range 3 {
+			out = f.run(t, c.ID)
+		}
+		// Recorded and published, not notified.
+		if out.Check.State != algoitny.CheckStateDown || out.StateChange == nil || !out.StateChange.InMaintenance || alerts.count() != 0 {
+			t.Fatalf("DOWN in maintenance: %+v, %d alerts", out.StateChange, alerts.count())
+		}
+		// After the window, recovery is notified.
+		f.clock.Add(2 * time.Minute)
+		tg.set(200, "", 0)
+		out = f.run(t, c.ID)
+		if out.StateChange == nil || out.StateChange.InMaintenance || alerts.count() != 1 {
+			t.Fatalf("UP after maintenance: %+v, %d alerts", out.StateChange, alerts.count())
+		}
+		// Windows are validated, and replacing them alone leaves the check as it is.
+		bad := []algoitny.MaintenanceWindow{{Start: now, End: now}}
+		if _, err := f.svc.Update(u, c.ID, algoitny.CheckUpdate{Maintenance: &bad}); !algoitny.IsCode(err, algoitny.EINVALID) {
+			t.Fatalf("empty window: %v", err)
+		}
+		none := []algoitny.MaintenanceWindow{}
+		before := algoitnytest.Must[*algoitny.Check](t)(f.svc.Get(u, c.ID))
+		after := algoitnytest.Must[*algoitny.Check](t)(f.svc.Update(u, c.ID, algoitny.CheckUpdate{Maintenance: &none}))
+		if len(after.Maintenance) != 0 || !after.NextRunAt.Equal(*before.NextRunAt) || after.State != algoitny.CheckStateUp {
+			t.Fatalf("windows removed: %+v", after)
 		}
 	})
 
