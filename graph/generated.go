@@ -4173,7 +4173,7 @@ type NotificationDeliveryConnection {
 
 "A new URL check."
 input CreateCheckInput {
-  "A public http(s) URL on port 80 or 443 (at most 2000 characters); others are BAD_USER_INPUT."
+  "A public http(s) URL, on any port (at most 2000 characters); others (non-public addresses, localhost) are BAD_USER_INPUT."
   url: String!
   "What a run looks for."
   checkType: CheckType!
@@ -4189,7 +4189,7 @@ input CreateCheckInput {
 
 "Changes to a check; null fields are left alone, and the same rules as CreateCheckInput apply to the result."
 input UpdateCheckInput {
-  "A new public http(s) URL on port 80 or 443 (at most 2000 characters)."
+  "A new public http(s) URL, on any port (at most 2000 characters)."
   url: String
   "A new type; changing to AVAILABILITY drops the keyword and invert unless a keyword is given."
   checkType: CheckType
@@ -5132,7 +5132,7 @@ type Mutation {
   ): Check!
   "Add a webhook that receives every change of state (DOWN, UP again) of your checks, signed with the returned secret (shown only here). Errors: UNAUTHENTICATED, BAD_USER_INPUT (not a public http(s) URL), RATE_LIMITED (10 channels)."
   createWebhook(
-    "The public http(s) URL to POST to (at most 2000 characters)."
+    "The public http(s) URL to POST to, on any port (at most 2000 characters)."
     url: String!
   ): CreatedWebhook!
   "Delete a notification channel of yours; deliveries still queued for it end FAILED. Returns true. Errors: UNAUTHENTICATED, NOT_FOUND, BAD_USER_INPUT (malformed id)."

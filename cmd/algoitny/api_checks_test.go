@@ -197,3 +197,29 @@ func TestCheckListsCountInComplexity(t *testing.T) {
 		t.Fatalf("a reasonable query refused: %s", r.Raw)
 	}
 }
+
+// TestChecksAnyPort: checks and webhooks may name any port of a public
+// address; non-public addresses stay refused on every port. No worker
+// runs, so nothing is fetched.
+func TestChecksAnyPort(t *testing.T) {
+	t.Parallel()
+	s := startAPI(t, func(c *Config) { c.Workers = false })
+	alice := s.login(t, "alice@example.com")
+	create := func(u string) *gqlResult {
+		return s.query(t, alice, `mutation($u: String!) { createCheck(input: {url: $u, checkType: AVAILABILITY, delayMs: 60000}) { url } }`, map[string]any{"u": u})
+	}
+	if r := create("http://example.com:8080/status"); len(r.Errors) != 0 {
+		t.Fatalf("public address on :8080: %s", r.Raw)
+	}
+	for _, u := range []string{"http://10.1.2.3:8080/", "http://localhost:9000/", "http://127.0.0.1:5432/", "http://example.com:70000/"} {
+		if r := create(u); r.code() != "BAD_USER_INPUT" || r.Errors[0].Extensions["field"] != "url" {
+			t.Fatalf("%s: %s", u, r.Raw)
+		}
+	}
+	if r := s.query(t, alice, `mutation { createWebhook(url: "https://example.com:8443/hook") { secret } }`, nil); len(r.Errors) != 0 {
+		t.Fatalf("webhook on :8443: %s", r.Raw)
+	}
+	if r := s.query(t, alice, `mutation { createWebhook(url: "http://192.168.0.10:8443/hook") { secret } }`, nil); r.code() != "BAD_USER_INPUT" {
+		t.Fatalf("private webhook on :8443: %s", r.Raw)
+	}
+}

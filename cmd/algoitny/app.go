@@ -162,12 +162,13 @@ func (m *Main) openJobs() error {
 	}
 	// URL checks fetch user-given URLs through their own SSRF-safe client
 	// (no per-host spacing: a check's period is its own rate limit).
-	checkFetch := safehttp.New(safehttp.Config{Timeout: 15 * time.Second, MaxBodyBytes: 1 << 20, AllowHosts: m.Config.FetchAllowHosts, Resolver: m.Config.FetchResolver})
+	// Any port: status pages often listen on :8080; the address must be public.
+	checkFetch := safehttp.New(safehttp.Config{Timeout: 15 * time.Second, MaxBodyBytes: 1 << 20, AllowHosts: m.Config.FetchAllowHosts, Resolver: m.Config.FetchResolver, AnyPort: true})
 	watchEvents := &watch.Events{Broker: m.Broker, Logger: m.Logger}
 	// Webhooks of check notifications go out through an SSRF-safe client too.
 	notifications := jobs.NewNotifications(jobs.NotificationsConfig{
 		Store:  m.DB,
-		Poster: safehttp.New(safehttp.Config{Timeout: 10 * time.Second, MaxBodyBytes: 64 << 10, AllowHosts: m.Config.FetchAllowHosts, Resolver: m.Config.FetchResolver}),
+		Poster: safehttp.New(safehttp.Config{Timeout: 10 * time.Second, MaxBodyBytes: 64 << 10, AllowHosts: m.Config.FetchAllowHosts, Resolver: m.Config.FetchResolver, AnyPort: true}),
 		Queue:  "watch", Logger: m.Logger,
 	})
 	checks := jobs.NewChecks(jobs.ChecksConfig{Store: m.DB, Fetch: checkFetch, Events: watchEvents, Alerts: notifications, Logger: m.Logger, Queue: "watch"})

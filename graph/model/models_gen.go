@@ -58,7 +58,7 @@ type CheckerInput struct {
 
 // A new URL check.
 type CreateCheckInput struct {
-	// A public http(s) URL on port 80 or 443 (at most 2000 characters); others are BAD_USER_INPUT.
+	// A public http(s) URL, on any port (at most 2000 characters); others (non-public addresses, localhost) are BAD_USER_INPUT.
 	URL string `json:"url"`
 	// What a run looks for.
 	CheckType algoitny.CheckType `json:"checkType"`
@@ -412,7 +412,7 @@ type TestCaseInput struct {
 
 // Changes to a check; null fields are left alone, and the same rules as CreateCheckInput apply to the result.
 type UpdateCheckInput struct {
-	// A new public http(s) URL on port 80 or 443 (at most 2000 characters).
+	// A new public http(s) URL, on any port (at most 2000 characters).
 	URL *string `json:"url,omitempty"`
 	// A new type; changing to AVAILABILITY drops the keyword and invert unless a keyword is given.
 	CheckType *algoitny.CheckType `json:"checkType,omitempty"`

@@ -64,7 +64,8 @@ type CheckStore interface {
 type ChecksConfig struct {
 	Store CheckStore
 	// Fetch fetches the checked URLs (default: a safehttp.Client with
-	// RunTimeout and a 1 MB body cap; tests allow-list their servers).
+	// RunTimeout, a 1 MB body cap and any port; tests allow-list their
+	// servers).
 	// Use a client of its own: a MinHostInterval would delay runs.
 	Fetch watch.Fetcher
 	// Events publishes every result to the check's subscribers.
@@ -139,7 +140,7 @@ func NewChecks(cfg ChecksConfig) *Checks {
 		cfg.Logger = slog.Default()
 	}
 	if cfg.Fetch == nil {
-		cfg.Fetch = safehttp.New(safehttp.Config{Timeout: cfg.RunTimeout, MaxBodyBytes: 1 << 20})
+		cfg.Fetch = safehttp.New(safehttp.Config{Timeout: cfg.RunTimeout, MaxBodyBytes: 1 << 20, AnyPort: true})
 	}
 	switch {
 	case cfg.Retries == 0:

@@ -87,7 +87,7 @@ func NewNotifications(cfg NotificationsConfig) *Notifications {
 		cfg.Logger = slog.Default()
 	}
 	if cfg.Poster == nil {
-		cfg.Poster = safehttp.New(safehttp.Config{Timeout: 10 * time.Second, MaxBodyBytes: 64 << 10})
+		cfg.Poster = safehttp.New(safehttp.Config{Timeout: 10 * time.Second, MaxBodyBytes: 64 << 10, AnyPort: true})
 	}
 	if cfg.Notifiers == nil {
 		cfg.Notifiers = map[algoitny.ChannelKind]watch.Notifier{}

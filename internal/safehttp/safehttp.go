@@ -3,7 +3,8 @@
 // network: Judge0 fell to exactly that kind of server-side request forgery
 // (CVE-2024-29021).
 //
-// Only http and https URLs on the default or an explicit port are fetched;
+// Only http and https URLs on ports 80 and 443 are fetched (any port, for
+// clients configured with AnyPort);
 // the address a hostname resolves to is checked when the connection is made
 // (so a name that later resolves to 127.0.0.1 is still refused), every
 // redirect goes through the same check, bodies are read up to a cap, and
@@ -21,6 +22,7 @@ import (
 	"net/netip"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -48,6 +50,10 @@ type Config struct {
 	// Resolver resolves host names (default: the system's). Tests set one
 	// whose answers they control.
 	Resolver *net.Resolver
+	// AnyPort lets URLs name any port 1–65535 (URL checks and webhooks: a
+	// status page on :8080 is common). The address must still be public;
+	// without it only 80 and 443 are fetched (problem pages).
+	AnyPort bool
 }
 
 // Client fetches user-given URLs safely.
@@ -122,7 +128,8 @@ func New(cfg Config) *Client {
 }
 
 // CheckURL says whether a URL may be fetched at all, before any DNS lookup:
-// http(s) only, no credentials, a host, a sane port, and no literal address
+// http(s) only, no credentials, a host, port 80 or 443 (any port 1–65535
+// with Config.AnyPort; redirects too), and no literal address
 // that is not public. It returns EINVALID for malformed URLs and an error
 // wrapping ErrForbidden for refused ones.
 func (c *Client) CheckURL(raw string) error {
@@ -134,7 +141,9 @@ func (c *Client) CheckURL(raw string) error {
 		return algoitny.Invalid("url", "URLs with credentials cannot be fetched")
 	}
 	if p := u.Port(); p != "" && p != "80" && p != "443" && !c.allowedHost(u.Host) {
-		return fmt.Errorf("%w: port %s", ErrForbidden, p)
+		if n, err := strconv.Atoi(p); !c.cfg.AnyPort || err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("%w: port %s", ErrForbidden, p)
+		}
 	}
 	host := strings.Trim(u.Hostname(), "[]")
 	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {

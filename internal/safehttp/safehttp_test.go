@@ -95,3 +95,32 @@ func TestPerHostRateLimit(t *testing.T) {
 		t.Fatalf("4 requests in %v (%d arrived)", elapsed, hits.Load())
 	}
 }
+
+// TestAnyPort: a client with AnyPort accepts public addresses on any port
+// and still refuses non-public ones on every port; without it, only 80 and
+// 443 are accepted.
+func TestAnyPort(t *testing.T) {
+	t.Parallel()
+	anyPort := safehttp.New(safehttp.Config{AnyPort: true})
+	for _, u := range []string{"http://example.com:8080/health", "https://93.184.216.34:8443/", "http://example.com:1/", "https://example.com:65535/"} {
+		if err := anyPort.CheckURL(u); err != nil {
+			t.Fatalf("%s refused: %v", u, err)
+		}
+	}
+	for _, u := range []string{
+		"http://127.0.0.1:8080/", "http://10.0.0.1:22/", "http://localhost:9000/", "http://[::1]:5432/",
+		"http://169.254.169.254:80/", "http://example.com:0/", "http://example.com:65536/",
+	} {
+		if err := anyPort.CheckURL(u); err == nil {
+			t.Fatalf("%s accepted", u)
+		}
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	if _, err := anyPort.Get(context.Background(), srv.URL); !errors.Is(err, safehttp.ErrForbidden) {
+		t.Fatalf("loopback on its port: %v", err)
+	}
+	if err := safehttp.New(safehttp.Config{}).CheckURL("http://example.com:8080/"); !errors.Is(err, safehttp.ErrForbidden) {
+		t.Fatalf("default client on :8080: %v", err)
+	}
+}

@@ -40,8 +40,8 @@ type Scheduler interface {
 }
 
 // URLChecker refuses URLs that may not be fetched, before any DNS lookup
-// (*safehttp.Client: http(s) only, no literal non-public address, no odd
-// port, no localhost).
+// (*safehttp.Client with AnyPort: http(s) only, no literal non-public
+// address, no localhost; any port).
 type URLChecker interface {
 	CheckURL(raw string) error
 }
@@ -150,7 +150,7 @@ func (s *Service) validate(c *algoitny.Check, minDelayMs int, checkURL bool) err
 			if algoitny.IsCode(err, algoitny.EINVALID) {
 				return err
 			}
-			return algoitny.Invalid("url", "only public http(s) addresses on the default ports can be watched")
+			return algoitny.Invalid("url", "only public http(s) addresses can be watched")
 		}
 	}
 	t, err := algoitny.ParseCheckType(string(c.Type))
