@@ -30,6 +30,8 @@ func Complexity() ComplexityRoot {
 	c.Query.Leaderboard = func(child int, first *int) int { return page(child, first) }
 	// A user's statistics are a Query of their own.
 	c.User.Stats = func(child int) int { return 10 + child }
+	// A check's statistics are a Query of their own (three windows).
+	c.Check.Stats = func(child int) int { return 10 + 3*child }
 	// A check's recent results are a list of up to 1440 (limit, 0 = 20).
 	c.Check.RecentResults = func(child int, limit *int) int {
 		n := 20

@@ -117,6 +117,7 @@ type ComplexityRoot struct {
 		RecentResults       func(childComplexity int, limit *int) int
 		State               func(childComplexity int) int
 		StateChangedAt      func(childComplexity int) int
+		Stats               func(childComplexity int) int
 		Status              func(childComplexity int) int
 		Type                func(childComplexity int) int
 		URL                 func(childComplexity int) int
@@ -156,6 +157,16 @@ type ComplexityRoot struct {
 		InMaintenance func(childComplexity int) int
 		Reason        func(childComplexity int) int
 		To            func(childComplexity int) int
+	}
+
+	CheckWindowStats struct {
+		Hours         func(childComplexity int) int
+		P50Ms         func(childComplexity int) int
+		P95Ms         func(childComplexity int) int
+		P99Ms         func(childComplexity int) int
+		Runs          func(childComplexity int) int
+		Up            func(childComplexity int) int
+		UptimePercent func(childComplexity int) int
 	}
 
 	Checker struct {
@@ -602,6 +613,7 @@ type AdtContestResolver interface {
 type CheckResolver interface {
 	ID(ctx context.Context, obj *algoitny.Check) (string, error)
 
+	Stats(ctx context.Context, obj *algoitny.Check) ([]*algoitny.CheckWindowStats, error)
 	RecentResults(ctx context.Context, obj *algoitny.Check, limit *int) ([]*algoitny.CheckResult, error)
 }
 type CheckerResolver interface {
@@ -1037,6 +1049,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Check.StateChangedAt(childComplexity), true
+	case "Check.stats":
+		if e.ComplexityRoot.Check.Stats == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Check.Stats(childComplexity), true
 	case "Check.status":
 		if e.ComplexityRoot.Check.Status == nil {
 			break
@@ -1186,6 +1204,49 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CheckStateChange.To(childComplexity), true
+
+	case "CheckWindowStats.hours":
+		if e.ComplexityRoot.CheckWindowStats.Hours == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CheckWindowStats.Hours(childComplexity), true
+	case "CheckWindowStats.p50Ms":
+		if e.ComplexityRoot.CheckWindowStats.P50Ms == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CheckWindowStats.P50Ms(childComplexity), true
+	case "CheckWindowStats.p95Ms":
+		if e.ComplexityRoot.CheckWindowStats.P95Ms == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CheckWindowStats.P95Ms(childComplexity), true
+	case "CheckWindowStats.p99Ms":
+		if e.ComplexityRoot.CheckWindowStats.P99Ms == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CheckWindowStats.P99Ms(childComplexity), true
+	case "CheckWindowStats.runs":
+		if e.ComplexityRoot.CheckWindowStats.Runs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CheckWindowStats.Runs(childComplexity), true
+	case "CheckWindowStats.up":
+		if e.ComplexityRoot.CheckWindowStats.Up == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CheckWindowStats.Up(childComplexity), true
+	case "CheckWindowStats.uptimePercent":
+		if e.ComplexityRoot.CheckWindowStats.UptimePercent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CheckWindowStats.UptimePercent(childComplexity), true
 
 	case "Checker.epsilon":
 		if e.ComplexityRoot.Checker.Epsilon == nil {
@@ -3968,6 +4029,8 @@ type Check implements Node {
   nextRunAt: Time
   "The last run's result; null before the first run."
   lastResult: CheckResult
+  "Uptime and response times over the last 24 hours, 7 days and 30 days (in this order; whole hours, the current one included), aggregated per hour as runs are recorded and read with one query."
+  stats: [CheckWindowStats!]!
   "The most recent results, newest first (kept a day, at most 1440)."
   recentResults(
     "How many: 1–1440; 0 means 20 (BAD_USER_INPUT outside)."
@@ -4015,6 +4078,24 @@ type CheckStateChange {
   at: Time!
   "True when ` + "`" + `at` + "`" + ` fell in a maintenance window: recorded, not notified."
   inMaintenance: Boolean!
+}
+
+"A check's runs over a window of time."
+type CheckWindowStats {
+  "The window's length in hours: 24, 168 or 720."
+  hours: Int!
+  "Runs recorded in the window."
+  runs: Int!
+  "Runs that were UP."
+  up: Int!
+  "100 × up / runs, to two decimals; null without runs."
+  uptimePercent: Float
+  "Median response time in ms of the runs that got an HTTP answer, estimated from a histogram (bins from 25 ms to 15 s); null without such runs."
+  p50Ms: Int
+  "95th percentile response time in ms (as p50Ms)."
+  p95Ms: Int
+  "99th percentile response time in ms (as p50Ms); 15000 means at least 15 s."
+  p99Ms: Int
 }
 
 "A time range [start, end) of planned downtime."
@@ -5388,6 +5469,8 @@ func (ec *executionContext) childFields_Check(ctx context.Context, field graphql
 		return ec.fieldContext_Check_nextRunAt(ctx, field)
 	case "lastResult":
 		return ec.fieldContext_Check_lastResult(ctx, field)
+	case "stats":
+		return ec.fieldContext_Check_stats(ctx, field)
 	case "recentResults":
 		return ec.fieldContext_Check_recentResults(ctx, field)
 	}
@@ -5462,6 +5545,26 @@ func (ec *executionContext) childFields_CheckStateChange(ctx context.Context, fi
 		return ec.fieldContext_CheckStateChange_inMaintenance(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CheckStateChange", field.Name)
+}
+
+func (ec *executionContext) childFields_CheckWindowStats(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "hours":
+		return ec.fieldContext_CheckWindowStats_hours(ctx, field)
+	case "runs":
+		return ec.fieldContext_CheckWindowStats_runs(ctx, field)
+	case "up":
+		return ec.fieldContext_CheckWindowStats_up(ctx, field)
+	case "uptimePercent":
+		return ec.fieldContext_CheckWindowStats_uptimePercent(ctx, field)
+	case "p50Ms":
+		return ec.fieldContext_CheckWindowStats_p50Ms(ctx, field)
+	case "p95Ms":
+		return ec.fieldContext_CheckWindowStats_p95Ms(ctx, field)
+	case "p99Ms":
+		return ec.fieldContext_CheckWindowStats_p99Ms(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CheckWindowStats", field.Name)
 }
 
 func (ec *executionContext) childFields_Checker(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8365,6 +8468,38 @@ func (ec *executionContext) fieldContext_Check_lastResult(_ context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Check_stats(ctx context.Context, field graphql.CollectedField, obj *algoitny.Check) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Check_stats(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Check().Stats(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*algoitny.CheckWindowStats) graphql.Marshaler {
+			return ec.marshalNCheckWindowStats2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckWindowStatsᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Check_stats(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Check",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CheckWindowStats(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Check_recentResults(ctx context.Context, field graphql.CollectedField, obj *algoitny.Check) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8921,6 +9056,167 @@ func (ec *executionContext) _CheckStateChange_inMaintenance(ctx context.Context,
 }
 func (ec *executionContext) fieldContext_CheckStateChange_inMaintenance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CheckStateChange", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _CheckWindowStats_hours(ctx context.Context, field graphql.CollectedField, obj *algoitny.CheckWindowStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CheckWindowStats_hours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Hours, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CheckWindowStats_hours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CheckWindowStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CheckWindowStats_runs(ctx context.Context, field graphql.CollectedField, obj *algoitny.CheckWindowStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CheckWindowStats_runs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Runs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CheckWindowStats_runs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CheckWindowStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CheckWindowStats_up(ctx context.Context, field graphql.CollectedField, obj *algoitny.CheckWindowStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CheckWindowStats_up(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Up, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CheckWindowStats_up(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CheckWindowStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CheckWindowStats_uptimePercent(ctx context.Context, field graphql.CollectedField, obj *algoitny.CheckWindowStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CheckWindowStats_uptimePercent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UptimePercent, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CheckWindowStats_uptimePercent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CheckWindowStats", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _CheckWindowStats_p50Ms(ctx context.Context, field graphql.CollectedField, obj *algoitny.CheckWindowStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CheckWindowStats_p50Ms(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.P50Ms, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CheckWindowStats_p50Ms(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CheckWindowStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CheckWindowStats_p95Ms(ctx context.Context, field graphql.CollectedField, obj *algoitny.CheckWindowStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CheckWindowStats_p95Ms(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.P95Ms, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CheckWindowStats_p95Ms(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CheckWindowStats", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CheckWindowStats_p99Ms(ctx context.Context, field graphql.CollectedField, obj *algoitny.CheckWindowStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CheckWindowStats_p99Ms(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.P99Ms, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CheckWindowStats_p99Ms(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CheckWindowStats", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Checker_kind(ctx context.Context, field graphql.CollectedField, obj *algoitny.Checker) (ret graphql.Marshaler) {
@@ -20026,6 +20322,44 @@ func (ec *executionContext) _Check(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "stats":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Check_stats(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "recentResults":
 			field := field
 
@@ -20327,6 +20661,74 @@ func (ec *executionContext) _CheckStateChange(ctx context.Context, sel ast.Selec
 		case "inMaintenance":
 			out.Values[i] = ec._CheckStateChange_inMaintenance(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var checkWindowStatsImplementors = []string{"CheckWindowStats"}
+
+func (ec *executionContext) _CheckWindowStats(ctx context.Context, sel ast.SelectionSet, obj *algoitny.CheckWindowStats) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, checkWindowStatsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CheckWindowStats")
+		case "hours":
+			out.Values[i] = ec._CheckWindowStats_hours(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "runs":
+			out.Values[i] = ec._CheckWindowStats_runs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "up":
+			out.Values[i] = ec._CheckWindowStats_up(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "uptimePercent":
+			out.Values[i] = ec._CheckWindowStats_uptimePercent(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "p50Ms":
+			out.Values[i] = ec._CheckWindowStats_p50Ms(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "p95Ms":
+			out.Values[i] = ec._CheckWindowStats_p95Ms(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "p99Ms":
+			out.Values[i] = ec._CheckWindowStats_p99Ms(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -26184,6 +26586,32 @@ var (
 		algoitny.CheckKeyword:      "KEYWORD",
 	}
 )
+
+func (ec *executionContext) marshalNCheckWindowStats2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckWindowStatsᚄ(ctx context.Context, sel ast.SelectionSet, v []*algoitny.CheckWindowStats) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCheckWindowStats2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckWindowStats(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCheckWindowStats2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckWindowStats(ctx context.Context, sel ast.SelectionSet, v *algoitny.CheckWindowStats) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._CheckWindowStats(ctx, sel, v)
+}
 
 func (ec *executionContext) marshalNChecker2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐChecker(ctx context.Context, sel ast.SelectionSet, v algoitny.Checker) graphql.Marshaler {
 	return ec._Checker(ctx, sel, &v)

@@ -114,6 +114,7 @@ type Watches interface {
 	List(ctx context.Context, page algoitny.PageRequest) (algoitny.Page[*algoitny.Check], error)
 	RecentResults(ctx context.Context, id string, limit int) ([]*algoitny.CheckResult, error)
 	Subscribe(ctx context.Context, id string) (<-chan *algoitny.CheckEvent, error)
+	Stats(ctx context.Context, id string) ([]*algoitny.CheckWindowStats, error)
 	CreateWebhook(ctx context.Context, url string) (*algoitny.NotificationChannel, error)
 	NotificationChannels(ctx context.Context) ([]*algoitny.NotificationChannel, error)
 	DeleteNotificationChannel(ctx context.Context, id string) error

@@ -49,6 +49,10 @@ func (r *checkResolver) ID(ctx context.Context, obj *algoitny.Check) (string, er
 	return globalID("Check", obj.ID), nil
 }
 
+func (r *checkResolver) Stats(ctx context.Context, obj *algoitny.Check) ([]*algoitny.CheckWindowStats, error) {
+	return r.Watches.Stats(ctx, obj.ID)
+}
+
 func (r *checkResolver) RecentResults(ctx context.Context, obj *algoitny.Check, limit *int) ([]*algoitny.CheckResult, error) {
 	n := 20
 	if limit != nil {

@@ -101,11 +101,26 @@ func TestChecksWebhook(t *testing.T) {
 			State         string
 			LastResult    struct{ Attempts int }
 			FailureReason string
+			Stats         []struct {
+				Hours, Runs, Up int
+				UptimePercent   *float64
+				P50Ms           *int
+			}
 		}
 	}
-	s.query(t, admin, `query($id: ID!) { check(id: $id) { state failureReason lastResult { attempts } } }`, map[string]any{"id": created.CreateCheck.ID}).decode(t, &state)
+	s.query(t, admin, `query($id: ID!) { check(id: $id) { state failureReason lastResult { attempts } stats { hours runs up uptimePercent p50Ms } } }`,
+		map[string]any{"id": created.CreateCheck.ID}).decode(t, &state)
 	if state.Check.State != "UP" || state.Check.FailureReason != "" || state.Check.LastResult.Attempts != 1 {
 		t.Fatalf("check %+v", state)
+	}
+	// 5 failed runs and at least one good one, in every window.
+	if len(state.Check.Stats) != 3 || state.Check.Stats[0].Hours != 24 || state.Check.Stats[2].Hours != 720 {
+		t.Fatalf("stats %+v", state.Check.Stats)
+	}
+	for _, st := range state.Check.Stats {
+		if st.Runs < 6 || st.Runs-st.Up != 5 || st.UptimePercent == nil || *st.UptimePercent >= 100 || st.P50Ms == nil {
+			t.Fatalf("stats %+v", st)
+		}
 	}
 	var log struct {
 		MyNotificationChannels []struct {

@@ -259,3 +259,48 @@ type CheckRunRecord struct {
 	// is deleted with the write.
 	Keep int
 }
+
+// CheckStatsRetention is how long a check's hourly statistics are kept
+// (DynamoDB TTL): the longest window read, 30 days, and a day more.
+const CheckStatsRetention = 31 * 24 * time.Hour
+
+// LatencyBoundsMs are the upper bounds (inclusive, ms) of the response-time
+// histogram kept per hour; a last bin holds everything slower. Percentiles
+// are estimated within a bin, so the bounds are denser where checks usually
+// answer.
+var LatencyBoundsMs = []int{25, 50, 100, 150, 200, 300, 400, 500, 750, 1000, 1500, 2000, 3000, 5000, 10000, 15000}
+
+// LatencyBin returns the histogram bin of a response time: the index of
+// the first bound it does not exceed, or len(LatencyBoundsMs) past them.
+func LatencyBin(ms int) int {
+	for i, b := range LatencyBoundsMs {
+		if ms <= b {
+			return i
+		}
+	}
+	return len(LatencyBoundsMs)
+}
+
+// CheckHourStats is one hour of a check's runs, aggregated as they are
+// recorded: how many ran, how many were UP, and the histogram of response
+// times (len(LatencyBoundsMs)+1 bins) of the runs that got an HTTP answer.
+type CheckHourStats struct {
+	Hour    time.Time
+	Runs    int
+	Up      int
+	Latency []int
+}
+
+// CheckWindowStats summarises a check's runs over a window (the last 24
+// hours, 7 or 30 days, in whole hours, the current one included).
+type CheckWindowStats struct {
+	// Hours is the window's length: 24, 168 or 720.
+	Hours int
+	Runs  int
+	Up    int
+	// UptimePercent is 100 × Up / Runs; nil without runs.
+	UptimePercent *float64
+	// P50Ms, P95Ms and P99Ms are response-time percentiles estimated from
+	// the histogram (linear within a bin); nil without answered runs.
+	P50Ms, P95Ms, P99Ms *int
+}

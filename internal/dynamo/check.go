@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
@@ -348,8 +349,8 @@ func setOrRemove(upd expression.UpdateBuilder, attr string, v any, set bool) exp
 }
 
 // DeleteCheck removes a check and lowers its owner's counter in one
-// transaction, then deletes its results (a crash in between leaves results
-// that expire within algoitny.CheckResultRetention). It returns the deleted check,
+// transaction, then deletes its results and hourly statistics (a crash in
+// between leaves items that expire with their TTL). It returns the deleted check,
 // or ENOTFOUND.
 func (db *DB) DeleteCheck(ctx context.Context, id string) (*algoitny.Check, error) {
 	c, err := db.GetCheck(ctx, id)
@@ -370,11 +371,15 @@ func (db *DB) DeleteCheck(ctx context.Context, id string) (*algoitny.Check, erro
 	if err != nil {
 		return nil, translate(err, "delete check")
 	}
-	results, err := db.all(ctx, &query{list: "checkResults", table: db.tables.Main, pk: checkPK(id), skPrefix: skPrefixCheckResult})
-	if err != nil {
-		return c, err
+	var rest []map[string]types.AttributeValue
+	for _, prefix := range []string{skPrefixCheckResult, skPrefixCheckStats} {
+		items, err := db.all(ctx, &query{list: "checkItems", table: db.tables.Main, pk: checkPK(id), skPrefix: prefix})
+		if err != nil {
+			return c, err
+		}
+		rest = append(rest, items...)
 	}
-	return c, db.deleteItems(ctx, results)
+	return c, db.deleteItems(ctx, rest)
 }
 
 // DeleteUserChecks deletes every check of a user with its results (account
@@ -490,7 +495,8 @@ func (db *DB) ClaimCheckRun(ctx context.Context, id string, planned time.Time, l
 // RecordCheckRun stores a run: the check's new state (rec.Next: last result,
 // run count, failures, status, next run; the lease released) if the check
 // still holds rec.LeaseID and the version it was claimed with, the result
-// item (expiring after algoitny.CheckResultRetention), and the deletion of the result
+// item (expiring after algoitny.CheckResultRetention), the result added to
+// its hour's statistics (checkStatsUpdate), and the deletion of the result
 // that falls out of the rec.Keep most recent — one transaction. It returns
 // ECONFLICT when the check was changed, paused or deleted during the run.
 func (db *DB) RecordCheckRun(ctx context.Context, rec *algoitny.CheckRunRecord) error {
@@ -537,6 +543,11 @@ func (db *DB) RecordCheckRun(ctx context.Context, rec *algoitny.CheckRunRecord) 
 		}},
 		{Put: &types.Put{TableName: aws.String(db.tables.Main), Item: item}},
 	}
+	stats, err := db.checkStatsUpdate(n.ID, r)
+	if err != nil {
+		return err
+	}
+	items = append(items, stats)
 	if rec.Keep > 0 && r.Seq > int64(rec.Keep) {
 		items = append(items, types.TransactWriteItem{Delete: &types.Delete{
 			TableName: aws.String(db.tables.Main), Key: itemKey{checkPK(n.ID), checkResultSK(r.Seq - int64(rec.Keep))}.av(),
@@ -547,6 +558,69 @@ func (db *DB) RecordCheckRun(ctx context.Context, rec *algoitny.CheckRunRecord) 
 		return algoitny.Errorf(algoitny.ECONFLICT, "the check changed during the run")
 	}
 	return translate(err, "record check run")
+}
+
+// checkStatsUpdate adds result r to its hour's statistics item (created by
+// the first run of the hour): runs, UP runs, and the latency histogram bin
+// of a run that got an HTTP answer (attributes h00…h16, added to
+// atomically). The item expires after algoitny.CheckStatsRetention.
+func (db *DB) checkStatsUpdate(id string, r *algoitny.CheckResult) (types.TransactWriteItem, error) {
+	up := 0
+	if r.Status == algoitny.CheckUp {
+		up = 1
+	}
+	hour := r.CheckedAt.UTC().Truncate(time.Hour)
+	upd := expression.Add(expression.Name("runs"), expression.Value(1)).
+		Add(expression.Name("up"), expression.Value(up)).
+		Set(expression.Name("EntityType"), expression.Value("CheckStats")).
+		Set(expression.Name("hour"), expression.Value(hour)).
+		Set(expression.Name(attrTTL), expression.Value(hour.Add(algoitny.CheckStatsRetention).Unix()))
+	if r.HTTPStatus > 0 {
+		upd = upd.Add(expression.Name(latencyAttr(algoitny.LatencyBin(r.ResponseTimeMs))), expression.Value(1))
+	}
+	expr, err := expression.NewBuilder().WithUpdate(upd).Build()
+	if err != nil {
+		return types.TransactWriteItem{}, algoitny.Internal(err, "build check stats")
+	}
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName: aws.String(db.tables.Main), Key: itemKey{checkPK(id), checkStatsSK(hour)}.av(),
+		UpdateExpression: expr.Update(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}}, nil
+}
+
+// latencyAttr names the attribute of histogram bin i.
+func latencyAttr(i int) string { return fmt.Sprintf("h%02d", i) }
+
+// ListCheckStats returns a check's hourly statistics from the hour of
+// `from` to the hour of `to`, oldest first, with one Query of the key
+// range (at most 744 small items for 31 days). It returns ENOTFOUND for a
+// malformed id.
+func (db *DB) ListCheckStats(ctx context.Context, id string, from, to time.Time) ([]*algoitny.CheckHourStats, error) {
+	if _, err := checkKey(id); err != nil {
+		return nil, err
+	}
+	items, err := db.all(ctx, &query{list: "checkStats", table: db.tables.Main, pk: checkPK(id),
+		skBetween: [2]string{checkStatsSK(from), checkStatsSK(to)}, forward: true})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*algoitny.CheckHourStats, 0, len(items))
+	for _, av := range items {
+		var it struct {
+			Hour time.Time `dynamodbav:"hour"`
+			Runs int       `dynamodbav:"runs"`
+			Up   int       `dynamodbav:"up"`
+		}
+		if err := attributevalue.UnmarshalMap(av, &it); err != nil {
+			return nil, algoitny.Internal(err, "decode check stats")
+		}
+		h := &algoitny.CheckHourStats{Hour: it.Hour, Runs: it.Runs, Up: it.Up, Latency: make([]int, len(algoitny.LatencyBoundsMs)+1)}
+		for i := range h.Latency {
+			h.Latency[i] = intAttr(av, latencyAttr(i))
+		}
+		out = append(out, h)
+	}
+	return out, nil
 }
 
 // ReleaseCheckLease gives back a run's lease if leaseID still holds it (a

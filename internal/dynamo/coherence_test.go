@@ -279,7 +279,7 @@ func TestEveryWriteIsAnnounced(t *testing.T) {
 		"GetACList", "GetACLists", "GetAtCoderLink", "GetAtCoderState", "GetCheck", "GetHistories", "GetHistoriesAndProblems", "GetHistory", "GetJob",
 		"GetJobByIdempotencyKey", "GetJobByRiverID", "GetJobProgress", "GetJobs", "GetPlan", "GetProblem",
 		"GetProblemWithTestCases", "GetProblems", "GetTestCase", "ReadTestCase", "GetUsageLog", "GetUserByEmail", "GetUserByGoogleID",
-		"GetUserByID", "GetUsersByEmail", "GetDelivery", "GetNotificationChannel", "ListDeliveries", "ListNotificationChannels", "LatestJobProgress", "ListADTContests", "ListAtCoderLinksDue", "ListCheckResults",
+		"GetUserByID", "GetUsersByEmail", "GetDelivery", "GetNotificationChannel", "ListDeliveries", "ListNotificationChannels", "LatestJobProgress", "ListADTContests", "ListAtCoderLinksDue", "ListCheckResults", "ListCheckStats",
 		"ListChecks", "ListExecutionTests", "ListHistoryByLanguage", "ListHistoryByPlatform", "ListJobProgress", "ListJobs", "ListOverdueChecks",
 		"ListPlans", "ListProblems", "ListPublicHistory", "ListStaleJobs", "ListStaleJobsPage", "ListTestCases", "ListUsageLogs",
 		"ListUserChecks", "ListUserHistory", "ListUsers", "ListUsersByPlan", "NewHistoryID", "NewJobProgressID", "Ping",

@@ -405,6 +405,15 @@ func gsiCheckStatusSK(status string, createdAt time.Time, id string) string {
 
 func gsiCheckStatusPrefix(status string) string { return status + "#" }
 
+const skPrefixCheckStats = "STATS#"
+
+// checkStatsSK is a check's statistics of one hour (UTC), in the check's
+// partition beside its results: a window of hours is one Query of a key
+// range, and deleting the check takes them along.
+func checkStatsSK(hour time.Time) string {
+	return skPrefixCheckStats + hour.UTC().Truncate(time.Hour).Format("2006-01-02T15")
+}
+
 // skUserCheckCount is the per-user counter of checks that gates a plan's
 // MaxChecks exactly (a conditional ADD in the same transaction as the
 // check). It lives in the user's partition, so account deletion removes it.

@@ -3,6 +3,7 @@ package dynamo_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/algoitny/algoitnytest"
@@ -57,4 +58,31 @@ func TestNotificationChannels(t *testing.T) {
 		t.Fatalf("deleted twice: %v", err)
 	}
 	algoitnytest.OK(t, db.CreateNotificationChannel(ctx, newChannel(), 2))
+}
+
+// TestCheckStats: every recorded run is added to its hour's statistics in
+// the run's transaction; deleting the check deletes them.
+func TestCheckStats(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := newDB(t)
+	c := newCheck("u1")
+	algoitnytest.OK(t, db.CreateCheck(ctx, c, algoitny.Unlimited))
+	for _, st := range []algoitny.CheckResultStatus{algoitny.CheckUp, algoitny.CheckDown, algoitny.CheckUp} {
+		recordRun(t, db, c.ID, st, 10)
+	}
+	now := time.Now()
+	hours := algoitnytest.Must[[]*algoitny.CheckHourStats](t)(db.ListCheckStats(ctx, c.ID, now.Add(-time.Hour), now))
+	runs, up, answered := 0, 0, 0
+	for _, h := range hours {
+		runs, up = runs+h.Runs, up+h.Up
+		answered += h.Latency[algoitny.LatencyBin(12)] // recordRun's 12 ms, HTTP 200
+	}
+	if runs != 3 || up != 2 || answered != 3 {
+		t.Fatalf("stats %d runs, %d up, %d answered", runs, up, answered)
+	}
+	algoitnytest.Must[*algoitny.Check](t)(db.DeleteCheck(ctx, c.ID))
+	if hours := algoitnytest.Must[[]*algoitny.CheckHourStats](t)(db.ListCheckStats(ctx, c.ID, now.Add(-time.Hour), now)); len(hours) != 0 {
+		t.Fatalf("stats left after deletion: %d", len(hours))
+	}
 }

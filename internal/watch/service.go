@@ -30,6 +30,7 @@ type Store interface {
 	ListChecks(ctx context.Context, f algoitny.CheckFilter, page algoitny.PageRequest) (algoitny.Page[*algoitny.Check], error)
 	ListCheckResults(ctx context.Context, id string, limit int) ([]*algoitny.CheckResult, error)
 	ChannelStore
+	StatsStore
 }
 
 // Scheduler makes an ACTIVE check's runs happen from its NextRunAt on
