@@ -103,25 +103,27 @@ type ComplexityRoot struct {
 	}
 
 	Check struct {
-		ConsecutiveFailures func(childComplexity int) int
-		CreatedAt           func(childComplexity int) int
-		DelayMs             func(childComplexity int) int
-		FailureReason       func(childComplexity int) int
-		ID                  func(childComplexity int) int
-		Invert              func(childComplexity int) int
-		Keyword             func(childComplexity int) int
-		LastExecutedAt      func(childComplexity int) int
-		LastResult          func(childComplexity int) int
-		Maintenance         func(childComplexity int) int
-		NextRunAt           func(childComplexity int) int
-		RecentResults       func(childComplexity int, limit *int) int
-		State               func(childComplexity int) int
-		StateChangedAt      func(childComplexity int) int
-		Stats               func(childComplexity int) int
-		Status              func(childComplexity int) int
-		Type                func(childComplexity int) int
-		URL                 func(childComplexity int) int
-		UpdatedAt           func(childComplexity int) int
+		CertificateExpiresAt func(childComplexity int) int
+		CertificateWarning   func(childComplexity int) int
+		ConsecutiveFailures  func(childComplexity int) int
+		CreatedAt            func(childComplexity int) int
+		DelayMs              func(childComplexity int) int
+		FailureReason        func(childComplexity int) int
+		ID                   func(childComplexity int) int
+		Invert               func(childComplexity int) int
+		Keyword              func(childComplexity int) int
+		LastExecutedAt       func(childComplexity int) int
+		LastResult           func(childComplexity int) int
+		Maintenance          func(childComplexity int) int
+		NextRunAt            func(childComplexity int) int
+		RecentResults        func(childComplexity int, limit *int) int
+		State                func(childComplexity int) int
+		StateChangedAt       func(childComplexity int) int
+		Stats                func(childComplexity int) int
+		Status               func(childComplexity int) int
+		Type                 func(childComplexity int) int
+		URL                  func(childComplexity int) int
+		UpdatedAt            func(childComplexity int) int
 	}
 
 	CheckConnection struct {
@@ -142,13 +144,15 @@ type ComplexityRoot struct {
 	}
 
 	CheckResult struct {
-		Attempts       func(childComplexity int) int
-		CheckedAt      func(childComplexity int) int
-		Error          func(childComplexity int) int
-		HTTPStatus     func(childComplexity int) int
-		KeywordFound   func(childComplexity int) int
-		ResponseTimeMs func(childComplexity int) int
-		Status         func(childComplexity int) int
+		Attempts        func(childComplexity int) int
+		CertExpiresSoon func(childComplexity int) int
+		CertNotAfter    func(childComplexity int) int
+		CheckedAt       func(childComplexity int) int
+		Error           func(childComplexity int) int
+		HTTPStatus      func(childComplexity int) int
+		KeywordFound    func(childComplexity int) int
+		ResponseTimeMs  func(childComplexity int) int
+		Status          func(childComplexity int) int
 	}
 
 	CheckStateChange struct {
@@ -960,6 +964,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AuthPayload.User(childComplexity), true
 
+	case "Check.certificateExpiresAt":
+		if e.ComplexityRoot.Check.CertificateExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Check.CertificateExpiresAt(childComplexity), true
+	case "Check.certificateWarning":
+		if e.ComplexityRoot.Check.CertificateWarning == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Check.CertificateWarning(childComplexity), true
 	case "Check.consecutiveFailures":
 		if e.ComplexityRoot.Check.ConsecutiveFailures == nil {
 			break
@@ -1137,6 +1153,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CheckResult.Attempts(childComplexity), true
+	case "CheckResult.certExpiresSoon":
+		if e.ComplexityRoot.CheckResult.CertExpiresSoon == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CheckResult.CertExpiresSoon(childComplexity), true
+	case "CheckResult.certExpiresAt":
+		if e.ComplexityRoot.CheckResult.CertNotAfter == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CheckResult.CertNotAfter(childComplexity), true
 	case "CheckResult.checkedAt":
 		if e.ComplexityRoot.CheckResult.CheckedAt == nil {
 			break
@@ -4027,6 +4055,10 @@ type Check implements Node {
   lastExecutedAt: Time
   "When the next run is planned while ACTIVE; null otherwise. Runs keep a fixed grid; missed runs are skipped, not made up."
   nextRunAt: Time
+  "When the https certificate seen by the last run expires; null before such a run."
+  certificateExpiresAt: Time
+  "True when the last run saw a certificate expiring within 14 days: renew it."
+  certificateWarning: Boolean!
   "The last run's result; null before the first run."
   lastResult: CheckResult
   "Uptime and response times over the last 24 hours, 7 days and 30 days (in this order; whole hours, the current one included), aggregated per hour as runs are recorded and read with one query."
@@ -4132,6 +4164,10 @@ type CheckResult {
   attempts: Int!
   "The final response's HTTP status (redirects followed, at most 5); 0 when no response came."
   httpStatus: Int!
+  "For https: when the server's certificate (the final response's, after redirects) expires; null over http or without an answer."
+  certExpiresAt: Time
+  "True when ` + "`" + `certExpiresAt` + "`" + ` is less than 14 days after the run."
+  certExpiresSoon: Boolean!
   "Set for KEYWORD checks whose page was read."
   keywordFound: Boolean
   "Why the run failed (a network error, a timeout, HTTP ≥ 400, a non-public address); empty when the page was fetched."
@@ -5467,6 +5503,10 @@ func (ec *executionContext) childFields_Check(ctx context.Context, field graphql
 		return ec.fieldContext_Check_lastExecutedAt(ctx, field)
 	case "nextRunAt":
 		return ec.fieldContext_Check_nextRunAt(ctx, field)
+	case "certificateExpiresAt":
+		return ec.fieldContext_Check_certificateExpiresAt(ctx, field)
+	case "certificateWarning":
+		return ec.fieldContext_Check_certificateWarning(ctx, field)
 	case "lastResult":
 		return ec.fieldContext_Check_lastResult(ctx, field)
 	case "stats":
@@ -5521,6 +5561,10 @@ func (ec *executionContext) childFields_CheckResult(ctx context.Context, field g
 		return ec.fieldContext_CheckResult_attempts(ctx, field)
 	case "httpStatus":
 		return ec.fieldContext_CheckResult_httpStatus(ctx, field)
+	case "certExpiresAt":
+		return ec.fieldContext_CheckResult_certExpiresAt(ctx, field)
+	case "certExpiresSoon":
+		return ec.fieldContext_CheckResult_certExpiresSoon(ctx, field)
 	case "keywordFound":
 		return ec.fieldContext_CheckResult_keywordFound(ctx, field)
 	case "error":
@@ -8436,6 +8480,52 @@ func (ec *executionContext) fieldContext_Check_nextRunAt(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Check", field, false, false, errors.New("field of type Time does not have child fields"))
 }
 
+func (ec *executionContext) _Check_certificateExpiresAt(ctx context.Context, field graphql.CollectedField, obj *algoitny.Check) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Check_certificateExpiresAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CertificateExpiresAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Check_certificateExpiresAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Check", field, true, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _Check_certificateWarning(ctx context.Context, field graphql.CollectedField, obj *algoitny.Check) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Check_certificateWarning(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CertificateWarning(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Check_certificateWarning(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Check", field, true, false, errors.New("field of type Boolean does not have child fields"))
+}
+
 func (ec *executionContext) _Check_lastResult(ctx context.Context, field graphql.CollectedField, obj *algoitny.Check) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8872,6 +8962,52 @@ func (ec *executionContext) _CheckResult_httpStatus(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_CheckResult_httpStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CheckResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CheckResult_certExpiresAt(ctx context.Context, field graphql.CollectedField, obj *algoitny.CheckResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CheckResult_certExpiresAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CertNotAfter, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CheckResult_certExpiresAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CheckResult", field, false, false, errors.New("field of type Time does not have child fields"))
+}
+
+func (ec *executionContext) _CheckResult_certExpiresSoon(ctx context.Context, field graphql.CollectedField, obj *algoitny.CheckResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CheckResult_certExpiresSoon(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CertExpiresSoon, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CheckResult_certExpiresSoon(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CheckResult", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _CheckResult_keywordFound(ctx context.Context, field graphql.CollectedField, obj *algoitny.CheckResult) (ret graphql.Marshaler) {
@@ -20317,6 +20453,16 @@ func (ec *executionContext) _Check(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "certificateExpiresAt":
+			out.Values[i] = ec._Check_certificateExpiresAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "certificateWarning":
+			out.Values[i] = ec._Check_certificateWarning(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "lastResult":
 			out.Values[i] = ec._Check_lastResult(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -20587,6 +20733,16 @@ func (ec *executionContext) _CheckResult(ctx context.Context, sel ast.SelectionS
 			}
 		case "httpStatus":
 			out.Values[i] = ec._CheckResult_httpStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "certExpiresAt":
+			out.Values[i] = ec._CheckResult_certExpiresAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "certExpiresSoon":
+			out.Values[i] = ec._CheckResult_certExpiresSoon(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

@@ -170,6 +170,19 @@ type Check struct {
 	Version int64
 }
 
+// CertificateExpiresAt is when the certificate seen by the last run
+// expires; nil before a run over https got an answer.
+func (c *Check) CertificateExpiresAt() *time.Time {
+	if c.LastResult == nil {
+		return nil
+	}
+	return c.LastResult.CertNotAfter
+}
+
+// CertificateWarning reports whether the last run saw a certificate that
+// expires within the warning threshold.
+func (c *Check) CertificateWarning() bool { return c.LastResult != nil && c.LastResult.CertExpiresSoon }
+
 // Delay returns DelayMs as a duration.
 func (c *Check) Delay() time.Duration { return time.Duration(c.DelayMs) * time.Millisecond }
 
@@ -187,6 +200,12 @@ type CheckResult struct {
 	Attempts int
 	// HTTPStatus is the final response's status code, 0 when none came.
 	HTTPStatus int
+	// CertNotAfter is when the https server's certificate expires (the
+	// final response's, after redirects); nil over http or without answer.
+	CertNotAfter *time.Time
+	// CertExpiresSoon is set when CertNotAfter is within the warning
+	// threshold (watch.DefaultCertWarning, 14 days) of the run.
+	CertExpiresSoon bool
 	// KeywordFound is set for KEYWORD checks whose page was read.
 	KeywordFound *bool
 	// Error says why the run failed ("" when the page was fetched): a

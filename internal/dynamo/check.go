@@ -86,14 +86,16 @@ func fromWindowAttrs(ws []windowAttrs) []algoitny.MaintenanceWindow {
 // resultAttrs is seed 002's lastResult map; result items carry the same
 // attributes.
 type resultAttrs struct {
-	Seq          int64     `dynamodbav:"seq"`
-	Status       string    `dynamodbav:"status"`
-	ResponseTime int       `dynamodbav:"responseTime"`
-	Attempts     int       `dynamodbav:"attempts,omitempty"`
-	HTTPStatus   int       `dynamodbav:"httpStatus,omitempty"`
-	KeywordFound *bool     `dynamodbav:"keywordFound,omitempty"`
-	Error        string    `dynamodbav:"error,omitempty"`
-	CheckedAt    time.Time `dynamodbav:"checkedAt"`
+	Seq          int64      `dynamodbav:"seq"`
+	Status       string     `dynamodbav:"status"`
+	ResponseTime int        `dynamodbav:"responseTime"`
+	Attempts     int        `dynamodbav:"attempts,omitempty"`
+	HTTPStatus   int        `dynamodbav:"httpStatus,omitempty"`
+	KeywordFound *bool      `dynamodbav:"keywordFound,omitempty"`
+	CertNotAfter *time.Time `dynamodbav:"certNotAfter,omitempty"`
+	CertWarning  bool       `dynamodbav:"certWarning,omitempty"`
+	Error        string     `dynamodbav:"error,omitempty"`
+	CheckedAt    time.Time  `dynamodbav:"checkedAt"`
 }
 
 // checkResultItem is one run's result in its check's partition, expiring
@@ -113,6 +115,7 @@ func toResultAttrs(r *algoitny.CheckResult) *resultAttrs {
 	return &resultAttrs{
 		Seq: r.Seq, Status: string(r.Status), ResponseTime: r.ResponseTimeMs, Attempts: r.Attempts, HTTPStatus: r.HTTPStatus,
 		KeywordFound: r.KeywordFound, Error: r.Error, CheckedAt: r.CheckedAt.UTC(),
+		CertNotAfter: r.CertNotAfter, CertWarning: r.CertExpiresSoon,
 	}
 }
 
@@ -123,6 +126,7 @@ func (a *resultAttrs) result(checkID string) *algoitny.CheckResult {
 	return &algoitny.CheckResult{
 		CheckID: checkID, Seq: a.Seq, Status: algoitny.CheckResultStatus(a.Status), ResponseTimeMs: a.ResponseTime, Attempts: max(a.Attempts, 1),
 		HTTPStatus: a.HTTPStatus, KeywordFound: a.KeywordFound, Error: a.Error, CheckedAt: a.CheckedAt,
+		CertNotAfter: a.CertNotAfter, CertExpiresSoon: a.CertWarning,
 	}
 }
 

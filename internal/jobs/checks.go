@@ -80,6 +80,9 @@ type ChecksConfig struct {
 	// RetryBackoff is the wait before a run's first retry, doubled for each
 	// next one (default watch.DefaultRetryBackoff).
 	RetryBackoff time.Duration
+	// CertWarning is how close to its expiry an https check's certificate
+	// is flagged (default watch.DefaultCertWarning, 14 days).
+	CertWarning time.Duration
 	// Alerts is told about every change of a check's state (nil: nobody;
 	// *Notifications in production).
 	Alerts watch.Alerter
@@ -149,7 +152,7 @@ func NewChecks(cfg ChecksConfig) *Checks {
 		cfg.Retries = 0
 	}
 	c := &Checks{cfg: cfg}
-	prober := &watch.Prober{Fetch: cfg.Fetch, Timeout: cfg.RunTimeout, Retries: cfg.Retries, RetryBackoff: cfg.RetryBackoff}
+	prober := &watch.Prober{Fetch: cfg.Fetch, Timeout: cfg.RunTimeout, Retries: cfg.Retries, RetryBackoff: cfg.RetryBackoff, CertWarning: cfg.CertWarning}
 	c.exec = &watch.Executor{
 		Store: cfg.Store, Prober: prober, Events: cfg.Events, Alerts: cfg.Alerts,
 		FailureThreshold: cfg.FailureThreshold, ResultsKept: cfg.ResultsKept, Logger: cfg.Logger,

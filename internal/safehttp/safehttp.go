@@ -14,6 +14,8 @@ package safehttp
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -50,6 +52,9 @@ type Config struct {
 	// Resolver resolves host names (default: the system's). Tests set one
 	// whose answers they control.
 	Resolver *net.Resolver
+	// RootCAs, when set, replaces the system's trusted roots (tests that
+	// serve TLS with certificates of their own).
+	RootCAs *x509.CertPool
 	// AnyPort lets URLs name any port 1–65535 (URL checks and webhooks: a
 	// status page on :8080 is common). The address must still be public;
 	// without it only 80 and 443 are fetched (problem pages).
@@ -110,6 +115,7 @@ func New(cfg Config) *Client {
 		DialContext:           dialer.DialContext,
 		Proxy:                 nil, // a proxy would hide the real destination from the check
 		TLSHandshakeTimeout:   5 * time.Second,
+		TLSClientConfig:       &tls.Config{RootCAs: cfg.RootCAs, MinVersion: tls.VersionTLS12},
 		ResponseHeaderTimeout: 10 * time.Second,
 		MaxIdleConns:          10,
 		IdleConnTimeout:       30 * time.Second,
@@ -218,7 +224,10 @@ type Response struct {
 	Truncated bool
 	// FinalURL is where the redirects ended.
 	FinalURL string
-	Elapsed  time.Duration
+	// CertNotAfter is when the final server's (verified) certificate
+	// expires; nil over plain http.
+	CertNotAfter *time.Time
+	Elapsed      time.Duration
 }
 
 // Get fetches raw. It returns EINVALID for URLs that cannot be fetched;
@@ -277,6 +286,10 @@ func (c *Client) do(ctx context.Context, method, raw string, header http.Header,
 		return nil, err
 	}
 	out := &Response{StatusCode: resp.StatusCode, Header: resp.Header, Body: got, FinalURL: resp.Request.URL.String(), Elapsed: time.Since(start)}
+	if resp.TLS != nil && len(resp.TLS.PeerCertificates) > 0 {
+		na := resp.TLS.PeerCertificates[0].NotAfter.UTC()
+		out.CertNotAfter = &na
+	}
 	if int64(len(got)) > c.cfg.MaxBodyBytes {
 		out.Body, out.Truncated = got[:c.cfg.MaxBodyBytes], true
 	}

@@ -35,6 +35,9 @@ const (
 	// DefaultResultsKept is how many recent results are kept per check at
 	// most (one a minute for a day); older ones are deleted as new ones come.
 	DefaultResultsKept = 1440
+	// DefaultCertWarning is how close to its expiry an https check's
+	// certificate is flagged (CheckResult.CertExpiresSoon).
+	DefaultCertWarning = 14 * 24 * time.Hour
 	// MaxMaintenanceWindows bounds a check's maintenance windows.
 	MaxMaintenanceWindows = 20
 	// DefaultRecentResults is how many results RecentResults returns when

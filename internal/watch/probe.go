@@ -39,6 +39,9 @@ type Prober struct {
 	// RetryBackoff is the wait before the first retry, doubled for each
 	// next one (default DefaultRetryBackoff).
 	RetryBackoff time.Duration
+	// CertWarning is how close to its expiry an https certificate sets the
+	// result's CertExpiresSoon (default DefaultCertWarning).
+	CertWarning time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
@@ -117,6 +120,14 @@ func (p *Prober) probeOnce(ctx context.Context, c *algoitny.Check) (*algoitny.Ch
 		r.ResponseTimeMs = int(resp.Elapsed.Milliseconds())
 	}
 	r.HTTPStatus = resp.StatusCode
+	if resp.CertNotAfter != nil {
+		warn := p.CertWarning
+		if warn <= 0 {
+			warn = DefaultCertWarning
+		}
+		r.CertNotAfter = resp.CertNotAfter
+		r.CertExpiresSoon = resp.CertNotAfter.Sub(now()) < warn
+	}
 	if resp.StatusCode >= 400 {
 		r.Error = fmt.Sprintf("HTTP %d", resp.StatusCode)
 		return r, nil
