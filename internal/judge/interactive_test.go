@@ -76,6 +76,29 @@ while lo < hi:
 print("!", lo, flush=True)
 `
 
+// guessInteractorTestlib is guess-the-number as a Polygon interactor
+// written with testlib.h: the secret from inf, the solution's queries from
+// ouf, a line to tout (the output file).
+const guessInteractorTestlib = `#include "testlib.h"
+#include <iostream>
+int main(int argc, char *argv[]) {
+    registerInteraction(argc, argv);
+    int secret = inf.readInt(), budget = inf.readInt();
+    std::cout << budget << std::endl;
+    for (int q = 0; ; q++) {
+        std::string op = ouf.readToken();
+        int x = ouf.readInt(1, 1000, "x");
+        if (op == "!") {
+            if (x != secret) quitf(_wa, "answered %d, the number was %d", x, secret);
+            tout << q << std::endl;
+            quitf(_ok, "found in %d queries", q);
+        }
+        if (q >= budget) quitf(_wa, "more than %d queries", budget);
+        std::cout << (x < secret ? ">" : x > secret ? "<" : "=") << std::endl;
+    }
+}
+`
+
 var guessTests = []judge.TestCase{
 	{Input: []byte("1 10\n")}, {Input: []byte("1000 10\n")}, {Input: []byte("437 10\n")},
 }
@@ -98,6 +121,9 @@ func TestInteractive(t *testing.T) {
 		{"AcceptedCInteractor", binarySearchPython, judge.Interactor{Program: cInteractor}, fast, judge.Accepted, "ok, "},
 		{"AcceptedPythonInteractor", binarySearchPython, judge.Interactor{Language: "python", Source: guessInteractorPython}, fast, judge.Accepted, "ok, "},
 		{"WrongAnswer", "input()\nprint('! 5', flush=True)\n", judge.Interactor{Program: cInteractor}, fast, judge.WrongAnswer, "answered 5"},
+		// A Polygon interactor includes testlib.h (tout writes the output file).
+		{"TestlibInteractor", binarySearchPython, judge.Interactor{Language: "cpp", Source: guessInteractorTestlib}, fast, judge.Accepted, ""},
+		{"TestlibInteractorWrongAnswer", "input()\nprint('! 5', flush=True)\n", judge.Interactor{Language: "cpp", Source: guessInteractorTestlib}, fast, judge.WrongAnswer, "answered 5"},
 		{"TooManyQueries", "input()\nwhile True:\n    print('? 1', flush=True)\n    input()\n", judge.Interactor{Program: cInteractor}, fast, judge.WrongAnswer, "more than 10 queries"},
 		{"EndsWithoutAnswer", "input()\n", judge.Interactor{Program: cInteractor}, fast, judge.WrongAnswer, "unexpected end"},
 		// Waiting for an answer the interactor waits for too: the
@@ -107,6 +133,11 @@ func TestInteractive(t *testing.T) {
 		// Output the interactor never reads is bounded like any output.
 		{"Floods", "import sys\nwhile True:\n    sys.stdout.write('? 1 ' * 10000)\n", judge.Interactor{Language: "python",
 			Source: "import sys\nsys.stdin.buffer.read()\n"}, judge.Limits{CPUTime: 2 * time.Second, OutputBytes: 1 << 20}, judge.OutputLimitExceeded, "output exceeded"},
+		// Both sides write without reading until both pipes are full: the
+		// solution's wall time ends it, and what neither reads any more is
+		// drained so that both runs end (the judge once hung here for good).
+		{"BothFlood", "import sys\nwhile True:\n    sys.stdout.write('? 1\\n' * 1000)\n", judge.Interactor{Language: "python",
+			Source: "import sys\nfor line in sys.stdin:\n    sys.stdout.write('<\\n')\nsys.exit(8)\n"}, fast, judge.TimeLimitExceeded, ""},
 		{"InteractorCrashes", binarySearchPython, judge.Interactor{Language: "python",
 			Source: "import sys\nprint(10, flush=True)\nraise SystemExit(3)\n"}, fast, judge.InternalError, "interactor failed"},
 		{"InteractorKilled", binarySearchPython, judge.Interactor{Language: "c",

@@ -458,8 +458,16 @@ func pumpStreams(r *spawnReq, res *spawnRes, sp *streamPipes, kill func(killReas
 	if sp.stdinW != nil {
 		go func() {
 			// EPIPE when the program stops reading is expected, not an error.
-			_, _ = io.Copy(sp.stdinW, r.stdin)
+			_, err := io.Copy(sp.stdinW, r.stdin)
 			sp.stdinW.Close()
+			if err != nil {
+				// What the program will not read is drained: the writer of
+				// r.stdin may be another program's output through a pipe
+				// (an interactive problem's solution and interactor), which
+				// would otherwise block for good on a reader that is gone,
+				// and its run with it.
+				_, _ = io.Copy(io.Discard, r.stdin)
+			}
 		}()
 	}
 	wg.Add(2)
