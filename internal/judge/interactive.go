@@ -84,7 +84,7 @@ func (e *Engine) validateInteractive(sub Submission) error {
 // compileInteractor compiles an interactor's source; one that does not
 // compile is ErrInvalidInput.
 func (e *Engine) compileInteractor(ctx context.Context, it Interactor) (*Program, error) {
-	p, err := e.Compile(ctx, it.Language, it.Source)
+	p, err := e.CompileChecker(ctx, it.Language, it.Source) // a C++ interactor may include testlib.h
 	if err != nil {
 		var ce *CompileError
 		if errors.As(err, &ce) {

@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <limits>
 #include <map>
@@ -320,7 +321,7 @@ struct InStream {
 };
 
 static InStream inf, ouf, ans;
-static std::ostream &tout = std::cout; /* interactors: the log for the checker goes to stdout here */
+static std::ofstream tout; /* interactors: the output file (argv[2]), as in testlib; opened by registerInteraction */
 
 NORETURN inline void quit(TResult r, const std::string &msg) { __tl_quit(r, msg); }
 NORETURN inline void quit(TResult r, const char *msg) { __tl_quit(r, msg); }
@@ -385,12 +386,14 @@ inline void registerTestlibCmd(int argc, char *argv[]) {
 inline void registerTestlibCmd(int argc, const char *argv[]) { registerTestlibCmd(argc, (char **) argv); }
 
 /* registerInteraction: interactor input [output [answer]]; the program's
- * output is read from stdin (ouf), the interactor writes to it on stdout. */
+ * output is read from stdin (ouf), the interactor writes to it on stdout,
+ * and tout writes the output file (argv[2]). */
 inline void registerInteraction(int argc, char *argv[]) {
     if (argc < 2) __tl_quit(_fail, "usage: interactor <input> [<output> [<answer>]]");
     __tl_open(inf, argv[1], _fail, "input");
     ouf.init(stdin, _pe, "output");
     ouf.stdinStream = true;
+    if (argc > 2) tout.open(argv[2]);
     if (argc > 3) __tl_open(ans, argv[3], _fail, "answer");
 }
 inline void registerInteraction(int argc, const char *argv[]) { registerInteraction(argc, (char **) argv); }
