@@ -124,6 +124,11 @@ func New(cfg Config) *Client {
 		Transport: transport,
 		Timeout:   cfg.Timeout,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if via[0].Method == http.MethodPost {
+				// A webhook's answer is its first response: a 307/308
+				// would re-send the signed body to another host.
+				return http.ErrUseLastResponse
+			}
 			if len(via) >= cfg.MaxRedirects {
 				return fmt.Errorf("stopped after %d redirects", cfg.MaxRedirects)
 			}
@@ -242,9 +247,9 @@ func (c *Client) Get(ctx context.Context, raw string) (*Response, error) {
 
 // Post sends body to raw with the given headers (a webhook), under the same
 // rules as Get — public destinations only, checked again after DNS
-// resolution and on every redirect — and returns the same errors. Redirects
-// of a POST are followed as GETs (net/http's rule), so a webhook that
-// redirects does not get the body twice.
+// resolution — and returns the same errors. A POST's redirect is not
+// followed: the 3xx is the answer (a 307/308 would re-send the signed body
+// and its headers to wherever it points).
 func (c *Client) Post(ctx context.Context, raw string, header http.Header, body []byte) (*Response, error) {
 	return c.do(ctx, http.MethodPost, raw, header, body)
 }

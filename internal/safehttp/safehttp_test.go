@@ -124,3 +124,28 @@ func TestAnyPort(t *testing.T) {
 		t.Fatalf("default client on :8080: %v", err)
 	}
 }
+
+// TestPostIsNotRedirected: a webhook that answers 307 does not get its
+// signed body and headers sent on to where it points; the 307 is the answer.
+func TestPostIsNotRedirected(t *testing.T) {
+	t.Parallel()
+	var elsewhere atomic.Int64
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { elsewhere.Add(1) }))
+	defer other.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL, http.StatusTemporaryRedirect)
+	}))
+	defer srv.Close()
+	c := safehttp.New(safehttp.Config{AllowHosts: []string{"127.0.0.1"}})
+	resp, err := c.Post(context.Background(), srv.URL, http.Header{"X-Signature": {"sha256=00"}}, []byte(`{"a":1}`))
+	if err != nil || resp.StatusCode != http.StatusTemporaryRedirect {
+		t.Fatalf("%+v %v", resp, err)
+	}
+	if n := elsewhere.Load(); n != 0 {
+		t.Fatalf("the POST was sent on %d times", n)
+	}
+	// A GET still follows it.
+	if resp, err := c.Get(context.Background(), srv.URL); err != nil || resp.StatusCode != 200 || elsewhere.Load() != 1 {
+		t.Fatalf("GET: %+v %v", resp, err)
+	}
+}
