@@ -163,18 +163,18 @@ func (m *Main) openJobs() error {
 	// URL checks fetch user-given URLs through their own SSRF-safe client
 	// (no per-host spacing: a check's period is its own rate limit).
 	// Any port: status pages often listen on :8080; the address must be public.
-	checkFetch := safehttp.New(safehttp.Config{Timeout: 15 * time.Second, MaxBodyBytes: 1 << 20, AllowHosts: m.Config.FetchAllowHosts, Resolver: m.Config.FetchResolver, AnyPort: true})
+	checkFetch := safehttp.New(safehttp.Config{Timeout: 15 * time.Second, MaxBodyBytes: 1 << 20, AllowHosts: m.Config.FetchAllowHosts, Resolver: m.Config.FetchResolver, OwnAddresses: m.Config.FetchOwnAddresses, AnyPort: true})
 	watchEvents := &watch.Events{Broker: m.Broker, Logger: m.Logger}
 	// Webhooks of check notifications go out through an SSRF-safe client too.
 	notifications := jobs.NewNotifications(jobs.NotificationsConfig{
 		Store:  m.DB,
-		Poster: safehttp.New(safehttp.Config{Timeout: 10 * time.Second, MaxBodyBytes: 64 << 10, AllowHosts: m.Config.FetchAllowHosts, Resolver: m.Config.FetchResolver, AnyPort: true}),
+		Poster: safehttp.New(safehttp.Config{Timeout: 10 * time.Second, MaxBodyBytes: 64 << 10, AllowHosts: m.Config.FetchAllowHosts, Resolver: m.Config.FetchResolver, OwnAddresses: m.Config.FetchOwnAddresses, AnyPort: true}),
 		Queue:  "watch", Logger: m.Logger,
 	})
 	checks := jobs.NewChecks(jobs.ChecksConfig{Store: m.DB, Fetch: checkFetch, Events: watchEvents, Alerts: notifications, Logger: m.Logger, Queue: "watch"})
 	jcfg := jobs.Config{
 		Pool: m.Pool, Schema: m.Config.RiverSchema, Store: m.DB, Events: m.Events,
-		LLM: provider, Fetch: safehttp.New(safehttp.Config{AllowHosts: m.Config.FetchAllowHosts, MinHostInterval: time.Second, Resolver: m.Config.FetchResolver}),
+		LLM: provider, Fetch: safehttp.New(safehttp.Config{AllowHosts: m.Config.FetchAllowHosts, MinHostInterval: time.Second, Resolver: m.Config.FetchResolver, OwnAddresses: m.Config.FetchOwnAddresses}),
 		StandInHosts: m.Config.FetchAllowHosts,
 		Plugins:      []jobs.Plugin{atcoderPlugin, checks, notifications},
 		Logger:       m.Logger, Work: m.Config.Workers,

@@ -55,6 +55,11 @@ type Config struct {
 	// (checks, extraction) instead of the system's resolver: tests only,
 	// never from the environment.
 	FetchResolver *net.Resolver
+	// FetchOwnAddresses are this server's public addresses its interfaces
+	// do not show (a NATed or load-balanced IP; ALGOITNY_OWN_ADDRESSES,
+	// comma-separated): users' URLs may not lead there
+	// (safehttp.Config.OwnAddresses).
+	FetchOwnAddresses []netip.Addr
 
 	JudgeSandbox string // JUDGE_SANDBOX: bwrap | none
 	// JudgeWarm warms every language's toolchain when workers start
@@ -150,13 +155,28 @@ func configFromEnv() (Config, error) {
 		cfg.Dynamo.Endpoint, cfg.DynamoAWS = "", true
 	}
 	steps := []func() error{cfg.readDurations, cfg.readSocketLimits, cfg.readTrustedProxies,
-		cfg.readLimits, cfg.readSwitches, cfg.validate}
+		cfg.readOwnAddresses, cfg.readLimits, cfg.readSwitches, cfg.validate}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return cfg, err
 		}
 	}
 	return cfg, nil
+}
+
+// readOwnAddresses reads ALGOITNY_OWN_ADDRESSES: IP addresses, comma-separated.
+func (cfg *Config) readOwnAddresses() error {
+	for _, f := range strings.Split(os.Getenv("ALGOITNY_OWN_ADDRESSES"), ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		ip, err := netip.ParseAddr(f)
+		if err != nil {
+			return fmt.Errorf("ALGOITNY_OWN_ADDRESSES: %q is not an IP address", f)
+		}
+		cfg.FetchOwnAddresses = append(cfg.FetchOwnAddresses, ip.Unmap())
+	}
+	return nil
 }
 
 // readDurations reads the durations of the environment (each must be

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -41,5 +42,22 @@ func TestConfigLimits(t *testing.T) {
 				t.Fatalf("%s=%s: %v", name, bad, err)
 			}
 		})
+	}
+}
+
+// ALGOITNY_OWN_ADDRESSES lists the server's own public addresses that
+// users' URLs may not lead to; a bad entry is refused with its name.
+func TestConfigOwnAddresses(t *testing.T) {
+	t.Setenv("ALGOITNY_OWN_ADDRESSES", " 203.0.113.9, ::ffff:198.51.100.7 ")
+	cfg, err := configFromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(cfg.FetchOwnAddresses); got != "[203.0.113.9 198.51.100.7]" {
+		t.Fatalf("own addresses %s", got)
+	}
+	t.Setenv("ALGOITNY_OWN_ADDRESSES", "203.0.113.9,example.com")
+	if _, err := configFromEnv(); err == nil || !strings.Contains(err.Error(), "ALGOITNY_OWN_ADDRESSES") {
+		t.Fatalf("a host name was accepted: %v", err)
 	}
 }

@@ -59,6 +59,12 @@ type Config struct {
 	// status page on :8080 is common). The address must still be public;
 	// without it only 80 and 443 are fetched (problem pages).
 	AnyPort bool
+	// OwnAddresses are this server's own public addresses that its
+	// interfaces do not show (a NATed or load-balanced IP): refused like
+	// private ones, so that a URL cannot reach the server's own ports
+	// from inside its firewall. The interfaces' addresses are refused
+	// without being listed.
+	OwnAddresses []netip.Addr
 }
 
 // Client fetches user-given URLs safely.
@@ -183,10 +189,37 @@ func (c *Client) control(network, address string, _ syscall.RawConn) error {
 	if err != nil {
 		return fmt.Errorf("%w: %s", ErrForbidden, address)
 	}
-	if !public(ap.Addr()) && !c.allowedHost(address) && !c.allowedHost(ap.Addr().String()) {
+	if c.allowedHost(address) || c.allowedHost(ap.Addr().String()) {
+		return nil
+	}
+	if !public(ap.Addr()) {
 		return fmt.Errorf("%w: %s resolves to a non-public address", ErrForbidden, ap.Addr())
 	}
+	if c.own(ap.Addr()) {
+		return fmt.Errorf("%w: %s is this server's own address", ErrForbidden, ap.Addr())
+	}
 	return nil
+}
+
+// own reports whether ip is one of this server's addresses: listed in
+// Config.OwnAddresses or held by one of its network interfaces (read at
+// each dial, so an address added later counts too). A connection to it
+// would be delivered locally, past any firewall in front of the server.
+func (c *Client) own(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	if slices.Contains(c.cfg.OwnAddresses, ip) {
+		return true
+	}
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return true // unknown: refuse rather than risk reaching ourselves
+	}
+	for _, a := range addrs {
+		if p, err := netip.ParsePrefix(a.String()); err == nil && p.Addr().Unmap() == ip {
+			return true
+		}
+	}
+	return false
 }
 
 // public reports whether ip is a globally routable unicast address: not

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/safehttp"
 )
 
@@ -147,5 +149,22 @@ func TestPostIsNotRedirected(t *testing.T) {
 	// A GET still follows it.
 	if resp, err := c.Get(context.Background(), srv.URL); err != nil || resp.StatusCode != 200 || elsewhere.Load() != 1 {
 		t.Fatalf("GET: %+v %v", resp, err)
+	}
+}
+
+// TestRefusesOwnAddresses: a public address of the server itself is
+// refused on any port (a check on http://<server-ip>:6060/ would reach its
+// own services from inside its firewall). The refusal comes before the
+// connection, so no network is needed.
+func TestRefusesOwnAddresses(t *testing.T) {
+	t.Parallel()
+	own := netip.MustParseAddr("93.184.216.34")
+	c := safehttp.New(safehttp.Config{AnyPort: true, OwnAddresses: []netip.Addr{own}, Timeout: 2 * time.Second})
+	for _, u := range []string{"http://93.184.216.34:6060/debug/pprof/", "https://93.184.216.34/", "http://[::ffff:93.184.216.34]:8000/"} {
+		_, err := c.Get(context.Background(), u)
+		var ae *algoitny.Error
+		if !errors.As(err, &ae) || !errors.Is(err, safehttp.ErrForbidden) || ae.Err == nil || !strings.Contains(ae.Err.Error(), "own address") {
+			t.Fatalf("%s: %v", u, err)
+		}
 	}
 }
