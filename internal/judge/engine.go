@@ -96,7 +96,7 @@ type Engine struct {
 	compileUID  int
 	slots       chan *slot
 	allSlots    []*slot
-	pairMu      sync.Mutex // held while taking two slots (acquirePair)
+	pairing     chan struct{} // a token held while taking two slots (acquirePair)
 	langs       []Language
 	// holders is set when runs are held in the slots' sandboxes (holder.go);
 	// holderReason says why not.
@@ -200,6 +200,7 @@ func newEngine(cfg Config) *Engine {
 		switchUID:  os.Geteuid() == 0,
 		compileUID: cfg.UIDBase,
 		slots:      make(chan *slot, cfg.Workers),
+		pairing:    make(chan struct{}, 1),
 	}
 	for i := range cfg.Workers {
 		s := &slot{idx: i, uid: -1}

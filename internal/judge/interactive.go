@@ -109,8 +109,12 @@ func (e *Engine) slotFor(ctx context.Context, held *slot) (*slot, func(), error)
 // each hold one and wait for the other's; every other holder of a slot
 // releases it without waiting for another.
 func (e *Engine) acquirePair(ctx context.Context) (a, b *slot, release func(), err error) {
-	e.pairMu.Lock()
-	defer e.pairMu.Unlock()
+	select { // the turn to wait holding a slot; given up on cancellation
+	case e.pairing <- struct{}{}:
+	case <-ctx.Done():
+		return nil, nil, nil, ctx.Err()
+	}
+	defer func() { <-e.pairing }()
 	a, releaseA, err := e.acquireSlot(ctx)
 	if err != nil {
 		return nil, nil, nil, err
