@@ -63,12 +63,13 @@ func repoRoot(t testing.TB) string {
 }
 
 // startMakeRun runs `make run` with the API and DynamoDB Local on free ports
-// and waits until it prints the playground's URL.
-func startMakeRun(t *testing.T, dir string) *makeRun {
+// and waits until it prints the playground's URL; extra is more of its
+// environment.
+func startMakeRun(t *testing.T, dir string, extra ...string) *makeRun {
 	t.Helper()
 	m := &makeRun{dir: dir, bin: filepath.Join(dir, "bin", "algoitny"), done: make(chan struct{})}
 	m.cmd = exec.Command("make", "-s", "--no-print-directory", "-C", repoRoot(t), "run", "BIN="+m.bin)
-	m.cmd.Env = devEnv(dir, "ALGOITNY_ADDR=127.0.0.1:0", "ALGOITNY_DYNAMODB_PORT=0")
+	m.cmd.Env = devEnv(dir, append([]string{"ALGOITNY_ADDR=127.0.0.1:0", "ALGOITNY_DYNAMODB_PORT=0"}, extra...)...)
 	// Its own process group, as a terminal's job: signals below go to one
 	// process only, never to the test.
 	m.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -355,7 +356,9 @@ func TestMakeRunStops(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			m := startMakeRun(t, t.TempDir())
+			// No warm-up (TestTryIt has one): eight toolchains' compiles,
+			// four times over, would only load the machine.
+			m := startMakeRun(t, t.TempDir(), "JUDGE_WARM=false")
 			pid := -m.cmd.Process.Pid
 			switch c.who {
 			case "make":

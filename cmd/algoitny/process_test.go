@@ -62,6 +62,10 @@ func env(cfg Config, extra ...string) []string {
 		"DATABASE_URL="+cfg.DatabaseURL, "ALGOITNY_RIVER_SCHEMA="+cfg.RiverSchema,
 		"ALGOITNY_PUBSUB_CHANNEL="+cfg.PubsubChannel, "SESSION_SECRET="+cfg.SessionSecret,
 		"ALGOITNY_JOB_POLL_INTERVAL=200ms",
+		// No warm-up: a worker's compiles of eight toolchains would hold
+		// its judge slots and load the machine in every test that starts
+		// one (make run's is in TestTryIt).
+		"JUDGE_WARM=false",
 		"ALGOITNY_CACHE_BOUND="+cfg.CacheBound.String(), "ALGOITNY_CACHE_WRITE_WINDOW="+cfg.CacheWriteWindow.String(),
 	), extra...)
 }

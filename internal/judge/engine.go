@@ -518,38 +518,75 @@ func (e *Engine) runTool(ctx context.Context, argv, env []string, wall time.Dura
 }
 
 // detectLanguages fills Available/Version/Reason by running every language's
-// version command inside the sandbox, concurrently.
+// version command inside the sandbox, concurrently — except where the
+// toolchain's files are those of a check that passed before
+// (toolchains.go).
 func (e *Engine) detectLanguages() []Language {
 	langs := make([]Language, len(e.cfg.Languages))
 	copy(langs, e.cfg.Languages)
-	var wg sync.WaitGroup
+	known := e.loadToolchains()
+	var (
+		mu      sync.Mutex
+		changed bool
+		wg      sync.WaitGroup
+	)
 	for i := range langs {
 		wg.Add(1)
 		go func(l *Language) {
 			defer wg.Done()
-			l.Available, l.Version, l.Reason = false, "", ""
-			for _, tool := range l.tools() {
-				if _, err := lookSandboxPath(tool); err != nil {
-					l.Reason = fmt.Sprintf("%s not found in %s", tool, sandboxPATH)
-					return
-				}
+			key, keyed := e.toolchainKey(*l)
+			mu.Lock()
+			version, seen := known[key]
+			mu.Unlock()
+			if keyed && seen {
+				l.Available, l.Version, l.Reason = true, version, ""
+				return
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			res, err := e.runTool(ctx, l.versionArgs(), nil, 30*time.Second)
-			out := strings.TrimSpace(string(res.stderr))
-			switch {
-			case err != nil:
-				l.Reason = err.Error()
-			case res.setupFailed || res.exitCode != 0:
-				l.Reason = fmt.Sprintf("%s failed in the sandbox: %s", strings.Join(l.versionArgs(), " "), firstLine(out))
-			default:
-				l.Available, l.Version = true, firstLine(out)
+			e.checkToolchain(l)
+			if keyed && l.Available {
+				mu.Lock()
+				known[key], changed = l.Version, true
+				mu.Unlock()
 			}
 		}(&langs[i])
 	}
 	wg.Wait()
+	if changed {
+		e.saveToolchains(known)
+	}
 	return langs
+}
+
+// checkToolchain runs l's version command in the sandbox and sets
+// Available/Version/Reason from what it does.
+func (e *Engine) checkToolchain(l *Language) {
+	l.Available, l.Version, l.Reason = false, "", ""
+	for _, tool := range l.tools() {
+		if _, err := lookSandboxPath(tool); err != nil {
+			l.Reason = fmt.Sprintf("%s not found in %s", tool, sandboxPATH)
+			return
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	// The language's own environment (kotlinc's JAVA_OPTS bound its JVM),
+	// without what names a run's directories or limits.
+	var env []string
+	for _, kv := range l.Env {
+		if !strings.Contains(kv, "{") {
+			env = append(env, kv)
+		}
+	}
+	res, err := e.runTool(ctx, l.versionArgs(), env, 30*time.Second)
+	out := strings.TrimSpace(string(res.stderr))
+	switch {
+	case err != nil:
+		l.Reason = err.Error()
+	case res.setupFailed || res.exitCode != 0:
+		l.Reason = fmt.Sprintf("%s failed in the sandbox: %s", strings.Join(l.versionArgs(), " "), firstLine(out))
+	default:
+		l.Available, l.Version = true, firstLine(out)
+	}
 }
 
 // Languages returns every configured language with its availability on this
