@@ -487,7 +487,7 @@ func newJudge(cfg Config) (*judge.Engine, error) {
 	if mode == judge.SandboxNone && !cfg.Dev {
 		return nil, errors.New("JUDGE_SANDBOX=none runs users' code unsandboxed and is only allowed with ALGOITNY_DEV=true")
 	}
-	e, err := judge.New(judge.Config{Sandbox: mode, AllowUnsandboxed: mode == judge.SandboxNone})
+	e, err := judge.New(judge.Config{Sandbox: mode, AllowUnsandboxed: mode == judge.SandboxNone, UIDBase: cfg.JudgeUIDBase})
 	if errors.Is(err, judge.ErrSandboxUnavailable) {
 		return nil, fmt.Errorf("%w: install bubblewrap (apt-get install -y bubblewrap), or run API-only with `serve --no-workers`", err)
 	}

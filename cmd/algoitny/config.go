@@ -66,6 +66,11 @@ type Config struct {
 	// (JUDGE_WARM, default true; judge.Engine.Warm): the first submission
 	// in Go on a fresh machine otherwise builds Go's standard packages.
 	JudgeWarm bool
+	// JudgeUIDBase (JUDGE_UID_BASE, default the judge's 1500000) is the
+	// first of the host uids users' code runs as (judge.Config.UIDBase):
+	// for a host where that range is taken, or processes that must tell
+	// their sandboxes apart from another judge's on the same host.
+	JudgeUIDBase int
 
 	CORSOrigins []string // ALGOITNY_CORS_ORIGINS: comma-separated browser origins allowed to call the API
 	// SessionLifetime is how long a session token lasts (SESSION_LIFETIME, default 7 days).
@@ -269,6 +274,13 @@ func (cfg *Config) readSwitches() error {
 	if cfg.JudgeWarm, err = envBool("JUDGE_WARM", true); err != nil {
 		return err
 	}
+	if v := strings.TrimSpace(os.Getenv("JUDGE_UID_BASE")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < minJudgeUIDBase || n > maxJudgeUIDBase {
+			return fmt.Errorf("JUDGE_UID_BASE=%q: want a uid from %d to %d (users' code runs as the next 4,097 uids)", v, minJudgeUIDBase, maxJudgeUIDBase)
+		}
+		cfg.JudgeUIDBase = n
+	}
 	if v := os.Getenv("ALGOITNY_INTROSPECTION"); strings.TrimSpace(v) != "" {
 		on, err := envBool("ALGOITNY_INTROSPECTION", false)
 		if err != nil {
@@ -278,6 +290,14 @@ func (cfg *Config) readSwitches() error {
 	}
 	return nil
 }
+
+// The range JUDGE_UID_BASE may start: above the uids of a host's accounts
+// (and of its user namespaces' usual 65536-wide maps), and low enough that
+// the judge's 4,097 uids stay below 2^31.
+const (
+	minJudgeUIDBase = 100_000
+	maxJudgeUIDBase = 2_000_000_000
+)
 
 // validate checks what a read value cannot: that the LLM provider can be
 // built and the judge's sandbox mode is known.

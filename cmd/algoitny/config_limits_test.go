@@ -61,3 +61,20 @@ func TestConfigOwnAddresses(t *testing.T) {
 		t.Fatalf("a host name was accepted: %v", err)
 	}
 }
+
+func TestConfigJudgeUIDBase(t *testing.T) {
+	cfg, err := configFromEnv()
+	if err != nil || cfg.JudgeUIDBase != 0 {
+		t.Fatalf("unset: %d %v (0 is the judge's default)", cfg.JudgeUIDBase, err)
+	}
+	t.Setenv("JUDGE_UID_BASE", "2500000")
+	if cfg, err := configFromEnv(); err != nil || cfg.JudgeUIDBase != 2_500_000 {
+		t.Fatalf("2500000: %d %v", cfg.JudgeUIDBase, err)
+	}
+	for _, bad := range []string{"1000", "0", "-5", "many", "2147483000"} {
+		t.Setenv("JUDGE_UID_BASE", bad)
+		if _, err := configFromEnv(); err == nil || !strings.Contains(err.Error(), "JUDGE_UID_BASE") {
+			t.Fatalf("JUDGE_UID_BASE=%s accepted: %v", bad, err)
+		}
+	}
+}

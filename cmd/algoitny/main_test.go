@@ -61,6 +61,7 @@ func testConfig(t testing.TB) Config {
 }
 
 func TestServeEndToEnd(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cfg := testConfig(t)
@@ -127,6 +128,7 @@ func TestServeEndToEnd(t *testing.T) {
 }
 
 func TestReadyzFailsWithoutDynamo(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cfg := testConfig(t)

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -145,14 +146,25 @@ func staffOn(t testing.TB, s *apiServer, db *dynamo.DB, email string) string {
 	return token
 }
 
-// judgeProcesses counts live processes running as the judge's sandbox users
-// (zombies are dead: they only wait for a parent — here often a container's
-// pid 1 that does not reap — to collect them). The toolchain probes of a
-// judge starting in another test package at the same moment (`go version`,
-// `javac -version`, go's telemetry child) run as those users too, briefly,
-// and are not counted; nor are the worker slots' held sandboxes (bwrap and
-// its supervisor, which wait for the next run with nothing else alive).
-func judgeProcesses(t testing.TB) int {
+// judgeUIDBases hands each test that counts its judge's processes a uid
+// range of its own (JUDGE_UID_BASE), apart from the default one every
+// other judge of the run uses: such a test runs in parallel with them.
+var judgeUIDBases atomic.Int64
+
+// ownJudgeUIDBase returns a judge uid base no other test of the run uses.
+func ownJudgeUIDBase() int {
+	return 1_700_000 + int(judgeUIDBases.Add(1))*5000
+}
+
+// judgeProcesses counts live processes running as the sandbox users of a
+// judge whose uid base is base (zombies are dead: they only wait for a
+// parent — here often a container's pid 1 that does not reap — to collect
+// them). The toolchain probes of a judge starting at the same moment (`go
+// version`, `javac -version`, go's telemetry child) run as those users
+// too, briefly, and are not counted; nor are the worker slots' held
+// sandboxes (bwrap and its supervisor, which wait for the next run with
+// nothing else alive).
+func judgeProcesses(t testing.TB, base int) int {
 	t.Helper()
 	entries, _ := os.ReadDir("/proc")
 	n := 0
@@ -172,7 +184,7 @@ func judgeProcesses(t testing.TB) int {
 				zombie = f[1] == "Z"
 			case len(f) > 1 && f[0] == "Uid:":
 				uid, _ := strconv.Atoi(f[1])
-				judgeUID = uid >= 1500000 && uid < 1600000
+				judgeUID = uid >= base && uid <= base+4096
 			}
 		}
 		if judgeUID && !zombie && !isToolchainProbe(e.Name()) && !isHeldSandbox(e.Name()) {
@@ -208,6 +220,7 @@ func isToolchainProbe(pid string) bool {
 // TestReplicasShareEvents: two API processes and one worker process; a
 // subscriber on API A sees a job submitted through API B and run by the worker.
 func TestReplicasShareEvents(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	db := prepare(t, cfg)
 	a := &apiServer{URL: startProcess(t, env(cfg), "serve", "--no-workers").url(t)}
@@ -232,7 +245,9 @@ func TestReplicasShareEvents(t *testing.T) {
 // TestWorkerKilledMidExecution: SIGKILL a worker while it judges; after a new
 // worker starts, River rescues the job and it completes — never stuck in PROCESSING.
 func TestWorkerKilledMidExecution(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
+	uids := ownJudgeUIDBase()
 	db := prepare(t, cfg)
 	api := &apiServer{URL: startProcess(t, env(cfg), "serve", "--no-workers").url(t)}
 	admin := staffOn(t, api, db, "admin@example.com")
@@ -243,7 +258,7 @@ func TestWorkerKilledMidExecution(t *testing.T) {
 	var out struct{ ExecuteCode struct{ ID string } }
 	api.query(t, alice, executeMutation, executeInput(slow, nil)).decode(t, &out)
 
-	timings := []string{"ALGOITNY_JOB_TIMEOUT=20s", "ALGOITNY_JOB_RESCUE_AFTER=21s"}
+	timings := []string{"ALGOITNY_JOB_TIMEOUT=20s", "ALGOITNY_JOB_RESCUE_AFTER=21s", fmt.Sprint("JUDGE_UID_BASE=", uids)}
 	w1 := startProcess(t, env(cfg, timings...), "worker")
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -260,7 +275,7 @@ func TestWorkerKilledMidExecution(t *testing.T) {
 	time.Sleep(500 * time.Millisecond) // mid-execution
 	w1.kill(syscall.SIGKILL)
 	time.Sleep(500 * time.Millisecond)
-	if n := judgeProcesses(t); n != 0 {
+	if n := judgeProcesses(t, uids); n != 0 {
 		out, _ := exec.Command("ps", "-eo", "pid,ppid,pgid,sid,uid,stat,etime,args").CombinedOutput()
 		t.Fatalf("%d sandboxed processes outlived the killed worker\n%s", n, out)
 	}
@@ -274,7 +289,9 @@ func TestWorkerKilledMidExecution(t *testing.T) {
 // TestCancelRunningJob: cancelling a job whose program loops forever kills
 // its processes at once and leaves it CANCELLED.
 func TestCancelRunningJob(t *testing.T) {
-	s := startWorkers(t)
+	t.Parallel()
+	uids := ownJudgeUIDBase()
+	s := startAPITuned(t, func(c *Config) { c.Workers, c.JudgeUIDBase = true, uids }, nil)
 	admin := s.staff(t, "admin@example.com")
 	var p struct{ CreateProblem struct{ ID string } }
 	s.query(t, admin, createProblemMutation, map[string]any{"in": map[string]any{
@@ -285,7 +302,7 @@ func TestCancelRunningJob(t *testing.T) {
 	var out struct{ ExecuteCode struct{ ID string } }
 	s.query(t, alice, executeMutation, map[string]any{"in": map[string]any{"platform": "BAEKJOON", "problemId": "loop", "language": "PYTHON", "code": "while True:\n    pass\n"}}).decode(t, &out)
 	deadline := time.Now().Add(60 * time.Second)
-	for judgeProcesses(t) == 0 {
+	for judgeProcesses(t, uids) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the program never started")
 		}
@@ -297,9 +314,9 @@ func TestCancelRunningJob(t *testing.T) {
 		t.Fatalf("cancel: %+v", c)
 	}
 	gone := time.Now().Add(3 * time.Second)
-	for judgeProcesses(t) != 0 {
+	for judgeProcesses(t, uids) != 0 {
 		if time.Now().After(gone) {
-			t.Fatalf("%d processes still running 3 s after the cancel", judgeProcesses(t))
+			t.Fatalf("%d processes still running 3 s after the cancel", judgeProcesses(t, uids))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
