@@ -3,6 +3,7 @@ package graph_test
 import (
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -376,5 +377,34 @@ func TestAccountErrors(t *testing.T) {
 	a.ok(t, admin, setActive, map[string]any{"id": self.Me.ID}, &out)
 	if out.SetUserActive.IsActive {
 		t.Fatal("staff could not deactivate the user")
+	}
+}
+
+// TestChecksUnavailable: on a server without URL checks (no Watches), every
+// operation on checks and notification channels answers UNAVAILABLE —
+// the mutations on an existing id as much as the ones that create.
+func TestChecksUnavailable(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t)
+	alice := a.user(t, "alice@example.com", false)
+	id := func(typ, part string) string { return base64.RawURLEncoding.EncodeToString([]byte(typ + ":" + part)) }
+	check, channel := map[string]any{"id": id("Check", "c1")}, map[string]any{"id": id("NotificationChannel", "n1")}
+	for _, c := range []struct {
+		query string
+		vars  map[string]any
+	}{
+		{`mutation { createCheck(input: {url: "https://example.com/", checkType: AVAILABILITY}) { id } }`, nil},
+		{`mutation($id: ID!) { updateCheck(id: $id, input: {delayMs: 60000}) { id } }`, check},
+		{`mutation($id: ID!) { pauseCheck(id: $id) { id } }`, check},
+		{`mutation($id: ID!) { resumeCheck(id: $id) { id } }`, check},
+		{`mutation($id: ID!) { deleteCheck(id: $id) }`, check},
+		{`mutation { createWebhook(url: "https://example.com/hook") { secret } }`, nil},
+		{`mutation($id: ID!) { deleteNotificationChannel(id: $id) }`, channel},
+		{`{ myChecks { edges { node { id } } } }`, nil},
+		{`{ myNotificationChannels { id } }`, nil},
+		{`query($id: ID!) { check(id: $id) { id } }`, check},
+		{`query($id: ID!) { node(id: $id) { id } }`, check},
+	} {
+		a.fails(t, alice, "UNAVAILABLE", c.query, c.vars)
 	}
 }

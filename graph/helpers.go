@@ -89,10 +89,7 @@ func (r *queryResolver) node(ctx context.Context, typ string, parts []string) (m
 		}
 		return r.Resolver.Accounts.User(ctx, parts[0])
 	case "Check":
-		if r.Resolver.Watches == nil {
-			return nil, errUnavailable
-		}
-		return r.Resolver.Watches.Get(ctx, parts[0])
+		return r.Resolver.watches().Get(ctx, parts[0])
 	default: // Plan
 		return r.Resolver.Accounts.Plan(ctx, parts[0])
 	}

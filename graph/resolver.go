@@ -132,3 +132,52 @@ type Resolver struct {
 	AtCoder   AtCoder
 	Watches   Watches
 }
+
+// watches returns the URL checks' service, or, where the Resolver was built
+// without one, a stand-in whose every method returns UNAVAILABLE: each
+// resolver of checks calls it, so none can forget the case.
+func (r *Resolver) watches() Watches {
+	if r.Watches == nil {
+		return noWatches{}
+	}
+	return r.Watches
+}
+
+// errNoChecks is what noWatches answers.
+var errNoChecks = algoitny.Errorf(algoitny.EUNAVAILABLE, "URL checks are not available on this server")
+
+// noWatches is Watches on a server without URL checks.
+type noWatches struct{}
+
+func (noWatches) Create(context.Context, algoitny.CheckInput) (*algoitny.Check, error) {
+	return nil, errNoChecks
+}
+func (noWatches) Update(context.Context, string, algoitny.CheckUpdate) (*algoitny.Check, error) {
+	return nil, errNoChecks
+}
+func (noWatches) Pause(context.Context, string) (*algoitny.Check, error)  { return nil, errNoChecks }
+func (noWatches) Resume(context.Context, string) (*algoitny.Check, error) { return nil, errNoChecks }
+func (noWatches) Delete(context.Context, string) error                    { return errNoChecks }
+func (noWatches) Get(context.Context, string) (*algoitny.Check, error)    { return nil, errNoChecks }
+func (noWatches) List(context.Context, algoitny.PageRequest) (algoitny.Page[*algoitny.Check], error) {
+	return algoitny.Page[*algoitny.Check]{}, errNoChecks
+}
+func (noWatches) RecentResults(context.Context, string, int) ([]*algoitny.CheckResult, error) {
+	return nil, errNoChecks
+}
+func (noWatches) Subscribe(context.Context, string) (<-chan *algoitny.CheckEvent, error) {
+	return nil, errNoChecks
+}
+func (noWatches) Stats(context.Context, string) ([]*algoitny.CheckWindowStats, error) {
+	return nil, errNoChecks
+}
+func (noWatches) CreateWebhook(context.Context, string) (*algoitny.NotificationChannel, error) {
+	return nil, errNoChecks
+}
+func (noWatches) NotificationChannels(context.Context) ([]*algoitny.NotificationChannel, error) {
+	return nil, errNoChecks
+}
+func (noWatches) DeleteNotificationChannel(context.Context, string) error { return errNoChecks }
+func (noWatches) Deliveries(context.Context, string, algoitny.PageRequest) (algoitny.Page[*algoitny.NotificationDelivery], error) {
+	return algoitny.Page[*algoitny.NotificationDelivery]{}, errNoChecks
+}

@@ -50,7 +50,7 @@ func (r *checkResolver) ID(ctx context.Context, obj *algoitny.Check) (string, er
 }
 
 func (r *checkResolver) Stats(ctx context.Context, obj *algoitny.Check) ([]*algoitny.CheckWindowStats, error) {
-	return r.Watches.Stats(ctx, obj.ID)
+	return r.watches().Stats(ctx, obj.ID)
 }
 
 func (r *checkResolver) RecentResults(ctx context.Context, obj *algoitny.Check, limit *int) ([]*algoitny.CheckResult, error) {
@@ -58,7 +58,7 @@ func (r *checkResolver) RecentResults(ctx context.Context, obj *algoitny.Check, 
 	if limit != nil {
 		n = *limit
 	}
-	return r.Watches.RecentResults(ctx, obj.ID, n)
+	return r.watches().RecentResults(ctx, obj.ID, n)
 }
 
 func (r *checkerResolver) Kind(ctx context.Context, obj *algoitny.Checker) (algoitny.CheckerKind, error) {
@@ -297,15 +297,12 @@ func (r *mutationResolver) SyncSolvedProblems(ctx context.Context) (*algoitny.At
 }
 
 func (r *mutationResolver) CreateCheck(ctx context.Context, input model.CreateCheckInput) (*algoitny.Check, error) {
-	if r.Watches == nil {
-		return nil, errUnavailable
-	}
 	in := algoitny.CheckInput{URL: input.URL, Type: input.CheckType, Keyword: orEmpty(input.Keyword), Invert: input.Invert != nil && *input.Invert,
 		Maintenance: windows(input.MaintenanceWindows)}
 	if input.DelayMs != nil {
 		in.DelayMs = *input.DelayMs
 	}
-	return r.Watches.Create(ctx, in)
+	return r.watches().Create(ctx, in)
 }
 
 func (r *mutationResolver) UpdateCheck(ctx context.Context, id string, input model.UpdateCheckInput) (*algoitny.Check, error) {
@@ -318,7 +315,7 @@ func (r *mutationResolver) UpdateCheck(ctx context.Context, id string, input mod
 		ws := windows(input.MaintenanceWindows)
 		upd.Maintenance = &ws
 	}
-	return r.Watches.Update(ctx, checkID, upd)
+	return r.watches().Update(ctx, checkID, upd)
 }
 
 func (r *mutationResolver) PauseCheck(ctx context.Context, id string) (*algoitny.Check, error) {
@@ -326,7 +323,7 @@ func (r *mutationResolver) PauseCheck(ctx context.Context, id string) (*algoitny
 	if err != nil {
 		return nil, err
 	}
-	return r.Watches.Pause(ctx, checkID)
+	return r.watches().Pause(ctx, checkID)
 }
 
 func (r *mutationResolver) ResumeCheck(ctx context.Context, id string) (*algoitny.Check, error) {
@@ -334,14 +331,11 @@ func (r *mutationResolver) ResumeCheck(ctx context.Context, id string) (*algoitn
 	if err != nil {
 		return nil, err
 	}
-	return r.Watches.Resume(ctx, checkID)
+	return r.watches().Resume(ctx, checkID)
 }
 
 func (r *mutationResolver) CreateWebhook(ctx context.Context, url string) (*model.CreatedWebhook, error) {
-	if r.Watches == nil {
-		return nil, errUnavailable
-	}
-	ch, err := r.Watches.CreateWebhook(ctx, url)
+	ch, err := r.watches().CreateWebhook(ctx, url)
 	if err != nil {
 		return nil, err
 	}
@@ -353,7 +347,7 @@ func (r *mutationResolver) DeleteNotificationChannel(ctx context.Context, id str
 	if err != nil {
 		return false, err
 	}
-	return true, r.Watches.DeleteNotificationChannel(ctx, channelID)
+	return true, r.watches().DeleteNotificationChannel(ctx, channelID)
 }
 
 func (r *mutationResolver) DeleteCheck(ctx context.Context, id string) (bool, error) {
@@ -361,7 +355,7 @@ func (r *mutationResolver) DeleteCheck(ctx context.Context, id string) (bool, er
 	if err != nil {
 		return false, err
 	}
-	return true, r.Watches.Delete(ctx, checkID)
+	return true, r.watches().Delete(ctx, checkID)
 }
 
 func (r *mutationResolver) CreatePlan(ctx context.Context, input model.CreatePlanInput) (*algoitny.Plan, error) {
@@ -412,7 +406,7 @@ func (r *notificationChannelResolver) ID(ctx context.Context, obj *algoitny.Noti
 }
 
 func (r *notificationChannelResolver) Deliveries(ctx context.Context, obj *algoitny.NotificationChannel, first *int, after *string) (*model.NotificationDeliveryConnection, error) {
-	p, err := r.Watches.Deliveries(ctx, obj.ID, pageRequest(first, after))
+	p, err := r.watches().Deliveries(ctx, obj.ID, pageRequest(first, after))
 	if err != nil {
 		return nil, err
 	}
@@ -629,10 +623,7 @@ func (r *queryResolver) UsageStats(ctx context.Context) (*model.UsageStats, erro
 }
 
 func (r *queryResolver) MyChecks(ctx context.Context, first *int, after *string) (*model.CheckConnection, error) {
-	if r.Watches == nil {
-		return nil, errUnavailable
-	}
-	p, err := r.Watches.List(ctx, pageRequest(first, after))
+	p, err := r.watches().List(ctx, pageRequest(first, after))
 	if err != nil {
 		return nil, err
 	}
@@ -641,10 +632,7 @@ func (r *queryResolver) MyChecks(ctx context.Context, first *int, after *string)
 }
 
 func (r *queryResolver) MyNotificationChannels(ctx context.Context) ([]*algoitny.NotificationChannel, error) {
-	if r.Watches == nil {
-		return nil, errUnavailable
-	}
-	return r.Watches.NotificationChannels(ctx)
+	return r.watches().NotificationChannels(ctx)
 }
 
 func (r *queryResolver) Check(ctx context.Context, id string) (*algoitny.Check, error) {
@@ -652,7 +640,7 @@ func (r *queryResolver) Check(ctx context.Context, id string) (*algoitny.Check, 
 	if err != nil {
 		return nil, err
 	}
-	return nilIfNotFound(r.Watches.Get(ctx, checkID))
+	return nilIfNotFound(r.watches().Get(ctx, checkID))
 }
 
 func (r *queryResolver) AdtContests(ctx context.Context, month string) ([]*algoitny.ADTContest, error) {
@@ -792,7 +780,7 @@ func (r *subscriptionResolver) CheckUpdated(ctx context.Context, id string) (<-c
 	if err != nil {
 		return nil, err
 	}
-	return r.Watches.Subscribe(ctx, checkID)
+	return r.watches().Subscribe(ctx, checkID)
 }
 
 func (r *subtaskResolver) DependsOn(ctx context.Context, obj *algoitny.Subtask) ([]string, error) {
