@@ -4227,8 +4227,10 @@ type NotificationChannel {
 enum NotificationChannelKind {
   """
   An HTTP POST of JSON ` + "`" + `{checkId, url, state, previousState, reason, time}` + "`" + `
-  with header ` + "`" + `X-AlgoItny-Signature: sha256=<hex HMAC-SHA256 of the body,
-  keyed by the channel's secret>` + "`" + `; any answer but 2xx is retried with
+  with headers ` + "`" + `X-AlgoItny-Timestamp: <Unix seconds it was sent at>` + "`" + ` and
+  ` + "`" + `X-AlgoItny-Signature: sha256=<hex HMAC-SHA256 of "<timestamp>.<body>",
+  keyed by the channel's secret>` + "`" + ` (refuse a timestamp more than 5 minutes
+  from your clock: a replay); any answer but 2xx is retried with
   backoff (10 s, doubling; 8 sends at most).
   """
   WEBHOOK

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"crypto/hmac"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -42,7 +41,7 @@ func TestChecksWebhook(t *testing.T) {
 		body, _ := io.ReadAll(r.Body)
 		mu.Lock()
 		defer mu.Unlock()
-		if !hmac.Equal([]byte(r.Header.Get("X-AlgoItny-Signature")), []byte(watch.Sign(secret, body))) {
+		if watch.Verify(secret, r.Header, body, time.Now()) != nil {
 			badSigs++
 			w.WriteHeader(http.StatusUnauthorized)
 			return

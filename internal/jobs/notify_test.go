@@ -2,7 +2,6 @@ package jobs_test
 
 import (
 	"context"
-	"crypto/hmac"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -38,7 +37,7 @@ func newReceiver(t *testing.T, answers ...int) *receiver {
 		defer rc.mu.Unlock()
 		rc.requests++
 		if r.Method != http.MethodPost || r.Header.Get("Content-Type") != "application/json" ||
-			!hmac.Equal([]byte(r.Header.Get(watch.SignatureHeader)), []byte(watch.Sign(rc.secret, body))) {
+			watch.Verify(rc.secret, r.Header, body, time.Now()) != nil {
 			rc.badSigs++
 			w.WriteHeader(http.StatusUnauthorized)
 			return

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,9 +27,16 @@ import (
 const (
 	// MaxChannels is how many notification channels a user may have.
 	MaxChannels = 10
-	// SignatureHeader carries a webhook body's signature:
-	// "sha256=" + hex(HMAC-SHA256(secret, body)).
+	// SignatureHeader carries a webhook's signature (Sign): "sha256=" +
+	// hex(HMAC-SHA256(secret, timestamp + "." + body)).
 	SignatureHeader = "X-AlgoItny-Signature"
+	// TimestampHeader carries the Unix time, in seconds, the webhook was
+	// sent at. It is signed with the body, so that a receiver can refuse a
+	// captured request replayed later (Verify).
+	TimestampHeader = "X-AlgoItny-Timestamp"
+	// SignatureTolerance is how far from its receiver's clock a webhook's
+	// timestamp may be for Verify to accept it.
+	SignatureTolerance = 5 * time.Minute
 )
 
 // ChannelStore is what notification channels need from storage
@@ -81,7 +89,9 @@ func (w *WebhookNotifier) Send(ctx context.Context, ch *algoitny.NotificationCha
 	defer cancel()
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
-	h.Set(SignatureHeader, Sign(ch.Secret, payload))
+	sent := time.Now()
+	h.Set(TimestampHeader, strconv.FormatInt(sent.Unix(), 10))
+	h.Set(SignatureHeader, Sign(ch.Secret, sent, payload))
 	resp, err := w.Client.Post(ctx, ch.URL, h, payload)
 	if err != nil {
 		return fmt.Errorf("%s", describeFetchError(ctx, err, timeout))
@@ -92,13 +102,34 @@ func (w *WebhookNotifier) Send(ctx context.Context, ch *algoitny.NotificationCha
 	return nil
 }
 
-// Sign returns the value of SignatureHeader for body: "sha256=" and the hex
-// HMAC-SHA256 of body under secret. Receivers compute the same and compare
-// in constant time (hmac.Equal).
-func Sign(secret string, body []byte) string {
+// Sign returns the value of SignatureHeader for body sent at sent:
+// "sha256=" and the hex HMAC-SHA256, under secret, of the Unix seconds of
+// sent (TimestampHeader's value), a dot and body. Each attempt is signed
+// anew; the body is the same bytes on every attempt.
+func Sign(secret string, sent time.Time, body []byte) string {
 	m := hmac.New(sha256.New, []byte(secret))
+	fmt.Fprintf(m, "%d.", sent.Unix())
 	m.Write(body)
 	return "sha256=" + hex.EncodeToString(m.Sum(nil))
+}
+
+// Verify is what a receiver written in Go does with a webhook: it checks
+// that header's TimestampHeader is within SignatureTolerance of now and
+// that SignatureHeader signs it and body under secret (in constant time).
+// Its error says which check failed.
+func Verify(secret string, header http.Header, body []byte, now time.Time) error {
+	unix, err := strconv.ParseInt(header.Get(TimestampHeader), 10, 64)
+	if err != nil {
+		return fmt.Errorf("webhook: no %s", TimestampHeader)
+	}
+	sent := time.Unix(unix, 0)
+	if d := now.Sub(sent); d > SignatureTolerance || d < -SignatureTolerance {
+		return fmt.Errorf("webhook: sent at %s, %s from now: too old (a replay?) or a clock far off", sent.UTC().Format(time.RFC3339), d.Round(time.Second))
+	}
+	if !hmac.Equal([]byte(header.Get(SignatureHeader)), []byte(Sign(secret, sent, body))) {
+		return fmt.Errorf("webhook: %s does not sign this body", SignatureHeader)
+	}
+	return nil
 }
 
 // Payload is the body notified for a change of c's state.

@@ -1,0 +1,71 @@
+package watch_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/safehttp"
+	"github.com/algoitny/api/internal/watch"
+)
+
+// TestWebhookSignature: a webhook carries the time it was sent and a
+// signature of that time with the body, so that a receiver refuses a
+// changed body, another secret, a changed timestamp and a request replayed
+// after SignatureTolerance.
+func TestWebhookSignature(t *testing.T) {
+	t.Parallel()
+	var header http.Header
+	var body []byte
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		header = r.Header.Clone()
+		body, _ = io.ReadAll(r.Body)
+	}))
+	defer receiver.Close()
+	client := safehttp.New(safehttp.Config{AllowHosts: []string{strings.TrimPrefix(receiver.URL, "http://")}, AnyPort: true})
+	n := &watch.WebhookNotifier{Client: client}
+	ch := &algoitny.NotificationChannel{URL: receiver.URL + "/hook", Secret: "whsec_test"}
+	payload := []byte(`{"checkId":"c1","state":"DOWN"}`)
+	before := time.Now()
+	if err := n.Send(context.Background(), ch, payload); err != nil {
+		t.Fatal(err)
+	}
+	if string(body) != string(payload) {
+		t.Fatalf("body %q", body)
+	}
+	sent, err := strconv.ParseInt(header.Get(watch.TimestampHeader), 10, 64)
+	if err != nil || sent < before.Unix() || sent > time.Now().Unix() {
+		t.Fatalf("%s = %q, sent between %d and now", watch.TimestampHeader, header.Get(watch.TimestampHeader), before.Unix())
+	}
+	now := time.Unix(sent, 0)
+	if err := watch.Verify(ch.Secret, header, body, now.Add(time.Minute)); err != nil {
+		t.Fatalf("a genuine webhook a minute later: %v", err)
+	}
+	for name, c := range map[string]struct {
+		secret string
+		body   string
+		at     time.Time
+		edit   func(http.Header)
+	}{
+		"ChangedBody":      {ch.Secret, `{"checkId":"c1","state":"UP"}`, now, nil},
+		"OtherSecret":      {"whsec_other", string(payload), now, nil},
+		"Replayed":         {ch.Secret, string(payload), now.Add(watch.SignatureTolerance + time.Second), nil},
+		"FromTheFuture":    {ch.Secret, string(payload), now.Add(-watch.SignatureTolerance - time.Second), nil},
+		"ChangedTimestamp": {ch.Secret, string(payload), now, func(h http.Header) { h.Set(watch.TimestampHeader, strconv.FormatInt(sent+60, 10)) }},
+		"NoTimestamp":      {ch.Secret, string(payload), now, func(h http.Header) { h.Del(watch.TimestampHeader) }},
+	} {
+		h := header.Clone()
+		if c.edit != nil {
+			c.edit(h)
+		}
+		if err := watch.Verify(c.secret, h, []byte(c.body), c.at); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
