@@ -20,7 +20,6 @@ import (
 // again. Each test prints a random number to stderr, so a test judged twice
 // would show. One execution is stored and one use charged.
 func TestReplicasProgressOnceAcrossRescue(t *testing.T) {
-	t.Parallel()
 	cfg := testConfig(t)
 	db := prepare(t, cfg)
 	a := &apiServer{URL: startProcess(t, env(cfg), "serve", "--no-workers").url(t)}

@@ -220,7 +220,6 @@ func isToolchainProbe(pid string) bool {
 // TestReplicasShareEvents: two API processes and one worker process; a
 // subscriber on API A sees a job submitted through API B and run by the worker.
 func TestReplicasShareEvents(t *testing.T) {
-	t.Parallel()
 	cfg := testConfig(t)
 	db := prepare(t, cfg)
 	a := &apiServer{URL: startProcess(t, env(cfg), "serve", "--no-workers").url(t)}
@@ -245,7 +244,6 @@ func TestReplicasShareEvents(t *testing.T) {
 // TestWorkerKilledMidExecution: SIGKILL a worker while it judges; after a new
 // worker starts, River rescues the job and it completes — never stuck in PROCESSING.
 func TestWorkerKilledMidExecution(t *testing.T) {
-	t.Parallel()
 	cfg := testConfig(t)
 	uids := ownJudgeUIDBase()
 	db := prepare(t, cfg)

@@ -171,7 +171,6 @@ const (
 // milliseconds wide. B's link to PostgreSQL is slow (replicaLatency), so
 // B hears of each change after its writer could have replied.
 func TestReplicasSecurityState(t *testing.T) {
-	t.Parallel()
 	rs := startReplicas(t)
 	rs.proxyB.SetLatency(replicaLatency)
 	a, b := rs.a, rs.b
@@ -532,7 +531,6 @@ func runFaultTrial(t *testing.T, trial int, probes []probe, start func(*testing.
 // are in force on B at once (the rename within the bound); what B itself
 // changes is either refused or in force on A.
 func TestReplicasDatabaseConnectionsTerminated(t *testing.T) {
-	t.Parallel()
 	rs := startReplicas(t)
 	probes := rs.faultProbes(t, terminated)
 	for i := range 5 {
@@ -550,7 +548,6 @@ func TestReplicasDatabaseConnectionsTerminated(t *testing.T) {
 // written — or, for display data, are on A within the bound. When the
 // link is back, B serves from its cache again.
 func TestReplicasStalledLink(t *testing.T) {
-	t.Parallel()
 	rs := startReplicas(t)
 	probes := rs.faultProbes(t, stalled)
 	defer rs.proxyB.Resume()
