@@ -277,7 +277,7 @@ func (cfg *Config) readSwitches() error {
 	if v := strings.TrimSpace(os.Getenv("JUDGE_UID_BASE")); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < minJudgeUIDBase || n > maxJudgeUIDBase {
-			return fmt.Errorf("JUDGE_UID_BASE=%q: want a uid from %d to %d (users' code runs as the next 4,097 uids)", v, minJudgeUIDBase, maxJudgeUIDBase)
+			return fmt.Errorf("JUDGE_UID_BASE=%q: want a uid from %d to %d (users' code runs as it and the next 4,096 uids)", v, minJudgeUIDBase, maxJudgeUIDBase)
 		}
 		cfg.JudgeUIDBase = n
 	}
@@ -292,10 +292,10 @@ func (cfg *Config) readSwitches() error {
 }
 
 // The range JUDGE_UID_BASE may start: above the uids of a host's accounts
-// (and of its user namespaces' usual 65536-wide maps), and low enough that
-// the judge's 4,097 uids stay below 2^31.
+// and of the subordinate ranges /etc/subuid hands out from 100000 (65536
+// per user), and low enough that the judge's 4,097 uids stay below 2^31.
 const (
-	minJudgeUIDBase = 100_000
+	minJudgeUIDBase = 1_000_000
 	maxJudgeUIDBase = 2_000_000_000
 )
 

@@ -71,7 +71,7 @@ func TestConfigJudgeUIDBase(t *testing.T) {
 	if cfg, err := configFromEnv(); err != nil || cfg.JudgeUIDBase != 2_500_000 {
 		t.Fatalf("2500000: %d %v", cfg.JudgeUIDBase, err)
 	}
-	for _, bad := range []string{"1000", "0", "-5", "many", "2147483000"} {
+	for _, bad := range []string{"1000", "100000", "0", "-5", "many", "2147483000"} {
 		t.Setenv("JUDGE_UID_BASE", bad)
 		if _, err := configFromEnv(); err == nil || !strings.Contains(err.Error(), "JUDGE_UID_BASE") {
 			t.Fatalf("JUDGE_UID_BASE=%s accepted: %v", bad, err)

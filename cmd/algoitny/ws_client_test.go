@@ -61,8 +61,9 @@ func (c *wsClient) init(token string) {
 		payload["Authorization"] = "Bearer " + token
 	}
 	c.send(map[string]any{"type": "connection_init", "payload": payload})
+	deadline := time.Now().Add(5 * time.Second) // pings do not extend it
 	for {
-		m := c.read(5 * time.Second)
+		m := c.read(time.Until(deadline))
 		switch m.Type {
 		case "connection_ack":
 			return

@@ -15,7 +15,8 @@ type ChannelKind string
 // The channel kinds.
 const (
 	// ChannelWebhook POSTs a JSON CheckNotification to a URL, signed with
-	// the channel's secret (header X-AlgoItny-Signature).
+	// the channel's secret together with the time it is sent (headers
+	// X-AlgoItny-Signature and X-AlgoItny-Timestamp; watch.Verify).
 	ChannelWebhook ChannelKind = "WEBHOOK"
 )
 

@@ -524,7 +524,8 @@ func (e *Engine) runTool(ctx context.Context, argv, env []string, wall time.Dura
 func (e *Engine) detectLanguages() []Language {
 	langs := make([]Language, len(e.cfg.Languages))
 	copy(langs, e.cfg.Languages)
-	known := e.loadToolchains()
+	now := time.Now()
+	known := e.loadToolchains(now)
 	var (
 		mu      sync.Mutex
 		changed bool
@@ -536,16 +537,16 @@ func (e *Engine) detectLanguages() []Language {
 			defer wg.Done()
 			key, keyed := e.toolchainKey(*l)
 			mu.Lock()
-			version, seen := known[key]
+			check, seen := known[key]
 			mu.Unlock()
 			if keyed && seen {
-				l.Available, l.Version, l.Reason = true, version, ""
+				l.Available, l.Version, l.Reason = true, check.Version, ""
 				return
 			}
 			e.checkToolchain(l)
 			if keyed && l.Available {
 				mu.Lock()
-				known[key], changed = l.Version, true
+				known[key], changed = toolchainCheck{Version: l.Version, CheckedAt: now}, true
 				mu.Unlock()
 			}
 		}(&langs[i])

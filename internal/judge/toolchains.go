@@ -1,11 +1,12 @@
 package judge
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
+	"time"
 )
 
 // toolchainCacheFile, in the engine's CacheDir, remembers the version line
@@ -14,22 +15,34 @@ import (
 // ~3 s of CPU), and every engine start checks every language: a server's
 // start-up, each worker process, and each of a test suite's many servers
 // paid for it. A language is checked again when any of its tools' files
-// changes (an upgrade), when its command changes, and whenever its last
-// check failed; delete the file to check everything again.
+// changes (an upgrade), when its command or the engine's sandbox settings
+// change, when its last check failed, and once a day (what a tool loads,
+// its libraries, is not in the key); delete the file to check everything
+// again.
 const toolchainCacheFile = "toolchains.json"
 
 // toolchainCacheVersion is part of every key: raise it when what makes a
-// check pass changes (the sandbox's mounts, say) so that old entries no
-// longer match.
-const toolchainCacheVersion = 1
+// check pass changes in a way the key does not see (the sandbox's mounts,
+// say) so that old entries no longer match.
+const toolchainCacheVersion = 2
+
+// toolchainCheckLife is how long a passed check is trusted.
+const toolchainCheckLife = 24 * time.Hour
+
+// toolchainCheck is one remembered check that passed.
+type toolchainCheck struct {
+	Version   string    `json:"version"`
+	CheckedAt time.Time `json:"checkedAt"`
+}
 
 // toolchainKey fingerprints what a language's version check depends on:
-// the sandbox mode, the command and its environment, and each tool's file
-// (resolved path, size, modification time). ok is false when a tool
-// cannot be found (the check reports that itself).
+// the engine's sandbox (mode, bwrap, uid switching, extra read-only paths,
+// compile limits), the command and its environment, and each tool's file
+// (resolved path, size, modification time), hashed. ok is false when a
+// tool cannot be found (the check reports that itself).
 func (e *Engine) toolchainKey(l Language) (key string, ok bool) {
-	parts := []string{fmt.Sprint("v", toolchainCacheVersion), fmt.Sprint("sandboxed=", e.sandboxed),
-		strings.Join(l.versionArgs(), " "), strings.Join(l.Env, " ")}
+	parts := []any{toolchainCacheVersion, e.sandboxed, e.bwrap, e.switchUID, e.cfg.ReadOnlyPaths,
+		e.cfg.CompileLimits, l.versionArgs(), l.Env}
 	for _, tool := range l.tools() {
 		p, err := lookSandboxPath(tool)
 		if err != nil {
@@ -42,26 +55,37 @@ func (e *Engine) toolchainKey(l Language) (key string, ok bool) {
 		if err != nil {
 			return "", false
 		}
-		parts = append(parts, fmt.Sprintf("%s:%d:%d", p, fi.Size(), fi.ModTime().UnixNano()))
+		parts = append(parts, p, fi.Size(), fi.ModTime().UnixNano())
 	}
-	return strings.Join(parts, "|"), true
+	b, err := json.Marshal(parts)
+	if err != nil {
+		return "", false
+	}
+	sum := sha256.Sum256(b)
+	return l.ID + "-" + hex.EncodeToString(sum[:12]), true
 }
 
-// loadToolchains returns the remembered version lines by key (empty when
-// the file is missing or unreadable: everything is checked).
-func (e *Engine) loadToolchains() map[string]string {
-	known := map[string]string{}
+// loadToolchains returns the remembered checks by key that are still
+// young enough (empty when the file is missing or unreadable: everything
+// is checked).
+func (e *Engine) loadToolchains(now time.Time) map[string]toolchainCheck {
+	known := map[string]toolchainCheck{}
 	b, err := os.ReadFile(filepath.Join(e.cacheDir, toolchainCacheFile))
 	if err == nil {
 		json.Unmarshal(b, &known)
 	}
+	for k, c := range known {
+		if now.Sub(c.CheckedAt) > toolchainCheckLife || c.CheckedAt.After(now) {
+			delete(known, k)
+		}
+	}
 	return known
 }
 
-// saveToolchains writes the version lines of the checks that passed,
-// atomically (engines in other processes read the file at any time). A
-// failure to write only means checking again next time.
-func (e *Engine) saveToolchains(known map[string]string) {
+// saveToolchains writes the checks that passed, atomically (engines in
+// other processes read the file at any time). A failure to write only
+// means checking again next time.
+func (e *Engine) saveToolchains(known map[string]toolchainCheck) {
 	b, err := json.MarshalIndent(known, "", "  ")
 	if err != nil {
 		return

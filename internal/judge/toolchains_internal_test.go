@@ -31,8 +31,21 @@ func TestToolchainKeyFollowsFiles(t *testing.T) {
 	if k, _ := e.toolchainKey(l); k == k1 {
 		t.Fatal("the key did not change with the tool's file")
 	}
+	k1, _ = e.toolchainKey(l)
 	if k, _ := (&Engine{sandboxed: false}).toolchainKey(l); k == k1 {
 		t.Fatal("the key does not tell the sandbox mode")
+	}
+	if k, _ := (&Engine{sandboxed: true, cfg: Config{ReadOnlyPaths: []string{"/opt"}}}).toolchainKey(l); k == k1 {
+		t.Fatal("the key does not tell the sandbox's extra paths")
+	}
+	if k, _ := (&Engine{sandboxed: true, cfg: Config{CompileLimits: Limits{MemoryBytes: 1 << 20}}}).toolchainKey(l); k == k1 {
+		t.Fatal("the key does not tell the compile limits")
+	}
+	// Commands that join to the same words are different commands.
+	a, _ := e.toolchainKey(Language{Compile: []string{tool}, VersionArgs: []string{"a b"}})
+	b, _ := e.toolchainKey(Language{Compile: []string{tool}, VersionArgs: []string{"a", "b"}})
+	if a == b {
+		t.Fatal(`["a b"] and ["a", "b"] have one key`)
 	}
 	if _, ok := e.toolchainKey(Language{Compile: []string{filepath.Join(t.TempDir(), "missing")}}); ok {
 		t.Fatal("a key for a missing tool")

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/judge"
@@ -43,8 +44,12 @@ func TestToolchainChecksRemembered(t *testing.T) {
 		return out
 	}
 	file := filepath.Join(cache, "toolchains.json")
-	remembered := func() map[string]string {
-		var m map[string]string
+	type check struct {
+		Version   string    `json:"version"`
+		CheckedAt time.Time `json:"checkedAt"`
+	}
+	remembered := func() map[string]check {
+		var m map[string]check
 		algoitnytest.OK(t, json.Unmarshal(algoitnytest.Must[[]byte](t)(os.ReadFile(file)), &m))
 		return m
 	}
@@ -61,16 +66,24 @@ func TestToolchainChecksRemembered(t *testing.T) {
 		t.Fatalf("remembered %v, want python's check alone", m)
 	}
 	// What the next engine reports comes from the file: no check ran.
-	for k := range m {
-		m[k] = "remembered"
+	rewrite := func(version string, at time.Time) {
+		for k := range m {
+			m[k] = check{Version: version, CheckedAt: at}
+		}
+		algoitnytest.OK(t, os.WriteFile(file, algoitnytest.Must[[]byte](t)(json.Marshal(m)), 0o600))
 	}
-	algoitnytest.OK(t, os.WriteFile(file, algoitnytest.Must[[]byte](t)(json.Marshal(m)), 0o600))
+	rewrite("remembered", time.Now().Add(-time.Hour))
 	second := start(python("python3", "--version"), broken)
 	if l := second["python"]; !l.Available || l.Version != "remembered" {
 		t.Fatalf("second engine's python: %+v", l)
 	}
 	if l := second["broken"]; l.Available {
 		t.Fatalf("a failed check was remembered: %+v", l)
+	}
+	// A check older than a day is made again.
+	rewrite("remembered", time.Now().Add(-25*time.Hour))
+	if l := start(python("python3", "--version"))["python"]; !strings.HasPrefix(l.Version, "Python 3") {
+		t.Fatalf("a day-old check was trusted: %+v", l)
 	}
 	// Another command is another check.
 	third := start(python("python3", "-c", "print('Python 3 again')"))
