@@ -4302,7 +4302,7 @@ input CreateCheckInput {
   invert: Boolean
   "Time between runs in milliseconds: at least the plan's minCheckDelayMs (and the server's ALGOITNY_CHECK_MIN_DELAY, 1 s), at most 86,400,000; default 5 minutes, or the plan's minimum when longer."
   delayMs: Int
-  "Maintenance windows (at most 20), in which changes of state are not notified."
+  "Maintenance windows (at most 20), in which changes of state are not notified; the first run after a window notifies the state the check is still in, if a window kept it from the owner."
   maintenanceWindows: [MaintenanceWindowInput!]
 }
 

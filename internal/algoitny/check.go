@@ -148,6 +148,13 @@ type Check struct {
 	State CheckState
 	// StateChangedAt is when State last changed; nil while UNKNOWN.
 	StateChangedAt *time.Time
+	// Silenced is the net change of State that maintenance windows kept
+	// from the owner's notification channels (From: the state they were
+	// last told of), nil when there is none: the first run outside a window
+	// notifies it if State is still Silenced.To (a site that went DOWN in a
+	// window and stayed DOWN is announced when the window ends), and a
+	// change back inside a window cancels it.
+	Silenced *CheckStateChange
 	// FailureReason says why the check is DOWN (or, for a legacy FAILED
 	// check, why it stopped); "" otherwise.
 	FailureReason string

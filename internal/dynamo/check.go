@@ -38,6 +38,7 @@ type checkItem struct {
 	LastResult          *resultAttrs    `dynamodbav:"lastResult,omitempty"`
 	State               string          `dynamodbav:"state,omitempty"`
 	StateChangedAt      *time.Time      `dynamodbav:"stateChangedAt,omitempty"`
+	Silenced            *silencedAttrs  `dynamodbav:"silenced,omitempty"`
 	FailureReason       string          `dynamodbav:"failureReason,omitempty"`
 	ConsecutiveFailures int             `dynamodbav:"consecutiveFailures"`
 	NextRunAt           int64           `dynamodbav:"nextRunAt,omitempty"`
@@ -53,6 +54,29 @@ type checkItem struct {
 type checkAttributes struct {
 	Keyword string `dynamodbav:"keyword,omitempty"`
 	Invert  bool   `dynamodbav:"invert,omitempty"`
+}
+
+// silencedAttrs is a check's change of state not yet notified
+// (algoitny.Check.Silenced).
+type silencedAttrs struct {
+	From   string    `dynamodbav:"from"`
+	To     string    `dynamodbav:"to"`
+	Reason string    `dynamodbav:"reason"`
+	At     time.Time `dynamodbav:"at"`
+}
+
+func toSilencedAttrs(c *algoitny.CheckStateChange) *silencedAttrs {
+	if c == nil {
+		return nil
+	}
+	return &silencedAttrs{From: string(c.From), To: string(c.To), Reason: c.Reason, At: c.At.UTC()}
+}
+
+func (a *silencedAttrs) change() *algoitny.CheckStateChange {
+	if a == nil {
+		return nil
+	}
+	return &algoitny.CheckStateChange{From: algoitny.CheckState(a.From), To: algoitny.CheckState(a.To), Reason: a.Reason, At: a.At, InMaintenance: true}
 }
 
 // windowAttrs is one maintenance window (ms timestamps).
@@ -145,7 +169,7 @@ func marshalCheck(c *algoitny.Check) (map[string]types.AttributeValue, error) {
 		Attributes: checkAttributes{Keyword: c.Keyword, Invert: c.Invert}, Maintenance: toWindowAttrs(c.Maintenance),
 		CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt, LastExecutedAt: c.LastExecutedAt, LastResult: toResultAttrs(c.LastResult),
 		FailureReason: c.FailureReason, ConsecutiveFailures: c.ConsecutiveFailures, NextRunAt: msTime(c.NextRunAt),
-		Runs: c.Runs, Version: c.Version, State: string(c.State), StateChangedAt: c.StateChangedAt,
+		Runs: c.Runs, Version: c.Version, State: string(c.State), StateChangedAt: c.StateChangedAt, Silenced: toSilencedAttrs(c.Silenced),
 		GSI1PK: gsiCheckUser(c.UserID), GSI1SK: gsiCheckUserSK(c.CreatedAt, c.ID),
 		GSI2PK: gsiCheckType(string(c.Type)), GSI2SK: gsiCheckStatusSK(string(c.Status), c.CreatedAt, c.ID),
 	}
@@ -168,6 +192,7 @@ func unmarshalCheck(av map[string]types.AttributeValue) (*algoitny.Check, error)
 		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt, LastExecutedAt: it.LastExecutedAt,
 		LastResult: it.LastResult.result(it.ID), Runs: it.Runs, Version: it.Version,
 		State: algoitny.CheckState(it.State), StateChangedAt: it.StateChangedAt, Maintenance: fromWindowAttrs(it.Maintenance),
+		Silenced: it.Silenced.change(),
 	}
 	if c.State == "" {
 		c.State = algoitny.CheckStateUnknown // stored before states existed
@@ -524,6 +549,7 @@ func (db *DB) RecordCheckRun(ctx context.Context, rec *algoitny.CheckRunRecord) 
 		Remove(expression.Name("leaseUntil"))
 	upd = setOrRemove(upd, "failureReason", n.FailureReason, n.FailureReason != "")
 	upd = setState(upd, n)
+	upd = setOrRemove(upd, "silenced", toSilencedAttrs(n.Silenced), n.Silenced != nil)
 	next := normalizeNextRun(n, db.now())
 	upd = setOrRemove(upd, "nextRunAt", msTime(next), next != nil)
 	cond := expression.Name("leaseId").Equal(expression.Value(rec.LeaseID)).

@@ -137,6 +137,7 @@ func (x *Executor) RunDue(ctx context.Context, id string) (Outcome, error) {
 	}
 	result, probeErr := x.Prober.Probe(ctx, claimed)
 	next, change := x.advance(claimed, result, errors.Is(probeErr, ErrForbidden))
+	notify := notification(next, change, x.now())
 	rec := &algoitny.CheckRunRecord{Claimed: claimed, LeaseID: lease, Result: result, Next: next, Keep: x.ResultsKept}
 	if rec.Keep <= 0 {
 		rec.Keep = DefaultResultsKept
@@ -154,9 +155,9 @@ func (x *Executor) RunDue(ctx context.Context, id string) (Outcome, error) {
 		return Outcome{}, err
 	}
 	x.Events.Publish(ctx, &algoitny.CheckEvent{Check: next, Result: result, StateChange: change})
-	if change != nil && x.Alerts != nil && !change.InMaintenance {
-		if err := x.Alerts.Alert(context.WithoutCancel(ctx), next, change); err != nil && x.Logger != nil {
-			x.Logger.ErrorContext(ctx, "queue check notifications", "check", id, "state", change.To, "err", err)
+	if notify != nil && x.Alerts != nil {
+		if err := x.Alerts.Alert(context.WithoutCancel(ctx), next, notify); err != nil && x.Logger != nil {
+			x.Logger.ErrorContext(ctx, "queue check notifications", "check", id, "state", notify.To, "err", err)
 		}
 	}
 	out := Outcome{Ran: true, Result: result, Check: next, StateChange: change}
@@ -186,6 +187,54 @@ func (x *Executor) settled(ctx context.Context, id string, held bool) (Outcome, 
 		out.Next = &next
 	}
 	return out, nil
+}
+
+// silence returns a check's Silenced after a run with change (nil: none):
+// a change inside a maintenance window is added to what the owner was not
+// told (and cancels it when it goes back to the state they were told of);
+// a change outside one is notified itself, so nothing is left silenced.
+// The first run outside a window with no change keeps Silenced:
+// notification (below) reads it.
+func silence(silenced, change *algoitny.CheckStateChange) *algoitny.CheckStateChange {
+	switch {
+	case change == nil:
+		return silenced
+	case !change.InMaintenance:
+		return nil
+	case silenced == nil:
+		c := *change
+		return &c
+	case change.To == silenced.From || (silenced.From == algoitny.CheckStateUnknown && change.To == algoitny.CheckStateUp):
+		return nil // back to what the owner was told (a first UP is never notified)
+	default:
+		c := *change
+		c.From = silenced.From
+		return &c
+	}
+}
+
+// notification returns the change a run notifies: the run's own change
+// outside a maintenance window, or, on the first run outside one, a change
+// the windows silenced that still holds (then next.Silenced is cleared).
+func notification(next *algoitny.Check, change *algoitny.CheckStateChange, now time.Time) *algoitny.CheckStateChange {
+	if change != nil {
+		if change.InMaintenance {
+			return nil
+		}
+		return change
+	}
+	s := next.Silenced
+	if s == nil || next.InMaintenance(now) {
+		return nil
+	}
+	next.Silenced = nil
+	if s.To != next.State {
+		return nil
+	}
+	late := *s
+	late.InMaintenance = false
+	late.Reason += " (during a maintenance window)"
+	return &late
 }
 
 // advance returns the state that follows claimed after result: the result
@@ -235,6 +284,7 @@ func (x *Executor) advance(claimed *algoitny.Check, result *algoitny.CheckResult
 	if change != nil {
 		change.InMaintenance = next.InMaintenance(x.now()) // the run's time on the executor's clock
 	}
+	next.Silenced = silence(claimed.Silenced, change)
 	next.NextRunAt = nil
 	if next.Status == algoitny.CheckActive {
 		delay := claimed.Delay()

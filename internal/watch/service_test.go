@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -474,6 +475,58 @@ func TestExecutor(t *testing.T) {
 		after := algoitnytest.Must[*algoitny.Check](t)(f.svc.Update(u, c.ID, algoitny.CheckUpdate{Maintenance: &none}))
 		if len(after.Maintenance) != 0 || !after.NextRunAt.Equal(*before.NextRunAt) || after.State != algoitny.CheckStateUp {
 			t.Fatalf("windows removed: %+v", after)
+		}
+	})
+
+	t.Run("SilencedChangeAnnouncedAfterTheWindow", func(t *testing.T) {
+		t.Parallel()
+		f := setup(t, true) // threshold 3
+		alerts := &alerter{}
+		f.exec.Alerts = alerts
+		tg := newTarget(t)
+		u := as("u", testPlan())
+		now := f.clock.Now()
+		window := []algoitny.MaintenanceWindow{{Start: now.Add(-time.Minute), End: now.Add(time.Minute)}}
+		create := func() *algoitny.Check {
+			return algoitnytest.Must[*algoitny.Check](t)(f.svc.Create(u, algoitny.CheckInput{URL: tg.URL, Type: algoitny.CheckAvailability, DelayMs: 100, Maintenance: window}))
+		}
+		stored := func(id string) *algoitny.Check {
+			return algoitnytest.Must[*algoitny.Check](t)(f.db.GetCheck(context.Background(), id))
+		}
+		// DOWN inside the window: silenced, and remembered as such.
+		down, flapping := create(), create()
+		tg.set(500, "", 0)
+		for range 3 {
+			f.run(t, down.ID)
+			f.run(t, flapping.ID)
+		}
+		if s := stored(down.ID).Silenced; alerts.count() != 0 || s == nil || s.To != algoitny.CheckStateDown {
+			t.Fatalf("DOWN in the window: %d alerts, silenced %+v", alerts.count(), s)
+		}
+		// flapping comes back inside the window: nothing left to tell.
+		tg.set(200, "", 0)
+		if out := f.run(t, flapping.ID); out.Check.State != algoitny.CheckStateUp || stored(flapping.ID).Silenced != nil {
+			t.Fatalf("UP again in the window: %+v, silenced %+v", out.Check.State, stored(flapping.ID).Silenced)
+		}
+		// After the window, still DOWN: announced once, by the first run.
+		f.clock.Add(2 * time.Minute)
+		tg.set(500, "", 0)
+		out := f.run(t, down.ID)
+		if out.StateChange != nil || alerts.count() != 1 {
+			t.Fatalf("the first run after the window: %+v, %d alerts", out.StateChange, alerts.count())
+		}
+		late := alerts.changes[0]
+		if late.To != algoitny.CheckStateDown || late.InMaintenance || !strings.Contains(late.Reason, "maintenance window") {
+			t.Fatalf("announced %+v", late)
+		}
+		if stored(down.ID).Silenced != nil {
+			t.Fatal("still silenced after the announcement")
+		}
+		f.run(t, down.ID)
+		tg.set(200, "", 0)
+		f.run(t, flapping.ID)
+		if alerts.count() != 1 {
+			t.Fatalf("%d alerts: a second announcement, or flapping's cancelled change told", alerts.count())
 		}
 	})
 
