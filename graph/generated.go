@@ -4227,10 +4227,12 @@ type NotificationChannel {
 enum NotificationChannelKind {
   """
   An HTTP POST of JSON ` + "`" + `{checkId, url, state, previousState, reason, time}` + "`" + `
-  with headers ` + "`" + `X-AlgoItny-Timestamp: <Unix seconds it was sent at>` + "`" + ` and
-  ` + "`" + `X-AlgoItny-Signature: sha256=<hex HMAC-SHA256 of "<timestamp>.<body>",
-  keyed by the channel's secret>` + "`" + ` (refuse a timestamp more than 5 minutes
-  from your clock: a replay); any answer but 2xx is retried with
+  with headers ` + "`" + `X-AlgoItny-Delivery: <the delivery's id, the same on every
+  attempt>` + "`" + `, ` + "`" + `X-AlgoItny-Timestamp: <Unix seconds it was sent at>` + "`" + ` and
+  ` + "`" + `X-AlgoItny-Signature: sha256=<hex HMAC-SHA256 of
+  "<timestamp>.<delivery>.<body>", keyed by the channel's secret>` + "`" + ` (refuse a
+  timestamp more than 5 minutes from your clock, and a delivery id you took
+  within them: a replay or a retry you have); any answer but 2xx is retried with
   backoff (10 s, doubling; 8 sends at most).
   """
   WEBHOOK

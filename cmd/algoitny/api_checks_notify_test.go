@@ -41,7 +41,7 @@ func TestChecksWebhook(t *testing.T) {
 		body, _ := io.ReadAll(r.Body)
 		mu.Lock()
 		defer mu.Unlock()
-		if watch.Verify(secret, r.Header, body, time.Now()) != nil {
+		if _, err := watch.Verify(secret, r.Header, body, time.Now()); err != nil {
 			badSigs++
 			w.WriteHeader(http.StatusUnauthorized)
 			return

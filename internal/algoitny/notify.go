@@ -15,8 +15,9 @@ type ChannelKind string
 // The channel kinds.
 const (
 	// ChannelWebhook POSTs a JSON CheckNotification to a URL, signed with
-	// the channel's secret together with the time it is sent (headers
-	// X-AlgoItny-Signature and X-AlgoItny-Timestamp; watch.Verify).
+	// the channel's secret together with the delivery's id and the time it
+	// is sent (headers X-AlgoItny-Signature, X-AlgoItny-Delivery and
+	// X-AlgoItny-Timestamp; watch.Verify).
 	ChannelWebhook ChannelKind = "WEBHOOK"
 )
 

@@ -172,7 +172,7 @@ func (w *notifyWorker) Work(ctx context.Context, job *river.Job[NotifyArgs]) err
 		d.Status, d.LastError = algoitny.DeliveryFailed, "no notifier for channel kind "+string(ch.Kind)
 		return store.RecordDeliveryAttempt(ctx, d)
 	}
-	sendErr := notifier.Send(ctx, ch, d.Payload)
+	sendErr := notifier.Send(ctx, ch, d)
 	d.Attempts++
 	switch {
 	case sendErr == nil:

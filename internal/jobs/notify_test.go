@@ -26,22 +26,25 @@ type receiver struct {
 	got      []algoitny.CheckNotification
 	requests int
 	badSigs  int
+	// deliveries counts the requests of each delivery id (every attempt).
+	deliveries map[string]int
 }
 
 func newReceiver(t *testing.T, answers ...int) *receiver {
 	t.Helper()
-	rc := &receiver{answers: answers}
+	rc := &receiver{answers: answers, deliveries: map[string]int{}}
 	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		rc.mu.Lock()
 		defer rc.mu.Unlock()
 		rc.requests++
-		if r.Method != http.MethodPost || r.Header.Get("Content-Type") != "application/json" ||
-			watch.Verify(rc.secret, r.Header, body, time.Now()) != nil {
+		delivery, err := watch.Verify(rc.secret, r.Header, body, time.Now())
+		if r.Method != http.MethodPost || r.Header.Get("Content-Type") != "application/json" || err != nil {
 			rc.badSigs++
 			w.WriteHeader(http.StatusUnauthorized)
 			return
 		}
+		rc.deliveries[delivery]++
 		if len(rc.answers) > 0 {
 			status := rc.answers[0]
 			rc.answers = rc.answers[1:]
@@ -185,6 +188,15 @@ func TestCheckNotifications(t *testing.T) {
 		if len(ds) != 2 || attempts != 4 || retried == 0 {
 			t.Fatalf("good channel: %d deliveries, %d attempts", len(ds), attempts)
 		}
+		// Every attempt of a delivery carried its id, for the receiver to
+		// drop a copy it already has.
+		good.mu.Lock()
+		for _, d := range ds {
+			if good.deliveries[d.ID] != d.Attempts {
+				t.Errorf("delivery %s: %d attempts logged, %d requests with its id (%v)", d.ID, d.Attempts, good.deliveries[d.ID], good.deliveries)
+			}
+		}
+		good.mu.Unlock()
 		for _, d := range deliveries(badCh) {
 			if d.Status != algoitny.DeliveryFailed || d.Attempts != 3 || d.LastError != "HTTP 500" {
 				t.Fatalf("bad channel delivery %+v", d)

@@ -34,6 +34,10 @@ const (
 	// sent at. It is signed with the body, so that a receiver can refuse a
 	// captured request replayed later (Verify).
 	TimestampHeader = "X-AlgoItny-Timestamp"
+	// DeliveryHeader names the delivery, the same on every attempt, and is
+	// signed with it: a receiver that remembers the ids it took for
+	// SignatureTolerance drops retries it already has and replays alike.
+	DeliveryHeader = "X-AlgoItny-Delivery"
 	// SignatureTolerance is how far from its receiver's clock a webhook's
 	// timestamp may be for Verify to accept it.
 	SignatureTolerance = 5 * time.Minute
@@ -51,13 +55,14 @@ type ChannelStore interface {
 	ListDeliveries(ctx context.Context, channelID string, page algoitny.PageRequest) (algoitny.Page[*algoitny.NotificationDelivery], error)
 }
 
-// Notifier sends one notification to one channel: a webhook today, and any
-// other kind (mail, chat) behind the same method. payload is the JSON of an
-// algoitny.CheckNotification, the same bytes on every retry. An error means
-// "try again later"; its message goes to the delivery log, so it must not
-// reveal the server's network.
+// Notifier sends one delivery to one channel: a webhook today, and any
+// other kind (mail, chat) behind the same method. d.Payload is the JSON of
+// an algoitny.CheckNotification and d.ID names the delivery: both are the
+// same on every retry, so that a receiver can drop a second copy. An error
+// means "try again later"; its message goes to the delivery log, so it
+// must not reveal the server's network.
 type Notifier interface {
-	Send(ctx context.Context, ch *algoitny.NotificationChannel, payload []byte) error
+	Send(ctx context.Context, ch *algoitny.NotificationChannel, d *algoitny.NotificationDelivery) error
 }
 
 // Poster posts a webhook's body without letting it reach the server's own
@@ -80,7 +85,7 @@ type WebhookNotifier struct {
 var _ Notifier = (*WebhookNotifier)(nil)
 
 // Send implements Notifier.
-func (w *WebhookNotifier) Send(ctx context.Context, ch *algoitny.NotificationChannel, payload []byte) error {
+func (w *WebhookNotifier) Send(ctx context.Context, ch *algoitny.NotificationChannel, d *algoitny.NotificationDelivery) error {
 	timeout := w.Timeout
 	if timeout <= 0 {
 		timeout = 10 * time.Second
@@ -90,9 +95,10 @@ func (w *WebhookNotifier) Send(ctx context.Context, ch *algoitny.NotificationCha
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
 	sent := time.Now()
+	h.Set(DeliveryHeader, d.ID)
 	h.Set(TimestampHeader, strconv.FormatInt(sent.Unix(), 10))
-	h.Set(SignatureHeader, Sign(ch.Secret, sent, payload))
-	resp, err := w.Client.Post(ctx, ch.URL, h, payload)
+	h.Set(SignatureHeader, Sign(ch.Secret, sent, d.ID, d.Payload))
+	resp, err := w.Client.Post(ctx, ch.URL, h, d.Payload)
 	if err != nil {
 		return fmt.Errorf("%s", describeFetchError(ctx, err, timeout))
 	}
@@ -102,34 +108,40 @@ func (w *WebhookNotifier) Send(ctx context.Context, ch *algoitny.NotificationCha
 	return nil
 }
 
-// Sign returns the value of SignatureHeader for body sent at sent:
-// "sha256=" and the hex HMAC-SHA256, under secret, of the Unix seconds of
-// sent (TimestampHeader's value), a dot and body. Each attempt is signed
-// anew; the body is the same bytes on every attempt.
-func Sign(secret string, sent time.Time, body []byte) string {
+// Sign returns the value of SignatureHeader for body sent at sent as
+// delivery: "sha256=" and the hex HMAC-SHA256, under secret, of
+// "<Unix seconds of sent>.<delivery>.<body>" (TimestampHeader's and
+// DeliveryHeader's values). Each attempt is signed anew; the delivery and
+// the body are the same on every attempt.
+func Sign(secret string, sent time.Time, delivery string, body []byte) string {
 	m := hmac.New(sha256.New, []byte(secret))
-	fmt.Fprintf(m, "%d.", sent.Unix())
+	fmt.Fprintf(m, "%d.%s.", sent.Unix(), delivery)
 	m.Write(body)
 	return "sha256=" + hex.EncodeToString(m.Sum(nil))
 }
 
 // Verify is what a receiver written in Go does with a webhook: it checks
 // that header's TimestampHeader is within SignatureTolerance of now and
-// that SignatureHeader signs it and body under secret (in constant time).
-// Its error says which check failed.
-func Verify(secret string, header http.Header, body []byte, now time.Time) error {
+// that SignatureHeader signs it, DeliveryHeader and body under secret (in
+// constant time). It returns the delivery's id, for the receiver to drop a
+// delivery it already took; its error says which check failed.
+func Verify(secret string, header http.Header, body []byte, now time.Time) (delivery string, err error) {
 	unix, err := strconv.ParseInt(header.Get(TimestampHeader), 10, 64)
 	if err != nil {
-		return fmt.Errorf("webhook: no %s", TimestampHeader)
+		return "", fmt.Errorf("webhook: no %s", TimestampHeader)
+	}
+	delivery = header.Get(DeliveryHeader)
+	if delivery == "" || strings.ContainsRune(delivery, '.') {
+		return "", fmt.Errorf("webhook: no %s", DeliveryHeader)
 	}
 	sent := time.Unix(unix, 0)
 	if d := now.Sub(sent); d > SignatureTolerance || d < -SignatureTolerance {
-		return fmt.Errorf("webhook: sent at %s, %s from now: too old (a replay?) or a clock far off", sent.UTC().Format(time.RFC3339), d.Round(time.Second))
+		return "", fmt.Errorf("webhook: sent at %s, %s from now: too old (a replay?) or a clock far off", sent.UTC().Format(time.RFC3339), d.Round(time.Second))
 	}
-	if !hmac.Equal([]byte(header.Get(SignatureHeader)), []byte(Sign(secret, sent, body))) {
-		return fmt.Errorf("webhook: %s does not sign this body", SignatureHeader)
+	if !hmac.Equal([]byte(header.Get(SignatureHeader)), []byte(Sign(secret, sent, delivery, body))) {
+		return "", fmt.Errorf("webhook: %s does not sign this delivery", SignatureHeader)
 	}
-	return nil
+	return delivery, nil
 }
 
 // Payload is the body notified for a change of c's state.

@@ -15,10 +15,10 @@ import (
 	"github.com/algoitny/api/internal/watch"
 )
 
-// TestWebhookSignature: a webhook carries the time it was sent and a
-// signature of that time with the body, so that a receiver refuses a
-// changed body, another secret, a changed timestamp and a request replayed
-// after SignatureTolerance.
+// TestWebhookSignature: a webhook carries its delivery's id and the time it
+// was sent, signed with the body, so that a receiver refuses a changed
+// body, another secret, a changed timestamp or delivery id and a request
+// replayed after SignatureTolerance — and can drop a delivery it has.
 func TestWebhookSignature(t *testing.T) {
 	t.Parallel()
 	var header http.Header
@@ -33,7 +33,7 @@ func TestWebhookSignature(t *testing.T) {
 	ch := &algoitny.NotificationChannel{URL: receiver.URL + "/hook", Secret: "whsec_test"}
 	payload := []byte(`{"checkId":"c1","state":"DOWN"}`)
 	before := time.Now()
-	if err := n.Send(context.Background(), ch, payload); err != nil {
+	if err := n.Send(context.Background(), ch, &algoitny.NotificationDelivery{ID: "d-1", Payload: payload}); err != nil {
 		t.Fatal(err)
 	}
 	if string(body) != string(payload) {
@@ -44,8 +44,8 @@ func TestWebhookSignature(t *testing.T) {
 		t.Fatalf("%s = %q, sent between %d and now", watch.TimestampHeader, header.Get(watch.TimestampHeader), before.Unix())
 	}
 	now := time.Unix(sent, 0)
-	if err := watch.Verify(ch.Secret, header, body, now.Add(time.Minute)); err != nil {
-		t.Fatalf("a genuine webhook a minute later: %v", err)
+	if id, err := watch.Verify(ch.Secret, header, body, now.Add(time.Minute)); err != nil || id != "d-1" {
+		t.Fatalf("a genuine webhook a minute later: %q %v", id, err)
 	}
 	for name, c := range map[string]struct {
 		secret string
@@ -59,12 +59,14 @@ func TestWebhookSignature(t *testing.T) {
 		"FromTheFuture":    {ch.Secret, string(payload), now.Add(-watch.SignatureTolerance - time.Second), nil},
 		"ChangedTimestamp": {ch.Secret, string(payload), now, func(h http.Header) { h.Set(watch.TimestampHeader, strconv.FormatInt(sent+60, 10)) }},
 		"NoTimestamp":      {ch.Secret, string(payload), now, func(h http.Header) { h.Del(watch.TimestampHeader) }},
+		"OtherDelivery":    {ch.Secret, string(payload), now, func(h http.Header) { h.Set(watch.DeliveryHeader, "d-2") }},
+		"NoDelivery":       {ch.Secret, string(payload), now, func(h http.Header) { h.Del(watch.DeliveryHeader) }},
 	} {
 		h := header.Clone()
 		if c.edit != nil {
 			c.edit(h)
 		}
-		if err := watch.Verify(c.secret, h, []byte(c.body), c.at); err == nil {
+		if _, err := watch.Verify(c.secret, h, []byte(c.body), c.at); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
