@@ -43,17 +43,6 @@ type Interactor struct {
 // input, short enough that a solution ignoring it does not hold two slots.
 const interactorGrace = time.Second
 
-// testlib's exit codes, as interactors (and checkers) written for Polygon
-// use them.
-const (
-	exitOK            = 0
-	exitWrongAnswer   = 1
-	exitPresentation  = 2
-	exitFail          = 3
-	exitPoints        = 7
-	exitUnexpectedEOF = 8
-)
-
 // errSolutionEnded and errInteractorEnded end the pipe from a finished
 // program, so the other one's output is drained instead of blocking.
 var (
@@ -172,7 +161,7 @@ func (e *Engine) runInteractiveTest(ctx context.Context, prog *Program, sub Subm
 	case in.solErr != nil:
 		return tr.internal("%v", in.solErr)
 	}
-	tr.Verdict, tr.Message = in.verdict()
+	tr.Verdict, tr.Message, tr.Points = in.verdict()
 	return tr, nil
 }
 
@@ -252,38 +241,42 @@ func (e *Engine) runInteractor(ctx context.Context, prog *Program, sub Submissio
 // the judge's fault; then the solution's own failures (limits, crashes)
 // win over what the interactor says of its answers, unless they came after
 // the interactor rejected it (its input ended then); then the interactor's
-// exit status.
-func (in interaction) verdict() (Verdict, string) {
+// exit status, as testlib's (exit 7 gives the points quitp wrote, like a
+// checker's: TestResult.Points).
+func (in interaction) verdict() (Verdict, string, *float64) {
 	it := in.it
 	comment := truncate(strings.TrimSpace(it.Stderr), previewMax)
 	exited := it.Signal == "" && it.ExitCode >= 0 && it.Verdict != TimeLimitExceeded && it.Verdict != InternalError
 	idle := it.Verdict == TimeLimitExceeded && it.Signal == "SIGKILL" && !strings.HasPrefix(it.Message, "CPU")
 	switch {
 	case idle && !in.stopped && in.sol.Verdict != Accepted:
-		return in.sol.Verdict, in.sol.Message
+		return in.sol.Verdict, in.sol.Message, nil
 	case !exited:
-		return InternalError, fmt.Sprintf("interactor failed (%s: %s): %s", it.Verdict, it.Message, comment)
+		return InternalError, fmt.Sprintf("interactor failed (%s: %s): %s", it.Verdict, it.Message, comment), nil
 	case it.ExitCode == exitFail:
-		return InternalError, "interactor failed: " + comment
+		return InternalError, "interactor failed: " + comment, nil
 	case !in.stopped && in.sol.Verdict != Accepted && (in.solFirst || it.ExitCode == exitOK):
-		return in.sol.Verdict, in.sol.Message
+		return in.sol.Verdict, in.sol.Message, nil
+	case in.stopped && (it.ExitCode == exitOK || it.ExitCode == exitPoints):
+		return TimeLimitExceeded, fmt.Sprintf("the solution did not exit within %v after the interactor finished", interactorGrace), nil
 	}
 	switch it.ExitCode {
 	case exitOK:
-		if in.stopped {
-			return TimeLimitExceeded, fmt.Sprintf("the solution did not exit within %v after the interactor finished", interactorGrace)
-		}
-		return Accepted, comment
+		return Accepted, comment, nil
 	case exitWrongAnswer:
-		return WrongAnswer, comment
+		return WrongAnswer, comment, nil
 	case exitPresentation:
-		return WrongAnswer, strings.TrimSpace("presentation error: " + comment)
+		return WrongAnswer, strings.TrimSpace("presentation error: " + comment), nil
 	case exitUnexpectedEOF:
-		return WrongAnswer, strings.TrimSpace("unexpected end of the solution's output: " + comment)
+		return WrongAnswer, strings.TrimSpace("unexpected end of the solution's output: " + comment), nil
 	case exitPoints:
-		return WrongAnswer, strings.TrimSpace("partial points: " + comment)
+		out, ok := pointsOutcome(it.Stderr, comment)
+		if !ok {
+			return InternalError, "interactor exited with code 7 without points in [0, 1]: " + comment, nil
+		}
+		return out.verdict, out.message, out.points
 	}
-	return InternalError, fmt.Sprintf("interactor exited with code %d: %s", it.ExitCode, comment)
+	return InternalError, fmt.Sprintf("interactor exited with code %d: %s", it.ExitCode, comment), nil
 }
 
 // writeTestFiles writes the test's input and answer into hostDir as

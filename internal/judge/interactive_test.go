@@ -156,6 +156,34 @@ func TestInteractive(t *testing.T) {
 			}
 		})
 	}
+	// An interactor gives partial credit as a checker does: quitp, exit 7.
+	t.Run("Points", func(t *testing.T) {
+		t.Parallel()
+		for _, c := range []struct {
+			name    string
+			it      judge.Interactor
+			verdict judge.Verdict
+			points  float64
+		}{
+			// Full points for at most 5 queries, half otherwise: bisection
+			// over 1…1000 takes 9.
+			{"Testlib", judge.Interactor{Language: "cpp", Source: strings.Replace(guessInteractorTestlib,
+				`quitf(_ok, "found in %d queries", q);`, `quitp(q <= 5 ? 1.0 : 0.5, "found in %d queries", q);`, 1)}, judge.WrongAnswer, 0.5},
+			{"Python", judge.Interactor{Language: "python", Source: strings.Replace(guessInteractorPython,
+				`sys.stderr.write("ok, %d queries" % q)
+        sys.exit(0)`, `sys.stderr.write("points 1 in %d queries" % q)
+        sys.exit(7)`, 1)}, judge.Accepted, 1},
+		} {
+			res := judgeSub(t, e, judge.Submission{Language: "python", Source: binarySearchPython, Tests: guessTests[:1], Limits: fast, Interactor: &c.it})
+			requireVerdict(t, c.name, res.Verdict, c.verdict, res)
+			if p := res.Tests[0].Points; p == nil || *p != c.points {
+				t.Fatalf("%s: points %v, want %v (%+v)", c.name, p, c.points, res.Tests[0])
+			}
+		}
+		bad := judge.Interactor{Language: "python", Source: "import sys\nprint(10, flush=True)\nsys.stderr.write('points 2')\nsys.exit(7)\n"}
+		res := judgeSub(t, e, judge.Submission{Language: "python", Source: binarySearchPython, Tests: guessTests[:1], Limits: fast, Interactor: &bad})
+		requireVerdict(t, "points out of range", res.Verdict, judge.InternalError, res)
+	})
 	t.Run("EveryTest", func(t *testing.T) {
 		t.Parallel()
 		res := judgeSub(t, e, judge.Submission{Language: "python", Source: binarySearchPython, Tests: guessTests,

@@ -10,15 +10,16 @@ import (
 	"strings"
 )
 
-// The exit codes of a testlib checker (testlib.h's OK_EXIT_CODE …
-// POINTS_EXIT_CODE without EJUDGE/CONTESTER/TESTSYS): what a custom checker's
-// status means.
+// The exit codes of a testlib checker or interactor (testlib.h's
+// OK_EXIT_CODE … UNEXPECTED_EOF_EXIT_CODE without EJUDGE/CONTESTER/TESTSYS):
+// what a custom checker's or an interactor's status means.
 const (
-	checkerOK     = 0 // _ok: accepted
-	checkerWA     = 1 // _wa: wrong answer
-	checkerPE     = 2 // _pe: presentation error, judged as a wrong answer
-	checkerFail   = 3 // _fail: the checker (or the test) is broken
-	checkerPoints = 7 // _points: partial credit, the points in its message
+	exitOK            = 0 // _ok: accepted
+	exitWrongAnswer   = 1 // _wa: wrong answer
+	exitPresentation  = 2 // _pe: presentation error, judged as a wrong answer
+	exitFail          = 3 // _fail: the checker (or the test) is broken
+	exitPoints        = 7 // _points: partial credit, the points in its message
+	exitUnexpectedEOF = 8 // _unexpected_eof: the output ended too soon
 )
 
 // checkerOutcome is what a custom checker said of one test.
@@ -53,26 +54,38 @@ func interpretChecker(rr RunResult, comment, stderr string) checkerOutcome {
 		return failed(fmt.Sprintf("%s: %s", rr.Verdict, rr.Message))
 	}
 	switch rr.ExitCode {
-	case checkerWA:
+	case exitWrongAnswer:
 		return checkerOutcome{verdict: WrongAnswer, message: comment}
-	case checkerPE:
+	case exitPresentation:
 		return checkerOutcome{verdict: WrongAnswer, message: strings.TrimSpace("presentation error: " + comment)}
-	case checkerFail:
+	case exitFail:
 		return failed("FAIL, exit code 3")
-	case checkerPoints:
-		p, ok := parsePoints(stderr)
+	case exitPoints:
+		out, ok := pointsOutcome(stderr, comment)
 		if !ok {
-			if p, ok = parsePoints(comment); !ok {
-				return failed("exit code 7 without points in [0, 1]")
-			}
-		}
-		out := checkerOutcome{verdict: WrongAnswer, points: &p, message: comment}
-		if p >= 1 {
-			out.verdict = Accepted
+			return failed("exit code 7 without points in [0, 1]")
 		}
 		return out
 	}
 	return failed(fmt.Sprintf("%s: %s", rr.Verdict, rr.Message))
+}
+
+// pointsOutcome is the outcome of a checker or interactor that exited with
+// exitPoints: the points quitp wrote (on stderr, else in comment), ACCEPTED
+// when they are 1 and WRONG_ANSWER with them otherwise; false when neither
+// holds points in [0, 1].
+func pointsOutcome(stderr, comment string) (checkerOutcome, bool) {
+	p, ok := parsePoints(stderr)
+	if !ok {
+		if p, ok = parsePoints(comment); !ok {
+			return checkerOutcome{}, false
+		}
+	}
+	out := checkerOutcome{verdict: WrongAnswer, points: &p, message: comment}
+	if p >= 1 {
+		out.verdict = Accepted
+	}
+	return out, true
 }
 
 // parsePoints reads the points of testlib's quitp from a checker's
