@@ -4229,8 +4229,10 @@ enum NotificationChannelKind {
   An HTTP POST of JSON ` + "`" + `{checkId, url, state, previousState, reason, time}` + "`" + `
   with headers ` + "`" + `X-AlgoItny-Delivery: <the delivery's id, the same on every
   attempt>` + "`" + `, ` + "`" + `X-AlgoItny-Timestamp: <Unix seconds it was sent at>` + "`" + ` and
-  ` + "`" + `X-AlgoItny-Signature: sha256=<hex HMAC-SHA256 of
-  "<timestamp>.<delivery>.<body>", keyed by the channel's secret>` + "`" + ` (refuse a
+  ` + "`" + `X-AlgoItny-Signature: v1=<hex HMAC-SHA256 of
+  "<timestamp>.<delivery>.<body>", keyed by the channel's secret>` + "`" + ` (a
+  comma-separated list: skip schemes other than v1, which a later change may
+  add beside it; refuse a
   timestamp more than 5 minutes from your clock, and a delivery id you took
   within them: a replay or a retry you have); any answer but 2xx is retried with
   backoff (10 s, doubling; 8 sends at most).

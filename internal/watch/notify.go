@@ -19,17 +19,25 @@ import (
 
 // Notifications of state changes (issue 20): a check that goes DOWN or
 // comes back UP is announced to every notification channel of its owner.
-// The Executor hands each recorded change to an Alerter (jobs.Notifications),
-// which logs one delivery per channel and queues it as a River job; the job
-// sends it with the Notifier of the channel's kind and retries with backoff.
+// The Executor stores each change with its run in the notification outbox
+// (algoitny.CheckAlert) and hands it to an Alerter (jobs.Notifications),
+// which logs one delivery per channel and queues it as a River job, then
+// empties the outbox; the job sends it with the Notifier of the channel's
+// kind and retries with backoff.
 
 // Limits of notification channels.
 const (
 	// MaxChannels is how many notification channels a user may have.
 	MaxChannels = 10
-	// SignatureHeader carries a webhook's signature (Sign): "sha256=" +
-	// hex(HMAC-SHA256(secret, timestamp + "." + body)).
+	// SignatureHeader carries a webhook's signatures (Sign), comma-separated,
+	// each "<scheme>=<hex>"; today one, of SignatureScheme.
 	SignatureHeader = "X-AlgoItny-Signature"
+	// SignatureScheme names how a signature is made: "v1" is the hex
+	// HMAC-SHA256, under the channel's secret, of
+	// "<timestamp>.<delivery>.<body>". A later scheme gets a new name and is
+	// sent beside v1 for a while, so receivers that know only v1 (Verify
+	// ignores schemes it does not know) keep working.
+	SignatureScheme = "v1"
 	// TimestampHeader carries the Unix time, in seconds, the webhook was
 	// sent at. It is signed with the body, so that a receiver can refuse a
 	// captured request replayed later (Verify).
@@ -109,7 +117,7 @@ func (w *WebhookNotifier) Send(ctx context.Context, ch *algoitny.NotificationCha
 }
 
 // Sign returns the value of SignatureHeader for body sent at sent as
-// delivery: "sha256=" and the hex HMAC-SHA256, under secret, of
+// delivery: "v1=" and the hex HMAC-SHA256, under secret, of
 // "<Unix seconds of sent>.<delivery>.<body>" (TimestampHeader's and
 // DeliveryHeader's values). Each attempt is signed anew; the delivery and
 // the body are the same on every attempt.
@@ -117,13 +125,14 @@ func Sign(secret string, sent time.Time, delivery string, body []byte) string {
 	m := hmac.New(sha256.New, []byte(secret))
 	fmt.Fprintf(m, "%d.%s.", sent.Unix(), delivery)
 	m.Write(body)
-	return "sha256=" + hex.EncodeToString(m.Sum(nil))
+	return SignatureScheme + "=" + hex.EncodeToString(m.Sum(nil))
 }
 
 // Verify is what a receiver written in Go does with a webhook: it checks
 // that header's TimestampHeader is within SignatureTolerance of now and
-// that SignatureHeader signs it, DeliveryHeader and body under secret (in
-// constant time). It returns the delivery's id, for the receiver to drop a
+// that one of SignatureHeader's v1 signatures signs it, DeliveryHeader and
+// body under secret (in constant time; signatures of other schemes are
+// skipped). It returns the delivery's id, for the receiver to drop a
 // delivery it already took; its error says which check failed.
 func Verify(secret string, header http.Header, body []byte, now time.Time) (delivery string, err error) {
 	unix, err := strconv.ParseInt(header.Get(TimestampHeader), 10, 64)
@@ -138,10 +147,13 @@ func Verify(secret string, header http.Header, body []byte, now time.Time) (deli
 	if d := now.Sub(sent); d > SignatureTolerance || d < -SignatureTolerance {
 		return "", fmt.Errorf("webhook: sent at %s, %s from now: too old (a replay?) or a clock far off", sent.UTC().Format(time.RFC3339), d.Round(time.Second))
 	}
-	if !hmac.Equal([]byte(header.Get(SignatureHeader)), []byte(Sign(secret, sent, delivery, body))) {
-		return "", fmt.Errorf("webhook: %s does not sign this delivery", SignatureHeader)
+	want := []byte(Sign(secret, sent, delivery, body))
+	for sig := range strings.SplitSeq(header.Get(SignatureHeader), ",") {
+		if hmac.Equal([]byte(strings.TrimSpace(sig)), want) {
+			return delivery, nil
+		}
 	}
-	return delivery, nil
+	return "", fmt.Errorf("webhook: no %s signature in %s signs this delivery", SignatureScheme, SignatureHeader)
 }
 
 // Payload is the body notified for a change of c's state.

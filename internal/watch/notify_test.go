@@ -47,6 +47,16 @@ func TestWebhookSignature(t *testing.T) {
 	if id, err := watch.Verify(ch.Secret, header, body, now.Add(time.Minute)); err != nil || id != "d-1" {
 		t.Fatalf("a genuine webhook a minute later: %q %v", id, err)
 	}
+	if sig := header.Get(watch.SignatureHeader); !strings.HasPrefix(sig, "v1=") || len(sig) != len("v1=")+64 {
+		t.Fatalf("%s = %q, want v1=<64 hex digits>", watch.SignatureHeader, sig)
+	}
+	// A receiver that knows only v1 still verifies a webhook that also
+	// carries a signature of a later scheme.
+	both := header.Clone()
+	both.Set(watch.SignatureHeader, "v2=00ff, "+header.Get(watch.SignatureHeader))
+	if _, err := watch.Verify(ch.Secret, both, body, now); err != nil {
+		t.Fatalf("v1 beside an unknown scheme: %v", err)
+	}
 	for name, c := range map[string]struct {
 		secret string
 		body   string
@@ -61,6 +71,13 @@ func TestWebhookSignature(t *testing.T) {
 		"NoTimestamp":      {ch.Secret, string(payload), now, func(h http.Header) { h.Del(watch.TimestampHeader) }},
 		"OtherDelivery":    {ch.Secret, string(payload), now, func(h http.Header) { h.Set(watch.DeliveryHeader, "d-2") }},
 		"NoDelivery":       {ch.Secret, string(payload), now, func(h http.Header) { h.Del(watch.DeliveryHeader) }},
+		// The same HMAC under another scheme's name, or none, is not a v1 signature.
+		"OtherScheme": {ch.Secret, string(payload), now, func(h http.Header) {
+			h.Set(watch.SignatureHeader, "v2="+strings.TrimPrefix(h.Get(watch.SignatureHeader), "v1="))
+		}},
+		"Unversioned": {ch.Secret, string(payload), now, func(h http.Header) {
+			h.Set(watch.SignatureHeader, "sha256="+strings.TrimPrefix(h.Get(watch.SignatureHeader), "v1="))
+		}},
 	} {
 		h := header.Clone()
 		if c.edit != nil {
