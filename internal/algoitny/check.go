@@ -284,6 +284,10 @@ type CheckRunRecord struct {
 	// Keep is how many results of the check are kept; the one that falls out
 	// is deleted with the write.
 	Keep int
+	// Alert, when set, is the change of state to announce, stored in the
+	// notification outbox with the run (its ID and CreatedAt are assigned
+	// then).
+	Alert *CheckAlert
 }
 
 // CheckStatsRetention is how long a check's hourly statistics are kept

@@ -79,3 +79,28 @@ type NotificationDelivery struct {
 
 // DeliveryRetention is how long the delivery log is kept (DynamoDB TTL).
 const DeliveryRetention = 30 * 24 * time.Hour
+
+// CheckAlert is a change of a check's state that is still to be announced:
+// the notification outbox. It is stored in the same transaction as the run
+// that made the change (CheckRunRecord.Alert), so a crash after that run
+// cannot lose the announcement. The alerter turns it into one
+// NotificationDelivery per channel of the owner, each with the alert's ID,
+// then removes it; a periodic sweep dispatches the alerts a crash left
+// behind again, which is harmless because a delivery with that ID is
+// written at most once.
+type CheckAlert struct {
+	// ID is a UUIDv7 assigned when the alert is stored (time-ordered); it
+	// is also the ID of each of its deliveries.
+	ID      string
+	UserID  string
+	CheckID string
+	// State is the state announced (UP or DOWN).
+	State CheckState
+	// Payload is the JSON of the CheckNotification every channel receives.
+	Payload   []byte
+	CreatedAt time.Time
+}
+
+// AlertRetention bounds how long an alert nobody could dispatch stays in
+// the outbox (DynamoDB TTL); dispatched alerts are deleted at once.
+const AlertRetention = 7 * 24 * time.Hour

@@ -525,8 +525,10 @@ func (db *DB) ClaimCheckRun(ctx context.Context, id string, planned time.Time, l
 // run count, failures, status, next run; the lease released) if the check
 // still holds rec.LeaseID and the version it was claimed with, the result
 // item (expiring after algoitny.CheckResultRetention), the result added to
-// its hour's statistics (checkStatsUpdate), and the deletion of the result
-// that falls out of the rec.Keep most recent — one transaction. It returns
+// its hour's statistics (checkStatsUpdate), the deletion of the result
+// that falls out of the rec.Keep most recent, and rec.Alert, if any, added
+// to the notification outbox (its ID and CreatedAt assigned) — one
+// transaction, so a change of state is never stored unannounced. It returns
 // ECONFLICT when the check was changed, paused or deleted during the run.
 func (db *DB) RecordCheckRun(ctx context.Context, rec *algoitny.CheckRunRecord) error {
 	n, r := rec.Next, rec.Result
@@ -578,6 +580,13 @@ func (db *DB) RecordCheckRun(ctx context.Context, rec *algoitny.CheckRunRecord) 
 		return err
 	}
 	items = append(items, stats)
+	if rec.Alert != nil {
+		alert, err := db.putAlert(rec.Alert)
+		if err != nil {
+			return err
+		}
+		items = append(items, alert)
+	}
 	if rec.Keep > 0 && r.Seq > int64(rec.Keep) {
 		items = append(items, types.TransactWriteItem{Delete: &types.Delete{
 			TableName: aws.String(db.tables.Main), Key: itemKey{checkPK(n.ID), checkResultSK(r.Seq - int64(rec.Keep))}.av(),

@@ -233,14 +233,71 @@ func TestChecks(t *testing.T) {
 		next := *claimed
 		next.Runs, next.Version = 1, claimed.Version+1
 		r := &algoitny.CheckResult{CheckID: c.ID, Seq: 1, Status: algoitny.CheckUp, CheckedAt: time.Now()}
-		err = db.RecordCheckRun(ctx, &algoitny.CheckRunRecord{Claimed: claimed, LeaseID: lease, Result: r, Next: &next, Keep: 5})
+		alert := func() *algoitny.CheckAlert {
+			return &algoitny.CheckAlert{UserID: "u1", CheckID: c.ID, State: algoitny.CheckStateDown, Payload: []byte("{}")}
+		}
+		err = db.RecordCheckRun(ctx, &algoitny.CheckRunRecord{Claimed: claimed, LeaseID: lease, Result: r, Next: &next, Keep: 5, Alert: alert()})
 		algoitnytest.ErrCode(t, err, algoitny.ECONFLICT)
 		// A wrong lease is refused too.
 		cur := algoitnytest.Must[*algoitny.Check](t)(db.GetCheck(ctx, c.ID))
-		err = db.RecordCheckRun(ctx, &algoitny.CheckRunRecord{Claimed: cur, LeaseID: "forged", Result: r, Next: &next, Keep: 5})
+		err = db.RecordCheckRun(ctx, &algoitny.CheckRunRecord{Claimed: cur, LeaseID: "forged", Result: r, Next: &next, Keep: 5, Alert: alert()})
 		algoitnytest.ErrCode(t, err, algoitny.ECONFLICT)
 		if res := algoitnytest.Must[[]*algoitny.CheckResult](t)(db.ListCheckResults(ctx, c.ID, 10)); len(res) != 0 {
 			t.Fatalf("%d results stored by refused runs", len(res))
+		}
+		if alerts := algoitnytest.Must[[]*algoitny.CheckAlert](t)(db.ListCheckAlerts(ctx, 10)); len(alerts) != 0 {
+			t.Fatalf("%d alerts stored by refused runs", len(alerts))
+		}
+	})
+
+	// A change of state is stored with its run in the notification outbox,
+	// and each channel's delivery of it is written once.
+	t.Run("AlertOutbox", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		c := newCheck("u1")
+		algoitnytest.OK(t, db.CreateCheck(ctx, c, -1))
+		var alerts []*algoitny.CheckAlert
+		for _, st := range []algoitny.CheckState{algoitny.CheckStateDown, algoitny.CheckStateUp} {
+			claimed, lease, err := db.ClaimCheckRun(ctx, c.ID, *algoitnytest.Must[*algoitny.Check](t)(db.GetCheck(ctx, c.ID)).NextRunAt, time.Minute)
+			algoitnytest.OK(t, err)
+			next := *claimed
+			next.Runs++
+			next.Version++
+			planned := claimed.NextRunAt.Add(-time.Hour)
+			next.NextRunAt = &planned
+			r := &algoitny.CheckResult{CheckID: c.ID, Seq: next.Runs, Status: algoitny.CheckDown, CheckedAt: time.Now().UTC()}
+			a := &algoitny.CheckAlert{UserID: "u1", CheckID: c.ID, State: st, Payload: []byte(`{"state":"` + string(st) + `"}`)}
+			algoitnytest.OK(t, db.RecordCheckRun(ctx, &algoitny.CheckRunRecord{Claimed: claimed, LeaseID: lease, Result: r, Next: &next, Keep: 5, Alert: a}))
+			if a.ID == "" || a.CreatedAt.IsZero() {
+				t.Fatalf("alert %+v: no id or time assigned", a)
+			}
+			alerts = append(alerts, a)
+			time.Sleep(2 * time.Millisecond) // the ids are ordered by their millisecond
+		}
+		got := algoitnytest.Must[[]*algoitny.CheckAlert](t)(db.ListCheckAlerts(ctx, 10))
+		if len(got) != 2 || got[0].ID != alerts[0].ID || got[1].ID != alerts[1].ID || got[0].State != algoitny.CheckStateDown ||
+			string(got[1].Payload) != `{"state":"UP"}` || got[0].UserID != "u1" || got[0].CheckID != c.ID || !got[0].CreatedAt.Equal(alerts[0].CreatedAt) {
+			t.Fatalf("outbox %+v, want the two alerts oldest first", got)
+		}
+		if one := algoitnytest.Must[[]*algoitny.CheckAlert](t)(db.ListCheckAlerts(ctx, 1)); len(one) != 1 || one[0].ID != alerts[0].ID {
+			t.Fatalf("outbox limited to 1: %+v", one)
+		}
+		ch := &algoitny.NotificationChannel{UserID: "u1", Kind: algoitny.ChannelWebhook, URL: "https://example.com/hook", Secret: "s"}
+		algoitnytest.OK(t, db.CreateNotificationChannel(ctx, ch, 10))
+		d := &algoitny.NotificationDelivery{ID: alerts[0].ID, ChannelID: ch.ID, UserID: "u1", CheckID: c.ID, State: algoitny.CheckStateDown, Payload: alerts[0].Payload, CreatedAt: alerts[0].CreatedAt}
+		algoitnytest.OK(t, db.CreateDelivery(ctx, d))
+		d.Status, d.Attempts = algoitny.DeliveryDelivered, 1
+		algoitnytest.OK(t, db.RecordDeliveryAttempt(ctx, d))
+		again := &algoitny.NotificationDelivery{ID: alerts[0].ID, ChannelID: ch.ID, UserID: "u1", CheckID: c.ID, State: algoitny.CheckStateDown, Payload: alerts[0].Payload}
+		algoitnytest.ErrCode(t, db.CreateDelivery(ctx, again), algoitny.ECONFLICT)
+		if cur := algoitnytest.Must[*algoitny.NotificationDelivery](t)(db.GetDelivery(ctx, ch.ID, alerts[0].ID)); cur.Status != algoitny.DeliveryDelivered {
+			t.Fatalf("a second creation reset the delivery: %+v", cur)
+		}
+		algoitnytest.OK(t, db.DeleteCheckAlert(ctx, alerts[0].ID))
+		algoitnytest.OK(t, db.DeleteCheckAlert(ctx, alerts[0].ID)) // gone already: fine
+		if left := algoitnytest.Must[[]*algoitny.CheckAlert](t)(db.ListCheckAlerts(ctx, 10)); len(left) != 1 || left[0].ID != alerts[1].ID {
+			t.Fatalf("outbox after a deletion: %+v", left)
 		}
 	})
 

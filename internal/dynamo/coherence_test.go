@@ -66,6 +66,7 @@ func TestEveryWriteIsAnnounced(t *testing.T) {
 	var check *algoitny.Check
 	var claimed *algoitny.Check
 	var lease string
+	var alert *algoitny.CheckAlert
 	var channel *algoitny.NotificationChannel
 	var delivery *algoitny.NotificationDelivery
 	var link *algoitny.AtCoderLink
@@ -189,8 +190,10 @@ func TestEveryWriteIsAnnounced(t *testing.T) {
 			next.Version++
 			r := &algoitny.CheckResult{CheckID: check.ID, Seq: next.Runs, Status: algoitny.CheckUp, HTTPStatus: 200, CheckedAt: time.Now().UTC()}
 			next.LastResult, next.LastExecutedAt = r, &r.CheckedAt
-			return db.RecordCheckRun(ctx, &algoitny.CheckRunRecord{Claimed: claimed, LeaseID: lease, Result: r, Next: &next, Keep: 5})
+			alert = &algoitny.CheckAlert{UserID: u.ID, CheckID: check.ID, State: algoitny.CheckStateUp, Payload: []byte("{}")}
+			return db.RecordCheckRun(ctx, &algoitny.CheckRunRecord{Claimed: claimed, LeaseID: lease, Result: r, Next: &next, Keep: 5, Alert: alert})
 		}},
+		{"DeleteCheckAlert", func() error { return db.DeleteCheckAlert(ctx, alert.ID) }},
 		{"ClaimCheckRun", func() error { // again, for the release
 			c := algoitnytest.Must[*algoitny.Check](t)(db.GetCheck(ctx, check.ID))
 			var err error
@@ -279,7 +282,7 @@ func TestEveryWriteIsAnnounced(t *testing.T) {
 		"GetACList", "GetACLists", "GetAtCoderLink", "GetAtCoderState", "GetCheck", "GetHistories", "GetHistoriesAndProblems", "GetHistory", "GetJob",
 		"GetJobByIdempotencyKey", "GetJobByRiverID", "GetJobProgress", "GetJobs", "GetPlan", "GetProblem",
 		"GetProblemWithTestCases", "GetProblems", "GetTestCase", "ReadTestCase", "GetUsageLog", "GetUserByEmail", "GetUserByGoogleID",
-		"GetUserByID", "GetUsersByEmail", "GetDelivery", "GetNotificationChannel", "ListDeliveries", "ListNotificationChannels", "LatestJobProgress", "ListADTContests", "ListAtCoderLinksDue", "ListCheckResults", "ListCheckStats",
+		"GetUserByID", "GetUsersByEmail", "GetDelivery", "ListCheckAlerts", "GetNotificationChannel", "ListDeliveries", "ListNotificationChannels", "LatestJobProgress", "ListADTContests", "ListAtCoderLinksDue", "ListCheckResults", "ListCheckStats",
 		"ListChecks", "ListExecutionTests", "ListHistoryByLanguage", "ListHistoryByPlatform", "ListJobProgress", "ListJobs", "ListOverdueChecks",
 		"ListPlans", "ListProblems", "ListPublicHistory", "ListStaleJobs", "ListStaleJobsPage", "ListTestCases", "ListUsageLogs",
 		"ListUserChecks", "ListUserHistory", "ListUsers", "ListUsersByPlan", "NewHistoryID", "NewJobProgressID", "Ping",

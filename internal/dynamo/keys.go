@@ -439,3 +439,15 @@ func deliveryPK(channelID string) string { return "NOTIFYDELIVERIES#" + channelI
 const skPrefixDelivery = "DELIVERY#"
 
 func deliverySK(id string) string { return skPrefixDelivery + id }
+
+// pkAlertOutbox is the partition of the notification outbox: the changes
+// of checks' states stored with their runs and not yet turned into
+// deliveries (algoitny.CheckAlert). It is one partition, oldest first by
+// the alert id (UUIDv7), so the sweep for alerts a crash left behind is one
+// Query; it stays small, because an alert lives only between its run and
+// its dispatch, a few milliseconds, and changes of state are rare.
+const pkAlertOutbox = "ALERTOUTBOX"
+
+const skPrefixAlert = "ALERT#"
+
+func alertSK(id string) string { return skPrefixAlert + id }

@@ -160,16 +160,28 @@ func (db *DB) DeleteNotificationChannel(ctx context.Context, userID, id string) 
 }
 
 // CreateDelivery stores a PENDING delivery of d.Payload to d.ChannelID,
-// assigning its id and times; it expires after algoitny.DeliveryRetention.
-// It returns EINTERNAL only.
+// assigning its times, and its id unless it has one (the id of the alert it
+// announces: see algoitny.CheckAlert); it expires after
+// algoitny.DeliveryRetention. It returns ECONFLICT when a delivery with that
+// id already exists on the channel (it is left as it is), else EINTERNAL
+// only.
 func (db *DB) CreateDelivery(ctx context.Context, d *algoitny.NotificationDelivery) error {
-	d.ID, d.CreatedAt = newID(db.now())
+	if d.ID == "" {
+		d.ID, d.CreatedAt = newID(db.now())
+	} else if d.CreatedAt.IsZero() {
+		d.CreatedAt = db.now().UTC()
+	}
 	d.UpdatedAt, d.Status = d.CreatedAt, algoitny.DeliveryPending
 	av, err := attributevalue.MarshalMap(toDeliveryItem(d))
 	if err != nil {
 		return algoitny.Internal(err, "encode notification delivery")
 	}
-	_, err = db.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(db.tables.Main), Item: av})
+	_, err = db.client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String(db.tables.Main), Item: av, ConditionExpression: aws.String("attribute_not_exists(PK)"),
+	})
+	if isConditionFailed(err) {
+		return algoitny.Errorf(algoitny.ECONFLICT, "the delivery exists")
+	}
 	return translate(err, "create notification delivery")
 }
 
@@ -221,4 +233,62 @@ func (db *DB) ListDeliveries(ctx context.Context, channelID string, page algoitn
 		return algoitny.Page[*algoitny.NotificationDelivery]{}, err
 	}
 	return convertPage(p, unmarshalDelivery)
+}
+
+// alertItem is a change of a check's state waiting in the notification
+// outbox (algoitny.CheckAlert).
+type alertItem struct {
+	PK, SK     string
+	EntityType string
+	ID         string    `dynamodbav:"id"`
+	UserID     string    `dynamodbav:"userid"`
+	CheckID    string    `dynamodbav:"checkId"`
+	State      string    `dynamodbav:"state"`
+	Payload    []byte    `dynamodbav:"payload"`
+	CreatedAt  time.Time `dynamodbav:"createdAt"`
+	TTL        int64
+}
+
+// putAlert is the write that adds a to the outbox, assigning its id and
+// CreatedAt (RecordCheckRun adds it to the run's transaction).
+func (db *DB) putAlert(a *algoitny.CheckAlert) (types.TransactWriteItem, error) {
+	a.ID, a.CreatedAt = newID(db.now())
+	av, err := attributevalue.MarshalMap(alertItem{
+		PK: pkAlertOutbox, SK: alertSK(a.ID), EntityType: "CheckAlert",
+		ID: a.ID, UserID: a.UserID, CheckID: a.CheckID, State: string(a.State), Payload: a.Payload,
+		CreatedAt: a.CreatedAt, TTL: a.CreatedAt.Add(algoitny.AlertRetention).Unix(),
+	})
+	if err != nil {
+		return types.TransactWriteItem{}, algoitny.Internal(err, "encode check alert")
+	}
+	return types.TransactWriteItem{Put: &types.Put{TableName: aws.String(db.tables.Main), Item: av}}, nil
+}
+
+// ListCheckAlerts returns up to limit alerts of the outbox, oldest first:
+// those not dispatched yet (in flight, or left behind by a crash). It reads
+// DynamoDB itself, never a cache. It returns EINTERNAL only.
+func (db *DB) ListCheckAlerts(ctx context.Context, limit int) ([]*algoitny.CheckAlert, error) {
+	items, _, err := db.query(ctx, &query{list: "alerts", table: db.tables.Main, pk: pkAlertOutbox, skPrefix: skPrefixAlert, forward: true}, int32(max(limit, 1)), nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*algoitny.CheckAlert, 0, len(items))
+	for _, av := range items {
+		var it alertItem
+		if err := attributevalue.UnmarshalMap(av, &it); err != nil {
+			return nil, algoitny.Internal(err, "decode check alert")
+		}
+		out = append(out, &algoitny.CheckAlert{ID: it.ID, UserID: it.UserID, CheckID: it.CheckID,
+			State: algoitny.CheckState(it.State), Payload: it.Payload, CreatedAt: it.CreatedAt})
+	}
+	return out, nil
+}
+
+// DeleteCheckAlert removes a dispatched alert from the outbox; deleting
+// one already gone is not an error. It returns EINTERNAL only.
+func (db *DB) DeleteCheckAlert(ctx context.Context, id string) error {
+	_, err := db.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName: aws.String(db.tables.Main), Key: itemKey{pkAlertOutbox, alertSK(id)}.av(),
+	})
+	return translate(err, "delete check alert")
 }

@@ -13,12 +13,14 @@ import (
 	"github.com/algoitny/api/internal/watch"
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 )
 
 // NotifyArgs delivers one logged notification (a NotificationDelivery) to
 // one channel. River keeps it in Postgres and retries it with backoff, so a
 // crash or a failing receiver loses nothing; the delivery's own status makes
-// it idempotent (a delivered one is not sent again).
+// it idempotent (a delivered one is not sent again), and inserting it twice
+// (an alert dispatched again by the sweep) queues one job.
 type NotifyArgs struct {
 	UserID     string `json:"user_id"`
 	ChannelID  string `json:"channel_id"`
@@ -28,13 +30,32 @@ type NotifyArgs struct {
 // Kind implements river.JobArgs.
 func (NotifyArgs) Kind() string { return "check_notify" }
 
+// AlertSweepArgs is the periodic sweep of the notification outbox: it
+// dispatches the alerts a crash (or a failed dispatch) left behind.
+type AlertSweepArgs struct{}
+
+// Kind implements river.JobArgs.
+func (AlertSweepArgs) Kind() string { return "check_alert_sweep" }
+
+// InsertOpts makes concurrent sweeps (several replicas) collapse into one.
+func (AlertSweepArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
+		rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning, rivertype.JobStateScheduled,
+	}}}
+}
+
 // NotifyStore is what notifications need from storage (internal/dynamo).
 type NotifyStore interface {
 	ListNotificationChannels(ctx context.Context, userID string) ([]*algoitny.NotificationChannel, error)
 	GetNotificationChannel(ctx context.Context, userID, id string) (*algoitny.NotificationChannel, error)
+	// CreateDelivery stores d, PENDING; ECONFLICT when a delivery with
+	// d.ID exists on the channel.
 	CreateDelivery(ctx context.Context, d *algoitny.NotificationDelivery) error
 	GetDelivery(ctx context.Context, channelID, id string) (*algoitny.NotificationDelivery, error)
 	RecordDeliveryAttempt(ctx context.Context, d *algoitny.NotificationDelivery) error
+	// ListCheckAlerts and DeleteCheckAlert read and empty the outbox.
+	ListCheckAlerts(ctx context.Context, limit int) ([]*algoitny.CheckAlert, error)
+	DeleteCheckAlert(ctx context.Context, id string) error
 }
 
 // NotificationsConfig configures check notifications.
@@ -53,8 +74,15 @@ type NotificationsConfig struct {
 	// each next one (default 10 s: 10 s, 20 s, … about 20 min in all).
 	RetryBackoff time.Duration
 	// Queue is the River queue of deliveries (default river.QueueDefault).
-	Queue  string
-	Logger *slog.Logger
+	Queue string
+	// SweepInterval is how often the outbox is swept for alerts left
+	// behind (default 1 minute; the sweep also runs at start).
+	SweepInterval time.Duration
+	// SweepAge is how old an alert must be for the sweep to take it
+	// (default 30 s): younger ones are still being dispatched by the run
+	// that stored them.
+	SweepAge time.Duration
+	Logger   *slog.Logger
 }
 
 // Notifications is the watch.Alerter of the check scheduler and a runner
@@ -63,9 +91,11 @@ type NotificationsConfig struct {
 // channel's Notifier, records every attempt (attempts, last error) and
 // retries with backoff until delivered or MaxAttempts (then FAILED).
 //
-// The change of state is recorded before Alert runs, and the deliveries are
-// queued after: a crash in between loses that change's notifications (the
-// state of record stays right). Once queued, a delivery survives crashes.
+// Nothing is lost on a crash. The alert is stored with the run that changed
+// the state (the outbox, algoitny.CheckAlert) and removed only once every
+// delivery is logged and queued; a periodic sweep dispatches the alerts
+// still there after SweepAge. Dispatching twice is harmless: a delivery
+// takes the alert's id, is created at most once, and its job is unique.
 type Notifications struct {
 	cfg    NotificationsConfig
 	client atomic.Pointer[river.Client[pgx.Tx]]
@@ -83,6 +113,8 @@ func NewNotifications(cfg NotificationsConfig) *Notifications {
 	cfg.MaxAttempts = cmp.Or(cfg.MaxAttempts, 8)
 	cfg.RetryBackoff = cmp.Or(cfg.RetryBackoff, 10*time.Second)
 	cfg.Queue = cmp.Or(cfg.Queue, river.QueueDefault)
+	cfg.SweepInterval = cmp.Or(cfg.SweepInterval, time.Minute)
+	cfg.SweepAge = cmp.Or(cfg.SweepAge, 30*time.Second)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -103,39 +135,83 @@ func (n *Notifications) Bind(r *Runner) { n.client.Store(r.Client()) }
 
 // Register implements Plugin.
 func (n *Notifications) Register(workers *river.Workers) error {
-	return river.AddWorkerSafely(workers, &notifyWorker{n: n})
-}
-
-// PeriodicJobs implements Plugin: none.
-func (n *Notifications) PeriodicJobs() []*river.PeriodicJob { return nil }
-
-// Alert implements watch.Alerter: one delivery per channel of c's owner,
-// each logged PENDING and queued. It returns EINTERNAL when storage or
-// River fails (deliveries queued before the failure stay queued).
-func (n *Notifications) Alert(ctx context.Context, c *algoitny.Check, change *algoitny.CheckStateChange) error {
-	channels, err := n.cfg.Store.ListNotificationChannels(ctx, c.UserID)
-	if err != nil || len(channels) == 0 {
+	if err := river.AddWorkerSafely(workers, &notifyWorker{n: n}); err != nil {
 		return err
 	}
+	return river.AddWorkerSafely(workers, &alertSweepWorker{n: n})
+}
+
+// PeriodicJobs implements Plugin: the outbox sweep, every SweepInterval and
+// once at start.
+func (n *Notifications) PeriodicJobs() []*river.PeriodicJob {
+	return []*river.PeriodicJob{river.NewPeriodicJob(
+		river.PeriodicInterval(n.cfg.SweepInterval),
+		func() (river.JobArgs, *river.InsertOpts) { return AlertSweepArgs{}, nil },
+		&river.PeriodicJobOpts{ID: "check_alert_sweep", RunOnStart: true},
+	)}
+}
+
+// Alert implements watch.Alerter: one delivery per channel of a's owner,
+// each logged PENDING (with a's id) and queued, then a removed from the
+// outbox. It returns EINTERNAL when storage or River fails; a then stays in
+// the outbox for the sweep, and what was logged or queued before the
+// failure is not done twice.
+func (n *Notifications) Alert(ctx context.Context, a *algoitny.CheckAlert) error {
 	client := n.client.Load()
 	if client == nil {
 		return algoitny.Internal(errors.New("jobs: Notifications.Bind was not called"), "notifications are not configured")
 	}
-	payload, err := watch.Payload(c, change)
+	channels, err := n.cfg.Store.ListNotificationChannels(ctx, a.UserID)
 	if err != nil {
 		return err
 	}
 	for _, ch := range channels {
-		d := &algoitny.NotificationDelivery{ChannelID: ch.ID, UserID: c.UserID, CheckID: c.ID, State: change.To, Payload: payload}
-		if err := n.cfg.Store.CreateDelivery(ctx, d); err != nil {
+		d := &algoitny.NotificationDelivery{ID: a.ID, ChannelID: ch.ID, UserID: a.UserID, CheckID: a.CheckID, State: a.State, Payload: a.Payload, CreatedAt: a.CreatedAt}
+		if err := n.cfg.Store.CreateDelivery(ctx, d); err != nil && !algoitny.IsCode(err, algoitny.ECONFLICT) {
 			return err
 		}
-		args := NotifyArgs{UserID: c.UserID, ChannelID: ch.ID, DeliveryID: d.ID}
-		if _, err := client.Insert(ctx, args, &river.InsertOpts{Queue: n.cfg.Queue, MaxAttempts: n.cfg.MaxAttempts}); err != nil {
+		args := NotifyArgs{UserID: a.UserID, ChannelID: ch.ID, DeliveryID: a.ID}
+		opts := &river.InsertOpts{Queue: n.cfg.Queue, MaxAttempts: n.cfg.MaxAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+		if _, err := client.Insert(ctx, args, opts); err != nil {
 			return algoitny.Internal(err, "queue notification")
 		}
 	}
-	return nil
+	return n.cfg.Store.DeleteCheckAlert(ctx, a.ID)
+}
+
+// Sweep dispatches the outbox's alerts older than SweepAge, oldest first,
+// up to 100 per call, and says how many it dispatched. It stops at the
+// first failure (the next sweep goes on).
+func (n *Notifications) Sweep(ctx context.Context) (int, error) {
+	alerts, err := n.cfg.Store.ListCheckAlerts(ctx, 100)
+	if err != nil {
+		return 0, err
+	}
+	cutoff := time.Now().Add(-n.cfg.SweepAge)
+	done := 0
+	for _, a := range alerts {
+		if a.CreatedAt.After(cutoff) {
+			break // oldest first: the rest are younger still
+		}
+		if err := n.Alert(ctx, a); err != nil {
+			return done, err
+		}
+		n.cfg.Logger.WarnContext(ctx, "dispatched a check alert left in the outbox", "alert", a.ID, "check", a.CheckID, "state", a.State)
+		done++
+	}
+	return done, nil
+}
+
+// alertSweepWorker runs the outbox sweep.
+type alertSweepWorker struct {
+	river.WorkerDefaults[AlertSweepArgs]
+	n *Notifications
+}
+
+// Work implements river.Worker.
+func (w *alertSweepWorker) Work(ctx context.Context, _ *river.Job[AlertSweepArgs]) error {
+	_, err := w.n.Sweep(ctx)
+	return err
 }
 
 // notifyWorker sends one delivery.

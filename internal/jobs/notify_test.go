@@ -3,6 +3,7 @@ package jobs_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -207,6 +208,63 @@ func TestCheckNotifications(t *testing.T) {
 		}
 	})
 
+	// A process that dies between the run's transaction and the queueing of
+	// its deliveries leaves the alert in the outbox; the sweep sends it, once,
+	// however many times it is dispatched.
+	t.Run("AlertLeftByACrashIsSwept", func(t *testing.T) {
+		t.Parallel()
+		b := setupWatchTuned(t, func(c *jobs.ChecksConfig) { c.Retries, c.Alerts = -1, crashedAlerter{} })
+		ctx := context.Background()
+		rc := newReceiver(t)
+		ch := b.subscribe(t, rc)
+		c := b.create(t, flaky(t, 1_000_000).URL, 100)
+		eventually(t, 60*time.Second, "the check DOWN", func() bool { return b.get(t, c.ID).State == algoitny.CheckStateDown })
+		alerts, err := b.db.ListCheckAlerts(ctx, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(alerts) != 1 || alerts[0].CheckID != c.ID || alerts[0].State != algoitny.CheckStateDown || alerts[0].ID == "" {
+			t.Fatalf("outbox %+v: want the DOWN alert the crash left", alerts)
+		}
+		if n, err := b.notify.Sweep(ctx); err != nil || n != 1 {
+			t.Fatalf("sweep: %d alerts, %v", n, err)
+		}
+		// A second dispatch of the same alert (another replica's sweep that
+		// read it before the first removed it) logs and queues nothing more.
+		if err := b.notify.Alert(ctx, alerts[0]); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, 60*time.Second, "the DOWN notification", func() bool { return len(rc.notifications()) == 1 })
+		if got := rc.notifications()[0]; got.CheckID != c.ID || got.State != algoitny.CheckStateDown {
+			t.Fatalf("notification %+v", got)
+		}
+		log, err := b.svc.Deliveries(watchUser(), ch.ID, algoitny.PageRequest{First: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(log.Items) != 1 || log.Items[0].ID != alerts[0].ID || log.Items[0].Status != algoitny.DeliveryDelivered || log.Items[0].Attempts != 1 {
+			t.Fatalf("delivery log %+v", log.Items)
+		}
+		var jobsQueued int
+		if err := pool.QueryRow(ctx, "SELECT count(*) FROM "+b.schema+".river_job WHERE kind = 'check_notify'").Scan(&jobsQueued); err != nil {
+			t.Fatal(err)
+		}
+		if jobsQueued != 1 {
+			t.Fatalf("%d notify jobs for one alert dispatched twice", jobsQueued)
+		}
+		if left, err := b.db.ListCheckAlerts(ctx, 10); err != nil || len(left) != 0 {
+			t.Fatalf("outbox after the sweep: %+v, %v", left, err)
+		}
+		if n, err := b.notify.Sweep(ctx); err != nil || n != 0 {
+			t.Fatalf("second sweep: %d alerts, %v", n, err)
+		}
+		rc.mu.Lock()
+		defer rc.mu.Unlock()
+		if rc.requests != 1 {
+			t.Fatalf("%d webhook requests", rc.requests)
+		}
+	})
+
 	t.Run("MaintenanceSilences", func(t *testing.T) {
 		t.Parallel()
 		b := setupWatchTuned(t, func(c *jobs.ChecksConfig) { c.Retries = -1 })
@@ -277,4 +335,12 @@ func TestCheckNotifications(t *testing.T) {
 			t.Fatalf("after delete: %+v", list)
 		}
 	})
+}
+
+// crashedAlerter stands for a process that died right after a run's
+// transaction: it dispatches nothing.
+type crashedAlerter struct{}
+
+func (crashedAlerter) Alert(context.Context, *algoitny.CheckAlert) error {
+	return errors.New("the process died")
 }

@@ -79,12 +79,14 @@ type Outcome struct {
 	StateChange *algoitny.CheckStateChange
 }
 
-// Alerter is told about a check's change of state after it was recorded
+// Alerter dispatches a change of a check's state after the run that made
+// it was recorded together with the alert, in the notification outbox
 // (jobs.Notifications: it queues one delivery per notification channel of
-// the owner). It returns an error only when nothing could be queued; the
-// executor logs it, the state of record is already stored.
+// the owner, then removes the alert). Dispatching an alert twice must be
+// harmless. An error is only logged: the alert stays in the outbox and the
+// alerter's sweep dispatches it again.
 type Alerter interface {
-	Alert(ctx context.Context, c *algoitny.Check, change *algoitny.CheckStateChange) error
+	Alert(ctx context.Context, a *algoitny.CheckAlert) error
 }
 
 // earlyTolerance is how early a wake-up may come and still run.
@@ -142,6 +144,13 @@ func (x *Executor) RunDue(ctx context.Context, id string) (Outcome, error) {
 	if rec.Keep <= 0 {
 		rec.Keep = DefaultResultsKept
 	}
+	if notify != nil && x.Alerts != nil {
+		payload, err := Payload(next, notify)
+		if err != nil {
+			return Outcome{}, err
+		}
+		rec.Alert = &algoitny.CheckAlert{UserID: next.UserID, CheckID: next.ID, State: notify.To, Payload: payload}
+	}
 	err = x.Store.RecordCheckRun(context.WithoutCancel(ctx), rec)
 	if err != nil {
 		// Edited, paused or deleted during the run (ECONFLICT), or storage
@@ -155,9 +164,9 @@ func (x *Executor) RunDue(ctx context.Context, id string) (Outcome, error) {
 		return Outcome{}, err
 	}
 	x.Events.Publish(ctx, &algoitny.CheckEvent{Check: next, Result: result, StateChange: change})
-	if notify != nil && x.Alerts != nil {
-		if err := x.Alerts.Alert(context.WithoutCancel(ctx), next, notify); err != nil && x.Logger != nil {
-			x.Logger.ErrorContext(ctx, "queue check notifications", "check", id, "state", notify.To, "err", err)
+	if rec.Alert != nil {
+		if err := x.Alerts.Alert(context.WithoutCancel(ctx), rec.Alert); err != nil && x.Logger != nil {
+			x.Logger.WarnContext(ctx, "dispatch check alert (the outbox sweep retries it)", "check", id, "state", notify.To, "err", err)
 		}
 	}
 	out := Outcome{Ran: true, Result: result, Check: next, StateChange: change}

@@ -2,6 +2,8 @@ package watch_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -37,16 +39,23 @@ func (s *scheduler) count() int {
 	return len(s.ids)
 }
 
-// alerter counts the changes of state it is told about.
+// alerter keeps the notifications of the alerts it is given.
 type alerter struct {
 	mu      sync.Mutex
-	changes []*algoitny.CheckStateChange
+	changes []algoitny.CheckNotification
 }
 
-func (a *alerter) Alert(_ context.Context, _ *algoitny.Check, ch *algoitny.CheckStateChange) error {
+func (a *alerter) Alert(_ context.Context, al *algoitny.CheckAlert) error {
+	var n algoitny.CheckNotification
+	if err := json.Unmarshal(al.Payload, &n); err != nil {
+		return err
+	}
+	if al.ID == "" || n.State != al.State || n.CheckID != al.CheckID {
+		return fmt.Errorf("alert %+v does not match its payload %+v", al, n)
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.changes = append(a.changes, ch)
+	a.changes = append(a.changes, n)
 	return nil
 }
 
@@ -516,7 +525,7 @@ func TestExecutor(t *testing.T) {
 			t.Fatalf("the first run after the window: %+v, %d alerts", out.StateChange, alerts.count())
 		}
 		late := alerts.changes[0]
-		if late.To != algoitny.CheckStateDown || late.InMaintenance || !strings.Contains(late.Reason, "maintenance window") {
+		if late.State != algoitny.CheckStateDown || !strings.Contains(late.Reason, "maintenance window") {
 			t.Fatalf("announced %+v", late)
 		}
 		if stored(down.ID).Silenced != nil {
