@@ -175,7 +175,7 @@ type stack struct {
 func startStack(ctx context.Context, c *cleanups, runID string, logf func(string, ...any)) (*stack, error) {
 	s := &stack{prefix: runID + "-", riverSchema: runID, channel: runID}
 	start := time.Now()
-	d, err := devstack.StartDynamo(ctx, devstack.DynamoOptions{})
+	d, err := devstack.StartDynamo(ctx, devstack.DynamoOptions{LongRunning: true})
 	if err != nil {
 		return nil, fmt.Errorf("DynamoDB Local: %s", devstack.Describe(err))
 	}

@@ -252,7 +252,7 @@ func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail(stderr, "dev", err)
 		}
-		d, err := devstack.StartDynamo(ctx, devstack.DynamoOptions{DBPath: filepath.Join(data, "dynamodb"), Port: port})
+		d, err := devstack.StartDynamo(ctx, devstack.DynamoOptions{DBPath: filepath.Join(data, "dynamodb"), Port: port, LongRunning: true})
 		if err != nil {
 			return fail(stderr, "dev", err)
 		}
