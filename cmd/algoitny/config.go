@@ -48,8 +48,10 @@ type Config struct {
 	// LLM chooses the hint/generator provider (LLM_PROVIDER offline|gemini|openai,
 	// GEMINI_API_KEY, OPENAI_API_KEY, LLM_BASE_URL, LLM_MODEL, LLM_TIMEOUT).
 	LLM llm.Config
-	// FetchAllowHosts lets problem extraction fetch non-public hosts
-	// (ALGOITNY_FETCH_ALLOW_HOSTS, comma-separated; tests only).
+	// FetchAllowHosts lets problem extraction, URL checks and webhooks
+	// reach non-public hosts (ALGOITNY_FETCH_ALLOW_HOSTS, comma-separated;
+	// tests only): "host" allows every port of host, "host:port" that port
+	// only (safehttp.Config.AllowHosts).
 	FetchAllowHosts []string
 	// FetchResolver, if set, resolves the host names of users' URLs
 	// (checks, extraction) instead of the system's resolver: tests only,

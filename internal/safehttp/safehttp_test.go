@@ -61,6 +61,23 @@ func TestRedirectsAreRechecked(t *testing.T) {
 	}
 }
 
+// TestAllowListPort: an allow-listed "host:port" opens that port only, even
+// to a client that may use any port of a public host.
+func TestAllowListPort(t *testing.T) {
+	t.Parallel()
+	ok := func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }
+	allowed, other := httptest.NewServer(http.HandlerFunc(ok)), httptest.NewServer(http.HandlerFunc(ok))
+	defer allowed.Close()
+	defer other.Close()
+	c := safehttp.New(safehttp.Config{AllowHosts: []string{strings.TrimPrefix(allowed.URL, "http://")}, AnyPort: true})
+	if _, err := c.Get(context.Background(), allowed.URL); err != nil {
+		t.Fatalf("the allow-listed port: %v", err)
+	}
+	if _, err := c.Get(context.Background(), other.URL); !errors.Is(err, safehttp.ErrForbidden) {
+		t.Fatalf("another port of the same host: %v, want ErrForbidden", err)
+	}
+}
+
 func TestAllowListAndCap(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
