@@ -150,7 +150,9 @@ func (b *run) fanMemoryRows(ctx context.Context, mem *fanMemory) {
 	}
 	perSub := max(mem.rssPer, mem.memPer.stack+mem.memPer.heap)
 	rr := perSub / max(echoPer, 1)
-	pass2 := rr <= 2 && perSub > 0
+	// A negative part means the samples were not comparable (a collection
+	// in between): nothing was measured.
+	pass2 := rr <= 2 && perSub > 0 && mem.memPer.heap >= 0 && mem.rssPer >= 0
 	b.rows = append(b.rows, row{
 		scenario: "server RSS per idle subscriber",
 		baseline: fmt.Sprintf("bare gorilla echo connection: %.1f KB", echoPer/1024),
@@ -600,8 +602,18 @@ func (b *run) echoBaseline(ctx context.Context, n int) (float64, error) {
 // goMemory is what the server's Go runtime reports through /metrics.
 type goMemory struct{ stack, heap, goroutines float64 }
 
+// goMemory reads the server's memory after a forced garbage collection
+// (through its pprof endpoint), so that garbage of earlier scenarios, which
+// GOGC=400 leaves for long, is neither counted nor collected between two
+// samples (that once made a difference negative and the row pass on
+// nothing).
 func (b *run) goMemory(ctx context.Context) goMemory {
 	var m goMemory
+	if b.pprofAddr != "" {
+		if err := fetchPprof(ctx, b.pprofAddr, "heap?gc=1", 30*time.Second, os.DevNull); err != nil {
+			b.logf("forced GC before a memory sample: %v", err)
+		}
+	}
 	m.stack, _ = metric(ctx, b.api.client, b.base, "go_memstats_stack_inuse_bytes")
 	m.heap, _ = metric(ctx, b.api.client, b.base, "go_memstats_heap_inuse_bytes")
 	m.goroutines, _ = metric(ctx, b.api.client, b.base, "go_goroutines")

@@ -303,17 +303,15 @@ func (b *run) prepareData(ctx context.Context) error {
 	return nil
 }
 
-// startServer starts `algoitny serve` on the stack (with a pprof address
-// when profiling) and the clients of it.
+// startServer starts `algoitny serve` on the stack, with a pprof address
+// (CPU profiles with -profile; a forced GC before each memory sample), and
+// the clients of it.
 func (b *run) startServer(ctx context.Context) error {
-	extra, pprofAddr := b.opts.serverEnv, ""
-	if b.opts.profile != "" {
-		var err error
-		if pprofAddr, err = freeAddr(); err != nil {
-			return err
-		}
-		extra = append(extra, "ALGOITNY_PPROF_ADDR="+pprofAddr)
+	pprofAddr, err := freeAddr()
+	if err != nil {
+		return err
 	}
+	extra := append(slices.Clone(b.opts.serverEnv), "ALGOITNY_PPROF_ADDR="+pprofAddr)
 	serverEnv := b.stack.serverEnv(extra...)
 	srv, err := startProc(b.c, "algoitny serve", serverEnv, filepath.Join(b.logDir, "server.log"), b.bin, "serve")
 	if err != nil {

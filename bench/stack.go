@@ -237,11 +237,8 @@ func runTool(ctx context.Context, bin string, env []string, args ...string) erro
 	return nil
 }
 
-// buildServer builds the algoitny binary into dir. With pprof it builds a
-// copy of cmd/algoitny with one extra file that serves net/http/pprof on
-// ALGOITNY_PPROF_ADDR (the binary has no profiling endpoint); the copy lives
-// in a directory starting with "_", which `./...` patterns ignore, and is
-// removed right after the build.
+// buildServer builds the algoitny binary into dir (it serves
+// net/http/pprof on ALGOITNY_PPROF_ADDR when that is set).
 func buildServer(ctx context.Context, root, dir string) (string, error) {
 	bin := filepath.Join(dir, "algoitny")
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/algoitny")
