@@ -3791,7 +3791,7 @@ type TestResult {
   memoryKb: Int!
   "What explains the verdict: the first difference (WRONG_ANSWER), the limit (*_LIMIT_EXCEEDED), the exit code or signal (RUNTIME_ERROR), a custom checker's comment; empty when accepted."
   message: String!
-  "The partial credit a custom (testlib) checker gave the test with ` + "`" + `quitp` + "`" + ` (exit code 7), as a fraction in [0, 1]; null when it gave none."
+  "The partial credit a custom (testlib) checker or an interactor gave the test with ` + "`" + `quitp` + "`" + ` (exit code 7), as a fraction in [0, 1]; null when it gave none."
   points: Float
 }
 
