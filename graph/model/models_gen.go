@@ -191,8 +191,11 @@ type HistoryFilter struct {
 // and expected output (the answer, often empty) as read-only files and a file
 // of its own to write. Its exit code is the test's verdict: 0 ACCEPTED, 1
 // WRONG_ANSWER, 2 (presentation error) and 8 (unexpected end of the
-// submission's output) WRONG_ANSWER, 3 (its own failure) or a crash
-// INTERNAL_ERROR; what it writes to standard error becomes the test's message.
+// submission's output) WRONG_ANSWER, 7 partial credit as a testlib checker
+// gives it (`quitp`: `points 0.50 message` on standard error; the fraction is
+// `TestResult.points`, 1 ACCEPTED, less WRONG_ANSWER), 3 (its own failure) or a
+// crash INTERNAL_ERROR; what it writes to standard error becomes the test's
+// message.
 // The submission's own limits and crashes win over the interactor's rejection
 // unless they came after it.
 type InteractorInput struct {
