@@ -76,6 +76,9 @@ type DB struct {
 	partitions *cache.Cache[*partition]
 	onChange   func(keys []string, strict bool)
 	onOutcome  func(keys []string, o cache.Outcome, attempts int32)
+
+	// solved remembers solved markers known to exist (solvedWrites).
+	solved knownKeys
 }
 
 // Open connects to DynamoDB. It makes no request; call Ping to check the

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
@@ -223,6 +224,9 @@ func (db *DB) CreateHistory(ctx context.Context, h *algoitny.SearchHistory) erro
 		case err != nil:
 			return translate(err, "create history")
 		}
+		if len(solved) > 0 {
+			db.solved.add(solvedMarker(h))
+		}
 		break
 	}
 	return db.CountExecution(ctx, h)
@@ -313,6 +317,9 @@ func (db *DB) CompleteExecution(ctx context.Context, h *algoitny.SearchHistory, 
 		case err != nil:
 			return nil, translate(err, "complete execution")
 		}
+		if len(solved) > 0 {
+			db.solved.add(solvedMarker(h))
+		}
 		return &next, nil
 	}
 }
@@ -360,18 +367,33 @@ type userTotalsItem struct {
 	GSI1PK, GSI1SK string
 }
 
+// solvedMarker is the key of the item that says h's user solved h's problem.
+func solvedMarker(h *algoitny.SearchHistory) itemKey {
+	return itemKey{userPK(h.UserID), solvedSK(algoitny.ProblemRef{Platform: h.Platform, ProblemID: h.ProblemID})}
+}
+
 // solvedWrites are the writes that count h's problem as solved by its user:
 // none unless h is an accepted, ranked execution of a problem the user had
 // not solved yet; else the problem's marker (which must not exist) and the
 // totals with the count one higher (which must still be the count read).
+// A marker once seen is remembered (db.solved): it is never deleted but
+// with its account, whose id is not used again, so an accepted run of a
+// problem its user solved before costs no read on the way to its result.
+// A marker not seen is read, and its absence checked by the write.
 func (db *DB) solvedWrites(ctx context.Context, h *algoitny.SearchHistory) ([]types.TransactWriteItem, error) {
 	if !h.Ranked || h.Verdict != algoitny.VerdictAccepted {
 		return nil, nil
 	}
-	marker := itemKey{userPK(h.UserID), solvedSK(algoitny.ProblemRef{Platform: h.Platform, ProblemID: h.ProblemID})}
+	marker := solvedMarker(h)
 	totalsKey := itemKey{userPK(h.UserID), skUserTotals}
+	if db.solved.has(marker) {
+		return nil, nil
+	}
 	got, err := db.getItemFromDynamoDB(fresh(ctx), db.tables.Main, marker, cache.Ticket{})
 	if err != nil || got != nil {
+		if got != nil {
+			db.solved.add(marker)
+		}
 		return nil, err
 	}
 	av, err := db.getItemFromDynamoDB(fresh(ctx), db.tables.Main, totalsKey, cache.Ticket{})
@@ -678,4 +700,37 @@ func (db *DB) ExecutionStats(ctx context.Context) ([]algoitny.ExecutionStat, err
 		stats = append(stats, algoitny.ExecutionStat{Platform: p, Language: l, Count: it.Count})
 	}
 	return stats, nil
+}
+
+// knownKeysMax bounds knownKeys: about 6 MB of keys.
+const knownKeysMax = 1 << 16
+
+// knownKeys is a bounded set of keys of items known to exist and never to
+// be deleted while their owner lives (solved markers). When full, an
+// arbitrary key gives way: forgetting one only costs a read.
+type knownKeys struct {
+	mu sync.Mutex
+	m  map[itemKey]struct{}
+}
+
+func (k *knownKeys) has(key itemKey) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	_, ok := k.m[key]
+	return ok
+}
+
+func (k *knownKeys) add(key itemKey) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.m == nil {
+		k.m = map[itemKey]struct{}{}
+	}
+	if len(k.m) >= knownKeysMax {
+		for old := range k.m {
+			delete(k.m, old)
+			break
+		}
+	}
+	k.m[key] = struct{}{}
 }

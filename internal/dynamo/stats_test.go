@@ -10,6 +10,7 @@ import (
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/dynamo"
+	"github.com/algoitny/api/internal/dynamo/dynamotest"
 )
 
 func accepted(user, problem string, lang algoitny.Language, ranked bool) *algoitny.SearchHistory {
@@ -124,5 +125,34 @@ func TestUserStatsAfterALostReply(t *testing.T) {
 	s := algoitnytest.Must[*algoitny.UserStats](t)(tables.GetUserStats(ctx, "dee"))
 	if s.Executions != 1 || s.SolvedProblems != 1 {
 		t.Fatalf("after a lost reply: %+v", s)
+	}
+}
+
+// A solved marker once seen costs no read again: an accepted run of a
+// problem its user solved before goes straight to its write, on the
+// replica that wrote the marker and, after one read, on any other.
+func TestSolvedMarkerRemembered(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := newDB(t)
+	other, err := dynamo.Open(ctx, dynamo.Config{Endpoint: dynamotest.Endpoint(), TablePrefix: strings.TrimSuffix(db.Tables().Main, "Main")})
+	algoitnytest.OK(t, err)
+	store := func(d *dynamo.DB, lang algoitny.Language) int64 {
+		t.Helper()
+		cctx, counter := dynamo.WithRequestCounter(ctx)
+		algoitnytest.OK(t, d.CreateHistory(cctx, accepted("eve", "5000", lang, true)))
+		return counter.Count()
+	}
+	store(db, algoitny.LanguagePython) // the first solve writes the marker
+	again := store(db, algoitny.LanguageCPP)
+	firstOnOther := store(other, algoitny.LanguageJava)
+	secondOnOther := store(other, algoitny.LanguageGo)
+	if firstOnOther != again+1 || secondOnOther != again {
+		t.Fatalf("requests of a re-solve: %d on the writer, %d then %d on another replica; want n, n+1, n (one read of the marker, once)",
+			again, firstOnOther, secondOnOther)
+	}
+	s := algoitnytest.Must[*algoitny.UserStats](t)(db.GetUserStats(ctx, "eve"))
+	if s.Executions != 4 || s.Accepted != 4 || s.SolvedProblems != 1 {
+		t.Fatalf("stats %+v: the problem counts once", s)
 	}
 }
