@@ -276,12 +276,8 @@ func (cfg *Config) readSwitches() error {
 	if cfg.JudgeWarm, err = envBool("JUDGE_WARM", true); err != nil {
 		return err
 	}
-	if v := strings.TrimSpace(os.Getenv("JUDGE_UID_BASE")); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < minJudgeUIDBase || n > maxJudgeUIDBase {
-			return fmt.Errorf("JUDGE_UID_BASE=%q: want a uid from %d to %d (users' code runs as it and the next 4,096 uids)", v, minJudgeUIDBase, maxJudgeUIDBase)
-		}
-		cfg.JudgeUIDBase = n
+	if cfg.JudgeUIDBase, err = judgeUIDBaseFromEnv(); err != nil {
+		return err
 	}
 	if v := os.Getenv("ALGOITNY_INTROSPECTION"); strings.TrimSpace(v) != "" {
 		on, err := envBool("ALGOITNY_INTROSPECTION", false)
@@ -291,6 +287,21 @@ func (cfg *Config) readSwitches() error {
 		cfg.Introspection = &on
 	}
 	return nil
+}
+
+// judgeUIDBaseFromEnv reads JUDGE_UID_BASE: 0 when it is unset (the
+// judge's default), an error naming the allowed range when it is not a uid
+// in it. The server and `algoitny judge` read it alike.
+func judgeUIDBaseFromEnv() (int, error) {
+	v := strings.TrimSpace(os.Getenv("JUDGE_UID_BASE"))
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < minJudgeUIDBase || n > maxJudgeUIDBase {
+		return 0, fmt.Errorf("JUDGE_UID_BASE=%q: want a uid from %d to %d (users' code runs as it and the next 4,096 uids)", v, minJudgeUIDBase, maxJudgeUIDBase)
+	}
+	return n, nil
 }
 
 // The range JUDGE_UID_BASE may start: above the uids of a host's accounts

@@ -18,7 +18,8 @@ import (
 // runJudge is `algoitny judge`: judge one solution against a directory of
 // tests with the same engine the workers use, printing a verdict table. It is
 // for problem authors (check a reference solution, a checker, the limits) and
-// for benchmarks. Exit status: 0 when accepted, 1 otherwise, 2 on bad usage.
+// for benchmarks. Users' code runs as the uids from JUDGE_UID_BASE, as in
+// the server. Exit status: 0 when accepted, 1 otherwise, 2 on bad usage.
 func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs, f := newJudgeFlags(stderr)
 	positional, err := parseInterspersed(fs, args)
@@ -28,7 +29,12 @@ func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err != nil {
 		return 2
 	}
-	cfg := judge.Config{Workers: f.workers}
+	base, err := judgeUIDBaseFromEnv()
+	if err != nil {
+		fmt.Fprintln(stderr, "algoitny judge:", err)
+		return 2
+	}
+	cfg := judge.Config{Workers: f.workers, UIDBase: base}
 	if f.unsandboxed {
 		cfg.Sandbox, cfg.AllowUnsandboxed = judge.SandboxNone, true
 		fmt.Fprintln(stderr, "algoitny judge: WARNING: running user code without a sandbox (--unsandboxed)")
