@@ -248,6 +248,13 @@ func (in interaction) verdict() (Verdict, string, *float64) {
 	comment := truncate(strings.TrimSpace(it.Stderr), previewMax)
 	exited := it.Signal == "" && it.ExitCode >= 0 && it.Verdict != TimeLimitExceeded && it.Verdict != InternalError
 	idle := it.Verdict == TimeLimitExceeded && it.Signal == "SIGKILL" && !strings.HasPrefix(it.Message, "CPU")
+	var points struct {
+		out checkerOutcome
+		ok  bool
+	}
+	if it.ExitCode == exitPoints {
+		points.out, points.ok = pointsOutcome(it.Stderr, comment)
+	}
 	switch {
 	case idle && !in.stopped && in.sol.Verdict != Accepted:
 		return in.sol.Verdict, in.sol.Message, nil
@@ -255,7 +262,9 @@ func (in interaction) verdict() (Verdict, string, *float64) {
 		return InternalError, fmt.Sprintf("interactor failed (%s: %s): %s", it.Verdict, it.Message, comment), nil
 	case it.ExitCode == exitFail:
 		return InternalError, "interactor failed: " + comment, nil
-	case !in.stopped && in.sol.Verdict != Accepted && (in.solFirst || it.ExitCode == exitOK):
+	case it.ExitCode == exitPoints && !points.ok:
+		return InternalError, "interactor exited with code 7 without points in [0, 1]: " + comment, nil
+	case !in.stopped && in.sol.Verdict != Accepted && (in.solFirst || it.ExitCode == exitOK || it.ExitCode == exitPoints):
 		return in.sol.Verdict, in.sol.Message, nil
 	case in.stopped && (it.ExitCode == exitOK || it.ExitCode == exitPoints):
 		return TimeLimitExceeded, fmt.Sprintf("the solution did not exit within %v after the interactor finished", interactorGrace), nil
@@ -270,11 +279,7 @@ func (in interaction) verdict() (Verdict, string, *float64) {
 	case exitUnexpectedEOF:
 		return WrongAnswer, strings.TrimSpace("unexpected end of the solution's output: " + comment), nil
 	case exitPoints:
-		out, ok := pointsOutcome(it.Stderr, comment)
-		if !ok {
-			return InternalError, "interactor exited with code 7 without points in [0, 1]: " + comment, nil
-		}
-		return out.verdict, out.message, out.points
+		return points.out.verdict, points.out.message, points.out.points
 	}
 	return InternalError, fmt.Sprintf("interactor exited with code %d: %s", it.ExitCode, comment), nil
 }

@@ -180,8 +180,14 @@ func TestInteractive(t *testing.T) {
 				t.Fatalf("%s: points %v, want %v (%+v)", c.name, p, c.points, res.Tests[0])
 			}
 		}
+		// Points are not a rejection: the solution's own failure after
+		// them wins, as after an ACCEPTED.
+		full := judge.Interactor{Language: "python", Source: "import sys\nprint(10, flush=True)\nsys.stdin.readline()\nsys.stderr.write('points 1')\nsys.exit(7)\n"}
+		res := judgeSub(t, e, judge.Submission{Language: "python", Source: "import sys, time\ninput()\nprint('! 1', flush=True)\ntime.sleep(0.3)\nsys.exit(4)\n",
+			Tests: guessTests[:1], Limits: fast, Interactor: &full})
+		requireVerdict(t, "a crash after full points", res.Verdict, judge.RuntimeError, res)
 		bad := judge.Interactor{Language: "python", Source: "import sys\nprint(10, flush=True)\nsys.stderr.write('points 2')\nsys.exit(7)\n"}
-		res := judgeSub(t, e, judge.Submission{Language: "python", Source: binarySearchPython, Tests: guessTests[:1], Limits: fast, Interactor: &bad})
+		res = judgeSub(t, e, judge.Submission{Language: "python", Source: binarySearchPython, Tests: guessTests[:1], Limits: fast, Interactor: &bad})
 		requireVerdict(t, "points out of range", res.Verdict, judge.InternalError, res)
 	})
 	t.Run("EveryTest", func(t *testing.T) {
