@@ -4260,7 +4260,7 @@ enum DeliveryStatus {
 
 "One notification to one channel, with its log."
 type NotificationDelivery {
-  "The delivery's id."
+  "The delivery's id, its own on each channel; webhooks carry it as ` + "`" + `X-AlgoItny-Delivery` + "`" + `, the same on every attempt."
   id: ID!
   "The check whose state changed (its global id)."
   checkId: ID!
@@ -4272,7 +4272,7 @@ type NotificationDelivery {
   attempts: Int!
   "Why the last failed send failed (e.g. ` + "`" + `HTTP 500` + "`" + `, ` + "`" + `timed out after 10s` + "`" + `); empty when none failed."
   lastError: String!
-  "When it was queued."
+  "When the check's state changed (the delivery is written then, or, after a crash, by the next sweep of the notification outbox, within minutes)."
   createdAt: Time!
   "When it was last attempted."
   updatedAt: Time!

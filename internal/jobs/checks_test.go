@@ -126,11 +126,11 @@ func setupWatchTuned(t *testing.T, tune func(*jobs.ChecksConfig)) *watchBundle {
 func (b *watchBundle) startRunner(t *testing.T) (*jobs.Checks, *jobs.Runner) {
 	t.Helper()
 	ctx := context.Background()
-	// The outbox sweep runs at start, then when a test calls Sweep; it takes
-	// alerts as young as 1 ms.
+	// The outbox sweep runs at start (it takes alerts older than the
+	// default 30 s: none of a test's), then when a test calls it.
 	notify := jobs.NewNotifications(jobs.NotificationsConfig{
 		Store: b.db, Poster: b.fetch, MaxAttempts: 3, RetryBackoff: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler),
-		SweepInterval: time.Hour, SweepAge: time.Millisecond,
+		SweepInterval: time.Hour,
 	})
 	cfg := jobs.ChecksConfig{
 		Store: b.db, Fetch: b.fetch, Events: b.events, FailureThreshold: 3, RunTimeout: time.Second, RetryBackoff: 10 * time.Millisecond,

@@ -3,7 +3,10 @@ package jobs
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync/atomic"
 	"time"
@@ -152,7 +155,7 @@ func (n *Notifications) PeriodicJobs() []*river.PeriodicJob {
 }
 
 // Alert implements watch.Alerter: one delivery per channel of a's owner,
-// each logged PENDING (with a's id) and queued, then a removed from the
+// each logged PENDING (with deliveryID's id) and queued, then a removed from the
 // outbox. It returns EINTERNAL when storage or River fails; a then stays in
 // the outbox for the sweep, and what was logged or queued before the
 // failure is not done twice.
@@ -166,11 +169,11 @@ func (n *Notifications) Alert(ctx context.Context, a *algoitny.CheckAlert) error
 		return err
 	}
 	for _, ch := range channels {
-		d := &algoitny.NotificationDelivery{ID: a.ID, ChannelID: ch.ID, UserID: a.UserID, CheckID: a.CheckID, State: a.State, Payload: a.Payload, CreatedAt: a.CreatedAt}
+		d := &algoitny.NotificationDelivery{ID: deliveryID(a.ID, ch.ID), ChannelID: ch.ID, UserID: a.UserID, CheckID: a.CheckID, State: a.State, Payload: a.Payload, CreatedAt: a.CreatedAt}
 		if err := n.cfg.Store.CreateDelivery(ctx, d); err != nil && !algoitny.IsCode(err, algoitny.ECONFLICT) {
 			return err
 		}
-		args := NotifyArgs{UserID: a.UserID, ChannelID: ch.ID, DeliveryID: a.ID}
+		args := NotifyArgs{UserID: a.UserID, ChannelID: ch.ID, DeliveryID: d.ID}
 		opts := &river.InsertOpts{Queue: n.cfg.Queue, MaxAttempts: n.cfg.MaxAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 		if _, err := client.Insert(ctx, args, opts); err != nil {
 			return algoitny.Internal(err, "queue notification")
@@ -179,27 +182,38 @@ func (n *Notifications) Alert(ctx context.Context, a *algoitny.CheckAlert) error
 	return n.cfg.Store.DeleteCheckAlert(ctx, a.ID)
 }
 
-// Sweep dispatches the outbox's alerts older than SweepAge, oldest first,
-// up to 100 per call, and says how many it dispatched. It stops at the
-// first failure (the next sweep goes on).
+// Sweep dispatches the outbox's alerts older than SweepAge: see
+// SweepOlderThan.
 func (n *Notifications) Sweep(ctx context.Context) (int, error) {
+	return n.SweepOlderThan(ctx, n.cfg.SweepAge)
+}
+
+// SweepOlderThan dispatches the outbox's alerts older than age (younger
+// ones are still being dispatched by the run that stored them), oldest
+// first, up to 100 per call, and says how many it dispatched. An alert that
+// fails is logged and left for the next sweep; the others go on, so one
+// alert that keeps failing holds up no other. The error joins the failures.
+func (n *Notifications) SweepOlderThan(ctx context.Context, age time.Duration) (int, error) {
 	alerts, err := n.cfg.Store.ListCheckAlerts(ctx, 100)
 	if err != nil {
 		return 0, err
 	}
-	cutoff := time.Now().Add(-n.cfg.SweepAge)
+	now := time.Now()
 	done := 0
+	var errs []error
 	for _, a := range alerts {
-		if a.CreatedAt.After(cutoff) {
+		if now.Sub(a.CreatedAt) < age {
 			break // oldest first: the rest are younger still
 		}
 		if err := n.Alert(ctx, a); err != nil {
-			return done, err
+			n.cfg.Logger.ErrorContext(ctx, "dispatch a check alert from the outbox", "alert", a.ID, "check", a.CheckID, "err", err)
+			errs = append(errs, fmt.Errorf("alert %s: %w", a.ID, err))
+			continue
 		}
-		n.cfg.Logger.WarnContext(ctx, "dispatched a check alert left in the outbox", "alert", a.ID, "check", a.CheckID, "state", a.State)
+		n.cfg.Logger.InfoContext(ctx, "dispatched a check alert from the outbox", "alert", a.ID, "check", a.CheckID, "state", a.State, "age", now.Sub(a.CreatedAt).Round(time.Millisecond))
 		done++
 	}
-	return done, nil
+	return done, errors.Join(errs...)
 }
 
 // alertSweepWorker runs the outbox sweep.
@@ -275,3 +289,19 @@ func (w *notifyWorker) NextRetry(job *river.Job[NotifyArgs]) time.Time {
 
 // Timeout bounds one send with the storage calls around it.
 func (w *notifyWorker) Timeout(*river.Job[NotifyArgs]) time.Duration { return time.Minute }
+
+// deliveryID is the id of alert's delivery to channel: the alert's UUIDv7
+// with its last 62 random bits replaced by a hash of both ids. It is the
+// same however often the alert is dispatched (so the delivery is written
+// once), differs per channel (each channel's log and X-AlgoItny-Delivery
+// name their own delivery), and keeps the alert's time, so that a
+// channel's log stays ordered by it.
+func deliveryID(alertID, channelID string) string {
+	if len(alertID) != 36 {
+		return alertID // not a UUID: storage refuses it as it would have
+	}
+	h := sha256.Sum256([]byte(alertID + "/" + channelID))
+	tail := hex.EncodeToString(h[:8])
+	variant := "89ab"[h[8]&3]
+	return alertID[:19] + string(variant) + tail[:3] + "-" + tail[3:15]
+}

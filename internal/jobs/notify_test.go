@@ -215,8 +215,8 @@ func TestCheckNotifications(t *testing.T) {
 		t.Parallel()
 		b := setupWatchTuned(t, func(c *jobs.ChecksConfig) { c.Retries, c.Alerts = -1, crashedAlerter{} })
 		ctx := context.Background()
-		rc := newReceiver(t)
-		ch := b.subscribe(t, rc)
+		rcs := []*receiver{newReceiver(t), newReceiver(t)}
+		chs := []*algoitny.NotificationChannel{b.subscribe(t, rcs[0]), b.subscribe(t, rcs[1])}
 		c := b.create(t, flaky(t, 1_000_000).URL, 100)
 		eventually(t, 60*time.Second, "the check DOWN", func() bool { return b.get(t, c.ID).State == algoitny.CheckStateDown })
 		alerts, err := b.db.ListCheckAlerts(ctx, 10)
@@ -226,7 +226,7 @@ func TestCheckNotifications(t *testing.T) {
 		if len(alerts) != 1 || alerts[0].CheckID != c.ID || alerts[0].State != algoitny.CheckStateDown || alerts[0].ID == "" {
 			t.Fatalf("outbox %+v: want the DOWN alert the crash left", alerts)
 		}
-		if n, err := b.notify.Sweep(ctx); err != nil || n != 1 {
+		if n, err := b.notify.SweepOlderThan(ctx, 0); err != nil || n != 1 {
 			t.Fatalf("sweep: %d alerts, %v", n, err)
 		}
 		// A second dispatch of the same alert (another replica's sweep that
@@ -234,34 +234,44 @@ func TestCheckNotifications(t *testing.T) {
 		if err := b.notify.Alert(ctx, alerts[0]); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, 60*time.Second, "the DOWN notification", func() bool { return len(rc.notifications()) == 1 })
-		if got := rc.notifications()[0]; got.CheckID != c.ID || got.State != algoitny.CheckStateDown {
-			t.Fatalf("notification %+v", got)
+		ids := map[string]bool{}
+		for i, rc := range rcs {
+			eventually(t, 60*time.Second, "the DOWN notification", func() bool { return len(rc.notifications()) == 1 })
+			if got := rc.notifications()[0]; got.CheckID != c.ID || got.State != algoitny.CheckStateDown {
+				t.Fatalf("notification %+v", got)
+			}
+			log, err := b.svc.Deliveries(watchUser(), chs[i].ID, algoitny.PageRequest{First: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Each channel's delivery has an id of its own, with the alert's time.
+			if len(log.Items) != 1 || log.Items[0].Status != algoitny.DeliveryDelivered || log.Items[0].Attempts != 1 ||
+				log.Items[0].ID[:18] != alerts[0].ID[:18] || !log.Items[0].CreatedAt.Equal(alerts[0].CreatedAt) {
+				t.Fatalf("channel %d's delivery log %+v (alert %s)", i, log.Items, alerts[0].ID)
+			}
+			ids[log.Items[0].ID] = true
+			rc.mu.Lock()
+			requests, byID := rc.requests, rc.deliveries[log.Items[0].ID]
+			rc.mu.Unlock()
+			if requests != 1 || byID != 1 {
+				t.Fatalf("channel %d: %d webhook requests, %d with its delivery's id", i, requests, byID)
+			}
 		}
-		log, err := b.svc.Deliveries(watchUser(), ch.ID, algoitny.PageRequest{First: 10})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(log.Items) != 1 || log.Items[0].ID != alerts[0].ID || log.Items[0].Status != algoitny.DeliveryDelivered || log.Items[0].Attempts != 1 {
-			t.Fatalf("delivery log %+v", log.Items)
+		if len(ids) != 2 {
+			t.Fatalf("the two channels' deliveries share an id: %v", ids)
 		}
 		var jobsQueued int
 		if err := pool.QueryRow(ctx, "SELECT count(*) FROM "+b.schema+".river_job WHERE kind = 'check_notify'").Scan(&jobsQueued); err != nil {
 			t.Fatal(err)
 		}
-		if jobsQueued != 1 {
-			t.Fatalf("%d notify jobs for one alert dispatched twice", jobsQueued)
+		if jobsQueued != 2 {
+			t.Fatalf("%d notify jobs for one alert to two channels, dispatched twice", jobsQueued)
 		}
 		if left, err := b.db.ListCheckAlerts(ctx, 10); err != nil || len(left) != 0 {
 			t.Fatalf("outbox after the sweep: %+v, %v", left, err)
 		}
-		if n, err := b.notify.Sweep(ctx); err != nil || n != 0 {
+		if n, err := b.notify.SweepOlderThan(ctx, 0); err != nil || n != 0 {
 			t.Fatalf("second sweep: %d alerts, %v", n, err)
-		}
-		rc.mu.Lock()
-		defer rc.mu.Unlock()
-		if rc.requests != 1 {
-			t.Fatalf("%d webhook requests", rc.requests)
 		}
 	})
 

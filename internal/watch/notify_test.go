@@ -57,6 +57,12 @@ func TestWebhookSignature(t *testing.T) {
 	if _, err := watch.Verify(ch.Secret, both, body, now); err != nil {
 		t.Fatalf("v1 beside an unknown scheme: %v", err)
 	}
+	lines := header.Clone()
+	lines.Set(watch.SignatureHeader, "v2=00ff")
+	lines.Add(watch.SignatureHeader, header.Get(watch.SignatureHeader))
+	if _, err := watch.Verify(ch.Secret, lines, body, now); err != nil {
+		t.Fatalf("v1 on a second header line: %v", err)
+	}
 	for name, c := range map[string]struct {
 		secret string
 		body   string

@@ -145,11 +145,13 @@ func (x *Executor) RunDue(ctx context.Context, id string) (Outcome, error) {
 		rec.Keep = DefaultResultsKept
 	}
 	if notify != nil && x.Alerts != nil {
-		payload, err := Payload(next, notify)
-		if err != nil {
-			return Outcome{}, err
+		// The run is recorded whatever happens to its alert (the lease is
+		// held until then).
+		if payload, err := Payload(next, notify); err != nil && x.Logger != nil {
+			x.Logger.ErrorContext(ctx, "encode check alert", "check", id, "err", err)
+		} else if err == nil {
+			rec.Alert = &algoitny.CheckAlert{UserID: next.UserID, CheckID: next.ID, State: notify.To, Payload: payload}
 		}
-		rec.Alert = &algoitny.CheckAlert{UserID: next.UserID, CheckID: next.ID, State: notify.To, Payload: payload}
 	}
 	err = x.Store.RecordCheckRun(context.WithoutCancel(ctx), rec)
 	if err != nil {
