@@ -95,7 +95,8 @@
 //
 // Starting bubblewrap (namespaces, the mounts of the read-only system, the
 // supervisor) costs ≈ 8–14 ms of CPU and latency per run; a trivial program
-// costs ≈ 1–2 ms. So each worker slot (Config.Workers) keeps one sandbox,
+// costs ≈ 1–2 ms. So each worker slot (Config.Workers, and the partner
+// slot of an engine of one worker: Interactive problems) keeps one sandbox,
 // set up once by bwrap, whose supervisor ("reaper serve", holder.go) runs
 // program after program. The engine sends a request on a socket (limits,
 // mounts, environment, command, and the program's stdin, stdout and stderr
@@ -192,11 +193,11 @@
 // process's own group, or v1 memory and pids hierarchies — the case of a
 // hybrid host), the engine makes a group below its own
 // (algoitny-judge-<pid>-<n>, nested, so that limits on the server hold for
-// its programs) and one per worker slot, which its held sandbox joins
-// when it starts. Before each run the slot's group gets memory.limit =
-// the run's memory limit + its file size limit (tmpfs pages are charged)
-// + 64 MiB (a backstop: the kernel stops the tree there) and pids.max =
-// processes + 1, and its peak is reset; after the run the peak above what
+// its programs) and one per slot (a partner slot included), which its held
+// sandbox joins when it starts. Before each run the slot's group gets
+// memory.limit = the run's memory limit + its file size limit (tmpfs pages
+// are charged) + 64 MiB (a backstop: the kernel stops the tree there) and
+// pids.max = processes + 1, and its peak is reset; after the run the peak above what
 // the group held before is the tree's peak memory (less what of the
 // group's page cache the kernel reclaimed meanwhile, so never more), which
 // counts in the verdict like the largest process's ru_maxrss. Without them (CgroupOff,
@@ -246,9 +247,11 @@
 // # Concurrency
 //
 // Config.Workers bounds the sandboxed processes of the whole engine (default:
-// the number of CPUs), shared by every Judge and Run call. Judge compiles once,
-// runs tests concurrently and calls its progress callback serially.
-// Cancelling the context kills running processes at once.
+// the number of CPUs), shared by every Judge and Run call — but for the
+// interactor that an engine of one worker runs beside its solution (see
+// below). Judge compiles once, runs tests concurrently and calls its
+// progress callback serially. Cancelling the context kills running
+// processes at once.
 //
 // # Interactive problems
 //
@@ -256,13 +259,17 @@
 // interactor at once on two worker slots (taken together, so interactive
 // tests never wait on each other's half), each in its own sandbox with its
 // own limits; the engine pipes each one's standard output into the other's
-// standard input. The interactor is run as testlib runs one, `interactor
-// input output answer`, and its exit status is the verdict (0 OK, 1 WA, 2
-// PE, 3 FAIL, 7 points, 8 unexpected EOF). The solution's own failures
-// (limits, crashes) win over the interactor's rejection unless they came
-// after it; the interactor failing is INTERNAL_ERROR; the solution's wall
-// time is the idleness limit of a pair waiting on each other, and a
-// solution still running a second after the interactor ended is killed.
+// standard input. An engine of one worker judges them too: it keeps one
+// more slot, a partner slot (its own held sandbox, uid and control group,
+// like any slot), that only an interactor runs on, so its interactive
+// tests run one pair at a time as its other tests run one at a time. The
+// interactor is run as testlib runs one, `interactor input output
+// answer`, and its exit status is the verdict (0 OK, 1 WA, 2 PE, 3 FAIL,
+// 7 points, 8 unexpected EOF). The solution's own failures (limits,
+// crashes) win over the interactor's rejection unless they came after it;
+// the interactor failing is INTERNAL_ERROR; the solution's wall time is
+// the idleness limit of a pair waiting on each other, and a solution still
+// running a second after the interactor ended is killed.
 //
 // # Benchmark
 //

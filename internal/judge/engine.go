@@ -39,7 +39,12 @@ type Config struct {
 	BwrapPath string
 	// Workers is how many sandboxed processes (compiles, runs, checkers) the
 	// engine runs at once, across all submissions. Default runtime.NumCPU(): more
-	// would not distort CPU-time verdicts but would inflate wall times.
+	// would not distort CPU-time verdicts but would inflate wall times. An
+	// interactive test runs its solution and its interactor at once, on two
+	// slots; an engine of one worker keeps one more slot, its partner slot,
+	// for the interactor alone, so that a small machine judges interactive
+	// problems too (the two programs mostly take turns, each waiting for
+	// the other's answer).
 	Workers int
 	// WorkDir holds per-submission build directories and per-run scratch
 	// directories. Default: a fresh directory under os.TempDir(), removed by
@@ -94,8 +99,9 @@ type Engine struct {
 	sysDir      string   // the engine's mirror of the /etc allowlist
 	cacheDir    string
 	compileUID  int
-	slots       chan *slot
-	allSlots    []*slot
+	slots       chan *slot    // the worker slots
+	partner     chan *slot    // an engine of one worker's partner slot, only for interactors (acquirePair); nil with more
+	allSlots    []*slot       // the worker slots, then the partner slot if any
 	pairing     chan struct{} // a token held while taking two slots (acquirePair)
 	langs       []Language
 	// holders is set when runs are held in the slots' sandboxes (holder.go);
@@ -206,6 +212,14 @@ func newEngine(cfg Config) *Engine {
 		s := &slot{idx: i, uid: -1}
 		e.allSlots = append(e.allSlots, s)
 		e.slots <- s
+	}
+	if cfg.Workers < 2 {
+		// A slot like the others (its own index, so its own control group;
+		// its own held sandbox and uid), closed with them.
+		s := &slot{idx: cfg.Workers, uid: -1}
+		e.allSlots = append(e.allSlots, s)
+		e.partner = make(chan *slot, 1)
+		e.partner <- s
 	}
 	e.cond = sync.NewCond(&e.mu)
 	return e
@@ -720,12 +734,18 @@ func (e *Engine) enter() (func(), error) {
 
 // acquireSlot waits for one of the Workers slots.
 func (e *Engine) acquireSlot(ctx context.Context) (*slot, func(), error) {
+	return e.acquireFrom(ctx, e.slots)
+}
+
+// acquireFrom waits for a slot of pool (the worker slots, or the partner
+// slot) and returns it with its release, which puts it back in pool.
+func (e *Engine) acquireFrom(ctx context.Context, pool chan *slot) (*slot, func(), error) {
 	select {
-	case s := <-e.slots:
+	case s := <-pool:
 		s.mu.Lock()
 		s.busy = true
 		s.mu.Unlock()
-		return s, func() { e.markUsed(s); e.slots <- s }, nil
+		return s, func() { e.markUsed(s); pool <- s }, nil
 	case <-ctx.Done():
 		return nil, nil, ctx.Err()
 	}

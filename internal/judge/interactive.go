@@ -61,15 +61,6 @@ func (it *Interactor) validate() error {
 	return nil
 }
 
-// validateInteractive checks what an interactive submission needs of the
-// engine: two worker slots at once.
-func (e *Engine) validateInteractive(sub Submission) error {
-	if sub.Interactor != nil && e.cfg.Workers < 2 {
-		return fmt.Errorf("%w: interactive problems need Config.Workers of 2 or more (the solution and the interactor run at once)", ErrInvalidInput)
-	}
-	return nil
-}
-
 // compileInteractor compiles an interactor's source; one that does not
 // compile is ErrInvalidInput.
 func (e *Engine) compileInteractor(ctx context.Context, it Interactor) (*Program, error) {
@@ -93,27 +84,41 @@ func (e *Engine) slotFor(ctx context.Context, held *slot) (*slot, func(), error)
 	return e.acquireSlot(ctx)
 }
 
-// acquirePair takes two worker slots for one interactive test. Only one
-// caller at a time waits holding a slot, so two interactive tests can never
-// each hold one and wait for the other's; every other holder of a slot
-// releases it without waiting for another.
-func (e *Engine) acquirePair(ctx context.Context) (a, b *slot, release func(), err error) {
+// acquirePair takes two slots for one interactive test: the solution's, a
+// worker slot, and the interactor's, another worker slot or, on an engine
+// of one worker, the partner slot (Config.Workers). So any engine judges
+// interactive problems, and one of several workers runs as many pairs at
+// once as its worker slots allow, not one pair at a time.
+//
+// It cannot deadlock. Only the caller holding the pairing token waits
+// while holding a slot, so two interactive tests can never each hold one
+// and wait for the other's; every other holder of a worker slot (a
+// compile, a run, a checker, a pair already taken) releases it without
+// waiting for another. The partner slot is only ever taken here, by the
+// token's holder and after its worker slot, and its holder has its whole
+// pair: it waits for nothing before releasing it. (With one worker slot it
+// is even free by then: a pair gives it back before its worker slot.)
+func (e *Engine) acquirePair(ctx context.Context) (sol, it *slot, release func(), err error) {
 	select { // the turn to wait holding a slot; given up on cancellation
 	case e.pairing <- struct{}{}:
 	case <-ctx.Done():
 		return nil, nil, nil, ctx.Err()
 	}
 	defer func() { <-e.pairing }()
-	a, releaseA, err := e.acquireSlot(ctx)
+	sol, releaseSol, err := e.acquireSlot(ctx)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	b, releaseB, err := e.acquireSlot(ctx)
+	pool := e.slots
+	if e.partner != nil {
+		pool = e.partner
+	}
+	it, releaseIt, err := e.acquireFrom(ctx, pool)
 	if err != nil {
-		releaseA()
+		releaseSol()
 		return nil, nil, nil, err
 	}
-	return a, b, func() { releaseB(); releaseA() }, nil
+	return sol, it, func() { releaseIt(); releaseSol() }, nil
 }
 
 // interaction is what happened in one interactive test.
@@ -166,8 +171,9 @@ func (e *Engine) runInteractiveTest(ctx context.Context, prog *Program, sub Subm
 }
 
 // interact runs the solution and the interactor of one test connected to
-// each other, on two slots taken together, and kills the solution when it
-// outlives the interactor by interactorGrace. The error is only ctx's.
+// each other, on two slots taken together (acquirePair), and kills the
+// solution when it outlives the interactor by interactorGrace. The error
+// is only ctx's.
 func (e *Engine) interact(ctx context.Context, prog *Program, sub Submission, hostDir string, preview io.Writer) (interaction, error) {
 	var in interaction
 	solSlot, itSlot, release, err := e.acquirePair(ctx)

@@ -3,7 +3,9 @@ package judge_test
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -207,23 +209,83 @@ func TestInteractiveErrors(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name string
-		e    *judge.Engine
 		it   judge.Interactor
 	}{
-		{"ErrInvalidInput_NoProgram", e, judge.Interactor{Language: "python"}},
-		{"ErrInvalidInput_DoesNotCompile", e, judge.Interactor{Language: "c", Source: "int main( {"}},
-		{"ErrInvalidInput_OneWorker", nil, judge.Interactor{Language: "python", Source: "pass"}},
+		{"ErrInvalidInput_NoProgram", judge.Interactor{Language: "python"}},
+		{"ErrInvalidInput_DoesNotCompile", judge.Interactor{Language: "c", Source: "int main( {"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			eng := tc.e
-			if eng == nil {
-				eng, _ = newEngine(t, judge.Config{Workers: 1}, "python")
-			}
-			_, err := eng.Judge(ctx, judge.Submission{Language: "python", Source: "pass", Tests: guessTests[:1], Interactor: &tc.it}, nil)
+			_, err := e.Judge(ctx, judge.Submission{Language: "python", Source: "pass", Tests: guessTests[:1], Interactor: &tc.it}, nil)
 			if !errors.Is(err, judge.ErrInvalidInput) {
 				t.Fatalf("err %v, want ErrInvalidInput", err)
 			}
 		})
+	}
+}
+
+// TestInteractiveOneWorker: an engine of one worker (a worker on a
+// one-CPU machine) judges interactive problems, the interactor on its
+// partner slot, a held sandbox like the worker slot's; two interactive
+// submissions at once on it both finish (neither holds half a pair while
+// waiting for the other's); Close ends the partner's sandbox too.
+func TestInteractiveOneWorker(t *testing.T) {
+	t.Parallel()
+	// WarmIdle: the held sandboxes outlive the checks below.
+	e, base := newEngine(t, judge.Config{Workers: 1, WarmIdle: time.Hour}, "c", "python")
+	requireLanguage(t, e, "c")
+	requireLanguage(t, e, "python")
+	interactor := compile(t, e, "c", guessInteractorC)
+	it := judge.Interactor{Program: interactor}
+	sub := judge.Submission{Language: "python", Source: binarySearchPython, Tests: guessTests,
+		Limits: judge.Limits{CPUTime: time.Second, WallTime: 3 * time.Second}, Interactor: &it}
+
+	res := judgeSub(t, e, sub)
+	requireVerdict(t, "one worker", res.Verdict, judge.Accepted, res)
+	if res.Passed != len(guessTests) || !strings.HasPrefix(res.Tests[0].Message, "ok, ") {
+		t.Fatalf("passed %d of %d, first message %q", res.Passed, len(guessTests), res.Tests[0].Message)
+	}
+	if info := e.SandboxInfo(); info.Held {
+		// bwrap and the supervisor of the worker slot's sandbox and of the
+		// partner slot's.
+		if held := judge.HeldPIDs(e); len(held) != 4 {
+			t.Fatalf("held sandbox processes %v, want two sandboxes (%+v)", held, info)
+		}
+		if os.Geteuid() == 0 { // each slot's sandbox runs as a uid of its own
+			procs := sandboxProcesses(base, base+uidsPerEngine, "")
+			uids := map[string]bool{}
+			for _, p := range procs {
+				uids[strings.Fields(p)[1]] = true
+			}
+			if len(uids) != 2 {
+				t.Fatalf("processes of the engine's uids between runs: %v, want two held sandboxes of two uids", procs)
+			}
+		}
+	}
+
+	var wg sync.WaitGroup
+	results, errs := make([]judge.Result, 2), make([]error, 2)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			results[i], errs[i] = e.Judge(ctx, sub, nil)
+		}()
+	}
+	wg.Wait()
+	for i, res := range results {
+		if errs[i] != nil {
+			t.Fatalf("submission %d of 2 at once: %v", i+1, errs[i])
+		}
+		requireVerdict(t, "two at once", res.Verdict, judge.Accepted, res)
+	}
+	requireNoLeftovers(t, e, base, "")
+
+	interactor.Close()
+	e.Close()
+	if left := sandboxProcesses(base, base+uidsPerEngine, ""); len(left) > 0 {
+		t.Fatalf("processes left after Close: %v", left)
 	}
 }

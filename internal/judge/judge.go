@@ -132,19 +132,18 @@ type Result struct {
 // concurrently. A compilation error is a Result with COMPILATION_ERROR, not an
 // error; limit violations, crashes and wrong answers are per-test verdicts.
 //
+// An interactive submission (Submission.Interactor) is judged on any
+// engine, whatever its Config.Workers: one of a single worker runs the
+// interactor on its partner slot.
+//
 // Errors: ErrUnknownLanguage, ErrLanguageUnavailable, ErrInvalidInput (no tests,
 // bad limits or checker, a custom checker or an interactor that does not
-// compile, an interactive submission on an engine with fewer than 2
-// Workers), ErrClosed,
-// ErrSandboxFailed when compilation could not be sandboxed, and ctx's error
-// when ctx ends: running processes are killed at once and the Result holds the
-// tests finished so far.
+// compile), ErrClosed, ErrSandboxFailed when compilation could not be
+// sandboxed, and ctx's error when ctx ends: running processes are killed at
+// once and the Result holds the tests finished so far.
 func (e *Engine) Judge(ctx context.Context, sub Submission, onTest func(TestResult)) (Result, error) {
 	res := Result{Total: len(sub.Tests)}
 	if err := sub.validate(); err != nil {
-		return res, err
-	}
-	if err := e.validateInteractive(sub); err != nil {
 		return res, err
 	}
 	prog := sub.Program
