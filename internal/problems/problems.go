@@ -220,8 +220,10 @@ func (s *Service) Update(ctx context.Context, ref algoitny.ProblemRef, u algoitn
 		// The tests they were checked against must be the ones that are
 		// there when they are written: a test deleted in between (its
 		// deletion writes the problem) refuses the write.
-		since := p.UpdatedAt
-		u.IfUnchangedSince = &since
+		if len(next.Subtasks) > 0 {
+			since := p.UpdatedAt
+			u.IfUnchangedSince = &since
+		}
 	}
 	if u.IsCompleted != nil && *u.IsCompleted && p.TestCaseCount == 0 {
 		return nil, algoitny.Invalid("isCompleted", "a problem needs test cases to be completed")

@@ -64,6 +64,11 @@ func TestUpdateSubtasks(t *testing.T) {
 				if err != nil || store.updated == nil || store.updated.Subtasks == nil || len(*store.updated.Subtasks) != len(tc.subtasks) {
 					t.Fatalf("Update = %v, stored %+v; want the subtasks stored", err, store.updated)
 				}
+				// Only if no test was deleted since they were checked
+				// (removing them all needs no such condition).
+				if (store.updated.IfUnchangedSince == nil) != (len(tc.subtasks) == 0) {
+					t.Fatalf("condition that the problem is unchanged since its tests were read: %v, want it for subtasks only", store.updated.IfUnchangedSince)
+				}
 				return
 			}
 			var e *algoitny.Error
