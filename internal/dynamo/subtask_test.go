@@ -182,6 +182,26 @@ func TestSubtasksFollowTheirTests(t *testing.T) {
 			t.Fatalf("subtasks %+v, %d tests; want %+v and 2", got.Subtasks, got.TestCaseCount, want)
 		}
 	})
+	t.Run("ConcurrentSubtasksAreNotLost", func(t *testing.T) {
+		t.Parallel()
+		// Subtasks written between the deletion's read and its write,
+		// naming the test it deletes: the deletion is refused, and done
+		// again on what is there now.
+		for _, before := range [][]algoitny.Subtask{nil, {g("a", []int{0})}} {
+			p, tests := create(t, fmt.Sprintf("race%d", len(before)), 2, before)
+			refused := algoitnytest.Must[bool](t)(db.RemovalRace(ctx, p.Ref(), tests[1].ID, func() {
+				set := []algoitny.Subtask{{Name: "a", Points: 1, Mode: algoitny.ScoreSum, TestIDs: ids(tests, 0)}, {Name: "b", Points: 1, Mode: algoitny.ScoreSum, TestIDs: ids(tests, 1)}}
+				algoitnytest.Must[*algoitny.Problem](t)(db.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{Subtasks: &set}))
+			}))
+			if !refused {
+				t.Fatalf("with subtasks %+v before: the deletion was not refused after the subtasks changed", before)
+			}
+			algoitnytest.Must[int](t)(db.DeleteTestCases(ctx, p.Ref(), ids(tests, 1)))
+			if got := algoitnytest.Must[*algoitny.Problem](t)(db.GetProblem(ctx, p.Ref())); names(got.Subtasks) != "a1[]" || got.TestCaseCount != 1 {
+				t.Fatalf("with subtasks %+v before: %s, %d tests; want a alone and 1 test", before, names(got.Subtasks), got.TestCaseCount)
+			}
+		}
+	})
 	t.Run("ErrTestsChangedSince", func(t *testing.T) {
 		t.Parallel()
 		p, tests := create(t, "since", 2, nil)
