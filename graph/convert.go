@@ -109,6 +109,20 @@ func problemUpdate(in model.UpdateProblemInput) algoitny.ProblemUpdate {
 	return u
 }
 
+// newSubtasks converts the subtasks of a new problem, which name their
+// tests by position (nil entries cannot occur: the list's items are
+// non-null).
+func newSubtasks(in []*model.NewSubtaskInput) []algoitny.Subtask {
+	if in == nil {
+		return nil
+	}
+	out := make([]algoitny.Subtask, len(in))
+	for i, st := range in {
+		out[i] = algoitny.Subtask{Name: st.Name, Points: st.Points, Mode: st.Mode, TestIndexes: st.TestIndexes, DependsOn: st.DependsOn}
+	}
+	return out
+}
+
 // windows converts maintenance windows of an input (nil entries cannot
 // occur: the list's items are non-null).
 func windows(in []*algoitny.MaintenanceWindow) []algoitny.MaintenanceWindow {

@@ -3330,6 +3330,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputHistoryFilter,
 		ec.unmarshalInputInteractorInput,
 		ec.unmarshalInputMaintenanceWindowInput,
+		ec.unmarshalInputNewSubtaskInput,
 		ec.unmarshalInputProblemFilter,
 		ec.unmarshalInputReviewProblemInput,
 		ec.unmarshalInputSaveProblemInput,
@@ -3578,7 +3579,16 @@ enum ScoringMode {
   SUM
 }
 
-"A group of a problem's tests scored together (IOI-style subtask)."
+"""
+A group of a problem's tests scored together (IOI-style subtask). A subtask
+never names a test that is gone: when test cases are deleted (` + "`" + `saveProblem` + "`" + `
+and ` + "`" + `regenerateTests` + "`" + ` replacing generated tests), their ids leave every
+subtask in the same write; a subtask left without tests is removed, and its
+name leaves the ` + "`" + `dependsOn` + "`" + ` of the others (with no tests it could never be
+scored, and it required nothing). ` + "`" + `regenerateTests` + "`" + ` rebuilds tests byte for
+byte: each rebuilt test takes its original's place instead, so the subtasks
+stay as they were.
+"""
 type Subtask {
   "The subtask's name, unique within its problem (1–50 characters)."
   name: String!
@@ -3586,7 +3596,7 @@ type Subtask {
   points: Float!
   "How its points follow from its tests."
   mode: ScoringMode!
-  "The ids of the problem's test cases in it (raw ids, as ` + "`" + `TestResult.testCaseId` + "`" + `)."
+  "The ids of the problem's test cases in it (raw ids, as ` + "`" + `TestResult.testCaseId` + "`" + `), each once; never the id of a deleted test (see Subtask)."
   testIds: [String!]!
   "Subtasks that must have every test ACCEPTED for this one to score at all."
   dependsOn: [String!]!
@@ -3733,7 +3743,7 @@ larger than that in full, and only within its response budget
 type TestCase implements Node {
   "The test case's opaque global id: ` + "`" + `node(id:)` + "`" + ` reads it whole."
   id: ID!
-  "The test case's raw id within its problem, as ` + "`" + `TestResult.testCaseId` + "`" + ` names it and ` + "`" + `SubtaskInput.testIds` + "`" + ` takes it."
+  "The test case's raw id within its problem, as ` + "`" + `TestResult.testCaseId` + "`" + ` names it and ` + "`" + `SubtaskInput.testIds` + "`" + ` takes it (` + "`" + `NewSubtaskInput.testIndexes` + "`" + ` names the tests of a new problem by position instead)."
   testCaseId: String!
   "The input, or its first 4096 bytes in a list (` + "`" + `truncated` + "`" + `)."
   input: String!
@@ -4709,6 +4719,16 @@ input CreateProblemInput {
   memoryLimitMb: Int
   "Initial test cases: at most 500, each at most 8 MB (input and output together), UTF-8."
   testCases: [TestCaseInput!]
+  """
+  Subtasks grouping ` + "`" + `testCases` + "`" + ` (which have no ids yet): each names its tests
+  by 0-based position in ` + "`" + `testCases` + "`" + ` (` + "`" + `testIndexes` + "`" + `). Validated before
+  anything is written, with the ` + "`" + `updateProblem` + "`" + ` rules: BAD_USER_INPUT with
+  field ` + "`" + `subtasks.testIndexes` + "`" + ` for a position out of range, one given twice
+  or none, and ` + "`" + `subtasks.name` + "`" + `, ` + "`" + `subtasks.points` + "`" + `, ` + "`" + `subtasks.mode` + "`" + `,
+  ` + "`" + `subtasks.dependsOn` + "`" + ` as there. Stored together with the test cases; the
+  returned problem's ` + "`" + `subtasks` + "`" + ` name their ids.
+  """
+  subtasks: [NewSubtaskInput!]
   "Mark completed at once (needs at least one test case)."
   isCompleted: Boolean
 }
@@ -4731,7 +4751,7 @@ input UpdateProblemInput {
   checker: CheckerInput
   "A new interactor, replacing the old one; one with empty code makes the problem a batch problem again."
   interactor: InteractorInput
-  "New subtasks, replacing all (an empty list removes them): at most 100; each names existing test case ids of the problem (BAD_USER_INPUT with field ` + "`" + `subtasks.testIds` + "`" + ` otherwise), non-negative points (` + "`" + `subtasks.points` + "`" + `), and dependencies on other subtasks without cycles (` + "`" + `subtasks.dependsOn` + "`" + `)."
+  "New subtasks, replacing all (an empty list removes them): at most 100; each names existing test case ids of the problem, each once (BAD_USER_INPUT with field ` + "`" + `subtasks.testIds` + "`" + ` otherwise), non-negative points (` + "`" + `subtasks.points` + "`" + `), and dependencies on other subtasks without cycles (` + "`" + `subtasks.dependsOn` + "`" + `). Tests deleted later leave them (see Subtask)."
   subtasks: [SubtaskInput!]
   "A new CPU time per test in milliseconds (100–20000)."
   timeLimitMs: Int
@@ -4741,7 +4761,7 @@ input UpdateProblemInput {
   isCompleted: Boolean
 }
 
-"A subtask (updateProblem)."
+"A subtask of an existing problem (updateProblem), naming its tests by id."
 input SubtaskInput {
   "A name unique within the problem (1–50 characters)."
   name: String!
@@ -4751,6 +4771,20 @@ input SubtaskInput {
   mode: ScoringMode!
   "The ids of the problem's test cases in it (at least one)."
   testIds: [String!]!
+  "Names of other subtasks that must pass fully for this one to score."
+  dependsOn: [String!]
+}
+
+"A subtask of a new problem (createProblem): as SubtaskInput, but its tests, which have no ids yet, are named by position."
+input NewSubtaskInput {
+  "A name unique within the problem (1–50 characters)."
+  name: String!
+  "What the subtask is worth: 0–1,000,000."
+  points: Float!
+  "How its points follow from its tests."
+  mode: ScoringMode!
+  "0-based positions in ` + "`" + `CreateProblemInput.testCases` + "`" + ` of its tests: at least one, each once."
+  testIndexes: [Int!]!
   "Names of other subtasks that must pass fully for this one to score."
   dependsOn: [String!]
 }
@@ -5090,8 +5124,10 @@ type Mutation {
   from a job, creates the problem as a draft first if it does not exist. The
   new tests are written before the old ones are deleted: until then (or, after
   a crash or failure in between, until the next ` + "`" + `saveProblem` + "`" + ` or
-  ` + "`" + `regenerateTests` + "`" + `) the problem has both sets, never none. It runs within the
-  request, so the request timeout bounds it. Fails with BAD_USER_INPUT naming
+  ` + "`" + `regenerateTests` + "`" + `) the problem has both sets, never none. The deleted tests
+  leave the problem's subtasks in the same writes (see Subtask: a subtask left
+  without tests is removed). It runs within the request, so the request
+  timeout bounds it. Fails with BAD_USER_INPUT naming
   the program and seed when something goes wrong; nothing is stored then.
   Other errors: UNAUTHENTICATED, FORBIDDEN (your plan cannot register
   problems, or not your problem), NOT_FOUND, RATE_LIMITED (your plan's
@@ -5109,8 +5145,9 @@ type Mutation {
   checks each input and the reference solution (` + "`" + `solutionCode` + "`" + ` as it is now)
   makes each output. When every input and output is byte for byte the stored
   one, the tests are replaced by the rebuilt ones (a new ` + "`" + `production` + "`" + `; new
-  ids) and the problem is returned. Otherwise nothing changes and it fails
-  with BAD_USER_INPUT "not reproducible", naming the first differing test (its
+  ids, which take the old ones' places in the subtasks) and the problem is
+  returned. Otherwise nothing changes and it fails with BAD_USER_INPUT
+  "not reproducible", naming the first differing test (its
   place among the generated tests and its seed) with ` + "`" + `field` + "`" + ` generatorCode
   (an input differs) or solutionCode (an output differs): run ` + "`" + `saveProblem` + "`" + ` to
   replace the tests on purpose. Also BAD_USER_INPUT when the problem has no
@@ -5127,8 +5164,10 @@ type Mutation {
     problemId: String!
   ): Problem!
   """
-  Register a problem (a draft unless isCompleted) with optional test cases. For
-  staff and plans that can register problems. Errors: UNAUTHENTICATED,
+  Register a problem (a draft unless isCompleted) with optional test cases and
+  subtasks grouping them (named by position: ` + "`" + `NewSubtaskInput` + "`" + `); nothing is
+  written when an input is refused. For staff and plans that can register
+  problems. Errors: UNAUTHENTICATED,
   FORBIDDEN, BAD_USER_INPUT, CONFLICT (the problem exists, deleted ones
   included), RATE_LIMITED (your plan's maxProblems; no resetAt), UNAVAILABLE.
   """
@@ -5140,7 +5179,8 @@ type Mutation {
   Change a problem you may edit (staff, or its author). An author's change
   (other than isCompleted) to a reviewed problem sends it back to review.
   Errors: UNAUTHENTICATED, NOT_FOUND (none you may see, or deleted), FORBIDDEN
-  (not yours), BAD_USER_INPUT, UNAVAILABLE.
+  (not yours), BAD_USER_INPUT, CONFLICT (subtasks given, and the problem, its
+  tests perhaps, changed while they were checked: try again), UNAVAILABLE.
   """
   updateProblem(
     "The problem's judge."
@@ -18892,7 +18932,7 @@ func (ec *executionContext) unmarshalInputCreateProblemInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"platform", "problemId", "title", "problemUrl", "tags", "language", "solutionCode", "constraints", "checker", "interactor", "timeLimitMs", "memoryLimitMb", "testCases", "isCompleted"}
+	fieldsInOrder := [...]string{"platform", "problemId", "title", "problemUrl", "tags", "language", "solutionCode", "constraints", "checker", "interactor", "timeLimitMs", "memoryLimitMb", "testCases", "subtasks", "isCompleted"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -18990,6 +19030,13 @@ func (ec *executionContext) unmarshalInputCreateProblemInput(ctx context.Context
 				return it, err
 			}
 			it.TestCases = data
+		case "subtasks":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("subtasks"))
+			data, err := ec.unmarshalONewSubtaskInput2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐNewSubtaskInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Subtasks = data
 		case "isCompleted":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isCompleted"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
@@ -19259,6 +19306,64 @@ func (ec *executionContext) unmarshalInputMaintenanceWindowInput(ctx context.Con
 				return it, err
 			}
 			it.End = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputNewSubtaskInput(ctx context.Context, obj any) (model.NewSubtaskInput, error) {
+	var it model.NewSubtaskInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "points", "mode", "testIndexes", "dependsOn"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "points":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("points"))
+			data, err := ec.unmarshalNFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Points = data
+		case "mode":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("mode"))
+			data, err := ec.unmarshalNScoringMode2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐScoringMode(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Mode = data
+		case "testIndexes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("testIndexes"))
+			data, err := ec.unmarshalNInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TestIndexes = data
+		case "dependsOn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dependsOn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DependsOn = data
 		}
 	}
 	return it, nil
@@ -26977,6 +27082,35 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 	return res
 }
 
+func (ec *executionContext) unmarshalNInt2ᚕintᚄ(ctx context.Context, v any) ([]int, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]int, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNInt2int(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNInt2ᚕintᚄ(ctx context.Context, sel ast.SelectionSet, v []int) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNInt2int(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNJob2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐJob(ctx context.Context, sel ast.SelectionSet, v *algoitny.Job) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -27233,6 +27367,11 @@ func (ec *executionContext) marshalNMaintenanceWindow2ᚕgithubᚗcomᚋalgoitny
 
 func (ec *executionContext) unmarshalNMaintenanceWindowInput2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐMaintenanceWindow(ctx context.Context, v any) (*algoitny.MaintenanceWindow, error) {
 	res, err := ec.unmarshalInputMaintenanceWindowInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNNewSubtaskInput2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐNewSubtaskInput(ctx context.Context, v any) (*model.NewSubtaskInput, error) {
+	res, err := ec.unmarshalInputNewSubtaskInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -28390,6 +28529,23 @@ func (ec *executionContext) unmarshalOMaintenanceWindowInput2ᚕᚖgithubᚗcom�
 	for i := range vSlice {
 		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
 		res[i], err = ec.unmarshalNMaintenanceWindowInput2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐMaintenanceWindow(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalONewSubtaskInput2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐNewSubtaskInputᚄ(ctx context.Context, v any) ([]*model.NewSubtaskInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.NewSubtaskInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNNewSubtaskInput2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐNewSubtaskInput(ctx, vSlice[i])
 		if err != nil {
 			return nil, err
 		}

@@ -228,7 +228,7 @@ func (r *mutationResolver) CreateProblem(ctx context.Context, input model.Create
 	if input.MemoryLimitMb != nil {
 		p.MemoryLimitMB = *input.MemoryLimitMb
 	}
-	return r.Problems.Create(ctx, problems.CreateInput{Problem: p, TestCases: toTestCases(input.TestCases)})
+	return r.Problems.Create(ctx, problems.CreateInput{Problem: p, TestCases: toTestCases(input.TestCases), Subtasks: newSubtasks(input.Subtasks)})
 }
 
 func (r *mutationResolver) UpdateProblem(ctx context.Context, platform algoitny.Platform, problemID string, input model.UpdateProblemInput) (*algoitny.Problem, error) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -130,5 +131,76 @@ func TestAPISubtaskScoring(t *testing.T) {
 	}
 	if tr := h.TestResults[0]; tr.Points != nil || tr.Verdict != "ACCEPTED" {
 		t.Fatalf("test 1 %+v", tr)
+	}
+
+	t.Run("CreatedWithSubtasks", func(t *testing.T) { subtasksAtCreation(t, s, admin, alice) })
+}
+
+// subtasksAtCreation: createProblem takes subtasks naming its test cases
+// by position; they are stored with the tests' ids and score an
+// execution. A position out of range is refused on subtasks.testIndexes
+// and nothing is written.
+func subtasksAtCreation(t *testing.T, s *apiServer, admin, alice string) {
+	const create = `mutation($in: CreateProblemInput!) { createProblem(input: $in) {
+		subtasks { name points mode testIds dependsOn } testCases { edges { node { testCaseId } } } } }`
+	input := func(id string, small []int) map[string]any {
+		return map[string]any{"in": map[string]any{
+			"platform": "CUSTOM", "problemId": id, "title": "Created with subtasks", "language": "PYTHON", "solutionCode": "print(2 * int(input()))",
+			"testCases": []map[string]any{{"input": "1\n", "output": "2\n"}, {"input": "2\n", "output": "4\n"}, {"input": "3\n", "output": "6\n"}},
+			"subtasks": []map[string]any{
+				{"name": "small", "points": 30, "mode": "ALL_OR_NOTHING", "testIndexes": small},
+				{"name": "large", "points": 70, "mode": "SUM", "testIndexes": []int{1, 2}, "dependsOn": []string{"small"}},
+			},
+			"isCompleted": true,
+		}}
+	}
+	r := s.query(t, admin, create, input("badindex", []int{0, 3}))
+	if r.code() != "BAD_USER_INPUT" || r.Errors[0].Extensions["field"] != "subtasks.testIndexes" {
+		t.Fatalf("an index out of range: %s", r.Raw)
+	}
+	var refused struct{ Problem *struct{ ID string } }
+	if s.query(t, admin, `{ problem(platform: CUSTOM, problemId: "badindex") { id } }`, nil).decode(t, &refused); refused.Problem != nil {
+		t.Fatalf("the refused problem was written: %+v", refused.Problem)
+	}
+
+	var created struct {
+		CreateProblem struct {
+			Subtasks []struct {
+				Name      string
+				TestIds   []string
+				DependsOn []string
+			}
+			TestCases struct {
+				Edges []struct{ Node struct{ TestCaseID string } }
+			}
+		}
+	}
+	s.query(t, admin, create, input("bypos", []int{0})).decode(t, &created)
+	c := created.CreateProblem
+	if len(c.TestCases.Edges) != 3 || len(c.Subtasks) != 2 {
+		t.Fatalf("created %+v", c)
+	}
+	id := func(i int) string { return c.TestCases.Edges[i].Node.TestCaseID }
+	if st := c.Subtasks; !slices.Equal(st[0].TestIds, []string{id(0)}) || !slices.Equal(st[1].TestIds, []string{id(1), id(2)}) || !slices.Equal(st[1].DependsOn, []string{"small"}) {
+		t.Fatalf("subtasks %+v, want small [%s] and large [%s %s] after small", st, id(0), id(1), id(2))
+	}
+
+	// Right on n = 1 and 2, wrong on 3: small 30, large 70 × 1/2 = 35.
+	var out struct{ ExecuteCode struct{ ID string } }
+	s.query(t, alice, executeMutation, executeInput("n = int(input())\nprint(2 * n if n < 3 else 0)\n", map[string]any{"platform": "CUSTOM", "problemId": "bypos"})).decode(t, &out)
+	if j := s.waitJob(t, alice, out.ExecuteCode.ID, 120*time.Second); j.Status != "COMPLETED" {
+		t.Fatalf("job %+v", j)
+	}
+	var job struct {
+		Job struct {
+			History struct {
+				Score          *float64
+				SubtaskResults []struct{ Points float64 }
+			}
+		}
+	}
+	s.query(t, alice, `query($id: ID!) { job(id: $id) { history { score subtaskResults { points } } } }`, map[string]any{"id": out.ExecuteCode.ID}).decode(t, &job)
+	if h := job.Job.History; h.Score == nil || *h.Score != 65 || len(h.SubtaskResults) != 2 || h.SubtaskResults[1].Points != 35 {
+		t.Fatalf("history %+v, want 30 + 35", h)
 	}
 }

@@ -126,6 +126,14 @@ type CreateProblemInput struct {
 	MemoryLimitMb *int `json:"memoryLimitMb,omitempty"`
 	// Initial test cases: at most 500, each at most 8 MB (input and output together), UTF-8.
 	TestCases []*TestCaseInput `json:"testCases,omitempty"`
+	// Subtasks grouping `testCases` (which have no ids yet): each names its tests
+	// by 0-based position in `testCases` (`testIndexes`). Validated before
+	// anything is written, with the `updateProblem` rules: BAD_USER_INPUT with
+	// field `subtasks.testIndexes` for a position out of range, one given twice
+	// or none, and `subtasks.name`, `subtasks.points`, `subtasks.mode`,
+	// `subtasks.dependsOn` as there. Stored together with the test cases; the
+	// returned problem's `subtasks` name their ids.
+	Subtasks []*NewSubtaskInput `json:"subtasks,omitempty"`
 	// Mark completed at once (needs at least one test case).
 	IsCompleted *bool `json:"isCompleted,omitempty"`
 }
@@ -246,6 +254,20 @@ type JobProgressEdge struct {
 // RATE_LIMITED carries `limit`, `used`, `remaining` and, for daily quotas,
 // `resetAt`.
 type Mutation struct {
+}
+
+// A subtask of a new problem (createProblem): as SubtaskInput, but its tests, which have no ids yet, are named by position.
+type NewSubtaskInput struct {
+	// A name unique within the problem (1–50 characters).
+	Name string `json:"name"`
+	// What the subtask is worth: 0–1,000,000.
+	Points float64 `json:"points"`
+	// How its points follow from its tests.
+	Mode algoitny.ScoringMode `json:"mode"`
+	// 0-based positions in `CreateProblemInput.testCases` of its tests: at least one, each once.
+	TestIndexes []int `json:"testIndexes"`
+	// Names of other subtasks that must pass fully for this one to score.
+	DependsOn []string `json:"dependsOn,omitempty"`
 }
 
 // A page of a channel's delivery log, newest first.
@@ -373,7 +395,7 @@ type SearchHistoryEdge struct {
 type Subscription struct {
 }
 
-// A subtask (updateProblem).
+// A subtask of an existing problem (updateProblem), naming its tests by id.
 type SubtaskInput struct {
 	// A name unique within the problem (1–50 characters).
 	Name string `json:"name"`
@@ -471,7 +493,7 @@ type UpdateProblemInput struct {
 	Checker *CheckerInput `json:"checker,omitempty"`
 	// A new interactor, replacing the old one; one with empty code makes the problem a batch problem again.
 	Interactor *InteractorInput `json:"interactor,omitempty"`
-	// New subtasks, replacing all (an empty list removes them): at most 100; each names existing test case ids of the problem (BAD_USER_INPUT with field `subtasks.testIds` otherwise), non-negative points (`subtasks.points`), and dependencies on other subtasks without cycles (`subtasks.dependsOn`).
+	// New subtasks, replacing all (an empty list removes them): at most 100; each names existing test case ids of the problem, each once (BAD_USER_INPUT with field `subtasks.testIds` otherwise), non-negative points (`subtasks.points`), and dependencies on other subtasks without cycles (`subtasks.dependsOn`). Tests deleted later leave them (see Subtask).
 	Subtasks []*SubtaskInput `json:"subtasks,omitempty"`
 	// A new CPU time per test in milliseconds (100–20000).
 	TimeLimitMs *int `json:"timeLimitMs,omitempty"`

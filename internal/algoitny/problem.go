@@ -169,6 +169,12 @@ type ProblemUpdate struct {
 	// Unreviewed undoes a staff review (the problem needs one again and is
 	// no longer verified): its author changed what was reviewed.
 	Unreviewed bool
+	// IfUnchangedSince, if set, makes the write apply only if the problem
+	// was not written since it was read (its UpdatedAt is still this),
+	// else storage refuses with ECONFLICT: subtasks were checked against
+	// the test cases the problem had then, and a test deleted meanwhile
+	// must not be named.
+	IfUnchangedSince *time.Time
 
 	// Interactor replaces the interactor; a Program without code makes the
 	// problem a batch problem again.

@@ -25,6 +25,11 @@ type Subtask struct {
 	Mode   ScoringMode
 	// TestIDs are the ids of the problem's test cases in the group.
 	TestIDs []string
+	// TestIndexes name the group's tests of a problem being created
+	// (problems.CreateInput), whose tests have no ids yet: 0-based
+	// positions in the test cases given with it. Storage turns them into
+	// TestIDs as it assigns the ids; they are never stored.
+	TestIndexes []int
 	// DependsOn names subtasks that must score fully for this one to
 	// score at all (no cycles).
 	DependsOn []string
@@ -141,4 +146,61 @@ func scoreGroup(st Subtask, byID map[string]TestResult) SubtaskResult {
 		r.Points = st.Points
 	}
 	return r
+}
+
+// PruneSubtasks applies the removal of test cases to a problem's subtasks,
+// so that no subtask names a test that no longer exists: gone maps each
+// removed test case id to the id of the test that takes its place (tests
+// rebuilt byte for byte, regenerateTests), or to "" when none does. A
+// replaced id is renamed in place (once, if its successor is named
+// already); a removed one is dropped. A subtask left without tests is
+// removed, and its name dropped from the DependsOn of the others: it could
+// no longer be scored, and a subtask with no tests has, vacuously, all of
+// them accepted, so depending on it required nothing. The result is valid
+// whenever subtasks were (validateSubtasks in problems: names, tests and
+// dependencies known, no cycles). It returns the new subtasks (nil for
+// none) and whether anything changed; subtasks itself is not modified.
+//
+// Without it a stale id would fail its subtask for good: ScoreSubtasks
+// counts a test without a result as failed, so an ALL_OR_NOTHING subtask
+// naming a deleted test could never score, nor could any that depends on it.
+func PruneSubtasks(subtasks []Subtask, gone map[string]string) ([]Subtask, bool) {
+	changed := false
+	var out []Subtask
+	removed := map[string]bool{}
+	for _, st := range subtasks {
+		var ids []string
+		seen := make(map[string]bool, len(st.TestIDs))
+		for _, id := range st.TestIDs {
+			if next, ok := gone[id]; ok {
+				changed = true
+				if id = next; id == "" {
+					continue
+				}
+			}
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+		if len(ids) == 0 {
+			removed[st.Name] = true
+			changed = true
+			continue
+		}
+		st.TestIDs = ids
+		out = append(out, st)
+	}
+	if len(removed) > 0 {
+		for i, st := range out {
+			var deps []string
+			for _, d := range st.DependsOn {
+				if !removed[d] {
+					deps = append(deps, d)
+				}
+			}
+			out[i].DependsOn = deps
+		}
+	}
+	return out, changed
 }

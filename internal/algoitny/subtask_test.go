@@ -1,6 +1,7 @@
 package algoitny_test
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/algoitny/api/internal/algoitny"
@@ -86,4 +87,41 @@ func TestScoreSubtasks(t *testing.T) {
 			t.Fatalf("score %+v, want nil", s)
 		}
 	})
+}
+
+// TestPruneSubtasks: removed tests leave their subtasks, a subtask left
+// without tests goes and leaves the dependencies of the others, a replaced
+// test is renamed in place (once), and the input is not modified.
+func TestPruneSubtasks(t *testing.T) {
+	t.Parallel()
+	g := func(name string, tests []string, deps ...string) algoitny.Subtask {
+		return algoitny.Subtask{Name: name, Points: 10, Mode: algoitny.ScoreAllOrNothing, TestIDs: tests, DependsOn: deps}
+	}
+	subtasks := []algoitny.Subtask{g("samples", []string{"s1"}), g("small", []string{"1", "2"}, "samples"), g("large", []string{"3"}, "samples", "small")}
+	for _, tc := range []struct {
+		name    string
+		gone    map[string]string
+		want    []algoitny.Subtask
+		changed bool
+	}{
+		{"Unrelated", map[string]string{"9": ""}, subtasks, false},
+		{"OneOfTwo", map[string]string{"2": ""}, []algoitny.Subtask{g("samples", []string{"s1"}), g("small", []string{"1"}, "samples"), g("large", []string{"3"}, "samples", "small")}, true},
+		{"EmptiedGoesAndLeavesTheDependencies", map[string]string{"1": "", "2": ""},
+			[]algoitny.Subtask{g("samples", []string{"s1"}), g("large", []string{"3"}, "samples")}, true},
+		{"AllGone", map[string]string{"s1": "", "1": "", "2": "", "3": ""}, nil, true},
+		{"Replaced", map[string]string{"1": "1b", "2": "2b", "3": "3b"},
+			[]algoitny.Subtask{g("samples", []string{"s1"}), g("small", []string{"1b", "2b"}, "samples"), g("large", []string{"3b"}, "samples", "small")}, true},
+		{"ReplacedByOneNamedAlready", map[string]string{"1": "2"},
+			[]algoitny.Subtask{g("samples", []string{"s1"}), g("small", []string{"2"}, "samples"), g("large", []string{"3"}, "samples", "small")}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, changed := algoitny.PruneSubtasks(subtasks, tc.gone)
+			if changed != tc.changed || (changed && !reflect.DeepEqual(got, tc.want)) {
+				t.Fatalf("PruneSubtasks = %+v, %v; want %+v, %v", got, changed, tc.want, tc.changed)
+			}
+		})
+	}
+	if want := []string{"1", "2"}; !reflect.DeepEqual(subtasks[1].TestIDs, want) || len(subtasks[2].DependsOn) != 2 {
+		t.Fatalf("the input changed: %+v", subtasks)
+	}
 }

@@ -69,7 +69,7 @@ func (f *fakeProblems) GeneratedTestCases(context.Context, algoitny.ProblemRef) 
 	return nil, errors.New("not used")
 }
 
-func (f *fakeProblems) DeleteGeneratedTests(ctx context.Context, _ algoitny.ProblemRef, drop func(int) bool) (int, error) {
+func (f *fakeProblems) DeleteGeneratedTests(ctx context.Context, _ algoitny.ProblemRef, drop func(int) bool, _ map[string]string) (int, error) {
 	if ctx.Err() != nil {
 		return 0, ctx.Err()
 	}

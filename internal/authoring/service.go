@@ -25,7 +25,7 @@ type Problems interface {
 	Update(ctx context.Context, ref algoitny.ProblemRef, u algoitny.ProblemUpdate) (*algoitny.Problem, error)
 	StartProduction(ctx context.Context, ref algoitny.ProblemRef) (int, error)
 	GeneratedTestCases(ctx context.Context, ref algoitny.ProblemRef) ([]*algoitny.TestCase, error)
-	DeleteGeneratedTests(ctx context.Context, ref algoitny.ProblemRef, drop func(production int) bool) (int, error)
+	DeleteGeneratedTests(ctx context.Context, ref algoitny.ProblemRef, drop func(production int) bool, successors map[string]string) (int, error)
 	TestCaseData(ctx context.Context, ref algoitny.ProblemRef, id string) (*algoitny.TestCase, error)
 }
 
@@ -55,9 +55,9 @@ type SaveInput struct {
 // SaveProblem produces TestCount tests (Produce) for the problem, creating
 // it as a draft first if it came from a job and does not exist yet, stores
 // them (each with the generator, seed and arguments it came from) in place
-// of the problem's earlier generated tests (hand-written ones stay; see
-// replace), keeps the generator and validator with the problem, and marks
-// it completed. The caller must be able to register problems and to edit
+// of the problem's earlier generated tests (hand-written ones stay, and
+// the replaced ones leave its subtasks; see replace), keeps the generator
+// and validator with the problem, and marks it completed. The caller must be able to register problems and to edit
 // an existing problem. Returns EUNAUTHENTICATED, EFORBIDDEN, ENOTFOUND,
 // ERATELIMITED (plan's problem limit), ECONFLICT (another run replaced the
 // tests meanwhile) and EINVALID — naming the program and the seed — when
@@ -152,6 +152,10 @@ type run struct {
 	// replaces, if set, is the run that was rebuilt (regenerateTests): the
 	// new one becomes current only if that one still is.
 	replaces *int
+	// rebuilds, with replaces, are that run's tests that tests rebuild byte
+	// for byte, in the same order: each rebuilt test takes the place of
+	// its original in the problem's subtasks.
+	rebuilds []*algoitny.TestCase
 }
 
 // replace stores r's tests as a new production run of the problem and
@@ -163,7 +167,11 @@ type run struct {
 //     finished meanwhile that it may not replace: this run's tests are
 //     deleted again and the other's stay);
 //  4. delete the generated tests of earlier runs (the count falls with
-//     them; hand-written tests and samples stay).
+//     them; hand-written tests and samples stay). The subtasks lose them
+//     in the same writes (problems.DeleteGeneratedTests): a subtask left
+//     without tests is removed. A rebuilt test (r.rebuilds) takes its
+//     original's place in the subtasks instead, so that regenerateTests
+//     keeps them as they were.
 //
 // The window: from step 2 until step 4 is done the problem has both sets of
 // generated tests — lists and testCaseCount show both, and an execution
@@ -186,7 +194,7 @@ func (s *Service) replace(ctx context.Context, ref algoitny.ProblemRef, r run) (
 	ownRun := func(p int) bool { return p == n }
 	if _, err := s.Problems.AddTestCases(ctx, ref, r.tests); err != nil {
 		// Some of them may be stored: they can never become current.
-		_, _ = s.Problems.DeleteGeneratedTests(context.WithoutCancel(ctx), ref, ownRun)
+		_, _ = s.Problems.DeleteGeneratedTests(context.WithoutCancel(ctx), ref, ownRun, nil)
 		return nil, err
 	}
 	ctx = context.WithoutCancel(ctx)
@@ -200,12 +208,19 @@ func (s *Service) replace(ctx context.Context, ref algoitny.ProblemRef, r run) (
 	}
 	if _, err := s.Problems.Update(ctx, ref, u); err != nil {
 		if algoitny.IsCode(err, algoitny.ECONFLICT) {
-			_, _ = s.Problems.DeleteGeneratedTests(ctx, ref, ownRun)
+			_, _ = s.Problems.DeleteGeneratedTests(ctx, ref, ownRun, nil)
 			return nil, algoitny.Errorf(algoitny.ECONFLICT, "another saveProblem or regenerateTests of this problem finished first; its tests stay")
 		}
 		return nil, err
 	}
-	if _, err := s.Problems.DeleteGeneratedTests(ctx, ref, func(p int) bool { return p < n }); err != nil {
+	var successors map[string]string
+	if len(r.rebuilds) == len(r.tests) {
+		successors = make(map[string]string, len(r.tests))
+		for i, old := range r.rebuilds {
+			successors[old.ID] = r.tests[i].ID
+		}
+	}
+	if _, err := s.Problems.DeleteGeneratedTests(ctx, ref, func(p int) bool { return p < n }, successors); err != nil {
 		return nil, err
 	}
 	return s.Problems.Get(algoitny.WithFreshReads(ctx), ref)
@@ -216,8 +231,8 @@ func (s *Service) replace(ctx context.Context, ref algoitny.ProblemRef, r run) (
 // recorded arguments, the validator checks each input, and the reference
 // solution (the problem's current SolutionCode) makes each output. If every
 // input and output is byte for byte the stored one, the tests are replaced
-// by the rebuilt ones (a new production run, replace) and the problem is
-// returned. Otherwise nothing changes and it returns EINVALID ("not
+// by the rebuilt ones (a new production run, replace; each rebuilt test
+// takes its original's place in the subtasks) and the problem is returned. Otherwise nothing changes and it returns EINVALID ("not
 // reproducible") naming the first differing test, its seed and the program
 // (generatorCode for an input, solutionCode for an output): tests that
 // cannot be rebuilt are what the check is for, and silently replacing them
@@ -292,7 +307,7 @@ func (s *Service) RegenerateTests(ctx context.Context, ref algoitny.ProblemRef) 
 		}
 	}
 	current := p.Production
-	return s.replace(ctx, ref, run{generator: p.Generator, validator: validator, tests: rebuilt, replaces: &current})
+	return s.replace(ctx, ref, run{generator: p.Generator, validator: validator, tests: rebuilt, replaces: &current, rebuilds: stored})
 }
 
 // firstDifference is the offset of the first byte where a and b differ.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -192,6 +193,39 @@ func TestSaveProblem(t *testing.T) {
 		_, err = b.svc.RegenerateTests(author, ref)
 		if e := algoitnytest.ErrCode(t, err, algoitny.EINVALID); e.Field != "solutionCode" {
 			t.Fatalf("refusal %v, want solutionCode", err)
+		}
+	})
+	t.Run("SubtasksFollowTheTests", func(t *testing.T) {
+		t.Parallel()
+		ref := b.createProblem(t, "subtasks")
+		algoitnytest.Must[*algoitny.Problem](t)(b.svc.SaveProblem(author, authoring.SaveInput{Problem: ref, Generator: generator, TestCount: 3}))
+		all := algoitnytest.Must[algoitny.Page[*algoitny.TestCase]](t)(b.problems.Store.ListTestCases(algoitny.WithFreshReads(author), ref, algoitny.PageRequest{First: 10}))
+		var hand string
+		for _, tc := range all.Items {
+			if !tc.IsGenerated() {
+				hand = tc.ID
+			}
+		}
+		subtasks := func(gen []*algoitny.TestCase) []algoitny.Subtask {
+			return []algoitny.Subtask{
+				{Name: "samples", Points: 0, Mode: algoitny.ScoreAllOrNothing, TestIDs: []string{hand}},
+				{Name: "gen", Points: 40, Mode: algoitny.ScoreSum, TestIDs: []string{gen[0].ID, gen[1].ID}, DependsOn: []string{"samples"}},
+				{Name: "last", Points: 60, Mode: algoitny.ScoreAllOrNothing, TestIDs: []string{gen[2].ID}, DependsOn: []string{"samples", "gen"}},
+			}
+		}
+		set := subtasks(b.generated(t, ref))
+		algoitnytest.Must[*algoitny.Problem](t)(b.problems.Update(author, ref, algoitny.ProblemUpdate{Subtasks: &set}))
+
+		// regenerateTests: each rebuilt test takes its original's place.
+		re := algoitnytest.Must[*algoitny.Problem](t)(b.svc.RegenerateTests(author, ref))
+		if want := subtasks(b.generated(t, ref)); !reflect.DeepEqual(re.Subtasks, want) {
+			t.Fatalf("after regenerateTests: subtasks %+v, want %+v", re.Subtasks, want)
+		}
+		// saveProblem replaces the generated tests on purpose: they leave
+		// the subtasks, gen and last go, and samples stays.
+		again := algoitnytest.Must[*algoitny.Problem](t)(b.svc.SaveProblem(author, authoring.SaveInput{Problem: ref, Generator: generator, TestCount: 2}))
+		if want := set[:1]; !reflect.DeepEqual(again.Subtasks, want) {
+			t.Fatalf("after saveProblem: subtasks %+v, want %+v", again.Subtasks, want)
 		}
 	})
 	t.Run("ErrProgramFails", func(t *testing.T) {

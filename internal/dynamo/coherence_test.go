@@ -62,6 +62,7 @@ func TestEveryWriteIsAnnounced(t *testing.T) {
 	h := newHistory(u.ID, algoitny.PlatformBaekjoon, "1000", algoitny.LanguagePython, false)
 	usage := &algoitny.UsageLog{UserID: u.ID, Action: algoitny.ActionExecution}
 	added := []*algoitny.TestCase{{Input: "1 2\n", Output: "3\n"}, {Input: incompressible(1 << 20), Output: "x\n"}} // the second in parts
+	grouped := []*algoitny.TestCase{{Input: "2 2\n", Output: "4\n"}}                                                // with subtasks, then in added[0]'s place
 	var job, keyed *algoitny.Job
 	var check *algoitny.Check
 	var claimed *algoitny.Check
@@ -107,7 +108,13 @@ func TestEveryWriteIsAnnounced(t *testing.T) {
 			return db.AddTestCases(ctx, p.Ref(), added)
 		}},
 		{"StartProduction", func() error { return err2(db.StartProduction(ctx, p.Ref())) }},
+		{"AddTestCasesWithSubtasks", func() error {
+			return err2(db.AddTestCasesWithSubtasks(ctx, p.Ref(), grouped, []algoitny.Subtask{{Name: "a", Points: 1, Mode: algoitny.ScoreSum, TestIndexes: []int{0}}}))
+		}},
 		{"DeleteTestCases", func() error { return err2(db.DeleteTestCases(ctx, p.Ref(), []string{added[1].ID})) }},
+		{"ReplaceTestCases", func() error {
+			return err2(db.ReplaceTestCases(ctx, p.Ref(), map[string]string{grouped[0].ID: added[0].ID}))
+		}},
 		{"ReviewProblem", func() error { return err2(db.ReviewProblem(ctx, p.Ref(), algoitny.ProblemReview{Verified: true})) }},
 		{"DeleteProblem", func() error { return db.DeleteProblem(ctx, gone.Ref(), "duplicate") }},
 		{"DiscardProblem", func() error { return db.DiscardProblem(ctx, draft.Ref(), u.ID) }},
@@ -289,7 +296,7 @@ func TestEveryWriteIsAnnounced(t *testing.T) {
 		"PrefetchProblem", "Requests", "Tables", "UsageCounts",
 	}
 	// Tables, configuration, and writes of test helpers (export_test.go).
-	other := []string{"Migrate", "DropTables", "SetFeed", "SetClock", "PutOrphanPart", "RemovePlanAttribute"}
+	other := []string{"Migrate", "DropTables", "SetFeed", "SetClock", "PutOrphanPart", "RemovePlanAttribute", "RemovalRace"}
 	typ := reflect.TypeOf(db)
 	for i := range typ.NumMethod() {
 		name := typ.Method(i).Name

@@ -139,3 +139,27 @@ func SpyBatchGets(db *DB, f func(*dynamodb.BatchGetItemInput)) {
 // OnOutcome calls f with the outcome of every announced write of db and the
 // attempts the SDK made.
 func OnOutcome(db *DB, f func(keys []string, o cache.Outcome, attempts int32)) { db.onOutcome = f }
+
+// RemovalRace deletes the test case id as DeleteTestCases does, but runs
+// between (a concurrent write) after the problem's subtasks were read and
+// before the transaction: it reports whether the problem's condition
+// refused the transaction (nothing is written then).
+func (db *DB) RemovalRace(ctx context.Context, ref algoitny.ProblemRef, id string, between func()) (refused bool, err error) {
+	removal, err := db.testCasesRemoval(ctx, ref, 1, map[string]string{id: ""})
+	if err != nil {
+		return false, err
+	}
+	between()
+	t, err := idTime(id)
+	if err != nil {
+		return false, err
+	}
+	_, err = db.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{removal, {Delete: &types.Delete{
+		TableName: aws.String(db.tables.Main), Key: itemKey{problemPK(ref.Platform, ref.ProblemID), testCaseSK(t, id)}.av(),
+		ConditionExpression: aws.String("attribute_exists(PK)"),
+	}}}})
+	if conditionFailedAt(err, 0) {
+		return true, nil
+	}
+	return false, err
+}

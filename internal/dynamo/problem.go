@@ -327,13 +327,17 @@ func setJudging(upd expression.UpdateBuilder, u algoitny.ProblemUpdate) expressi
 // ENOTFOUND for a missing or deleted problem, and ECONFLICT when u makes a
 // production run current (u.Production) that is not newer than the
 // current one, or the current one is not u.ReplacesProduction: another run
-// finished first, and its tests stay.
+// finished first, and its tests stay. ECONFLICT too when the problem was written
+// since u.IfUnchangedSince.
 func (db *DB) UpdateProblem(ctx context.Context, ref algoitny.ProblemRef, u algoitny.ProblemUpdate) (*algoitny.Problem, error) {
 	upd, cond := problemUpdateExpr(u, db.now().UTC())
 	av, err := db.update(ctx, db.tables.Main, itemKey{problemPK(ref.Platform, ref.ProblemID), skMetadata}, upd, &cond)
 	if isConditionFailed(err) {
-		if u.Production != nil {
+		if u.Production != nil || u.IfUnchangedSince != nil {
 			if p, gerr := db.GetProblem(fresh(ctx), ref); gerr == nil && !p.IsDeleted {
+				if u.Production == nil {
+					return nil, algoitny.Errorf(algoitny.ECONFLICT, "problem %s/%s changed meanwhile (its test cases, perhaps); try again", ref.Platform, ref.ProblemID)
+				}
 				return nil, algoitny.Errorf(algoitny.ECONFLICT, "production run %d of problem %s/%s cannot replace the current one (%d): another run finished first",
 					*u.Production, ref.Platform, ref.ProblemID, p.Production)
 			}
@@ -397,6 +401,9 @@ func problemUpdateExpr(u algoitny.ProblemUpdate, now time.Time) (expression.Upda
 		set("ValidatorLanguage", string(u.Validator.Language))
 	}
 	cond := expression.Name("IsDeleted").Equal(expression.Value(false))
+	if u.IfUnchangedSince != nil {
+		cond = cond.And(expression.Name("UpdatedAt").Equal(expression.Value(*u.IfUnchangedSince)))
+	}
 	if u.Production != nil {
 		set("Production", *u.Production)
 		// Only forward: of two runs the later-numbered one stays current

@@ -251,6 +251,20 @@ func decodeData(tc *algoitny.TestCase, it *testCaseItem, parts [][]byte) error {
 // cases. It returns ENOTFOUND if the problem is missing or deleted and
 // EINVALID for a test case over MaxTestCaseBytes.
 func (db *DB) AddTestCases(ctx context.Context, ref algoitny.ProblemRef, cases []*algoitny.TestCase) error {
+	_, err := db.AddTestCasesWithSubtasks(ctx, ref, cases, nil)
+	return err
+}
+
+// AddTestCasesWithSubtasks is AddTestCases for the first tests of a new
+// problem together with its subtasks, which name them by position
+// (algoitny.Subtask.TestIndexes: their ids are assigned here). The
+// subtasks, with the assigned ids as TestIDs, replace the problem's in the
+// transaction that writes the last of the cases: they appear with the
+// tests they name, and a write that fails halfway leaves no subtask naming
+// a test that was not stored. It returns the subtasks as stored, and
+// EINVALID (field subtasks.testIndexes) for a position out of range,
+// before anything is written; other errors as AddTestCases.
+func (db *DB) AddTestCasesWithSubtasks(ctx context.Context, ref algoitny.ProblemRef, cases []*algoitny.TestCase, subtasks []algoitny.Subtask) ([]algoitny.Subtask, error) {
 	type encoded struct {
 		item  map[string]types.AttributeValue
 		parts []map[string]types.AttributeValue
@@ -259,15 +273,19 @@ func (db *DB) AddTestCases(ctx context.Context, ref algoitny.ProblemRef, cases [
 	enc := make([]encoded, len(cases))
 	for i, tc := range cases {
 		if len(tc.Input)+len(tc.Output) > MaxTestCaseBytes {
-			return algoitny.Invalid("testCases", "test case %d is larger than %d MB", i+1, MaxTestCaseBytes>>20)
+			return nil, algoitny.Invalid("testCases", "test case %d is larger than %d MB", i+1, MaxTestCaseBytes>>20)
 		}
 		tc.Platform, tc.ProblemID = ref.Platform, ref.ProblemID
 		tc.ID, tc.CreatedAt = newID(db.now())
 		item, parts, err := encodeTestCase(tc)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		enc[i] = encoded{item: item, parts: parts, size: itemSize(item)}
+	}
+	stored, err := resolveTestIndexes(subtasks, cases)
+	if err != nil {
+		return nil, err
 	}
 	// Parts first: until their test case is written they are invisible.
 	var partWrites []types.WriteRequest
@@ -277,9 +295,10 @@ func (db *DB) AddTestCases(ctx context.Context, ref algoitny.ProblemRef, cases [
 		}
 	}
 	if err := db.batchWrite(ctx, db.tables.Main, partWrites); err != nil {
-		return err
+		return nil, err
 	}
-	// Then the test cases with the count, in transactions of ≤ 99 cases and ≤ 3 MB.
+	// Then the test cases with the count, in transactions of ≤ 99 cases and ≤ 3 MB;
+	// the subtasks with the last.
 	for start := 0; start < len(enc); {
 		end, bytes := start, 0
 		for end < len(enc) && end-start < 99 && (end == start || bytes+enc[end].size <= txMaxBytes) {
@@ -287,65 +306,104 @@ func (db *DB) AddTestCases(ctx context.Context, ref algoitny.ProblemRef, cases [
 			end++
 		}
 		items := make([]types.TransactWriteItem, 0, end-start+1)
-		items = append(items, db.testCaseCountAdd(ref, end-start))
+		var withLast []algoitny.Subtask
+		if end == len(enc) {
+			withLast = stored
+		}
+		items = append(items, db.testCaseCountAdd(ref, end-start, withLast))
 		for _, e := range enc[start:end] {
 			items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(db.tables.Main), Item: e.item}})
 		}
 		_, err := db.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 		if conditionFailedAt(err, 0) {
-			return algoitny.Errorf(algoitny.ENOTFOUND, "problem %s/%s not found", ref.Platform, ref.ProblemID)
+			return nil, algoitny.Errorf(algoitny.ENOTFOUND, "problem %s/%s not found", ref.Platform, ref.ProblemID)
 		}
 		if err != nil {
-			return translate(err, "add test cases")
+			return nil, translate(err, "add test cases")
 		}
 		start = end
 	}
-	return nil
+	return stored, nil
+}
+
+// resolveTestIndexes returns subtasks with the ids of the cases their
+// TestIndexes name as TestIDs (and no TestIndexes); EINVALID for a
+// position out of range.
+func resolveTestIndexes(subtasks []algoitny.Subtask, cases []*algoitny.TestCase) ([]algoitny.Subtask, error) {
+	var out []algoitny.Subtask
+	for _, st := range subtasks {
+		ids := make([]string, len(st.TestIndexes))
+		for j, x := range st.TestIndexes {
+			if x < 0 || x >= len(cases) {
+				return nil, algoitny.Invalid("subtasks.testIndexes", "subtask %q: there is no test case %d (0-based) among the %d given", st.Name, x, len(cases))
+			}
+			ids[j] = cases[x].ID
+		}
+		st.TestIDs, st.TestIndexes = ids, nil
+		out = append(out, st)
+	}
+	return out, nil
 }
 
 // DeleteTestCases deletes test cases of a live problem by id and lowers
 // its TestCaseCount by as many in the same transactions (≤ 99 cases each,
 // like AddTestCases), so the count always matches the visible test cases;
-// then it deletes the deleted cases' part items. A part without its test
-// case is never read (testCaseReader skips it), so a crash before the parts
-// are gone leaves only invisible orphans, never a test case with missing
-// data. Ids of test cases that do not exist, or that another call deleted
-// meanwhile, are skipped and not counted. It returns how many it deleted,
-// and ENOTFOUND if the problem is missing or deleted.
+// the same transactions remove the deleted ids from the problem's subtasks
+// (algoitny.PruneSubtasks: a subtask left without tests goes, and its name
+// from the others' dependencies), so no subtask ever names a test that is
+// gone. Then it deletes the deleted cases' part items. A part without its
+// test case is never read (testCaseReader skips it), so a crash before the
+// parts are gone leaves only invisible orphans, never a test case with
+// missing data. Ids of test cases that do not exist, or that another call
+// deleted meanwhile, are skipped and not counted. It returns how many it
+// deleted, ENOTFOUND if the problem is missing or deleted, and ECONFLICT
+// if its subtasks kept changing under it (each change makes it read them
+// again).
 func (db *DB) DeleteTestCases(ctx context.Context, ref algoitny.ProblemRef, ids []string) (int, error) {
-	pk := problemPK(ref.Platform, ref.ProblemID)
-	var keys []itemKey
-	seen := map[string]bool{}
+	gone := make(map[string]string, len(ids))
 	for _, id := range ids {
-		t, err := idTime(id)
-		if err != nil || seen[id] {
-			continue // not a test case's id: there is no such test case
-		}
-		seen[id] = true
-		keys = append(keys, itemKey{pk, testCaseSK(t, id)})
+		gone[id] = ""
 	}
-	// Which exist, and how many parts each has: the items' keys and
-	// PartCount only (not their data), read from DynamoDB itself.
-	heads := map[itemKey]map[string]types.AttributeValue{}
-	for start := 0; start < len(keys); start += maxBatchGet {
-		got, err := db.batchGetTables(ctx, map[string][]itemKey{db.tables.Main: keys[start:min(start+maxBatchGet, len(keys))]}, true, "PartCount")
-		if err != nil {
-			return 0, err
-		}
-		maps.Copy(heads, got[db.tables.Main])
+	return db.removeTestCases(ctx, ref, gone)
+}
+
+// ReplaceTestCases is DeleteTestCases for tests that were rebuilt byte for
+// byte as other test cases (regenerateTests): successors maps the id of
+// each test case to delete to the id of its rebuilt copy, which takes its
+// place in the problem's subtasks (algoitny.PruneSubtasks) in the
+// transaction that deletes it, or to "" for a test without one (it leaves
+// them, as with DeleteTestCases). Errors as DeleteTestCases.
+func (db *DB) ReplaceTestCases(ctx context.Context, ref algoitny.ProblemRef, successors map[string]string) (int, error) {
+	return db.removeTestCases(ctx, ref, successors)
+}
+
+// maxSubtaskRaces bounds how often removeTestCases reads the subtasks
+// again because a concurrent write changed them.
+const maxSubtaskRaces = 10
+
+// removeTestCases deletes the test cases whose ids are gone's keys, and
+// applies their removal to the problem's subtasks (gone as in
+// algoitny.PruneSubtasks). See DeleteTestCases.
+func (db *DB) removeTestCases(ctx context.Context, ref algoitny.ProblemRef, gone map[string]string) (int, error) {
+	pk := problemPK(ref.Platform, ref.ProblemID)
+	pending, heads, idOf, err := db.existingTestCases(ctx, ref, slices.Sorted(maps.Keys(gone)))
+	if err != nil {
+		return 0, err
 	}
-	var pending []itemKey
-	for _, k := range keys {
-		if heads[k] != nil {
-			pending = append(pending, k)
-		}
-	}
-	deleted := 0
+	deleted, races := 0, 0
 	var parts []types.WriteRequest
 	for len(pending) > 0 {
 		batch := pending[:min(99, len(pending))]
+		batchGone := make(map[string]string, len(batch))
+		for _, k := range batch {
+			batchGone[idOf[k]] = gone[idOf[k]]
+		}
+		removal, err := db.testCasesRemoval(ctx, ref, len(batch), batchGone)
+		if err != nil {
+			return deleted, err
+		}
 		items := make([]types.TransactWriteItem, 0, len(batch)+1)
-		items = append(items, db.testCaseCountAdd(ref, -len(batch)))
+		items = append(items, removal)
 		for _, k := range batch {
 			items = append(items, types.TransactWriteItem{Delete: &types.Delete{
 				TableName: aws.String(db.tables.Main), Key: k.av(),
@@ -353,9 +411,14 @@ func (db *DB) DeleteTestCases(ctx context.Context, ref algoitny.ProblemRef, ids 
 				ConditionExpression: aws.String("attribute_exists(PK)"),
 			}})
 		}
-		_, err := db.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+		_, err = db.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 		if conditionFailedAt(err, 0) {
-			return deleted, algoitny.Errorf(algoitny.ENOTFOUND, "problem %s/%s not found", ref.Platform, ref.ProblemID)
+			// Deleted meanwhile (the next read says so), or its subtasks
+			// changed since they were read: read them again.
+			if races++; races > maxSubtaskRaces {
+				return deleted, algoitny.Errorf(algoitny.ECONFLICT, "the subtasks of problem %s/%s kept changing while its test cases were deleted; try again", ref.Platform, ref.ProblemID)
+			}
+			continue
 		}
 		if codes := cancellationCodes(err); slices.Contains(codes, "ConditionalCheckFailed") {
 			// Some cases are gone already: try again without them.
@@ -386,10 +449,106 @@ func (db *DB) DeleteTestCases(ctx context.Context, ref algoitny.ProblemRef, ids 
 	return deleted, nil
 }
 
-func (db *DB) testCaseCountAdd(ref algoitny.ProblemRef, n int) types.TransactWriteItem {
+// existingTestCases returns the keys of the test cases of ids that exist,
+// with the item of each (its keys and PartCount only, not its data: how
+// many parts it has), read from DynamoDB itself, and the id of each key.
+// Ids that are not test cases' are skipped.
+func (db *DB) existingTestCases(ctx context.Context, ref algoitny.ProblemRef, ids []string) ([]itemKey, map[itemKey]map[string]types.AttributeValue, map[itemKey]string, error) {
+	pk := problemPK(ref.Platform, ref.ProblemID)
+	var keys []itemKey
+	idOf := map[itemKey]string{}
+	for _, id := range ids {
+		t, err := idTime(id)
+		if err != nil || idOf[itemKey{pk, testCaseSK(t, id)}] != "" {
+			continue // not a test case's id (there is no such test case), or twice
+		}
+		k := itemKey{pk, testCaseSK(t, id)}
+		keys = append(keys, k)
+		idOf[k] = id
+	}
+	heads := map[itemKey]map[string]types.AttributeValue{}
+	for start := 0; start < len(keys); start += maxBatchGet {
+		got, err := db.batchGetTables(ctx, map[string][]itemKey{db.tables.Main: keys[start:min(start+maxBatchGet, len(keys))]}, true, "PartCount")
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		maps.Copy(heads, got[db.tables.Main])
+	}
+	var existing []itemKey
+	for _, k := range keys {
+		if heads[k] != nil {
+			existing = append(existing, k)
+		}
+	}
+	return existing, heads, idOf, nil
+}
+
+// storedValue is an attribute's value as it was read, for a condition
+// that it is still exactly that (DynamoDB compares lists and maps whole).
+type storedValue struct{ av types.AttributeValue }
+
+// MarshalDynamoDBAttributeValue returns the value as read.
+func (v storedValue) MarshalDynamoDBAttributeValue() (types.AttributeValue, error) { return v.av, nil }
+
+// testCasesRemoval is the problem's part of a transaction deleting n of its
+// test cases: TestCaseCount goes down by n and the subtasks, read here from
+// DynamoDB itself, lose the deleted ids (algoitny.PruneSubtasks with gone),
+// on condition that the problem is live and its subtasks are still the ones
+// read (no concurrent updateProblem can slip a deleted id in). ENOTFOUND if
+// the problem is missing or deleted.
+func (db *DB) testCasesRemoval(ctx context.Context, ref algoitny.ProblemRef, n int, gone map[string]string) (types.TransactWriteItem, error) {
+	key := itemKey{problemPK(ref.Platform, ref.ProblemID), skMetadata}
+	got, err := db.batchGetTables(ctx, map[string][]itemKey{db.tables.Main: {key}}, true, "Subtasks", "IsDeleted")
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	item := got[db.tables.Main][key]
+	var deleted bool
+	if v, ok := item["IsDeleted"]; ok {
+		_ = attributevalue.Unmarshal(v, &deleted)
+	}
+	if item == nil || deleted {
+		return types.TransactWriteItem{}, algoitny.Errorf(algoitny.ENOTFOUND, "problem %s/%s not found", ref.Platform, ref.ProblemID)
+	}
+	upd := expression.Add(expression.Name("TestCaseCount"), expression.Value(-n)).
+		Set(expression.Name("UpdatedAt"), expression.Value(db.now().UTC()))
+	cond := expression.AttributeExists(expression.Name(attrPK)).And(expression.Name("IsDeleted").Equal(expression.Value(false)))
+	if old, ok := item["Subtasks"]; ok {
+		var stored []subtaskItem
+		if err := attributevalue.Unmarshal(old, &stored); err != nil {
+			return types.TransactWriteItem{}, algoitny.Internal(err, "decode subtasks")
+		}
+		cond = cond.And(expression.Name("Subtasks").Equal(expression.Value(storedValue{old})))
+		if pruned, changed := algoitny.PruneSubtasks(unmarshalSubtasks(stored), gone); changed && len(pruned) == 0 {
+			upd = upd.Remove(expression.Name("Subtasks"))
+		} else if changed {
+			upd = upd.Set(expression.Name("Subtasks"), expression.Value(marshalSubtasks(pruned)))
+		}
+	} else {
+		cond = cond.And(expression.AttributeNotExists(expression.Name("Subtasks")))
+	}
+	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
+	if err != nil {
+		return types.TransactWriteItem{}, algoitny.Internal(err, "build test case removal")
+	}
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName: aws.String(db.tables.Main), Key: key.av(),
+		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}}, nil
+}
+
+// testCaseCountAdd is the problem's part of a transaction adding n test
+// cases: the count goes up by n, and subtasks, if any, replace the
+// problem's (AddTestCasesWithSubtasks).
+func (db *DB) testCaseCountAdd(ref algoitny.ProblemRef, n int, subtasks []algoitny.Subtask) types.TransactWriteItem {
+	upd := expression.Add(expression.Name("TestCaseCount"), expression.Value(n)).
+		Set(expression.Name("UpdatedAt"), expression.Value(db.now().UTC()))
+	if len(subtasks) > 0 {
+		upd = upd.Set(expression.Name("Subtasks"), expression.Value(marshalSubtasks(subtasks)))
+	}
 	expr, _ := expression.NewBuilder().
-		WithUpdate(expression.Add(expression.Name("TestCaseCount"), expression.Value(n)).
-			Set(expression.Name("UpdatedAt"), expression.Value(db.now().UTC()))).
+		WithUpdate(upd).
 		WithCondition(expression.AttributeExists(expression.Name(attrPK)).And(expression.Name("IsDeleted").Equal(expression.Value(false)))).
 		Build()
 	return types.TransactWriteItem{Update: &types.Update{

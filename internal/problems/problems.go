@@ -37,12 +37,13 @@ type Store interface {
 	UpdateProblem(ctx context.Context, ref algoitny.ProblemRef, u algoitny.ProblemUpdate) (*algoitny.Problem, error)
 	DeleteProblem(ctx context.Context, ref algoitny.ProblemRef, reason string) error
 	AddTestCases(ctx context.Context, ref algoitny.ProblemRef, cases []*algoitny.TestCase) error
+	AddTestCasesWithSubtasks(ctx context.Context, ref algoitny.ProblemRef, cases []*algoitny.TestCase, subtasks []algoitny.Subtask) ([]algoitny.Subtask, error)
 	DiscardProblem(ctx context.Context, ref algoitny.ProblemRef, createdBy string) error
 	ListTestCases(ctx context.Context, ref algoitny.ProblemRef, page algoitny.PageRequest) (algoitny.Page[*algoitny.TestCase], error)
 	GetTestCase(ctx context.Context, ref algoitny.ProblemRef, id string) (*algoitny.TestCase, error)
 	ReviewProblem(ctx context.Context, ref algoitny.ProblemRef, r algoitny.ProblemReview) (*algoitny.Problem, error)
 	StartProduction(ctx context.Context, ref algoitny.ProblemRef) (int, error)
-	DeleteTestCases(ctx context.Context, ref algoitny.ProblemRef, ids []string) (int, error)
+	ReplaceTestCases(ctx context.Context, ref algoitny.ProblemRef, successors map[string]string) (int, error)
 	ReadTestCase(ctx context.Context, ref algoitny.ProblemRef, id string) (*algoitny.TestCase, error)
 }
 
@@ -98,18 +99,29 @@ func (s *Service) List(ctx context.Context, f algoitny.ProblemFilter, page algoi
 	return s.Store.ListProblems(ctx, f, page)
 }
 
-// CreateInput is a new problem with optional initial test cases.
+// CreateInput is a new problem with optional initial test cases and
+// subtasks grouping them.
 type CreateInput struct {
+	// Problem is the problem; its Subtasks must be empty (its tests have
+	// no ids yet: Subtasks below name them by position).
 	Problem   algoitny.Problem
 	TestCases []*algoitny.TestCase
+	// Subtasks name their tests by 0-based position in TestCases
+	// (algoitny.Subtask.TestIndexes), not by id.
+	Subtasks []algoitny.Subtask
 }
 
 // Create registers a problem. The actor must be staff or on a plan that can
 // register problems; the plan's MaxProblems is enforced exactly (staff are
-// unlimited). A problem marked completed needs test cases. If none of its
-// test cases could be stored, the problem is discarded too (when a later
-// batch of many fails, the draft stays with the first ones). Returns
-// EUNAUTHENTICATED, EFORBIDDEN, EINVALID, ECONFLICT (exists) or ERATELIMITED.
+// unlimited). A problem marked completed needs test cases. Its subtasks are
+// validated (validateNewSubtasks) before anything is written, and stored
+// with the write of its last test cases (AddTestCasesWithSubtasks), so a
+// problem never names tests it does not have. If none of its test cases
+// could be stored, the problem is discarded too (when a later batch of
+// many fails, the draft stays with the first ones and without subtasks).
+// Returns EUNAUTHENTICATED, EFORBIDDEN, EINVALID (subtasks: field
+// subtasks.testIndexes for a position out of range, as validateSubtasks
+// otherwise), ECONFLICT (exists) or ERATELIMITED.
 func (s *Service) Create(ctx context.Context, in CreateInput) (*algoitny.Problem, error) {
 	a := algoitny.ActorFrom(ctx)
 	limit, err := registrationLimit(a)
@@ -124,6 +136,12 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*algoitny.Problem
 	if err := validateTestCases(in.TestCases); err != nil {
 		return nil, err
 	}
+	if len(p.Subtasks) > 0 {
+		return nil, algoitny.Invalid("subtasks.testIds", "the tests of a new problem have no ids yet: name them by position (testIndexes)")
+	}
+	if err := validateNewSubtasks(in.Subtasks, len(in.TestCases)); err != nil {
+		return nil, err
+	}
 	completed := p.IsCompleted
 	if completed && len(in.TestCases) == 0 {
 		return nil, algoitny.Invalid("isCompleted", "a problem needs test cases to be completed")
@@ -135,7 +153,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*algoitny.Problem
 	}
 	ref := p.Ref()
 	if len(in.TestCases) > 0 {
-		if err := s.Store.AddTestCases(ctx, ref, in.TestCases); err != nil {
+		if _, err := s.Store.AddTestCasesWithSubtasks(ctx, ref, in.TestCases, in.Subtasks); err != nil {
 			// No empty draft left behind (even if the client went away): a
 			// retry starts afresh.
 			_ = s.Store.DiscardProblem(context.WithoutCancel(ctx), ref, p.CreatedBy)
@@ -172,9 +190,11 @@ func CheckCanRegister(ctx context.Context) error {
 
 // Update changes a problem the actor may edit (staff or its author).
 // Completing a problem needs at least one test case; subtasks must name its
-// test cases (validateSubtasks). An author's change to a problem staff
-// reviewed undoes the review (reviewUndone). Returns ENOTFOUND, EFORBIDDEN
-// or EINVALID.
+// test cases (validateSubtasks), and are written only if the problem was
+// not written since its tests were read. An author's change to a problem
+// staff reviewed undoes the review (reviewUndone). Returns ENOTFOUND,
+// EFORBIDDEN, EINVALID, or ECONFLICT (the problem changed meanwhile: try
+// again).
 func (s *Service) Update(ctx context.Context, ref algoitny.ProblemRef, u algoitny.ProblemUpdate) (*algoitny.Problem, error) {
 	p, err := s.editable(ctx, ref)
 	if err != nil {
@@ -196,6 +216,13 @@ func (s *Service) Update(ctx context.Context, ref algoitny.ProblemRef, u algoitn
 		}
 		if err := validateSubtasks(next.Subtasks, ids); err != nil {
 			return nil, err
+		}
+		// The tests they were checked against must be the ones that are
+		// there when they are written: a test deleted in between (its
+		// deletion writes the problem) refuses the write.
+		if len(next.Subtasks) > 0 {
+			since := p.UpdatedAt
+			u.IfUnchangedSince = &since
 		}
 	}
 	if u.IsCompleted != nil && *u.IsCompleted && p.TestCaseCount == 0 {
@@ -315,23 +342,27 @@ func (s *Service) GeneratedTestCases(ctx context.Context, ref algoitny.ProblemRe
 
 // DeleteGeneratedTests deletes the generated test cases of a live problem
 // the actor may edit whose production run drop selects, lowering its
-// count with them; hand-written tests and samples are never deleted. It
-// returns how many it deleted.
-func (s *Service) DeleteGeneratedTests(ctx context.Context, ref algoitny.ProblemRef, drop func(production int) bool) (int, error) {
+// count with them; hand-written tests and samples are never deleted. The
+// subtasks lose the deleted tests in the same writes (algoitny.PruneSubtasks:
+// a subtask left without tests is removed), except that a deleted test that
+// successors maps to another (its rebuilt copy, regenerateTests) is
+// replaced by it there. It returns how many it deleted; ENOTFOUND,
+// EFORBIDDEN, and ECONFLICT when the subtasks kept changing meanwhile.
+func (s *Service) DeleteGeneratedTests(ctx context.Context, ref algoitny.ProblemRef, drop func(production int) bool, successors map[string]string) (int, error) {
 	tests, err := s.GeneratedTestCases(ctx, ref)
 	if err != nil {
 		return 0, err
 	}
-	var ids []string
+	gone := map[string]string{}
 	for _, tc := range tests {
 		if drop(tc.Production) {
-			ids = append(ids, tc.ID)
+			gone[tc.ID] = successors[tc.ID]
 		}
 	}
-	if len(ids) == 0 {
+	if len(gone) == 0 {
 		return 0, nil
 	}
-	return s.Store.DeleteTestCases(ctx, ref, ids)
+	return s.Store.ReplaceTestCases(ctx, ref, gone)
 }
 
 // TestCaseData returns one test case of a live problem the actor may edit

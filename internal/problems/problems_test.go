@@ -24,8 +24,8 @@ func (s *failingStore) CreateProblem(_ context.Context, p *algoitny.Problem, _ i
 	return nil
 }
 
-func (s *failingStore) AddTestCases(context.Context, algoitny.ProblemRef, []*algoitny.TestCase) error {
-	return errStore
+func (s *failingStore) AddTestCasesWithSubtasks(context.Context, algoitny.ProblemRef, []*algoitny.TestCase, []algoitny.Subtask) ([]algoitny.Subtask, error) {
+	return nil, errStore
 }
 
 func (s *failingStore) DiscardProblem(ctx context.Context, ref algoitny.ProblemRef, createdBy string) error {

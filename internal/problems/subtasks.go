@@ -3,6 +3,7 @@ package problems
 import (
 	"context"
 	"math"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/algoitny/api/internal/algoitny"
@@ -17,8 +18,9 @@ const (
 
 // validateSubtasks checks a problem's subtasks against the ids of its test
 // cases: names 1–50 characters and unique, points within [0, 1e6], a known
-// mode, at least one test each and only known test ids, dependencies on
-// known other subtasks and no cycle among them. EINVALID with the field.
+// mode, at least one test each and only known test ids, none twice,
+// dependencies on known other subtasks and no cycle among them. EINVALID
+// with the field.
 func validateSubtasks(subtasks []algoitny.Subtask, testIDs map[string]bool) error {
 	if len(subtasks) > MaxSubtasks {
 		return algoitny.Invalid("subtasks", "at most %d subtasks", MaxSubtasks)
@@ -44,10 +46,15 @@ func validateSubtasks(subtasks []algoitny.Subtask, testIDs map[string]bool) erro
 		if len(st.TestIDs) == 0 {
 			return algoitny.Invalid("subtasks.testIds", "subtask %q has no tests", st.Name)
 		}
+		seen := make(map[string]bool, len(st.TestIDs))
 		for _, id := range st.TestIDs {
 			if !testIDs[id] {
 				return algoitny.Invalid("subtasks.testIds", "subtask %q: the problem has no test case %q", st.Name, id)
 			}
+			if seen[id] {
+				return algoitny.Invalid("subtasks.testIds", "subtask %q names test case %q twice", st.Name, id)
+			}
+			seen[id] = true
 		}
 	}
 	for _, st := range subtasks {
@@ -61,6 +68,39 @@ func validateSubtasks(subtasks []algoitny.Subtask, testIDs map[string]bool) erro
 		return algoitny.Invalid("subtasks.dependsOn", "the dependencies of subtask %q form a cycle", name)
 	}
 	return nil
+}
+
+// validateNewSubtasks checks the subtasks of a problem being created with
+// n test cases, which have no ids yet: each names its tests by 0-based
+// position (TestIndexes: at least one, each within [0, n), none twice;
+// EINVALID with field subtasks.testIndexes) and by no id (subtasks.testIds);
+// the rest as validateSubtasks, before anything is written.
+func validateNewSubtasks(subtasks []algoitny.Subtask, n int) error {
+	positions := make(map[string]bool, n)
+	named := make([]algoitny.Subtask, len(subtasks))
+	for i, st := range subtasks {
+		if len(st.TestIDs) > 0 {
+			return algoitny.Invalid("subtasks.testIds", "subtask %q: the tests of a new problem have no ids yet: name them by position (testIndexes)", st.Name)
+		}
+		if len(st.TestIndexes) == 0 {
+			return algoitny.Invalid("subtasks.testIndexes", "subtask %q has no tests", st.Name)
+		}
+		st.TestIDs = make([]string, len(st.TestIndexes))
+		seen := make(map[int]bool, len(st.TestIndexes))
+		for j, x := range st.TestIndexes {
+			if x < 0 || x >= n {
+				return algoitny.Invalid("subtasks.testIndexes", "subtask %q: there is no test case %d: testCases holds %d, numbered from 0", st.Name, x, n)
+			}
+			if seen[x] {
+				return algoitny.Invalid("subtasks.testIndexes", "subtask %q names test case %d twice", st.Name, x)
+			}
+			seen[x] = true
+			st.TestIDs[j] = strconv.Itoa(x)
+			positions[st.TestIDs[j]] = true
+		}
+		named[i] = st
+	}
+	return validateSubtasks(named, positions)
 }
 
 // dependencyCycle finds a subtask on a cycle of dependencies, by depth-first

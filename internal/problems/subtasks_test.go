@@ -45,6 +45,7 @@ func TestUpdateSubtasks(t *testing.T) {
 		{"OKNone", []algoitny.Subtask{}, ""},
 		{"ErrUnknownTest", []algoitny.Subtask{g("a", 30, []string{"t9"})}, "subtasks.testIds"},
 		{"ErrNoTests", []algoitny.Subtask{g("a", 30, nil)}, "subtasks.testIds"},
+		{"ErrTestTwice", []algoitny.Subtask{g("a", 30, []string{"t1", "t1"})}, "subtasks.testIds"},
 		{"ErrNegativePoints", []algoitny.Subtask{g("a", -1, []string{"t1"})}, "subtasks.points"},
 		{"ErrDuplicateName", []algoitny.Subtask{g("a", 1, []string{"t1"}), g("a", 1, []string{"t2"})}, "subtasks.name"},
 		{"ErrEmptyName", []algoitny.Subtask{g("", 1, []string{"t1"})}, "subtasks.name"},
@@ -63,6 +64,11 @@ func TestUpdateSubtasks(t *testing.T) {
 				if err != nil || store.updated == nil || store.updated.Subtasks == nil || len(*store.updated.Subtasks) != len(tc.subtasks) {
 					t.Fatalf("Update = %v, stored %+v; want the subtasks stored", err, store.updated)
 				}
+				// Only if no test was deleted since they were checked
+				// (removing them all needs no such condition).
+				if (store.updated.IfUnchangedSince == nil) != (len(tc.subtasks) == 0) {
+					t.Fatalf("condition that the problem is unchanged since its tests were read: %v, want it for subtasks only", store.updated.IfUnchangedSince)
+				}
 				return
 			}
 			var e *algoitny.Error
@@ -74,4 +80,92 @@ func TestUpdateSubtasks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// createStore records what Create writes: nothing may be written for a
+// problem whose subtasks are refused.
+type createStore struct {
+	problems.Store
+	writes   []string
+	subtasks []algoitny.Subtask
+}
+
+func (s *createStore) CreateProblem(_ context.Context, p *algoitny.Problem, _ int) error {
+	s.writes = append(s.writes, "problem")
+	return nil
+}
+
+func (s *createStore) AddTestCasesWithSubtasks(_ context.Context, _ algoitny.ProblemRef, cases []*algoitny.TestCase, subtasks []algoitny.Subtask) ([]algoitny.Subtask, error) {
+	s.writes = append(s.writes, "tests")
+	s.subtasks = subtasks
+	return subtasks, nil
+}
+
+func (s *createStore) GetProblem(_ context.Context, ref algoitny.ProblemRef) (*algoitny.Problem, error) {
+	return &algoitny.Problem{Platform: ref.Platform, ProblemID: ref.ProblemID}, nil
+}
+
+// TestCreateSubtasks: the subtasks of a new problem name its tests by
+// position; they are checked before anything is written (a position out of
+// range, twice or none is refused on subtasks.testIndexes, ids on
+// subtasks.testIds, the rest as updateProblem's) and handed to storage with
+// the tests.
+func TestCreateSubtasks(t *testing.T) {
+	t.Parallel()
+	ctx := algoitny.WithActor(context.Background(), &algoitny.Actor{User: &algoitny.User{ID: "author", IsStaff: true}})
+	g := func(name string, points float64, tests []int, deps ...string) algoitny.Subtask {
+		return algoitny.Subtask{Name: name, Points: points, Mode: algoitny.ScoreAllOrNothing, TestIndexes: tests, DependsOn: deps}
+	}
+	for _, tc := range []struct {
+		name     string
+		subtasks []algoitny.Subtask
+		field    string // "" = OK
+	}{
+		{"OK", []algoitny.Subtask{g("a", 30, []int{0}), g("b", 70, []int{1, 2}, "a")}, ""},
+		{"OKNone", nil, ""},
+		{"ErrIndexTooLarge", []algoitny.Subtask{g("a", 30, []int{0}), g("b", 70, []int{1, 3})}, "subtasks.testIndexes"},
+		{"ErrNegativeIndex", []algoitny.Subtask{g("a", 30, []int{-1})}, "subtasks.testIndexes"},
+		{"ErrIndexTwice", []algoitny.Subtask{g("a", 30, []int{1, 1})}, "subtasks.testIndexes"},
+		{"ErrNoTests", []algoitny.Subtask{g("a", 30, nil)}, "subtasks.testIndexes"},
+		{"ErrIDs", []algoitny.Subtask{{Name: "a", Points: 1, Mode: algoitny.ScoreSum, TestIDs: []string{"t1"}}}, "subtasks.testIds"},
+		{"ErrIDsAndIndexes", []algoitny.Subtask{{Name: "a", Points: 1, Mode: algoitny.ScoreSum, TestIDs: []string{"t1"}, TestIndexes: []int{0}}}, "subtasks.testIds"},
+		{"ErrCycle", []algoitny.Subtask{g("a", 1, []int{0}, "b"), g("b", 1, []int{1}, "a")}, "subtasks.dependsOn"},
+		{"ErrDuplicateName", []algoitny.Subtask{g("a", 1, []int{0}), g("a", 1, []int{1})}, "subtasks.name"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			store := &createStore{}
+			svc := &problems.Service{Store: store}
+			_, err := svc.Create(ctx, problems.CreateInput{
+				Problem:   algoitny.Problem{Platform: algoitny.PlatformCustom, ProblemID: "p1", Title: "P", Language: algoitny.LanguagePython},
+				TestCases: []*algoitny.TestCase{{Input: "1\n", Output: "1\n"}, {Input: "2\n", Output: "2\n"}, {Input: "3\n", Output: "3\n"}},
+				Subtasks:  tc.subtasks,
+			})
+			if tc.field == "" {
+				if err != nil || len(store.writes) != 2 || len(store.subtasks) != len(tc.subtasks) {
+					t.Fatalf("Create = %v, writes %v, subtasks %+v; want the problem, then the tests with the subtasks", err, store.writes, store.subtasks)
+				}
+				return
+			}
+			var e *algoitny.Error
+			if !algoitny.IsCode(err, algoitny.EINVALID) || !errors.As(err, &e) || e.Field != tc.field {
+				t.Fatalf("Create = %v, want EINVALID on %s", err, tc.field)
+			}
+			if len(store.writes) != 0 {
+				t.Fatalf("wrote %v despite the error", store.writes)
+			}
+		})
+	}
+	t.Run("ErrProblemSubtasks", func(t *testing.T) {
+		t.Parallel()
+		store := &createStore{}
+		_, err := (&problems.Service{Store: store}).Create(ctx, problems.CreateInput{
+			Problem: algoitny.Problem{Platform: algoitny.PlatformCustom, ProblemID: "p1", Title: "P", Language: algoitny.LanguagePython,
+				Subtasks: []algoitny.Subtask{{Name: "a", Points: 1, Mode: algoitny.ScoreSum, TestIDs: []string{"t1"}}}},
+			TestCases: []*algoitny.TestCase{{Input: "1\n", Output: "1\n"}},
+		})
+		if !algoitny.IsCode(err, algoitny.EINVALID) || len(store.writes) != 0 {
+			t.Fatalf("Create = %v, writes %v; want EINVALID and nothing written", err, store.writes)
+		}
+	})
 }
