@@ -14,16 +14,29 @@ const (
 	MaxSubtasks       = 100
 	MaxSubtaskNameLen = 50
 	MaxSubtaskPoints  = 1e6
+	// MaxSubtaskTests bounds the tests named by all of a problem's
+	// subtasks together (a test named by two counts twice): the subtasks
+	// are stored in the problem's item, which DynamoDB caps at 400 KB with
+	// everything else the problem holds.
+	MaxSubtaskTests = 2000
 )
 
 // validateSubtasks checks a problem's subtasks against the ids of its test
-// cases: names 1–50 characters and unique, points within [0, 1e6], a known
+// cases: at most MaxSubtasks, naming at most MaxSubtaskTests tests in all,
+// names 1–50 characters and unique, points within [0, 1e6], a known
 // mode, at least one test each and only known test ids, none twice,
 // dependencies on known other subtasks and no cycle among them. EINVALID
 // with the field.
 func validateSubtasks(subtasks []algoitny.Subtask, testIDs map[string]bool) error {
 	if len(subtasks) > MaxSubtasks {
 		return algoitny.Invalid("subtasks", "at most %d subtasks", MaxSubtasks)
+	}
+	refs := 0
+	for _, st := range subtasks {
+		refs += len(st.TestIDs)
+	}
+	if refs > MaxSubtaskTests {
+		return algoitny.Invalid("subtasks", "the subtasks name %d tests in all; at most %d", refs, MaxSubtaskTests)
 	}
 	names := make(map[string]int, len(subtasks))
 	for i, st := range subtasks {

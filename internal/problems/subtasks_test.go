@@ -3,6 +3,7 @@ package problems_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"testing"
 
 	"github.com/algoitny/api/internal/algoitny"
@@ -156,6 +157,30 @@ func TestCreateSubtasks(t *testing.T) {
 			}
 		})
 	}
+	// The subtasks live in the problem's item (400 KB at most): 100
+	// subtasks of 21 tests each name 2,100, over MaxSubtaskTests.
+	t.Run("ErrTooManyTests", func(t *testing.T) {
+		t.Parallel()
+		var cases []*algoitny.TestCase
+		var all []int
+		for i := range 21 {
+			cases = append(cases, &algoitny.TestCase{Input: strconv.Itoa(i) + "\n", Output: "1\n"})
+			all = append(all, i)
+		}
+		var subtasks []algoitny.Subtask
+		for i := range problems.MaxSubtasks {
+			subtasks = append(subtasks, g("s"+strconv.Itoa(i), 1, all))
+		}
+		store := &createStore{}
+		_, err := (&problems.Service{Store: store}).Create(ctx, problems.CreateInput{
+			Problem:   algoitny.Problem{Platform: algoitny.PlatformCustom, ProblemID: "p1", Title: "P", Language: algoitny.LanguagePython},
+			TestCases: cases, Subtasks: subtasks,
+		})
+		var e *algoitny.Error
+		if !errors.As(err, &e) || e.Code != algoitny.EINVALID || e.Field != "subtasks" || len(store.writes) != 0 {
+			t.Fatalf("Create = %v, writes %v; want EINVALID on subtasks and nothing written", err, store.writes)
+		}
+	})
 	t.Run("ErrProblemSubtasks", func(t *testing.T) {
 		t.Parallel()
 		store := &createStore{}
