@@ -311,9 +311,10 @@ func (b *run) startServer(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	extra := append(slices.Clone(b.opts.serverEnv), "ALGOITNY_PPROF_ADDR="+pprofAddr)
-	serverEnv := b.stack.serverEnv(extra...)
-	srv, err := startProc(b.c, "algoitny serve", serverEnv, filepath.Join(b.logDir, "server.log"), b.bin, "serve")
+	// serverEnv is also the replicas' (without the pprof address: theirs
+	// would clash).
+	serverEnv := b.stack.serverEnv(b.opts.serverEnv...)
+	srv, err := startProc(b.c, "algoitny serve", append(slices.Clone(serverEnv), "ALGOITNY_PPROF_ADDR="+pprofAddr), filepath.Join(b.logDir, "server.log"), b.bin, "serve")
 	if err != nil {
 		return err
 	}
