@@ -52,12 +52,31 @@ type execMessage struct {
 }
 
 func (e *Events) publish(ctx context.Context, topic string, v any) {
-	b, err := json.Marshal(v)
-	if err == nil {
-		err = e.Broker.Publish(context.WithoutCancel(ctx), topic, b)
+	e.publishAll(ctx, []topicValue{{topic, v}})
+}
+
+// topicValue is an event to publish: v, as JSON, on topic.
+type topicValue struct {
+	topic string
+	v     any
+}
+
+// publishAll publishes events in order, in one round trip to the broker's
+// transport where it can (pubsub.PublishAll).
+func (e *Events) publishAll(ctx context.Context, events []topicValue) {
+	msgs := make([]pubsub.Message, 0, len(events))
+	for _, ev := range events {
+		b, err := json.Marshal(ev.v)
+		if err != nil {
+			if e.Logger != nil {
+				e.Logger.WarnContext(ctx, "encode event", "topic", ev.topic, "err", err)
+			}
+			continue
+		}
+		msgs = append(msgs, pubsub.Message{Topic: ev.topic, Payload: b})
 	}
-	if err != nil && e.Logger != nil {
-		e.Logger.WarnContext(ctx, "publish event", "topic", topic, "err", err)
+	if err := pubsub.PublishAll(context.WithoutCancel(ctx), e.Broker, msgs); err != nil && e.Logger != nil {
+		e.Logger.WarnContext(ctx, "publish events", "events", len(msgs), "err", err)
 	}
 }
 
@@ -65,28 +84,47 @@ func (e *Events) publish(ctx context.Context, topic string, v any) {
 // with it). A finished job carries its execution, read once here rather than
 // once per subscriber.
 func (e *Events) PublishJob(ctx context.Context, job *algoitny.Job, progress *algoitny.JobProgress) {
+	e.PublishJobAfterTests(ctx, job, progress, nil)
+}
+
+// PublishJobAfterTests is PublishJob with the finished tests stored with
+// the job's end announced first (PublishExecution), in the same round trip
+// to the broker's transport.
+func (e *Events) PublishJobAfterTests(ctx context.Context, job *algoitny.Job, progress *algoitny.JobProgress, finished []algoitny.ExecutionEvent) {
 	job = e.withHistory(ctx, job)
-	e.publish(ctx, jobTopic(job.ID), algoitny.JobEvent{Job: job, Progress: progress})
+	events := make([]topicValue, 0, 3)
+	if ev, ok := executionMessage(finished); ok {
+		events = append(events, ev)
+	}
+	events = append(events, topicValue{jobTopic(job.ID), algoitny.JobEvent{Job: job, Progress: progress}})
 	if job.Status.Final() && job.Type == algoitny.JobCodeExecution {
 		end := execMessage{End: true}
 		if job.History != nil {
 			end.Tests = len(job.History.TestResults)
 		}
-		e.publish(ctx, execTopic(job.ID), end)
+		events = append(events, topicValue{execTopic(job.ID), end})
 	}
+	e.publishAll(ctx, events)
 }
 
 // PublishExecution announces finished tests of one execution, in one
 // message. Store them first (PutExecutionTests): subscribers who join
 // later read them from there.
 func (e *Events) PublishExecution(ctx context.Context, evs ...algoitny.ExecutionEvent) {
+	if ev, ok := executionMessage(evs); ok {
+		e.publishAll(ctx, []topicValue{ev})
+	}
+}
+
+// executionMessage is the one message announcing evs (false: none).
+func executionMessage(evs []algoitny.ExecutionEvent) (topicValue, bool) {
 	switch len(evs) {
 	case 0:
+		return topicValue{}, false
 	case 1:
-		e.publish(ctx, execTopic(evs[0].JobID), execMessage{Event: &evs[0]})
-	default:
-		e.publish(ctx, execTopic(evs[0].JobID), execMessage{Events: evs})
+		return topicValue{execTopic(evs[0].JobID), execMessage{Event: &evs[0]}}, true
 	}
+	return topicValue{execTopic(evs[0].JobID), execMessage{Events: evs}}, true
 }
 
 // PublishHint announces hint text (or, with Done, the final hints).

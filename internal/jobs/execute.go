@@ -189,9 +189,8 @@ func (r *Runner) complete(ctx context.Context, rec *algoitny.Job, h *algoitny.Se
 		}
 		return r.finish(ctx, rec, t, step)
 	}
-	r.cfg.Events.PublishExecution(bg, pending...)
 	done.History = h
-	r.cfg.Events.PublishJob(bg, done, p)
+	r.cfg.Events.PublishJobAfterTests(bg, done, p, pending)
 	if err := r.cfg.Store.CountExecution(bg, h); err != nil {
 		r.cfg.Logger.WarnContext(ctx, "count execution", "job", rec.ID, "err", err)
 	}

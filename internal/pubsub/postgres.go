@@ -203,6 +203,46 @@ func (p *Postgres) Publish(ctx context.Context, topic string, payload []byte) er
 	return nil
 }
 
+// PublishAll implements BatchPublisher: when every message fits a
+// notification, one statement notifies them all, in order (PostgreSQL
+// delivers a transaction's notifications in the order they were sent);
+// otherwise each is published in turn. Errors as Publish's.
+func (p *Postgres) PublishAll(ctx context.Context, msgs []Message) error {
+	if p.ctx.Err() != nil {
+		return ErrClosed
+	}
+	inline := make([]string, 0, len(msgs))
+	for _, m := range msgs {
+		if err := validateTopic(m.Topic); err != nil {
+			return err
+		}
+		msg, ok := encodeInline(m.Topic, m.Payload)
+		if !ok {
+			inline = nil
+			break
+		}
+		inline = append(inline, msg)
+	}
+	if inline == nil {
+		for _, m := range msgs {
+			if err := p.Publish(ctx, m.Topic, m.Payload); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if len(inline) == 0 {
+		return nil
+	}
+	// unnest … WITH ORDINALITY yields the messages in order, and the
+	// volatile pg_notify is evaluated after the ORDER BY.
+	_, err := p.pool.Exec(ctx, "SELECT pg_notify($1, m) FROM unnest($2::text[]) WITH ORDINALITY AS t(m, i) ORDER BY i", p.cfg.Channel, inline)
+	if err != nil {
+		return algoitny.Internal(fmt.Errorf("pubsub publish %d events: %w", len(inline), err), "event publish failed")
+	}
+	return nil
+}
+
 const (
 	storeSQL = `WITH ins AS (
 	INSERT INTO algoitny_pubsub_payloads (topic, payload) VALUES ($1, $2) RETURNING id

@@ -58,6 +58,48 @@ func TestPostgres(t *testing.T) {
 		}
 	})
 
+	// PublishAll: the events of a batch arrive on another process in order,
+	// across topics, one statement for those that fit a notification, one
+	// publication each when one does not.
+	t.Run("PublishAll", func(t *testing.T) {
+		t.Parallel()
+		p := newPgProcesses(t, pubsub.PostgresConfig{BufferSize: 100})
+		jobs, execs := subscribe(t, context.Background(), p.B, "job:1"), subscribe(t, context.Background(), p.B, "exec:1")
+		big := []byte(strings.Repeat("x", 20_000))
+		for _, batch := range [][]pubsub.Message{
+			{{Topic: "exec:1", Payload: []byte("e1")}, {Topic: "job:1", Payload: []byte("j1")}, {Topic: "exec:1", Payload: []byte("e2")}},
+			{{Topic: "exec:1", Payload: []byte("e3")}, {Topic: "job:1", Payload: big}, {Topic: "exec:1", Payload: []byte("e4")}},
+		} {
+			if err := p.A.PublishAll(context.Background(), batch); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, want := range []string{"e1", "e2", "e3", "e4"} {
+			if e := receive(t, execs); string(e.Payload) != want {
+				t.Fatalf("exec:1 got %q, want %q", e.Payload, want)
+			}
+		}
+		if e := receive(t, jobs); string(e.Payload) != "j1" {
+			t.Fatalf("job:1 got %q", e.Payload)
+		}
+		if e := receive(t, jobs); !bytes.Equal(e.Payload, big) {
+			t.Fatalf("job:1's large payload arrived as %d bytes", len(e.Payload))
+		}
+		// Across topics, the listener's order is the batch's: the job event
+		// of a batch is received after the tests published before it.
+		before := time.Now()
+		if err := p.A.PublishAll(context.Background(), []pubsub.Message{{Topic: "exec:1", Payload: []byte("e5")}, {Topic: "job:1", Payload: []byte("j2")}}); err != nil {
+			t.Fatal(err)
+		}
+		receive(t, jobs)
+		if got := p.B.Received(); got["exec"].Before(before) || got["job"].Before(got["exec"]) {
+			t.Fatalf("received %v: the job's event before the tests'", got)
+		}
+		if err := p.A.PublishAll(context.Background(), []pubsub.Message{{Topic: "", Payload: []byte("x")}}); !algoitny.IsCode(err, algoitny.EINVALID) {
+			t.Fatalf("a bad topic: %v", err)
+		}
+	})
+
 	t.Run("NotifySizeBoundary", func(t *testing.T) {
 		t.Parallel()
 		// Sizes on both sides of the 8000-byte NOTIFY limit, for text (sent

@@ -95,6 +95,38 @@ var (
 	_ Broker = (*Postgres)(nil)
 )
 
+// Message is one event of PublishAll.
+type Message struct {
+	Topic   string
+	Payload []byte
+}
+
+// BatchPublisher is a Broker that publishes several events at once, in
+// order, in one round trip to its transport where it can (Postgres: one
+// statement for the events that fit a notification).
+type BatchPublisher interface {
+	PublishAll(ctx context.Context, msgs []Message) error
+}
+
+var (
+	_ BatchPublisher = (*Memory)(nil)
+	_ BatchPublisher = (*Postgres)(nil)
+)
+
+// PublishAll publishes msgs in order through b: at once where b is a
+// BatchPublisher, one by one otherwise. It stops at the first error.
+func PublishAll(ctx context.Context, b Broker, msgs []Message) error {
+	if bp, ok := b.(BatchPublisher); ok {
+		return bp.PublishAll(ctx, msgs)
+	}
+	for _, m := range msgs {
+		if err := b.Publish(ctx, m.Topic, m.Payload); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Subscription receives the events of one topic on a buffered channel. It
 // exists so the consumer can read events, stop them (Close) and learn why
 // they stopped (Err). All methods are safe for concurrent use.
