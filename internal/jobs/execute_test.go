@@ -226,6 +226,57 @@ func TestExecuteWorker(t *testing.T) {
 		}
 	})
 
+	// The first attempt starts from the record its River job carries as
+	// queued; one cancelled since must still end CANCELLED, with nothing
+	// stored: the move to PROCESSING is conditional on the queued status.
+	t.Run("CancelledBeforeItStarts", func(t *testing.T) {
+		t.Parallel()
+		fj := &fakeJudge{verdict: func(int) judge.Verdict { return judge.Accepted }}
+		b := setupExecute(t, fj)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		j, _, err := b.db.CreateJob(ctx, &algoitny.Job{
+			Type: algoitny.JobCodeExecution, UserID: b.user.ID, UserEmail: b.user.Email,
+			Platform: b.problem.Platform, ProblemID: b.problem.ProblemID, Title: b.problem.Title,
+			Language: algoitny.LanguagePython, SolutionCode: "print(1)",
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		queued := *j // PENDING, as the River job carries it
+		if _, err := b.db.TransitionJob(ctx, j.ID, algoitny.JobTransition{Status: algoitny.JobCancelled}); err != nil {
+			t.Fatal(err)
+		}
+		linked, err := b.runner.Enqueue(ctx, &queued)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			rj, err := b.runner.Client().JobGet(ctx, linked.RiverJobID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rj.FinalizedAt != nil {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				t.Fatalf("the River job did not finish: %s", rj.State)
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+		cur, err := b.db.GetJob(algoitny.WithFreshReads(ctx), j.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cur.Status != algoitny.JobCancelled || cur.HistoryID != "" || cur.StartedAt != nil {
+			t.Fatalf("job %+v, want CANCELLED, never started, no execution", cur)
+		}
+		if tests, err := b.db.ListExecutionTests(ctx, j.ID); err != nil || len(tests) != 0 {
+			t.Fatalf("stored tests %+v, %v", tests, err)
+		}
+	})
+
 	// A language the judge does not have fails the job at once (no retry).
 	t.Run("ErrUnknownLanguage", func(t *testing.T) {
 		t.Parallel()
