@@ -1,18 +1,14 @@
 package jobs
 
 import (
-	"github.com/algoitny/api/internal/algoitny"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 )
 
-// The River job kinds. Each carries the id of its DynamoDB Job record, and
-// an execution also the record as it was queued (ExecuteArgs.Job), so that
-// its first attempt starts without reading it: that attempt's conditional
-// move to PROCESSING (from PENDING) checks the snapshot is still the state,
-// and a retry reads the record. Each is unique by its job id (uniqueByJob):
-// a record has at most one River job however often it is queued
-// (Runner.Enqueue).
+// The River job kinds. Each carries only the id of its DynamoDB Job record;
+// everything else is read from the record, so a retried River job works on
+// the current state. Each is unique by its args (uniqueByJob): a record has
+// at most one River job however often it is queued (Runner.Enqueue).
 
 // uniqueByJob makes a second insert of a record's River job return the
 // first one, in whatever state it is until River's cleaner deletes it (a
@@ -25,18 +21,8 @@ var uniqueByJob = river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
 
 // ExecuteArgs runs a CODE_EXECUTION job.
 type ExecuteArgs struct {
-	JobID string `json:"job_id" river:"unique"`
-	// Job is the record when it was queued (nil from older inserts): the
-	// first attempt's record, which saves reading it on the way to the
-	// judge.
-	Job *algoitny.Job `json:"job,omitempty"`
+	JobID string `json:"job_id"`
 }
-
-// queued implements carrier.
-func (a ExecuteArgs) queued() *algoitny.Job { return a.Job }
-
-// carrier is River args that carry their record as queued.
-type carrier interface{ queued() *algoitny.Job }
 
 // Kind implements river.JobArgs.
 func (ExecuteArgs) Kind() string { return "code_execution" }
@@ -86,12 +72,11 @@ func (ExtractArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{MaxAttempts: 5, UniqueOpts: uniqueByJob}
 }
 
-// argsFor returns the River args of a stored job.
-func argsFor(job *algoitny.Job) river.JobArgs {
-	jobID := job.ID
-	switch string(job.Type) {
+// argsFor returns the River args of a job type.
+func argsFor(t string, jobID string) river.JobArgs {
+	switch t {
 	case "CODE_EXECUTION":
-		return ExecuteArgs{JobID: jobID, Job: job}
+		return ExecuteArgs{JobID: jobID}
 	case "HINT_GENERATION":
 		return HintArgs{JobID: jobID}
 	case "SCRIPT_GENERATION":

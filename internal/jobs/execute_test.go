@@ -226,9 +226,8 @@ func TestExecuteWorker(t *testing.T) {
 		}
 	})
 
-	// The first attempt starts from the record its River job carries as
-	// queued; one cancelled since must still end CANCELLED, with nothing
-	// stored: the move to PROCESSING is conditional on the queued status.
+	// A record cancelled after it was queued, before its worker starts,
+	// ends CANCELLED with nothing stored and never started.
 	t.Run("CancelledBeforeItStarts", func(t *testing.T) {
 		t.Parallel()
 		fj := &fakeJudge{verdict: func(int) judge.Verdict { return judge.Accepted }}
@@ -243,7 +242,7 @@ func TestExecuteWorker(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		queued := *j // PENDING, as the River job carries it
+		queued := *j // PENDING, as it was queued
 		if _, err := b.db.TransitionJob(ctx, j.ID, algoitny.JobTransition{Status: algoitny.JobCancelled}); err != nil {
 			t.Fatal(err)
 		}

@@ -58,7 +58,7 @@ func run[T river.JobArgs](ctx context.Context, r *Runner, job *river.Job[T], job
 func runEarly[T river.JobArgs](ctx context.Context, r *Runner, job *river.Job[T], jobID string, body func(ctx context.Context, rec *algoitny.Job, b *beginning, owner *algoitny.User) error) (err error) {
 	ctx, j := r.withJournal(ctx)
 	defer j.flush() // nothing of the attempt is left running when it returns
-	rec, err := queuedOrStored(ctx, r, job, jobID)
+	rec, err := r.cfg.Store.GetJob(ctx, jobID)
 	if algoitny.IsCode(err, algoitny.ENOTFOUND) {
 		return river.JobCancel(fmt.Errorf("job %s no longer exists", jobID))
 	}
@@ -106,19 +106,6 @@ func runEarly[T river.JobArgs](ctx context.Context, r *Runner, job *river.Job[T]
 		return permanent(nil, "the account is deactivated")
 	}
 	return body(ctx, rec, b, u)
-}
-
-// queuedOrStored is the record of a River job's attempt: on the first
-// attempt the record its args carry as queued (its move to PROCESSING is
-// conditional on the status it had then, so a record cancelled since ends
-// the attempt as a concurrent change does), else the stored one.
-func queuedOrStored[T river.JobArgs](ctx context.Context, r *Runner, job *river.Job[T], jobID string) (*algoitny.Job, error) {
-	if c, ok := any(job.Args).(carrier); ok && job.Attempt == 1 {
-		if rec := c.queued(); rec != nil && rec.ID == jobID && rec.Status == algoitny.JobPending {
-			return rec, nil
-		}
-	}
-	return r.cfg.Store.GetJob(ctx, jobID)
 }
 
 // beginning is a job's move to PROCESSING, under way (beginAsync).

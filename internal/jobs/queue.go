@@ -29,7 +29,7 @@ const queueTimeout = 10 * time.Second
 func (r *Runner) Enqueue(ctx context.Context, job *algoitny.Job) (*algoitny.Job, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), queueTimeout)
 	defer cancel()
-	res, err := r.client.Insert(ctx, argsFor(job), nil)
+	res, err := r.client.Insert(ctx, argsFor(string(job.Type), job.ID), nil)
 	if err != nil {
 		return job, fmt.Errorf("queue job %s: %w", job.ID, err)
 	}

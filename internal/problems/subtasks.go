@@ -28,15 +28,8 @@ const (
 // dependencies on known other subtasks and no cycle among them. EINVALID
 // with the field.
 func validateSubtasks(subtasks []algoitny.Subtask, testIDs map[string]bool) error {
-	if len(subtasks) > MaxSubtasks {
-		return algoitny.Invalid("subtasks", "at most %d subtasks", MaxSubtasks)
-	}
-	refs := 0
-	for _, st := range subtasks {
-		refs += len(st.TestIDs)
-	}
-	if refs > MaxSubtaskTests {
-		return algoitny.Invalid("subtasks", "the subtasks name %d tests in all; at most %d", refs, MaxSubtaskTests)
+	if err := subtaskBounds(subtasks, func(st algoitny.Subtask) int { return len(st.TestIDs) }); err != nil {
+		return err
 	}
 	names := make(map[string]int, len(subtasks))
 	for i, st := range subtasks {
@@ -83,12 +76,33 @@ func validateSubtasks(subtasks []algoitny.Subtask, testIDs map[string]bool) erro
 	return nil
 }
 
+// subtaskBounds checks the number of subtasks (MaxSubtasks) and of the
+// tests they name in all (MaxSubtaskTests, tests counted by tests).
+// EINVALID with field subtasks.
+func subtaskBounds(subtasks []algoitny.Subtask, tests func(algoitny.Subtask) int) error {
+	if len(subtasks) > MaxSubtasks {
+		return algoitny.Invalid("subtasks", "at most %d subtasks", MaxSubtasks)
+	}
+	refs := 0
+	for _, st := range subtasks {
+		refs += tests(st)
+	}
+	if refs > MaxSubtaskTests {
+		return algoitny.Invalid("subtasks", "the subtasks name %d tests in all; at most %d", refs, MaxSubtaskTests)
+	}
+	return nil
+}
+
 // validateNewSubtasks checks the subtasks of a problem being created with
 // n test cases, which have no ids yet: each names its tests by 0-based
 // position (TestIndexes: at least one, each within [0, n), none twice;
 // EINVALID with field subtasks.testIndexes) and by no id (subtasks.testIds);
 // the rest as validateSubtasks, before anything is written.
 func validateNewSubtasks(subtasks []algoitny.Subtask, n int) error {
+	// The bounds first, before any work in proportion to the input.
+	if err := subtaskBounds(subtasks, func(st algoitny.Subtask) int { return len(st.TestIndexes) }); err != nil {
+		return err
+	}
 	positions := make(map[string]bool, n)
 	named := make([]algoitny.Subtask, len(subtasks))
 	for i, st := range subtasks {
