@@ -32,7 +32,7 @@ run: tools ## start DynamoDB Local (data in .data/), PostgreSQL, migrate, seed p
 
 .PHONY: test
 test: tools ## start throw-away DynamoDB Local + PostgreSQL and run all tests with -race
-	$(GO) run ./cmd/algoitny stack -- $(GO) test -race -count=1 -p 3 -parallel 6 -timeout 30m ./...
+	$(GO) run ./cmd/algoitny stack -- env GO=$(GO) scripts/test.sh
 
 .PHONY: build
 build: ## build bin/algoitny

@@ -19,12 +19,8 @@ import (
 
 var dynamoEndpoint, databaseURL string
 
-// Most tests here are parallel. The replica and worker-process tests
-// (TestReplicas*, TestWorkerKilledMidExecution) are not: they start
-// processes, cut links and wait on bounds of a second or two, and made
-// parallel (tried) they ran beside the rest of the package under a load
-// of 15 on two cores, where make run's DynamoDB Local, websocket inits
-// and admission limits then missed their times.
+// Most tests here are parallel. Those that start `algoitny` processes
+// run one after another inside one of them (TestProcesses).
 func TestMain(m *testing.M) {
 	ctx := context.Background()
 	ep, stopDynamo, err := devstack.DynamoForTests(ctx)

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// TestReplicasProgressOnceAcrossRescue (issue 16): two API replicas A and
+// testReplicasProgressOnceAcrossRescue (issue 16): two API replicas A and
 // B and a worker process; a job is submitted through A and followed on B
 // (both protocols), the replica it was not submitted through, which hears
 // of its progress only through PostgreSQL. The worker is killed with
@@ -19,7 +19,7 @@ import (
 // the tests the first one stored rather than judging (and announcing) them
 // again. Each test prints a random number to stderr, so a test judged twice
 // would show. One execution is stored and one use charged.
-func TestReplicasProgressOnceAcrossRescue(t *testing.T) {
+func testReplicasProgressOnceAcrossRescue(t *testing.T) {
 	cfg := testConfig(t)
 	db := prepare(t, cfg)
 	a := &apiServer{URL: startProcess(t, env(cfg), "serve", "--no-workers").url(t)}
@@ -28,7 +28,7 @@ func TestReplicasProgressOnceAcrossRescue(t *testing.T) {
 	const n = 6
 	a.createProblem(t, admin, "BAEKJOON", "1000", n, true)
 	alice := a.login(t, "alice@example.com")
-	slow := "import random, sys, time\nprint(random.random(), file=sys.stderr)\ntime.sleep(1.5)\na, b = map(int, input().split())\nprint(a + b)\n"
+	slow := "import random, sys, time\nprint(random.random(), file=sys.stderr)\ntime.sleep(0.5)\na, b = map(int, input().split())\nprint(a + b)\n"
 	var out struct{ ExecuteCode struct{ ID string } }
 	a.query(t, alice, executeMutation, executeInput(slow, nil)).decode(t, &out)
 	jobID := out.ExecuteCode.ID
@@ -40,7 +40,7 @@ func TestReplicasProgressOnceAcrossRescue(t *testing.T) {
 		followExecution(c, protocol, "x", jobID)
 		subs[protocol] = c
 	}
-	timings := []string{"ALGOITNY_JOB_TIMEOUT=20s", "ALGOITNY_JOB_RESCUE_AFTER=21s"}
+	timings := rescueTimings()
 	w1 := startProcess(t, env(cfg, timings...), "worker")
 
 	// Killed once the first test has been announced, with others running.

@@ -47,6 +47,44 @@ func binary(t testing.TB) string {
 	return binPath
 }
 
+// TestProcesses runs the tests that start `algoitny` processes (API
+// replicas, workers, a proxy on a replica's link to PostgreSQL), one at a
+// time, beside the package's other parallel tests. One at a time: each
+// starts two or three servers and bounds how late a replica may hear of a
+// change (a second or two), and several of them together would load two
+// cores enough to miss those bounds. Beside the others: they spend most of
+// their time waiting (River's rescuer, a stalled link's timeout), and as
+// top-level sequential tests they ran before the parallel ones, adding
+// four minutes to `make test`.
+func TestProcesses(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		run  func(*testing.T)
+	}{
+		{"ReplicasSecurityState", testReplicasSecurityState},
+		{"ReplicasDatabaseConnectionsTerminated", testReplicasDatabaseConnectionsTerminated},
+		{"ReplicasStalledLink", testReplicasStalledLink},
+		{"ReplicasShareEvents", testReplicasShareEvents},
+		{"ReplicasProgressOnceAcrossRescue", testReplicasProgressOnceAcrossRescue},
+		{"WorkerKilledMidExecution", testWorkerKilledMidExecution},
+	} {
+		t.Run(tc.name, tc.run)
+	}
+}
+
+// rescueTimings are the job runner's timings of the tests that kill a
+// worker mid-execution: River rescues a job whose attempt began more than
+// ALGOITNY_JOB_RESCUE_AFTER ago (at least the job timeout) when its leader's
+// rescuer runs — at once when a worker becomes the leader, then every 30 s.
+// The killed worker was the leader; its successor is elected when the
+// leadership expires, 10–15 s after the kill, and the killed attempt began
+// about a second before the kill: 10 s lets that first pass rescue it. The
+// rescued attempt (six tests of 0.5 s at most) ends well within 10 s.
+func rescueTimings() []string {
+	return []string{"ALGOITNY_JOB_TIMEOUT=10s", "ALGOITNY_JOB_RESCUE_AFTER=10s"}
+}
+
 // process is a running `algoitny` subcommand.
 type process struct {
 	cmd  *exec.Cmd
@@ -217,9 +255,9 @@ func isToolchainProbe(pid string) bool {
 	return last == "version" || last == "-version" || last == "--version" || last == "** telemetry **"
 }
 
-// TestReplicasShareEvents: two API processes and one worker process; a
+// testReplicasShareEvents: two API processes and one worker process; a
 // subscriber on API A sees a job submitted through API B and run by the worker.
-func TestReplicasShareEvents(t *testing.T) {
+func testReplicasShareEvents(t *testing.T) {
 	cfg := testConfig(t)
 	db := prepare(t, cfg)
 	a := &apiServer{URL: startProcess(t, env(cfg), "serve", "--no-workers").url(t)}
@@ -241,9 +279,9 @@ func TestReplicasShareEvents(t *testing.T) {
 	}
 }
 
-// TestWorkerKilledMidExecution: SIGKILL a worker while it judges; after a new
+// testWorkerKilledMidExecution: SIGKILL a worker while it judges; after a new
 // worker starts, River rescues the job and it completes — never stuck in PROCESSING.
-func TestWorkerKilledMidExecution(t *testing.T) {
+func testWorkerKilledMidExecution(t *testing.T) {
 	cfg := testConfig(t)
 	uids := ownJudgeUIDBase()
 	db := prepare(t, cfg)
@@ -251,12 +289,12 @@ func TestWorkerKilledMidExecution(t *testing.T) {
 	admin := staffOn(t, api, db, "admin@example.com")
 	api.createProblem(t, admin, "BAEKJOON", "1000", 6, true)
 	alice := api.login(t, "alice@example.com")
-	// Each test sleeps 1.5 s (wall time, not CPU): the job runs for seconds.
-	slow := "import time\ntime.sleep(1.5)\na, b = map(int, input().split())\nprint(a + b)\n"
+	// Each test sleeps 0.5 s (wall time, not CPU): the job runs for seconds.
+	slow := "import time\ntime.sleep(0.5)\na, b = map(int, input().split())\nprint(a + b)\n"
 	var out struct{ ExecuteCode struct{ ID string } }
 	api.query(t, alice, executeMutation, executeInput(slow, nil)).decode(t, &out)
 
-	timings := []string{"ALGOITNY_JOB_TIMEOUT=20s", "ALGOITNY_JOB_RESCUE_AFTER=21s", fmt.Sprint("JUDGE_UID_BASE=", uids)}
+	timings := append(rescueTimings(), fmt.Sprint("JUDGE_UID_BASE=", uids))
 	w1 := startProcess(t, env(cfg, timings...), "worker")
 	deadline := time.Now().Add(60 * time.Second)
 	for {

@@ -90,7 +90,7 @@ func cached(t *testing.T, s *apiServer, token, q string, vars map[string]any) {
 const meQuery = `{ me { email isActive isStaff plan { name maxExecutionsPerDay } } }`
 
 // replicaLatency is the latency of B's link to PostgreSQL in
-// TestReplicasSecurityState: B hears of every change that much after it
+// testReplicasSecurityState: B hears of every change that much after it
 // was committed (a replica in another zone). A strict change that returned
 // without waiting for B's acknowledgement would leave B acting on the old
 // value for that long after the mutation returned, so the trials catch it
@@ -164,13 +164,13 @@ const (
 	renameProblem = `mutation($id: String!, $title: String!) { updateProblem(platform: BAEKJOON, problemId: $id, input: {title: $title}) { title } }`
 )
 
-// TestReplicasSecurityState: logout, deactivation, a plan change, a plan's
+// testReplicasSecurityState: logout, deactivation, a plan change, a plan's
 // lowered limit, a staff flag and an execution made private, each changed
 // on one replica (or by the command line), are in force on the other as
 // soon as the mutation returned — repeated, since a stale window would be
 // milliseconds wide. B's link to PostgreSQL is slow (replicaLatency), so
 // B hears of each change after its writer could have replied.
-func TestReplicasSecurityState(t *testing.T) {
+func testReplicasSecurityState(t *testing.T) {
 	rs := startReplicas(t)
 	rs.proxyB.SetLatency(replicaLatency)
 	a, b := rs.a, rs.b
@@ -524,13 +524,13 @@ func runFaultTrial(t *testing.T, trial int, probes []probe, start func(*testing.
 	})
 }
 
-// TestReplicasDatabaseConnectionsTerminated: B's PostgreSQL backends are
+// testReplicasDatabaseConnectionsTerminated: B's PostgreSQL backends are
 // terminated (its change feed breaks): B serves nothing from its cache
 // until it is sure again, so a logout, a deactivation, a lowered plan
 // limit, code made private and a renamed problem, changed on A meanwhile,
 // are in force on B at once (the rename within the bound); what B itself
 // changes is either refused or in force on A.
-func TestReplicasDatabaseConnectionsTerminated(t *testing.T) {
+func testReplicasDatabaseConnectionsTerminated(t *testing.T) {
 	rs := startReplicas(t)
 	probes := rs.faultProbes(t, terminated)
 	for i := range 5 {
@@ -541,13 +541,13 @@ func TestReplicasDatabaseConnectionsTerminated(t *testing.T) {
 	cached(t, rs.b, token, meQuery, nil)
 }
 
-// TestReplicasStalledLink: B's link to PostgreSQL stops forwarding without
+// testReplicasStalledLink: B's link to PostgreSQL stops forwarding without
 // closing. Changes made on A return (after waiting at most the bound for
 // B) and B does not act on the old values (display data within the
 // bound); B's own changes are refused (UNAVAILABLE) and leave nothing
 // written — or, for display data, are on A within the bound. When the
 // link is back, B serves from its cache again.
-func TestReplicasStalledLink(t *testing.T) {
+func testReplicasStalledLink(t *testing.T) {
 	rs := startReplicas(t)
 	probes := rs.faultProbes(t, stalled)
 	defer rs.proxyB.Resume()

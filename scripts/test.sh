@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# What `make test` runs inside its throw-away stack (`algoitny stack --`):
+# every package's tests with the race detector, in two `go test` runs at
+# once. cmd/algoitny's TestProcesses (API replicas and workers started as
+# processes, one test after another; about 3.5 minutes, most of it waiting
+# on River's rescuer and on stalled links) runs on its own, beside the
+# rest. In the package's run it would wait for one of the package's
+# parallel slots, which Go hands out in no fixed order, and could start
+# last. Both runs' exit codes count.
+set -uo pipefail
+GO=${GO:-go}
+flags=(-race -count=1 -timeout 30m)
+"$GO" test "${flags[@]}" -run '^TestProcesses$' ./cmd/algoitny &
+processes=$!
+"$GO" test "${flags[@]}" -p 3 -parallel 6 -skip '^TestProcesses$' ./...
+rest=$?
+wait "$processes"
+procs=$?
+exit $(( rest != 0 || procs != 0 ))
