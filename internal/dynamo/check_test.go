@@ -245,7 +245,7 @@ func TestChecks(t *testing.T) {
 		if res := algoitnytest.Must[[]*algoitny.CheckResult](t)(db.ListCheckResults(ctx, c.ID, 10)); len(res) != 0 {
 			t.Fatalf("%d results stored by refused runs", len(res))
 		}
-		if alerts := algoitnytest.Must[[]*algoitny.CheckAlert](t)(db.ListCheckAlerts(ctx, 10)); len(alerts) != 0 {
+		if alerts := algoitnytest.Must[[]*algoitny.CheckAlert](t)(db.ListCheckAlerts(ctx, "", 10)); len(alerts) != 0 {
 			t.Fatalf("%d alerts stored by refused runs", len(alerts))
 		}
 	})
@@ -275,13 +275,19 @@ func TestChecks(t *testing.T) {
 			alerts = append(alerts, a)
 			time.Sleep(2 * time.Millisecond) // the ids are ordered by their millisecond
 		}
-		got := algoitnytest.Must[[]*algoitny.CheckAlert](t)(db.ListCheckAlerts(ctx, 10))
+		got := algoitnytest.Must[[]*algoitny.CheckAlert](t)(db.ListCheckAlerts(ctx, "", 10))
 		if len(got) != 2 || got[0].ID != alerts[0].ID || got[1].ID != alerts[1].ID || got[0].State != algoitny.CheckStateDown ||
 			string(got[1].Payload) != `{"state":"UP"}` || got[0].UserID != "u1" || got[0].CheckID != c.ID || !got[0].CreatedAt.Equal(alerts[0].CreatedAt) {
 			t.Fatalf("outbox %+v, want the two alerts oldest first", got)
 		}
-		if one := algoitnytest.Must[[]*algoitny.CheckAlert](t)(db.ListCheckAlerts(ctx, 1)); len(one) != 1 || one[0].ID != alerts[0].ID {
+		if one := algoitnytest.Must[[]*algoitny.CheckAlert](t)(db.ListCheckAlerts(ctx, "", 1)); len(one) != 1 || one[0].ID != alerts[0].ID {
 			t.Fatalf("outbox limited to 1: %+v", one)
+		}
+		if rest := algoitnytest.Must[[]*algoitny.CheckAlert](t)(db.ListCheckAlerts(ctx, alerts[0].ID, 10)); len(rest) != 1 || rest[0].ID != alerts[1].ID {
+			t.Fatalf("outbox after the first alert: %+v, want the second", rest)
+		}
+		if none := algoitnytest.Must[[]*algoitny.CheckAlert](t)(db.ListCheckAlerts(ctx, alerts[1].ID, 10)); len(none) != 0 {
+			t.Fatalf("outbox after the last alert: %+v", none)
 		}
 		ch := &algoitny.NotificationChannel{UserID: "u1", Kind: algoitny.ChannelWebhook, URL: "https://example.com/hook", Secret: "s"}
 		algoitnytest.OK(t, db.CreateNotificationChannel(ctx, ch, 10))
@@ -296,7 +302,7 @@ func TestChecks(t *testing.T) {
 		}
 		algoitnytest.OK(t, db.DeleteCheckAlert(ctx, alerts[0].ID))
 		algoitnytest.OK(t, db.DeleteCheckAlert(ctx, alerts[0].ID)) // gone already: fine
-		if left := algoitnytest.Must[[]*algoitny.CheckAlert](t)(db.ListCheckAlerts(ctx, 10)); len(left) != 1 || left[0].ID != alerts[1].ID {
+		if left := algoitnytest.Must[[]*algoitny.CheckAlert](t)(db.ListCheckAlerts(ctx, "", 10)); len(left) != 1 || left[0].ID != alerts[1].ID {
 			t.Fatalf("outbox after a deletion: %+v", left)
 		}
 	})

@@ -265,10 +265,16 @@ func (db *DB) putAlert(a *algoitny.CheckAlert) (types.TransactWriteItem, error) 
 }
 
 // ListCheckAlerts returns up to limit alerts of the outbox, oldest first:
-// those not dispatched yet (in flight, or left behind by a crash). It reads
-// DynamoDB itself, never a cache. It returns EINTERNAL only.
-func (db *DB) ListCheckAlerts(ctx context.Context, limit int) ([]*algoitny.CheckAlert, error) {
-	items, _, err := db.query(ctx, &query{list: "alerts", table: db.tables.Main, pk: pkAlertOutbox, skPrefix: skPrefixAlert, forward: true}, int32(max(limit, 1)), nil)
+// those not dispatched yet (in flight, or left behind by a crash). after is
+// the id of the last alert of the previous page ("" for the first), so a
+// reader goes on past alerts it could not dispatch. It reads DynamoDB
+// itself, never a cache. It returns EINTERNAL only.
+func (db *DB) ListCheckAlerts(ctx context.Context, after string, limit int) ([]*algoitny.CheckAlert, error) {
+	var start map[string]types.AttributeValue
+	if after != "" {
+		start = itemKey{pkAlertOutbox, alertSK(after)}.av()
+	}
+	items, _, err := db.query(ctx, &query{list: "alerts", table: db.tables.Main, pk: pkAlertOutbox, skPrefix: skPrefixAlert, forward: true}, int32(max(limit, 1)), start)
 	if err != nil {
 		return nil, err
 	}

@@ -89,15 +89,17 @@ func (tg *watchTarget) maxConcurrent() int {
 type watchBundle struct {
 	// tune, when set, changes the scheduler's configuration before a runner
 	// starts.
-	tune   func(*jobs.ChecksConfig)
-	notify *jobs.Notifications
-	db     *dynamo.DB
-	schema string
-	svc    *watch.Service
-	checks *jobs.Checks
-	runner *jobs.Runner
-	events *watch.Events
-	fetch  *safehttp.Client
+	tune func(*jobs.ChecksConfig)
+	// tuneNotify adjusts the notifications of every runner started.
+	tuneNotify func(*jobs.NotificationsConfig)
+	notify     *jobs.Notifications
+	db         *dynamo.DB
+	schema     string
+	svc        *watch.Service
+	checks     *jobs.Checks
+	runner     *jobs.Runner
+	events     *watch.Events
+	fetch      *safehttp.Client
 }
 
 // setupWatch starts a runner that works check jobs: failures make a check
@@ -108,8 +110,15 @@ func setupWatch(t *testing.T) *watchBundle { return setupWatchTuned(t, nil) }
 // by tune. Notifications go out with retries 50 ms apart, at most 3 sends.
 func setupWatchTuned(t *testing.T, tune func(*jobs.ChecksConfig)) *watchBundle {
 	t.Helper()
+	return setupWatchWith(t, tune, nil)
+}
+
+// setupWatchWith is setupWatchTuned with the notifications' configuration
+// changed by tuneNotify too.
+func setupWatchWith(t *testing.T, tune func(*jobs.ChecksConfig), tuneNotify func(*jobs.NotificationsConfig)) *watchBundle {
+	t.Helper()
 	ctx := context.Background()
-	b := &watchBundle{schema: riverSchema("watch"), db: dynamotest.NewDB(t), tune: tune}
+	b := &watchBundle{schema: riverSchema("watch"), db: dynamotest.NewDB(t), tune: tune, tuneNotify: tuneNotify}
 	if _, err := jobs.Migrate(ctx, pool, b.schema); err != nil {
 		t.Fatal(err)
 	}
@@ -128,10 +137,14 @@ func (b *watchBundle) startRunner(t *testing.T) (*jobs.Checks, *jobs.Runner) {
 	ctx := context.Background()
 	// The outbox sweep runs at start (it takes alerts older than the
 	// default 30 s: none of a test's), then when a test calls it.
-	notify := jobs.NewNotifications(jobs.NotificationsConfig{
+	ncfg := jobs.NotificationsConfig{
 		Store: b.db, Poster: b.fetch, MaxAttempts: 3, RetryBackoff: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler),
 		SweepInterval: time.Hour,
-	})
+	}
+	if b.tuneNotify != nil {
+		b.tuneNotify(&ncfg)
+	}
+	notify := jobs.NewNotifications(ncfg)
 	cfg := jobs.ChecksConfig{
 		Store: b.db, Fetch: b.fetch, Events: b.events, FailureThreshold: 3, RunTimeout: time.Second, RetryBackoff: 10 * time.Millisecond,
 		SweepInterval: time.Hour, OverdueAfter: 200 * time.Millisecond, Logger: slog.New(slog.DiscardHandler), Alerts: notify,

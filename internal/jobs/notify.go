@@ -56,8 +56,9 @@ type NotifyStore interface {
 	CreateDelivery(ctx context.Context, d *algoitny.NotificationDelivery) error
 	GetDelivery(ctx context.Context, channelID, id string) (*algoitny.NotificationDelivery, error)
 	RecordDeliveryAttempt(ctx context.Context, d *algoitny.NotificationDelivery) error
-	// ListCheckAlerts and DeleteCheckAlert read and empty the outbox.
-	ListCheckAlerts(ctx context.Context, limit int) ([]*algoitny.CheckAlert, error)
+	// ListCheckAlerts (a page, oldest first, after the alert id after) and
+	// DeleteCheckAlert read and empty the outbox.
+	ListCheckAlerts(ctx context.Context, after string, limit int) ([]*algoitny.CheckAlert, error)
 	DeleteCheckAlert(ctx context.Context, id string) error
 }
 
@@ -85,7 +86,9 @@ type NotificationsConfig struct {
 	// (default 30 s): younger ones are still being dispatched by the run
 	// that stored them.
 	SweepAge time.Duration
-	Logger   *slog.Logger
+	// SweepPage is how many alerts the sweep reads at a time (default 100).
+	SweepPage int
+	Logger    *slog.Logger
 }
 
 // Notifications is the watch.Alerter of the check scheduler and a runner
@@ -118,6 +121,7 @@ func NewNotifications(cfg NotificationsConfig) *Notifications {
 	cfg.Queue = cmp.Or(cfg.Queue, river.QueueDefault)
 	cfg.SweepInterval = cmp.Or(cfg.SweepInterval, time.Minute)
 	cfg.SweepAge = cmp.Or(cfg.SweepAge, 30*time.Second)
+	cfg.SweepPage = cmp.Or(cfg.SweepPage, 100)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -190,30 +194,38 @@ func (n *Notifications) Sweep(ctx context.Context) (int, error) {
 
 // SweepOlderThan dispatches the outbox's alerts older than age (younger
 // ones are still being dispatched by the run that stored them), oldest
-// first, up to 100 per call, and says how many it dispatched. An alert that
-// fails is logged and left for the next sweep; the others go on, so one
-// alert that keeps failing holds up no other. The error joins the failures.
+// first, and says how many it dispatched. It reads the outbox a page
+// (SweepPage) at a time until it meets a younger alert or the end, so
+// alerts that keep failing — each is logged and left for the next sweep —
+// hold up no younger one, however many they are. The error joins the
+// failures (and ctx's, if it ends first).
 func (n *Notifications) SweepOlderThan(ctx context.Context, age time.Duration) (int, error) {
-	alerts, err := n.cfg.Store.ListCheckAlerts(ctx, 100)
-	if err != nil {
-		return 0, err
-	}
 	now := time.Now()
 	done := 0
 	var errs []error
-	for _, a := range alerts {
-		if now.Sub(a.CreatedAt) < age {
-			break // oldest first: the rest are younger still
+	for after := ""; ctx.Err() == nil; {
+		alerts, err := n.cfg.Store.ListCheckAlerts(ctx, after, n.cfg.SweepPage)
+		if err != nil {
+			return done, errors.Join(append(errs, err)...)
 		}
-		if err := n.Alert(ctx, a); err != nil {
-			n.cfg.Logger.ErrorContext(ctx, "dispatch a check alert from the outbox", "alert", a.ID, "check", a.CheckID, "err", err)
-			errs = append(errs, fmt.Errorf("alert %s: %w", a.ID, err))
-			continue
+		for _, a := range alerts {
+			if now.Sub(a.CreatedAt) < age {
+				return done, errors.Join(errs...) // oldest first: the rest are younger still
+			}
+			if err := n.Alert(ctx, a); err != nil {
+				n.cfg.Logger.ErrorContext(ctx, "dispatch a check alert from the outbox", "alert", a.ID, "check", a.CheckID, "err", err)
+				errs = append(errs, fmt.Errorf("alert %s: %w", a.ID, err))
+				continue
+			}
+			n.cfg.Logger.InfoContext(ctx, "dispatched a check alert from the outbox", "alert", a.ID, "check", a.CheckID, "state", a.State, "age", now.Sub(a.CreatedAt).Round(time.Millisecond))
+			done++
 		}
-		n.cfg.Logger.InfoContext(ctx, "dispatched a check alert from the outbox", "alert", a.ID, "check", a.CheckID, "state", a.State, "age", now.Sub(a.CreatedAt).Round(time.Millisecond))
-		done++
+		if len(alerts) == 0 { // (a short page need not be the last)
+			return done, errors.Join(errs...)
+		}
+		after = alerts[len(alerts)-1].ID
 	}
-	return done, errors.Join(errs...)
+	return done, errors.Join(append(errs, ctx.Err())...)
 }
 
 // alertSweepWorker runs the outbox sweep.

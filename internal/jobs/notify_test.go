@@ -219,7 +219,7 @@ func TestCheckNotifications(t *testing.T) {
 		chs := []*algoitny.NotificationChannel{b.subscribe(t, rcs[0]), b.subscribe(t, rcs[1])}
 		c := b.create(t, flaky(t, 1_000_000).URL, 100)
 		eventually(t, 60*time.Second, "the check DOWN", func() bool { return b.get(t, c.ID).State == algoitny.CheckStateDown })
-		alerts, err := b.db.ListCheckAlerts(ctx, 10)
+		alerts, err := b.db.ListCheckAlerts(ctx, "", 10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -267,11 +267,37 @@ func TestCheckNotifications(t *testing.T) {
 		if jobsQueued != 2 {
 			t.Fatalf("%d notify jobs for one alert to two channels, dispatched twice", jobsQueued)
 		}
-		if left, err := b.db.ListCheckAlerts(ctx, 10); err != nil || len(left) != 0 {
+		if left, err := b.db.ListCheckAlerts(ctx, "", 10); err != nil || len(left) != 0 {
 			t.Fatalf("outbox after the sweep: %+v, %v", left, err)
 		}
 		if n, err := b.notify.SweepOlderThan(ctx, 0); err != nil || n != 0 {
 			t.Fatalf("second sweep: %d alerts, %v", n, err)
+		}
+	})
+
+	// The sweep reads the outbox a page at a time: with pages of one alert,
+	// one sweep dispatches all three a crash left (a sweep that read one
+	// page only would leave two, and alerts that kept failing would hold
+	// up every younger one).
+	t.Run("SweepReadsEveryPage", func(t *testing.T) {
+		t.Parallel()
+		b := setupWatchWith(t, func(c *jobs.ChecksConfig) { c.Retries, c.Alerts = -1, crashedAlerter{} }, func(c *jobs.NotificationsConfig) { c.SweepPage = 1 })
+		ctx := context.Background()
+		rc := newReceiver(t)
+		b.subscribe(t, rc)
+		for range 3 {
+			c := b.create(t, flaky(t, 1_000_000).URL, 100)
+			eventually(t, 60*time.Second, "the check DOWN", func() bool { return b.get(t, c.ID).State == algoitny.CheckStateDown })
+		}
+		if alerts, err := b.db.ListCheckAlerts(ctx, "", 10); err != nil || len(alerts) != 3 {
+			t.Fatalf("outbox %+v, %v: want the three alerts the crash left", alerts, err)
+		}
+		if n, err := b.notify.SweepOlderThan(ctx, 0); err != nil || n != 3 {
+			t.Fatalf("sweep: %d alerts, %v; want 3", n, err)
+		}
+		eventually(t, 60*time.Second, "three notifications", func() bool { return len(rc.notifications()) == 3 })
+		if left, err := b.db.ListCheckAlerts(ctx, "", 10); err != nil || len(left) != 0 {
+			t.Fatalf("outbox after the sweep: %+v, %v", left, err)
 		}
 	})
 
