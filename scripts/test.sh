@@ -12,6 +12,9 @@ GO=${GO:-go}
 flags=(-race -count=1 -timeout 30m)
 "$GO" test "${flags[@]}" -run '^TestProcesses$' ./cmd/algoitny &
 processes=$!
+# Stopped (INT, TERM, HUP), the script stops its background run too.
+trap 'kill "$processes" 2>/dev/null' EXIT
+trap 'exit 130' INT TERM HUP
 # The longest packages first (go test starts them in the order given):
 # listed in the alphabetical order of ./..., the judge's (2.5 minutes)
 # started a minute and a half in and ended last.

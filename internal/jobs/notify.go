@@ -212,6 +212,9 @@ func (n *Notifications) SweepOlderThan(ctx context.Context, age time.Duration) (
 			if now.Sub(a.CreatedAt) < age {
 				return done, errors.Join(errs...) // oldest first: the rest are younger still
 			}
+			if ctx.Err() != nil {
+				break
+			}
 			if err := n.Alert(ctx, a); err != nil {
 				n.cfg.Logger.ErrorContext(ctx, "dispatch a check alert from the outbox", "alert", a.ID, "check", a.CheckID, "err", err)
 				errs = append(errs, fmt.Errorf("alert %s: %w", a.ID, err))

@@ -7,7 +7,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -275,29 +277,40 @@ func TestCheckNotifications(t *testing.T) {
 		}
 	})
 
-	// The sweep reads the outbox a page at a time: with pages of one alert,
-	// one sweep dispatches all three a crash left (a sweep that read one
-	// page only would leave two, and alerts that kept failing would hold
-	// up every younger one).
-	t.Run("SweepReadsEveryPage", func(t *testing.T) {
+	// The sweep reads the outbox a page at a time, past alerts it cannot
+	// dispatch: with pages of one alert and the oldest of three failing
+	// every time, one sweep dispatches the two others (a sweep that read
+	// one page only would dispatch none, and alerts that kept failing would
+	// hold up every younger one).
+	t.Run("SweepGoesPastFailures", func(t *testing.T) {
 		t.Parallel()
-		b := setupWatchWith(t, func(c *jobs.ChecksConfig) { c.Retries, c.Alerts = -1, crashedAlerter{} }, func(c *jobs.NotificationsConfig) { c.SweepPage = 1 })
+		var failing atomic.Value // the check whose deliveries cannot be logged
+		failing.Store("")
+		b := setupWatchWith(t, func(c *jobs.ChecksConfig) { c.Retries, c.Alerts = -1, crashedAlerter{} }, func(c *jobs.NotificationsConfig) {
+			c.SweepPage = 1
+			c.Store = failingDeliveries{NotifyStore: c.Store, check: &failing}
+		})
 		ctx := context.Background()
 		rc := newReceiver(t)
 		b.subscribe(t, rc)
+		var checks []string
 		for range 3 {
 			c := b.create(t, flaky(t, 1_000_000).URL, 100)
 			eventually(t, 60*time.Second, "the check DOWN", func() bool { return b.get(t, c.ID).State == algoitny.CheckStateDown })
+			checks = append(checks, c.ID)
 		}
-		if alerts, err := b.db.ListCheckAlerts(ctx, "", 10); err != nil || len(alerts) != 3 {
-			t.Fatalf("outbox %+v, %v: want the three alerts the crash left", alerts, err)
+		alerts, err := b.db.ListCheckAlerts(ctx, "", 10)
+		if err != nil || len(alerts) != 3 || alerts[0].CheckID != checks[0] {
+			t.Fatalf("outbox %+v, %v: want the three alerts the crash left, the first check's first", alerts, err)
 		}
-		if n, err := b.notify.SweepOlderThan(ctx, 0); err != nil || n != 3 {
-			t.Fatalf("sweep: %d alerts, %v; want 3", n, err)
+		failing.Store(checks[0])
+		n, err := b.notify.SweepOlderThan(ctx, 0)
+		if n != 2 || err == nil || !strings.Contains(err.Error(), alerts[0].ID) {
+			t.Fatalf("sweep: %d alerts, %v; want 2 and the first alert's failure", n, err)
 		}
-		eventually(t, 60*time.Second, "three notifications", func() bool { return len(rc.notifications()) == 3 })
-		if left, err := b.db.ListCheckAlerts(ctx, "", 10); err != nil || len(left) != 0 {
-			t.Fatalf("outbox after the sweep: %+v, %v", left, err)
+		eventually(t, 60*time.Second, "two notifications", func() bool { return len(rc.notifications()) == 2 })
+		if left, err := b.db.ListCheckAlerts(ctx, "", 10); err != nil || len(left) != 1 || left[0].ID != alerts[0].ID {
+			t.Fatalf("outbox after the sweep: %+v, %v; want the failing alert only", left, err)
 		}
 	})
 
@@ -371,6 +384,20 @@ func TestCheckNotifications(t *testing.T) {
 			t.Fatalf("after delete: %+v", list)
 		}
 	})
+}
+
+// failingDeliveries is the outbox's store, with the deliveries of one
+// check (check's value) failing to be logged, as if DynamoDB refused them.
+type failingDeliveries struct {
+	jobs.NotifyStore
+	check *atomic.Value
+}
+
+func (f failingDeliveries) CreateDelivery(ctx context.Context, d *algoitny.NotificationDelivery) error {
+	if d.CheckID == f.check.Load().(string) {
+		return algoitny.Errorf(algoitny.EINTERNAL, "delivery refused by the test")
+	}
+	return f.NotifyStore.CreateDelivery(ctx, d)
 }
 
 // crashedAlerter stands for a process that died right after a run's

@@ -448,9 +448,11 @@ func classify(res spawnRes, l effLimits, lang Language) RunResult {
 		rr.Verdict, rr.Message = MemoryLimitExceeded, "memory exceeded "+memoryLimitText(l)
 	case res.killed == killCPU || res.cpu >= l.cpu || res.signal == syscall.SIGXCPU:
 		rr.Verdict, rr.Message = TimeLimitExceeded, "CPU time limit "+cpuLimitText(l)+" exceeded"
-		// The kernel's RLIMIT_CPU clock (SIGXCPU) and the one read after
-		// the run (cgroup or rusage) differ by a few milliseconds: a program
-		// stopped for reaching its limit is shown as having reached it.
+		// The watchdog that stops a program at its limit reads the CPU
+		// time of its process tree from /proc; the time reported is the
+		// program's own accounting, which can be a few milliseconds short
+		// (seen: 993 ms of 1 s). A program stopped for reaching its limit
+		// is shown as having reached it.
 		rr.CPUTime = max(rr.CPUTime, l.cpu)
 	case res.killed == killWall && wasRunning(res):
 		// Computing all along, but other work on the machine left it too
