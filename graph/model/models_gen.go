@@ -493,7 +493,7 @@ type UpdateProblemInput struct {
 	Checker *CheckerInput `json:"checker,omitempty"`
 	// A new interactor, replacing the old one; one with empty code makes the problem a batch problem again.
 	Interactor *InteractorInput `json:"interactor,omitempty"`
-	// New subtasks, replacing all (an empty list removes them): at most 100, naming at most 2,000 tests in all (BAD_USER_INPUT with field `subtasks`); each names existing test case ids of the problem, each once (BAD_USER_INPUT with field `subtasks.testIds` otherwise), non-negative points (`subtasks.points`), and dependencies on other subtasks without cycles (`subtasks.dependsOn`). Tests deleted later leave them (see Subtask).
+	// New subtasks, replacing all (an empty list removes them): at most 100, naming at most 2,000 tests in all (BAD_USER_INPUT with field `subtasks`); each names existing test case ids of the problem, each once (BAD_USER_INPUT with field `subtasks.testIds` otherwise), non-negative points (`subtasks.points`), and dependencies on other subtasks without cycles (`subtasks.dependsOn`). Tests deleted later leave them in the same write (see Subtask).
 	Subtasks []*SubtaskInput `json:"subtasks,omitempty"`
 	// A new CPU time per test in milliseconds (100–20000).
 	TimeLimitMs *int `json:"timeLimitMs,omitempty"`

@@ -48,16 +48,6 @@ func (m *Memory) Publish(_ context.Context, topic string, payload []byte) error 
 	return m.publish(topic, bytes.Clone(payload))
 }
 
-// PublishAll implements BatchPublisher: Publish of each message, in order.
-func (m *Memory) PublishAll(ctx context.Context, msgs []Message) error {
-	for _, msg := range msgs {
-		if err := m.Publish(ctx, msg.Topic, msg.Payload); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // publish delivers payload, which it owns, to the subscribers of topic.
 func (m *Memory) publish(topic string, payload []byte) error {
 	e := Event{Topic: topic, Payload: payload, decoded: &decoded{}}
