@@ -36,6 +36,12 @@ type Interactor struct {
 	// that a solution that stops answering is the one stopped (its wall
 	// time is the idleness limit).
 	Limits Limits
+	// Protocol is how it is run: testlib's (the default) or as an ICPC
+	// interactive output validator (InteractICPC).
+	Protocol InteractionProtocol
+	// Args are an ICPC interactor's arguments after its three standard
+	// ones, before the test's own CheckerArgs.
+	Args []string
 }
 
 // interactorGrace is how long the solution may still run once the
@@ -152,10 +158,20 @@ func (e *Engine) runInteractiveTest(ctx context.Context, prog *Program, sub Subm
 	if err := writeTestFiles(tc, hostDir); err != nil {
 		return tr.internal("%v", err)
 	}
+	fbDir, err := e.newFeedbackDir()
+	if err != nil {
+		return tr.internal("%v", err)
+	}
+	defer removeAll(fbDir)
 	preview := &cappedWriter{b: &strings.Builder{}, n: previewMax}
-	in, err := e.interact(ctx, prog, sub, hostDir, preview)
+	in, err := e.interact(ctx, prog, sub, tc, hostDir, fbDir, preview)
 	if err != nil {
 		return tr, err
+	}
+	var fb feedback
+	if sub.Interactor.Protocol == InteractICPC && in.itErr == nil {
+		fb = readFeedback(fbDir)
+		in.it = asTestlib(in.it, fb)
 	}
 	tr.CPUTime, tr.WallTime, tr.MemoryBytes = in.sol.CPUTime, in.sol.WallTime, in.sol.MemoryBytes
 	tr.ExitCode, tr.Signal = in.sol.ExitCode, in.sol.Signal
@@ -167,6 +183,9 @@ func (e *Engine) runInteractiveTest(ctx context.Context, prog *Program, sub Subm
 		return tr.internal("%v", in.solErr)
 	}
 	tr.Verdict, tr.Message, tr.Points = in.verdict()
+	if tr.Verdict == Accepted {
+		tr.Score = fb.score
+	}
 	return tr, nil
 }
 
@@ -174,7 +193,7 @@ func (e *Engine) runInteractiveTest(ctx context.Context, prog *Program, sub Subm
 // each other, on two slots taken together (acquirePair), and kills the
 // solution when it outlives the interactor by interactorGrace. The error
 // is only ctx's.
-func (e *Engine) interact(ctx context.Context, prog *Program, sub Submission, hostDir string, preview io.Writer) (interaction, error) {
+func (e *Engine) interact(ctx context.Context, prog *Program, sub Submission, tc TestCase, hostDir, fbDir string, preview io.Writer) (interaction, error) {
 	var in interaction
 	solSlot, itSlot, release, err := e.acquirePair(ctx)
 	if err != nil {
@@ -194,7 +213,7 @@ func (e *Engine) interact(ctx context.Context, prog *Program, sub Submission, ho
 		solOut.Close()                         // the interactor reads EOF
 		toSol.CloseWithError(errSolutionEnded) // the interactor's writes drain
 	}()
-	in.it, in.itErr = e.runInteractor(ctx, prog, sub, hostDir, toIt, itOut, itSlot)
+	in.it, in.itErr = e.runInteractor(ctx, prog, sub, tc, hostDir, fbDir, toIt, itOut, itSlot)
 	select {
 	case <-solEnded:
 		in.solFirst = true
@@ -219,7 +238,7 @@ func (e *Engine) interact(ctx context.Context, prog *Program, sub Submission, ho
 
 // runInteractor runs the interactor of sub on the test files in hostDir,
 // reading stdin and writing stdout, with its wall time past the solution's.
-func (e *Engine) runInteractor(ctx context.Context, prog *Program, sub Submission, hostDir string, stdin io.Reader, stdout io.Writer, s *slot) (RunResult, error) {
+func (e *Engine) runInteractor(ctx context.Context, prog *Program, sub Submission, tc TestCase, hostDir, fbDir string, stdin io.Reader, stdout io.Writer, s *slot) (RunResult, error) {
 	lim, err := sub.Interactor.Limits.withDefaults(e.cfg.CheckerLimits)
 	if err != nil {
 		return RunResult{}, err
@@ -230,17 +249,14 @@ func (e *Engine) runInteractor(ctx context.Context, prog *Program, sub Submissio
 	}
 	solWall := solLim.effective(prog.lang).wall
 	lim.WallTime = max(lim.effective(sub.Interactor.Program.lang).wall, solWall+interactorGrace+time.Second)
-	inBox := hostDir
-	if e.sandboxed {
-		inBox = checkDir
-	}
+	args, mounts, vars := e.interactorArgs(sub.Interactor, tc, hostDir, fbDir)
 	return sub.Interactor.Program.run(ctx, RunOptions{
-		Args:   []string{"{check}/input.txt", "output.txt", "{check}/answer.txt"},
+		Args:   args,
 		Stdin:  stdin,
 		Stdout: stdout,
 		Limits: lim,
 		slot:   s,
-	}, true, []mount{{src: hostDir, dst: checkDir}}, map[string]string{"check": inBox})
+	}, true, mounts, vars)
 }
 
 // verdict combines the two programs' outcomes: the interactor failing is

@@ -92,6 +92,26 @@ func (e *Engine) Compile(ctx context.Context, language, source string) (*Program
 	return e.compileWith(ctx, language, source, nil)
 }
 
+// CompileFiles is Compile for a program of several files: files (by name,
+// no directories) are written beside the source before it is built —
+// headers, modules, a testlib.h. name is the source's own file name in its
+// package (e.g. "validate.cc"), for messages and languages whose entry
+// point a file's name decides; the source is saved under the language's
+// SourceFile. Its errors are Compile's, and ErrInvalidInput for a file name
+// that is not a plain name or collides with the source.
+func (e *Engine) CompileFiles(ctx context.Context, language, name, source string, files map[string][]byte) (*Program, error) {
+	lang, err := e.language(language)
+	if err != nil {
+		return nil, err
+	}
+	for f := range files {
+		if f == "" || f != filepath.Base(f) || f == "." || f == ".." || f == lang.SourceFile {
+			return nil, fmt.Errorf("%w: file name %q", ErrInvalidInput, f)
+		}
+	}
+	return e.compileWith(ctx, language, source, files)
+}
+
 // compileWith is Compile with extra files (headers) written next to the
 // source before it is built.
 func (e *Engine) compileWith(ctx context.Context, language, source string, files map[string][]byte) (*Program, error) {

@@ -28,6 +28,8 @@ type checkerOutcome struct {
 	// points is the checker's partial credit as a fraction of the test
 	// (exit 7 only), nil otherwise.
 	points  *float64
+	// score is an ICPC validator's absolute score (CheckICPC), nil otherwise.
+	score   *float64
 	message string
 }
 
