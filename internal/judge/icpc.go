@@ -233,4 +233,3 @@ func asTestlib(rr RunResult, fb feedback) RunResult {
 	rr.Stderr = msg
 	return rr
 }
-

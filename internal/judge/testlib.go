@@ -27,7 +27,7 @@ type checkerOutcome struct {
 	verdict Verdict
 	// points is the checker's partial credit as a fraction of the test
 	// (exit 7 only), nil otherwise.
-	points  *float64
+	points *float64
 	// score is an ICPC validator's absolute score (CheckICPC), nil otherwise.
 	score   *float64
 	message string

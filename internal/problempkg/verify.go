@@ -425,4 +425,3 @@ func sameCategory(want, got Outcome, f Format) bool {
 	}
 	return false
 }
-
