@@ -406,7 +406,7 @@ func (v *verifier) judgeOne(ctx context.Context, s Submission, tl time.Duration)
 	if len(sub.Tests) == 0 {
 		return nil, fmt.Errorf("no test can be run")
 	}
-	res, err := v.e.Judge(ctx, sub, nil)
+	res, err := v.judgeTests(ctx, sub)
 	if err != nil {
 		return nil, err
 	}
@@ -437,4 +437,37 @@ func (v *verifier) limits(tl time.Duration) judge.Limits {
 		l.OutputBytes = int64(mb) << 20
 	}
 	return l
+}
+
+// judgeTests judges sub. When the package's verdict is its first failure
+// (StopsAtFirstFailure), judging stops once a test failed and every test
+// before it is done: the rest cannot change the result.
+func (v *verifier) judgeTests(ctx context.Context, sub judge.Submission) (judge.Result, error) {
+	if !v.pkg.StopsAtFirstFailure() {
+		return v.e.Judge(ctx, sub, nil)
+	}
+	jctx, stop := context.WithCancel(ctx)
+	defer stop()
+	done := make([]bool, len(sub.Tests))
+	failedAt := -1
+	onTest := func(tr judge.TestResult) {
+		done[tr.Index] = true
+		if tr.Verdict != judge.Accepted && (failedAt < 0 || tr.Index < failedAt) {
+			failedAt = tr.Index
+		}
+		if failedAt < 0 {
+			return
+		}
+		for i := 0; i < failedAt; i++ {
+			if !done[i] {
+				return
+			}
+		}
+		stop()
+	}
+	res, err := v.e.Judge(jctx, sub, onTest)
+	if err != nil && ctx.Err() == nil && jctx.Err() != nil {
+		err = nil // stopped by onTest
+	}
+	return res, err
 }

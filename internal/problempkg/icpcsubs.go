@@ -94,6 +94,9 @@ func folderExpectation(folder string, v2025 bool, conf yamlMap) (Expectation, bo
 		ok = true
 	}
 	exp := Expectation{Folder: folder, Rules: []Rule{rule}}
+	if score := conf.sub(folder).list("score"); len(score) > 0 {
+		exp.Score = scoreRange(score)
+	}
 	exp.LowerBoundsTime = folder == "accepted" || folder == "wrong_answer" || folder == "run_time_error"
 	return exp, ok
 }

@@ -51,6 +51,28 @@ func (p *Package) Evaluate(outcomes []TestOutcome) Result {
 	return Result{Outcome: out, Score: p.evalGroups(outcomes)}
 }
 
+// StopsAtFirstFailure says a submission's result is decided by its tests
+// up to its first failure: a legacy ICPC pass-fail package whose test data
+// groups all stop judging at a rejection (on_reject: break, the default).
+func (p *Package) StopsAtFirstFailure() bool {
+	if p.Data == nil || p.Scoring2025 || p.Scoring {
+		return false
+	}
+	var breaks func(g *DataGroup) bool
+	breaks = func(g *DataGroup) bool {
+		if g.OnReject == "continue" {
+			return false
+		}
+		for _, it := range g.Items {
+			if it.Group != nil && !breaks(it.Group) {
+				return false
+			}
+		}
+		return true
+	}
+	return breaks(p.Data)
+}
+
 func passFailScore(o Outcome) float64 {
 	if o == AC {
 		return 100

@@ -287,6 +287,9 @@ func (v *verifier) outcomesAt(tests []judge.TestResult, tl time.Duration) []Test
 		out[i] = TestOutcome{Outcome: JE}
 	}
 	for _, tr := range tests {
+		if tr.Verdict == "" {
+			continue // not run: judging stopped at an earlier failure
+		}
 		o := outcomeOf(tr)
 		if tr.CPUTime > tl && (o.Outcome == AC || o.Outcome == WA) {
 			o = TestOutcome{Outcome: TLE}
