@@ -64,7 +64,7 @@ func checker(in *model.CheckerInput) *algoitny.Checker {
 	if in == nil {
 		return nil
 	}
-	c := &algoitny.Checker{Kind: in.Kind, Code: orEmpty(in.Code)}
+	c := &algoitny.Checker{Kind: in.Kind, Code: orEmpty(in.Code), Args: in.Args}
 	if in.Epsilon != nil {
 		c.Epsilon = *in.Epsilon
 	}

@@ -174,6 +174,7 @@ type ComplexityRoot struct {
 	}
 
 	Checker struct {
+		Args    func(childComplexity int) int
 		Epsilon func(childComplexity int) int
 		Kind    func(childComplexity int) int
 	}
@@ -1276,6 +1277,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CheckWindowStats.UptimePercent(childComplexity), true
 
+	case "Checker.args":
+		if e.ComplexityRoot.Checker.Args == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Checker.Args(childComplexity), true
 	case "Checker.epsilon":
 		if e.ComplexityRoot.Checker.Epsilon == nil {
 			break
@@ -3630,6 +3637,10 @@ enum CheckerKind {
   YESNO
   "A checker program, for problems with several valid answers (see CheckerInput.code)."
   CUSTOM
+  "The ICPC problem package format's default output validator: tokens compared case-insensitively (unless ` + "`" + `case_sensitive` + "`" + `), whitespace only separating them (unless ` + "`" + `space_change_sensitive` + "`" + `), numbers within ` + "`" + `float_tolerance ε` + "`" + `, ` + "`" + `float_absolute_tolerance ε` + "`" + ` or ` + "`" + `float_relative_tolerance ε` + "`" + ` when given. Its flags are ` + "`" + `args` + "`" + `."
+  ICPC_DEFAULT
+  "An ICPC output validator program: run as ` + "`" + `validator input answer feedback_dir/ args… < output` + "`" + `; exit code 42 is ACCEPTED, 43 WRONG_ANSWER, anything else the validator failing (INTERNAL_ERROR); its ` + "`" + `judgemessage.txt` + "`" + ` becomes the test's message."
+  ICPC
 }
 
 "How a problem's outputs are judged. A custom checker's code is not shown."
@@ -3638,6 +3649,8 @@ type Checker {
   kind: CheckerKind!
   "FLOAT's tolerance, absolute or relative (0 < epsilon < 1); not used by the other kinds."
   epsilon: Float
+  "ICPC_DEFAULT's flags, ICPC's further arguments; empty for the other kinds."
+  args: [String!]!
 }
 
 """
@@ -4664,8 +4677,10 @@ input CheckerInput {
   can ` + "`" + `#include "testlib.h"` + "`" + ` (a testlib-compatible header is provided).
   """
   code: String
-  "CUSTOM: the checker's language (required)."
+  "CUSTOM, ICPC: the checker's language (required)."
   language: Language
+  "ICPC_DEFAULT: its flags (e.g. [\"float_tolerance\", \"1e-6\"]); ICPC: arguments passed after its three standard ones."
+  args: [String!]
 }
 
 """
@@ -5666,6 +5681,8 @@ func (ec *executionContext) childFields_Checker(ctx context.Context, field graph
 		return ec.fieldContext_Checker_kind(ctx, field)
 	case "epsilon":
 		return ec.fieldContext_Checker_epsilon(ctx, field)
+	case "args":
+		return ec.fieldContext_Checker_args(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Checker", field.Name)
 }
@@ -9448,6 +9465,29 @@ func (ec *executionContext) _Checker_epsilon(ctx context.Context, field graphql.
 }
 func (ec *executionContext) fieldContext_Checker_epsilon(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Checker", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _Checker_args(ctx context.Context, field graphql.CollectedField, obj *algoitny.Checker) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Checker_args(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Args, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Checker_args(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Checker", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _CreatedWebhook_channel(ctx context.Context, field graphql.CollectedField, obj *model.CreatedWebhook) (ret graphql.Marshaler) {
@@ -18716,7 +18756,7 @@ func (ec *executionContext) unmarshalInputCheckerInput(ctx context.Context, obj 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"kind", "epsilon", "code", "language"}
+	fieldsInOrder := [...]string{"kind", "epsilon", "code", "language", "args"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -18751,6 +18791,13 @@ func (ec *executionContext) unmarshalInputCheckerInput(ctx context.Context, obj 
 				return it, err
 			}
 			it.Language = data
+		case "args":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("args"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Args = data
 		}
 	}
 	return it, nil
@@ -21075,6 +21122,11 @@ func (ec *executionContext) _Checker(ctx context.Context, sel ast.SelectionSet, 
 		case "epsilon":
 			out.Values[i] = ec._Checker_epsilon(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "args":
+			out.Values[i] = ec._Checker_args(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
@@ -26906,20 +26958,24 @@ func (ec *executionContext) marshalNCheckerKind2githubᚗcomᚋalgoitnyᚋapiᚋ
 
 var (
 	unmarshalNCheckerKind2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckerKind = map[string]algoitny.CheckerKind{
-		"LINES":  algoitny.CheckerLines,
-		"TOKENS": algoitny.CheckerTokens,
-		"EXACT":  algoitny.CheckerExact,
-		"FLOAT":  algoitny.CheckerFloat,
-		"YESNO":  algoitny.CheckerYesNo,
-		"CUSTOM": algoitny.CheckerCustom,
+		"LINES":        algoitny.CheckerLines,
+		"TOKENS":       algoitny.CheckerTokens,
+		"EXACT":        algoitny.CheckerExact,
+		"FLOAT":        algoitny.CheckerFloat,
+		"YESNO":        algoitny.CheckerYesNo,
+		"CUSTOM":       algoitny.CheckerCustom,
+		"ICPC_DEFAULT": algoitny.CheckerICPCDefault,
+		"ICPC":         algoitny.CheckerICPC,
 	}
 	marshalNCheckerKind2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckerKind = map[algoitny.CheckerKind]string{
-		algoitny.CheckerLines:  "LINES",
-		algoitny.CheckerTokens: "TOKENS",
-		algoitny.CheckerExact:  "EXACT",
-		algoitny.CheckerFloat:  "FLOAT",
-		algoitny.CheckerYesNo:  "YESNO",
-		algoitny.CheckerCustom: "CUSTOM",
+		algoitny.CheckerLines:       "LINES",
+		algoitny.CheckerTokens:      "TOKENS",
+		algoitny.CheckerExact:       "EXACT",
+		algoitny.CheckerFloat:       "FLOAT",
+		algoitny.CheckerYesNo:       "YESNO",
+		algoitny.CheckerCustom:      "CUSTOM",
+		algoitny.CheckerICPCDefault: "ICPC_DEFAULT",
+		algoitny.CheckerICPC:        "ICPC",
 	}
 )
 

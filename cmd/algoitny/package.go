@@ -7,12 +7,16 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/dynamo"
 	"github.com/algoitny/api/internal/judge"
 	"github.com/algoitny/api/internal/problempkg"
+	"github.com/algoitny/api/internal/problems"
 )
 
 // runPackage is `algoitny package verify|import PATH`: problem packages
@@ -152,7 +156,123 @@ func printReport(w io.Writer, r *problempkg.Report) {
 	}
 }
 
+// runPackageImport is `algoitny package import`: it verifies the package
+// and registers it as a problem on the stack the command finds (as
+// `admin` does), as the user --as names or, without it, as the operator
+// (a staff actor, the problem without an author). Exit status: 0 when
+// imported, 1 otherwise, 2 on bad usage.
 func runPackageImport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, strings.TrimSpace("algoitny package import: not yet"))
-	return 1
+	fs, f := newPackageFlags("import", stderr)
+	as := fs.String("as", "", "register the problem as this user (who must be allowed to register problems)")
+	id := fs.String("id", "", "the problem's id (default: the package's name)")
+	publish := fs.Bool("publish", false, "publish the problem at once (isCompleted)")
+	strict := fs.Bool("require-verified", false, "refuse a package whose submissions do not all get what their folders or tags require")
+	positional, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil || len(positional) != 1 {
+		fs.Usage()
+		return 2
+	}
+	cfg, ok := loadConfig(stderr, "package import")
+	if !ok {
+		return 1
+	}
+	w, err := openWriter(ctx, cfg, slog.New(slog.NewTextHandler(stderr, nil)))
+	if err != nil {
+		return fail(stderr, "package import", err)
+	}
+	defer w.Close()
+	actor, err := importActor(ctx, w.DB, *as)
+	if err != nil {
+		return fail(stderr, "package import", err)
+	}
+	imp, code := importPackage(ctx, positional[0], f, problempkg.ImportOptions{ProblemID: *id, RequireVerified: *strict}, stderr)
+	if imp == nil {
+		return code
+	}
+	imp.Problem.IsCompleted = *publish
+	svc := &problems.Service{Store: w.DB}
+	p, err := svc.Import(algoitny.WithActor(ctx, actor), problems.CreateInput{Problem: imp.Problem, TestCases: imp.Tests, Subtasks: imp.Subtasks})
+	if err != nil {
+		return fail(stderr, "package import", err)
+	}
+	return printImported(stdout, f.asJSON, imp, p)
+}
+
+// importActor is who registers an imported problem: the user with the
+// email, or the operator (staff, no user id) when it is "".
+func importActor(ctx context.Context, db *dynamo.DB, email string) (*algoitny.Actor, error) {
+	if email == "" {
+		return &algoitny.Actor{User: &algoitny.User{IsStaff: true, IsActive: true}}, nil
+	}
+	u, err := db.GetUserByEmail(ctx, email)
+	if err != nil {
+		return nil, fmt.Errorf("--as %s: %w", email, err)
+	}
+	a := &algoitny.Actor{User: u}
+	if u.PlanID != "" {
+		if a.Plan, err = db.GetPlan(ctx, u.PlanID); err != nil && !algoitny.IsCode(err, algoitny.ENOTFOUND) {
+			return nil, err
+		}
+	}
+	return a, nil
+}
+
+// importPackage opens, verifies and maps the package; a nil result comes
+// with the exit status.
+func importPackage(ctx context.Context, path string, f *packageFlags, opts problempkg.ImportOptions, stderr io.Writer) (*problempkg.Imported, int) {
+	pkg, err := problempkg.Open(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "algoitny package import: %v\n", err)
+		return nil, 1
+	}
+	defer pkg.Close()
+	e, err := f.engine(stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "algoitny package import: %v\n", err)
+		return nil, 1
+	}
+	defer e.Close()
+	opts.ProbeTime = f.probe
+	if !f.asJSON {
+		opts.Log = stderr
+	}
+	imp, err := problempkg.Import(ctx, pkg, e, opts)
+	if err != nil {
+		if imp != nil && imp.Report != nil && !f.asJSON {
+			printReport(stderr, imp.Report)
+		}
+		fmt.Fprintf(stderr, "algoitny package import: %s\n", algoitny.ErrorMessage(err))
+		return nil, 1
+	}
+	return imp, 0
+}
+
+// printImported reports an imported problem.
+func printImported(w io.Writer, asJSON bool, imp *problempkg.Imported, p *algoitny.Problem) int {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		out := struct {
+			Platform  string             `json:"platform"`
+			ProblemID string             `json:"problemId"`
+			Tests     int                `json:"tests"`
+			Subtasks  int                `json:"subtasks"`
+			Notes     []string           `json:"notes,omitempty"`
+			Report    *problempkg.Report `json:"report"`
+		}{strings.ToUpper(string(p.Platform)), p.ProblemID, p.TestCaseCount, len(p.Subtasks), imp.Notes, imp.Report}
+		if err := enc.Encode(out); err != nil {
+			return 1
+		}
+		return 0
+	}
+	printReport(w, imp.Report)
+	for _, n := range imp.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	fmt.Fprintf(w, "imported %s/%s: %d tests, %d subtasks, time limit %dms, %s\n", strings.ToUpper(string(p.Platform)), p.ProblemID,
+		p.TestCaseCount, len(p.Subtasks), p.TimeLimitMs, map[bool]string{true: "published", false: "a draft"}[p.IsCompleted])
+	return 0
 }

@@ -52,8 +52,10 @@ type CheckerInput struct {
 	// INTERNAL_ERROR. What it prints becomes the test's message. A C++ checker
 	// can `#include "testlib.h"` (a testlib-compatible header is provided).
 	Code *string `json:"code,omitempty"`
-	// CUSTOM: the checker's language (required).
+	// CUSTOM, ICPC: the checker's language (required).
 	Language *algoitny.Language `json:"language,omitempty"`
+	// ICPC_DEFAULT: its flags (e.g. ["float_tolerance", "1e-6"]); ICPC: arguments passed after its three standard ones.
+	Args []string `json:"args,omitempty"`
 }
 
 // A new URL check.

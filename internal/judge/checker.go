@@ -68,6 +68,9 @@ type Checker struct {
 	// test's own CheckerArgs; for CheckDefaultValidator they are its flags
 	// (the test's own follow them).
 	Args []string
+	// Files are further source files a checker program compiles with
+	// (headers), by name.
+	Files map[string][]byte
 }
 
 // maxToken bounds a single token for CheckFloat and CheckYesNo.

@@ -42,6 +42,8 @@ type Interactor struct {
 	// Args are an ICPC interactor's arguments after its three standard
 	// ones, before the test's own CheckerArgs.
 	Args []string
+	// Files are further source files it compiles with (headers), by name.
+	Files map[string][]byte
 }
 
 // interactorGrace is how long the solution may still run once the
@@ -70,7 +72,7 @@ func (it *Interactor) validate() error {
 // compileInteractor compiles an interactor's source; one that does not
 // compile is ErrInvalidInput.
 func (e *Engine) compileInteractor(ctx context.Context, it Interactor) (*Program, error) {
-	p, err := e.CompileChecker(ctx, it.Language, it.Source) // a C++ interactor may include testlib.h
+	p, err := e.compileAuthor(ctx, it.Language, it.Source, it.Files) // a C++ interactor may include testlib.h
 	if err != nil {
 		var ce *CompileError
 		if errors.As(err, &ce) {

@@ -93,23 +93,11 @@ type verifier struct {
 // verification (a checker that does not compile, a cancelled context);
 // faults found on the way are in the report.
 func Verify(ctx context.Context, pkg *Package, e *judge.Engine, opts Options) (*Report, error) {
-	if opts.ProbeTime <= 0 {
-		opts.ProbeTime = time.Minute
+	report, v, err := verifyKeeping(ctx, pkg, e, opts)
+	if v != nil {
+		v.close()
 	}
-	v := &verifier{pkg: pkg, e: e, opts: opts, report: &Report{Problem: pkg.Name, Format: pkg.Format,
-		Skipped: append([]Skipped{}, pkg.Skipped...), Warnings: append([]string{}, pkg.Warnings...)}}
-	defer v.close()
-	v.chooseLanguages()
-	if err := v.build(ctx); err != nil {
-		return v.report, err
-	}
-	if err := v.prepareTests(ctx); err != nil {
-		return v.report, err
-	}
-	if err := v.judgeAll(ctx); err != nil {
-		return v.report, err
-	}
-	return v.report, nil
+	return report, err
 }
 
 // chooseLanguages maps the package's programs to languages this judge
