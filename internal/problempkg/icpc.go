@@ -40,6 +40,11 @@ func readICPC(root, name string) (*Package, error) {
 	if len(pkg.Tests) == 0 {
 		return nil, errorf("data/secret", "the package has no test cases")
 	}
+	for _, dir := range []string{"include", "graders"} {
+		if isDir(joinRel(root, dir)) {
+			pkg.Skipped = append(pkg.Skipped, Skipped{Path: dir, Reason: "included files and custom graders are not supported"})
+		}
+	}
 	return pkg, nil
 }
 

@@ -6,6 +6,7 @@ package problems
 import (
 	"context"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -181,6 +182,11 @@ func (s *Service) create(ctx context.Context, in CreateInput, lim testLimits) (*
 		return nil, err
 	}
 	ref := p.Ref()
+	production, err := s.numberGenerated(ctx, ref, &p, in.TestCases)
+	if err != nil {
+		_ = s.Store.DiscardProblem(context.WithoutCancel(ctx), ref, p.CreatedBy)
+		return nil, err
+	}
 	if len(in.TestCases) > 0 {
 		if _, err := s.Store.AddTestCasesWithSubtasks(ctx, ref, in.TestCases, in.Subtasks); err != nil {
 			// No empty draft left behind (even if the client went away): a
@@ -189,10 +195,33 @@ func (s *Service) create(ctx context.Context, in CreateInput, lim testLimits) (*
 			return nil, err
 		}
 	}
-	if completed {
-		return s.Store.UpdateProblem(ctx, ref, algoitny.ProblemUpdate{IsCompleted: &completed})
+	if completed || production > 0 {
+		u := algoitny.ProblemUpdate{IsCompleted: &completed}
+		if production > 0 {
+			u.Production = &production
+		}
+		return s.Store.UpdateProblem(ctx, ref, u)
 	}
 	return s.Store.GetProblem(ctx, ref)
+}
+
+// numberGenerated makes the generated tests a new problem comes with (an
+// imported package's, made by its stored generator) its first production
+// run, so that regenerateTests can rebuild them; 0 when there are none.
+func (s *Service) numberGenerated(ctx context.Context, ref algoitny.ProblemRef, p *algoitny.Problem, cases []*algoitny.TestCase) (int, error) {
+	if p.Generator.IsZero() || !slices.ContainsFunc(cases, (*algoitny.TestCase).IsGenerated) {
+		return 0, nil
+	}
+	n, err := s.Store.StartProduction(ctx, ref)
+	if err != nil {
+		return 0, err
+	}
+	for _, tc := range cases {
+		if tc.IsGenerated() {
+			tc.Production = n
+		}
+	}
+	return n, nil
 }
 
 // registrationLimit returns the actor's MaxProblems, or an error when the
