@@ -179,7 +179,14 @@
 //     OUTPUT_LIMIT_EXCEEDED).
 //   - Processes: RLIMIT_NPROC, per user namespace (and per run uid), bounds
 //     processes and threads; fork bombs stall at the limit. Held runs with
-//     control groups are also bounded by their group's pids.max.
+//     control groups are also bounded by their group's pids.max. It counts
+//     threads and processes alike, so the threads a runtime is allowed
+//     (Language.ExtraProcesses: a JVM's, Go's, Node's) would let its program
+//     start as many processes — a shell through ProcessBuilder, os/exec or
+//     child_process. With Limits.MaxProcesses 1 (the default, and every
+//     checker's and interactor's) the system call filter therefore refuses
+//     any clone that does not make a thread, and fork and vfork (EAGAIN):
+//     no program starts a process of its own, in any language.
 //   - On a limit, on context cancellation or when the program exits, nothing
 //     it started survives: the supervisor is pid 1 of the pid namespace (it
 //     kills and reaps what the program left before it reports, so their CPU

@@ -30,7 +30,11 @@ type Limits struct {
 	FileSizeBytes int64
 	// MaxProcesses is the number of processes and threads the program itself may
 	// have, itself included (1 = no fork, no threads). The runtime's own threads
-	// (JVM, Go, Node) are allowed on top of it.
+	// (JVM, Go, Node) are allowed on top of it. With 1, the default, the
+	// program may start no process at all in any language: the runtime's
+	// thread allowance (RLIMIT_NPROC counts threads and processes alike) is
+	// for threads only, a system call filter refuses every other clone,
+	// fork and vfork (EAGAIN, as at the process limit).
 	MaxProcesses int
 }
 
@@ -85,6 +89,9 @@ type effLimits struct {
 	output     int64
 	fsize      int64
 	nproc      int // processes+threads of the program incl. runtime threads
+	// noFork: the program may have threads but no process of its own
+	// (Limits.MaxProcesses 1), whatever its runtime's thread allowance.
+	noFork bool
 }
 
 // effective combines the problem's limits with the language's allowances.
@@ -107,6 +114,7 @@ func (l Limits) effective(lang Language) effLimits {
 		output:     l.OutputBytes,
 		fsize:      l.FileSizeBytes,
 		nproc:      l.MaxProcesses + lang.ExtraProcesses,
+		noFork:     l.MaxProcesses <= 1,
 	}
 	switch lang.MemoryPolicy {
 	case MemoryAddressSpace:
