@@ -246,7 +246,13 @@
 // (presentation error) wrong answer, 3 (FAIL) INTERNAL_ERROR, 7 points
 // (TestResult.Points, the one case its message is read: "points X" as quitp
 // writes it), anything else INTERNAL_ERROR; otherwise the status decides,
-// never what it printed. C++ checkers compiled through Judge or
+// never what it printed. A checker and an interactor are a problem
+// author's programs: their limits are derived from the test's (its CPU
+// time, at least one second, at most Config.CheckerLimits.CPUTime; wall
+// time 2×CPU + 1 s), so one that hangs or spins costs about what the test
+// may cost, and one that does not end on its own is INTERNAL_ERROR naming
+// it ("checker exceeded its time limit: …", "interactor was killed by
+// SIGSEGV"), never the contestant's verdict. C++ checkers compiled through Judge or
 // Engine.CompileChecker find a testlib-compatible testlib.h next to their
 // source (testlib/testlib.h, embedded).
 // Checker.Compare is usable on its own.
@@ -276,7 +282,11 @@
 // crashes) win over the interactor's rejection unless they came after it;
 // the interactor failing is INTERNAL_ERROR; the solution's wall time is
 // the idleness limit of a pair waiting on each other, and a solution still
-// running a second after the interactor ended is killed.
+// running a second after the interactor ended is killed. When the solution
+// is stopped while it waited, an interactor that was waiting for it ends
+// at the end of its output (the solution is TIME_LIMIT_EXCEEDED); one that
+// does not was stuck itself, and is stopped at its own limits: a judge
+// failure, "interactor exceeded its time limit".
 //
 // # Benchmark
 //

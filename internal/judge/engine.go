@@ -68,7 +68,12 @@ type Config struct {
 	// CompileLimits bound compilers. Default: 60s CPU, 120s wall, 2 GiB data,
 	// 256 processes/threads.
 	CompileLimits Limits
-	// CheckerLimits bound custom checkers, per test. Default: 10s CPU, 512 MiB.
+	// CheckerLimits bound custom checkers and interactors, per test. Their
+	// CPU time is the test's own limit (at least one second), at most
+	// CheckerLimits.CPUTime; their wall time follows from it (2×CPU + 1 s),
+	// at most CheckerLimits.WallTime when set; memory, output, files and
+	// processes are CheckerLimits'. Default: at most 10 s of CPU time, 512
+	// MiB, one process.
 	CheckerLimits Limits
 	// WarmIdle is how long a worker slot's held sandbox (holder.go: set up
 	// once, running program after program) waits for the next run before
@@ -131,12 +136,13 @@ func DefaultCompileLimits() Limits {
 	}
 }
 
-// DefaultCheckerLimits are the limits a custom checker runs under for each test
-// unless Config.CheckerLimits says otherwise.
+// DefaultCheckerLimits are the bounds of a custom checker's or an
+// interactor's limits for each test (Config.CheckerLimits) unless the
+// configuration says otherwise: CPUTime is a ceiling (the test's own limit
+// is used below it), WallTime zero (derived from the CPU time).
 func DefaultCheckerLimits() Limits {
 	return Limits{
 		CPUTime:       10 * time.Second,
-		WallTime:      30 * time.Second,
 		MemoryBytes:   512 << 20,
 		OutputBytes:   1 << 20,
 		FileSizeBytes: 16 << 20,

@@ -78,6 +78,31 @@ func (l Limits) withDefaults(def Limits) (Limits, error) {
 	return l, nil
 }
 
+// authorMinCPU is the least CPU time a custom checker or an interactor
+// gets per test, however short the test's own limit: reading and judging
+// an output may cost more than producing it, and an interpreter's start
+// alone takes tens of milliseconds.
+const authorMinCPU = time.Second
+
+// authorLimits are the limits of a problem author's program — a custom
+// checker, an interactor — for one test whose limits are test (defaults
+// applied). Its CPU time is the test's, at least authorMinCPU and at most
+// Config.CheckerLimits.CPUTime; its wall time follows from it as a
+// program's does (2×CPU + 1 s), at most Config.CheckerLimits.WallTime when
+// that is set; memory, output, files and processes are
+// Config.CheckerLimits'. So an author's program that hangs or spins costs
+// about what the test may cost, not a fixed ceiling per test.
+func (e *Engine) authorLimits(test Limits) Limits {
+	c := e.cfg.CheckerLimits
+	lim := c
+	lim.CPUTime = min(max(test.CPUTime, authorMinCPU), c.CPUTime)
+	lim.WallTime = 0
+	if c.WallTime > 0 {
+		lim.WallTime = min(c.WallTime, 2*lim.CPUTime+time.Second)
+	}
+	return lim
+}
+
 // effLimits are the limits actually enforced for one run of one language.
 type effLimits struct {
 	cpu, wall  time.Duration

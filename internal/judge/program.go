@@ -80,6 +80,10 @@ type RunResult struct {
 	Stderr string
 	// Message explains the verdict for humans, e.g. "CPU time limit 1s exceeded".
 	Message string
+
+	// waited: stopped at the wall time limit while it slept or waited
+	// (for input, say), not while it computed.
+	waited bool
 }
 
 // Compile saves source for the language and builds it once, in the sandbox.
@@ -463,6 +467,7 @@ func classify(res spawnRes, l effLimits, lang Language) RunResult {
 	case res.killed == killWall:
 		rr.Verdict, rr.Message = TimeLimitExceeded,
 			fmt.Sprintf("wall time limit %v exceeded (CPU time used %v): the program was sleeping or waiting", l.wall, res.cpu.Round(time.Millisecond))
+		rr.waited = true
 	case res.maxRSS > l.memory:
 		rr.Verdict, rr.Message = MemoryLimitExceeded, fmt.Sprintf("peak memory %s over the limit %s", formatBytes(res.maxRSS), memoryLimitText(l))
 	case res.signal == syscall.SIGXFSZ:
