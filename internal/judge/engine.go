@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -496,10 +497,10 @@ func (e *Engine) probeSandbox() error {
 	}
 	e.sysDir = etcParent
 	etc := filepath.Join(etcParent, "etc")
-	if err := mirrorEtc(etc); err != nil {
+	if err := mirrorEtc(etc, e.etcPatterns()); err != nil {
 		return fmt.Errorf("%w: mirroring /etc: %v", ErrSandboxUnavailable, err)
 	}
-	sys := systemMounts(etc, e.cfg.ReadOnlyPaths)
+	sys := systemMounts(etc, e.readOnlyPaths())
 	var lastErr error
 	for _, extra := range [][]string{{"--disable-userns"}, nil} {
 		e.bwrapPrefix = append(append(append([]string{}, base...), extra...), sys...)
@@ -515,6 +516,37 @@ func (e *Engine) probeSandbox() error {
 	}
 	return fmt.Errorf("%w: bubblewrap does not work here (%v); it needs unprivileged user namespaces "+
 		"(sysctl kernel.unprivileged_userns_clone=1 / user.max_user_namespaces>0)", ErrSandboxUnavailable, lastErr)
+}
+
+// etcPatterns are the /etc entries every sandbox sees: the engine's
+// allowlist and what the configured languages' toolchains read
+// (Language.SandboxEtc).
+func (e *Engine) etcPatterns() []string {
+	out := slices.Clone(etcAllowlist)
+	for _, l := range e.cfg.Languages {
+		for _, p := range l.SandboxEtc {
+			if !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// readOnlyPaths are the host directories bound read-only into every
+// sandbox besides /usr: Config.ReadOnlyPaths and the configured
+// languages' Language.SandboxPaths that exist here (a language whose
+// toolchain is missing is reported unavailable, not a broken sandbox).
+func (e *Engine) readOnlyPaths() []string {
+	out := slices.Clone(e.cfg.ReadOnlyPaths)
+	for _, l := range e.cfg.Languages {
+		for _, p := range l.SandboxPaths {
+			if _, err := os.Stat(p); err == nil && !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }
 
 // runTool runs a trusted command (probe, version check) in the sandbox with

@@ -121,7 +121,11 @@ type effLimits struct {
 
 // effective combines the problem's limits with the language's allowances.
 func (l Limits) effective(lang Language) effLimits {
-	cpu := l.CPUTime + lang.ExtraTime
+	cpu := l.CPUTime
+	if lang.TimeFactor > 0 {
+		cpu = time.Duration(float64(cpu) * lang.TimeFactor)
+	}
+	cpu += lang.ExtraTime
 	wall := l.WallTime
 	if wall == 0 {
 		wall = 2*cpu + time.Second
