@@ -3529,7 +3529,13 @@ enum Platform {
 A programming language the judge runs: of a submission, of a problem's
 reference solution, of a generator, validator or custom checker. ` + "`" + `languages` + "`" + `
 lists those the judge workers run now; ` + "`" + `executeCode` + "`" + ` refuses any other
-(BAD_USER_INPUT on ` + "`" + `language` + "`" + `) before charging the quota.
+(BAD_USER_INPUT on ` + "`" + `language` + "`" + `) before charging the quota. The values are
+the judge's built-in languages; an operator's language table may change
+how each is built and run (another compiler, flags, limits), and a
+language it adds under a new id is judged by ` + "`" + `algoitny judge` + "`" + ` and package
+verification but reaches the API only as a new value of this enum, in a
+release: clients generated from this schema reject values it does not
+list, so none appears at run time.
 """
 enum Language {
   "Python 3 (` + "`" + `python3` + "`" + `); the source is ` + "`" + `main.py` + "`" + `."
@@ -3548,6 +3554,18 @@ enum Language {
   RUST
   "Kotlin 1.3 (Debian's kotlinc) on the JVM of JAVA, the source ` + "`" + `main.kt` + "`" + ` built into a jar with the Kotlin runtime; compiling takes seconds. Gets 1 s more CPU time and 96 MiB more memory, like JAVA."
   KOTLIN
+  "C++20, compiled with ` + "`" + `g++ -std=c++20 -O2 -DONLINE_JUDGE` + "`" + `; the source is ` + "`" + `main.cpp` + "`" + `."
+  CPP20
+  "Python 3 run by PyPy 3 (Debian's ` + "`" + `pypy3` + "`" + `, a JIT: faster loops, slower start); the source is ` + "`" + `main.py` + "`" + `. Gets 64 MiB more memory."
+  PYPY3
+  "C#, compiled with Mono's ` + "`" + `mcs -optimize+ -r:System.Numerics` + "`" + ` and run by ` + "`" + `mono` + "`" + `; any class with ` + "`" + `Main` + "`" + `. Gets 32 MiB more memory."
+  CSHARP
+  "Ruby 3 (` + "`" + `ruby` + "`" + `); the source is ` + "`" + `main.rb` + "`" + `, syntax-checked with ` + "`" + `ruby -c` + "`" + `."
+  RUBY
+  "PHP 8 CLI (` + "`" + `php -n` + "`" + `, ` + "`" + `memory_limit` + "`" + ` the problem's); the source is ` + "`" + `main.php` + "`" + ` (start it with ` + "`" + `<?php` + "`" + `), syntax-checked with ` + "`" + `php -l` + "`" + `."
+  PHP
+  "Haskell, compiled with ` + "`" + `ghc -O2` + "`" + `; the heap is bounded by the problem's memory limit (` + "`" + `+RTS -M` + "`" + `)."
+  HASKELL
 }
 
 "A language the judge workers run now, with its toolchain."
@@ -27539,6 +27557,12 @@ var (
 		"JAVASCRIPT": algoitny.LanguageJavaScript,
 		"RUST":       algoitny.LanguageRust,
 		"KOTLIN":     algoitny.LanguageKotlin,
+		"CPP20":      algoitny.LanguageCPP20,
+		"PYPY3":      algoitny.LanguagePyPy3,
+		"CSHARP":     algoitny.LanguageCSharp,
+		"RUBY":       algoitny.LanguageRuby,
+		"PHP":        algoitny.LanguagePHP,
+		"HASKELL":    algoitny.LanguageHaskell,
 	}
 	marshalNLanguage2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐLanguage = map[algoitny.Language]string{
 		algoitny.LanguagePython:     "PYTHON",
@@ -27549,6 +27573,12 @@ var (
 		algoitny.LanguageJavaScript: "JAVASCRIPT",
 		algoitny.LanguageRust:       "RUST",
 		algoitny.LanguageKotlin:     "KOTLIN",
+		algoitny.LanguageCPP20:      "CPP20",
+		algoitny.LanguagePyPy3:      "PYPY3",
+		algoitny.LanguageCSharp:     "CSHARP",
+		algoitny.LanguageRuby:       "RUBY",
+		algoitny.LanguagePHP:        "PHP",
+		algoitny.LanguageHaskell:    "HASKELL",
 	}
 )
 
@@ -28765,6 +28795,12 @@ var (
 		"JAVASCRIPT": algoitny.LanguageJavaScript,
 		"RUST":       algoitny.LanguageRust,
 		"KOTLIN":     algoitny.LanguageKotlin,
+		"CPP20":      algoitny.LanguageCPP20,
+		"PYPY3":      algoitny.LanguagePyPy3,
+		"CSHARP":     algoitny.LanguageCSharp,
+		"RUBY":       algoitny.LanguageRuby,
+		"PHP":        algoitny.LanguagePHP,
+		"HASKELL":    algoitny.LanguageHaskell,
 	}
 	marshalOLanguage2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐLanguage = map[algoitny.Language]string{
 		algoitny.LanguagePython:     "PYTHON",
@@ -28775,6 +28811,12 @@ var (
 		algoitny.LanguageJavaScript: "JAVASCRIPT",
 		algoitny.LanguageRust:       "RUST",
 		algoitny.LanguageKotlin:     "KOTLIN",
+		algoitny.LanguageCPP20:      "CPP20",
+		algoitny.LanguagePyPy3:      "PYPY3",
+		algoitny.LanguageCSharp:     "CSHARP",
+		algoitny.LanguageRuby:       "RUBY",
+		algoitny.LanguagePHP:        "PHP",
+		algoitny.LanguageHaskell:    "HASKELL",
 	}
 )
 

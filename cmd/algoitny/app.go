@@ -503,7 +503,11 @@ func newJudge(cfg Config) (*judge.Engine, error) {
 	if mode == judge.SandboxNone && !cfg.Dev {
 		return nil, errors.New("JUDGE_SANDBOX=none runs users' code unsandboxed and is only allowed with ALGOITNY_DEV=true")
 	}
-	e, err := judge.New(judge.Config{Sandbox: mode, AllowUnsandboxed: mode == judge.SandboxNone, UIDBase: cfg.JudgeUIDBase})
+	langs, err := judge.LoadLanguages(cfg.JudgeLanguages)
+	if err != nil {
+		return nil, fmt.Errorf("JUDGE_LANGUAGES: %w", err)
+	}
+	e, err := judge.New(judge.Config{Sandbox: mode, AllowUnsandboxed: mode == judge.SandboxNone, UIDBase: cfg.JudgeUIDBase, Languages: langs})
 	if errors.Is(err, judge.ErrSandboxUnavailable) {
 		return nil, fmt.Errorf("%w: install bubblewrap (apt-get install -y bubblewrap), or run API-only with `serve --no-workers`", err)
 	}
