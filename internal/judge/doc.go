@@ -9,6 +9,7 @@
 //	e, err := judge.New(judge.Config{})          // checks bwrap and the toolchains
 //	defer e.Close()
 //	e.Languages()                                // every language, Available or not (and why)
+//	judge.DetectLanguage(files, e.Languages())   // a package program's language, as problemtools says
 //
 //	// Judge a submission: compile once, run every test (in parallel), check.
 //	res, err := e.Judge(ctx, judge.Submission{
@@ -215,11 +216,20 @@
 //
 // # Memory per language
 //
-// RLIMIT_AS cannot be used uniformly: the JVM, Go and V8 reserve gigabytes of
-// address space they never touch. Language.MemoryPolicy chooses:
+// The language table is data (languages.json, built in; LoadLanguages
+// reads an operator's file on top of it, langfile.go documents the
+// format). RLIMIT_AS cannot be used uniformly: the JVM, Go, V8, Mono and
+// GHC reserve gigabytes of address space they never touch.
+// Language.MemoryPolicy chooses:
 //
 //   - C, C++, Rust, Python: RLIMIT_AS = limit + allowance + a little slack for
 //     shared libraries; RLIMIT_STACK = the limit (deep recursion works).
+//     PyPy, Ruby and PHP likewise, with more slack (PyPy's nursery, Ruby's
+//     stack reservations) and their own heap limits where they have one
+//     (PYPY_GC_MAX, PHP's memory_limit = the limit).
+//   - C# (Mono) and Haskell (GHC): RLIMIT_DATA as for Go below, with the
+//     runtime's heap bounded by the limit (MONO_GC_PARAMS max-heap-size,
+//     GHC's +RTS -M); GHC reserves a terabyte PROT_NONE, so no RLIMIT_AS.
 //   - Go: RLIMIT_DATA (private writable memory, which excludes PROT_NONE
 //     reservations) = limit + slack, GOMEMLIMIT = limit, GOMAXPROCS=1,
 //     a generous RLIMIT_AS as backstop.
