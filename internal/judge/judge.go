@@ -139,8 +139,11 @@ type Result struct {
 // Errors: ErrUnknownLanguage, ErrLanguageUnavailable, ErrInvalidInput (no tests,
 // bad limits or checker, a custom checker or an interactor that does not
 // compile), ErrClosed, ErrSandboxFailed when compilation could not be
-// sandboxed, and ctx's error when ctx ends: running processes are killed at
-// once and the Result holds the tests finished so far.
+// sandboxed, ErrCompilerTimeout when a compiler (the submission's, the
+// checker's or the interactor's) did not finish in time — the Result is
+// then INTERNAL_ERROR, not COMPILATION_ERROR: retry —, and ctx's error
+// when ctx ends: running processes are killed at once and the Result holds
+// the tests finished so far.
 func (e *Engine) Judge(ctx context.Context, sub Submission, onTest func(TestResult)) (Result, error) {
 	res := Result{Total: len(sub.Tests)}
 	if err := sub.validate(); err != nil {
