@@ -80,14 +80,20 @@ type RunResult struct {
 	Stderr string
 	// Message explains the verdict for humans, e.g. "CPU time limit 1s exceeded".
 	Message string
+
+	// waited: stopped at the wall time limit while it slept or waited
+	// (for input, say), not while it computed.
+	waited bool
 }
 
 // Compile saves source for the language and builds it once, in the sandbox.
 //
 // Errors: ErrUnknownLanguage, ErrLanguageUnavailable, a *CompileError
 // (errors.Is ErrCompilation) with the compiler's message when the source does
-// not compile or the compiler exceeds Config.CompileLimits, ErrSandboxFailed,
-// ErrClosed, or ctx's error.
+// not compile or the compiler exceeds Config.CompileLimits' memory or output,
+// ErrCompilerTimeout when it exceeds their CPU or wall time (the machine's
+// failure, not the source's: retry), ErrSandboxFailed, ErrClosed, or ctx's
+// error.
 func (e *Engine) Compile(ctx context.Context, language, source string) (*Program, error) {
 	return e.compileWith(ctx, language, source, nil)
 }
@@ -137,6 +143,10 @@ func (p *Program) compile(ctx context.Context, source string, files map[string][
 	}
 	if res.setupFailed {
 		return fmt.Errorf("%w: compile: %s", ErrSandboxFailed, firstLine(string(res.stderr)))
+	}
+	if res.killed == killCPU || res.killed == killWall {
+		return fmt.Errorf("%w: %s (%v of CPU time, %v of wall time; limits %v and %v)", ErrCompilerTimeout, p.lang.ID,
+			res.cpu.Round(time.Millisecond), res.wall.Round(time.Millisecond), p.e.cfg.CompileLimits.CPUTime, p.e.cfg.CompileLimits.WallTime)
 	}
 	if res.killed != killNone || res.exitCode != 0 || res.signal != 0 {
 		return p.compileError(res, out.String(), cw.truncated)
@@ -216,8 +226,6 @@ func (p *Program) compileError(res spawnRes, stdout string, stdoutTruncated bool
 	}
 	ce := &CompileError{Language: p.lang.ID, Output: msg}
 	switch {
-	case res.killed == killCPU || res.killed == killWall:
-		ce.Reason = "compiler exceeded the time limit"
 	case res.killed == killOutput:
 		ce.Reason = "compiler output too large"
 	case res.killed == killMemory:
@@ -463,6 +471,7 @@ func classify(res spawnRes, l effLimits, lang Language) RunResult {
 	case res.killed == killWall:
 		rr.Verdict, rr.Message = TimeLimitExceeded,
 			fmt.Sprintf("wall time limit %v exceeded (CPU time used %v): the program was sleeping or waiting", l.wall, res.cpu.Round(time.Millisecond))
+		rr.waited = true
 	case res.maxRSS > l.memory:
 		rr.Verdict, rr.Message = MemoryLimitExceeded, fmt.Sprintf("peak memory %s over the limit %s", formatBytes(res.maxRSS), memoryLimitText(l))
 	case res.signal == syscall.SIGXFSZ:
