@@ -50,12 +50,16 @@ ENTRYPOINT ["/usr/local/bin/algoitny"]
 CMD ["serve", "--no-workers"]
 
 # --- 3. the worker: `worker` -------------------------------------------------
-# The judge (internal/judge/language.go) runs, inside bubblewrap:
+# The judge runs every language of its table (internal/judge/languages.json),
+# inside bubblewrap:
 #   python3 (Python 3), gcc (C17; also builds the judge's C supervisor once,
-#   statically: libc6-dev), g++ (C++17), javac/java (Java 17), go (Go),
-#   node (JavaScript).
+#   statically: libc6-dev), g++ (C++17, C++20), javac/java (Java 17), go
+#   (Go), node (JavaScript), rustc (Rust), kotlinc (Kotlin), pypy3 (PyPy 3),
+#   mcs/mono (C#, with System.Numerics), ruby (Ruby), php (PHP), ghc
+#   (Haskell).
 # Go is the toolchain of the build stage, in /usr/local/go (on the sandbox's
-# PATH); Debian's golang package would be an older Go.
+# PATH); Debian's golang package would be an older Go. A worker announces
+# the languages that work in it; `algoitny judge --languages` lists them.
 # It starts only if bubblewrap can create its namespaces: as root (what CI
 # runs; each run then gets a uid of its own) in a container that allows it —
 # `privileged: true` in docker-compose.yml — or as a user with unprivileged
@@ -71,9 +75,12 @@ RUN mkdir -p /usr/share/man/man1 \
  && apt-get install -y --no-install-recommends \
       ca-certificates bubblewrap \
       gcc g++ libc6-dev \
-      python3 \
-      openjdk-17-jdk-headless \
+      python3 pypy3 \
+      openjdk-17-jdk-headless kotlin \
       nodejs \
+      rustc \
+      mono-mcs libmono-system-numerics4.0-cil \
+      ruby php-cli ghc \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /usr/local/go /usr/local/go
 COPY --from=build /out/algoitny /usr/local/bin/algoitny

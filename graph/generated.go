@@ -257,6 +257,12 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	LanguageInfo struct {
+		Language func(childComplexity int) int
+		Name     func(childComplexity int) int
+		Version  func(childComplexity int) int
+	}
+
 	LeaderboardEntry struct {
 		LastSolvedAt   func(childComplexity int) int
 		Rank           func(childComplexity int) int
@@ -403,6 +409,7 @@ type ComplexityRoot struct {
 		HistoryFeed            func(childComplexity int, first *int, after *string) int
 		Job                    func(childComplexity int, id string) int
 		Jobs                   func(childComplexity int, typeArg *algoitny.JobType, status *algoitny.JobStatus, first *int, after *string) int
+		Languages              func(childComplexity int) int
 		Leaderboard            func(childComplexity int, first *int) int
 		Me                     func(childComplexity int) int
 		MyChecks               func(childComplexity int, first *int, after *string) int
@@ -720,6 +727,7 @@ type QueryResolver interface {
 	Job(ctx context.Context, id string) (*algoitny.Job, error)
 	Jobs(ctx context.Context, typeArg *algoitny.JobType, status *algoitny.JobStatus, first *int, after *string) (*model.JobConnection, error)
 	Plans(ctx context.Context) ([]*algoitny.Plan, error)
+	Languages(ctx context.Context) ([]*algoitny.LanguageOffer, error)
 	MyUsage(ctx context.Context) ([]*algoitny.Usage, error)
 	Users(ctx context.Context, plan *string, first *int, after *string) (*model.UserConnection, error)
 	User(ctx context.Context, id string) (*algoitny.User, error)
@@ -1582,6 +1590,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.JobProgressEdge.Node(childComplexity), true
 
+	case "LanguageInfo.id":
+		if e.ComplexityRoot.LanguageInfo.Language == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LanguageInfo.Language(childComplexity), true
+	case "LanguageInfo.name":
+		if e.ComplexityRoot.LanguageInfo.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LanguageInfo.Name(childComplexity), true
+	case "LanguageInfo.version":
+		if e.ComplexityRoot.LanguageInfo.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LanguageInfo.Version(childComplexity), true
+
 	case "LeaderboardEntry.lastSolvedAt":
 		if e.ComplexityRoot.LeaderboardEntry.LastSolvedAt == nil {
 			break
@@ -2419,6 +2446,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Jobs(childComplexity, args["type"].(*algoitny.JobType), args["status"].(*algoitny.JobStatus), args["first"].(*int), args["after"].(*string)), true
+	case "Query.languages":
+		if e.ComplexityRoot.Query.Languages == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Languages(childComplexity), true
 	case "Query.leaderboard":
 		if e.ComplexityRoot.Query.Leaderboard == nil {
 			break
@@ -3501,9 +3534,15 @@ enum Platform {
 
 """
 A programming language the judge runs: of a submission, of a problem's
-reference solution, of a generator, validator or custom checker. A job whose
-language is not installed on the server fails with "… is not available on this
-server".
+reference solution, of a generator, validator or custom checker. ` + "`" + `languages` + "`" + `
+lists those the judge workers run now; ` + "`" + `executeCode` + "`" + ` refuses any other
+(BAD_USER_INPUT on ` + "`" + `language` + "`" + `) before charging the quota. The values are
+the judge's built-in languages; an operator's language table may change
+how each is built and run (another compiler, flags, limits), and a
+language it adds under a new id is judged by ` + "`" + `algoitny judge` + "`" + ` and package
+verification but reaches the API only as a new value of this enum, in a
+release: clients generated from this schema reject values it does not
+list, so none appears at run time.
 """
 enum Language {
   "Python 3 (` + "`" + `python3` + "`" + `); the source is ` + "`" + `main.py` + "`" + `."
@@ -3522,6 +3561,28 @@ enum Language {
   RUST
   "Kotlin 1.3 (Debian's kotlinc) on the JVM of JAVA, the source ` + "`" + `main.kt` + "`" + ` built into a jar with the Kotlin runtime; compiling takes seconds. Gets 1 s more CPU time and 96 MiB more memory, like JAVA."
   KOTLIN
+  "C++20, compiled with ` + "`" + `g++ -std=c++20 -O2 -DONLINE_JUDGE` + "`" + `; the source is ` + "`" + `main.cpp` + "`" + `."
+  CPP20
+  "Python 3 run by PyPy 3 (Debian's ` + "`" + `pypy3` + "`" + `, a JIT: faster loops, slower start); the source is ` + "`" + `main.py` + "`" + `. Gets 64 MiB more memory."
+  PYPY3
+  "C#, compiled with Mono's ` + "`" + `mcs -optimize+ -r:System.Numerics` + "`" + ` and run by ` + "`" + `mono` + "`" + `; any class with ` + "`" + `Main` + "`" + `. Gets 32 MiB more memory."
+  CSHARP
+  "Ruby 3 (` + "`" + `ruby` + "`" + `); the source is ` + "`" + `main.rb` + "`" + `, syntax-checked with ` + "`" + `ruby -c` + "`" + `."
+  RUBY
+  "PHP 8 CLI (` + "`" + `php -n` + "`" + `, ` + "`" + `memory_limit` + "`" + ` the problem's); the source is ` + "`" + `main.php` + "`" + ` (start it with ` + "`" + `<?php` + "`" + `), syntax-checked with ` + "`" + `php -l` + "`" + `."
+  PHP
+  "Haskell, compiled with ` + "`" + `ghc -O2` + "`" + `; the heap is bounded by the problem's memory limit (` + "`" + `+RTS -M` + "`" + `)."
+  HASKELL
+}
+
+"A language the judge workers run now, with its toolchain."
+type LanguageInfo {
+  "The language, as ` + "`" + `executeCode` + "`" + ` takes it."
+  id: Language!
+  "A human-readable name with the standard, e.g. ` + "`" + `C++17 (g++ -O2)` + "`" + `."
+  name: String!
+  "The toolchain's version as the worker found it (the first line it printed), e.g. ` + "`" + `g++ (Debian 12.2.0-14) 12.2.0` + "`" + `."
+  version: String!
 }
 
 "The judge's verdict on one test, or on a whole execution (the first failed test's, by index)."
@@ -5017,6 +5078,13 @@ type Query {
   ): JobConnection!
   "The active plans sorted by name (staff: then the inactive ones). Anyone may read them."
   plans: [Plan!]!
+  """
+  The languages ` + "`" + `executeCode` + "`" + ` takes now: those the live judge workers run,
+  each once, in the order of the ` + "`" + `Language` + "`" + ` enum. Anyone may read them.
+  Empty while no worker has announced itself (a submission in any language
+  is then taken, and judged when a worker starts).
+  """
+  languages: [LanguageInfo!]!
   "Today's use of each metered action (EXECUTION, then HINT) against your plan. Errors: UNAUTHENTICATED when anonymous."
   myUsage: [Usage!]!
   """
@@ -5841,6 +5909,18 @@ func (ec *executionContext) childFields_JobProgressEdge(ctx context.Context, fie
 		return ec.fieldContext_JobProgressEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type JobProgressEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_LanguageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_LanguageInfo_id(ctx, field)
+	case "name":
+		return ec.fieldContext_LanguageInfo_name(ctx, field)
+	case "version":
+		return ec.fieldContext_LanguageInfo_version(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LanguageInfo", field.Name)
 }
 
 func (ec *executionContext) childFields_LeaderboardEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -10654,6 +10734,75 @@ func (ec *executionContext) fieldContext_JobProgressEdge_node(_ context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _LanguageInfo_id(ctx context.Context, field graphql.CollectedField, obj *algoitny.LanguageOffer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LanguageInfo_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Language, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v algoitny.Language) graphql.Marshaler {
+			return ec.marshalNLanguage2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐLanguage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LanguageInfo_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LanguageInfo", field, false, false, errors.New("field of type Language does not have child fields"))
+}
+
+func (ec *executionContext) _LanguageInfo_name(ctx context.Context, field graphql.CollectedField, obj *algoitny.LanguageOffer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LanguageInfo_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LanguageInfo_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LanguageInfo", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _LanguageInfo_version(ctx context.Context, field graphql.CollectedField, obj *algoitny.LanguageOffer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LanguageInfo_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LanguageInfo_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LanguageInfo", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _LeaderboardEntry_rank(ctx context.Context, field graphql.CollectedField, obj *algoitny.LeaderboardEntry) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14200,6 +14349,38 @@ func (ec *executionContext) fieldContext_Query_plans(_ context.Context, field gr
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Plan(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_languages(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_languages(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().Languages(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*algoitny.LanguageOffer) graphql.Marshaler {
+			return ec.marshalNLanguageInfo2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐLanguageOfferᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_languages(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_LanguageInfo(ctx, field)
 		},
 	}
 	return fc, nil
@@ -22002,6 +22183,54 @@ func (ec *executionContext) _JobProgressEdge(ctx context.Context, sel ast.Select
 	return out
 }
 
+var languageInfoImplementors = []string{"LanguageInfo"}
+
+func (ec *executionContext) _LanguageInfo(ctx context.Context, sel ast.SelectionSet, obj *algoitny.LanguageOffer) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, languageInfoImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("LanguageInfo")
+		case "id":
+			out.Values[i] = ec._LanguageInfo_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._LanguageInfo_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "version":
+			out.Values[i] = ec._LanguageInfo_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var leaderboardEntryImplementors = []string{"LeaderboardEntry"}
 
 func (ec *executionContext) _LeaderboardEntry(ctx context.Context, sel ast.SelectionSet, obj *algoitny.LeaderboardEntry) graphql.Marshaler {
@@ -23799,6 +24028,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_plans(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "languages":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_languages(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -27362,6 +27613,12 @@ var (
 		"JAVASCRIPT": algoitny.LanguageJavaScript,
 		"RUST":       algoitny.LanguageRust,
 		"KOTLIN":     algoitny.LanguageKotlin,
+		"CPP20":      algoitny.LanguageCPP20,
+		"PYPY3":      algoitny.LanguagePyPy3,
+		"CSHARP":     algoitny.LanguageCSharp,
+		"RUBY":       algoitny.LanguageRuby,
+		"PHP":        algoitny.LanguagePHP,
+		"HASKELL":    algoitny.LanguageHaskell,
 	}
 	marshalNLanguage2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐLanguage = map[algoitny.Language]string{
 		algoitny.LanguagePython:     "PYTHON",
@@ -27372,8 +27629,40 @@ var (
 		algoitny.LanguageJavaScript: "JAVASCRIPT",
 		algoitny.LanguageRust:       "RUST",
 		algoitny.LanguageKotlin:     "KOTLIN",
+		algoitny.LanguageCPP20:      "CPP20",
+		algoitny.LanguagePyPy3:      "PYPY3",
+		algoitny.LanguageCSharp:     "CSHARP",
+		algoitny.LanguageRuby:       "RUBY",
+		algoitny.LanguagePHP:        "PHP",
+		algoitny.LanguageHaskell:    "HASKELL",
 	}
 )
+
+func (ec *executionContext) marshalNLanguageInfo2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐLanguageOfferᚄ(ctx context.Context, sel ast.SelectionSet, v []*algoitny.LanguageOffer) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNLanguageInfo2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐLanguageOffer(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNLanguageInfo2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐLanguageOffer(ctx context.Context, sel ast.SelectionSet, v *algoitny.LanguageOffer) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._LanguageInfo(ctx, sel, v)
+}
 
 func (ec *executionContext) marshalNLeaderboardEntry2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐLeaderboardEntryᚄ(ctx context.Context, sel ast.SelectionSet, v []*algoitny.LeaderboardEntry) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
@@ -28562,6 +28851,12 @@ var (
 		"JAVASCRIPT": algoitny.LanguageJavaScript,
 		"RUST":       algoitny.LanguageRust,
 		"KOTLIN":     algoitny.LanguageKotlin,
+		"CPP20":      algoitny.LanguageCPP20,
+		"PYPY3":      algoitny.LanguagePyPy3,
+		"CSHARP":     algoitny.LanguageCSharp,
+		"RUBY":       algoitny.LanguageRuby,
+		"PHP":        algoitny.LanguagePHP,
+		"HASKELL":    algoitny.LanguageHaskell,
 	}
 	marshalOLanguage2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐLanguage = map[algoitny.Language]string{
 		algoitny.LanguagePython:     "PYTHON",
@@ -28572,6 +28867,12 @@ var (
 		algoitny.LanguageJavaScript: "JAVASCRIPT",
 		algoitny.LanguageRust:       "RUST",
 		algoitny.LanguageKotlin:     "KOTLIN",
+		algoitny.LanguageCPP20:      "CPP20",
+		algoitny.LanguagePyPy3:      "PYPY3",
+		algoitny.LanguageCSharp:     "CSHARP",
+		algoitny.LanguageRuby:       "RUBY",
+		algoitny.LanguagePHP:        "PHP",
+		algoitny.LanguageHaskell:    "HASKELL",
 	}
 )
 

@@ -72,6 +72,7 @@ type Jobs interface {
 	Progress(ctx context.Context, j *algoitny.Job, page algoitny.PageRequest) (algoitny.Page[*algoitny.JobProgress], error)
 	ProgressStep(ctx context.Context, jobID, id string) (*algoitny.JobProgress, error)
 	Cancel(ctx context.Context, id string) (*algoitny.Job, error)
+	Languages(ctx context.Context) ([]*algoitny.LanguageOffer, error)
 }
 
 // Authoring produces test cases from a generator (authoring.Service).

@@ -577,6 +577,10 @@ func (r *queryResolver) Plans(ctx context.Context) ([]*algoitny.Plan, error) {
 	return r.Accounts.Plans(ctx)
 }
 
+func (r *queryResolver) Languages(ctx context.Context) ([]*algoitny.LanguageOffer, error) {
+	return r.Resolver.Jobs.Languages(ctx)
+}
+
 func (r *queryResolver) MyUsage(ctx context.Context) ([]*algoitny.Usage, error) {
 	return r.Accounts.MyUsage(ctx)
 }

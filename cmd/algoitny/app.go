@@ -53,6 +53,10 @@ type Main struct {
 	Accounts *accounts.Service
 	Watches  *watch.Service
 
+	// worker is this process's record as a judge worker (workers only):
+	// the languages its judge runs, announced at Open and renewed by Run.
+	worker *algoitny.Worker
+
 	// Tune adjusts the job runner's configuration (tests shorten its timings).
 	Tune func(*jobs.Config)
 
@@ -137,8 +141,12 @@ func (m *Main) openJudge(serveHTTP bool) error {
 		m.Logger.Warn("the judge is unavailable: saveProblem is disabled on this replica", "err", err)
 		m.Judge = nil
 	}
-	if m.Judge != nil && m.Config.Workers && m.Config.JudgeWarm {
-		m.warmJudge()
+	if m.Judge != nil && m.Config.Workers {
+		m.worker = m.newWorkerRecord()
+		m.announceWorker(context.Background())
+		if m.Config.JudgeWarm {
+			m.warmJudge()
+		}
 	}
 	return nil
 }
@@ -203,7 +211,7 @@ func (m *Main) resolver() *graph.Resolver {
 	jobSvc := &submissions.Service{
 		Store: m.DB, Problems: problemSvc, Quota: m.Accounts,
 		CanRegister: problems.CheckCanRegister, Queue: m.Jobs, Events: m.Events,
-		ExtraExtractHosts: m.Config.FetchAllowHosts, Logger: m.Logger,
+		ExtraExtractHosts: m.Config.FetchAllowHosts, Logger: m.Logger, Workers: m.DB,
 	}
 	resolver := &graph.Resolver{
 		Accounts: m.Accounts,
@@ -393,6 +401,13 @@ func (m *Main) Run(ctx context.Context) error {
 	watching := make(chan struct{})
 	wctx, stopWatching := context.WithCancel(ctx)
 	defer stopWatching()
+	beating := make(chan struct{})
+	go func() {
+		defer close(beating)
+		if m.worker != nil {
+			m.heartbeat(wctx)
+		}
+	}()
 	if m.server != nil {
 		go func() { errc <- m.server.Serve(m.listener) }()
 		go func() {
@@ -419,6 +434,7 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	stopWatching()
 	<-watching
+	<-beating
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
@@ -487,7 +503,11 @@ func newJudge(cfg Config) (*judge.Engine, error) {
 	if mode == judge.SandboxNone && !cfg.Dev {
 		return nil, errors.New("JUDGE_SANDBOX=none runs users' code unsandboxed and is only allowed with ALGOITNY_DEV=true")
 	}
-	e, err := judge.New(judge.Config{Sandbox: mode, AllowUnsandboxed: mode == judge.SandboxNone, UIDBase: cfg.JudgeUIDBase})
+	langs, err := judge.LoadLanguages(cfg.JudgeLanguages)
+	if err != nil {
+		return nil, fmt.Errorf("JUDGE_LANGUAGES: %w", err)
+	}
+	e, err := judge.New(judge.Config{Sandbox: mode, AllowUnsandboxed: mode == judge.SandboxNone, UIDBase: cfg.JudgeUIDBase, Languages: langs})
 	if errors.Is(err, judge.ErrSandboxUnavailable) {
 		return nil, fmt.Errorf("%w: install bubblewrap (apt-get install -y bubblewrap), or run API-only with `serve --no-workers`", err)
 	}

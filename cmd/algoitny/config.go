@@ -73,6 +73,10 @@ type Config struct {
 	// for a host where that range is taken, or processes that must tell
 	// their sandboxes apart from another judge's on the same host.
 	JudgeUIDBase int
+	// JudgeLanguages (JUDGE_LANGUAGES) names a language table file that
+	// changes or extends the judge's built-in languages
+	// (judge.LoadLanguages); empty: the built-in table.
+	JudgeLanguages string
 
 	CORSOrigins []string // ALGOITNY_CORS_ORIGINS: comma-separated browser origins allowed to call the API
 	// SessionLifetime is how long a session token lasts (SESSION_LIFETIME, default 7 days).
@@ -154,6 +158,7 @@ func configFromEnv() (Config, error) {
 		LLM:             llm.ConfigFromEnv(os.Getenv),
 		FetchAllowHosts: httpserver.ParseOrigins(os.Getenv("ALGOITNY_FETCH_ALLOW_HOSTS")),
 		JudgeSandbox:    envOr("JUDGE_SANDBOX", "bwrap"),
+		JudgeLanguages:  strings.TrimSpace(os.Getenv("JUDGE_LANGUAGES")),
 		CORSOrigins:     httpserver.ParseOrigins(os.Getenv("ALGOITNY_CORS_ORIGINS")),
 		AtCoderBaseURL:  os.Getenv("ATCODER_API_BASE_URL"),
 		PprofAddr:       os.Getenv("ALGOITNY_PPROF_ADDR"),

@@ -34,7 +34,12 @@ func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "algoitny judge:", err)
 		return 2
 	}
-	cfg := judge.Config{Workers: f.workers, UIDBase: base}
+	langs, err := judge.LoadLanguages(strings.TrimSpace(os.Getenv("JUDGE_LANGUAGES")))
+	if err != nil {
+		fmt.Fprintln(stderr, "algoitny judge: JUDGE_LANGUAGES:", err)
+		return 2
+	}
+	cfg := judge.Config{Workers: f.workers, UIDBase: base, Languages: langs}
 	if f.unsandboxed {
 		cfg.Sandbox, cfg.AllowUnsandboxed = judge.SandboxNone, true
 		fmt.Fprintln(stderr, "algoitny judge: WARNING: running user code without a sandbox (--unsandboxed)")
@@ -46,7 +51,7 @@ func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fs.Usage()
 		return 2
 	}
-	sub, code := f.submission(positional[0], stderr)
+	sub, code := f.submission(positional[0], langs, stderr)
 	if code != 0 {
 		return code
 	}
@@ -69,7 +74,7 @@ func newJudgeFlags(stderr io.Writer) (*flag.FlagSet, *judgeFlags) {
 	fs := flag.NewFlagSet("algoitny judge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f := &judgeFlags{}
-	fs.StringVar(&f.lang, "lang", "", "language: python, c, cpp, java, go, javascript, rust, kotlin (default: from the file extension)")
+	fs.StringVar(&f.lang, "lang", "", "language id (see --languages; default: from the file extension)")
 	fs.StringVar(&f.testsDir, "tests", "", "directory of NAME.in + NAME.out (or NAME.ans) files")
 	fs.DurationVar(&f.cpu, "cpu", 2*time.Second, "CPU time limit per test")
 	fs.DurationVar(&f.wall, "wall", 0, "wall time limit per test (default 2×cpu + 1s)")
@@ -136,10 +141,10 @@ func listLanguages(cfg judge.Config, stdout, stderr io.Writer) int {
 // submission reads the source at sourcePath and the tests and the checker
 // the flags name. A non-zero status (1: unreadable, 2: bad usage) means it
 // failed, the reason written to stderr.
-func (f *judgeFlags) submission(sourcePath string, stderr io.Writer) (judge.Submission, int) {
+func (f *judgeFlags) submission(sourcePath string, langs []judge.Language, stderr io.Writer) (judge.Submission, int) {
 	lang := f.lang
 	if lang == "" {
-		if lang = judge.LanguageForFile(sourcePath); lang == "" {
+		if lang = judge.LanguageForFileIn(langs, sourcePath); lang == "" {
 			fmt.Fprintf(stderr, "algoitny judge: cannot tell the language of %s: use --lang\n", sourcePath)
 			return judge.Submission{}, 2
 		}
@@ -154,7 +159,7 @@ func (f *judgeFlags) submission(sourcePath string, stderr io.Writer) (judge.Subm
 		fmt.Fprintf(stderr, "algoitny judge: %v\n", err)
 		return judge.Submission{}, 1
 	}
-	checker, code := f.checker(stderr)
+	checker, code := f.checker(langs, stderr)
 	if code != 0 {
 		return judge.Submission{}, code
 	}
@@ -170,7 +175,7 @@ func (f *judgeFlags) submission(sourcePath string, stderr io.Writer) (judge.Subm
 
 // checker is the checker the flags choose, a custom one's source read; a
 // non-zero status as for submission.
-func (f *judgeFlags) checker(stderr io.Writer) (judge.Checker, int) {
+func (f *judgeFlags) checker(langs []judge.Language, stderr io.Writer) (judge.Checker, int) {
 	checker := judge.Checker{Kind: judge.CheckerKind(f.checkerKind)}
 	switch checker.Kind {
 	case judge.CheckFloat:
@@ -187,7 +192,7 @@ func (f *judgeFlags) checker(stderr io.Writer) (judge.Checker, int) {
 		}
 		checker.Source, checker.Language = string(src), f.checkerLang
 		if checker.Language == "" {
-			checker.Language = judge.LanguageForFile(f.checkerSrc)
+			checker.Language = judge.LanguageForFileIn(langs, f.checkerSrc)
 		}
 	}
 	return checker, 0

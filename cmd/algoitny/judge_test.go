@@ -48,3 +48,45 @@ func TestJudgeCommandUIDBase(t *testing.T) {
 		t.Fatalf("exit %d: the solution did not run as uid %d\nstdout %s\nstderr %s", code, base+1, stdout, stderr)
 	}
 }
+
+// TestJudgeCommandLanguages: `algoitny judge --languages` lists the
+// language table with each toolchain's version, the built-in table
+// changed by the file JUDGE_LANGUAGES names (a language disabled, one
+// added), and refuses a malformed file. (Not parallel: it sets the
+// environment.)
+func TestJudgeCommandLanguages(t *testing.T) {
+	list := func() (int, string, string) {
+		var stdout, stderr bytes.Buffer
+		code := runJudge(context.Background(), []string{"--languages"}, &stdout, &stderr)
+		return code, stdout.String(), stderr.String()
+	}
+	table := filepath.Join(t.TempDir(), "languages.json")
+	if err := os.WriteFile(table, []byte(`{"languages": [
+		{"id": "kotlin", "disabled": true},
+		{"id": "python_o", "name": "Python 3 (-O)", "source": "main.py", "run": ["python3", "-O", "{dir}/main.py"], "memory": "address-space", "addressSpaceSlack": "32MiB"}
+	]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("JUDGE_LANGUAGES", table)
+	code, stdout, stderr := list()
+	if code != 0 || strings.Contains(stdout, "kotlin") || !strings.Contains(stdout, "Python 3 (-O)") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n")[1:] {
+		if f := strings.Fields(line); len(f) < 4 || f[len(f)-1] == "true" {
+			t.Fatalf("a language without its version: %q", line)
+		}
+	}
+	for _, id := range []string{"cpp20", "pypy3", "csharp", "ruby", "php", "haskell"} {
+		if !strings.Contains(stdout, "\n"+id+" ") {
+			t.Fatalf("%s is not listed:\n%s", id, stdout)
+		}
+	}
+
+	if err := os.WriteFile(table, []byte(`{"languages": [{"id": "kotlin", "disabled": true, "nmae": "typo"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := list(); code != 2 || !strings.Contains(stderr, "JUDGE_LANGUAGES") || !strings.Contains(stderr, "nmae") {
+		t.Fatalf("a malformed table: exit %d, stderr %q", code, stderr)
+	}
+}

@@ -45,11 +45,18 @@ const (
 	LanguageJavaScript Language = "javascript"
 	LanguageRust       Language = "rust"
 	LanguageKotlin     Language = "kotlin"
+	LanguageCPP20      Language = "cpp20"
+	LanguagePyPy3      Language = "pypy3"
+	LanguageCSharp     Language = "csharp"
+	LanguageRuby       Language = "ruby"
+	LanguagePHP        Language = "php"
+	LanguageHaskell    Language = "haskell"
 )
 
-// Languages lists every supported language.
+// Languages lists every supported language, in the order of the API's
+// enum (the judge's built-in table; internal/judge/languages.json).
 var Languages = []Language{LanguagePython, LanguageC, LanguageCPP, LanguageJava, LanguageGo, LanguageJavaScript,
-	LanguageRust, LanguageKotlin}
+	LanguageRust, LanguageKotlin, LanguageCPP20, LanguagePyPy3, LanguageCSharp, LanguageRuby, LanguagePHP, LanguageHaskell}
 
 // ParseLanguage returns the language named s (case-insensitive) or an EINVALID error.
 func ParseLanguage(s string) (Language, error) {

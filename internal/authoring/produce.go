@@ -13,6 +13,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"strconv"
 	"sync"
 	"time"
@@ -215,6 +216,10 @@ func compile(ctx context.Context, e *judge.Engine, what string, s Source) (*judg
 		return nil, algoitny.Invalid(field, "the %s does not compile: %s", what, truncate(ce.Output, 2000))
 	case errors.Is(err, judge.ErrUnknownLanguage), errors.Is(err, judge.ErrLanguageUnavailable):
 		return nil, algoitny.Invalid(field, "the %s's language %q is not available", what, s.Language)
+	case errors.Is(err, judge.ErrCompilerTimeout):
+		// The machine, not the code: the author tries again later.
+		return nil, &algoitny.Error{Code: algoitny.EUNAVAILABLE, Err: err,
+			Message: fmt.Sprintf("the %s's compiler did not finish within its time limit: the judge is overloaded, try again later", what)}
 	case err != nil:
 		return nil, algoitny.Internal(err, "compile the %s", what)
 	}

@@ -7,10 +7,12 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/authoring"
+	"github.com/algoitny/api/internal/judge"
 	"github.com/algoitny/api/internal/problems"
 )
 
@@ -274,4 +276,26 @@ func checkGenerated(t *testing.T, tests []*algoitny.TestCase, production, n int)
 				i+1, tc.Production, tc.Generator, tc.Seed, tc.Input, tc.Output, production, name, s, fmt.Sprintf("%d %d\n", s, 2*s), fmt.Sprintf("%d\n", 3*s))
 		}
 	}
+}
+
+// TestSaveProblemCompilerTimeout: a compiler that does not finish in time
+// is the judge's failure — UNAVAILABLE, try again — never a generator
+// that "does not compile".
+func TestSaveProblemCompilerTimeout(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ref := b.createProblem(t, "slowcompiler")
+	langs := judge.DefaultLanguages()
+	for i := range langs {
+		if langs[i].ID == "python" {
+			langs[i].Compile = []string{"sleep", "60"} // a machine too busy to run the compiler
+		}
+	}
+	e := algoitnytest.Must[*judge.Engine](t)(judge.New(judge.Config{Sandbox: judge.SandboxNone, AllowUnsandboxed: true, Workers: 2,
+		Languages: langs, CompileLimits: judge.Limits{CPUTime: time.Second, WallTime: 2 * time.Second}}))
+	t.Cleanup(func() { e.Close() })
+	svc := *b.svc
+	svc.Judge = e
+	_, err := svc.SaveProblem(author, authoring.SaveInput{Problem: ref, Generator: generator})
+	algoitnytest.ErrCode(t, err, algoitny.EUNAVAILABLE)
 }

@@ -451,3 +451,16 @@ const pkAlertOutbox = "ALERTOUTBOX"
 const skPrefixAlert = "ALERT#"
 
 func alertSK(id string) string { return skPrefixAlert + id }
+
+// --- Judge workers ---
+//
+// Every worker's record (algoitny.Worker: the languages its judge runs)
+// is an item of one partition, so that the API reads all of them with one
+// Query; there are a handful, each renewed every algoitny.WorkerHeartbeat,
+// and DynamoDB's TTL removes those of workers long gone.
+
+const pkWorkers = "WORKERS"
+
+const skPrefixWorker = "WORKER#"
+
+func workerSK(id string) string { return skPrefixWorker + id }

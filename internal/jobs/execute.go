@@ -34,15 +34,20 @@ func (w *executeWorker) Work(ctx context.Context, job *river.Job[ExecuteArgs]) e
 	// The judge starts while the job moves to PROCESSING (once the owner
 	// is known to be active): it is stopped if the job cannot begin.
 	return runEarly(ctx, w.runner, job, job.Args.JobID, func(ctx context.Context, rec *algoitny.Job, b *beginning, owner *algoitny.User) error {
-		return w.execute(ctx, job.Attempt, rec, b, owner)
+		return w.execute(ctx, attemptCount{job.Attempt, job.MaxAttempts}, rec, b, owner)
 	})
 }
 
+// attemptCount numbers an attempt of a job and says how many it may have.
+type attemptCount struct{ n, max int }
+
+func (a attemptCount) last() bool { return a.n >= a.max }
+
 // execute is one attempt of job rec: it judges the tests no earlier
 // attempt finished, then completes the job with the execution.
-func (w *executeWorker) execute(ctx context.Context, attempt int, rec *algoitny.Job, b *beginning, owner *algoitny.User) error {
+func (w *executeWorker) execute(ctx context.Context, at attemptCount, rec *algoitny.Job, b *beginning, owner *algoitny.User) error {
 	r := w.runner
-	p, tests, results, err := w.load(ctx, rec, attempt)
+	p, tests, results, err := w.load(ctx, rec, at.n)
 	if err != nil {
 		return err
 	}
@@ -75,6 +80,13 @@ func (w *executeWorker) execute(ctx context.Context, attempt int, rec *algoitny.
 	// announced after it, before the job's end. The others are stored
 	// and announced by now.
 	pending := journalFrom(ctx).takeTests()
+	if errors.Is(err, judge.ErrCompilerTimeout) && at.last() {
+		// The machine, every time: the execution says so instead of
+		// failing without one (or blaming the code).
+		res = judge.Result{Verdict: judge.InternalError, CompileOutput: fmt.Sprintf("The compiler did not finish within its time limit "+
+			"in %d attempts: the judge was overloaded. This is not a compilation error in your code; submit it again later.", at.n)}
+		return r.complete(ctx, rec, history(rec, p, owner, res, results), pending)
+	}
 	if err != nil {
 		r.announceTaken(ctx, pending) // a retry resumes from them
 		return judgeFailure(err, rec.Language)
@@ -147,13 +159,18 @@ func (w *executeWorker) judgeBeginning(ctx context.Context, b *beginning, sub ju
 }
 
 // judgeFailure is the attempt's error for the judge's err: permanent
-// when no retry can help.
+// when no retry can help; a compiler that did not finish in time is the
+// machine's failure, retried (a user-readable one: the job's progress
+// shows it).
 func judgeFailure(err error, lang algoitny.Language) error {
 	switch {
 	case errors.Is(err, judge.ErrUnknownLanguage), errors.Is(err, judge.ErrLanguageUnavailable):
 		return permanent(err, "%s is not available on this server", lang)
 	case errors.Is(err, judge.ErrInvalidInput):
 		return permanent(err, "the problem's judging settings are invalid")
+	case errors.Is(err, judge.ErrCompilerTimeout):
+		return &algoitny.Error{Code: algoitny.EUNAVAILABLE, Err: err,
+			Message: "the compiler did not finish within its time limit: the judge is overloaded (not an error in the code)"}
 	}
 	return err
 }
@@ -248,8 +265,10 @@ func testResult(tr judge.TestResult) algoitny.TestResult {
 
 // history builds the execution record of a judged job: res says whether
 // the source compiled, results holds every test's result by index (some
-// may come from an earlier attempt of the job). A problem with subtasks
-// gets its score (algoitny.ScoreSubtasks: zero after a compilation error).
+// may come from an earlier attempt of the job; one without any is a
+// submission never judged: a compilation error, or a compiler that never
+// finished). A problem with subtasks gets its score
+// (algoitny.ScoreSubtasks: zero when the source was not judged).
 func history(rec *algoitny.Job, p *algoitny.Problem, owner *algoitny.User, res judge.Result, results []*algoitny.TestResult) *algoitny.SearchHistory {
 	h := &algoitny.SearchHistory{
 		ID: rec.HistoryID, UserID: rec.UserID, UserEmail: owner.Email,
@@ -260,7 +279,7 @@ func history(rec *algoitny.Job, p *algoitny.Problem, owner *algoitny.User, res j
 		Ranked:  p.IsPublished(),
 		Verdict: algoitny.Verdict(res.Verdict), CompileMessage: res.CompileOutput, TotalCount: len(results),
 	}
-	if res.Verdict == judge.CompilationError {
+	if res.Verdict == judge.CompilationError || slices.Contains(results, nil) {
 		h.FailedCount = len(results)
 		h.Score = algoitny.ScoreSubtasks(p.Subtasks, nil)
 		return h

@@ -2,8 +2,10 @@ package jobs_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -30,15 +32,23 @@ type fakeJudge struct {
 	verdict func(i int) judge.Verdict
 	points  func(i int) *float64 // nil: no checker points
 	err     error
+	// errs, when set, are the errors of the first calls, one each (nil:
+	// judged); err is the later calls'.
+	errs []error
 }
 
 func (f *fakeJudge) Judge(ctx context.Context, sub judge.Submission, onTest func(judge.TestResult)) (judge.Result, error) {
 	f.mu.Lock()
 	f.subs = append(f.subs, sub)
+	err := f.err
+	if n := len(f.subs); n <= len(f.errs) {
+		err = f.errs[n-1]
+	}
 	f.mu.Unlock()
 	res := judge.Result{Verdict: judge.Accepted, Total: len(sub.Tests)}
-	if f.err != nil {
-		return res, f.err
+	if err != nil {
+		res.Verdict = judge.InternalError
+		return res, err
 	}
 	for i, tc := range sub.Tests {
 		tr := judge.TestResult{Index: i, TestID: tc.ID, Verdict: f.verdict(i), CPUTime: time.Duration(i+1) * time.Millisecond, MemoryBytes: 1 << 20}
@@ -273,6 +283,40 @@ func TestExecuteWorker(t *testing.T) {
 		}
 		if tests, err := b.db.ListExecutionTests(ctx, j.ID); err != nil || len(tests) != 0 {
 			t.Fatalf("stored tests %+v, %v", tests, err)
+		}
+	})
+
+	// A compiler that did not finish in time is the machine's failure:
+	// the job is retried, and judged when the compiler finishes.
+	t.Run("CompilerTimeoutIsRetried", func(t *testing.T) {
+		t.Parallel()
+		fj := &fakeJudge{verdict: func(int) judge.Verdict { return judge.Accepted },
+			errs: []error{fmt.Errorf("%w: go", judge.ErrCompilerTimeout)}}
+		b := setupExecute(t, fj)
+		done := b.submit(t, "package main")
+		h, err := b.db.GetHistory(algoitny.WithFreshReads(context.Background()), algoitny.HistoryRef{UserID: b.user.ID, ID: done.HistoryID})
+		if err != nil || done.Status != algoitny.JobCompleted || h.Verdict != algoitny.Verdict(judge.Accepted) || len(fj.judged()) != 2 {
+			t.Fatalf("job %+v, execution %+v (%v), judged %d times; want ACCEPTED at the second attempt", done, h, err, len(fj.judged()))
+		}
+	})
+
+	// When it persists, the execution's verdict says so: INTERNAL_ERROR
+	// with the reason, never COMPILATION_ERROR.
+	t.Run("CompilerTimeoutPersists", func(t *testing.T) {
+		t.Parallel()
+		fj := &fakeJudge{err: fmt.Errorf("%w: go", judge.ErrCompilerTimeout)}
+		b := setupExecute(t, fj)
+		done := b.submit(t, "package main")
+		if done.Status != algoitny.JobCompleted || done.HistoryID == "" {
+			t.Fatalf("job = %+v, want COMPLETED with an execution", done)
+		}
+		h, err := b.db.GetHistory(algoitny.WithFreshReads(context.Background()), algoitny.HistoryRef{UserID: b.user.ID, ID: done.HistoryID})
+		if err != nil || h.Verdict != algoitny.Verdict(judge.InternalError) || !strings.Contains(h.CompileMessage, "not a compilation error") ||
+			h.FailedCount != 3 || len(h.TestResults) != 0 {
+			t.Fatalf("execution %+v (%v), want INTERNAL_ERROR saying the compiler timed out", h, err)
+		}
+		if n := len(fj.judged()); n != 3 {
+			t.Fatalf("judged %d times, want 3 (every attempt)", n)
 		}
 	})
 

@@ -9,6 +9,7 @@
 //	e, err := judge.New(judge.Config{})          // checks bwrap and the toolchains
 //	defer e.Close()
 //	e.Languages()                                // every language, Available or not (and why)
+//	judge.DetectLanguage(files, e.Languages())   // a package program's language, as problemtools says
 //
 //	// Judge a submission: compile once, run every test (in parallel), check.
 //	res, err := e.Judge(ctx, judge.Submission{
@@ -179,7 +180,14 @@
 //     OUTPUT_LIMIT_EXCEEDED).
 //   - Processes: RLIMIT_NPROC, per user namespace (and per run uid), bounds
 //     processes and threads; fork bombs stall at the limit. Held runs with
-//     control groups are also bounded by their group's pids.max.
+//     control groups are also bounded by their group's pids.max. It counts
+//     threads and processes alike, so the threads a runtime is allowed
+//     (Language.ExtraProcesses: a JVM's, Go's, Node's) would let its program
+//     start as many processes — a shell through ProcessBuilder, os/exec or
+//     child_process. With Limits.MaxProcesses 1 (the default, and every
+//     checker's and interactor's) the system call filter therefore refuses
+//     any clone that does not make a thread, and fork and vfork (EAGAIN):
+//     no program starts a process of its own, in any language.
 //   - On a limit, on context cancellation or when the program exits, nothing
 //     it started survives: the supervisor is pid 1 of the pid namespace (it
 //     kills and reaps what the program left before it reports, so their CPU
@@ -208,11 +216,20 @@
 //
 // # Memory per language
 //
-// RLIMIT_AS cannot be used uniformly: the JVM, Go and V8 reserve gigabytes of
-// address space they never touch. Language.MemoryPolicy chooses:
+// The language table is data (languages.json, built in; LoadLanguages
+// reads an operator's file on top of it, langfile.go documents the
+// format). RLIMIT_AS cannot be used uniformly: the JVM, Go, V8, Mono and
+// GHC reserve gigabytes of address space they never touch.
+// Language.MemoryPolicy chooses:
 //
 //   - C, C++, Rust, Python: RLIMIT_AS = limit + allowance + a little slack for
 //     shared libraries; RLIMIT_STACK = the limit (deep recursion works).
+//     PyPy, Ruby and PHP likewise, with more slack (PyPy's nursery, Ruby's
+//     stack reservations) and their own heap limits where they have one
+//     (PYPY_GC_MAX, PHP's memory_limit = the limit).
+//   - C# (Mono) and Haskell (GHC): RLIMIT_DATA as for Go below, with the
+//     runtime's heap bounded by the limit (MONO_GC_PARAMS max-heap-size,
+//     GHC's +RTS -M); GHC reserves a terabyte PROT_NONE, so no RLIMIT_AS.
 //   - Go: RLIMIT_DATA (private writable memory, which excludes PROT_NONE
 //     reservations) = limit + slack, GOMEMLIMIT = limit, GOMAXPROCS=1,
 //     a generous RLIMIT_AS as backstop.
@@ -239,7 +256,13 @@
 // (presentation error) wrong answer, 3 (FAIL) INTERNAL_ERROR, 7 points
 // (TestResult.Points, the one case its message is read: "points X" as quitp
 // writes it), anything else INTERNAL_ERROR; otherwise the status decides,
-// never what it printed. C++ checkers compiled through Judge or
+// never what it printed. A checker and an interactor are a problem
+// author's programs: their limits are derived from the test's (its CPU
+// time, at least one second, at most Config.CheckerLimits.CPUTime; wall
+// time 2×CPU + 1 s), so one that hangs or spins costs about what the test
+// may cost, and one that does not end on its own is INTERNAL_ERROR naming
+// it ("checker exceeded its time limit: …", "interactor was killed by
+// SIGSEGV"), never the contestant's verdict. C++ checkers compiled through Judge or
 // Engine.CompileChecker find a testlib-compatible testlib.h next to their
 // source (testlib/testlib.h, embedded).
 // Checker.Compare is usable on its own.
@@ -269,7 +292,11 @@
 // crashes) win over the interactor's rejection unless they came after it;
 // the interactor failing is INTERNAL_ERROR; the solution's wall time is
 // the idleness limit of a pair waiting on each other, and a solution still
-// running a second after the interactor ended is killed.
+// running a second after the interactor ended is killed. When the solution
+// is stopped while it waited, an interactor that was waiting for it ends
+// at the end of its output (the solution is TIME_LIMIT_EXCEEDED); one that
+// does not was stuck itself, and is stopped at its own limits: a judge
+// failure, "interactor exceeded its time limit".
 //
 // # Benchmark
 //

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -68,7 +69,12 @@ type Config struct {
 	// CompileLimits bound compilers. Default: 60s CPU, 120s wall, 2 GiB data,
 	// 256 processes/threads.
 	CompileLimits Limits
-	// CheckerLimits bound custom checkers, per test. Default: 10s CPU, 512 MiB.
+	// CheckerLimits bound custom checkers and interactors, per test. Their
+	// CPU time is the test's own limit (at least one second), at most
+	// CheckerLimits.CPUTime; their wall time follows from it (2×CPU + 1 s),
+	// at most CheckerLimits.WallTime when set; memory, output, files and
+	// processes are CheckerLimits'. Default: at most 10 s of CPU time, 512
+	// MiB, one process.
 	CheckerLimits Limits
 	// WarmIdle is how long a worker slot's held sandbox (holder.go: set up
 	// once, running program after program) waits for the next run before
@@ -131,12 +137,13 @@ func DefaultCompileLimits() Limits {
 	}
 }
 
-// DefaultCheckerLimits are the limits a custom checker runs under for each test
-// unless Config.CheckerLimits says otherwise.
+// DefaultCheckerLimits are the bounds of a custom checker's or an
+// interactor's limits for each test (Config.CheckerLimits) unless the
+// configuration says otherwise: CPUTime is a ceiling (the test's own limit
+// is used below it), WallTime zero (derived from the CPU time).
 func DefaultCheckerLimits() Limits {
 	return Limits{
 		CPUTime:       10 * time.Second,
-		WallTime:      30 * time.Second,
 		MemoryBytes:   512 << 20,
 		OutputBytes:   1 << 20,
 		FileSizeBytes: 16 << 20,
@@ -490,10 +497,10 @@ func (e *Engine) probeSandbox() error {
 	}
 	e.sysDir = etcParent
 	etc := filepath.Join(etcParent, "etc")
-	if err := mirrorEtc(etc); err != nil {
+	if err := mirrorEtc(etc, e.etcPatterns()); err != nil {
 		return fmt.Errorf("%w: mirroring /etc: %v", ErrSandboxUnavailable, err)
 	}
-	sys := systemMounts(etc, e.cfg.ReadOnlyPaths)
+	sys := systemMounts(etc, e.readOnlyPaths())
 	var lastErr error
 	for _, extra := range [][]string{{"--disable-userns"}, nil} {
 		e.bwrapPrefix = append(append(append([]string{}, base...), extra...), sys...)
@@ -509,6 +516,37 @@ func (e *Engine) probeSandbox() error {
 	}
 	return fmt.Errorf("%w: bubblewrap does not work here (%v); it needs unprivileged user namespaces "+
 		"(sysctl kernel.unprivileged_userns_clone=1 / user.max_user_namespaces>0)", ErrSandboxUnavailable, lastErr)
+}
+
+// etcPatterns are the /etc entries every sandbox sees: the engine's
+// allowlist and what the configured languages' toolchains read
+// (Language.SandboxEtc).
+func (e *Engine) etcPatterns() []string {
+	out := slices.Clone(etcAllowlist)
+	for _, l := range e.cfg.Languages {
+		for _, p := range l.SandboxEtc {
+			if !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// readOnlyPaths are the host directories bound read-only into every
+// sandbox besides /usr: Config.ReadOnlyPaths and the configured
+// languages' Language.SandboxPaths that exist here (a language whose
+// toolchain is missing is reported unavailable, not a broken sandbox).
+func (e *Engine) readOnlyPaths() []string {
+	out := slices.Clone(e.cfg.ReadOnlyPaths)
+	for _, l := range e.cfg.Languages {
+		for _, p := range l.SandboxPaths {
+			if _, err := os.Stat(p); err == nil && !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }
 
 // runTool runs a trusted command (probe, version check) in the sandbox with

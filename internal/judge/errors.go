@@ -29,6 +29,14 @@ var (
 	ErrInvalidInput = errors.New("judge: invalid input")
 	// ErrClosed is returned by an Engine or Program used after Close.
 	ErrClosed = errors.New("judge: closed")
+	// ErrCompilerTimeout is returned when a compiler did not finish within
+	// Config.CompileLimits (CPU or wall time). It is not a compilation
+	// error: what makes a compiler that slow is nearly always the machine
+	// (a cold build cache, a host busy with other work), so the caller
+	// treats it as a failure of the judge and tries again later, and says
+	// so to the user if it persists — never COMPILATION_ERROR with the
+	// user's code at fault.
+	ErrCompilerTimeout = errors.New("judge: the compiler did not finish within its time limit")
 )
 
 // CompileError is the error returned by Engine.Compile (and Engine.Run) when the
@@ -41,7 +49,7 @@ type CompileError struct {
 	// truncated to a few KiB.
 	Output string
 	// Reason says why compilation stopped when it was not a plain compiler
-	// failure, e.g. "compiler exceeded the time limit"; empty otherwise.
+	// failure, e.g. "compiler exceeded the memory limit"; empty otherwise.
 	Reason string
 }
 

@@ -51,6 +51,12 @@ var installHint = map[string]string{
 	"javascript": "apt-get install -y nodejs",
 	"rust":       "apt-get install -y rustc",
 	"kotlin":     "apt-get install -y kotlin",
+	"cpp20":      "apt-get install -y g++",
+	"pypy3":      "apt-get install -y pypy3",
+	"csharp":     "apt-get install -y mono-mcs",
+	"ruby":       "apt-get install -y ruby",
+	"php":        "apt-get install -y php-cli",
+	"haskell":    "apt-get install -y ghc",
 }
 
 var shared struct {

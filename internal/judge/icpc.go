@@ -118,7 +118,7 @@ func icpcArgs(args []string, tc TestCase) []string {
 
 // runICPCChecker runs an ICPC output validator on the output saved in
 // hostDir (output.txt), with the test's input and answer beside it.
-func (e *Engine) runICPCChecker(ctx context.Context, c Checker, tc TestCase, hostDir string) (checkerOutcome, error) {
+func (e *Engine) runICPCChecker(ctx context.Context, c Checker, test Limits, tc TestCase, hostDir string) (checkerOutcome, error) {
 	if err := writeTestFiles(tc, hostDir); err != nil {
 		return checkerOutcome{verdict: InternalError}, err
 	}
@@ -132,12 +132,18 @@ func (e *Engine) runICPCChecker(ctx context.Context, c Checker, tc TestCase, hos
 		return checkerOutcome{verdict: InternalError}, err
 	}
 	defer output.Close()
+	if test, err = test.withDefaults(DefaultLimits()); err != nil {
+		return checkerOutcome{verdict: InternalError}, err
+	}
 	mounts, vars := e.icpcMounts(hostDir, fbDir)
 	var out strings.Builder
 	rr, err := c.Program.run(ctx, RunOptions{Args: icpcArgs(c.Args, tc), Stdin: output, Stdout: &cappedWriter{b: &out, n: previewMax},
-		Limits: e.cfg.CheckerLimits}, true, mounts, vars)
+		Limits: e.authorLimits(test)}, true, mounts, vars)
 	if err != nil {
 		return checkerOutcome{verdict: InternalError}, err
+	}
+	if msg, failed := authorFailure("output validator", rr, truncate(strings.TrimSpace(rr.Stderr), previewMax)); failed {
+		return checkerOutcome{verdict: InternalError, message: msg}, nil
 	}
 	return interpretICPC(rr, readFeedback(fbDir), "output validator"), nil
 }

@@ -20,10 +20,18 @@ import (
 // read-only, and a file of its own to write its result to (unused by the
 // judge). Its exit status is the verdict, as testlib's: 0 accepted, 1 wrong
 // answer, 2 presentation error and 8 unexpected end of the solution's output
-// (both WRONG_ANSWER), 7 points (WRONG_ANSWER until points are kept), 3 or
-// any other outcome the interactor failing (INTERNAL_ERROR, never the
+// (both WRONG_ANSWER), 7 points (TestResult.Points), 3 or any other outcome
+// the interactor failing (INTERNAL_ERROR naming the interactor, never the
 // contestant's fault). What it writes to standard error becomes the test's
 // message.
+//
+// Who is to blame when the two wait for each other: the solution, stopped
+// at its wall time while it was waiting, ends its output; an interactor
+// that was waiting for that output ends too (end of file: testlib's
+// unexpected EOF), and the solution did not answer (TIME_LIMIT_EXCEEDED).
+// An interactor that does not end then — asleep, spinning, waiting for
+// something else — was not waiting for the solution, and is stopped at
+// its own limits: "interactor exceeded its time limit", a judge failure.
 type Interactor struct {
 	// Language and Source are the interactor's program, compiled once per
 	// Judge call.
@@ -31,10 +39,11 @@ type Interactor struct {
 	// Program is an interactor compiled beforehand with Engine.Compile; it
 	// takes precedence over Language/Source. Judge does not close it.
 	Program *Program
-	// Limits bound the interactor, per test; zero fields take
-	// Config.CheckerLimits. Its wall time is raised past the solution's, so
-	// that a solution that stops answering is the one stopped (its wall
-	// time is the idleness limit).
+	// Limits bound the interactor, per test; zero fields are derived from
+	// the test's limits as a checker's are (Config.CheckerLimits: the
+	// test's CPU time, at least one second). Its wall time is raised past
+	// the solution's, so that a solution that stops answering is the one
+	// stopped (its wall time is the idleness limit).
 	Limits Limits
 	// Protocol is how it is run: testlib's (the default) or as an ICPC
 	// interactive output validator (InteractICPC).
@@ -239,13 +248,15 @@ func (e *Engine) interact(ctx context.Context, prog *Program, sub Submission, tc
 }
 
 // runInteractor runs the interactor of sub on the test files in hostDir,
-// reading stdin and writing stdout, with its wall time past the solution's.
+// reading stdin and writing stdout, under limits derived from the test's
+// (Engine.authorLimits; Interactor.Limits' fields where set), its wall
+// time past the solution's.
 func (e *Engine) runInteractor(ctx context.Context, prog *Program, sub Submission, tc TestCase, hostDir, fbDir string, stdin io.Reader, stdout io.Writer, s *slot) (RunResult, error) {
-	lim, err := sub.Interactor.Limits.withDefaults(e.cfg.CheckerLimits)
+	solLim, err := sub.Limits.withDefaults(DefaultLimits())
 	if err != nil {
 		return RunResult{}, err
 	}
-	solLim, err := sub.Limits.withDefaults(DefaultLimits())
+	lim, err := sub.Interactor.Limits.withDefaults(e.authorLimits(solLim))
 	if err != nil {
 		return RunResult{}, err
 	}
@@ -261,17 +272,25 @@ func (e *Engine) runInteractor(ctx context.Context, prog *Program, sub Submissio
 	}, true, mounts, vars)
 }
 
-// verdict combines the two programs' outcomes: the interactor failing is
-// the judge's fault; then the solution's own failures (limits, crashes)
-// win over what the interactor says of its answers, unless they came after
-// the interactor rejected it (its input ended then); then the interactor's
-// exit status, as testlib's (exit 7 gives the points quitp wrote, like a
-// checker's: TestResult.Points).
+// verdict combines the two programs' outcomes. The interactor failing to
+// end on its own (a limit, a signal) is the judge's fault — unless the
+// solution had failed on its own before (a limit, a crash: not stopped
+// while it waited for the interactor), and the interactor misbehaved once
+// its input had ended —, and so is its FAIL (exit 3); then the solution's
+// own failures win over what the interactor says of its answers, unless
+// they came after the interactor rejected it (its input ended then); then
+// the interactor's exit status, as testlib's (exit 7 gives the points
+// quitp wrote, like a checker's: TestResult.Points).
 func (in interaction) verdict() (Verdict, string, *float64) {
-	it := in.it
+	it, sol := in.it, in.sol
 	comment := truncate(strings.TrimSpace(it.Stderr), previewMax)
-	exited := it.Signal == "" && it.ExitCode >= 0 && it.Verdict != TimeLimitExceeded && it.Verdict != InternalError
-	idle := it.Verdict == TimeLimitExceeded && it.Signal == "SIGKILL" && !strings.HasPrefix(it.Message, "CPU")
+	solFailed := !in.stopped && sol.Verdict != Accepted
+	if msg, failed := authorFailure("interactor", it, comment); failed {
+		if solFailed && in.solFirst && !sol.waited {
+			return sol.Verdict, sol.Message, nil
+		}
+		return InternalError, msg, nil
+	}
 	var points struct {
 		out checkerOutcome
 		ok  bool
@@ -280,16 +299,12 @@ func (in interaction) verdict() (Verdict, string, *float64) {
 		points.out, points.ok = pointsOutcome(it.Stderr, comment)
 	}
 	switch {
-	case idle && !in.stopped && in.sol.Verdict != Accepted:
-		return in.sol.Verdict, in.sol.Message, nil
-	case !exited:
-		return InternalError, fmt.Sprintf("interactor failed (%s: %s): %s", it.Verdict, it.Message, comment), nil
 	case it.ExitCode == exitFail:
 		return InternalError, "interactor failed: " + comment, nil
 	case it.ExitCode == exitPoints && !points.ok:
 		return InternalError, "interactor exited with code 7 without points in [0, 1]: " + comment, nil
-	case !in.stopped && in.sol.Verdict != Accepted && (in.solFirst || it.ExitCode == exitOK || it.ExitCode == exitPoints):
-		return in.sol.Verdict, in.sol.Message, nil
+	case solFailed && (in.solFirst || it.ExitCode == exitOK || it.ExitCode == exitPoints):
+		return sol.Verdict, sol.Message, nil
 	case in.stopped && (it.ExitCode == exitOK || it.ExitCode == exitPoints):
 		return TimeLimitExceeded, fmt.Sprintf("the solution did not exit within %v after the interactor finished", interactorGrace), nil
 	}

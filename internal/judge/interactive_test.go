@@ -143,7 +143,7 @@ func TestInteractive(t *testing.T) {
 		{"InteractorCrashes", binarySearchPython, judge.Interactor{Language: "python",
 			Source: "import sys\nprint(10, flush=True)\nraise SystemExit(3)\n"}, fast, judge.InternalError, "interactor failed"},
 		{"InteractorKilled", binarySearchPython, judge.Interactor{Language: "c",
-			Source: "int main(void) { return *(volatile int *)0; }\n"}, fast, judge.InternalError, "interactor failed"},
+			Source: "int main(void) { return *(volatile int *)0; }\n"}, fast, judge.InternalError, "interactor was killed by SIGSEGV"},
 		{"SolutionOutlivesInteractor", "import time\ninput()\nprint('! 1', flush=True)\nwhile True: pass\n", judge.Interactor{Program: cInteractor},
 			judge.Limits{CPUTime: 10 * time.Second}, judge.TimeLimitExceeded, "did not exit"},
 	} {

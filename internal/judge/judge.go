@@ -146,8 +146,11 @@ type Result struct {
 // Errors: ErrUnknownLanguage, ErrLanguageUnavailable, ErrInvalidInput (no tests,
 // bad limits or checker, a custom checker or an interactor that does not
 // compile), ErrClosed, ErrSandboxFailed when compilation could not be
-// sandboxed, and ctx's error when ctx ends: running processes are killed at
-// once and the Result holds the tests finished so far.
+// sandboxed, ErrCompilerTimeout when a compiler (the submission's, the
+// checker's or the interactor's) did not finish in time — the Result is
+// then INTERNAL_ERROR, not COMPILATION_ERROR: retry —, and ctx's error
+// when ctx ends: running processes are killed at once and the Result holds
+// the tests finished so far.
 func (e *Engine) Judge(ctx context.Context, sub Submission, onTest func(TestResult)) (Result, error) {
 	res := Result{Total: len(sub.Tests)}
 	if err := sub.validate(); err != nil {
@@ -365,7 +368,7 @@ func (e *Engine) runTest(ctx context.Context, prog *Program, checker Checker, su
 		}
 		return tr, nil
 	}
-	return e.checkTest(ctx, tr, checker, tc, out)
+	return e.checkTest(ctx, tr, checker, sub.Limits, tc, out)
 }
 
 // internal returns tr as an INTERNAL_ERROR with a message, and no error.
@@ -451,8 +454,9 @@ func (o *testOutput) close() {
 }
 
 // checkTest saves the program's output and has the custom checker judge
-// it. The error is only for a cancelled context.
-func (e *Engine) checkTest(ctx context.Context, tr TestResult, checker Checker, tc TestCase, out *testOutput) (TestResult, error) {
+// it, under limits derived from the test's (limits). The error is only for
+// a cancelled context.
+func (e *Engine) checkTest(ctx context.Context, tr TestResult, checker Checker, limits Limits, tc TestCase, out *testOutput) (TestResult, error) {
 	if err := out.outBuffer.Flush(); err != nil {
 		return tr.internal("saving the output: %v", err)
 	}
@@ -462,9 +466,9 @@ func (e *Engine) checkTest(ctx context.Context, tr TestResult, checker Checker, 
 	var co checkerOutcome
 	var err error
 	if checker.Kind == CheckICPC {
-		co, err = e.runICPCChecker(ctx, checker, tc, out.hostCheck)
+		co, err = e.runICPCChecker(ctx, checker, limits, tc, out.hostCheck)
 	} else {
-		co, err = e.runChecker(ctx, checker.Program, tc, out.hostCheck)
+		co, err = e.runChecker(ctx, checker.Program, limits, tc, out.hostCheck)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -493,13 +497,15 @@ func (e *Engine) newCheckDir() (string, error) {
 }
 
 // runChecker runs a custom checker on input.txt, output.txt and answer.txt in
-// hostDir and maps its exit status as testlib defines it (interpretChecker:
+// hostDir, under the limits derived from the test's (Engine.authorLimits of
+// test), and maps its exit status as testlib defines it (interpretChecker:
 // 0 accepted, 1 and 2 wrong answer, 7 points, anything else an internal
 // error). The status decides, not what the checker printed: checkers echo
 // the contestant's output, and a contestant printing "MemoryError" must not
 // turn a wrong answer into a checker that ran out of memory; only exit 7
-// reads its message, for the points.
-func (e *Engine) runChecker(ctx context.Context, checker *Program, tc TestCase, hostDir string) (checkerOutcome, error) {
+// reads its message, for the points. A checker that did not end on its own
+// (a limit, a signal) is an internal error that says so (authorFailure).
+func (e *Engine) runChecker(ctx context.Context, checker *Program, test Limits, tc TestCase, hostDir string) (checkerOutcome, error) {
 	for _, f := range []struct {
 		name string
 		data []byte
@@ -519,15 +525,22 @@ func (e *Engine) runChecker(ctx context.Context, checker *Program, tc TestCase, 
 	if e.sandboxed {
 		inBox = checkDir
 	}
+	test, err := test.withDefaults(DefaultLimits())
+	if err != nil {
+		return checkerOutcome{verdict: InternalError}, err
+	}
 	var out strings.Builder
 	rr, err := checker.run(ctx, RunOptions{
 		Args:   []string{"{check}/input.txt", "{check}/output.txt", "{check}/answer.txt"},
 		Stdout: &cappedWriter{b: &out, n: previewMax},
-		Limits: e.cfg.CheckerLimits,
+		Limits: e.authorLimits(test),
 	}, true, []mount{{src: hostDir, dst: checkDir}}, map[string]string{"check": inBox})
 	if err != nil {
 		return checkerOutcome{verdict: InternalError}, err
 	}
 	comment := strings.TrimSpace(truncate(strings.TrimSpace(out.String())+"\n"+strings.TrimSpace(rr.Stderr), previewMax))
+	if msg, failed := authorFailure("checker", rr, comment); failed {
+		return checkerOutcome{verdict: InternalError, message: msg}, nil
+	}
 	return interpretChecker(rr, comment, rr.Stderr), nil
 }

@@ -28,9 +28,11 @@ const (
 	MemoryResident
 )
 
-// Language describes how to build and run one programming language. The engine
-// ships DefaultLanguages; Config.Languages can replace them (another compiler
-// version, extra flags). Commands are argument vectors, never shell strings.
+// Language describes how to build and run one programming language. The
+// engine's table comes from data: DefaultLanguages reads the built-in
+// languages.json, LoadLanguages an operator's file on top of it
+// (langfile.go documents the format), and Config.Languages can replace the
+// table. Commands are argument vectors, never shell strings.
 //
 // Placeholders expanded in Compile, Run and Env: {dir} is the directory holding
 // the source and the build output (read-only while running), {cache} the
@@ -38,11 +40,14 @@ const (
 // {memory_bytes} the problem's memory limit (without the language allowance).
 type Language struct {
 	// ID is the stable identifier used in submissions: python, c, cpp, java, go,
-	// javascript.
+	// javascript, ...
 	ID string
 	// Name is a human-readable name with the standard, e.g. "C++17 (g++ -O2)".
 	Name string
-	// SourceFile is the file name the source is saved under, e.g. "Main.java".
+	// SourceFile is the file name the source is saved under, e.g.
+	// "main.cpp", or "{main}.java": {main} is the program's entry point
+	// (Engine.CompileFiles; "Main" otherwise), which Compile and Run may
+	// name too.
 	SourceFile string
 	// Compile is the build command, run in {dir}; nil when the language has no
 	// build step. Interpreted languages use it for a syntax check so that syntax
@@ -62,10 +67,15 @@ type Language struct {
 	CacheDir string
 	// ExtraTime is added to Limits.CPUTime for this language (JVM start-up).
 	ExtraTime time.Duration
+	// TimeFactor multiplies Limits.CPUTime for this language before ExtraTime
+	// is added; zero means 1 (every built-in language: a problem states one
+	// time limit for all).
+	TimeFactor float64
 	// ExtraMemoryBytes is added to Limits.MemoryBytes, both for enforcement and
 	// for the MEMORY_LIMIT_EXCEEDED verdict (the runtime's own footprint).
 	ExtraMemoryBytes int64
-	// ExtraProcesses is added to Limits.MaxProcesses for the runtime's threads.
+	// ExtraProcesses is added to Limits.MaxProcesses for the runtime's
+	// threads (threads only: see Limits.MaxProcesses).
 	ExtraProcesses int
 	// MemoryPolicy selects how the memory limit is enforced.
 	MemoryPolicy MemoryPolicy
@@ -78,6 +88,25 @@ type Language struct {
 	// OutOfMemoryMarkers are substrings of standard error that mean the program
 	// died because an allocation failed; such a death is MEMORY_LIMIT_EXCEEDED.
 	OutOfMemoryMarkers []string
+	// SandboxEtc are entries of /etc (glob patterns, e.g. "mono") the
+	// language's tools read, mirrored into every sandbox's /etc beside the
+	// engine's own allowlist; the rest of /etc stays out of the sandbox.
+	SandboxEtc []string
+	// SandboxPaths are host directories outside /usr (absolute) the
+	// language's toolchain lives in, bound read-only into every sandbox,
+	// like Config.ReadOnlyPaths.
+	SandboxPaths []string
+	// Extensions are the file name extensions of its source files (".cpp"),
+	// for LanguageForFile; the first language of the table to claim one
+	// takes it.
+	Extensions []string
+	// Problemtools is the key of the language in problemtools' language
+	// table that this language judges ("cpp", "python3"), for
+	// DetectLanguage; empty for none.
+	Problemtools string
+	// Warm is a program reading two integers and printing their sum,
+	// compiled and run by Engine.Warm; empty: the language is not warmed.
+	Warm string
 
 	// Available reports whether the toolchain works on this machine, inside the
 	// sandbox. Filled in by Engine.Languages.
@@ -88,157 +117,26 @@ type Language struct {
 	Reason string
 }
 
-// DefaultLanguages returns the built-in language table: Python 3, C17, C++17,
-// Java 17, Go, JavaScript (Node), Rust and Kotlin. The memory choices are
-// documented on each entry and in the package documentation. Each call
-// returns a new table.
-func DefaultLanguages() []Language {
-	return []Language{pythonLanguage(), cLanguage(), cppLanguage(), javaLanguage(), goLanguage(), javascriptLanguage(),
-		rustLanguage(), kotlinLanguage()}
-}
-
 // Sizes in the language table.
 const (
 	mib = 1 << 20
 	gib = 1 << 30
 )
 
-// pythonLanguage returns the entry of Python 3: py_compile checks the
-// syntax, the interpreter runs the file.
-func pythonLanguage() Language {
-	return Language{
-		ID: "python", Name: "Python 3", SourceFile: "main.py",
-		// py_compile reports syntax errors as a compilation error.
-		Compile: []string{"python3", "-m", "py_compile", "main.py"},
-		Run:     []string{"python3", "{dir}/main.py"},
-		Env:     []string{"PYTHONDONTWRITEBYTECODE=1", "PYTHONIOENCODING=utf-8", "PYTHONHASHSEED=0"},
-		// The interpreter itself needs ~10 MiB resident, ~30 MiB mapped.
-		ExtraMemoryBytes:       16 * mib,
-		MemoryPolicy:           MemoryAddressSpace,
-		AddressSpaceSlackBytes: 32 * mib,
-		OutOfMemoryMarkers:     []string{"MemoryError", "Cannot allocate memory"},
-	}
-}
-
-// cLanguage returns the entry of C17 with gcc -O2.
-func cLanguage() Language {
-	return nativeLanguage("c", "C17 (gcc -O2)", "main.c",
-		[]string{"gcc", "-std=c17", "-O2", "-pipe", "-DONLINE_JUDGE", "-o", "main", "main.c", "-lm"})
-}
-
-// cppLanguage returns the entry of C++17 with g++ -O2.
+// cppLanguage returns the built-in C++ entry (its ID names the language
+// whose checkers get testlib.h).
 func cppLanguage() Language {
-	return nativeLanguage("cpp", "C++17 (g++ -O2)", "main.cpp",
-		[]string{"g++", "-std=c++17", "-O2", "-pipe", "-DONLINE_JUDGE", "-o", "main", "main.cpp"})
-}
-
-// nativeLanguage returns the entry of a language compiled to a native
-// executable (C, C++): its address space bounded with a little slack, and
-// the messages a failed allocation prints.
-func nativeLanguage(id, name, sourceFile string, compile []string) Language {
-	return Language{
-		ID: id, Name: name, SourceFile: sourceFile,
-		Compile:                compile,
-		Run:                    []string{"{dir}/main"},
-		MemoryPolicy:           MemoryAddressSpace,
-		AddressSpaceSlackBytes: 16 * mib,
-		OutOfMemoryMarkers:     []string{"std::bad_alloc", "Cannot allocate memory", "out of memory"},
+	for _, l := range DefaultLanguages() {
+		if l.ID == "cpp" {
+			return l
+		}
 	}
+	return Language{ID: "cpp"}
 }
 
-// javaLanguage returns the entry of Java 17: the JVM's heap is the
-// problem's limit, its own footprint an allowance.
-func javaLanguage() Language {
-	return jvmLanguage("java", "Java 17", "Main.java",
-		[]string{"javac", "-J-Xmx512m", "-J-XX:+UseSerialGC", "-J-XX:TieredStopAtLevel=1",
-			"-encoding", "UTF-8", "-d", ".", "Main.java"},
-		[]string{"javac", "-version"}, "-cp", "{dir}", "Main")
-}
-
-// kotlinLanguage returns the entry of Kotlin (Debian's kotlinc 1.3) on the
-// JVM of Java's entry: the program is built into a jar with the Kotlin
-// runtime, run like a Java program. kotlinc is slow to start (a JVM
-// loading the compiler: seconds of CPU time), well within CompileLimits.
-func kotlinLanguage() Language {
-	l := jvmLanguage("kotlin", "Kotlin 1.3 (JVM)", "main.kt",
-		[]string{"kotlinc", "-nowarn", "main.kt", "-include-runtime", "-d", "main.jar"},
-		[]string{"kotlinc", "-J-XX:-PrintWarnings", "-version"}, "-jar", "{dir}/main.jar")
-	// kotlinc's script runs java with JAVA_OPTS: a bounded heap, as javac's,
-	// and without the JVM's warning about the -noverify it passes.
-	l.Env = []string{"JAVA_OPTS=-Xmx512m -Xms32m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:-PrintWarnings"}
-	return l
-}
-
-// jvmLanguage returns the entry of a language run by the JVM (Java,
-// Kotlin): -Xmx is the problem's limit; the JVM's own footprint
-// (metaspace, code cache, stacks) is the ExtraMemoryBytes allowance. One
-// "processor" keeps GC and JIT threads (and their CPU time) bounded on big
-// hosts. main names the class path and the program to run.
-func jvmLanguage(id, name, sourceFile string, compile, version []string, main ...string) Language {
-	return Language{
-		ID: id, Name: name, SourceFile: sourceFile,
-		Compile: compile,
-		Run: append([]string{"java", "-Xmx{memory_mb}m", "-Xss64m", "-XX:+UseSerialGC",
-			"-XX:ActiveProcessorCount=1", "-XX:-UsePerfData", "-Xshare:auto"}, main...),
-		VersionArgs:            version,
-		ExtraTime:              time.Second,
-		ExtraMemoryBytes:       96 * mib,
-		ExtraProcesses:         31,
-		MemoryPolicy:           MemoryResident,
-		AddressSpaceSlackBytes: 8 * gib,
-		OutOfMemoryMarkers:     []string{"java.lang.OutOfMemoryError"},
-	}
-}
-
-// rustLanguage returns the entry of Rust 2021 with rustc -O (Debian's
-// rustc): a native executable like C's. A failed allocation aborts with
-// "memory allocation of N bytes failed".
-func rustLanguage() Language {
-	l := nativeLanguage("rust", "Rust 2021 (rustc -O)", "main.rs",
-		[]string{"rustc", "--edition=2021", "-O", "--cfg", "ONLINE_JUDGE", "-o", "main", "main.rs"})
-	l.OutOfMemoryMarkers = append(l.OutOfMemoryMarkers, "memory allocation of")
-	return l
-}
-
-// goLanguage returns the entry of Go: the build cache is kept between
-// compilations, the toolchain offline.
-func goLanguage() Language {
-	return Language{
-		ID: "go", Name: "Go", SourceFile: "main.go",
-		Compile:     []string{"go", "build", "-o", "main", "main.go"},
-		Run:         []string{"{dir}/main"},
-		VersionArgs: []string{"go", "version"},
-		Env: []string{"GOCACHE={cache}", "GOTOOLCHAIN=local", "GOPROXY=off",
-			"GOENV=off", "GOTELEMETRY=off", "GOWORK=off", "GOFLAGS=", "CGO_ENABLED=0",
-			"GOMAXPROCS=1", "GOMEMLIMIT={memory_bytes}"},
-		CacheDir:         "go-build",
-		ExtraMemoryBytes: 8 * mib,
-		ExtraProcesses:   15,
-		MemoryPolicy:     MemoryDataSegment,
-		// The runtime maps ~60 MiB of (mostly untouched) writable metadata and
-		// reserves address space in PROT_NONE arenas.
-		DataSlackBytes:         96 * mib,
-		AddressSpaceSlackBytes: 2 * gib,
-		OutOfMemoryMarkers:     []string{"runtime: out of memory", "cannot allocate memory"},
-	}
-}
-
-// javascriptLanguage returns the entry of JavaScript on Node.js, its old
-// space bounded by the limit.
-func javascriptLanguage() Language {
-	return Language{
-		ID: "javascript", Name: "JavaScript (Node.js)", SourceFile: "main.js",
-		Compile: []string{"node", "--check", "main.js"},
-		Run: []string{"node", "--max-old-space-size={memory_mb}", "--v8-pool-size=1",
-			"{dir}/main.js"},
-		Env:                    []string{"UV_THREADPOOL_SIZE=1", "NODE_OPTIONS="},
-		ExtraMemoryBytes:       64 * mib,
-		ExtraProcesses:         15,
-		MemoryPolicy:           MemoryDataSegment,
-		DataSlackBytes:         128 * mib,
-		AddressSpaceSlackBytes: 8 * gib,
-		OutOfMemoryMarkers:     []string{"heap out of memory", "Allocation failed", "Cannot allocate memory"},
-	}
+// sourceFile is the file the source is saved under for the entry point main.
+func (l Language) sourceFile(main string) string {
+	return strings.ReplaceAll(l.SourceFile, "{main}", main)
 }
 
 // expand replaces the placeholders of one command argument or env entry.

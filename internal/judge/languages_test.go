@@ -209,6 +209,79 @@ fun main() {
 }
 
 // syntaxError is a source per language that does not compile.
+// The languages that share another's program: the same source, another
+// compiler or interpreter.
+func init() {
+	modal["cpp20"] = modal["cpp"]
+	modal["pypy3"] = modal["python"]
+}
+
+// modalMore are the modal programs of C#, Ruby, PHP and Haskell.
+var modalMore = map[string]string{
+	"csharp": `using System;
+using System.Collections.Generic;
+class P {
+    static int Main() {
+        var t = Console.In.ReadToEnd().Split((char[])null, StringSplitOptions.RemoveEmptyEntries);
+        string mode = t[0];
+        if (mode == "sum") { Console.WriteLine(long.Parse(t[1]) + long.Parse(t[2])); return 0; }
+        if (mode == "loop") { long x = 0; while (true) x++; }
+        if (mode == "hog") {
+            var l = new List<byte[]>();
+            while (true) { var b = new byte[1 << 20]; for (int i = 0; i < b.Length; i += 4096) b[i] = 1; l.Add(b); }
+        }
+        if (mode == "crash") throw new Exception("boom");
+        if (mode == "flood") while (true) Console.WriteLine("flood flood flood flood flood flood flood");
+        return 3;
+    }
+}
+`,
+	"ruby": `t = STDIN.read.split
+case t[0]
+when "sum" then puts t[1].to_i + t[2].to_i
+when "loop" then x = 0; loop { x += 1 }
+when "hog" then a = []; loop { a << ("x" * (1 << 20)) }
+when "crash" then raise "boom"
+when "flood" then loop { puts "flood flood flood flood flood flood flood" }
+else exit 3
+end
+`,
+	"php": `<?php
+$t = preg_split('/\s+/', trim(stream_get_contents(STDIN)));
+switch ($t[0]) {
+case "sum": echo intval($t[1]) + intval($t[2]), "\n"; exit(0);
+case "loop": $x = 0; while (true) { $x++; }
+case "hog": $a = []; while (true) { $a[] = str_repeat("x", 1 << 20); }
+case "crash": throw new Exception("boom");
+case "flood": while (true) { echo "flood flood flood flood flood flood flood\n"; }
+}
+exit(3);
+`,
+	"haskell": `import Control.Monad (forever)
+import System.Exit
+
+spin :: Int -> Int
+spin x = if x < 0 then x else spin (x + 1)
+
+main :: IO ()
+main = do
+  s <- getContents
+  case words s of
+    ["sum", a, b] -> print (read a + read b :: Integer)
+    ["loop"] -> print (spin 0)
+    ["hog"] -> let xs = [1 :: Integer .. 100000000] in print (fromIntegral (length xs) + sum xs)
+    ["crash"] -> error "boom"
+    ["flood"] -> forever (putStrLn "flood flood flood flood flood flood flood")
+    _ -> exitWith (ExitFailure 3)
+`,
+}
+
+func init() {
+	for lang, src := range modalMore {
+		modal[lang] = src
+	}
+}
+
 var syntaxError = map[string]string{
 	"c":          "int main(void) { return 0 }\n",
 	"cpp":        "int main() { int x = ; }\n",
@@ -218,6 +291,12 @@ var syntaxError = map[string]string{
 	"javascript": "function main( {\n",
 	"rust":       "fn main() { let x = ; }\n",
 	"kotlin":     "fun main() { val x = }\n",
+	"cpp20":      "int main() { int x = ; }\n",
+	"pypy3":      "def main(:\n    pass\n",
+	"csharp":     "class P { static void Main() { int x = ; } }\n",
+	"ruby":       "def main(\n",
+	"php":        "<?php echo ;\n",
+	"haskell":    "main = print (1 +\n",
 }
 
 // TestLanguages judges, for every language, one submission whose tests cover
@@ -231,7 +310,8 @@ func TestLanguages(t *testing.T) {
 	// A generous wall limit: on a loaded machine the infinite loop must still be
 	// stopped by its CPU time (SleepForever covers the wall limit).
 	limits := judge.Limits{CPUTime: time.Second, WallTime: 30 * time.Second, MemoryBytes: 64 << 20, OutputBytes: 1 << 20}
-	for _, lang := range []string{"c", "cpp", "python", "java", "go", "javascript", "rust", "kotlin"} {
+	for _, lang := range []string{"c", "cpp", "python", "java", "go", "javascript", "rust", "kotlin",
+		"cpp20", "pypy3", "csharp", "ruby", "php", "haskell"} {
 		t.Run(lang, func(t *testing.T) {
 			t.Parallel()
 			requireLanguage(t, e, lang)
@@ -276,7 +356,7 @@ func TestLanguages(t *testing.T) {
 				if lang == "c" && crash.Signal != "SIGSEGV" {
 					t.Errorf("C null dereference: signal %q, want SIGSEGV", crash.Signal)
 				}
-				if lang == "cpp" && crash.Signal != "SIGABRT" {
+				if (lang == "cpp" || lang == "cpp20") && crash.Signal != "SIGABRT" {
 					t.Errorf("C++ uncaught exception: signal %q, want SIGABRT", crash.Signal)
 				}
 				if !strings.Contains(wa.Message, "expected \"8\", found \"7\"") || wa.Output != "7\n" {

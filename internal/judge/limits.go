@@ -30,7 +30,11 @@ type Limits struct {
 	FileSizeBytes int64
 	// MaxProcesses is the number of processes and threads the program itself may
 	// have, itself included (1 = no fork, no threads). The runtime's own threads
-	// (JVM, Go, Node) are allowed on top of it.
+	// (JVM, Go, Node) are allowed on top of it. With 1, the default, the
+	// program may start no process at all in any language: the runtime's
+	// thread allowance (RLIMIT_NPROC counts threads and processes alike) is
+	// for threads only, a system call filter refuses every other clone,
+	// fork and vfork (EAGAIN, as at the process limit).
 	MaxProcesses int
 }
 
@@ -74,6 +78,31 @@ func (l Limits) withDefaults(def Limits) (Limits, error) {
 	return l, nil
 }
 
+// authorMinCPU is the least CPU time a custom checker or an interactor
+// gets per test, however short the test's own limit: reading and judging
+// an output may cost more than producing it, and an interpreter's start
+// alone takes tens of milliseconds.
+const authorMinCPU = time.Second
+
+// authorLimits are the limits of a problem author's program — a custom
+// checker, an interactor — for one test whose limits are test (defaults
+// applied). Its CPU time is the test's, at least authorMinCPU and at most
+// Config.CheckerLimits.CPUTime; its wall time follows from it as a
+// program's does (2×CPU + 1 s), at most Config.CheckerLimits.WallTime when
+// that is set; memory, output, files and processes are
+// Config.CheckerLimits'. So an author's program that hangs or spins costs
+// about what the test may cost, not a fixed ceiling per test.
+func (e *Engine) authorLimits(test Limits) Limits {
+	c := e.cfg.CheckerLimits
+	lim := c
+	lim.CPUTime = min(max(test.CPUTime, authorMinCPU), c.CPUTime)
+	lim.WallTime = 0
+	if c.WallTime > 0 {
+		lim.WallTime = min(c.WallTime, 2*lim.CPUTime+time.Second)
+	}
+	return lim
+}
+
 // effLimits are the limits actually enforced for one run of one language.
 type effLimits struct {
 	cpu, wall  time.Duration
@@ -85,11 +114,18 @@ type effLimits struct {
 	output     int64
 	fsize      int64
 	nproc      int // processes+threads of the program incl. runtime threads
+	// noFork: the program may have threads but no process of its own
+	// (Limits.MaxProcesses 1), whatever its runtime's thread allowance.
+	noFork bool
 }
 
 // effective combines the problem's limits with the language's allowances.
 func (l Limits) effective(lang Language) effLimits {
-	cpu := l.CPUTime + lang.ExtraTime
+	cpu := l.CPUTime
+	if lang.TimeFactor > 0 {
+		cpu = time.Duration(float64(cpu) * lang.TimeFactor)
+	}
+	cpu += lang.ExtraTime
 	wall := l.WallTime
 	if wall == 0 {
 		wall = 2*cpu + time.Second
@@ -107,6 +143,7 @@ func (l Limits) effective(lang Language) effLimits {
 		output:     l.OutputBytes,
 		fsize:      l.FileSizeBytes,
 		nproc:      l.MaxProcesses + lang.ExtraProcesses,
+		noFork:     l.MaxProcesses <= 1,
 	}
 	switch lang.MemoryPolicy {
 	case MemoryAddressSpace:

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -30,6 +31,7 @@ type Program struct {
 	lang  Language
 	dir   string // host directory owning the build directory
 	build string // host build directory, mounted read-only at /prog
+	main  string // the entry point, {main} in the language's commands
 	// staticBytes is what a native executable maps before it runs (code, data,
 	// bss): a program whose static arrays exceed the limit is refused up front.
 	staticBytes int64
@@ -80,41 +82,60 @@ type RunResult struct {
 	Stderr string
 	// Message explains the verdict for humans, e.g. "CPU time limit 1s exceeded".
 	Message string
+
+	// waited: stopped at the wall time limit while it slept or waited
+	// (for input, say), not while it computed.
+	waited bool
 }
 
 // Compile saves source for the language and builds it once, in the sandbox.
 //
 // Errors: ErrUnknownLanguage, ErrLanguageUnavailable, a *CompileError
 // (errors.Is ErrCompilation) with the compiler's message when the source does
-// not compile or the compiler exceeds Config.CompileLimits, ErrSandboxFailed,
-// ErrClosed, or ctx's error.
+// not compile or the compiler exceeds Config.CompileLimits' memory or output,
+// ErrCompilerTimeout when it exceeds their CPU or wall time (the machine's
+// failure, not the source's: retry), ErrSandboxFailed, ErrClosed, or ctx's
+// error.
 func (e *Engine) Compile(ctx context.Context, language, source string) (*Program, error) {
-	return e.compileWith(ctx, language, source, nil)
+	return e.compileWith(ctx, language, defaultMain, source, nil)
 }
 
 // CompileFiles is Compile for a program of several files: files (by name,
 // no directories) are written beside the source before it is built —
 // headers, modules, a testlib.h. name is the source's own file name in its
-// package (e.g. "validate.cc"), for messages and languages whose entry
-// point a file's name decides; the source is saved under the language's
-// SourceFile. Its errors are Compile's, and ErrInvalidInput for a file name
-// that is not a plain name or collides with the source.
+// package (e.g. "Different.java"): in a language whose SourceFile names a
+// {main} (Java), the file's name without its extension is the entry point
+// (the public class), as problemtools runs a Java file, where Compile's is
+// always "Main". Its errors are Compile's, and ErrInvalidInput for a file
+// name that is not a plain name or collides with the source.
 func (e *Engine) CompileFiles(ctx context.Context, language, name, source string, files map[string][]byte) (*Program, error) {
 	lang, err := e.language(language)
 	if err != nil {
 		return nil, err
 	}
+	main := defaultMain
+	if stem := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name)); mainName.MatchString(stem) {
+		main = stem
+	}
 	for f := range files {
-		if f == "" || f != filepath.Base(f) || f == "." || f == ".." || f == lang.SourceFile {
+		if f == "" || f != filepath.Base(f) || f == "." || f == ".." || f == lang.sourceFile(main) {
 			return nil, fmt.Errorf("%w: file name %q", ErrInvalidInput, f)
 		}
 	}
-	return e.compileWith(ctx, language, source, files)
+	return e.compileWith(ctx, language, main, source, files)
 }
+
+// defaultMain is the entry point ({main}) of a program compiled from a
+// source alone: Java's public class Main.
+const defaultMain = "Main"
+
+// mainName is what a file's name must be to name an entry point: a Java
+// identifier (letters, digits, '_' and '$', not starting with a digit).
+var mainName = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
 
 // compileWith is Compile with extra files (headers) written next to the
 // source before it is built.
-func (e *Engine) compileWith(ctx context.Context, language, source string, files map[string][]byte) (*Program, error) {
+func (e *Engine) compileWith(ctx context.Context, language, main, source string, files map[string][]byte) (*Program, error) {
 	lang, err := e.language(language)
 	if err != nil {
 		return nil, err
@@ -128,7 +149,7 @@ func (e *Engine) compileWith(ctx context.Context, language, source string, files
 	if err != nil {
 		return nil, err
 	}
-	p := &Program{e: e, lang: lang, dir: dir, build: filepath.Join(dir, "build")}
+	p := &Program{e: e, lang: lang, dir: dir, build: filepath.Join(dir, "build"), main: main}
 	if err := p.compile(ctx, source, files); err != nil {
 		removeAll(dir)
 		return nil, err
@@ -158,6 +179,10 @@ func (p *Program) compile(ctx context.Context, source string, files map[string][
 	if res.setupFailed {
 		return fmt.Errorf("%w: compile: %s", ErrSandboxFailed, firstLine(string(res.stderr)))
 	}
+	if res.killed == killCPU || res.killed == killWall {
+		return fmt.Errorf("%w: %s (%v of CPU time, %v of wall time; limits %v and %v)", ErrCompilerTimeout, p.lang.ID,
+			res.cpu.Round(time.Millisecond), res.wall.Round(time.Millisecond), p.e.cfg.CompileLimits.CPUTime, p.e.cfg.CompileLimits.WallTime)
+	}
 	if res.killed != killNone || res.exitCode != 0 || res.signal != 0 {
 		return p.compileError(res, out.String(), cw.truncated)
 	}
@@ -174,7 +199,7 @@ func (p *Program) writeSource(source string) error {
 	if err := os.Mkdir(p.build, 0o755); err != nil {
 		return err
 	}
-	return writeNew(filepath.Join(p.build, p.lang.SourceFile), strings.NewReader(source))
+	return writeNew(filepath.Join(p.build, p.lang.sourceFile(p.main)), strings.NewReader(source))
 }
 
 // runCompiler runs the language's compiler in the build directory (and its
@@ -189,7 +214,7 @@ func (p *Program) runCompiler(ctx context.Context, stdout io.Writer) (spawnRes, 
 	}
 	mounts := []mount{{src: p.build, dst: progDir, rw: true}}
 	vars := memoryVars(e.cfg.CompileLimits.MemoryBytes)
-	vars["dir"], vars["cache"] = progDir, cacheDir
+	vars["dir"], vars["cache"], vars["main"] = progDir, cacheDir, p.main
 	if !e.sandboxed {
 		vars["dir"] = p.build
 	}
@@ -236,8 +261,6 @@ func (p *Program) compileError(res spawnRes, stdout string, stdoutTruncated bool
 	}
 	ce := &CompileError{Language: p.lang.ID, Output: msg}
 	switch {
-	case res.killed == killCPU || res.killed == killWall:
-		ce.Reason = "compiler exceeded the time limit"
 	case res.killed == killOutput:
 		ce.Reason = "compiler output too large"
 	case res.killed == killMemory:
@@ -379,7 +402,7 @@ func (p *Program) run(ctx context.Context, opts RunOptions, checker bool, extra 
 				formatBytes(p.staticBytes), memoryLimitText(eff))}, nil
 	}
 	vars := memoryVars(lim.MemoryBytes)
-	vars["dir"] = progDir
+	vars["dir"], vars["main"] = progDir, p.main
 	if !e.sandboxed {
 		vars["dir"] = p.build
 	}
@@ -483,6 +506,7 @@ func classify(res spawnRes, l effLimits, lang Language) RunResult {
 	case res.killed == killWall:
 		rr.Verdict, rr.Message = TimeLimitExceeded,
 			fmt.Sprintf("wall time limit %v exceeded (CPU time used %v): the program was sleeping or waiting", l.wall, res.cpu.Round(time.Millisecond))
+		rr.waited = true
 	case res.maxRSS > l.memory:
 		rr.Verdict, rr.Message = MemoryLimitExceeded, fmt.Sprintf("peak memory %s over the limit %s", formatBytes(res.maxRSS), memoryLimitText(l))
 	case res.signal == syscall.SIGXFSZ:

@@ -105,6 +105,11 @@ func (e *Engine) reaperArgs(l effLimits) []string {
 	if e.sandboxed || e.switchUID {
 		args = append(args, "nproc="+strconv.Itoa(l.nproc+1))
 	}
+	// The runtime's threads must not double as processes (a JVM's thirty
+	// threads would otherwise let a program start thirty shells).
+	if l.noFork {
+		args = append(args, "nofork=1")
+	}
 	return args
 }
 

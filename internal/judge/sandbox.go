@@ -165,11 +165,11 @@ func systemMounts(etc string, extra []string) []string {
 	return args
 }
 
-// mirrorEtc copies the allowlisted /etc entries into dir (files are copied,
-// symlinks recreated, directories copied recursively) and writes
-// etcAccounts. A host /etc that changes
-// later (a new JDK) needs a new Engine.
-func mirrorEtc(dir string) error {
+// mirrorEtc copies the /etc entries matching patterns (etcAllowlist and
+// the languages' own) into dir (files are copied, symlinks recreated,
+// directories copied recursively) and writes etcAccounts. A host /etc
+// that changes later (a new JDK) needs a new Engine.
+func mirrorEtc(dir string, patterns []string) error {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return err
 	}
@@ -178,9 +178,14 @@ func mirrorEtc(dir string) error {
 			return err
 		}
 	}
-	for _, pattern := range etcAllowlist {
+	done := map[string]bool{}
+	for _, pattern := range patterns {
 		matches, _ := filepath.Glob("/etc/" + pattern)
 		for _, m := range matches {
+			if done[m] {
+				continue // matched by another pattern too
+			}
+			done[m] = true
 			err := filepath.WalkDir(m, func(path string, d os.DirEntry, err error) error {
 				if err != nil {
 					return nil // unreadable entries are simply not mirrored

@@ -84,25 +84,27 @@ func digitPrefix(s string) string {
 }
 
 // LanguageForFile guesses a language ID from a source file name (main.cpp →
-// cpp); empty when the extension is unknown. For the CLI.
-func LanguageForFile(name string) string {
-	switch strings.ToLower(filepath.Ext(name)) {
-	case ".py":
-		return "python"
-	case ".c":
-		return "c"
-	case ".cpp", ".cc", ".cxx", ".c++":
-		return "cpp"
-	case ".java":
-		return "java"
-	case ".go":
-		return "go"
-	case ".js", ".mjs", ".cjs":
-		return "javascript"
-	case ".rs":
-		return "rust"
-	case ".kt":
-		return "kotlin"
+// cpp) with the built-in table's Language.Extensions; empty when the
+// extension is unknown. For the CLI; DetectLanguage chooses a package's
+// program's language the way problemtools does.
+func LanguageForFile(name string) string { return LanguageForFileIn(DefaultLanguages(), name) }
+
+// LanguageForFileIn is LanguageForFile with the table langs: the first
+// language claiming the file's extension exactly (".C" is C++, ".c" C),
+// else the first claiming it in another case ("x.CPP").
+func LanguageForFileIn(langs []Language, name string) string {
+	ext := filepath.Ext(name)
+	if ext == "" {
+		return ""
+	}
+	for _, fold := range []bool{false, true} {
+		for _, l := range langs {
+			for _, e := range l.Extensions {
+				if e == ext || (fold && strings.EqualFold(e, ext)) {
+					return l.ID
+				}
+			}
+		}
 	}
 	return ""
 }

@@ -60,7 +60,8 @@ func TestLoadTestDir(t *testing.T) {
 func TestLanguageForFile(t *testing.T) {
 	t.Parallel()
 	for name, want := range map[string]string{"a.py": "python", "Main.java": "java", "x.CPP": "cpp", "s.cc": "cpp",
-		"m.c": "c", "main.go": "go", "a.js": "javascript", "main.rs": "rust", "a.kt": "kotlin", "README": ""} {
+		"m.c": "c", "main.go": "go", "a.js": "javascript", "main.rs": "rust", "a.kt": "kotlin", "README": "",
+		"x.C": "cpp", "a.cs": "csharp", "a.rb": "ruby", "a.php": "php", "Main.hs": "haskell", "a.txt": ""} {
 		if got := judge.LanguageForFile(name); got != want {
 			t.Errorf("LanguageForFile(%q) = %q, want %q", name, got, want)
 		}

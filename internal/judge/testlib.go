@@ -134,5 +134,5 @@ func (e *Engine) CompileChecker(ctx context.Context, language, source string) (*
 	if language == cppLanguage().ID {
 		files = map[string][]byte{"testlib.h": testlibHeader}
 	}
-	return e.compileWith(ctx, language, source, files)
+	return e.compileWith(ctx, language, defaultMain, source, files)
 }

@@ -42,7 +42,7 @@ type toolchainCheck struct {
 // tool cannot be found (the check reports that itself).
 func (e *Engine) toolchainKey(l Language) (key string, ok bool) {
 	parts := []any{toolchainCacheVersion, e.sandboxed, e.bwrap, e.switchUID, e.cfg.ReadOnlyPaths,
-		e.cfg.CompileLimits, l.versionArgs(), l.Env}
+		e.cfg.CompileLimits, l.versionArgs(), l.Env, e.etcPatterns(), e.readOnlyPaths()}
 	for _, tool := range l.tools() {
 		p, err := lookSandboxPath(tool)
 		if err != nil {

@@ -8,40 +8,6 @@ import (
 	"time"
 )
 
-// warmPrograms read two numbers and print their sum, with what contest
-// programs commonly use: the first build of a Go program on a fresh
-// machine compiles the standard packages it imports into the build cache
-// (CacheDir: tens of seconds on a loaded machine, COMPILATION_ERROR at the
-// compile time limit in the worst case), and every other toolchain loads
-// its compiler, runtime and libraries from disk once.
-var warmPrograms = map[string]string{
-	"python": "import sys, math, collections, heapq, itertools, functools, bisect\n" +
-		"a, b = map(int, sys.stdin.read().split())\nprint(a + b)\n",
-	"c": "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <math.h>\n" +
-		"int main(void) { long long a, b; if (scanf(\"%lld %lld\", &a, &b) != 2) return 1; printf(\"%lld\\n\", a + b); return 0; }\n",
-	"cpp": "#include <bits/stdc++.h>\nusing namespace std;\n" +
-		"int main() { ios::sync_with_stdio(false); long long a, b; cin >> a >> b; vector<long long> v{a, b}; " +
-		"sort(v.begin(), v.end()); map<int, int> m; cout << accumulate(v.begin(), v.end(), 0LL) << \"\\n\"; }\n",
-	"java": "import java.util.*;\nimport java.io.*;\n" +
-		"public class Main { public static void main(String[] args) throws IOException { " +
-		"BufferedReader r = new BufferedReader(new InputStreamReader(System.in)); StringTokenizer t = new StringTokenizer(r.readLine()); " +
-		"long a = Long.parseLong(t.nextToken()), b = Long.parseLong(t.nextToken()); List<Long> l = new ArrayList<>(List.of(a, b)); " +
-		"Collections.sort(l); Map<Long, Long> m = new HashMap<>(); System.out.println(a + b); } }\n",
-	"go": "package main\n\nimport (\n\t\"bufio\"\n\t\"bytes\"\n\t\"container/heap\"\n\t\"fmt\"\n\t\"math\"\n\t\"math/big\"\n\t\"os\"\n\t\"sort\"\n\t\"strconv\"\n\t\"strings\"\n)\n\n" +
-		"var _ = heap.Init\nvar _ = math.MaxInt64\nvar _ = sort.Ints\nvar _ = strconv.Itoa\nvar _ = strings.Fields\nvar _ = bytes.Fields\nvar _ = big.NewInt\n\n" +
-		"func main() {\n\tr := bufio.NewReader(os.Stdin)\n\tvar a, b int64\n\tfmt.Fscan(r, &a, &b)\n\tfmt.Println(a + b)\n}\n",
-	"javascript": "const [a, b] = require('fs').readFileSync(0, 'utf8').trim().split(/\\s+/).map(BigInt);\nconsole.log(String(a + b));\n",
-	"rust": "use std::collections::{BTreeMap, HashMap, VecDeque};\nuse std::io::{self, Read};\n\n" +
-		"fn main() {\n    let mut s = String::new();\n    io::stdin().read_to_string(&mut s).unwrap();\n" +
-		"    let v: Vec<i64> = s.split_whitespace().map(|x| x.parse().unwrap()).collect();\n" +
-		"    let _m: (HashMap<i64, i64>, BTreeMap<i64, i64>, VecDeque<i64>) = Default::default();\n" +
-		"    println!(\"{}\", v[0] + v[1]);\n}\n",
-	"kotlin": "import java.io.*\nimport java.util.*\n\n" +
-		"fun main() {\n    val t = StringTokenizer(BufferedReader(InputStreamReader(System.`in`)).readLine())\n" +
-		"    val a = t.nextToken().toLong()\n    val b = t.nextToken().toLong()\n" +
-		"    val l = mutableListOf(a, b).sorted()\n    println(l.sum())\n}\n",
-}
-
 // WarmResult is what warming one language's toolchain took.
 type WarmResult struct {
 	Language string
@@ -51,8 +17,10 @@ type WarmResult struct {
 	Err error
 }
 
-// Warm compiles and runs a small program in every available language, so
-// that the first submission in each does not pay for a cold toolchain: Go's
+// Warm compiles and runs a small program in every available language (its
+// Language.Warm: an A+B reading two numbers and printing their sum, with
+// what contest programs commonly use), so that the first submission in
+// each does not pay for a cold toolchain: Go's
 // build cache of the standard packages (CacheDir, shared by the engines of
 // the machine), the compilers', runtimes' and libraries' files in the page
 // cache, Java's class data sharing archive (the JDK's, used with
@@ -68,9 +36,9 @@ func (e *Engine) Warm(ctx context.Context) []WarmResult {
 		if !l.Available {
 			continue
 		}
-		src, ok := warmPrograms[l.ID]
-		if !ok {
-			continue // a language of Config.Languages the engine does not know
+		src := l.Warm
+		if src == "" {
+			continue // a language without a warm-up program
 		}
 		wg.Add(1)
 		go func() {

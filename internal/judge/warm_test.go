@@ -10,7 +10,7 @@ import (
 )
 
 // TestWarm: warming compiles and runs a program in every available
-// language (the engine's languages: all eight here) and says how long each
+// language (the engine's languages: every built-in one here) and says how long each
 // took.
 func TestWarm(t *testing.T) {
 	t.Parallel()

@@ -2,9 +2,10 @@ package problempkg
 
 import (
 	"bytes"
-	"path"
 	"regexp"
 	"strings"
+
+	"github.com/algoitny/api/internal/judge"
 )
 
 // Language ids of the judge (internal/judge's language table) that package
@@ -29,44 +30,32 @@ const (
 	langPython2 = "python2"
 )
 
-// byExtension maps file endings to languages as the ICPC package format's
-// language table does (appendix "Languages"); a C++ file is judged as
-// C++20, the newest standard the judge offers, as Kattis judges C++ with
-// its newest compiler.
-var byExtension = map[string]string{
-	".c":  langC,
-	".cc": langCPP20, ".cpp": langCPP20, ".cxx": langCPP20, ".c++": langCPP20, ".C": langCPP20,
-	".java": langJava,
-	".kt":   langKotlin,
-	".py":   langPython3, ".py3": langPython3, ".py2": langPython2,
-	".js":  langJS,
-	".go":  langGo,
-	".rs":  langRust,
-	".cs":  langCSharp,
-	".rb":  langRuby,
-	".php": langPHP,
-	".hs":  langHaskell,
+// Detect returns the judge language of a one-file program from its name
+// and content, as problemtools determines it (judge.DetectLanguage: by
+// extension, and for .py by the shebang: `#!…python2` is Python 2), or ""
+// when the judge runs no such language — "python2" for Python 2, so that
+// the caller can say why it is skipped.
+func Detect(name string, content []byte) string {
+	lang, _, _ := detect(map[string][]byte{name: content})
+	return lang
 }
 
-// Detect returns the judge language of a source file from its name and
-// content, as the ICPC format determines it: by extension, and for .py by
-// the shebang (`#!…python2` is Python 2, `#!…python3` or none Python 3).
-// Unknown extensions, and languages the judge does not run (Python 2 among
-// them, reported as "python2"), are returned as "" — but python2, which
-// is returned so that the caller can say why it is skipped.
-func Detect(name string, content []byte) string {
-	ext := path.Ext(name)
-	lang, ok := byExtension[ext]
-	if !ok {
-		lang = byExtension[strings.ToLower(ext)]
+// detect chooses the language of a program's files (judge.DetectLanguage),
+// with why there is none ("" when there is one) and its source files.
+func detect(files map[string][]byte) (lang, why string, sources []string) {
+	pf := make([]judge.ProgramFile, 0, len(files))
+	for name, data := range files {
+		head, _, _ := bytes.Cut(data, []byte("\n"))
+		pf = append(pf, judge.ProgramFile{Name: name, Head: head})
 	}
-	if lang == langPython3 {
-		line, _, _ := bytes.Cut(content, []byte("\n"))
-		if bytes.HasPrefix(line, []byte("#!")) && bytes.Contains(line, []byte("python2")) {
-			return langPython2
+	d, err := judge.DetectLanguage(pf, nil)
+	if err != nil {
+		if d.Problemtools == "python2" {
+			return langPython2, "Python 2 is not supported", d.Files
 		}
+		return "", err.Error(), d.Files
 	}
-	return lang
+	return d.Language, "", d.Files
 }
 
 // polygonLanguage is the judge language of a Polygon source of type t

@@ -292,14 +292,11 @@ func programsIn(pkg *Package, dir string) ([]Program, error) {
 
 // unsupported says why the program cannot be run ("" when it can).
 func unsupported(p Program) string {
-	switch p.Language {
-	case "":
-		if p.Files != nil && (p.Files["build"] != nil || p.Files["run"] != nil) {
-			return "programs with build and run scripts are not supported"
-		}
+	switch {
+	case p.why != "":
+		return p.why
+	case p.Language == "":
 		return "the language of " + p.Main + " is not one the judge runs"
-	case langPython2:
-		return "Python 2 is not supported"
 	}
 	return ""
 }

@@ -259,23 +259,23 @@ func loadProgram(root, rel string) (Program, error) {
 		if err != nil {
 			return Program{}, err
 		}
-		prog.Language = Detect(prog.Main, data)
+		prog.Language, prog.why, _ = detect(map[string][]byte{prog.Main: data})
 		return prog, nil
 	}
 	prog.Name = path.Base(rel)
 	return prog, loadDirProgram(full, &prog)
 }
 
-// loadDirProgram fills prog from the files of a program directory: the
-// entry point is the one file of the language's (or __main__.py, main.*,
-// the file holding main for C/C++/Java…), the rest go to Files.
+// loadDirProgram fills prog from the files of a program directory: its
+// language as problemtools chooses it, its entry point the one source file
+// of that language (or __main__.py, main.*, the one holding main), the
+// rest in Files.
 func loadDirProgram(dir string, prog *Program) error {
 	entries, err := listDir(dir)
 	if err != nil {
 		return err
 	}
 	prog.Files = map[string][]byte{}
-	var sources []string
 	for _, e := range entries {
 		if e.IsDir() {
 			continue // nested directories of a program are not supported
@@ -285,16 +285,21 @@ func loadDirProgram(dir string, prog *Program) error {
 			return err
 		}
 		prog.Files[e.Name()] = data
-		if Detect(e.Name(), data) != "" {
-			sources = append(sources, e.Name())
-		}
+	}
+	if prog.Files["build"] != nil || prog.Files["run"] != nil {
+		prog.why = "programs with build and run scripts are not supported"
+		return nil
+	}
+	var sources []string
+	prog.Language, prog.why, sources = detect(prog.Files)
+	if prog.why != "" {
+		return nil
 	}
 	main, err := entryPoint(prog.Files, sources)
 	if err != nil {
 		return errorf(prog.Path, "%v", err)
 	}
 	prog.Main = main
-	prog.Language = Detect(main, prog.Files[main])
 	delete(prog.Files, main)
 	return nil
 }

@@ -226,6 +226,8 @@ type Program struct {
 	// Files are the other files that compile with Main (headers, modules),
 	// by name relative to the program's directory.
 	Files map[string][]byte
+
+	why string // why the program cannot be run ("" when it can)
 }
 
 // Outcome is a test's result in the terms packages state expectations in.

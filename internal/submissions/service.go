@@ -73,6 +73,12 @@ type Enqueuer interface {
 	Cancel(ctx context.Context, job *algoitny.Job) error
 }
 
+// Workers reads the records of the live judge workers (internal/dynamo),
+// each with the languages its judge runs.
+type Workers interface {
+	ListWorkers(ctx context.Context) ([]*algoitny.Worker, error)
+}
+
 // Publisher announces job changes to subscribers (jobs.Events).
 type Publisher interface {
 	PublishJob(ctx context.Context, job *algoitny.Job, progress *algoitny.JobProgress)
@@ -99,6 +105,12 @@ type Service struct {
 	Queue Enqueuer
 	// Events announces cancellations to subscribers (optional).
 	Events Publisher
+	// Workers are the judge workers' records, read so that Execute refuses
+	// a language no live worker runs before it charges anything (optional:
+	// without it every language is accepted).
+	Workers Workers
+	// offerCache keeps the workers' offers for offersFresh.
+	offerCache offerCache
 	// ExtraExtractHosts may be extracted from besides the supported judges
 	// (tests point it at local servers).
 	ExtraExtractHosts []string
@@ -128,8 +140,9 @@ type ExecuteInput struct {
 // Execute submits code against a problem's test cases. It charges one
 // execution from the caller's daily quota (exactly, under concurrency) and
 // returns the PENDING job; a repeated IdempotencyKey returns the first job
-// without charging again. Returns EUNAUTHENTICATED, EINVALID, ENOTFOUND (no
-// such visible problem), ERATELIMITED.
+// without charging again. Returns EUNAUTHENTICATED, EINVALID (field
+// "language" for a language no live judge worker runs: see Languages),
+// ENOTFOUND (no such visible problem), ERATELIMITED.
 func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*algoitny.Job, error) {
 	a := algoitny.ActorFrom(ctx)
 	if err := a.RequireUser(); err != nil {
@@ -152,6 +165,9 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*algoitny.Job, 
 	}
 	if existing, err := s.existing(ctx, in.IdempotencyKey); existing != nil || err != nil {
 		return existing, err
+	}
+	if err := s.requireOffered(ctx, in.Language); err != nil {
+		return nil, err
 	}
 	p, err := s.Problems.Get(ctx, in.Problem)
 	if err != nil {

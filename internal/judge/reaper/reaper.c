@@ -47,7 +47,8 @@
  * pid 1; the judge asks on the socket.
  *
  * Keys: cpu (seconds; hard limit is cpu+1), as, data, fsize, stack (bytes),
- *   nproc, nofile, core; serve only: box (size of /box), bind=DST:REL,
+ *   nproc, nofile, core; nofork=1 (threads but no process, see nofork);
+ *   serve only: box (size of /box), bind=DST:REL,
  *   cwd, env=K=V and arg=A (in order).
  * Report (one line): status=N utime_us=N stime_us=N maxrss_kb=N execerr=N
  *   status is the raw wait status of the program; execerr the errno of a failed
@@ -102,12 +103,26 @@
 #endif
 
 #define DENIED (SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA))
+/* A process the program may not make (nofork): the answer of fork at
+ * RLIMIT_NPROC, which every runtime reports as such. */
+#define NO_PROCESS (SECCOMP_RET_ERRNO | (EAGAIN & SECCOMP_RET_DATA))
 #define DENY(nr) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), BPF_STMT(BPF_RET | BPF_K, DENIED)
 #define NEW_NAMESPACES                                                                                     \
 	(CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWCGROUP)
 
+/*
+ * nofork: the program may make threads but no process. RLIMIT_NPROC counts
+ * threads and processes alike, so the threads a runtime needs (a JVM's
+ * thirty, Go's and Node's few) would otherwise let its program start as
+ * many processes (a shell through ProcessBuilder, os/exec, child_process):
+ * clone is allowed with CLONE_THREAD only, fork and vfork are refused, and
+ * clone3 already is (the C library falls back to clone).
+ */
+static int nofork;
+
 static int deny_syscalls(void)
 {
+	const __u32 process = nofork ? NO_PROCESS : SECCOMP_RET_ALLOW;
 	struct sock_filter filter[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, JUDGE_AUDIT_ARCH, 1, 0),
@@ -117,12 +132,23 @@ static int deny_syscalls(void)
 		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1), /* x32 */
 		BPF_STMT(BPF_RET | BPF_K, DENIED),
 #endif
-		/* clone: allowed unless it asks for a new namespace (flags: arg 0). */
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 4),
+		/* clone: allowed unless it asks for a new namespace (flags: arg 0);
+		 * with nofork, only a thread (CLONE_THREAD). */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 6),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
 		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, NEW_NAMESPACES, 0, 1),
 		BPF_STMT(BPF_RET | BPF_K, DENIED),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 1),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, process),
+#ifdef __NR_fork
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fork, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, process),
+#endif
+#ifdef __NR_vfork
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_vfork, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, process),
+#endif
 		DENY(__NR_clone3),
 		DENY(__NR_unshare),
 		DENY(__NR_setns),
@@ -264,6 +290,10 @@ int main(int argc, char **argv)
 		return 125;
 	}
 	for (i = 2; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (strcmp(argv[i], "nofork=1") == 0) {
+			nofork = 1;
+			continue;
+		}
 		if (!parse_limit(argv[i], limits, &nlimits)) {
 			fprintf(stderr, "reaper: bad limit %s\n", argv[i]);
 			return 125;
@@ -363,6 +393,7 @@ static const char *const bind_points[] = {"/prog", "/check"};
 struct request {
 	struct limit limits[16];
 	int nlimits;
+	int nofork;
 	long long box;
 	const char *bind_rel[NBINDS]; /* NULL: nothing mounted there for this run */
 	const char *cwd;
@@ -400,6 +431,8 @@ static int parse_request(char *buf, size_t n, struct request *r)
 			r->envp[r->envc++] = tok + 4;
 		} else if (strncmp(tok, "box=", 4) == 0) {
 			r->box = strtoll(tok + 4, NULL, 10);
+		} else if (strcmp(tok, "nofork=1") == 0) {
+			r->nofork = 1;
 		} else if (strncmp(tok, "cwd=", 4) == 0) {
 			r->cwd = tok + 4;
 		} else if (strncmp(tok, "bind=", 5) == 0) {
@@ -540,6 +573,7 @@ static void run_child(struct request *r, int fds[3], int errfd)
 	setpgid(0, 0);
 	if (drop_caps() < 0)
 		child_fail(errfd, STEP_CAPS, 125);
+	nofork = r->nofork;
 	limit_and_filter(r->limits, r->nlimits, errfd);
 	environ = r->envp;
 	execvp(r->argv[0], r->argv);
