@@ -572,4 +572,3 @@ func intAttr(item map[string]types.AttributeValue, name string) int {
 	}
 	return n
 }
-
