@@ -192,6 +192,10 @@ func (m *Main) openJobs() error {
 	if m.Judge != nil { // not a nil *judge.Engine in the interface: New checks for none
 		jcfg.Judge = m.Judge
 	}
+	if m.warmDone != nil {
+		// Executions wait for the warm-up: none pays for a cold toolchain.
+		jcfg.JudgeReady = m.warmDone
+	}
 	if m.Tune != nil {
 		m.Tune(&jcfg)
 	}
@@ -473,8 +477,9 @@ func (m *Main) Close() {
 
 // warmJudge warms every language's toolchain in the background, so that
 // the first job in each (Go: its standard packages, built into the
-// judge's cache on a fresh machine) costs what later ones do. Close stops
-// it.
+// judge's cache on a fresh machine) costs what later ones do; the workers
+// take executions only once it is done (jobs.Config.JudgeReady). Close
+// stops it.
 func (m *Main) warmJudge() {
 	ctx, stop := context.WithCancel(context.Background())
 	m.stopWarm, m.warmDone = stop, make(chan struct{})

@@ -207,6 +207,13 @@ func judgeSubmission(ctx context.Context, cfg judge.Config, sub judge.Submission
 		return 1
 	}
 	defer e.Close()
+	// A cold toolchain (Go's standard packages on a fresh machine) is
+	// warmed before the judging, not paid for by the first compile.
+	for _, w := range e.WarmLanguages(ctx, sub.Language, sub.Checker.Language) {
+		if w.Err != nil {
+			fmt.Fprintf(stderr, "algoitny judge: warming %s: %v\n", w.Language, w.Err)
+		}
+	}
 	start := time.Now()
 	res, err := e.Judge(ctx, sub, nil)
 	elapsed := time.Since(start)

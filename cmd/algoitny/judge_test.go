@@ -90,3 +90,29 @@ func TestJudgeCommandLanguages(t *testing.T) {
 		t.Fatalf("a malformed table: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestJudgeCommandWarms: `algoitny judge` warms the submission's language
+// before judging it (here a warm-up program that does not compile, so that
+// the warm-up shows), and judges it all the same. (Not parallel: it sets
+// the environment.)
+func TestJudgeCommandWarms(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{"tests/1.in": "1 2\n", "tests/1.out": "3\n", "sum.py": "a, b = map(int, input().split())\nprint(a + b)\n",
+		"languages.json": `{"languages": [{"id": "python", "name": "Python 3", "source": "main.py", "compile": ["python3", "-m", "py_compile", "main.py"],
+			"run": ["python3", "{dir}/main.py"], "memory": "address-space", "addressSpaceSlack": "32MiB", "extensions": [".py"], "warm": "print(("}]}`} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("JUDGE_LANGUAGES", filepath.Join(dir, "languages.json"))
+	t.Setenv("JUDGE_UID_BASE", strconv.Itoa(ownJudgeUIDBase()))
+	var stdout, stderr bytes.Buffer
+	code := runJudge(context.Background(), []string{"--tests", filepath.Join(dir, "tests"), "--workers", "1", filepath.Join(dir, "sum.py")}, &stdout, &stderr)
+	if code != 0 || !strings.Contains(stderr.String(), "warming python") {
+		t.Fatalf("exit %d, want ACCEPTED after a warm-up of python\nstdout %s\nstderr %s", code, stdout.String(), stderr.String())
+	}
+}

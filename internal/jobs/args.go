@@ -28,10 +28,19 @@ type ExecuteArgs struct {
 func (ExecuteArgs) Kind() string { return "code_execution" }
 
 // InsertOpts: a few retries; the judge is deterministic, so retries only
-// cover crashes and infrastructure errors.
+// cover crashes and infrastructure errors (a compiler that timed out on a
+// busy machine among them). Executions go to the judge's queue
+// (QueueJudge), which a worker works only once its judge is warm.
 func (ExecuteArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{MaxAttempts: 3, UniqueOpts: uniqueByJob}
+	return river.InsertOpts{MaxAttempts: 3, UniqueOpts: uniqueByJob, Queue: QueueJudge}
 }
+
+// QueueJudge is the River queue of the jobs that run the judge
+// (executions): a worker starts working it once its judge has warmed its
+// toolchains (Config.JudgeReady), so that no submission pays for — or is
+// failed by — a cold toolchain. Executions queued before it existed, in
+// the default queue, are still worked there.
+const QueueJudge = "judge"
 
 // HintArgs runs a HINT_GENERATION job.
 type HintArgs struct {

@@ -2,6 +2,7 @@ package jobs_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"reflect"
@@ -11,11 +12,14 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/dynamo"
 	"github.com/algoitny/api/internal/jobs"
 	"github.com/algoitny/api/internal/judge"
 	"github.com/algoitny/api/internal/pubsub"
 	"github.com/algoitny/api/internal/submissions"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 )
 
 // The runner is the submissions service's queue, and *dynamo.DB its store.
@@ -84,18 +88,29 @@ type executeBundle struct {
 
 func setupExecute(t *testing.T, j jobs.Judge) *executeBundle {
 	t.Helper()
+	return setupExecuteWith(t, j, nil)
+}
+
+// setupExecuteWith is setupExecute with the runner's configuration
+// adjusted by tweak (if not nil).
+func setupExecuteWith(t *testing.T, j jobs.Judge, tweak func(*jobs.Config)) *executeBundle {
+	t.Helper()
 	ctx := context.Background()
 	db, id := freshStores(t, "exec")
 	broker := pubsub.NewMemory(pubsub.MemoryConfig{})
 	t.Cleanup(broker.Close)
 	b := &executeBundle{db: db, events: &jobs.Events{Broker: broker, Store: db}}
-	var err error
-	b.runner, err = jobs.New(jobs.Config{
+	cfg := jobs.Config{
 		Pool: pool, Schema: id, Store: db, Events: b.events, Judge: j, Work: true,
 		FetchCooldown: 5 * time.Millisecond, FetchPollInterval: 20 * time.Millisecond,
 		ExecutionProgressInterval: -1, RetryBase: 10 * time.Millisecond,
 		Logger: slog.New(slog.DiscardHandler),
-	})
+	}
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	var err error
+	b.runner, err = jobs.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,5 +347,51 @@ func TestExecuteWorker(t *testing.T) {
 		if n := len(fj.judged()); n != 1 {
 			t.Fatalf("judged %d times, want 1 (no retry)", n)
 		}
+	})
+}
+
+// TestJudgeQueueWaitsForTheJudge: a worker whose judge is not warm yet
+// (Config.JudgeReady open) does not take executions — it works no judge
+// queue at all, while its other queues run — and judges them once it is.
+func TestJudgeQueueWaitsForTheJudge(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	fj := &fakeJudge{verdict: func(int) judge.Verdict { return judge.Accepted }}
+	ready := make(chan struct{})
+	b := setupExecuteWith(t, fj, func(c *jobs.Config) { c.JudgeReady = ready })
+	j, _, err := b.db.CreateJob(ctx, &algoitny.Job{Type: algoitny.JobCodeExecution, UserID: b.user.ID, UserEmail: b.user.Email,
+		Platform: b.problem.Platform, ProblemID: b.problem.ProblemID, Title: b.problem.Title, Language: algoitny.LanguagePython, SolutionCode: "print(3)"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	linked, err := b.runner.Enqueue(ctx, j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := b.runner.Client()
+	// The worker runs: a sweep queued after the execution (the default
+	// queue's) is fetched and done, while the execution waits.
+	var sweep *rivertype.JobInsertResult
+	algoitnytest.Eventually(t, 30*time.Second, "a sweep of its own is queued", func() bool {
+		sweep, err = client.Insert(ctx, jobs.ReapArgs{}, nil)
+		return err == nil && !sweep.UniqueSkippedAsDuplicate // not the start-up sweep
+	})
+	algoitnytest.Eventually(t, 30*time.Second, "the sweep is done", func() bool {
+		row, err := client.JobGet(ctx, sweep.Job.ID)
+		return err == nil && row.State == rivertype.JobStateCompleted
+	})
+	if row, err := client.JobGet(ctx, linked.RiverJobID); err != nil || row.State != rivertype.JobStateAvailable {
+		t.Fatalf("the execution's River job %+v (%v), want it available: not taken before the judge is ready", row, err)
+	}
+	if _, err := client.QueueGet(ctx, jobs.QueueJudge); !errors.Is(err, river.ErrNotFound) {
+		t.Fatalf("the judge's queue is worked before the judge is ready (%v)", err)
+	}
+	if n := len(fj.judged()); n != 0 {
+		t.Fatalf("judged %d submissions before the judge was ready", n)
+	}
+	close(ready)
+	algoitnytest.Eventually(t, 30*time.Second, "the execution is judged once the judge is ready", func() bool {
+		cur, err := b.db.GetJob(ctx, j.ID)
+		return err == nil && cur.Status == algoitny.JobCompleted
 	})
 }

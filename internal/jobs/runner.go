@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
@@ -118,6 +119,12 @@ type Config struct {
 	// Judge runs CODE_EXECUTION jobs (required when Work is set; leave it
 	// nil, not a nil *judge.Engine, when there is none).
 	Judge Judge
+	// JudgeReady, when set, is closed once the judge has warmed its
+	// toolchains (judge.Engine.Warm): the runner works the judge's queue
+	// (QueueJudge) only from then on, so that a worker starting on a cold
+	// machine leaves executions to warm workers, or to itself once warm.
+	// Nil: at once.
+	JudgeReady <-chan struct{}
 	// LLM writes hints and generators and reads problem pages (default: the
 	// offline provider).
 	LLM llm.Provider
@@ -202,6 +209,12 @@ const defaultFetchCooldown = 20 * time.Millisecond
 type Runner struct {
 	cfg    Config
 	client *river.Client[pgx.Tx]
+
+	// The judge's queue, added once the judge is ready (openJudgeQueue).
+	judgeQueue sync.Mutex
+	stopping   bool
+	judgeWait  chan struct{} // closed when openJudgeQueue has returned; nil: not started
+	stopWait   chan struct{} // closed by Stop
 }
 
 // errMissingJudge is New's error for workers without a judge or events.
@@ -299,6 +312,9 @@ func (r *Runner) addWorkers(rc *river.Config) error {
 	}
 	rc.Workers = workers
 	rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: r.cfg.MaxWorkers}}
+	if r.cfg.JudgeReady == nil {
+		rc.Queues[QueueJudge] = river.QueueConfig{MaxWorkers: r.cfg.MaxWorkers}
+	}
 	rc.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(
 		river.PeriodicInterval(r.cfg.ReapInterval),
 		func() (river.JobArgs, *river.InsertOpts) { return ReapArgs{}, nil },
@@ -318,12 +334,43 @@ func (r *Runner) addWorkers(rc *river.Config) error {
 	return nil
 }
 
-// Start starts working jobs (a no-op for an insert-only runner).
+// Start starts working jobs (a no-op for an insert-only runner): every
+// queue at once, the judge's once Config.JudgeReady is closed.
 func (r *Runner) Start(ctx context.Context) error {
 	if !r.cfg.Work {
 		return nil
 	}
-	return r.client.Start(ctx)
+	if err := r.client.Start(ctx); err != nil {
+		return err
+	}
+	if r.cfg.JudgeReady != nil {
+		r.judgeWait, r.stopWait = make(chan struct{}), make(chan struct{})
+		go r.openJudgeQueue(ctx)
+	}
+	return nil
+}
+
+// openJudgeQueue starts working the judge's queue once the judge is ready,
+// unless the runner stops first.
+func (r *Runner) openJudgeQueue(ctx context.Context) {
+	defer close(r.judgeWait)
+	select {
+	case <-r.cfg.JudgeReady:
+	case <-r.stopWait:
+		return
+	case <-ctx.Done():
+		return
+	}
+	r.judgeQueue.Lock()
+	defer r.judgeQueue.Unlock()
+	if r.stopping {
+		return
+	}
+	if err := r.client.Queues().Add(QueueJudge, river.QueueConfig{MaxWorkers: r.cfg.MaxWorkers}); err != nil {
+		r.cfg.Logger.Error("cannot work the judge's queue", "queue", QueueJudge, "err", err)
+		return
+	}
+	r.cfg.Logger.Info("the judge is warm: working its queue", "queue", QueueJudge)
 }
 
 // Stop stops fetching new jobs and waits for running ones to finish until ctx
@@ -331,6 +378,15 @@ func (r *Runner) Start(ctx context.Context) error {
 func (r *Runner) Stop(ctx context.Context) error {
 	if !r.cfg.Work {
 		return nil
+	}
+	if r.judgeWait != nil {
+		r.judgeQueue.Lock()
+		if !r.stopping {
+			r.stopping = true
+			close(r.stopWait)
+		}
+		r.judgeQueue.Unlock()
+		<-r.judgeWait
 	}
 	err := r.client.Stop(ctx)
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {

@@ -4,6 +4,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/algoitny/api/internal/judge/sandbox"
 )
 
 // TestClassifyCPUTimeOfATimeLimit: a program the watchdog (or the
@@ -12,24 +14,24 @@ import (
 // milliseconds short of it (seen: 993 ms against 1 s on a loaded machine);
 // one under the limit keeps its own.
 func TestClassifyCPUTimeOfATimeLimit(t *testing.T) {
-	l := effLimits{cpu: time.Second, userCPU: time.Second, wall: 30 * time.Second, memory: 64 << 20}
-	for name, res := range map[string]spawnRes{
-		"the watchdog's kill": {cpu: 993 * time.Millisecond, killed: killCPU},
-		"SIGXCPU":             {cpu: 993 * time.Millisecond, signal: syscall.SIGXCPU},
+	l := effLimits{Limits: sandbox.Limits{CPU: time.Second, Wall: 30 * time.Second, Memory: 64 << 20}, userCPU: time.Second}
+	for name, res := range map[string]sandbox.Usage{
+		"the watchdog's kill": {CPU: 993 * time.Millisecond, Killed: sandbox.KillCPU},
+		"SIGXCPU":             {CPU: 993 * time.Millisecond, Signal: syscall.SIGXCPU},
 	} {
 		if rr := classify(res, l, Language{}); rr.Verdict != TimeLimitExceeded || rr.CPUTime != time.Second {
 			t.Fatalf("%s at 993 ms: %s, CPU %v; want TIME_LIMIT_EXCEEDED at 1s", name, rr.Verdict, rr.CPUTime)
 		}
 	}
-	rr := classify(spawnRes{cpu: 200 * time.Millisecond, killed: killWall}, l, Language{})
+	rr := classify(sandbox.Usage{CPU: 200 * time.Millisecond, Killed: sandbox.KillWall}, l, Language{})
 	if rr.Verdict != TimeLimitExceeded || rr.CPUTime != 200*time.Millisecond {
 		t.Fatalf("a wall-time kill at 200 ms of CPU: %s, CPU %v", rr.Verdict, rr.CPUTime)
 	}
-	rr = classify(spawnRes{cpu: 1200 * time.Millisecond, killed: killCPU}, l, Language{})
+	rr = classify(sandbox.Usage{CPU: 1200 * time.Millisecond, Killed: sandbox.KillCPU}, l, Language{})
 	if rr.Verdict != TimeLimitExceeded || rr.CPUTime != 1200*time.Millisecond {
 		t.Fatalf("killed at 1.2 s: %s, CPU %v", rr.Verdict, rr.CPUTime)
 	}
-	rr = classify(spawnRes{cpu: 300 * time.Millisecond}, l, Language{})
+	rr = classify(sandbox.Usage{CPU: 300 * time.Millisecond}, l, Language{})
 	if rr.Verdict == TimeLimitExceeded || rr.CPUTime != 300*time.Millisecond {
 		t.Fatalf("a normal exit at 300 ms: %s, CPU %v", rr.Verdict, rr.CPUTime)
 	}

@@ -1,33 +1,45 @@
 package judge
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
-	"syscall"
 	"time"
+
+	"github.com/algoitny/api/internal/judge/sandbox"
 )
 
 // SandboxMode selects how user code is isolated.
-type SandboxMode string
+type SandboxMode = sandbox.Mode
 
 const (
 	// SandboxBwrap runs every compile and run inside bubblewrap. The default.
-	SandboxBwrap SandboxMode = "bwrap"
+	SandboxBwrap = sandbox.Bwrap
 	// SandboxNone runs user code as a plain process with rlimits only: for local
 	// development on machines without bubblewrap. It needs AllowUnsandboxed.
-	SandboxNone SandboxMode = "none"
+	SandboxNone = sandbox.None
 )
+
+// CgroupMode says whether runs are accounted with control groups
+// (sandbox.CgroupMode).
+type CgroupMode = sandbox.CgroupMode
+
+const (
+	// CgroupAuto (the default) accounts the memory and the processes of
+	// held runs with control groups where the host offers them.
+	CgroupAuto = sandbox.CgroupAuto
+	// CgroupOff never uses control groups: memory and processes are
+	// polled and bounded by rlimits.
+	CgroupOff = sandbox.CgroupOff
+)
+
+// SandboxInfo says how runs are isolated and accounted on an engine.
+type SandboxInfo = sandbox.Info
 
 // Config configures an Engine. Every field has a working default.
 type Config struct {
@@ -76,7 +88,7 @@ type Config struct {
 	// processes are CheckerLimits'. Default: at most 10 s of CPU time, 512
 	// MiB, one process.
 	CheckerLimits Limits
-	// WarmIdle is how long a worker slot's held sandbox (holder.go: set up
+	// WarmIdle is how long a worker slot's held sandbox (sandbox/holder.go: set up
 	// once, running program after program) waits for the next run before
 	// it ends; the next run starts it again. Default 10s. Negative holds
 	// none: every run starts a sandbox of its own (bwrap per run, ~10 ms
@@ -90,33 +102,16 @@ type Config struct {
 
 // Engine compiles and runs untrusted programs in a sandbox and judges them. It
 // exists so that the API server, the job workers and the CLI share one
-// implementation of limits, verdicts and checkers. An Engine is safe for
-// concurrent use; Close it to remove its work directory.
+// implementation of limits, verdicts and checkers. The sandbox (package
+// sandbox: bubblewrap, the supervisor, held sandboxes, control groups)
+// runs each program with its limits and reports its usage; the engine
+// keeps the languages, compilation, tests, checkers and interactors. An
+// Engine is safe for concurrent use; Close it to remove its work
+// directory.
 type Engine struct {
-	cfg         Config
-	sandboxed   bool
-	switchUID   bool
-	bwrap       string
-	bwrapPrefix []string
-	reaper      string
-	workDir     string
-	ownWorkDir  bool
-	workLock    *os.File // held while the engine lives (sweepWorkDirs)
-	sysDir      string   // the engine's mirror of the /etc allowlist
-	cacheDir    string
-	compileUID  int
-	slots       chan *slot    // the worker slots
-	partner     chan *slot    // an engine of one worker's partner slot, only for interactors (acquirePair); nil with more
-	allSlots    []*slot       // the worker slots, then the partner slot if any
-	pairing     chan struct{} // a token held while taking two slots (acquirePair)
-	langs       []Language
-	// holders is set when runs are held in the slots' sandboxes (holder.go);
-	// holderReason says why not.
-	holders      bool
-	holderReason string
-	cgroups      *cgroupRoot // nil: polling only
-	cgroupReason string
-	heldErr      atomic.Value // string: why a held sandbox last failed to start
+	cfg   Config
+	sb    *sandbox.Sandbox
+	langs []Language
 
 	mu     sync.Mutex
 	cond   *sync.Cond
@@ -162,17 +157,15 @@ func New(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := newEngine(cfg)
-	if err := e.chooseSandbox(); err != nil {
+	sb, err := sandbox.New(cfg.sandboxConfig())
+	if errors.Is(err, sandbox.ErrInvalidConfig) {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidInput, err)
+	}
+	if err != nil {
 		return nil, err
 	}
-	if err := cfg.validate(); err != nil {
-		return nil, err
-	}
-	if err := e.prepareHost(); err != nil {
-		e.removeWorkDir()
-		return nil, err
-	}
+	e := &Engine{cfg: cfg, sb: sb}
+	e.cond = sync.NewCond(&e.mu)
 	e.langs = e.detectLanguages()
 	return e, nil
 }
@@ -205,369 +198,35 @@ func (cfg Config) withDefaults() (Config, error) {
 	return cfg, nil
 }
 
-// newEngine returns an engine of cfg (with its defaults) and its worker
-// slots, before anything on the host is looked at.
-func newEngine(cfg Config) *Engine {
-	e := &Engine{
-		cfg:        cfg,
-		switchUID:  os.Geteuid() == 0,
-		compileUID: cfg.UIDBase,
-		slots:      make(chan *slot, cfg.Workers),
-		pairing:    make(chan struct{}, 1),
+// sandboxConfig is the sandbox of cfg (with its defaults): its slots, its
+// directories, and what the languages need mounted (Language.SandboxEtc,
+// Language.SandboxPaths that exist here: a language whose toolchain is
+// missing is reported unavailable, not a broken sandbox).
+func (cfg Config) sandboxConfig() sandbox.Config {
+	sc := sandbox.Config{
+		Mode: cfg.Sandbox, AllowUnsandboxed: cfg.AllowUnsandboxed, BwrapPath: cfg.BwrapPath,
+		Slots: cfg.Workers, WorkDir: cfg.WorkDir, CacheDir: cfg.CacheDir, UIDBase: cfg.UIDBase,
+		ReadOnlyPaths: slices.Clone(cfg.ReadOnlyPaths), WarmIdle: cfg.WarmIdle, Cgroups: cfg.Cgroups,
+		ToolLimits:  cfg.CompileLimits.effective(Language{MemoryPolicy: MemoryDataSegment}).Limits,
+		ProbeLimits: cfg.CheckerLimits.effective(Language{}).Limits,
 	}
-	for i := range cfg.Workers {
-		s := &slot{idx: i, uid: -1}
-		e.allSlots = append(e.allSlots, s)
-		e.slots <- s
-	}
-	if cfg.Workers < 2 {
-		// A slot like the others (its own index, so its own control group;
-		// its own held sandbox and uid), closed with them.
-		s := &slot{idx: cfg.Workers, uid: -1}
-		e.allSlots = append(e.allSlots, s)
-		e.partner = make(chan *slot, 1)
-		e.partner <- s
-	}
-	e.cond = sync.NewCond(&e.mu)
-	return e
-}
-
-// chooseSandbox applies the sandbox mode: bwrap must be found, and running
-// unsandboxed must be allowed. It fails with ErrSandboxUnavailable, or
-// ErrInvalidInput for an unknown mode.
-func (e *Engine) chooseSandbox() error {
-	switch e.cfg.Sandbox {
-	case SandboxBwrap:
-		e.sandboxed = true
-		path := cmp.Or(e.cfg.BwrapPath, "bwrap")
-		var err error
-		if e.bwrap, err = exec.LookPath(path); err != nil {
-			return fmt.Errorf("%w: bubblewrap (%s) not found: install it (Debian/Ubuntu: apt-get install -y bubblewrap); "+
-				"for local development only, Config{Sandbox: \"none\", AllowUnsandboxed: true} runs code without isolation",
-				ErrSandboxUnavailable, path)
-		}
-	case SandboxNone:
-		if !e.cfg.AllowUnsandboxed {
-			return fmt.Errorf("%w: refusing to run user code without a sandbox: set AllowUnsandboxed for local development",
-				ErrSandboxUnavailable)
-		}
-	default:
-		return fmt.Errorf("%w: unknown sandbox mode %q", ErrInvalidInput, e.cfg.Sandbox)
-	}
-	return nil
-}
-
-// validate checks the cgroup mode and the extra read-only paths; it fails
-// with ErrInvalidInput.
-func (cfg Config) validate() error {
-	switch cfg.Cgroups {
-	case "", CgroupAuto, CgroupOff:
-	default:
-		return fmt.Errorf("%w: unknown cgroup mode %q", ErrInvalidInput, cfg.Cgroups)
-	}
-	for _, p := range cfg.ReadOnlyPaths {
-		if !filepath.IsAbs(p) {
-			return fmt.Errorf("%w: read-only path %q is not absolute", ErrInvalidInput, p)
-		}
-	}
-	return nil
-}
-
-// prepareHost makes the work directories and the supervisor, and in the
-// sandbox checks that bwrap works and sets up the held sandboxes. The
-// caller removes the work directory when it fails.
-func (e *Engine) prepareHost() error {
-	if err := e.setupDirs(); err != nil {
-		return err
-	}
-	var err error
-	if e.reaper, err = e.ensureReaper(); err != nil {
-		return err
-	}
-	if e.sandboxed {
-		if err := e.probeSandbox(); err != nil {
-			return err
-		}
-		e.setupHolders()
-	}
-	return nil
-}
-
-// setupHolders decides whether runs are held in the slots' sandboxes (and
-// accounted with control groups): it starts slot 0's and runs `true` in
-// it, so that a host where that does not work is found at start-up and
-// every run starts a sandbox of its own instead.
-func (e *Engine) setupHolders() {
-	if e.cfg.WarmIdle < 0 {
-		e.holderReason = "WarmIdle < 0"
-		return
-	}
-	switch {
-	case e.cfg.Cgroups == CgroupOff:
-		e.cgroupReason = "Config.Cgroups is off"
-	case !e.switchUID:
-		e.cgroupReason = "not root"
-	default:
-		cg, err := newCgroupRoot()
-		if err != nil {
-			e.cgroupReason = err.Error()
-			break
-		}
-		e.cgroups = cg
-		for _, s := range e.allSlots {
-			if s.cg, err = cg.slot(s.idx); err == nil {
-				err = s.cg.prepare(e.cfg.CheckerLimits.effective(Language{}))
+	for _, l := range cfg.Languages {
+		for _, p := range l.SandboxEtc {
+			if !slices.Contains(sc.EtcPatterns, p) {
+				sc.EtcPatterns = append(sc.EtcPatterns, p)
 			}
-			if err != nil {
-				e.cgroupReason = err.Error()
-				e.removeCgroups()
-				break
+		}
+		for _, p := range l.SandboxPaths {
+			if _, err := os.Stat(p); err == nil && !slices.Contains(sc.ReadOnlyPaths, p) {
+				sc.ReadOnlyPaths = append(sc.ReadOnlyPaths, p)
 			}
 		}
 	}
-	e.holders = true
-	s := <-e.slots
-	defer func() { e.slots <- s }()
-	s.mu.Lock()
-	_, err := e.holderFor(s)
-	s.mu.Unlock()
-	if err != nil {
-		e.holders, e.holderReason = false, err.Error()
-		e.removeCgroups()
-		return
-	}
-	res, handled, err := e.runHeld(context.Background(), s, spawnReq{
-		argv: []string{"true"}, dir: boxDir, lim: e.cfg.CheckerLimits.effective(Language{}), stderrCap: 4096,
-	})
-	switch {
-	case !handled:
-		e.holderReason = "a held sandbox does not start here"
-	case err != nil:
-		e.holderReason = err.Error()
-	case res.setupFailed || res.exitCode != 0:
-		e.holderReason = fmt.Sprintf("`true` in a held sandbox: exit %d: %s", res.exitCode, firstLine(string(res.stderr)))
-	default:
-		e.markUsed(s)
-		return
-	}
-	e.holders = false
-	s.mu.Lock()
-	e.dropHolder(s)
-	s.mu.Unlock()
-	e.removeCgroups()
-}
-
-func (e *Engine) removeCgroups() {
-	for _, s := range e.allSlots {
-		if s.cg != nil {
-			s.cg.remove()
-			s.cg = nil
-		}
-	}
-	if e.cgroups != nil {
-		e.cgroups.remove()
-		e.cgroups = nil
-	}
-}
-
-// SandboxInfo says how runs are isolated and accounted on this engine.
-type SandboxInfo struct {
-	// Held is true when runs are held in the worker slots' long-lived
-	// sandboxes; HeldReason says why not.
-	Held       bool
-	HeldReason string
-	// HeldError is why a held sandbox last failed to start (that run
-	// started a sandbox of its own), if one did.
-	HeldError string
-	// Cgroup is "v1" or "v2" when held runs are accounted with control
-	// groups, "" when the engine polls; CgroupReason says why not.
-	Cgroup       string
-	CgroupReason string
+	return sc
 }
 
 // SandboxInfo reports how runs are isolated and accounted.
-func (e *Engine) SandboxInfo() SandboxInfo {
-	info := SandboxInfo{Held: e.holders, HeldReason: e.holderReason, CgroupReason: e.cgroupReason}
-	info.HeldError, _ = e.heldErr.Load().(string)
-	if e.cgroups != nil {
-		info.Cgroup = e.cgroups.version()
-	}
-	if !e.sandboxed {
-		info.HeldReason = "unsandboxed"
-	}
-	return info
-}
-
-// setupDirs creates the work and cache directories with modes that let the
-// sandbox uids traverse (but not list) them.
-func (e *Engine) setupDirs() error {
-	dirMode := os.FileMode(0o700)
-	if e.switchUID {
-		dirMode = 0o711
-	}
-	if e.cfg.WorkDir == "" {
-		sweepWorkDirs()
-		dir, err := os.MkdirTemp("", workDirPrefix)
-		if err != nil {
-			return err
-		}
-		e.workDir, e.ownWorkDir = dir, true
-		if e.workLock, err = lockWorkDir(dir); err != nil {
-			removeAll(dir)
-			return err
-		}
-	} else {
-		abs, err := filepath.Abs(e.cfg.WorkDir)
-		if err != nil {
-			return err
-		}
-		if err := os.MkdirAll(abs, 0o700); err != nil {
-			return err
-		}
-		e.workDir = abs
-	}
-	if err := os.Chmod(e.workDir, dirMode); err != nil {
-		return err
-	}
-	e.cacheDir = e.cfg.CacheDir
-	if e.cacheDir == "" {
-		e.cacheDir = filepath.Join(os.TempDir(), fmt.Sprintf("algoitny-judge-cache-%d", os.Geteuid()))
-	}
-	if err := ownedDir(e.cacheDir, dirMode); err != nil {
-		return err
-	}
-	if e.switchUID {
-		for _, d := range []string{e.workDir, e.cacheDir} {
-			if err := checkTraversable(d); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// ownedDir makes dir with mode if needed and checks that it is a directory
-// of this process's uid, not a symlink: one in a shared place such as /tmp
-// may have been made by someone else first (to poison what it holds, or
-// to hold its locks). ErrInvalidInput if it is not.
-func ownedDir(dir string, mode os.FileMode) error {
-	if err := os.MkdirAll(dir, mode); err != nil {
-		return err
-	}
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return err
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); !fi.IsDir() || (ok && int(st.Uid) != os.Geteuid()) {
-		return fmt.Errorf("%w: %s is not a directory owned by uid %d", ErrInvalidInput, dir, os.Geteuid())
-	}
-	return os.Chmod(dir, mode)
-}
-
-// checkTraversable verifies that every ancestor of dir can be traversed by
-// other uids, which bwrap (running as a sandbox uid) needs to bind it.
-func checkTraversable(dir string) error {
-	for p := filepath.Dir(dir); ; p = filepath.Dir(p) {
-		fi, err := os.Stat(p)
-		if err != nil {
-			return err
-		}
-		if fi.Mode().Perm()&0o001 == 0 {
-			return fmt.Errorf("%w: %s is not reachable by the sandbox uids: %s has mode %v (needs o+x); choose another WorkDir/CacheDir",
-				ErrInvalidInput, dir, p, fi.Mode().Perm())
-		}
-		if p == "/" {
-			return nil
-		}
-	}
-}
-
-// probeSandbox runs `true` in the sandbox, falling back to a bwrap without
-// --disable-userns (older than 0.8) if needed, so that a broken setup (no user
-// namespaces, seccomp-restricted container) is reported at start-up.
-func (e *Engine) probeSandbox() error {
-	base := []string{"--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--as-pid-1",
-		"--hostname", "judge"}
-	etcParent, err := os.MkdirTemp(e.workDir, "sys-")
-	if err != nil {
-		return err
-	}
-	if err := os.Chmod(etcParent, 0o755); err != nil {
-		return err
-	}
-	e.sysDir = etcParent
-	etc := filepath.Join(etcParent, "etc")
-	if err := mirrorEtc(etc, e.etcPatterns()); err != nil {
-		return fmt.Errorf("%w: mirroring /etc: %v", ErrSandboxUnavailable, err)
-	}
-	sys := systemMounts(etc, e.readOnlyPaths())
-	var lastErr error
-	for _, extra := range [][]string{{"--disable-userns"}, nil} {
-		e.bwrapPrefix = append(append(append([]string{}, base...), extra...), sys...)
-		e.bwrapPrefix = append(e.bwrapPrefix, "--proc", "/proc", "--dev", "/dev")
-		res, err := e.runTool(context.Background(), []string{"true"}, nil, 10*time.Second)
-		if err == nil && res.exitCode == 0 && !res.setupFailed {
-			return nil
-		}
-		lastErr = fmt.Errorf("exit %d: %s", res.exitCode, strings.TrimSpace(string(res.stderr)))
-		if err != nil {
-			lastErr = err
-		}
-	}
-	return fmt.Errorf("%w: bubblewrap does not work here (%v); it needs unprivileged user namespaces "+
-		"(sysctl kernel.unprivileged_userns_clone=1 / user.max_user_namespaces>0)", ErrSandboxUnavailable, lastErr)
-}
-
-// etcPatterns are the /etc entries every sandbox sees: the engine's
-// allowlist and what the configured languages' toolchains read
-// (Language.SandboxEtc).
-func (e *Engine) etcPatterns() []string {
-	out := slices.Clone(etcAllowlist)
-	for _, l := range e.cfg.Languages {
-		for _, p := range l.SandboxEtc {
-			if !slices.Contains(out, p) {
-				out = append(out, p)
-			}
-		}
-	}
-	return out
-}
-
-// readOnlyPaths are the host directories bound read-only into every
-// sandbox besides /usr: Config.ReadOnlyPaths and the configured
-// languages' Language.SandboxPaths that exist here (a language whose
-// toolchain is missing is reported unavailable, not a broken sandbox).
-func (e *Engine) readOnlyPaths() []string {
-	out := slices.Clone(e.cfg.ReadOnlyPaths)
-	for _, l := range e.cfg.Languages {
-		for _, p := range l.SandboxPaths {
-			if _, err := os.Stat(p); err == nil && !slices.Contains(out, p) {
-				out = append(out, p)
-			}
-		}
-	}
-	return out
-}
-
-// runTool runs a trusted command (probe, version check) in the sandbox with
-// the compile limits and a throw-away scratch directory.
-func (e *Engine) runTool(ctx context.Context, argv, env []string, wall time.Duration) (spawnRes, error) {
-	scratch, err := e.newScratch(e.compileUID)
-	if err != nil {
-		return spawnRes{}, err
-	}
-	defer removeScratch(scratch)
-	lim := e.cfg.CompileLimits
-	lim.WallTime = wall
-	var out strings.Builder
-	res, err := e.spawn(ctx, spawnReq{
-		argv: argv, env: env, dir: boxDir, hostDir: scratch, scratch: scratch,
-		uid: e.uidOr(e.compileUID), lim: lim.effective(Language{MemoryPolicy: MemoryDataSegment}),
-		stdout: &cappedWriter{b: &out, n: 4096}, stderrCap: 4096,
-	})
-	res.stderr = append([]byte(out.String()), res.stderr...)
-	return res, err
-}
+func (e *Engine) SandboxInfo() SandboxInfo { return e.sb.Info() }
 
 // detectLanguages fills Available/Version/Reason by running every language's
 // version command inside the sandbox, concurrently — except where the
@@ -615,8 +274,8 @@ func (e *Engine) detectLanguages() []Language {
 func (e *Engine) checkToolchain(l *Language) {
 	l.Available, l.Version, l.Reason = false, "", ""
 	for _, tool := range l.tools() {
-		if _, err := lookSandboxPath(tool); err != nil {
-			l.Reason = fmt.Sprintf("%s not found in %s", tool, sandboxPATH)
+		if _, err := sandbox.LookPath(tool); err != nil {
+			l.Reason = fmt.Sprintf("%s not found in %s", tool, sandbox.PATH)
 			return
 		}
 	}
@@ -630,12 +289,12 @@ func (e *Engine) checkToolchain(l *Language) {
 			env = append(env, kv)
 		}
 	}
-	res, err := e.runTool(ctx, l.versionArgs(), env, 30*time.Second)
-	out := strings.TrimSpace(string(res.stderr))
+	res, err := e.sb.RunTool(ctx, l.versionArgs(), env, 30*time.Second)
+	out := strings.TrimSpace(string(res.Stderr))
 	switch {
 	case err != nil:
 		l.Reason = err.Error()
-	case res.setupFailed || res.exitCode != 0:
+	case res.SetupFailed || res.ExitCode != 0:
 		l.Reason = fmt.Sprintf("%s failed in the sandbox: %s", strings.Join(l.versionArgs(), " "), firstLine(out))
 	default:
 		l.Available, l.Version = true, firstLine(out)
@@ -653,7 +312,7 @@ func (e *Engine) Languages() []Language {
 
 // Sandboxed reports whether user code runs inside bubblewrap. It is false only
 // in the explicitly allowed local-development mode.
-func (e *Engine) Sandboxed() bool { return e.sandboxed }
+func (e *Engine) Sandboxed() bool { return e.sb.Sandboxed() }
 
 // language resolves an ID to an available language.
 func (e *Engine) language(id string) (Language, error) {
@@ -681,75 +340,8 @@ func (e *Engine) Close() error {
 		e.cond.Wait()
 	}
 	e.mu.Unlock()
-	for _, s := range e.allSlots {
-		s.mu.Lock()
-		if s.idle != nil {
-			s.idle.Stop()
-		}
-		e.dropHolder(s)
-		s.mu.Unlock()
-	}
-	e.removeCgroups()
-	e.removeWorkDir()
+	e.sb.Close()
 	return nil
-}
-
-func (e *Engine) removeWorkDir() {
-	if e.ownWorkDir {
-		removeAll(e.workDir)
-		if e.workLock != nil {
-			e.workLock.Close()
-		}
-	} else if e.sysDir != "" {
-		removeAll(e.sysDir)
-	}
-}
-
-// Work directories the engine makes for itself are named workDirPrefix +
-// random, hold a lock file locked while their engine lives, and are swept
-// by the next engine when their process died without Close (a crash would
-// otherwise leave its programs and scratch space in /tmp for good).
-const (
-	workDirPrefix = "algoitny-judge-"
-	workLockName  = ".lock"
-	// staleAfter spares the directory of an engine that is just starting
-	// (made, not yet locked).
-	staleAfter = time.Minute
-)
-
-func lockWorkDir(dir string) (*os.File, error) {
-	f, err := os.OpenFile(filepath.Join(dir, workLockName), os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
-}
-
-// sweepWorkDirs removes the work directories of engines whose process is
-// gone: ours (same uid), locked by nobody, older than staleAfter.
-func sweepWorkDirs() {
-	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), workDirPrefix+"*"))
-	for _, dir := range dirs {
-		fi, err := os.Lstat(dir)
-		if err != nil || !fi.IsDir() || time.Since(fi.ModTime()) < staleAfter {
-			continue
-		}
-		if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Geteuid() {
-			continue
-		}
-		f, err := os.OpenFile(filepath.Join(dir, workLockName), os.O_RDWR|syscall.O_NOFOLLOW, 0)
-		if err != nil {
-			continue // no lock file: not a work directory (the cache, the uid locks) or an old one
-		}
-		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
-			removeAll(dir) // its engine is gone
-		}
-		f.Close()
-	}
 }
 
 // enter registers an operation that uses the work directory.
@@ -771,169 +363,8 @@ func (e *Engine) enter() (func(), error) {
 }
 
 // acquireSlot waits for one of the Workers slots.
-func (e *Engine) acquireSlot(ctx context.Context) (*slot, func(), error) {
-	return e.acquireFrom(ctx, e.slots)
-}
-
-// acquireFrom waits for a slot of pool (the worker slots, or the partner
-// slot) and returns it with its release, which puts it back in pool.
-func (e *Engine) acquireFrom(ctx context.Context, pool chan *slot) (*slot, func(), error) {
-	select {
-	case s := <-pool:
-		s.mu.Lock()
-		s.busy = true
-		s.mu.Unlock()
-		return s, func() { e.markUsed(s); pool <- s }, nil
-	case <-ctx.Done():
-		return nil, nil, ctx.Err()
-	}
-}
-
-// markUsed frees the slot and ends its held sandbox if no run comes
-// within WarmIdle.
-func (e *Engine) markUsed(s *slot) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.busy = false
-	s.lastUsed = time.Now()
-	if s.h == nil {
-		return
-	}
-	if s.idle == nil {
-		s.idle = time.AfterFunc(e.cfg.WarmIdle, func() { e.idleCheck(s) })
-	} else {
-		s.idle.Reset(e.cfg.WarmIdle)
-	}
-}
-
-func (e *Engine) idleCheck(s *slot) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.busy || s.h == nil {
-		return
-	}
-	if wait := e.cfg.WarmIdle - time.Since(s.lastUsed); wait > 0 {
-		s.idle.Reset(wait)
-		return
-	}
-	e.dropHolder(s)
-}
-
-// uidOr returns uid when the engine switches uids, -1 otherwise.
-func (e *Engine) uidOr(uid int) int {
-	if e.switchUID {
-		return uid
-	}
-	return -1
-}
-
-// runUIDs hands out the per-run uids; shared by every Engine of the process so
-// that two engines never give the same uid to concurrent runs. Other processes
-// (another judge, another package's tests) are kept apart by a lock file per
-// uid: a uid is only used while its lock is held, so the sweep of one run's
-// uid can never kill another process's program.
-var runUIDs = struct {
-	sync.Mutex
-	used map[int]bool
-}{used: map[int]bool{}}
-
-// maxRunUIDs bounds the uid range above UIDBase.
-const maxRunUIDs = 4096
-
-// uidLockDir holds the per-uid lock files (root only); checked once per
-// process (ownedDir).
-var (
-	uidLockDir      = filepath.Join(os.TempDir(), "algoitny-judge-uids")
-	checkUIDLockDir = sync.OnceValue(func() error { return ownedDir(uidLockDir, 0o700) })
-)
-
-func (e *Engine) acquireRunUID() (int, func(), error) {
-	if !e.switchUID {
-		return -1, func() {}, nil
-	}
-	if err := checkUIDLockDir(); err != nil {
-		return 0, nil, err
-	}
-	runUIDs.Lock()
-	defer runUIDs.Unlock()
-	for i := 1; i <= maxRunUIDs; i++ {
-		uid := e.cfg.UIDBase + i
-		if runUIDs.used[uid] {
-			continue
-		}
-		lock, err := os.OpenFile(filepath.Join(uidLockDir, strconv.Itoa(uid)), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
-		if err != nil {
-			return 0, nil, err
-		}
-		if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-			lock.Close() // held by another process
-			continue
-		}
-		runUIDs.used[uid] = true
-		return uid, func() {
-			runUIDs.Lock()
-			delete(runUIDs.used, uid)
-			runUIDs.Unlock()
-			lock.Close()
-		}, nil
-	}
-	return 0, nil, errors.New("judge: no free sandbox uid")
-}
-
-// newScratch creates a fresh scratch directory owned by uid (mode 0700) for an
-// unsandboxed run. Sandboxed runs get a size-capped tmpfs instead, which never
-// exists on the host: "" is returned for them.
-func (e *Engine) newScratch(uid int) (string, error) {
-	if e.sandboxed {
-		return "", nil
-	}
-	dir, err := os.MkdirTemp(e.workDir, "box-")
-	if err != nil {
-		return "", err
-	}
-	if e.switchUID {
-		if err := os.Chown(dir, uid, uid); err != nil {
-			removeAll(dir)
-			return "", err
-		}
-	}
-	return dir, nil
-}
-
-// removeScratch removes what newScratch made.
-func removeScratch(dir string) {
-	if dir != "" {
-		removeAll(dir)
-	}
-}
-
-// removeAll removes a directory the sandbox wrote to. os.RemoveAll never
-// follows symlinks; directories the program made unreadable are fixed first.
-func removeAll(dir string) {
-	if os.RemoveAll(dir) == nil {
-		return
-	}
-	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if d != nil && d.IsDir() {
-			_ = os.Chmod(p, 0o700)
-		}
-		return nil
-	})
-	_ = os.RemoveAll(dir)
-}
-
-// lookSandboxPath finds a tool in the fixed sandbox PATH.
-func lookSandboxPath(tool string) (string, error) {
-	if filepath.IsAbs(tool) {
-		return exec.LookPath(tool)
-	}
-	for _, dir := range filepath.SplitList(sandboxPATH) {
-		p := filepath.Join(dir, tool)
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("%s: not found", tool)
+func (e *Engine) acquireSlot(ctx context.Context) (*sandbox.Slot, func(), error) {
+	return e.sb.Acquire(ctx)
 }
 
 func firstLine(s string) string {
@@ -956,7 +387,7 @@ func (w *cappedWriter) Write(p []byte) (int, error) {
 	room := w.n - w.b.Len()
 	if len(p) > room {
 		w.truncated = true
-		w.b.Write(p[:max0(room)])
+		w.b.Write(p[:max(room, 0)])
 	} else {
 		w.b.Write(p)
 	}

@@ -3,6 +3,8 @@ package judge
 import (
 	"errors"
 	"fmt"
+
+	"github.com/algoitny/api/internal/judge/sandbox"
 )
 
 // Sentinel errors returned by the engine. Callers test them with errors.Is and map
@@ -11,11 +13,11 @@ var (
 	// ErrSandboxUnavailable is returned by New when bubblewrap is missing or does
 	// not work on this machine, or when the unsandboxed mode was requested without
 	// Config.AllowUnsandboxed. The engine never runs user code in that case.
-	ErrSandboxUnavailable = errors.New("judge: sandbox unavailable")
+	ErrSandboxUnavailable = sandbox.ErrUnavailable
 	// ErrSandboxFailed is returned when a sandbox could not be set up for one run
 	// (bwrap failed before the program started). It is the judge's fault; a judged
 	// test gets the INTERNAL_ERROR verdict.
-	ErrSandboxFailed = errors.New("judge: sandbox failed")
+	ErrSandboxFailed = sandbox.ErrFailed
 	// ErrUnknownLanguage is returned for a language ID the engine does not know.
 	ErrUnknownLanguage = errors.New("judge: unknown language")
 	// ErrLanguageUnavailable is returned for a known language whose compiler or

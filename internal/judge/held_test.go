@@ -30,7 +30,7 @@ int main(void) {
 `
 
 // TestHeldSandboxes: a worker slot's sandbox is set up once and serves
-// run after run (holder.go): the same supervisor runs them, yet each run
+// run after run (sandbox/holder.go): the same supervisor runs them, yet each run
 // sees a fresh /tmp and its own input and limits; a held sandbox that died
 // is replaced by the next run; Close leaves no process behind.
 func TestHeldSandboxes(t *testing.T) {

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/algoitny/api/internal/judge/sandbox"
 )
 
 // The checker kinds of the ICPC problem package format.
@@ -66,7 +68,7 @@ type feedback struct {
 // write to (every run has a directory of its own, reached only through
 // its mount).
 func (e *Engine) newFeedbackDir() (string, error) {
-	dir, err := os.MkdirTemp(e.workDir, "feedback-")
+	dir, err := os.MkdirTemp(e.sb.WorkDir(), "feedback-")
 	if err != nil {
 		return "", err
 	}
@@ -126,7 +128,7 @@ func (e *Engine) runICPCChecker(ctx context.Context, c Checker, test Limits, tc 
 	if err != nil {
 		return checkerOutcome{verdict: InternalError}, err
 	}
-	defer removeAll(fbDir)
+	defer sandbox.RemoveAll(fbDir)
 	output, err := os.Open(filepath.Join(hostDir, "output.txt"))
 	if err != nil {
 		return checkerOutcome{verdict: InternalError}, err
@@ -151,12 +153,12 @@ func (e *Engine) runICPCChecker(ctx context.Context, c Checker, test Limits, tc 
 // icpcMounts are the mounts of an ICPC validator's run: the test's files
 // read-only, its feedback directory writable; and the paths its arguments
 // name them by.
-func (e *Engine) icpcMounts(hostDir, fbDir string) ([]mount, map[string]string) {
+func (e *Engine) icpcMounts(hostDir, fbDir string) ([]sandbox.Mount, map[string]string) {
 	vars := map[string]string{"check": hostDir, "feedback": fbDir}
-	if e.sandboxed {
-		vars = map[string]string{"check": checkDir, "feedback": feedbackDir}
+	if e.sb.Sandboxed() {
+		vars = map[string]string{"check": sandbox.CheckDir, "feedback": feedbackDir}
 	}
-	return []mount{{src: hostDir, dst: checkDir}, {src: fbDir, dst: feedbackDir, rw: true}}, vars
+	return []sandbox.Mount{{Src: hostDir, Dst: sandbox.CheckDir}, {Src: fbDir, Dst: feedbackDir, RW: true}}, vars
 }
 
 // interpretICPC maps an ICPC validator's exit code (what names it in
@@ -203,17 +205,17 @@ func (c Checker) runsProgram() bool { return c.Kind == CheckCustom || c.Kind == 
 
 // interactorArgs are the interactor's arguments and extra mounts for its
 // protocol.
-func (e *Engine) interactorArgs(it *Interactor, tc TestCase, hostDir, fbDir string) ([]string, []mount, map[string]string) {
+func (e *Engine) interactorArgs(it *Interactor, tc TestCase, hostDir, fbDir string) ([]string, []sandbox.Mount, map[string]string) {
 	if it.Protocol == InteractICPC {
 		mounts, vars := e.icpcMounts(hostDir, fbDir)
 		return icpcArgs(it.Args, tc), mounts, vars
 	}
 	inBox := hostDir
-	if e.sandboxed {
-		inBox = checkDir
+	if e.sb.Sandboxed() {
+		inBox = sandbox.CheckDir
 	}
 	return []string{"{check}/input.txt", "output.txt", "{check}/answer.txt"},
-		[]mount{{src: hostDir, dst: checkDir}}, map[string]string{"check": inBox}
+		[]sandbox.Mount{{Src: hostDir, Dst: sandbox.CheckDir}}, map[string]string{"check": inBox}
 }
 
 // asTestlib restates an ICPC interactor's outcome in testlib's exit codes
@@ -244,9 +246,6 @@ func asTestlib(rr RunResult, fb feedback) RunResult {
 // files beside it, and testlib.h for C++ unless it brings its own; one
 // that does not compile is a *CompileError, as Compile's.
 func (e *Engine) compileAuthor(ctx context.Context, language, source string, files map[string][]byte) (*Program, error) {
-	if len(files) == 0 {
-		return e.CompileChecker(ctx, language, source)
-	}
 	all := map[string][]byte{}
 	for name, data := range files {
 		all[name] = data

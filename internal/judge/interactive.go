@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/algoitny/api/internal/judge/sandbox"
 )
 
 // Interactor makes a Submission interactive: for each test the solution and
@@ -94,7 +96,7 @@ func (e *Engine) compileInteractor(ctx context.Context, it Interactor) (*Program
 
 // slotFor returns held when the caller already holds a slot (and a release
 // that leaves it to the caller), else waits for one.
-func (e *Engine) slotFor(ctx context.Context, held *slot) (*slot, func(), error) {
+func (e *Engine) slotFor(ctx context.Context, held *sandbox.Slot) (*sandbox.Slot, func(), error) {
 	if held != nil {
 		return held, func() {}, nil
 	}
@@ -105,37 +107,9 @@ func (e *Engine) slotFor(ctx context.Context, held *slot) (*slot, func(), error)
 // worker slot, and the interactor's, another worker slot or, on an engine
 // of one worker, the partner slot (Config.Workers). So any engine judges
 // interactive problems, and one of several workers runs as many pairs at
-// once as its worker slots allow, not one pair at a time.
-//
-// It cannot deadlock. Only the caller holding the pairing token waits
-// while holding a slot, so two interactive tests can never each hold one
-// and wait for the other's; every other holder of a worker slot (a
-// compile, a run, a checker, a pair already taken) releases it without
-// waiting for another. The partner slot is only ever taken here, by the
-// token's holder and after its worker slot, and its holder has its whole
-// pair: it waits for nothing before releasing it. (With one worker slot it
-// is even free by then: a pair gives it back before its worker slot.)
-func (e *Engine) acquirePair(ctx context.Context) (sol, it *slot, release func(), err error) {
-	select { // the turn to wait holding a slot; given up on cancellation
-	case e.pairing <- struct{}{}:
-	case <-ctx.Done():
-		return nil, nil, nil, ctx.Err()
-	}
-	defer func() { <-e.pairing }()
-	sol, releaseSol, err := e.acquireSlot(ctx)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	pool := e.slots
-	if e.partner != nil {
-		pool = e.partner
-	}
-	it, releaseIt, err := e.acquireFrom(ctx, pool)
-	if err != nil {
-		releaseSol()
-		return nil, nil, nil, err
-	}
-	return sol, it, func() { releaseIt(); releaseSol() }, nil
+// once as its worker slots allow, without deadlock (sandbox.AcquirePair).
+func (e *Engine) acquirePair(ctx context.Context) (sol, it *sandbox.Slot, release func(), err error) {
+	return e.sb.AcquirePair(ctx)
 }
 
 // interaction is what happened in one interactive test.
@@ -165,7 +139,7 @@ func (e *Engine) runInteractiveTest(ctx context.Context, prog *Program, sub Subm
 	if err != nil {
 		return tr.internal("%v", err)
 	}
-	defer removeAll(hostDir)
+	defer sandbox.RemoveAll(hostDir)
 	if err := writeTestFiles(tc, hostDir); err != nil {
 		return tr.internal("%v", err)
 	}
@@ -173,7 +147,7 @@ func (e *Engine) runInteractiveTest(ctx context.Context, prog *Program, sub Subm
 	if err != nil {
 		return tr.internal("%v", err)
 	}
-	defer removeAll(fbDir)
+	defer sandbox.RemoveAll(fbDir)
 	preview := &cappedWriter{b: &strings.Builder{}, n: previewMax}
 	in, err := e.interact(ctx, prog, sub, tc, hostDir, fbDir, preview)
 	if err != nil {
@@ -251,7 +225,7 @@ func (e *Engine) interact(ctx context.Context, prog *Program, sub Submission, tc
 // reading stdin and writing stdout, under limits derived from the test's
 // (Engine.authorLimits; Interactor.Limits' fields where set), its wall
 // time past the solution's.
-func (e *Engine) runInteractor(ctx context.Context, prog *Program, sub Submission, tc TestCase, hostDir, fbDir string, stdin io.Reader, stdout io.Writer, s *slot) (RunResult, error) {
+func (e *Engine) runInteractor(ctx context.Context, prog *Program, sub Submission, tc TestCase, hostDir, fbDir string, stdin io.Reader, stdout io.Writer, s *sandbox.Slot) (RunResult, error) {
 	solLim, err := sub.Limits.withDefaults(DefaultLimits())
 	if err != nil {
 		return RunResult{}, err
@@ -260,8 +234,8 @@ func (e *Engine) runInteractor(ctx context.Context, prog *Program, sub Submissio
 	if err != nil {
 		return RunResult{}, err
 	}
-	solWall := solLim.effective(prog.lang).wall
-	lim.WallTime = max(lim.effective(sub.Interactor.Program.lang).wall, solWall+interactorGrace+time.Second)
+	solWall := solLim.effective(prog.lang).Wall
+	lim.WallTime = max(lim.effective(sub.Interactor.Program.lang).Wall, solWall+interactorGrace+time.Second)
 	args, mounts, vars := e.interactorArgs(sub.Interactor, tc, hostDir, fbDir)
 	return sub.Interactor.Program.run(ctx, RunOptions{
 		Args:   args,

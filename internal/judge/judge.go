@@ -15,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/algoitny/api/internal/judge/sandbox"
 )
 
 // previewMax bounds TestResult.Output and TestResult.Stderr.
@@ -408,10 +410,10 @@ func (e *Engine) openTestOutput(checker Checker, tc TestCase) (*testOutput, erro
 		}
 		if o.outFile, err = os.OpenFile(filepath.Join(o.hostCheck, "output.txt"),
 			os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644); err != nil {
-			removeAll(o.hostCheck)
+			sandbox.RemoveAll(o.hostCheck)
 			return nil, err
 		}
-		o.closers = []func(){func() { o.outFile.Close() }, func() { removeAll(o.hostCheck) }}
+		o.closers = []func(){func() { o.outFile.Close() }, func() { sandbox.RemoveAll(o.hostCheck) }}
 		o.outBuffer = bufio.NewWriterSize(o.outFile, 64<<10)
 		o.stdout = io.MultiWriter(o.preview, o.outBuffer)
 		return o, nil
@@ -489,7 +491,7 @@ type compareOutcome struct {
 // newCheckDir makes a directory only the engine writes, readable by the
 // sandbox uids.
 func (e *Engine) newCheckDir() (string, error) {
-	dir, err := os.MkdirTemp(e.workDir, "check-")
+	dir, err := os.MkdirTemp(e.sb.WorkDir(), "check-")
 	if err != nil {
 		return "", err
 	}
@@ -522,8 +524,8 @@ func (e *Engine) runChecker(ctx context.Context, checker *Program, test Limits, 
 		}
 	}
 	inBox := hostDir
-	if e.sandboxed {
-		inBox = checkDir
+	if e.sb.Sandboxed() {
+		inBox = sandbox.CheckDir
 	}
 	test, err := test.withDefaults(DefaultLimits())
 	if err != nil {
@@ -534,7 +536,7 @@ func (e *Engine) runChecker(ctx context.Context, checker *Program, test Limits, 
 		Args:   []string{"{check}/input.txt", "{check}/output.txt", "{check}/answer.txt"},
 		Stdout: &cappedWriter{b: &out, n: previewMax},
 		Limits: e.authorLimits(test),
-	}, true, []mount{{src: hostDir, dst: checkDir}}, map[string]string{"check": inBox})
+	}, true, []sandbox.Mount{{Src: hostDir, Dst: sandbox.CheckDir}}, map[string]string{"check": inBox})
 	if err != nil {
 		return checkerOutcome{verdict: InternalError}, err
 	}

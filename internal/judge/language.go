@@ -117,12 +117,6 @@ type Language struct {
 	Reason string
 }
 
-// Sizes in the language table.
-const (
-	mib = 1 << 20
-	gib = 1 << 30
-)
-
 // cppLanguage returns the built-in C++ entry (its ID names the language
 // whose checkers get testlib.h).
 func cppLanguage() Language {

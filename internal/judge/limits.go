@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/algoitny/api/internal/judge/sandbox"
 )
 
 // Limits are the resource limits of one run (one test). A zero field takes the
@@ -103,23 +105,20 @@ func (e *Engine) authorLimits(test Limits) Limits {
 	return lim
 }
 
-// effLimits are the limits actually enforced for one run of one language.
+// effLimits are the limits actually enforced for one run of one language:
+// what the sandbox holds the run to, and the problem's own limits, which
+// messages show apart from the language's allowance.
 type effLimits struct {
-	cpu, wall  time.Duration
+	sandbox.Limits
 	userCPU    time.Duration // the problem's CPU limit alone
-	memory     int64         // verdict threshold on peak RSS: limit + language allowance
 	userMemory int64         // the problem's limit alone (for -Xmx, GOMEMLIMIT, ...)
-	as, data   int64         // RLIMIT_AS / RLIMIT_DATA; 0 = not set
-	stack      int64         // RLIMIT_STACK; 0 = inherited
-	output     int64
-	fsize      int64
-	nproc      int // processes+threads of the program incl. runtime threads
-	// noFork: the program may have threads but no process of its own
-	// (Limits.MaxProcesses 1), whatever its runtime's thread allowance.
-	noFork bool
 }
 
-// effective combines the problem's limits with the language's allowances.
+// effective combines the problem's limits with the language's allowances:
+// the wall time (at least 2×CPU), the memory threshold (limit +
+// allowance), the rlimits of the language's MemoryPolicy, the processes
+// (the program's and the runtime's threads; no process of its own with
+// MaxProcesses 1).
 func (l Limits) effective(lang Language) effLimits {
 	cpu := l.CPUTime
 	if lang.TimeFactor > 0 {
@@ -135,31 +134,28 @@ func (l Limits) effective(lang Language) effLimits {
 	}
 	mem := l.MemoryBytes + lang.ExtraMemoryBytes
 	e := effLimits{
-		cpu:        cpu,
+		Limits: sandbox.Limits{
+			CPU: cpu, Wall: wall, Memory: mem, Output: l.OutputBytes, FileSize: l.FileSizeBytes,
+			Processes: l.MaxProcesses + lang.ExtraProcesses, NoFork: l.MaxProcesses <= 1,
+		},
 		userCPU:    l.CPUTime,
-		wall:       wall,
-		memory:     mem,
 		userMemory: l.MemoryBytes,
-		output:     l.OutputBytes,
-		fsize:      l.FileSizeBytes,
-		nproc:      l.MaxProcesses + lang.ExtraProcesses,
-		noFork:     l.MaxProcesses <= 1,
 	}
 	switch lang.MemoryPolicy {
 	case MemoryAddressSpace:
-		e.as = satAdd(mem, lang.AddressSpaceSlackBytes)
+		e.AddressSpace = satAdd(mem, lang.AddressSpaceSlackBytes)
 		// Deep recursion is common in contest code: the main stack may use the
 		// whole memory limit. Not for runtimes with threads, whose default
 		// pthread stack size is RLIMIT_STACK.
-		e.stack = mem
+		e.Stack = mem
 	case MemoryDataSegment:
-		e.data = satAdd(mem, lang.DataSlackBytes)
+		e.Data = satAdd(mem, lang.DataSlackBytes)
 		if lang.AddressSpaceSlackBytes > 0 {
-			e.as = satAdd(mem, lang.AddressSpaceSlackBytes)
+			e.AddressSpace = satAdd(mem, lang.AddressSpaceSlackBytes)
 		}
 	case MemoryResident: // only the watchdog's poll of the resident set
 		if lang.AddressSpaceSlackBytes > 0 {
-			e.as = satAdd(mem, lang.AddressSpaceSlackBytes)
+			e.AddressSpace = satAdd(mem, lang.AddressSpaceSlackBytes)
 		}
 	}
 	return e

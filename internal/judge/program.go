@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/algoitny/api/internal/judge/sandbox"
 )
 
 // Output sizes kept for messages and previews.
@@ -55,7 +57,7 @@ type RunOptions struct {
 	// slot, when set, is a worker slot the caller already holds: an
 	// interactive test takes two at once (acquirePair) so that two tests
 	// never each hold one and wait for the other.
-	slot *slot
+	slot *sandbox.Slot
 }
 
 // RunResult is what happened in one run.
@@ -145,13 +147,13 @@ func (e *Engine) compileWith(ctx context.Context, language, main, source string,
 		return nil, err
 	}
 	defer leave()
-	dir, err := os.MkdirTemp(e.workDir, "prog-")
+	dir, err := os.MkdirTemp(e.sb.WorkDir(), "prog-")
 	if err != nil {
 		return nil, err
 	}
 	p := &Program{e: e, lang: lang, dir: dir, build: filepath.Join(dir, "build"), main: main}
 	if err := p.compile(ctx, source, files); err != nil {
-		removeAll(dir)
+		sandbox.RemoveAll(dir)
 		return nil, err
 	}
 	return p, nil
@@ -167,7 +169,8 @@ func (p *Program) compile(ctx context.Context, source string, files map[string][
 		}
 	}
 	if len(p.lang.Compile) == 0 {
-		return fixBuildPermissions(p.build, p.e.switchUID)
+		_, switched := p.e.sb.CompileUID()
+		return fixBuildPermissions(p.build, switched)
 	}
 	defer func() { p.staticBytes = staticSize(p.build, p.lang.Run) }()
 	var out strings.Builder
@@ -176,22 +179,23 @@ func (p *Program) compile(ctx context.Context, source string, files map[string][
 	if err != nil {
 		return err
 	}
-	if res.setupFailed {
-		return fmt.Errorf("%w: compile: %s", ErrSandboxFailed, firstLine(string(res.stderr)))
+	if res.SetupFailed {
+		return fmt.Errorf("%w: compile: %s", ErrSandboxFailed, firstLine(string(res.Stderr)))
 	}
-	if res.killed == killCPU || res.killed == killWall {
+	if res.Killed == sandbox.KillCPU || res.Killed == sandbox.KillWall {
 		return fmt.Errorf("%w: %s (%v of CPU time, %v of wall time; limits %v and %v)", ErrCompilerTimeout, p.lang.ID,
-			res.cpu.Round(time.Millisecond), res.wall.Round(time.Millisecond), p.e.cfg.CompileLimits.CPUTime, p.e.cfg.CompileLimits.WallTime)
+			res.CPU.Round(time.Millisecond), res.Wall.Round(time.Millisecond), p.e.cfg.CompileLimits.CPUTime, p.e.cfg.CompileLimits.WallTime)
 	}
-	if res.killed != killNone || res.exitCode != 0 || res.signal != 0 {
+	if res.Killed != sandbox.KillNone || res.ExitCode != 0 || res.Signal != 0 {
 		return p.compileError(res, out.String(), cw.truncated)
 	}
-	return fixBuildPermissions(p.build, p.e.switchUID)
+	_, switched := p.e.sb.CompileUID()
+	return fixBuildPermissions(p.build, switched)
 }
 
 // writeSource makes the build directory and writes the source into it.
 func (p *Program) writeSource(source string) error {
-	if p.e.switchUID {
+	if _, switched := p.e.sb.CompileUID(); switched {
 		if err := os.Chmod(p.dir, 0o711); err != nil {
 			return err
 		}
@@ -203,70 +207,66 @@ func (p *Program) writeSource(source string) error {
 }
 
 // runCompiler runs the language's compiler in the build directory (and its
-// cache) on a worker slot, its standard output going to stdout.
-func (p *Program) runCompiler(ctx context.Context, stdout io.Writer) (spawnRes, error) {
+// cache) on a worker slot, as the compile uid, its standard output going
+// to stdout.
+func (p *Program) runCompiler(ctx context.Context, stdout io.Writer) (sandbox.Usage, error) {
 	e := p.e
-	uid := e.compileUID
-	if e.switchUID {
+	uid, switched := e.sb.CompileUID()
+	if switched {
 		if err := os.Chown(p.build, uid, uid); err != nil {
-			return spawnRes{}, err
+			return sandbox.Usage{}, err
 		}
 	}
-	mounts := []mount{{src: p.build, dst: progDir, rw: true}}
+	mounts := []sandbox.Mount{{Src: p.build, Dst: sandbox.ProgDir, RW: true}}
 	vars := memoryVars(e.cfg.CompileLimits.MemoryBytes)
-	vars["dir"], vars["cache"], vars["main"] = progDir, cacheDir, p.main
-	if !e.sandboxed {
+	vars["dir"], vars["cache"], vars["main"] = sandbox.ProgDir, sandbox.CacheMount, p.main
+	if !e.sb.Sandboxed() {
 		vars["dir"] = p.build
 	}
 	if p.lang.CacheDir != "" {
-		host, err := e.languageCache(p.lang.CacheDir, uid)
+		host, err := e.languageCache(p.lang.CacheDir)
 		if err != nil {
-			return spawnRes{}, err
+			return sandbox.Usage{}, err
 		}
-		mounts = append(mounts, mount{src: host, dst: cacheDir, rw: true})
-		if !e.sandboxed {
+		mounts = append(mounts, sandbox.Mount{Src: host, Dst: sandbox.CacheMount, RW: true})
+		if !e.sb.Sandboxed() {
 			vars["cache"] = host
 		}
 	}
 	_, release, err := e.acquireSlot(ctx)
 	if err != nil {
-		return spawnRes{}, err
+		return sandbox.Usage{}, err
 	}
 	defer release()
-	scratch, err := e.newScratch(uid)
-	if err != nil {
-		return spawnRes{}, err
-	}
-	defer removeScratch(scratch)
-	return e.spawn(ctx, spawnReq{
-		argv: expandAll(p.lang.Compile, vars), env: expandAll(p.lang.Env, vars),
-		dir: progDir, hostDir: p.build, scratch: scratch, mounts: mounts,
-		uid: e.uidOr(uid), lim: e.cfg.CompileLimits.effective(Language{MemoryPolicy: MemoryDataSegment}),
-		stdout: stdout, stderrCap: compileOutputMax,
+	return e.sb.Run(ctx, sandbox.Request{
+		Argv: expandAll(p.lang.Compile, vars), Env: expandAll(p.lang.Env, vars),
+		Dir: sandbox.ProgDir, HostDir: p.build, Mounts: mounts, AsCompiler: true,
+		Limits: e.cfg.CompileLimits.effective(Language{MemoryPolicy: MemoryDataSegment}).Limits,
+		Stdout: stdout, StderrCap: compileOutputMax,
 	})
 }
 
 // compileError is the CompileError of a compiler that failed: its standard
 // output then error (truncated), and the reason when the engine stopped it.
-func (p *Program) compileError(res spawnRes, stdout string, stdoutTruncated bool) *CompileError {
+func (p *Program) compileError(res sandbox.Usage, stdout string, stdoutTruncated bool) *CompileError {
 	msg := stdout
 	if msg != "" && !strings.HasSuffix(msg, "\n") {
 		msg += "\n"
 	}
-	msg += string(res.stderr)
-	truncated := stdoutTruncated || res.stderrTruncated || len(msg) > compileOutputMax
+	msg += string(res.Stderr)
+	truncated := stdoutTruncated || res.StderrTruncated || len(msg) > compileOutputMax
 	msg = truncate(msg, compileOutputMax)
 	if truncated {
 		msg += "\n... (compiler output truncated)"
 	}
 	ce := &CompileError{Language: p.lang.ID, Output: msg}
 	switch {
-	case res.killed == killOutput:
+	case res.Killed == sandbox.KillOutput:
 		ce.Reason = "compiler output too large"
-	case res.killed == killMemory:
+	case res.Killed == sandbox.KillMemory:
 		ce.Reason = "compiler exceeded the memory limit"
-	case res.signal != 0:
-		ce.Reason = "compiler killed by " + signalName(res.signal)
+	case res.Signal != 0:
+		ce.Reason = "compiler killed by " + sandbox.SignalName(res.Signal)
 	}
 	return ce
 }
@@ -274,15 +274,16 @@ func (p *Program) compileError(res spawnRes, stdout string, stdoutTruncated bool
 // languageCache returns the host directory of a language cache, created owned
 // by the compile uid. The uid is part of the name so that engines with
 // different UIDBase never share (and fight over) one cache.
-func (e *Engine) languageCache(name string, uid int) (string, error) {
-	dir := filepath.Join(e.cacheDir, fmt.Sprintf("%s-%d", name, os.Geteuid()))
-	if e.switchUID {
-		dir = filepath.Join(e.cacheDir, fmt.Sprintf("%s-%d", name, uid))
+func (e *Engine) languageCache(name string) (string, error) {
+	uid, switched := e.sb.CompileUID()
+	dir := filepath.Join(e.sb.CacheDir(), fmt.Sprintf("%s-%d", name, os.Geteuid()))
+	if switched {
+		dir = filepath.Join(e.sb.CacheDir(), fmt.Sprintf("%s-%d", name, uid))
 	}
 	if err := os.Mkdir(dir, 0o700); err != nil && !os.IsExist(err) {
 		return "", err
 	}
-	if e.switchUID {
+	if switched {
 		if err := os.Lchown(dir, uid, uid); err != nil {
 			return "", err
 		}
@@ -349,18 +350,8 @@ func staticSize(build string, run []string) int64 {
 }
 
 // writeNew creates path (which must not exist, and is never followed if it is a
-// symlink) and copies r into it.
-func writeNew(path string, r io.Reader) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(f, r); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
+// symlink) and copies r into it (sandbox.WriteNew).
+func writeNew(path string, r io.Reader) error { return sandbox.WriteNew(path, r) }
 
 // Language returns the language the program was compiled for.
 func (p *Program) Language() Language { return p.lang }
@@ -379,7 +370,7 @@ func (p *Program) Run(ctx context.Context, opts RunOptions) (RunResult, error) {
 // read-only mounts (its files) and their host/sandbox path pair for
 // argument expansion, and standard error kept in part but never a reason to
 // stop it (a checker echoes the output it judges there).
-func (p *Program) run(ctx context.Context, opts RunOptions, checker bool, extra []mount, pathVars map[string]string) (RunResult, error) {
+func (p *Program) run(ctx context.Context, opts RunOptions, checker bool, extra []sandbox.Mount, pathVars map[string]string) (RunResult, error) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	if p.closed {
@@ -396,14 +387,14 @@ func (p *Program) run(ctx context.Context, opts RunOptions, checker bool, extra 
 		return RunResult{Verdict: InternalError, Message: err.Error()}, err
 	}
 	eff := lim.effective(p.lang)
-	if p.staticBytes > eff.memory {
+	if p.staticBytes > eff.Memory {
 		return RunResult{Verdict: MemoryLimitExceeded, ExitCode: -1, MemoryBytes: p.staticBytes,
 			Message: fmt.Sprintf("the program's static data (%s) exceeds the memory limit %s",
 				formatBytes(p.staticBytes), memoryLimitText(eff))}, nil
 	}
 	vars := memoryVars(lim.MemoryBytes)
-	vars["dir"], vars["main"] = progDir, p.main
-	if !e.sandboxed {
+	vars["dir"], vars["main"] = sandbox.ProgDir, p.main
+	if !e.sb.Sandboxed() {
 		vars["dir"] = p.build
 	}
 	for k, v := range pathVars {
@@ -416,18 +407,11 @@ func (p *Program) run(ctx context.Context, opts RunOptions, checker bool, extra 
 		return RunResult{Verdict: InternalError, Message: err.Error()}, err
 	}
 	defer release()
-	req := spawnReq{
-		argv: argv, env: expandAll(p.lang.Env, vars), dir: boxDir,
-		mounts: append([]mount{{src: p.build, dst: progDir}}, extra...), lim: eff,
-		stdin: opts.Stdin, stdout: opts.Stdout, stderrCap: stderrMax, boundStderr: !checker,
-	}
-	res, handled, err := e.runHeld(ctx, s, req)
-	if !handled {
-		var prepared bool
-		if res, prepared, err = p.spawnCold(ctx, req); !prepared {
-			return RunResult{Verdict: InternalError, Message: err.Error()}, err
-		}
-	}
+	res, err := e.sb.Run(ctx, sandbox.Request{
+		Argv: argv, Env: expandAll(p.lang.Env, vars), Dir: sandbox.BoxDir,
+		Mounts: append([]sandbox.Mount{{Src: p.build, Dst: sandbox.ProgDir}}, extra...), Limits: eff.Limits,
+		Stdin: opts.Stdin, Stdout: opts.Stdout, StderrCap: stderrMax, BoundStderr: !checker, Slot: s,
+	})
 	rr := classify(res, eff, p.lang)
 	if err != nil {
 		rr.Verdict, rr.Message = InternalError, err.Error()
@@ -435,98 +419,71 @@ func (p *Program) run(ctx context.Context, opts RunOptions, checker bool, extra 
 	return rr, err
 }
 
-// spawnCold runs req in a sandbox started for it, with a uid (and,
-// unsandboxed, a scratch directory) of its own. prepared is false when the
-// run could not be prepared (err says why).
-func (p *Program) spawnCold(ctx context.Context, req spawnReq) (res spawnRes, prepared bool, err error) {
-	e := p.e
-	uid, releaseUID, err := e.acquireRunUID()
-	if err != nil {
-		return res, false, err
-	}
-	defer releaseUID()
-	scratch, err := e.newScratch(uid)
-	if err != nil {
-		return res, false, err
-	}
-	defer removeScratch(scratch)
-	req.uid, req.sweepUID, req.hostDir, req.scratch = uid, uid >= 0, scratch, scratch
-	res, err = e.spawn(ctx, req)
-	return res, true, err
-}
-
-// wasRunning says whether a run was computing rather than sleeping or
-// blocked, by the watchdog's looks at it: running or ready to run in at
-// least half of them (and it looked a few times).
-func wasRunning(res spawnRes) bool {
-	return res.polls >= 3 && 2*res.runnablePolls >= res.polls
-}
-
 // classify turns what the engine observed into a verdict. Order matters: a kill
 // by the engine names its reason; then CPU time, peak memory, file size,
 // out-of-memory deaths, other crashes.
-func classify(res spawnRes, l effLimits, lang Language) RunResult {
+func classify(res sandbox.Usage, l effLimits, lang Language) RunResult {
 	rr := RunResult{
-		CPUTime:     res.cpu,
-		WallTime:    res.wall,
-		MemoryBytes: res.maxRSS,
-		ExitCode:    res.exitCode,
-		Signal:      signalName(res.signal),
-		OutputBytes: res.stdoutBytes,
-		Stderr:      truncate(string(res.stderr), stderrMax),
+		CPUTime:     res.CPU,
+		WallTime:    res.Wall,
+		MemoryBytes: res.MaxRSS,
+		ExitCode:    res.ExitCode,
+		Signal:      sandbox.SignalName(res.Signal),
+		OutputBytes: res.StdoutBytes,
+		Stderr:      truncate(string(res.Stderr), stderrMax),
 	}
-	if res.killed != killNone {
+	if res.Killed != sandbox.KillNone {
 		rr.ExitCode, rr.Signal = -1, "SIGKILL"
 	}
-	abnormal := res.exitCode != 0 || res.signal != 0
-	stderr := string(res.stderr)
+	abnormal := res.ExitCode != 0 || res.Signal != 0
+	stderr := string(res.Stderr)
 	switch {
-	case res.setupFailed:
+	case res.SetupFailed:
 		rr.Verdict, rr.Message = InternalError, "sandbox set-up failed: "+firstLine(stderr)
 		rr.Stderr = ""
-	case res.killed == killOutput:
-		rr.Verdict, rr.Message = OutputLimitExceeded, fmt.Sprintf("output exceeded %s", formatBytes(l.output))
-	case res.killed == killMemory:
-		rr.MemoryBytes = max(rr.MemoryBytes, res.polledRSS)
+	case res.Killed == sandbox.KillOutput:
+		rr.Verdict, rr.Message = OutputLimitExceeded, fmt.Sprintf("output exceeded %s", formatBytes(l.Output))
+	case res.Killed == sandbox.KillMemory:
+		rr.MemoryBytes = max(rr.MemoryBytes, res.PolledRSS)
 		rr.Verdict, rr.Message = MemoryLimitExceeded, "memory exceeded "+memoryLimitText(l)
-	case res.killed == killCPU || res.cpu >= l.cpu || res.signal == syscall.SIGXCPU:
+	case res.Killed == sandbox.KillCPU || res.CPU >= l.CPU || res.Signal == syscall.SIGXCPU:
 		rr.Verdict, rr.Message = TimeLimitExceeded, "CPU time limit "+cpuLimitText(l)+" exceeded"
 		// The watchdog that stops a program at its limit reads the CPU
 		// time of its process tree from /proc; the time reported is the
 		// program's own accounting, which can be a few milliseconds short
 		// (seen: 993 ms of 1 s). A program stopped for reaching its limit
 		// is shown as having reached it.
-		rr.CPUTime = max(rr.CPUTime, l.cpu)
-	case res.killed == killWall && wasRunning(res):
+		rr.CPUTime = max(rr.CPUTime, l.CPU)
+	case res.Killed == sandbox.KillWall && res.Running():
 		// Computing all along, but other work on the machine left it too
 		// little CPU to reach its CPU limit within the wall limit.
 		rr.Verdict, rr.Message = TimeLimitExceeded,
 			fmt.Sprintf("wall time limit %v exceeded while the machine was busy: the program was running, but got only %v of CPU time (limit %s)",
-				l.wall, res.cpu.Round(time.Millisecond), cpuLimitText(l))
-	case res.killed == killWall:
+				l.Wall, res.CPU.Round(time.Millisecond), cpuLimitText(l))
+	case res.Killed == sandbox.KillWall:
 		rr.Verdict, rr.Message = TimeLimitExceeded,
-			fmt.Sprintf("wall time limit %v exceeded (CPU time used %v): the program was sleeping or waiting", l.wall, res.cpu.Round(time.Millisecond))
+			fmt.Sprintf("wall time limit %v exceeded (CPU time used %v): the program was sleeping or waiting", l.Wall, res.CPU.Round(time.Millisecond))
 		rr.waited = true
-	case res.maxRSS > l.memory:
-		rr.Verdict, rr.Message = MemoryLimitExceeded, fmt.Sprintf("peak memory %s over the limit %s", formatBytes(res.maxRSS), memoryLimitText(l))
-	case res.signal == syscall.SIGXFSZ:
-		rr.Verdict, rr.Message = OutputLimitExceeded, fmt.Sprintf("file size limit %s exceeded", formatBytes(l.fsize))
-	case res.execErr == syscall.ENOMEM || res.execErr == syscall.E2BIG:
+	case res.MaxRSS > l.Memory:
+		rr.Verdict, rr.Message = MemoryLimitExceeded, fmt.Sprintf("peak memory %s over the limit %s", formatBytes(res.MaxRSS), memoryLimitText(l))
+	case res.Signal == syscall.SIGXFSZ:
+		rr.Verdict, rr.Message = OutputLimitExceeded, fmt.Sprintf("file size limit %s exceeded", formatBytes(l.FileSize))
+	case res.ExecErr == syscall.ENOMEM || res.ExecErr == syscall.E2BIG:
 		// A binary whose static data alone exceeds the memory limit cannot even
 		// be loaded.
 		rr.Verdict, rr.Message = MemoryLimitExceeded, "the program does not fit in the memory limit"
-	case res.execErr != 0:
-		rr.Verdict, rr.Message = InternalError, "could not start the program: "+res.execErr.Error()
+	case res.ExecErr != 0:
+		rr.Verdict, rr.Message = InternalError, "could not start the program: "+res.ExecErr.Error()
 	case abnormal && hasAny(strings.ToLower(stderr), []string{"file too large", "no space left on device"}):
 		// Runtimes that ignore SIGXFSZ (Python) see EFBIG instead; ENOSPC is the
 		// scratch space (as large as the file size limit) being full.
-		rr.Verdict, rr.Message = OutputLimitExceeded, fmt.Sprintf("file size limit %s exceeded", formatBytes(l.fsize))
+		rr.Verdict, rr.Message = OutputLimitExceeded, fmt.Sprintf("file size limit %s exceeded", formatBytes(l.FileSize))
 	case abnormal && hasAny(stderr, lang.OutOfMemoryMarkers):
 		rr.Verdict, rr.Message = MemoryLimitExceeded, "allocation failed at the memory limit "+memoryLimitText(l)
-	case res.signal != 0:
-		rr.Verdict, rr.Message = RuntimeError, "killed by "+signalName(res.signal)
-	case res.exitCode != 0:
-		rr.Verdict, rr.Message = RuntimeError, fmt.Sprintf("exit code %d", res.exitCode)
+	case res.Signal != 0:
+		rr.Verdict, rr.Message = RuntimeError, "killed by "+sandbox.SignalName(res.Signal)
+	case res.ExitCode != 0:
+		rr.Verdict, rr.Message = RuntimeError, fmt.Sprintf("exit code %d", res.ExitCode)
 	default:
 		rr.Verdict = Accepted
 	}
@@ -542,7 +499,7 @@ func (p *Program) Close() error {
 		return nil
 	}
 	p.closed = true
-	removeAll(p.dir)
+	sandbox.RemoveAll(p.dir)
 	return nil
 }
 
@@ -578,18 +535,18 @@ func truncate(s string, n int) string {
 
 // cpuLimitText shows the problem's CPU limit and the runtime's allowance.
 func cpuLimitText(l effLimits) string {
-	if extra := l.cpu - l.userCPU; extra > 0 && l.userCPU > 0 {
+	if extra := l.CPU - l.userCPU; extra > 0 && l.userCPU > 0 {
 		return fmt.Sprintf("%v (+%v for the runtime)", l.userCPU, extra)
 	}
-	return l.cpu.String()
+	return l.CPU.String()
 }
 
 // memoryLimitText shows the problem's limit and the runtime's allowance.
 func memoryLimitText(l effLimits) string {
-	if extra := l.memory - l.userMemory; extra > 0 {
+	if extra := l.Memory - l.userMemory; extra > 0 {
 		return fmt.Sprintf("%s (+%s for the runtime)", formatBytes(l.userMemory), formatBytes(extra))
 	}
-	return formatBytes(l.memory)
+	return formatBytes(l.Memory)
 }
 
 func formatBytes(n int64) string {

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/algoitny/api/internal/judge/sandbox"
 )
 
 // toolchainCacheFile, in the engine's CacheDir, remembers the version line
@@ -35,16 +37,20 @@ type toolchainCheck struct {
 	CheckedAt time.Time `json:"checkedAt"`
 }
 
-// toolchainKey fingerprints what a language's version check depends on:
-// the engine's sandbox (mode, bwrap, uid switching, extra read-only paths,
-// compile limits), the command and its environment, and each tool's file
-// (resolved path, size, modification time), hashed. ok is false when a
-// tool cannot be found (the check reports that itself).
+// toolchainKey is the key of l's check on this engine (toolchainKeyOf).
 func (e *Engine) toolchainKey(l Language) (key string, ok bool) {
-	parts := []any{toolchainCacheVersion, e.sandboxed, e.bwrap, e.switchUID, e.cfg.ReadOnlyPaths,
-		e.cfg.CompileLimits, l.versionArgs(), l.Env, e.etcPatterns(), e.readOnlyPaths()}
+	return toolchainKeyOf(e.sb.Fingerprint(), e.cfg.CompileLimits, l)
+}
+
+// toolchainKeyOf fingerprints what a language's version check depends on:
+// the sandbox (sandbox.Sandbox.Fingerprint: mode, bwrap, uid switching,
+// what is mounted), the compile limits, the command and its environment,
+// and each tool's file (resolved path, size, modification time), hashed.
+// ok is false when a tool cannot be found (the check reports that itself).
+func toolchainKeyOf(sb []any, compile Limits, l Language) (key string, ok bool) {
+	parts := []any{toolchainCacheVersion, sb, compile, l.versionArgs(), l.Env}
 	for _, tool := range l.tools() {
-		p, err := lookSandboxPath(tool)
+		p, err := sandbox.LookPath(tool)
 		if err != nil {
 			return "", false
 		}
@@ -70,7 +76,7 @@ func (e *Engine) toolchainKey(l Language) (key string, ok bool) {
 // is checked).
 func (e *Engine) loadToolchains(now time.Time) map[string]toolchainCheck {
 	known := map[string]toolchainCheck{}
-	b, err := os.ReadFile(filepath.Join(e.cacheDir, toolchainCacheFile))
+	b, err := os.ReadFile(filepath.Join(e.sb.CacheDir(), toolchainCacheFile))
 	if err == nil {
 		json.Unmarshal(b, &known)
 	}
@@ -90,7 +96,7 @@ func (e *Engine) saveToolchains(known map[string]toolchainCheck) {
 	if err != nil {
 		return
 	}
-	tmp, err := os.CreateTemp(e.cacheDir, toolchainCacheFile+".*")
+	tmp, err := os.CreateTemp(e.sb.CacheDir(), toolchainCacheFile+".*")
 	if err != nil {
 		return
 	}
@@ -99,7 +105,7 @@ func (e *Engine) saveToolchains(known map[string]toolchainCheck) {
 		os.Remove(tmp.Name())
 		return
 	}
-	if err := os.Rename(tmp.Name(), filepath.Join(e.cacheDir, toolchainCacheFile)); err != nil {
+	if err := os.Rename(tmp.Name(), filepath.Join(e.sb.CacheDir(), toolchainCacheFile)); err != nil {
 		os.Remove(tmp.Name())
 	}
 }

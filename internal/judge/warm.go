@@ -3,6 +3,7 @@ package judge
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -25,15 +26,22 @@ type WarmResult struct {
 // the machine), the compilers', runtimes' and libraries' files in the page
 // cache, Java's class data sharing archive (the JDK's, used with
 // -Xshare:auto). Languages are warmed concurrently, within Config.Workers.
-// A worker calls it at start, in the background; ctx stops it.
-func (e *Engine) Warm(ctx context.Context) []WarmResult {
+// A worker calls it at start, in the background, and takes executions
+// once it is done; ctx stops it.
+func (e *Engine) Warm(ctx context.Context) []WarmResult { return e.WarmLanguages(ctx) }
+
+// WarmLanguages is Warm for the languages named by ids only (none: every
+// language): what one judging needs, as `algoitny judge` warms the
+// languages of the submission and of its checker before judging it.
+// Unknown or unavailable ids are skipped.
+func (e *Engine) WarmLanguages(ctx context.Context, ids ...string) []WarmResult {
 	var (
 		mu  sync.Mutex
 		out []WarmResult
 		wg  sync.WaitGroup
 	)
 	for _, l := range e.Languages() {
-		if !l.Available {
+		if !l.Available || (len(ids) > 0 && !slices.Contains(ids, l.ID)) {
 			continue
 		}
 		src := l.Warm

@@ -33,6 +33,10 @@ func TestWarm(t *testing.T) {
 	if len(res) != len(e.Languages()) {
 		t.Fatalf("%d results for %d languages: %+v", len(res), len(e.Languages()), res)
 	}
+	// Warming some languages warms those alone.
+	if some := e.WarmLanguages(ctx, "c", "python", "cobol"); len(some) != 2 || some[0].Err != nil || some[1].Err != nil {
+		t.Fatalf("warming c and python: %+v", some)
+	}
 	// A cancelled warm-up stops: what is left reports the context's error.
 	done, stop := context.WithCancel(context.Background())
 	stop()

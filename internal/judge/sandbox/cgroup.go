@@ -1,9 +1,10 @@
-package judge
+package sandbox
 
 import (
 	"bufio"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -34,7 +35,7 @@ const (
 // is a backstop; the verdict comes from the peak.
 const cgroupSlack = 64 << 20
 
-// cgroupRoot is the engine's own group (one per controller hierarchy on
+// cgroupRoot is the sandbox's own group (one per controller hierarchy on
 // v1), under which each worker slot gets one.
 type cgroupRoot struct {
 	v2  bool
@@ -44,10 +45,10 @@ type cgroupRoot struct {
 
 var cgroupSeq atomic.Int64
 
-// cgroupDirPrefix names the engine groups: prefix + pid + "-" + sequence.
+// cgroupDirPrefix names the sandbox groups: prefix + pid + "-" + sequence.
 const cgroupDirPrefix = "algoitny-judge-"
 
-// newCgroupRoot makes the engine's group under the process's own group,
+// newCgroupRoot makes the sandbox's group under the process's own group,
 // nested so that limits set on the process (a container's, a service's)
 // still hold for its programs. An error says why accounting is not
 // available.
@@ -95,7 +96,7 @@ func newCgroupRoot() (*cgroupRoot, error) {
 	return r, nil
 }
 
-// newCgroupV2 makes the engine's group under parent and delegates the
+// newCgroupV2 makes the sandbox's group under parent and delegates the
 // memory and pids controllers to it: possible only where parent has no
 // processes of its own (the no-internal-processes rule), e.g. a service
 // started in a leaf of a delegated subtree.
@@ -121,7 +122,7 @@ func (r *cgroupRoot) version() string {
 	return "v1"
 }
 
-// remove removes the engine's groups; the slots' are removed first.
+// remove removes the sandbox's groups; the slots' are removed first.
 func (r *cgroupRoot) remove() {
 	for _, d := range []string{r.mem, r.pid} {
 		if d == "" {
@@ -135,7 +136,7 @@ func (r *cgroupRoot) remove() {
 	}
 }
 
-// sweepCgroups removes the empty groups that engines whose process is gone
+// sweepCgroups removes the empty groups that sandboxes whose process is gone
 // left under parent.
 func sweepCgroups(parent string) {
 	dirs, _ := filepath.Glob(filepath.Join(parent, cgroupDirPrefix+"*"))
@@ -214,14 +215,14 @@ func (s *cgroupSlot) join(pid int) error {
 // cgroupSlack, which also covers the sandbox's supervisor and what the
 // group's page cache holds — the kernel reclaims that first; tasks: nproc
 // plus the supervisor) and resets the peak.
-func (s *cgroupSlot) prepare(l effLimits) error {
-	if limit := satAdd(l.memory, satAdd(l.fsize, cgroupSlack)); limit != s.lastLimit {
+func (s *cgroupSlot) prepare(l Limits) error {
+	if limit := satAdd(l.Memory, satAdd(l.FileSize, cgroupSlack)); limit != s.lastLimit {
 		if _, err := s.limit.WriteAt([]byte(strconv.FormatInt(limit, 10)), 0); err != nil {
 			return err
 		}
 		s.lastLimit = limit
 	}
-	if n := l.nproc + 1; n != s.lastPids {
+	if n := l.Processes + 1; n != s.lastPids {
 		if _, err := s.pidsMax.WriteAt([]byte(strconv.Itoa(n)), 0); err != nil {
 			return err
 		}
@@ -366,4 +367,12 @@ func writeFile(path, value string) error {
 		err = cerr
 	}
 	return err
+}
+
+// satAdd is a+b, at most math.MaxInt64.
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }

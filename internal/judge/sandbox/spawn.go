@@ -1,4 +1,4 @@
-package judge
+package sandbox
 
 import (
 	"bytes"
@@ -19,17 +19,17 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// sandboxPATH is the fixed PATH of every sandboxed process. Tools are looked up
+// PATH is the fixed PATH of every sandboxed process. Tools are looked up
 // here (not in the server's PATH, which may contain shims that do not work in
 // the sandbox).
-const sandboxPATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/usr/local/go/bin"
+const PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/usr/local/go/bin"
 
 // Paths inside the sandbox.
 const (
-	boxDir   = "/box"   // per-run scratch directory, the only writable place
-	progDir  = "/prog"  // source and build output
-	cacheDir = "/cache" // language cache, compilation only
-	checkDir = "/check" // input/output/answer for a custom checker
+	BoxDir     = "/box"   // per-run scratch directory, the only writable place
+	ProgDir    = "/prog"  // source and build output
+	CacheMount = "/cache" // language cache, compilation only
+	CheckDir   = "/check" // input/output/answer for a custom checker
 )
 
 // etcAllowlist are the only /etc entries visible in the sandbox: what the
@@ -46,22 +46,24 @@ var etcAccounts = map[string]string{
 	"group":  "root:x:0:\nnogroup:x:65534:\n",
 }
 
-// mount is one bind mount of a host directory into the sandbox.
-type mount struct {
-	src, dst string
-	rw       bool
+// Mount binds a host directory into the sandbox: read-only unless RW (a
+// compiler's build directory, a language cache).
+type Mount struct {
+	Src, Dst string
+	RW       bool
 }
 
-// killReason records why the engine killed a process.
-type killReason int
+// KillReason records why the sandbox stopped a run (Usage.Killed).
+type KillReason int
 
+// Why a run was stopped.
 const (
-	killNone killReason = iota
-	killCPU
-	killWall
-	killOutput
-	killMemory
-	killCancel
+	KillNone   KillReason = iota // it ended by itself
+	KillCPU                      // its CPU time reached Limits.CPU
+	KillWall                     // its real time reached Limits.Wall
+	KillOutput                   // it wrote more than Limits.Output
+	KillMemory                   // its resident set went over Limits.Memory
+	KillCancel                   // the context ended
 )
 
 // spawnReq is one process to run under the sandbox.
@@ -71,15 +73,15 @@ type spawnReq struct {
 	dir       string   // working directory inside the sandbox
 	hostDir   string   // working directory when unsandboxed
 	scratch   string   // host scratch dir when unsandboxed; "" = tmpfs at /box
-	mounts    []mount
-	uid       int  // host uid to run as; -1 keeps the engine's
+	mounts    []Mount
+	uid       int  // host uid to run as; -1 keeps the sandbox's
 	sweepUID  bool // uid is exclusive to this run: kill whatever still has it
-	lim       effLimits
+	lim       Limits
 	stdin     io.Reader // nil = empty
 	stdout    io.Writer // nil = discard
 	stderrCap int       // what is kept of standard error
-	// boundStderr stops the run (killOutput) when standard error exceeds
-	// lim.output: for programs. Compilers and checkers (a checker echoes
+	// boundStderr stops the run (KillOutput) when standard error exceeds
+	// lim.Output: for programs. Compilers and checkers (a checker echoes
 	// what it judges) are stopped only past maxToolStderr.
 	boundStderr bool
 }
@@ -87,7 +89,7 @@ type spawnReq struct {
 // maxToolStderr bounds the standard error of compilers and checkers.
 const maxToolStderr = 64 << 20
 
-// spawnRes is what the engine observed about one process (tree).
+// spawnRes is what the sandbox observed about one process (tree).
 type spawnRes struct {
 	cpu, wall       time.Duration
 	maxRSS          int64         // peak resident set of the largest process
@@ -96,7 +98,7 @@ type spawnRes struct {
 	execErr         syscall.Errno // the program could not be executed
 	exitCode        int
 	signal          syscall.Signal
-	killed          killReason
+	killed          KillReason
 	stderr          []byte
 	stderrTruncated bool
 	stdoutBytes     int64
@@ -117,7 +119,7 @@ type spawnRes struct {
 // environment (secrets, credentials, DATABASE_URL) reaches it.
 func fixedEnv(home string, extra []string) []string {
 	env := []string{
-		"PATH=" + sandboxPATH,
+		"PATH=" + PATH,
 		"HOME=" + home,
 		"TMPDIR=" + home,
 		"LANG=C.UTF-8",
@@ -174,7 +176,7 @@ func mirrorEtc(dir string, patterns []string) error {
 		return err
 	}
 	for name, content := range etcAccounts {
-		if err := writeNew(filepath.Join(dir, name), strings.NewReader(content)); err != nil {
+		if err := WriteNew(filepath.Join(dir, name), strings.NewReader(content)); err != nil {
 			return err
 		}
 	}
@@ -206,7 +208,7 @@ func mirrorEtc(dir string, patterns []string) error {
 						return nil
 					}
 					defer src.Close()
-					return writeNew(dst, src)
+					return WriteNew(dst, src)
 				}
 				return nil
 			})
@@ -220,48 +222,48 @@ func mirrorEtc(dir string, patterns []string) error {
 
 // commandLine builds the argv that runs r: bwrap + supervisor + command, or
 // supervisor + command when unsandboxed. The supervisor's report goes to fd 3.
-func (e *Engine) commandLine(r *spawnReq) (argv []string, dir string, env []string) {
-	sup := append(append([]string{"3"}, e.reaperArgs(r.lim)...), "--")
-	if !e.sandboxed {
-		argv = append(append([]string{e.reaper}, sup...), r.argv...)
+func (sb *Sandbox) commandLine(r *spawnReq) (argv []string, dir string, env []string) {
+	sup := append(append([]string{"3"}, sb.reaperArgs(r.lim)...), "--")
+	if !sb.sandboxed {
+		argv = append(append([]string{sb.reaper}, sup...), r.argv...)
 		return argv, r.hostDir, fixedEnv(r.scratch, r.env)
 	}
-	argv = append([]string{e.bwrap}, e.bwrapPrefix...)
+	argv = append([]string{sb.bwrap}, sb.bwrapPrefix...)
 	for _, m := range r.mounts {
 		op := "--ro-bind"
-		if m.rw {
+		if m.RW {
 			op = "--bind"
 		}
-		argv = append(argv, op, m.src, m.dst)
+		argv = append(argv, op, m.Src, m.Dst)
 	}
 	// The scratch space is a tmpfs as large as the file size limit: bounded in
 	// total (not only per file), invisible from the host, gone with the run.
 	argv = append(argv,
-		"--ro-bind", e.reaper, reaperPath,
-		"--size", strconv.FormatInt(max(r.lim.fsize, 1<<20), 10), "--tmpfs", boxDir,
-		"--symlink", boxDir, "/tmp",
+		"--ro-bind", sb.reaper, reaperPath,
+		"--size", strconv.FormatInt(max(r.lim.FileSize, 1<<20), 10), "--tmpfs", BoxDir,
+		"--symlink", BoxDir, "/tmp",
 		"--remount-ro", "/dev",
 		"--remount-ro", "/",
 		"--chdir", r.dir,
 		"--clearenv")
-	for _, kv := range fixedEnv(boxDir, r.env) {
+	for _, kv := range fixedEnv(BoxDir, r.env) {
 		k, v, _ := strings.Cut(kv, "=")
 		argv = append(argv, "--setenv", k, v)
 	}
 	argv = append(append(argv, "--json-status-fd", "4", "--", reaperPath), sup...)
-	return append(argv, r.argv...), "/", []string{"PATH=" + sandboxPATH}
+	return append(argv, r.argv...), "/", []string{"PATH=" + PATH}
 }
 
 // spawn runs one process tree to completion under the limits, streaming stdin
 // and stdout, and reports what happened. It returns an error only when the
 // process could not be started or ctx was cancelled (the result is then still
 // filled in as far as known).
-func (e *Engine) spawn(ctx context.Context, r spawnReq) (spawnRes, error) {
-	p, err := e.start(&r)
+func (sb *Sandbox) spawn(ctx context.Context, r spawnReq) (spawnRes, error) {
+	p, err := sb.start(&r)
 	if err != nil {
 		return spawnRes{}, err
 	}
-	return e.finish(ctx, p, r)
+	return sb.finish(ctx, p, r)
 }
 
 // streamPipes are the pipes of a run's standard streams: the child's ends
@@ -333,8 +335,8 @@ type process struct {
 }
 
 // start starts the sandbox of r (bwrap, the supervisor, the program).
-func (e *Engine) start(r *spawnReq) (*process, error) {
-	argv, dir, env := e.commandLine(r)
+func (sb *Sandbox) start(r *spawnReq) (*process, error) {
+	argv, dir, env := sb.commandLine(r)
 	p := &process{statusDone: make(chan struct{})}
 	if err := p.open(r.stdin != nil); err != nil {
 		return nil, err
@@ -358,18 +360,18 @@ func (e *Engine) start(r *spawnReq) (*process, error) {
 	}
 	cmd.ExtraFiles = []*os.File{reportW} // fd 3
 	var statusW *os.File
-	if e.sandboxed {
+	if sb.sandboxed {
 		if p.statusR, statusW, err = p.pipe(); err != nil {
 			return fail(err)
 		}
 		cmd.ExtraFiles = append(cmd.ExtraFiles, statusW) // fd 4
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: !e.sandboxed}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: !sb.sandboxed}
 	if r.uid >= 0 {
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(r.uid), Gid: uint32(r.uid), Groups: []uint32{}}
 	}
 	if err := cmd.Start(); err != nil {
-		return fail(fmt.Errorf("%w: start %s: %v", ErrSandboxFailed, filepath.Base(argv[0]), err))
+		return fail(fmt.Errorf("%w: start %s: %v", ErrFailed, filepath.Base(argv[0]), err))
 	}
 	// The child has its copies; drop ours so EOF arrives when it exits.
 	p.closeChildEnds()
@@ -378,7 +380,7 @@ func (e *Engine) start(r *spawnReq) (*process, error) {
 		statusW.Close()
 	}
 	p.cmd, p.reportR = cmd, reportR
-	p.k = &killer{sandboxed: e.sandboxed, outer: cmd.Process, exited: make(chan struct{})}
+	p.k = &killer{sandboxed: sb.sandboxed, outer: cmd.Process, exited: make(chan struct{})}
 	if p.statusR != nil {
 		go func() {
 			defer close(p.statusDone)
@@ -392,7 +394,7 @@ func (e *Engine) start(r *spawnReq) (*process, error) {
 
 // finish feeds p's program r.stdin, enforces the limits and waits for the
 // whole tree; see spawn.
-func (e *Engine) finish(ctx context.Context, p *process, r spawnReq) (spawnRes, error) {
+func (sb *Sandbox) finish(ctx context.Context, p *process, r spawnReq) (spawnRes, error) {
 	var res spawnRes
 	defer p.close()
 	cmd, k := p.cmd, p.k
@@ -406,7 +408,7 @@ func (e *Engine) finish(ctx context.Context, p *process, r spawnReq) (spawnRes, 
 		defer wg.Done()
 		reportBytes, _ = readCapped(p.reportR, 4<<10)
 	}()
-	stopWatch := e.startWatch(ctx, cmd.Process.Pid, 0, r.lim, k.kill, &res)
+	stopWatch := sb.startWatch(ctx, cmd.Process.Pid, 0, r.lim, k.kill, &res)
 
 	waitErr := cmd.Wait()
 	res.wall = time.Since(start)
@@ -425,14 +427,14 @@ func (e *Engine) finish(ctx context.Context, p *process, r spawnReq) (spawnRes, 
 	// In the sandbox, the supervisor's exit tore down the pid namespace before
 	// bwrap could be waited for. Unsandboxed, or when the run did not end on
 	// its own, a sweep of the run's uid makes sure (it costs a scan of /proc).
-	if r.sweepUID && (!e.sandboxed || res.killed != killNone || !ok) {
+	if r.sweepUID && (!sb.sandboxed || res.killed != KillNone || !ok) {
 		res.leftovers = killUID(r.uid)
 	}
 	switch {
 	case ok:
 		res.fromReport(rep)
-	case res.killed != killNone:
-		// Killed by the engine before the supervisor could report: what the
+	case res.killed != KillNone:
+		// Killed by the sandbox before the supervisor could report: what the
 		// watchdog saw last is the best account.
 		res.killedUnreported(k.lastCPU, k.lastRSS)
 	default:
@@ -442,12 +444,12 @@ func (e *Engine) finish(ctx context.Context, p *process, r spawnReq) (spawnRes, 
 			res.exitCode = ws.ExitStatus()
 		}
 	}
-	if res.killed == killCancel {
+	if res.killed == KillCancel {
 		return res, ctx.Err()
 	}
 	var exitErr *exec.ExitError
 	if waitErr != nil && !errors.As(waitErr, &exitErr) {
-		return res, fmt.Errorf("%w: wait: %v", ErrSandboxFailed, waitErr)
+		return res, fmt.Errorf("%w: wait: %v", ErrFailed, waitErr)
 	}
 	return res, nil
 }
@@ -458,8 +460,8 @@ func (e *Engine) finish(ctx context.Context, p *process, r spawnReq) (spawnRes, 
 // start is kept, but all of it is read), each bounded: a program's
 // standard error like its standard output, a compiler's or a checker's
 // generously, or gigabytes written to it would cost the judge that much
-// copying, uncounted. Past a bound the run is killed (killOutput).
-func pumpStreams(r *spawnReq, res *spawnRes, sp *streamPipes, kill func(killReason), wg *sync.WaitGroup) {
+// copying, uncounted. Past a bound the run is killed (KillOutput).
+func pumpStreams(r *spawnReq, res *spawnRes, sp *streamPipes, kill func(KillReason), wg *sync.WaitGroup) {
 	if sp.stdinW != nil {
 		go func() {
 			// EPIPE when the program stops reading is expected, not an error.
@@ -478,7 +480,7 @@ func pumpStreams(r *spawnReq, res *spawnRes, sp *streamPipes, kill func(killReas
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		res.stdoutBytes = copyLimited(sp.stdoutR, r.stdout, r.lim.output, func() { kill(killOutput) })
+		res.stdoutBytes = copyLimited(sp.stdoutR, r.stdout, r.lim.Output, func() { kill(KillOutput) })
 	}()
 	go func() {
 		defer wg.Done()
@@ -486,21 +488,21 @@ func pumpStreams(r *spawnReq, res *spawnRes, sp *streamPipes, kill func(killReas
 		w := &cappedWriter{b: &kept, n: r.stderrCap}
 		limit := int64(maxToolStderr)
 		if r.boundStderr {
-			limit = r.lim.output
+			limit = r.lim.Output
 		}
-		copyLimited(sp.stderrR, w, limit, func() { kill(killOutput) })
+		copyLimited(sp.stderrR, w, limit, func() { kill(KillOutput) })
 		res.stderr, res.stderrTruncated = []byte(kept.String()), w.truncated
 	}()
 }
 
 // startWatch runs the watchdog (watch) over the tree of pid until stop is
 // called; stop waits for it and records what it saw in res.
-func (e *Engine) startWatch(ctx context.Context, pid int, base time.Duration, lim effLimits, kill func(killReason), res *spawnRes) (stop func()) {
+func (sb *Sandbox) startWatch(ctx context.Context, pid int, base time.Duration, lim Limits, kill func(KillReason), res *spawnRes) (stop func()) {
 	done := make(chan struct{})
 	watchdogDone := make(chan struct{})
 	go func() {
 		defer close(watchdogDone)
-		w := e.watch(ctx, pid, base, lim, done, kill)
+		w := sb.watch(ctx, pid, base, lim, done, kill)
 		res.polledCPU, res.polledRSS, res.polls, res.runnablePolls = w.cpu, w.rss, w.polls, w.runnable
 	}()
 	return func() {
@@ -537,7 +539,7 @@ func (res *spawnRes) fromReport(rep report) {
 	}
 }
 
-// killedUnreported fills res for a run the engine killed before its
+// killedUnreported fills res for a run the sandbox killed before its
 // supervisor reported: the usage is the larger of what the watchdog and
 // the killer saw last.
 func (res *spawnRes) killedUnreported(lastCPU time.Duration, lastRSS int64) {
@@ -549,12 +551,12 @@ func (res *spawnRes) killedUnreported(lastCPU time.Duration, lastRSS int64) {
 // the first reason it was killed for, and the tree's usage just before.
 type killRecord struct {
 	recMu   sync.Mutex
-	why     killReason
+	why     KillReason
 	lastCPU time.Duration
 	lastRSS int64
 }
 
-func (k *killRecord) reason() killReason {
+func (k *killRecord) reason() KillReason {
 	k.recMu.Lock()
 	defer k.recMu.Unlock()
 	return k.why
@@ -562,10 +564,10 @@ func (k *killRecord) reason() killReason {
 
 // record records why, and the usage, unless the run was killed already; it
 // reports whether this kill is the first.
-func (k *killRecord) record(why killReason, usage func() (time.Duration, int64)) bool {
+func (k *killRecord) record(why KillReason, usage func() (time.Duration, int64)) bool {
 	k.recMu.Lock()
 	defer k.recMu.Unlock()
-	if k.why != killNone {
+	if k.why != KillNone {
 		return false
 	}
 	k.why = why
@@ -608,7 +610,7 @@ type killer struct {
 	pending bool // a kill arrived before inner was known
 }
 
-func (k *killer) kill(why killReason) {
+func (k *killer) kill(why KillReason) {
 	if !k.record(why, func() (time.Duration, int64) { return treeUsage(k.outer.Pid) }) {
 		return
 	}
@@ -633,7 +635,7 @@ func (k *killer) kill(why killReason) {
 }
 
 // signalInner sends sig to the supervisor: through its pidfd when there is
-// one (bwrap, not the engine, reaps the supervisor, so its pid may be reused
+// one (bwrap, not the sandbox, reaps the supervisor, so its pid may be reused
 // by the time a delayed SIGKILL goes out), else by pid.
 func (k *killer) signalInner(sig syscall.Signal) {
 	k.mu.Lock()
@@ -691,25 +693,25 @@ func (k *killer) readStatus(r io.Reader) {
 // (CPU time cannot grow faster than wall time for one thread) and then again
 // after the remaining budget, so a busy loop is stopped a few milliseconds after
 // its limit while a short run is never polled at all.
-func (e *Engine) watch(ctx context.Context, pid int, base time.Duration, l effLimits, done <-chan struct{}, kill func(killReason)) watchStats {
+func (sb *Sandbox) watch(ctx context.Context, pid int, base time.Duration, l Limits, done <-chan struct{}, kill func(KillReason)) watchStats {
 	const rssPeriod = 50 * time.Millisecond
 	var st watchStats
-	wall := time.NewTimer(l.wall)
+	wall := time.NewTimer(l.Wall)
 	defer wall.Stop()
 	// Every 50 ms for every language: the rlimits bound each process, the
 	// poll the whole tree (a program's children together may hold more
 	// than the limit, and ru_maxrss only knows the largest of them).
-	poll := time.NewTimer(min(l.cpu, rssPeriod))
+	poll := time.NewTimer(min(l.CPU, rssPeriod))
 	defer poll.Stop()
 	for {
 		select {
 		case <-done:
 			return st
 		case <-ctx.Done():
-			kill(killCancel)
+			kill(KillCancel)
 			return st
 		case <-wall.C:
-			kill(killWall)
+			kill(KillWall)
 			return st
 		case <-poll.C:
 			s := sampleTree(pid, true)
@@ -719,15 +721,15 @@ func (e *Engine) watch(ctx context.Context, pid int, base time.Duration, l effLi
 			if s.running {
 				st.runnable++
 			}
-			if s.cpu >= l.cpu {
-				kill(killCPU)
+			if s.cpu >= l.CPU {
+				kill(KillCPU)
 				return st
 			}
-			if l.memory > 0 && s.rss > l.memory {
-				kill(killMemory)
+			if l.Memory > 0 && s.rss > l.Memory {
+				kill(KillMemory)
 				return st
 			}
-			poll.Reset(min(max(l.cpu-s.cpu, 5*time.Millisecond), rssPeriod))
+			poll.Reset(min(max(l.CPU-s.cpu, 5*time.Millisecond), rssPeriod))
 		}
 	}
 }

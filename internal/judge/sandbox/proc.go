@@ -1,4 +1,4 @@
-package judge
+package sandbox
 
 import (
 	"bytes"
@@ -171,7 +171,7 @@ func processesOf(uid int) []int {
 }
 
 // killUID SIGKILLs every process owned by uid until none is left (or a second
-// has passed). The engine gives each concurrent run its own uid, so this is the
+// has passed). The sandbox gives each concurrent run its own uid, so this is the
 // "kill the whole tree" of last resort; it reports how many it had to kill.
 func killUID(uid int) int {
 	killed := 0

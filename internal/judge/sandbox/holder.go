@@ -1,4 +1,4 @@
-package judge
+package sandbox
 
 import (
 	"bytes"
@@ -20,19 +20,19 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// A worker slot runs one program at a time. In the sandbox, each slot
+// Slot is a worker slot: it runs one program at a time. In the sandbox, each slot
 // keeps a held sandbox: bwrap sets up the namespaces and the read-only
 // system once, and its pid 1 (the supervisor in serve mode, reaper.c)
 // forks program after program, each with a fresh /box and an IPC
 // namespace of its own; see doc.go, "Held sandboxes".
-type slot struct {
+type Slot struct {
 	idx int
 	cg  *cgroupSlot // nil without cgroup accounting
 
 	mu         sync.Mutex
 	busy       bool
 	h          *holder // nil until the first run, after an idle period or a failure
-	uid        int     // the held sandbox's host uid (-1: the engine's)
+	uid        int     // the held sandbox's host uid (-1: the sandbox's)
 	releaseUID func()
 	lastUsed   time.Time
 	idle       *time.Timer
@@ -62,30 +62,30 @@ const holderStartTimeout = 10 * time.Second
 // hidden at /.judge/work, mount points for the run's directories, and
 // the two capabilities the supervisor needs in its own user namespace
 // (mounts; dropping the bounding set of its programs).
-func (e *Engine) holderArgs() []string {
-	argv := []string{e.bwrap}
-	for _, a := range e.bwrapPrefix {
+func (sb *Sandbox) holderArgs() []string {
+	argv := []string{sb.bwrap}
+	for _, a := range sb.bwrapPrefix {
 		if a != "--die-with-parent" {
 			argv = append(argv, a)
 		}
 	}
 	argv = append(argv,
-		"--ro-bind", e.workDir, "/.judge/work",
-		"--ro-bind", e.reaper, reaperPath,
-		"--dir", boxDir, "--dir", progDir, "--dir", checkDir,
-		"--symlink", boxDir, "/tmp",
+		"--ro-bind", sb.workDir, "/.judge/work",
+		"--ro-bind", sb.reaper, reaperPath,
+		"--dir", BoxDir, "--dir", ProgDir, "--dir", CheckDir,
+		"--symlink", BoxDir, "/tmp",
 		"--remount-ro", "/dev",
 		"--remount-ro", "/",
 		"--chdir", "/",
-		"--clearenv", "--setenv", "PATH", sandboxPATH,
+		"--clearenv", "--setenv", "PATH", PATH,
 		"--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP",
 		"--json-status-fd", "4",
 		"--", reaperPath, "serve", "3")
 	return argv
 }
 
-// startHolder starts a held sandbox running as uid (-1: the engine's).
-func (e *Engine) startHolder(uid int) (*holder, error) {
+// startHolder starts a held sandbox running as uid (-1: the sandbox's).
+func (sb *Sandbox) startHolder(uid int) (*holder, error) {
 	conn, theirs, err := holderSocket()
 	if err != nil {
 		return nil, err
@@ -96,8 +96,8 @@ func (e *Engine) startHolder(uid int) (*holder, error) {
 		conn.Close()
 		return nil, err
 	}
-	argv := e.holderArgs()
-	cmd := &exec.Cmd{Path: argv[0], Args: argv, Env: []string{"PATH=" + sandboxPATH}, Dir: "/",
+	argv := sb.holderArgs()
+	cmd := &exec.Cmd{Path: argv[0], Args: argv, Env: []string{"PATH=" + PATH}, Dir: "/",
 		ExtraFiles: []*os.File{theirs, statusW}}
 	sw := &syncWriter{w: &bytes.Buffer{}}
 	cmd.Stderr = sw
@@ -108,7 +108,7 @@ func (e *Engine) startHolder(uid int) (*holder, error) {
 		conn.Close()
 		statusR.Close()
 		statusW.Close()
-		return nil, fmt.Errorf("%w: start bwrap: %v", ErrSandboxFailed, err)
+		return nil, fmt.Errorf("%w: start bwrap: %v", ErrFailed, err)
 	}
 	statusW.Close()
 	h := &holder{cmd: cmd, conn: conn, pidfd: -1, exited: make(chan struct{})}
@@ -120,7 +120,7 @@ func (e *Engine) startHolder(uid int) (*holder, error) {
 	go sendChildPid(statusR, pidCh)
 	if err := h.awaitReady(pidCh); err != nil {
 		h.stop()
-		return nil, fmt.Errorf("%w: held sandbox: %v: %s", ErrSandboxFailed, err, firstLine(sw.String()))
+		return nil, fmt.Errorf("%w: held sandbox: %v: %s", ErrFailed, err, firstLine(sw.String()))
 	}
 	return h, nil
 }
@@ -218,7 +218,7 @@ func (h *holder) stop() {
 	}
 }
 
-// signal signals the supervisor through its pidfd (bwrap, not the engine,
+// signal signals the supervisor through its pidfd (bwrap, not the sandbox,
 // reaps it: its pid could be reused).
 func (h *holder) signal(sig syscall.Signal) {
 	if h.pidfd >= 0 {
@@ -252,7 +252,7 @@ func (s *syncWriter) String() string {
 // environment and the command, each a NUL-terminated token. ok is false
 // when r cannot run in a held sandbox (a writable mount, or one outside
 // the work directory: compilers' runs).
-func (e *Engine) holderRequest(r *spawnReq) (req []byte, ok bool) {
+func (sb *Sandbox) holderRequest(r *spawnReq) (req []byte, ok bool) {
 	var b bytes.Buffer
 	tok := func(s string) bool {
 		if strings.IndexByte(s, 0) >= 0 {
@@ -262,20 +262,20 @@ func (e *Engine) holderRequest(r *spawnReq) (req []byte, ok bool) {
 		b.WriteByte(0)
 		return true
 	}
-	for _, a := range e.reaperArgs(r.lim) {
+	for _, a := range sb.reaperArgs(r.lim) {
 		tok(a)
 	}
-	tok("box=" + strconv.FormatInt(max(r.lim.fsize, 1<<20), 10))
+	tok("box=" + strconv.FormatInt(max(r.lim.FileSize, 1<<20), 10))
 	for _, m := range r.mounts {
-		rel, err := filepath.Rel(e.workDir, m.src)
-		if err != nil || m.rw || rel == "." || strings.HasPrefix(rel, "..") || strings.Contains(m.dst, ":") ||
-			(m.dst != progDir && m.dst != checkDir) {
+		rel, err := filepath.Rel(sb.workDir, m.Src)
+		if err != nil || m.RW || rel == "." || strings.HasPrefix(rel, "..") || strings.Contains(m.Dst, ":") ||
+			(m.Dst != ProgDir && m.Dst != CheckDir) {
 			return nil, false
 		}
-		tok("bind=" + m.dst + ":" + rel)
+		tok("bind=" + m.Dst + ":" + rel)
 	}
 	tok("cwd=" + r.dir)
-	for _, kv := range append(fixedEnv(boxDir, r.env), "PWD="+r.dir) {
+	for _, kv := range append(fixedEnv(BoxDir, r.env), "PWD="+r.dir) {
 		if !tok("env=" + kv) {
 			return nil, false
 		}
@@ -293,16 +293,16 @@ func (e *Engine) holderRequest(r *spawnReq) (req []byte, ok bool) {
 
 // holderFor returns the slot's held sandbox, starting one if needed. The
 // slot is the caller's, and s.mu is held.
-func (e *Engine) holderFor(s *slot) (*holder, error) {
+func (sb *Sandbox) holderFor(s *Slot) (*holder, error) {
 	if s.h != nil && s.h.alive() {
 		return s.h, nil
 	}
-	e.dropHolder(s)
-	uid, releaseUID, err := e.acquireRunUID()
+	sb.dropHolder(s)
+	uid, releaseUID, err := sb.acquireRunUID()
 	if err != nil {
 		return nil, err
 	}
-	h, err := e.startHolder(uid)
+	h, err := sb.startHolder(uid)
 	if err != nil {
 		releaseUID()
 		return nil, err
@@ -311,7 +311,7 @@ func (e *Engine) holderFor(s *slot) (*holder, error) {
 		if err := s.cg.join(h.pid); err != nil {
 			h.stop()
 			releaseUID()
-			return nil, fmt.Errorf("%w: cgroup: %v", ErrSandboxFailed, err)
+			return nil, fmt.Errorf("%w: cgroup: %v", ErrFailed, err)
 		}
 	}
 	s.h, s.uid, s.releaseUID = h, uid, releaseUID
@@ -320,7 +320,7 @@ func (e *Engine) holderFor(s *slot) (*holder, error) {
 
 // dropHolder stops the slot's held sandbox (if any) and frees its uid;
 // s.mu is held.
-func (e *Engine) dropHolder(s *slot) {
+func (sb *Sandbox) dropHolder(s *Slot) {
 	if s.h == nil {
 		return
 	}
@@ -335,21 +335,21 @@ func (e *Engine) dropHolder(s *slot) {
 // runHeld runs r in the slot's held sandbox. handled is false when r
 // cannot run there (see holderRequest) or no held sandbox can be started:
 // the caller then starts a sandbox for the run.
-func (e *Engine) runHeld(ctx context.Context, s *slot, r spawnReq) (res spawnRes, handled bool, err error) {
-	if !e.holders {
+func (sb *Sandbox) runHeld(ctx context.Context, s *Slot, r spawnReq) (res spawnRes, handled bool, err error) {
+	if !sb.holders {
 		return res, false, nil
 	}
-	req, ok := e.holderRequest(&r)
+	req, ok := sb.holderRequest(&r)
 	if !ok {
 		return res, false, nil
 	}
 	var h *holder
 	for attempt := 0; ; attempt++ {
 		s.mu.Lock()
-		h, err = e.holderFor(s)
+		h, err = sb.holderFor(s)
 		s.mu.Unlock()
 		if err != nil {
-			e.heldErr.Store(err.Error())
+			sb.heldErr.Store(err.Error())
 			return res, false, nil // this run starts a sandbox of its own
 		}
 		// The group's limit may not go below what it holds: the last run's
@@ -365,12 +365,12 @@ func (e *Engine) runHeld(ctx context.Context, s *slot, r spawnReq) (res spawnRes
 				accounted = s.cg.prepare(r.lim) == nil
 			}
 		}
-		res, err = e.runIn(ctx, h, r, req)
+		res, err = sb.runIn(ctx, h, r, req)
 		if errors.Is(err, errHolderGone) {
 			// It ended between two runs (its end not yet seen): another
 			// one takes the run, once.
 			s.mu.Lock()
-			e.dropHolder(s)
+			sb.dropHolder(s)
 			s.mu.Unlock()
 			if attempt == 0 {
 				continue
@@ -387,7 +387,7 @@ func (e *Engine) runHeld(ctx context.Context, s *slot, r spawnReq) (res spawnRes
 	}
 	if !h.alive() || res.setupFailed {
 		s.mu.Lock()
-		e.dropHolder(s)
+		sb.dropHolder(s)
 		s.mu.Unlock()
 	}
 	return res, true, err
@@ -396,7 +396,7 @@ func (e *Engine) runHeld(ctx context.Context, s *slot, r spawnReq) (res spawnRes
 // runIn is spawn for a held sandbox: the program's standard streams go
 // with the request, the watchdog watches the supervisor's tree (less what
 // it had used before), a kill is a message, and the report is the answer.
-func (e *Engine) runIn(ctx context.Context, h *holder, r spawnReq, req []byte) (spawnRes, error) {
+func (sb *Sandbox) runIn(ctx context.Context, h *holder, r spawnReq, req []byte) (spawnRes, error) {
 	var res spawnRes
 	var sp streamPipes
 	if err := sp.open(r.stdin != nil); err != nil {
@@ -409,7 +409,7 @@ func (e *Engine) runIn(ctx context.Context, h *holder, r spawnReq, req []byte) (
 	}
 	var wg sync.WaitGroup
 	pumpStreams(&r, &res, &sp, k.kill, &wg)
-	stopWatch := e.startWatch(ctx, h.pid, k.base, r.lim, k.kill, &res)
+	stopWatch := sb.startWatch(ctx, h.pid, k.base, r.lim, k.kill, &res)
 
 	buf := make([]byte, 512)
 	n, readErr := h.conn.Read(buf)
@@ -431,7 +431,7 @@ func (e *Engine) runIn(ctx context.Context, h *holder, r spawnReq, req []byte) (
 	awaitStreams(wg.Wait, sp.stdoutR, sp.stderrR)
 	res.killed = k.reason()
 	res.fromAnswer(buf[:max(n, 0)], readErr, k)
-	if res.killed == killCancel {
+	if res.killed == KillCancel {
 		return res, ctx.Err()
 	}
 	return res, nil
@@ -471,7 +471,7 @@ func (res *spawnRes) fromAnswer(answer []byte, readErr error, k *heldKiller) {
 		res.stderr = []byte(fmt.Sprintf("held sandbox: run set-up step %d: %v", rep.setupStep, rep.setupErr))
 	case readErr == nil && ok:
 		res.fromReport(rep)
-	case res.killed != killNone:
+	case res.killed != KillNone:
 		res.killedUnreported(k.lastCPU, k.lastRSS)
 	default:
 		// The supervisor died without a kill of ours: its program was
@@ -496,7 +496,7 @@ type heldKiller struct {
 	done chan struct{} // the report came (or the supervisor is gone)
 }
 
-func (k *heldKiller) kill(why killReason) {
+func (k *heldKiller) kill(why KillReason) {
 	first := k.record(why, func() (time.Duration, int64) {
 		cpu, rss := treeUsage(k.h.pid)
 		return max(cpu-k.base, 0), rss

@@ -1,4 +1,4 @@
-package judge
+package sandbox
 
 import (
 	"context"
@@ -24,24 +24,24 @@ const reaperPath = "/.judge/reaper"
 // ensureReaper returns the supervisor binary for this machine, building it
 // with the system C compiler the first time (cached in CacheDir by a hash of
 // its source, so a pre-warmed cache needs no compiler).
-func (e *Engine) ensureReaper() (string, error) {
+func (sb *Sandbox) ensureReaper() (string, error) {
 	sum := sha256.Sum256(reaperSource)
-	path := filepath.Join(e.cacheDir, "reaper-"+hex.EncodeToString(sum[:8]))
+	path := filepath.Join(sb.cacheDir, "reaper-"+hex.EncodeToString(sum[:8]))
 	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
 		return path, nil
 	}
 	var cc string
 	for _, name := range []string{"gcc", "cc", "clang"} {
-		if p, err := lookSandboxPath(name); err == nil {
+		if p, err := LookPath(name); err == nil {
 			cc = p
 			break
 		}
 	}
 	if cc == "" {
 		return "", fmt.Errorf("%w: the judge's process supervisor is built with the system C compiler and none was found "+
-			"(install gcc: apt-get install -y gcc), or pre-build it by running the engine once with a compiler", ErrSandboxUnavailable)
+			"(install gcc: apt-get install -y gcc), or pre-build it by running the judge once with a compiler", ErrUnavailable)
 	}
-	tmp, err := os.MkdirTemp(e.cacheDir, "reaper-build-")
+	tmp, err := os.MkdirTemp(sb.cacheDir, "reaper-build-")
 	if err != nil {
 		return "", err
 	}
@@ -60,7 +60,7 @@ func (e *Engine) ensureReaper() (string, error) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		cmd := exec.CommandContext(ctx, cc, args...)
-		cmd.Env = []string{"PATH=" + sandboxPATH, "LANG=C"}
+		cmd.Env = []string{"PATH=" + PATH, "LANG=C"}
 		b, err := cmd.CombinedOutput()
 		cancel()
 		if err == nil {
@@ -70,7 +70,7 @@ func (e *Engine) ensureReaper() (string, error) {
 		lastErr = fmt.Errorf("%s %s: %v: %s", cc, strings.Join(args, " "), err, b)
 	}
 	if lastErr != nil {
-		return "", fmt.Errorf("%w: building the process supervisor: %v", ErrSandboxUnavailable, lastErr)
+		return "", fmt.Errorf("%w: building the process supervisor: %v", ErrUnavailable, lastErr)
 	}
 	if err := os.Chmod(out, 0o755); err != nil {
 		return "", err
@@ -82,32 +82,32 @@ func (e *Engine) ensureReaper() (string, error) {
 }
 
 // reaperArgs turns limits into the supervisor's key=value options.
-func (e *Engine) reaperArgs(l effLimits) []string {
-	cpu := int64(l.cpu/time.Second) + 2 // backstop only; the watchdog is exact
+func (sb *Sandbox) reaperArgs(l Limits) []string {
+	cpu := int64(l.CPU/time.Second) + 2 // backstop only; the watchdog is exact
 	args := []string{
 		"core=0",
 		"nofile=1024",
 		"cpu=" + strconv.FormatInt(cpu, 10),
-		"fsize=" + strconv.FormatInt(l.fsize, 10),
+		"fsize=" + strconv.FormatInt(l.FileSize, 10),
 	}
-	if l.stack > 0 {
-		args = append(args, "stack="+strconv.FormatInt(min(l.stack, 1<<30), 10))
+	if l.Stack > 0 {
+		args = append(args, "stack="+strconv.FormatInt(min(l.Stack, 1<<30), 10))
 	}
-	if l.as > 0 {
-		args = append(args, "as="+strconv.FormatInt(l.as, 10))
+	if l.AddressSpace > 0 {
+		args = append(args, "as="+strconv.FormatInt(l.AddressSpace, 10))
 	}
-	if l.data > 0 {
-		args = append(args, "data="+strconv.FormatInt(l.data, 10))
+	if l.Data > 0 {
+		args = append(args, "data="+strconv.FormatInt(l.Data, 10))
 	}
 	// RLIMIT_NPROC counts the processes of a uid (per user namespace on current
 	// kernels): meaningful only when the run has a namespace or a uid of its
 	// own. +1 is the supervisor itself.
-	if e.sandboxed || e.switchUID {
-		args = append(args, "nproc="+strconv.Itoa(l.nproc+1))
+	if sb.sandboxed || sb.switchUID {
+		args = append(args, "nproc="+strconv.Itoa(l.Processes+1))
 	}
 	// The runtime's threads must not double as processes (a JVM's thirty
 	// threads would otherwise let a program start thirty shells).
-	if l.noFork {
+	if l.NoFork {
 		args = append(args, "nofork=1")
 	}
 	return args
