@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -288,13 +287,9 @@ func (m *Main) openHTTP() error {
 		Work:          work,
 		CountRequests: countDynamoRequests,
 	}))
-	var accessLog io.Writer // the server's own log writer; a caller's Logger gets the lines through slog
-	if m.logs != nil {
-		accessLog = m.logs
-	}
 	m.server = &http.Server{
 		Handler: httpserver.New(httpserver.Config{
-			GraphQL: gql, Auth: m.Accounts, Dev: m.Config.Dev, Logger: m.Logger, AccessLog: accessLog, Metrics: metrics,
+			GraphQL: gql, Auth: m.Accounts, Dev: m.Config.Dev, Logger: m.Logger, Metrics: metrics,
 			CORSOrigins: m.Config.CORSOrigins, RequestTimeout: m.Config.RequestTimeout, BodyTimeout: m.Config.BodyTimeout,
 			Admission: m.Config.Admission, TrustedProxies: m.Config.TrustedProxies,
 			CountRequests: countDynamoRequests,

@@ -265,11 +265,6 @@ func (cfg Config) observe(mux http.Handler, query func(http.ResponseWriter, *htt
 		if route == "/healthz" || route == "/readyz" || route == "/metrics" {
 			return
 		}
-		if cfg.AccessLog != nil {
-			writeAccessLine(cfg.AccessLog, time.Now(), accessLine{requestID: ri.id, method: r.Method, path: r.URL.Path,
-				status: sw.status, bytes: sw.bytes, duration: elapsed, operation: ri.operation})
-			return
-		}
 		cfg.Logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
 			slog.String("request_id", ri.id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
 			slog.Int("status", sw.status), slog.Int("bytes", sw.bytes), slog.Duration("duration", elapsed),

@@ -8,7 +8,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -41,13 +40,11 @@ type Config struct {
 	// assets embedded, so it works offline).
 	Dev bool
 	// Ready checks the dependencies for /readyz (DynamoDB, PostgreSQL).
-	Ready  func(ctx context.Context) error
-	Logger *slog.Logger
-	// AccessLog, if set, takes the access log's lines (one Write each),
-	// written by hand in the JSON Logger's handler writes; without it they
-	// go through Logger.
-	AccessLog io.Writer
-	Metrics   *Metrics
+	Ready func(ctx context.Context) error
+	// Logger writes the access log (a line per request but /healthz,
+	// /readyz and /metrics) and the server's warnings.
+	Logger  *slog.Logger
+	Metrics *Metrics
 	// CORSOrigins may call the API from a browser ("*" allows any origin).
 	CORSOrigins []string
 	// MaxBodyBytes bounds a request body (default 10 MB: test cases are large).
