@@ -54,6 +54,9 @@ func trusted(proxies []netip.Prefix, a netip.Addr) bool {
 // parseHostAddr reads "1.2.3.4", "1.2.3.4:5", "::1", "[::1]:5"; IPv4-mapped
 // IPv6 addresses are IPv4, zones are dropped.
 func parseHostAddr(s string) (netip.Addr, bool) {
+	if ap, err := netip.ParseAddrPort(s); err == nil { // a peer's "host:port", at no cost
+		return ap.Addr().Unmap().WithZone(""), true
+	}
 	a, err := netip.ParseAddr(s)
 	if err != nil {
 		host, _, serr := net.SplitHostPort(s)

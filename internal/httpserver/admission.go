@@ -84,6 +84,7 @@ type admission struct {
 	waiting int       // requests reading their body or queued
 	queue   []*waiter // in arrival order
 	addrs   map[string]*addrLoad
+	spare   []*addrLoad // entries of addresses that left, for the next ones
 }
 
 // addrLoad is what one client address holds: slots, and requests waiting
@@ -238,7 +239,11 @@ func (a *admission) eligible(l *addrLoad) bool {
 func (a *admission) load(addr string) *addrLoad {
 	l := a.addrs[addr]
 	if l == nil {
-		l = &addrLoad{}
+		if n := len(a.spare); n > 0 {
+			l, a.spare = a.spare[n-1], a.spare[:n-1]
+		} else {
+			l = &addrLoad{}
+		}
 		a.addrs[addr] = l
 	}
 	return l
@@ -248,6 +253,10 @@ func (a *admission) load(addr string) *addrLoad {
 func (a *admission) tidy(addr string, l *addrLoad) {
 	if l.serving <= 0 && l.waiting <= 0 {
 		delete(a.addrs, addr)
+		if len(a.spare) < 64 {
+			*l = addrLoad{}
+			a.spare = append(a.spare, l)
+		}
 	}
 }
 

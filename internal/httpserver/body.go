@@ -24,12 +24,23 @@ const BodyMinRate = 64 << 10
 // REQUEST_TIMEOUT (and the connection closed) for one too slow, 400 for
 // one that broke off.
 func (cfg Config) readBody(w http.ResponseWriter, r *http.Request, ri *requestInfo) bool {
+	var body io.Reader = http.MaxBytesReader(w, r.Body, cfg.MaxBodyBytes)
 	rc := http.NewResponseController(w)
-	body := &paced{r: http.MaxBytesReader(w, r.Body, cfg.MaxBodyBytes), rc: rc, start: time.Now(), grace: cfg.BodyTimeout}
+	start := time.Now()
+	// A body of at most BodyMinRate bytes (most) has one deadline: its
+	// pace's for its last byte. Set is an error on a writer that is not a
+	// connection's (tests): the body is read unpaced.
+	first := start.Add(cfg.BodyTimeout + time.Second)
+	if rc.SetReadDeadline(first) == nil {
+		if r.ContentLength < 0 || r.ContentLength > BodyMinRate {
+			body = &paced{r: body, rc: rc, start: start, grace: cfg.BodyTimeout}
+		}
+		// The connection's reads are net/http's again once the body is
+		// read: it watches for the client going away, which a deadline
+		// passed would look like.
+		defer rc.SetReadDeadline(time.Time{})
+	}
 	buf, err := readAll(body)
-	// The connection's reads are net/http's again: it watches for the
-	// client going away, which a deadline passed would look like.
-	_ = rc.SetReadDeadline(time.Time{})
 	if err == nil {
 		ri.body = buf
 		return true
@@ -60,8 +71,6 @@ type paced struct {
 }
 
 func (p *paced) Read(b []byte) (int, error) {
-	// ErrNotSupported (a writer that is not a connection's, in tests) leaves
-	// the body unpaced.
 	_ = p.rc.SetReadDeadline(p.start.Add(p.grace + time.Duration(p.n*int64(time.Second)/BodyMinRate)))
 	n, err := p.r.Read(b)
 	p.n += int64(n)

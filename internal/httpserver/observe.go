@@ -265,10 +265,16 @@ func (cfg Config) observe(mux http.Handler, query func(http.ResponseWriter, *htt
 		if route == "/healthz" || route == "/readyz" || route == "/metrics" {
 			return
 		}
-		cfg.Logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
-			slog.String("request_id", ri.id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
-			slog.Int("status", sw.status), slog.Int("bytes", sw.bytes), slog.Duration("duration", elapsed),
-			slog.String("operation", ri.operation))
+		// The Logger's handler, without the caller's program counter
+		// (Logger.LogAttrs reads the stack for it; the access log has no
+		// use for the source line).
+		if h := cfg.Logger.Handler(); h.Enabled(r.Context(), slog.LevelInfo) {
+			rec := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
+			rec.AddAttrs(slog.String("request_id", ri.id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
+				slog.Int("status", sw.status), slog.Int("bytes", sw.bytes), slog.Duration("duration", elapsed),
+				slog.String("operation", ri.operation))
+			h.Handle(r.Context(), rec)
+		}
 	})
 }
 
