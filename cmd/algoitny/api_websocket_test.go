@@ -369,8 +369,12 @@ func TestWebsocketNoGoroutineLeak(t *testing.T) {
 		id := fmt.Sprint(i)
 		c.subscribe(id, jobUpdated, map[string]any{"id": job})
 		for {
-			if m := c.read(10 * time.Second); m.Type == "next" && m.ID == id {
+			m := c.read(10 * time.Second)
+			if m.Type == "next" && m.ID == id {
 				break
+			}
+			if m.Type == "ping" { // unanswered, the socket is closed after two periods (1000 "terminated")
+				c.send(map[string]any{"type": "pong"})
 			}
 		}
 		c.send(map[string]any{"type": "complete", "id": id})
