@@ -217,9 +217,11 @@ func (s *stack) serverEnv(extra ...string) []string {
 		"DATABASE_URL="+s.databaseURL, "ALGOITNY_RIVER_SCHEMA="+s.riverSchema,
 		"ALGOITNY_PUBSUB_CHANNEL="+s.channel, "SESSION_SECRET=bench-secret-bench-secret-bench-secret-0123",
 		"JUDGE_SANDBOX=bwrap",
-		// The fan-out's thousand sockets come from one address (the bench),
-		// as a user's tabs and devices behind one NAT would.
-		"ALGOITNY_WS_MAX_PER_ADDRESS=off",
+		// Every client of the bench comes from one address, where in
+		// production they are many users: the per-address limits would
+		// measure the bench's own share.
+		"ALGOITNY_WS_MAX_PER_ADDRESS=off", "ALGOITNY_WS_MAX_OPERATIONS_PER_ADDRESS=off", "ALGOITNY_WS_MAX_UNSENT_BYTES_PER_ADDRESS=off",
+		"ALGOITNY_MAX_CONCURRENT_REQUESTS_PER_ADDRESS=off", "ALGOITNY_MAX_QUEUED_REQUESTS_PER_ADDRESS=off",
 	)
 	return append(env, extra...)
 }

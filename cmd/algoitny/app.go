@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -276,15 +275,23 @@ func (m *Main) openHTTP() error {
 	}
 	sockets := m.Config.socketLimits(openFiles)
 	m.Logger.Info("websocket caps", "openFiles", openFiles, "perAddress", sockets.MaxPerAddress,
-		"unauthenticated", sockets.MaxUnauthenticated, "reserve", sockets.Reserve, "trustedProxies", len(sockets.TrustedProxies))
+		"unauthenticated", sockets.MaxUnauthenticated, "reserve", sockets.Reserve,
+		"operations", sockets.MaxOperations, "operationsSignedOut", sockets.MaxOperationsSignedOut, "operationsPerAddress", sockets.MaxOperationsPerAddress,
+		"unsentBytes", sockets.MaxUnsentBytes, "unsentBytesPerAddress", sockets.MaxUnsentBytesPerAddress, "trustedProxies", len(sockets.TrustedProxies))
 	m.websocket = httpserver.NewWebsocket(httpserver.WebsocketConfig{
 		Auth: m.Accounts, AllowedOrigins: m.Config.CORSOrigins,
 		PingInterval: m.Config.WebsocketPing, InitTimeout: m.Config.WebsocketInitTimeout,
-		RecheckInterval: m.Config.WebsocketRecheck, SharedFreshness: m.Config.WebsocketSharedFreshness,
-		Limits: sockets, Logger: m.Logger,
+		RecheckInterval: m.Config.WebsocketRecheck,
+		Limits:          sockets, Logger: m.Logger,
 	})
 	work := &httpserver.DocumentWork{}
 	metrics := m.metrics(work)
+	metrics.GaugeFunc("algoitny_websockets", "Websockets open.",
+		func() float64 { n, _, _ := m.websocket.Load(); return float64(n) })
+	metrics.GaugeFunc("algoitny_websocket_operations", "Operations the websockets run (subscriptions until they complete).",
+		func() float64 { _, n, _ := m.websocket.Load(); return float64(n) })
+	metrics.GaugeFunc("algoitny_websocket_unsent_bytes", "Bytes queued for websockets and not sent yet.",
+		func() float64 { _, _, n := m.websocket.Load(); return float64(n) })
 	gql := httpserver.NewGraphQL(withGraphQL(m.resolver(), httpserver.GraphQLConfig{
 		Loaders: m.DB, Dev: m.Config.Dev, Introspection: m.Config.IntrospectionOn(), Logger: m.Logger, Budget: m.Config.ResponseBudget,
 		Observe:       httpserver.ObserveOperation,
@@ -292,14 +299,11 @@ func (m *Main) openHTTP() error {
 		Work:          work,
 		CountRequests: countDynamoRequests,
 	}))
-	var accessLog io.Writer // the server's own log writer; a caller's Logger gets the lines through slog
-	if m.logs != nil {
-		accessLog = m.logs
-	}
 	m.server = &http.Server{
 		Handler: httpserver.New(httpserver.Config{
-			GraphQL: gql, Auth: m.Accounts, Dev: m.Config.Dev, Logger: m.Logger, AccessLog: accessLog, Metrics: metrics,
-			CORSOrigins: m.Config.CORSOrigins, RequestTimeout: m.Config.RequestTimeout, Admission: m.Config.Admission,
+			GraphQL: gql, Auth: m.Accounts, Dev: m.Config.Dev, Logger: m.Logger, Metrics: metrics,
+			CORSOrigins: m.Config.CORSOrigins, RequestTimeout: m.Config.RequestTimeout, BodyTimeout: m.Config.BodyTimeout,
+			Admission: m.Config.Admission, TrustedProxies: m.Config.TrustedProxies,
 			CountRequests: countDynamoRequests,
 			Ready: func(ctx context.Context) error {
 				if err := m.DB.Ping(ctx); err != nil {
