@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -116,6 +117,25 @@ func (s *apiServer) query(t testing.TB, token, query string, vars map[string]any
 	t.Helper()
 	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
 	return s.post(t, token, "application/json", body, nil)
+}
+
+// queryRetryingBusy is query, sent again after the Retry-After the server
+// gives while it answers SERVER_BUSY (at most 60 times), as a client does.
+func (s *apiServer) queryRetryingBusy(t testing.TB, token, query string, vars map[string]any) *gqlResult {
+	t.Helper()
+	for range 60 {
+		r := s.query(t, token, query, vars)
+		if r.code() != "SERVER_BUSY" {
+			return r
+		}
+		wait, err := strconv.Atoi(r.Header.Get("Retry-After"))
+		if err != nil || wait < 1 {
+			wait = 1
+		}
+		time.Sleep(time.Duration(wait) * time.Second)
+	}
+	t.Fatalf("the server stayed busy for 60 attempts")
+	return nil
 }
 
 func (s *apiServer) post(t testing.TB, token, contentType string, body []byte, header http.Header) *gqlResult {
