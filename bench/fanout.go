@@ -9,45 +9,33 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/jobs"
+	"github.com/algoitny/api/internal/pubsub"
 	"github.com/gorilla/websocket"
 )
 
-// fanRound is one event delivered to every subscriber.
-type fanRound struct {
-	fromNotify   *samples      // NOTIFY's arrival at the server → received, per subscriber
-	fromMutation *samples      // cancelJob sent → received, per subscriber
-	requests     float64       // DynamoDB requests of the server during the round
-	mutation     time.Duration // cancelJob's response time
-	notify       time.Duration // cancelJob sent → NOTIFY's arrival at the server
-	frames       [][]byte      // what the first subscriber received: the event, then its completion
-}
+// fanQuery is what a user's page follows of its job.
+const fanQuery = `subscription($id: ID!) { jobUpdated(id: $id) { job { id status type updatedAt } progress { step } } }`
 
-// fanPhase is the fan-out to n subscribers: the server's rounds and the
-// baseline's, alternated.
-type fanPhase struct {
-	n                          int
-	server, base, fromMutation *samples
-	first, mutation, notify    *samples // per server round
-	serverP95, baseP95         *samples // each round's p95
-	rounds                     int
-}
-
-// scenarioFanout: one event to N websocket subscribers of jobUpdated,
-// against a raw gorilla broadcast loop to N connections, for each N of
-// -subscribers; server RSS per idle subscriber against a bare gorilla echo
-// connection; DynamoDB requests per event at 10 and at N subscribers.
+// scenarioFanout: live events as they reach users. For each N of
+// -subscribers, N websockets of about N/2 users, each user following a job
+// of their own from 1, 2 or 3 sockets (a tab, a second tab, a phone: a job
+// has 1–3 watchers), and a burst of events: every job ends at once, its
+// CANCELLED state published on the server's channel as a worker publishes
+// it (jobs.Events.PublishJob). Each socket's receipt of its job's event is
+// timed from the event's publication; the server's CPU time over the
+// rounds is divided by the deliveries.
 //
-// Both sides are timed from the arrival of the NOTIFY that triggers them,
-// as each process stamps it (the server exports it in
-// algoitny_pubsub_last_received_seconds, the baseline at /stamp), and
-// their rounds alternate (baseline, target, baseline, …) so that both see
-// the same load of the machine. What comes before the NOTIFY — cancelJob's
-// DynamoDB reads and transaction, which vary by tens of milliseconds in
-// DynamoDB Local and have no counterpart in the baseline — is reported in
-// a row of its own.
+// The baseline is a raw gorilla broadcast to N sockets of its own of the
+// frames the server wrote (`bench -baseline broadcast`), timed from the
+// arrival of its NOTIFY: the cost of writing the bytes alone. Rounds
+// alternate (baseline, target, …). The largest N also measures the
+// server's memory per idle subscriber (against a bare gorilla echo
+// connection) and the DynamoDB requests of a burst.
 func (b *run) scenarioFanout(ctx context.Context) {
 	sizes := slices.Clone(b.opts.subscribers)
 	slices.Sort(sizes)
@@ -58,13 +46,17 @@ func (b *run) scenarioFanout(ctx context.Context) {
 		return
 	}
 	defer stop()
-
-	// The largest size first, on a server with no other socket: it also
-	// measures memory per idle subscriber and DynamoDB requests per event.
+	broker, err := pubsub.NewPostgres(ctx, pubsub.PostgresConfig{Pool: b.stack.pool, Channel: b.stack.channel, Logger: discardLogger()})
+	if err != nil {
+		b.failRow(fanName(sizes[0]), err)
+		return
+	}
+	defer broker.Close()
+	events := &jobs.Events{Broker: broker, Store: b.db, Logger: discardLogger()}
 	var phases []*fanPhase
 	var mem *fanMemory
 	for i, n := range slices.Backward(sizes) {
-		ph, m, err := b.fanPhase(ctx, fb, n, i == len(sizes)-1)
+		ph, m, err := b.fanPhase(ctx, fb, events, n, i == len(sizes)-1)
 		if err != nil {
 			b.failRow(fanName(n), err)
 			return
@@ -85,133 +77,106 @@ func (b *run) scenarioFanout(ctx context.Context) {
 }
 
 // fanName names the rows of the fan-out to n subscribers.
-func fanName(n int) string { return fmt.Sprintf("subscription fan-out to %d websocket clients", n) }
-
-// startFanBase starts the baseline's broadcast process on a channel of its
-// own; stop ends it.
-func (b *run) startFanBase() (fb *fanBase, stop func(), err error) {
-	baseChannel := b.stack.channel + "_base"
-	env := append(os.Environ(), "BENCH_BROADCAST_DATABASE_URL="+b.stack.databaseURL, "BENCH_BROADCAST_CHANNEL="+baseChannel)
-	bp, err := startProc(b.c, "baseline broadcast", env, filepath.Join(b.logDir, "baseline-broadcast.log"), b.self, "-baseline", "broadcast")
-	if err != nil {
-		return nil, nil, err
-	}
-	baseAddr, err := bp.waitAddr(30 * time.Second)
-	if err != nil {
-		bp.stop()
-		return nil, nil, err
-	}
-	return &fanBase{b: b, addr: baseAddr, channel: baseChannel}, bp.stop, nil
+func fanName(n int) string {
+	return fmt.Sprintf("fan-out: a burst of job events to %d websockets of %d users", n, fanUsers(n))
 }
 
-// fanRows are a phase's rows: its deliveries timed from the NOTIFY
-// against the baseline's, and timed from the mutation.
-func (b *run) fanRows(ph *fanPhase) []row {
-	var rows []row
-	s95, b95 := ph.serverP95.quantile(0.5), ph.baseP95.quantile(0.5)
-	r95 := ratioOf(s95, b95)
-	pass := r95 <= 1.5 && ph.server.err == 0 && len(ph.server.d) > 0
-	rows = append(rows, row{
-		scenario: fanName(ph.n) + " (delivery)",
-		baseline: fmt.Sprintf("raw broadcast of the same frames (one write per socket): p50 %s, p95 %s (median round), p99 %s", ms(ph.base.quantile(0.5)), ms(b95), ms(ph.base.quantile(0.99))),
-		p50:      ms(ph.server.quantile(0.5)), p99: ms(ph.server.quantile(0.99)),
-		thr:    fmt.Sprintf("%d rounds × %d deliveries each", ph.rounds, ph.n),
-		ratio:  fmt.Sprintf("p95 %s = %.2f× (median round); all rounds pooled %.2f×", ms(s95), r95, ratioOf(ph.server.quantile(0.95), ph.base.quantile(0.95))),
-		target: "p95 ≤ 1.5×", pass: &pass,
-		note: "from the arrival of cancelJob's NOTIFY at the server's listener to each client's receipt of the CANCELLED event: " +
-			"the local fan-out, one shared execution of the selection, the writes (`next` and `complete` in one write per socket); the baseline from its own NOTIFY's arrival, writing the same frames the same way; rounds alternate; " +
-			"p95 is each side's median of its rounds' p95 (a round in which the machine stalled — the mutation taking hundreds of milliseconds too — counts as one round, not as every slow delivery in it); " +
-			fmt.Sprintf("the first subscriber of a round received it after %s (median of rounds)", ms(ph.first.quantile(0.5))) +
-			prefixed("; ", b.errNote(ph.base, ph.server)),
-	})
-	rows = append(rows, row{
-		scenario: fanName(ph.n) + " (from the mutation)",
-		baseline: fmt.Sprintf("the baseline from its NOTIFY: p95 %s", ms(ph.base.quantile(0.95))),
-		p50:      ms(ph.fromMutation.quantile(0.5)), p99: ms(ph.fromMutation.quantile(0.99)),
-		thr:   fmt.Sprintf("%d rounds × %d deliveries each", ph.rounds, ph.n),
-		ratio: fmt.Sprintf("p95 %s = %.2f×", ms(ph.fromMutation.quantile(0.95)), ratioOf(ph.fromMutation.quantile(0.95), ph.base.quantile(0.95))),
-		note: fmt.Sprintf("the same deliveries timed from sending cancelJob (its DynamoDB reads and transaction, pg_notify): "+
-			"the NOTIFY arrived %s after the mutation was sent, which answered after %s (medians of rounds)", ms(ph.notify.quantile(0.5)), ms(ph.mutation.quantile(0.5))),
-	})
-	return rows
-}
-
-// fanMemoryRows adds the rows of the largest phase's extra measures: the
-// server's memory per idle subscriber against a bare echo connection's,
-// and DynamoDB requests per event at 10 and at n subscribers.
-func (b *run) fanMemoryRows(ctx context.Context, mem *fanMemory) {
-	// A server that has run other scenarios has heap to spare, which new
-	// sockets fill without raising VmRSS: the runtime's own account of
-	// what they hold (stacks + heap in use) counts too, whichever is larger.
-	echoPer, err := b.echoBaseline(ctx, mem.n)
-	if err != nil {
-		b.failRow("server RSS per idle subscriber", err)
-		return
+// fanOwners returns the user of each of n sockets: user u follows its job
+// from 1 + u mod 3 sockets.
+func fanOwners(n int) []int {
+	owners := make([]int, 0, n)
+	for u := 0; len(owners) < n; u++ {
+		for k := 0; k <= u%3 && len(owners) < n; k++ {
+			owners = append(owners, u)
+		}
 	}
-	perSub := max(mem.rssPer, mem.memPer.stack+mem.memPer.heap)
-	rr := perSub / max(echoPer, 1)
-	// Both runtime samples follow a forced GC: a negative heap difference
-	// means they were not comparable, and nothing was measured. (VmRSS may
-	// shrink when the runtime returns memory: that part only informs.)
-	pass2 := rr <= 2 && perSub > 0 && mem.memPer.heap >= 0
-	b.rows = append(b.rows, row{
-		scenario: "server RSS per idle subscriber",
-		baseline: fmt.Sprintf("bare gorilla echo connection: %.1f KB", echoPer/1024),
-		p50:      fmt.Sprintf("%.1f KB", perSub/1024),
-		ratio:    fmt.Sprintf("%.2f×", rr), target: "≤ 2×", pass: &pass2,
-		note: fmt.Sprintf("per subscriber, the larger of the VmRSS growth of the process (%.1f KB) and the Go runtime's goroutine stacks + heap in use (%.1f + %.1f KB) "+
-			"from before to after %d authenticated sockets each with one jobUpdated subscription; goroutines %.1f",
-			mem.rssPer/1024, mem.memPer.stack/1024, mem.memPer.heap/1024, mem.n, mem.memPer.goroutines),
-	})
-	pass3 := mem.reqN-mem.req10 <= 3
-	b.rows = append(b.rows, row{
-		scenario: "DynamoDB requests per fan-out event",
-		baseline: fmt.Sprintf("10 subscribers: %.0f requests", mem.req10),
-		p50:      fmt.Sprintf("%d subscribers: %.0f requests", mem.n, mem.reqN),
-		ratio:    fmt.Sprintf("+%.0f requests for %d more subscribers", mem.reqN-mem.req10, mem.n-10), target: "independent of subscriber count",
-		pass: &pass3, note: "server's algoitny_dynamodb_requests_total over the round, the cancelJob mutation (≈5 requests) included",
-	})
+	return owners
 }
 
-// fanMemory is what the largest phase measures besides deliveries.
-type fanMemory struct {
-	n           int
-	rssPer      float64
-	memPer      goMemory
-	reqN, req10 float64
+// fanUsers returns the number of users of n sockets.
+func fanUsers(n int) int { return fanOwners(n)[n-1] + 1 }
+
+// fanout is one phase's sockets and their users.
+type fanout struct {
+	users   []fanUser
+	clients []*wsClient
+	owner   []int // each socket's user
 }
 
-// fanPhase dials n subscribers to the server and n sockets to the
-// baseline, then alternates baseline and server rounds. With extra it
-// also measures the idle server's memory per subscriber and the DynamoDB
-// requests of an event at n and at 10 subscribers.
-func (b *run) fanPhase(ctx context.Context, fb *fanBase, n int, extra bool) (*fanPhase, *fanMemory, error) {
-	token := b.tokens[0]
-	newJob, err := b.fanJobs(ctx)
+type fanUser struct{ id, token string }
+
+// fanRound is one burst delivered to every socket.
+type fanRound struct {
+	fromPublish *samples      // the event's publication → received, per socket
+	cpu         time.Duration // the server's CPU time during the burst
+	requests    float64       // DynamoDB requests of the server during the burst
+	frames      [][]byte      // what the first socket received: the event, then its completion
+}
+
+// fanPhase is the fan-out to n sockets: the server's rounds and the
+// baseline's, alternated.
+type fanPhase struct {
+	n, users, rounds   int
+	server, base       *samples
+	serverP95, baseP95 *samples // each round's p95
+	serverCPU, baseCPU time.Duration
+	deliveries         int
+	baseDeliveries     int
+}
+
+// fanSockets signs in the users of n sockets (devLogin) and opens their
+// sockets.
+func (b *run) fanSockets(ctx context.Context, n int) (*fanout, error) {
+	owner := fanOwners(n)
+	f := &fanout{users: make([]fanUser, owner[n-1]+1), clients: make([]*wsClient, n), owner: owner}
+	err := parallel(ctx, 8, len(f.users), func(u int) error {
+		email := fmt.Sprintf("fan-%d@bench.local", u)
+		token, err := b.api.login(ctx, email)
+		if err != nil {
+			return err
+		}
+		user, err := b.db.GetUserByEmail(ctx, email)
+		if err != nil {
+			return err
+		}
+		f.users[u] = fanUser{id: user.ID, token: token}
+		return nil
+	})
 	if err != nil {
-		return nil, nil, err
+		return nil, fmt.Errorf("sign in: %w", err)
 	}
+	err = parallel(ctx, 16, n, func(i int) error {
+		var err error
+		f.clients[i], err = dialWS(ctx, b.wsURL, f.users[owner[i]].token)
+		return err
+	})
+	if err != nil {
+		closeAll(nil, f.clients)
+		return nil, fmt.Errorf("dial: %w", err)
+	}
+	return f, nil
+}
+
+// fanPhase opens n sockets to the server and n to the baseline, then
+// alternates baseline and server rounds. With extra it also measures the
+// idle server's memory per subscriber and the DynamoDB requests of a burst.
+func (b *run) fanPhase(ctx context.Context, fb *fanBase, events *jobs.Events, n int, extra bool) (*fanPhase, *fanMemory, error) {
 	mem0 := b.goMemory(ctx) // a forced GC first, then the process's RSS
 	rss0, _ := rssBytes(b.server.pid())
-	_, clients, err := dialMany(ctx, n, func() (*websocket.Conn, *wsClient, error) {
-		c, err := dialWS(ctx, b.wsURL, token)
-		return nil, c, err
-	})
-	defer closeAll(nil, clients)
+	f, err := b.fanSockets(ctx, n)
 	if err != nil {
-		return nil, nil, fmt.Errorf("dial: %w", err)
+		return nil, nil, err
 	}
-	var mem *fanMemory
+	defer closeAll(nil, f.clients)
 	// First an unmeasured round that holds every socket subscribed and idle
-	// (for the memory measurement) and shows what the server writes; the
-	// measured rounds then all follow their subscriptions after the same
-	// short pause, as the baseline's broadcasts follow the previous round.
+	// (for the memory measurement) and shows what the server writes.
+	var mem *fanMemory
 	idle := func() {}
 	if extra {
 		mem = &fanMemory{n: n}
 		idle = func() { b.measureIdle(ctx, mem, rss0, mem0) }
 	}
-	fr, err := b.fanRound(ctx, clients, newJob, token, "idle", idle, false)
+	fr, err := b.fanRound(ctx, f, events, "idle", idle, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -219,103 +184,69 @@ func (b *run) fanPhase(ctx context.Context, fb *fanBase, n int, extra bool) (*fa
 		return nil, nil, fmt.Errorf("baseline: %w", err)
 	}
 	defer fb.closeSockets()
-
-	ph, err := b.fanMeasure(ctx, fb, clients, newJob, mem)
-	if err != nil {
-		return nil, nil, err
-	}
-	if mem != nil { // 10 subscribers: DynamoDB requests per event
-		fr, err := b.fanRound(ctx, clients[:min(10, len(clients))], newJob, token, "ten", nil, false)
-		if err != nil {
-			return nil, nil, err
-		}
-		mem.req10 = fr.requests
-	}
-	return ph, mem, nil
+	ph, err := b.fanMeasure(ctx, fb, f, events, mem)
+	return ph, mem, err
 }
 
-// fanJobs returns a function that creates the pending job of a round. The
-// job points at an execution, as a COMPLETED job does, so that
-// `history { … }` in the selection is resolved for every subscriber.
-func (b *run) fanJobs(ctx context.Context) (func() (*algoitny.Job, error), error) {
-	u := b.ds.users[0]
-	hist := b.ds.histories[0]
-	if len(hist) == 0 {
-		return nil, fmt.Errorf("user 0 has no history")
-	}
-	return func() (*algoitny.Job, error) {
-		j, _, err := b.db.CreateJob(ctx, &algoitny.Job{
-			Type: algoitny.JobCodeExecution, UserID: u.ID, Platform: hist[0].Platform, ProblemID: hist[0].ProblemID,
-			Title: "fan-out", Language: algoitny.LanguagePython, SolutionCode: aPlusBPython, HistoryID: hist[0].ID,
-		})
-		return j, err
-	}, nil
-}
-
-// measureIdle records the server's memory per subscriber while mem.n
-// sockets are subscribed and idle, against rss0 and mem0 from before.
-func (b *run) measureIdle(ctx context.Context, mem *fanMemory, rss0 int64, mem0 goMemory) {
-	time.Sleep(2 * time.Second)
-	mem.memPer = b.goMemory(ctx).minus(mem0).per(mem.n)
-	rss1, _ := rssBytes(b.server.pid())
-	mem.rssPer = float64(rss1-rss0) / float64(mem.n)
-	b.idleProfiles(ctx, "fanout")
-}
-
-// fanMeasure alternates baseline and server rounds to the clients and
-// returns the phase; with mem it records the fewest DynamoDB requests of
-// a round.
-func (b *run) fanMeasure(ctx context.Context, fb *fanBase, clients []*wsClient, newJob func() (*algoitny.Job, error), mem *fanMemory) (*fanPhase, error) {
-	n, token := len(clients), b.tokens[0]
-	rounds := max(3, b.opts.fanRounds)
-	ph := &fanPhase{n: n, rounds: rounds, server: &samples{}, base: &samples{}, fromMutation: &samples{},
-		first: &samples{}, mutation: &samples{}, notify: &samples{}, serverP95: &samples{}, baseP95: &samples{}}
-	for r := range rounds {
+// fanMeasure alternates baseline and server rounds and returns the phase;
+// with mem it records the fewest DynamoDB requests of a burst.
+func (b *run) fanMeasure(ctx context.Context, fb *fanBase, f *fanout, events *jobs.Events, mem *fanMemory) (*fanPhase, error) {
+	n := len(f.clients)
+	ph := &fanPhase{n: n, users: len(f.users), rounds: max(3, b.opts.fanRounds), server: &samples{}, base: &samples{},
+		serverP95: &samples{}, baseP95: &samples{}}
+	for r := range ph.rounds {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		cpu0 := procCPU(fb.pid)
 		base, err := fb.round(ctx, fmt.Sprintf("n%d-r%d", n, r))
 		if err != nil {
 			return nil, fmt.Errorf("baseline: %w", err)
 		}
+		ph.baseCPU += procCPU(fb.pid) - cpu0
+		ph.baseDeliveries += base.ops
 		ph.base.merge(base)
 		ph.baseP95.add(base.quantile(0.95))
-		b.logf("fan-out to %d, baseline round %d: from NOTIFY first %s, p50 %s, p95 %s, last %s", n, r,
-			ms(base.quantile(0)), ms(base.quantile(0.5)), ms(base.quantile(0.95)), ms(base.quantile(1)))
-		fr, err := b.fanRound(ctx, clients, newJob, token, fmt.Sprint("f", r), nil, true)
+		fr, err := b.fanRound(ctx, f, events, fmt.Sprint("f", r), nil, true)
 		if err != nil {
 			return nil, err
 		}
-		d := fr.fromNotify
-		b.logf("fan-out to %d, server round %d: mutation %s, NOTIFY after %s; from NOTIFY first %s, p50 %s, p95 %s, last %s", n, r, ms(fr.mutation), ms(fr.notify),
-			ms(d.quantile(0)), ms(d.quantile(0.5)), ms(d.quantile(0.95)), ms(d.quantile(1)))
+		d := fr.fromPublish
+		b.logf("fan-out to %d, round %d: baseline p50 %s p95 %s; server p50 %s p95 %s last %s, %s CPU", n, r,
+			ms(base.quantile(0.5)), ms(base.quantile(0.95)), ms(d.quantile(0.5)), ms(d.quantile(0.95)), ms(d.quantile(1)), ms(fr.cpu))
 		ph.server.merge(d)
 		ph.serverP95.add(d.quantile(0.95))
-		ph.fromMutation.merge(fr.fromMutation)
-		ph.first.add(d.quantile(0))
-		ph.mutation.add(fr.mutation)
-		ph.notify.add(fr.notify)
-		if mem != nil && (r == 0 || fr.requests < mem.reqN) {
-			// The fewest of the rounds: the server's periodic jobs (sweeps)
-			// add requests to whichever round they fall in, while a cost
-			// per subscriber would be in every round.
-			mem.reqN = fr.requests
+		ph.serverCPU += fr.cpu
+		ph.deliveries += d.ops
+		if mem != nil && (r == 0 || fr.requests < mem.requests) {
+			// The fewest of the rounds: the server's periodic sweeps add
+			// requests to whichever round they fall in.
+			mem.requests = fr.requests
 		}
+	}
+	if mem != nil {
+		mem.events = len(f.users)
 	}
 	return ph, nil
 }
 
-// fanRound subscribes every client to a new pending job, waits for their
-// initial events, runs idle (if set), cancels the job and measures each
-// client's receipt of the CANCELLED event, from the mutation and from the
-// NOTIFY. Only measured rounds are profiled (-profile fanout).
-func (b *run) fanRound(ctx context.Context, clients []*wsClient, newJob func() (*algoitny.Job, error), token, subID string, idle func(), measured bool) (*fanRound, error) {
-	job, err := newJob()
+// fanRound creates a pending job for every user, subscribes every socket
+// to its user's job and waits for the initial events, runs idle (if set),
+// then publishes every job's end at once and times each socket's receipt
+// of its job's CANCELLED event from its publication. Only measured rounds
+// are profiled (-profile fanout).
+func (b *run) fanRound(ctx context.Context, f *fanout, events *jobs.Events, subID string, idle func(), measured bool) (*fanRound, error) {
+	jobs, err := b.fanJobs(ctx, f)
 	if err != nil {
 		return nil, err
 	}
-	jobID := globalID("Job", job.ID)
-	if err := subscribeAll(ctx, clients, subID, jobID); err != nil {
+	if err := parallel(ctx, 32, len(f.clients), func(i int) error {
+		ch, err := f.clients[i].subscribe(subID, fanQuery, map[string]any{"id": globalID("Job", jobs[f.owner[i]].ID)})
+		if err == nil {
+			_, err = f.clients[i].next(ch, 60*time.Second) // the current state
+		}
+		return err
+	}); err != nil {
 		return nil, fmt.Errorf("subscribe: %w", err)
 	}
 	if idle != nil {
@@ -326,41 +257,59 @@ func (b *run) fanRound(ctx context.Context, clients []*wsClient, newJob func() (
 	if err != nil {
 		return nil, err
 	}
-	fr := &fanRound{fromNotify: &samples{}, fromMutation: &samples{}}
-	col := listenAll(clients, subID)
+	col := listenAll(f.clients, subID)
 	defer func() {
-		for _, c := range clients {
+		for _, c := range f.clients {
 			c.forget(subID)
 		}
 	}()
-	start := time.Now()
 	go col.collect()
-	stopProfile := b.deliveryProfile(ctx, "fanout", measured && len(clients) > 10)
-	if _, err := b.api.query(ctx, token, `mutation($id: ID!) { cancelJob(id: $id) { status } }`, map[string]any{"id": jobID}, nil); err != nil {
-		return nil, fmt.Errorf("cancelJob: %w", err)
-	}
-	fr.mutation = time.Since(start)
+	stopProfile := b.deliveryProfile(ctx, "fanout", measured && len(f.clients) > 10)
+	cpu0 := procCPU(b.server.pid())
+	published := b.fanPublish(ctx, events, jobs)
 	<-col.done
+	cpu := procCPU(b.server.pid()) - cpu0
 	stopProfile()
-	fr.frames = col.frames
-	time.Sleep(300 * time.Millisecond)
-	if err := b.timeRound(ctx, fr, col.got, len(clients), start, m0); err != nil {
+	m1, err := metric(ctx, b.api.client, b.base, "algoitny_dynamodb_requests_total")
+	if err != nil {
 		return nil, err
 	}
+	fr := &fanRound{fromPublish: &samples{}, cpu: cpu, requests: m1 - m0, frames: col.frames}
+	for _, g := range col.got {
+		fr.fromPublish.add(g.m.at.Sub(published[f.owner[g.i]]))
+	}
+	fr.fromPublish.err = len(f.clients) - len(col.got)
+	time.Sleep(300 * time.Millisecond)
 	return fr, nil
 }
 
-// subscribeAll subscribes every client to jobUpdated of jobID as subID and
-// waits for each one's first event (the current state).
-func subscribeAll(ctx context.Context, clients []*wsClient, subID, jobID string) error {
-	return parallel(ctx, 32, len(clients), func(i int) error {
-		ch, err := clients[i].subscribe(subID, jobUpdated, map[string]any{"id": jobID})
-		if err != nil {
-			return err
-		}
-		_, err = clients[i].next(ch, 60*time.Second) // the current state
+// fanJobs creates a pending job of every user.
+func (b *run) fanJobs(ctx context.Context, f *fanout) ([]*algoitny.Job, error) {
+	out := make([]*algoitny.Job, len(f.users))
+	err := parallel(ctx, 16, len(f.users), func(u int) error {
+		j, _, err := b.db.CreateJob(ctx, &algoitny.Job{Type: algoitny.JobCodeExecution, UserID: f.users[u].id,
+			Platform: algoitny.PlatformBaekjoon, ProblemID: "1000", Title: "fan-out", Language: algoitny.LanguagePython, SolutionCode: aPlusBPython})
+		out[u] = j
 		return err
 	})
+	return out, err
+}
+
+// fanPublish publishes every job's end at once (8 publishers, as workers
+// finishing together) and returns when each was published.
+func (b *run) fanPublish(ctx context.Context, events *jobs.Events, all []*algoitny.Job) []time.Time {
+	published := make([]time.Time, len(all))
+	var mu sync.Mutex
+	parallel(ctx, 8, len(all), func(u int) error {
+		j := *all[u]
+		j.Status, j.UpdatedAt = algoitny.JobCancelled, time.Now()
+		mu.Lock()
+		published[u] = time.Now()
+		mu.Unlock()
+		events.PublishJob(ctx, &j, nil)
+		return nil
+	})
+	return published
 }
 
 // fanCollector gathers a round's deliveries: each client's reader records
@@ -370,7 +319,7 @@ type fanCollector struct {
 	clients      int
 	events, ends chan fanMessage
 	done         chan struct{} // collect has returned
-	got          []time.Time   // receipts of the CANCELLED event
+	got          []fanMessage  // receipts of the CANCELLED event
 	frames       [][]byte      // what the first client received: the event, then its completion
 }
 
@@ -392,16 +341,16 @@ func listenAll(clients []*wsClient, subID string) *fanCollector {
 	return col
 }
 
-// collect waits (at most 30 s) for every client's event and completion;
+// collect waits (at most 60 s) for every client's event and completion;
 // frames is set only when all came.
 func (col *fanCollector) collect() {
 	defer close(col.done)
-	timeout := time.After(30 * time.Second)
+	timeout := time.After(60 * time.Second)
 	var first [2][]byte
 	for range 2 * col.clients {
 		select {
 		case e := <-col.events:
-			col.got = append(col.got, e.m.at)
+			col.got = append(col.got, e)
 			if e.i == 0 {
 				first[0] = e.m.raw
 			}
@@ -414,31 +363,6 @@ func (col *fanCollector) collect() {
 		}
 	}
 	col.frames = first[:]
-}
-
-// timeRound fills fr from the receipts (got, of clients clients) and the
-// server's metrics: DynamoDB requests since m0, and when the NOTIFY of the
-// round's only job event (the CANCELLED one) arrived.
-func (b *run) timeRound(ctx context.Context, fr *fanRound, got []time.Time, clients int, start time.Time, m0 float64) error {
-	m1, err := metric(ctx, b.api.client, b.base, "algoitny_dynamodb_requests_total")
-	if err != nil {
-		return err
-	}
-	fr.requests = m1 - m0
-	secs, err := metric(ctx, b.api.client, b.base, `algoitny_pubsub_last_received_seconds{kind="job"}`)
-	if err != nil {
-		return err
-	}
-	ref := time.Unix(0, int64(secs*1e9))
-	if ref.Before(start) {
-		return fmt.Errorf("the server received no job event after cancelJob was sent")
-	}
-	fr.notify = ref.Sub(start)
-	fr.fromNotify.d, fr.fromMutation.d = sinceAll(got, ref), sinceAll(got, start)
-	fr.fromNotify.ops, fr.fromMutation.ops = len(got), len(got)
-	failed := clients - len(got)
-	fr.fromNotify.err, fr.fromMutation.err = failed, failed
-	return nil
 }
 
 // fanMessage is a message of client i.
@@ -456,12 +380,111 @@ func sinceAll(ts []time.Time, ref time.Time) []time.Duration {
 	return out
 }
 
+// fanRows are a phase's rows: its deliveries against the baseline's, and
+// the CPU time per delivery.
+func (b *run) fanRows(ph *fanPhase) []row {
+	s95, b95 := ph.serverP95.quantile(0.5), ph.baseP95.quantile(0.5)
+	r95 := ratioOf(s95, b95)
+	perServer := ph.serverCPU / time.Duration(max(ph.deliveries, 1))
+	perBase := ph.baseCPU / time.Duration(max(ph.baseDeliveries, 1))
+	return []row{{
+		scenario: fanName(ph.n) + " (delivery)",
+		baseline: fmt.Sprintf("raw broadcast of the same frames to %d sockets (one write per socket): p50 %s, p95 %s (median round), p99 %s", ph.n, ms(ph.base.quantile(0.5)), ms(b95), ms(ph.base.quantile(0.99))),
+		p50:      ms(ph.server.quantile(0.5)), p99: ms(ph.server.quantile(0.99)),
+		thr:    fmt.Sprintf("%d rounds × %d events to %d sockets", ph.rounds, ph.users, ph.n),
+		ratio:  fmt.Sprintf("p95 %s = %.2f× (median round); all rounds pooled %.2f×", ms(s95), r95, ratioOf(ph.server.quantile(0.95), ph.base.quantile(0.95))),
+		target: "— (information)",
+		note: fmt.Sprintf("%d users, each following a job of their own from 1, 2 or 3 sockets; every job's end published at once (8 publishers, as workers finishing together), "+
+			"each socket's receipt timed from its event's publication; the baseline, which writes one event's frames to every socket from one NOTIFY's arrival, "+
+			"is what writing the bytes costs, not a like-for-like server (it has one notification where the server has one per job); rounds alternate; "+
+			"p95 is each side's median of its rounds' p95; %d deliveries missing", ph.users, ph.server.err) + prefixed("; ", b.errNote(ph.base, ph.server)),
+	}, {
+		scenario: fanName(ph.n) + " (server CPU per delivery)",
+		baseline: fmt.Sprintf("the raw broadcast: %s per delivery", us(perBase)),
+		p50:      us(perServer),
+		ratio:    fmt.Sprintf("%.2f×", ratioOf(perServer, perBase)), target: "— (information)",
+		note: "the server's CPU time (/proc) during the measured bursts ÷ the events delivered: the notification's decoding, the subscription's resolution and encoding per socket, the write",
+	}}
+}
+
+// fanMemoryRows adds the rows of the largest phase's extra measures: the
+// server's memory per idle subscriber against a bare echo connection's,
+// and DynamoDB requests of a burst.
+func (b *run) fanMemoryRows(ctx context.Context, mem *fanMemory) {
+	// A server that has run other scenarios has heap to spare, which new
+	// sockets fill without raising VmRSS: the runtime's own account of
+	// what they hold (stacks + heap in use) counts too, whichever is larger.
+	echoPer, err := b.echoBaseline(ctx, mem.n)
+	if err != nil {
+		b.failRow("server RSS per idle subscriber", err)
+		return
+	}
+	perSub := max(mem.rssPer, mem.memPer.stack+mem.memPer.heap)
+	rr := perSub / max(echoPer, 1)
+	// Both runtime samples follow a forced GC: a negative heap difference
+	// means they were not comparable, and nothing was measured. (VmRSS may
+	// shrink when the runtime returns memory: that part only informs.)
+	pass := rr <= 2 && perSub > 0 && mem.memPer.heap >= 0
+	b.rows = append(b.rows, row{
+		scenario: "server RSS per idle subscriber",
+		baseline: fmt.Sprintf("bare gorilla echo connection: %.1f KB", echoPer/1024),
+		p50:      fmt.Sprintf("%.1f KB", perSub/1024),
+		ratio:    fmt.Sprintf("%.2f×", rr), target: "≤ 2×", pass: &pass,
+		note: fmt.Sprintf("per subscriber, the larger of the VmRSS growth of the process (%.1f KB) and the Go runtime's goroutine stacks + heap in use (%.1f + %.1f KB) "+
+			"from before to after %d authenticated sockets each with one jobUpdated subscription; goroutines %.1f",
+			mem.rssPer/1024, mem.memPer.stack/1024, mem.memPer.heap/1024, mem.n, mem.memPer.goroutines),
+	})
+	b.rows = append(b.rows, row{
+		scenario: "DynamoDB requests per fan-out event",
+		p50:      fmt.Sprintf("%.0f requests for %d events to %d sockets", mem.requests, mem.events, mem.n),
+		ratio:    fmt.Sprintf("%.2f per event", mem.requests/float64(max(mem.events, 1))), target: "— (information)",
+		note: "server's algoitny_dynamodb_requests_total over a burst (the fewest of the rounds): events carry the job, so a delivery reads nothing",
+	})
+}
+
+// fanMemory is what the largest phase measures besides deliveries.
+type fanMemory struct {
+	n        int
+	rssPer   float64
+	memPer   goMemory
+	requests float64
+	events   int
+}
+
+// measureIdle records the server's memory per subscriber while mem.n
+// sockets are subscribed and idle, against rss0 and mem0 from before.
+func (b *run) measureIdle(ctx context.Context, mem *fanMemory, rss0 int64, mem0 goMemory) {
+	time.Sleep(2 * time.Second)
+	mem.memPer = b.goMemory(ctx).minus(mem0).per(mem.n)
+	rss1, _ := rssBytes(b.server.pid())
+	mem.rssPer = float64(rss1-rss0) / float64(mem.n)
+	b.idleProfiles(ctx, "fanout")
+}
+
+// startFanBase starts the baseline's broadcast process on a channel of its
+// own; stop ends it.
+func (b *run) startFanBase() (fb *fanBase, stop func(), err error) {
+	baseChannel := b.stack.channel + "_base"
+	env := append(os.Environ(), "BENCH_BROADCAST_DATABASE_URL="+b.stack.databaseURL, "BENCH_BROADCAST_CHANNEL="+baseChannel)
+	bp, err := startProc(b.c, "baseline broadcast", env, filepath.Join(b.logDir, "baseline-broadcast.log"), b.self, "-baseline", "broadcast")
+	if err != nil {
+		return nil, nil, err
+	}
+	baseAddr, err := bp.waitAddr(30 * time.Second)
+	if err != nil {
+		bp.stop()
+		return nil, nil, err
+	}
+	return &fanBase{b: b, addr: baseAddr, channel: baseChannel, pid: bp.pid()}, bp.stop, nil
+}
+
 // fanBase drives the baseline broadcast process (`bench -baseline
 // broadcast`): its sockets, its frames, its rounds.
 type fanBase struct {
 	b       *run
 	addr    string
 	channel string // the baseline LISTENs on it
+	pid     int
 
 	raws []*websocket.Conn
 	got  chan time.Time // events

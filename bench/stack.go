@@ -215,11 +215,13 @@ func (s *stack) serverEnv(extra ...string) []string {
 		"ALGOITNY_ADDR=127.0.0.1:0", "ALGOITNY_DEV=true",
 		"DYNAMODB_ENDPOINT="+s.dynamoEndpoint, "DYNAMODB_TABLE_PREFIX="+s.prefix,
 		"DATABASE_URL="+s.databaseURL, "ALGOITNY_RIVER_SCHEMA="+s.riverSchema,
-		"ALGOITNY_PUBSUB_CHANNEL="+s.channel, "SESSION_SECRET=bench-secret-bench-secret-bench-secret-0123",
+		"ALGOITNY_PUBSUB_CHANNEL="+s.channel, "SESSION_SECRET=bQ7nW2xZ5cV8mK1lJ4hG9fD3sA6pO0iU7yT2rE5wQ8zX1cB4",
 		"JUDGE_SANDBOX=bwrap",
-		// The fan-out's thousand sockets come from one address (the bench),
-		// as a user's tabs and devices behind one NAT would.
-		"ALGOITNY_WS_MAX_PER_ADDRESS=off",
+		// Every client of the bench comes from one address, where in
+		// production they are many users: the per-address limits would
+		// measure the bench's own share.
+		"ALGOITNY_WS_MAX_PER_ADDRESS=off", "ALGOITNY_WS_MAX_OPERATIONS_PER_ADDRESS=off", "ALGOITNY_WS_MAX_UNSENT_BYTES_PER_ADDRESS=off",
+		"ALGOITNY_MAX_CONCURRENT_REQUESTS_PER_ADDRESS=off", "ALGOITNY_MAX_QUEUED_REQUESTS_PER_ADDRESS=off",
 	)
 	return append(env, extra...)
 }

@@ -5,9 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -16,7 +14,6 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
-	"github.com/algoitny/api/internal/httpserver"
 )
 
 // The cost of a request is bounded before the work is done (issue 17).
@@ -273,75 +270,6 @@ func (s *apiServer) metricValue(t testing.TB, name string) float64 {
 	}
 	t.Fatalf("no metric %s", name)
 	return 0
-}
-
-// waitMetric waits until a metric has a value.
-func (s *apiServer) waitMetric(t testing.TB, name string, want float64) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); s.metricValue(t, name) != want; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never became %v", name, want)
-		}
-	}
-}
-
-// heldRequest starts a POST /query whose body is not all sent: it holds a
-// slot of the admission until finish sends the rest.
-func (s *apiServer) heldRequest(t testing.TB) (finish func() int) {
-	t.Helper()
-	conn, err := net.Dial("tcp", s.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	body := `{"query":"{ __typename }"}`
-	fmt.Fprintf(conn, "POST /query HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body[:5])
-	return func() int {
-		io.WriteString(conn, body[5:])
-		conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
-	}
-}
-
-// TestAPIAdmission: past the concurrency limit requests wait in line, and
-// past the queue (or its timeout) they are turned away at once with 503,
-// Retry-After and SERVER_BUSY.
-func TestAPIAdmission(t *testing.T) {
-	t.Parallel()
-	s := startAPI(t, func(c *Config) {
-		c.Admission = httpserver.Admission{Concurrency: 1, Queue: 1, QueueTimeout: time.Second}
-	})
-	finish := s.heldRequest(t)
-	s.waitMetric(t, "algoitny_http_requests_in_flight", 1)
-	queued := make(chan *gqlResult)
-	go func() { queued <- s.query(t, "", "{ __typename }", nil) }()
-	s.waitMetric(t, "algoitny_http_requests_queued", 1)
-
-	r := s.query(t, "", "{ __typename }", nil) // the queue is full
-	if r.Status != http.StatusServiceUnavailable || r.Header.Get("Retry-After") != "1" || r.code() != "SERVER_BUSY" {
-		t.Fatalf("over the queue: %d Retry-After %q %s", r.Status, r.Header.Get("Retry-After"), r.Raw)
-	}
-	if status := finish(); status != http.StatusOK {
-		t.Fatalf("the held request: %d", status)
-	}
-	if r := <-queued; r.Status != http.StatusOK || len(r.Errors) != 0 {
-		t.Fatalf("the queued request: %d %s", r.Status, r.Raw)
-	}
-
-	// A request that waits longer than the queue's timeout is turned away.
-	finish = s.heldRequest(t)
-	s.waitMetric(t, "algoitny_http_requests_in_flight", 1)
-	start := time.Now()
-	r = s.query(t, "", "{ __typename }", nil)
-	if r.Status != http.StatusServiceUnavailable || r.code() != "SERVER_BUSY" || time.Since(start) < time.Second {
-		t.Fatalf("after %s in the queue: %d %s", time.Since(start), r.Status, r.Raw)
-	}
-	finish()
 }
 
 // TestAPIAuthenticationReadsCounted: extensions.dynamodbRequests (dev mode)

@@ -188,8 +188,8 @@ func TestWebsocketCapsIgnoreUntrustedForwardedFor(t *testing.T) {
 }
 
 // TestWebsocketSignedOutSubscribe: a subscription on a socket whose
-// connection_init had no token closes it with 4401 (both protocols, shared
-// and unshared subscriptions); queries still run on such a socket.
+// connection_init had no token closes it with 4401 (both protocols, every
+// subscription); queries still run on such a socket.
 func TestWebsocketSignedOutSubscribe(t *testing.T) {
 	t.Parallel()
 	s := startAPI(t, nil)

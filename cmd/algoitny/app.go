@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -163,7 +162,7 @@ func (m *Main) openJobs() error {
 	}
 	atcoderPlugin, err := jobs.NewAtCoderPlugin(jobs.AtCoderConfig{
 		Syncer:   &atcoder.Syncer{Store: m.DB, API: m.atcoderAPI, Logger: m.Logger},
-		Interval: m.Config.AtCoderSyncEvery, Logger: m.Logger,
+		Interval: m.Config.AtCoderSyncEvery, Logger: m.Logger, Manual: !m.Config.AtCoderPeriodic(),
 	})
 	if err != nil {
 		return err
@@ -276,15 +275,23 @@ func (m *Main) openHTTP() error {
 	}
 	sockets := m.Config.socketLimits(openFiles)
 	m.Logger.Info("websocket caps", "openFiles", openFiles, "perAddress", sockets.MaxPerAddress,
-		"unauthenticated", sockets.MaxUnauthenticated, "reserve", sockets.Reserve, "trustedProxies", len(sockets.TrustedProxies))
+		"unauthenticated", sockets.MaxUnauthenticated, "reserve", sockets.Reserve,
+		"operations", sockets.MaxOperations, "operationsSignedOut", sockets.MaxOperationsSignedOut, "operationsPerAddress", sockets.MaxOperationsPerAddress,
+		"unsentBytes", sockets.MaxUnsentBytes, "unsentBytesPerAddress", sockets.MaxUnsentBytesPerAddress, "trustedProxies", len(sockets.TrustedProxies))
 	m.websocket = httpserver.NewWebsocket(httpserver.WebsocketConfig{
 		Auth: m.Accounts, AllowedOrigins: m.Config.CORSOrigins,
 		PingInterval: m.Config.WebsocketPing, InitTimeout: m.Config.WebsocketInitTimeout,
-		RecheckInterval: m.Config.WebsocketRecheck, SharedFreshness: m.Config.WebsocketSharedFreshness,
-		Limits: sockets, Logger: m.Logger,
+		RecheckInterval: m.Config.WebsocketRecheck,
+		Limits:          sockets, Logger: m.Logger,
 	})
 	work := &httpserver.DocumentWork{}
 	metrics := m.metrics(work)
+	metrics.GaugeFunc("algoitny_websockets", "Websockets open.",
+		func() float64 { n, _, _ := m.websocket.Load(); return float64(n) })
+	metrics.GaugeFunc("algoitny_websocket_operations", "Operations the websockets run (subscriptions until they complete).",
+		func() float64 { _, n, _ := m.websocket.Load(); return float64(n) })
+	metrics.GaugeFunc("algoitny_websocket_unsent_bytes", "Bytes queued for websockets and not sent yet.",
+		func() float64 { _, _, n := m.websocket.Load(); return float64(n) })
 	gql := httpserver.NewGraphQL(withGraphQL(m.resolver(), httpserver.GraphQLConfig{
 		Loaders: m.DB, Dev: m.Config.Dev, Introspection: m.Config.IntrospectionOn(), Logger: m.Logger, Budget: m.Config.ResponseBudget,
 		Observe:       httpserver.ObserveOperation,
@@ -292,14 +299,11 @@ func (m *Main) openHTTP() error {
 		Work:          work,
 		CountRequests: countDynamoRequests,
 	}))
-	var accessLog io.Writer // the server's own log writer; a caller's Logger gets the lines through slog
-	if m.logs != nil {
-		accessLog = m.logs
-	}
 	m.server = &http.Server{
 		Handler: httpserver.New(httpserver.Config{
-			GraphQL: gql, Auth: m.Accounts, Dev: m.Config.Dev, Logger: m.Logger, AccessLog: accessLog, Metrics: metrics,
-			CORSOrigins: m.Config.CORSOrigins, RequestTimeout: m.Config.RequestTimeout, Admission: m.Config.Admission,
+			GraphQL: gql, Auth: m.Accounts, Dev: m.Config.Dev, Logger: m.Logger, Metrics: metrics,
+			CORSOrigins: m.Config.CORSOrigins, RequestTimeout: m.Config.RequestTimeout, BodyTimeout: m.Config.BodyTimeout,
+			Admission: m.Config.Admission, TrustedProxies: m.Config.TrustedProxies,
 			CountRequests: countDynamoRequests,
 			Ready: func(ctx context.Context) error {
 				if err := m.DB.Ping(ctx); err != nil {
@@ -366,9 +370,18 @@ func (m *Main) openAccounts() error {
 
 // sessionSecret returns SESSION_SECRET. In dev mode without one, a random
 // secret is kept in .data/session-secret (ALGOITNY_DATA_DIR) so that sessions survive restarts of
-// `make run`; outside dev mode it is required.
+// `make run`; outside dev mode it is required, and refused when anyone
+// could guess it (auth.CheckSessionSecret: a published placeholder, too
+// little entropy).
 func sessionSecret(cfg Config) ([]byte, error) {
 	if cfg.SessionSecret != "" {
+		if !cfg.Dev {
+			// Outside dev mode a guessable secret lets anyone sign a
+			// session for any account: refuse to start with one.
+			if err := auth.CheckSessionSecret([]byte(cfg.SessionSecret)); err != nil {
+				return nil, err
+			}
+		}
 		return []byte(cfg.SessionSecret), nil
 	}
 	if !cfg.Dev {

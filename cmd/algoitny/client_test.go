@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -43,7 +44,7 @@ func startAPITunedLogged(t testing.TB, tweak func(*Config), tune func(*jobs.Conf
 	ctx, cancel := context.WithCancel(context.Background())
 	cfg := testConfig(t)
 	cfg.Workers = false
-	cfg.SessionSecret = "test-secret-test-secret-test-secret-0123"
+	cfg.SessionSecret = "Zr8mQ2vX9kLp4Tn7Wc1Bd6Hf3Js5Ye0Ua8Io2Ek4Ng7Rq1"
 	if tweak != nil {
 		tweak(&cfg)
 	}
@@ -116,6 +117,25 @@ func (s *apiServer) query(t testing.TB, token, query string, vars map[string]any
 	t.Helper()
 	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
 	return s.post(t, token, "application/json", body, nil)
+}
+
+// queryRetryingBusy is query, sent again after the Retry-After the server
+// gives while it answers SERVER_BUSY (at most 60 times), as a client does.
+func (s *apiServer) queryRetryingBusy(t testing.TB, token, query string, vars map[string]any) *gqlResult {
+	t.Helper()
+	for range 60 {
+		r := s.query(t, token, query, vars)
+		if r.code() != "SERVER_BUSY" {
+			return r
+		}
+		wait, err := strconv.Atoi(r.Header.Get("Retry-After"))
+		if err != nil || wait < 1 {
+			wait = 1
+		}
+		time.Sleep(time.Duration(wait) * time.Second)
+	}
+	t.Fatalf("the server stayed busy for 60 attempts")
+	return nil
 }
 
 func (s *apiServer) post(t testing.TB, token, contentType string, body []byte, header http.Header) *gqlResult {

@@ -83,7 +83,6 @@ func serveThen(ctx context.Context, cfg Config, stdout, stderr io.Writer, listen
 	if err := m.Open(ctx, true); err != nil {
 		return fail(stderr, "serve", err)
 	}
-	m.tuneGC()
 	host, port, _ := net.SplitHostPort(m.Addr())
 	if host == "" || host == "::" || host == "0.0.0.0" {
 		host = "localhost"
@@ -119,7 +118,6 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err := m.Open(ctx, false); err != nil {
 		return fail(stderr, "worker", err)
 	}
-	m.tuneGC()
 	fmt.Fprintln(stdout, "algoitny worker running")
 	if err := m.Run(ctx); err != nil {
 		return fail(stderr, "worker", err)

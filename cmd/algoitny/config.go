@@ -91,17 +91,28 @@ type Config struct {
 	// WebsocketPing is the websocket keep-alive period (default 15 s) and
 	// WebsocketInitTimeout the time a client has to send connection_init
 	// (default 10 s); WebsocketRecheck is how often a signed-in socket's
-	// session is checked again (default 1 min); WebsocketSharedFreshness is
-	// how old a shared subscription's latest event may be for a newcomer
-	// (default 10 s). Tests shorten them.
-	WebsocketPing, WebsocketInitTimeout, WebsocketRecheck, WebsocketSharedFreshness time.Duration
+	// session is checked again (default 1 min). Tests shorten them.
+	WebsocketPing, WebsocketInitTimeout, WebsocketRecheck time.Duration
 	// Websocket caps (httpserver.SocketLimits): open sockets per client
 	// address (ALGOITNY_WS_MAX_PER_ADDRESS), sockets not signed in
 	// (ALGOITNY_WS_MAX_UNAUTHENTICATED) and the slots of those kept for
-	// sockets about to sign in (ALGOITNY_WS_RESERVE). 0 means the default
-	// (httpserver.DefaultSocketLimits, sized from the open-file limit), -1
-	// no cap (no reserve); the environment says "off" (or 0) for -1.
-	WebsocketMaxPerAddress, WebsocketMaxUnauthenticated, WebsocketReserve int
+	// sockets about to sign in (ALGOITNY_WS_RESERVE); operations running
+	// at once per signed-in socket (ALGOITNY_WS_MAX_OPERATIONS), per
+	// signed-out one (ALGOITNY_WS_MAX_OPERATIONS_SIGNED_OUT) and per
+	// address (ALGOITNY_WS_MAX_OPERATIONS_PER_ADDRESS). 0 means the default
+	// (httpserver.DefaultSocketLimits, the first two sized from the
+	// open-file limit), -1 no cap (no reserve); the environment says "off"
+	// (or 0) for -1.
+	WebsocketMaxPerAddress, WebsocketMaxUnauthenticated, WebsocketReserve                     int
+	WebsocketMaxOperations, WebsocketMaxOperationsSignedOut, WebsocketMaxOperationsPerAddress int
+	// Bytes a socket (ALGOITNY_WS_MAX_UNSENT_BYTES) and the sockets of an
+	// address (ALGOITNY_WS_MAX_UNSENT_BYTES_PER_ADDRESS) may leave unread
+	// before the socket is closed with 1008; 0 the default, -1 no cap.
+	WebsocketMaxUnsentBytes, WebsocketMaxUnsentBytesPerAddress int64
+	// BodyTimeout bounds the reading of a request body
+	// (httpserver.Config.BodyTimeout, 10 s like the headers'); tests
+	// shorten it.
+	BodyTimeout time.Duration
 	// TrustedProxies are the reverse proxies and load balancers whose
 	// X-Forwarded-For names the client address the per-address cap counts
 	// (ALGOITNY_TRUSTED_PROXIES, comma-separated addresses and CIDR
@@ -119,6 +130,11 @@ type Config struct {
 	// synced (ATCODER_SYNC_INTERVAL, default 1h).
 	AtCoderBaseURL                       string
 	AtCoderMinInterval, AtCoderSyncEvery time.Duration
+	// AtCoderSync (ATCODER_SYNC, true/false) says whether the periodic
+	// sweep (contest discovery, every linked user's sync) runs; nil: on,
+	// but in dev mode only when ATCODER_API_BASE_URL is set — `make run`
+	// reaches the internet only when told to.
+	AtCoderSync *bool
 
 	// PprofAddr serves net/http/pprof on its own listener (ALGOITNY_PPROF_ADDR,
 	// e.g. 127.0.0.1:6060; off by default: profiles reveal internals).
@@ -135,7 +151,11 @@ type Config struct {
 	// (ALGOITNY_MAX_CONCURRENT_REQUESTS, default 8 per CPU, "off" for no limit),
 	// more waiting for a slot (ALGOITNY_MAX_QUEUED_REQUESTS, default 512)
 	// for at most ALGOITNY_QUEUE_TIMEOUT (default 5s); the rest get 503 +
-	// Retry-After (httpserver.Admission). Zero fields are the defaults.
+	// Retry-After. One client address holds at most
+	// ALGOITNY_MAX_CONCURRENT_REQUESTS_PER_ADDRESS slots (default a quarter)
+	// and has at most ALGOITNY_MAX_QUEUED_REQUESTS_PER_ADDRESS requests
+	// waiting (default 64; 429 over it). See httpserver.Admission; zero
+	// fields are the defaults, -1 ("off") none.
 	Admission httpserver.Admission
 	// ResponseBudget bounds the bytes of one request's answer, signed out
 	// (ALGOITNY_RESPONSE_BYTES_SIGNED_OUT, default 16MB) and signed in
@@ -226,11 +246,14 @@ func (cfg *Config) readDurations() error {
 }
 
 // readSocketLimits reads the websocket limits of the environment: a
-// number, or off (0 is off too: -1 in Config).
+// number (a size for bytes), or off (0 is off too: -1 in Config).
 func (cfg *Config) readSocketLimits() error {
 	for name, dst := range map[string]*int{
-		"ALGOITNY_WS_MAX_PER_ADDRESS":     &cfg.WebsocketMaxPerAddress,
-		"ALGOITNY_WS_MAX_UNAUTHENTICATED": &cfg.WebsocketMaxUnauthenticated,
+		"ALGOITNY_WS_MAX_PER_ADDRESS":            &cfg.WebsocketMaxPerAddress,
+		"ALGOITNY_WS_MAX_UNAUTHENTICATED":        &cfg.WebsocketMaxUnauthenticated,
+		"ALGOITNY_WS_MAX_OPERATIONS":             &cfg.WebsocketMaxOperations,
+		"ALGOITNY_WS_MAX_OPERATIONS_SIGNED_OUT":  &cfg.WebsocketMaxOperationsSignedOut,
+		"ALGOITNY_WS_MAX_OPERATIONS_PER_ADDRESS": &cfg.WebsocketMaxOperationsPerAddress,
 	} {
 		v := strings.TrimSpace(os.Getenv(name))
 		if v == "" {
@@ -241,7 +264,25 @@ func (cfg *Config) readSocketLimits() error {
 		case v == "off" || (err == nil && n == 0):
 			*dst = -1
 		case err != nil || n < 0:
-			return fmt.Errorf("%s=%q: want a number of sockets, or off", name, v)
+			return fmt.Errorf("%s=%q: want a number, or off", name, v)
+		default:
+			*dst = n
+		}
+	}
+	for name, dst := range map[string]*int64{
+		"ALGOITNY_WS_MAX_UNSENT_BYTES":             &cfg.WebsocketMaxUnsentBytes,
+		"ALGOITNY_WS_MAX_UNSENT_BYTES_PER_ADDRESS": &cfg.WebsocketMaxUnsentBytesPerAddress,
+	} {
+		v := strings.TrimSpace(os.Getenv(name))
+		if v == "" {
+			continue
+		}
+		n, err := parseBytes(v)
+		switch {
+		case v == "off" || (err == nil && n == 0):
+			*dst = -1
+		case err != nil || n < 0:
+			return fmt.Errorf("%s=%q: want a size such as 16MB, or off", name, v)
 		default:
 			*dst = n
 		}
@@ -291,6 +332,13 @@ func (cfg *Config) readSwitches() error {
 		}
 		cfg.Introspection = &on
 	}
+	if v := os.Getenv("ATCODER_SYNC"); strings.TrimSpace(v) != "" {
+		on, err := envBool("ATCODER_SYNC", true)
+		if err != nil {
+			return err
+		}
+		cfg.AtCoderSync = &on
+	}
 	return nil
 }
 
@@ -331,6 +379,14 @@ func (cfg *Config) validate() error {
 	return nil
 }
 
+// AtCoderPeriodic says whether the AtCoder sweep runs (AtCoderSync).
+func (c Config) AtCoderPeriodic() bool {
+	if c.AtCoderSync != nil {
+		return *c.AtCoderSync
+	}
+	return !c.Dev || c.AtCoderBaseURL != ""
+}
+
 // IntrospectionOn says whether the schema may be introspected:
 // ALGOITNY_INTROSPECTION when set, else dev mode.
 func (c Config) IntrospectionOn() bool {
@@ -341,13 +397,28 @@ func (c Config) IntrospectionOn() bool {
 }
 
 // socketLimits are the websocket caps: the configured ones, the others
-// sized from openFiles, the open-file limit (0 if unknown).
+// the defaults (sized from openFiles, the open-file limit; 0 if unknown).
 func (c Config) socketLimits(openFiles uint64) httpserver.SocketLimits {
 	l := httpserver.DefaultSocketLimits(openFiles)
 	for _, v := range []struct {
 		set int
 		dst *int
-	}{{c.WebsocketMaxPerAddress, &l.MaxPerAddress}, {c.WebsocketMaxUnauthenticated, &l.MaxUnauthenticated}, {c.WebsocketReserve, &l.Reserve}} {
+	}{
+		{c.WebsocketMaxPerAddress, &l.MaxPerAddress}, {c.WebsocketMaxUnauthenticated, &l.MaxUnauthenticated}, {c.WebsocketReserve, &l.Reserve},
+		{c.WebsocketMaxOperations, &l.MaxOperations}, {c.WebsocketMaxOperationsSignedOut, &l.MaxOperationsSignedOut},
+		{c.WebsocketMaxOperationsPerAddress, &l.MaxOperationsPerAddress},
+	} {
+		switch {
+		case v.set < 0:
+			*v.dst = 0
+		case v.set > 0:
+			*v.dst = v.set
+		}
+	}
+	for _, v := range []struct {
+		set int64
+		dst *int64
+	}{{c.WebsocketMaxUnsentBytes, &l.MaxUnsentBytes}, {c.WebsocketMaxUnsentBytesPerAddress, &l.MaxUnsentBytesPerAddress}} {
 		switch {
 		case v.set < 0:
 			*v.dst = 0
@@ -380,16 +451,26 @@ func envBool(name string, def bool) (bool, error) {
 
 // readLimits reads the admission's sizes and the response budgets.
 func (cfg *Config) readLimits() error {
-	switch v := strings.TrimSpace(os.Getenv("ALGOITNY_MAX_CONCURRENT_REQUESTS")); v {
-	case "":
-	case "off":
-		cfg.Admission.Concurrency = -1
-	default:
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return fmt.Errorf("ALGOITNY_MAX_CONCURRENT_REQUESTS=%q: want a number of requests ≥ 1, or off", v)
+	for _, v := range []struct {
+		name string
+		dst  *int
+		min  int
+	}{
+		{"ALGOITNY_MAX_CONCURRENT_REQUESTS", &cfg.Admission.Concurrency, 1},
+		{"ALGOITNY_MAX_CONCURRENT_REQUESTS_PER_ADDRESS", &cfg.Admission.PerAddress, 1},
+		{"ALGOITNY_MAX_QUEUED_REQUESTS_PER_ADDRESS", &cfg.Admission.PerAddressQueue, 1},
+	} {
+		switch s := strings.TrimSpace(os.Getenv(v.name)); s {
+		case "":
+		case "off":
+			*v.dst = -1
+		default:
+			n, err := strconv.Atoi(s)
+			if err != nil || n < v.min {
+				return fmt.Errorf("%s=%q: want a number of requests ≥ %d, or off", v.name, s, v.min)
+			}
+			*v.dst = n
 		}
-		cfg.Admission.Concurrency = n
 	}
 	if v := strings.TrimSpace(os.Getenv("ALGOITNY_MAX_QUEUED_REQUESTS")); v != "" {
 		n, err := strconv.Atoi(v)

@@ -16,13 +16,15 @@ func TestConfigLimits(t *testing.T) {
 	t.Setenv("ALGOITNY_MAX_CONCURRENT_REQUESTS", "4")
 	t.Setenv("ALGOITNY_MAX_QUEUED_REQUESTS", "0")
 	t.Setenv("ALGOITNY_QUEUE_TIMEOUT", "250ms")
+	t.Setenv("ALGOITNY_MAX_CONCURRENT_REQUESTS_PER_ADDRESS", "2")
+	t.Setenv("ALGOITNY_MAX_QUEUED_REQUESTS_PER_ADDRESS", "off")
 	t.Setenv("ALGOITNY_RESPONSE_BYTES_SIGNED_OUT", "512KB")
 	t.Setenv("ALGOITNY_RESPONSE_BYTES_SIGNED_IN", "1048576")
 	cfg, err := configFromEnv()
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := httpserver.Admission{Concurrency: 4, Queue: -1, QueueTimeout: 250 * time.Millisecond}
+	want := httpserver.Admission{Concurrency: 4, Queue: -1, QueueTimeout: 250 * time.Millisecond, PerAddress: 2, PerAddressQueue: -1}
 	if cfg.RequestTimeout != 5*time.Second || cfg.Admission != want || cfg.ResponseBudget != (httpserver.ResponseBudget{SignedOut: 512 << 10, SignedIn: 1 << 20}) {
 		t.Fatalf("%v %+v %+v", cfg.RequestTimeout, cfg.Admission, cfg.ResponseBudget)
 	}
@@ -31,10 +33,12 @@ func TestConfigLimits(t *testing.T) {
 		t.Fatalf("off: %+v %v", cfg.Admission, err)
 	}
 	for name, bad := range map[string]string{
-		"ALGOITNY_MAX_CONCURRENT_REQUESTS":   "0",
-		"ALGOITNY_MAX_QUEUED_REQUESTS":       "-1",
-		"ALGOITNY_RESPONSE_BYTES_SIGNED_OUT": "16 parsecs",
-		"ALGOITNY_REQUEST_TIMEOUT":           "soon",
+		"ALGOITNY_MAX_CONCURRENT_REQUESTS":             "0",
+		"ALGOITNY_MAX_QUEUED_REQUESTS":                 "-1",
+		"ALGOITNY_MAX_CONCURRENT_REQUESTS_PER_ADDRESS": "0",
+		"ALGOITNY_MAX_QUEUED_REQUESTS_PER_ADDRESS":     "many",
+		"ALGOITNY_RESPONSE_BYTES_SIGNED_OUT":           "16 parsecs",
+		"ALGOITNY_REQUEST_TIMEOUT":                     "soon",
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Setenv(name, bad)

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/metrics"
 	"strings"
 	"testing"
 	"time"
@@ -53,7 +54,7 @@ func testConfig(t testing.TB) Config {
 		Dynamo:      dynamo.Config{Endpoint: dynamoEndpoint, TablePrefix: id + "-"},
 		DatabaseURL: databaseURL, RiverSchema: id, PubsubChannel: id,
 		JudgeSandbox:  "bwrap",
-		SessionSecret: "test-secret-test-secret-test-secret-0123",
+		SessionSecret: "Zr8mQ2vX9kLp4Tn7Wc1Bd6Hf3Js5Ye0Ua8Io2Ek4Ng7Rq1",
 		// The defaults (a strict change waits at most 1 s for a process
 		// that does not answer; caches warm up in 5 s): a shorter write
 		// window leaves announcements and writes too little time on a
@@ -126,6 +127,38 @@ func TestServeEndToEnd(t *testing.T) {
 		}
 	case <-time.After(40 * time.Second):
 		t.Fatal("no graceful shutdown")
+	}
+}
+
+// TestServeLeavesGCToTheRuntime: serve sets no garbage-collector settings
+// of its own: GOGC and GOMEMLIMIT are the deployment's (docs/operations.md).
+func TestServeLeavesGCToTheRuntime(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg := testConfig(t)
+	cfg.Workers = false
+	if err := migrate(ctx, cfg, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	settings := func() [2]uint64 {
+		s := []metrics.Sample{{Name: "/gc/gogc:percent"}, {Name: "/gc/gomemlimit:bytes"}}
+		metrics.Read(s)
+		return [2]uint64{s[0].Value.Uint64(), s[1].Value.Uint64()}
+	}
+	before := settings()
+	serving := make(chan [2]uint64, 1)
+	var stderr bytes.Buffer
+	code := serveThen(ctx, cfg, io.Discard, &stderr, func(string) error {
+		serving <- settings()
+		cancel()
+		return nil
+	})
+	if code != 0 {
+		t.Fatalf("serve exited with %d: %s", code, stderr.String())
+	}
+	if got := <-serving; got != before {
+		t.Fatalf("GOGC and GOMEMLIMIT while serving: %v, before: %v", got, before)
 	}
 }
 

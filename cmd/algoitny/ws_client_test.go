@@ -53,6 +53,24 @@ func (c *wsClient) read(timeout time.Duration) wsMessage {
 	return m
 }
 
+// event returns the next message that is not a keep-alive (a ping is
+// answered with a pong, as a client must: the server may ping at any
+// time), failing after timeout.
+func (c *wsClient) event(timeout time.Duration) wsMessage {
+	c.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		m := c.read(time.Until(deadline))
+		switch m.Type {
+		case "ping":
+			c.send(map[string]any{"type": "pong"})
+		case "ka", "pong":
+		default:
+			return m
+		}
+	}
+}
+
 // init sends connection_init with a token ("" = none) and waits for the ack.
 func (c *wsClient) init(token string) {
 	c.t.Helper()

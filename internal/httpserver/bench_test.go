@@ -31,7 +31,7 @@ func BenchmarkTypename(b *testing.B) {
 	gql := httpserver.NewGraphQL(withSchema(&graph.Resolver{}, httpserver.GraphQLConfig{Logger: logger,
 		Observe: httpserver.ObserveOperation, Work: &httpserver.DocumentWork{},
 		Websocket: httpserver.NewWebsocket(httpserver.WebsocketConfig{Logger: logger})}))
-	full := httpserver.New(httpserver.Config{GraphQL: gql, Logger: logger, AccessLog: io.Discard, Metrics: httpserver.NewMetrics(nil),
+	full := httpserver.New(httpserver.Config{GraphQL: gql, Logger: logger, Metrics: httpserver.NewMetrics(nil),
 		Ready: func(context.Context) error { return nil }})
 	// gqlgen as its documentation sets it up (the bench's `-baseline gqlgen`).
 	stock := handler.New(graph.NewExecutableSchema(graph.Config{Resolvers: &graph.Resolver{}, Complexity: graph.Complexity()}))

@@ -3,6 +3,7 @@ package httpserver_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -22,13 +23,20 @@ type blockingAccounts struct {
 	graph.Accounts
 	calls   atomic.Int32
 	entered chan struct{}
+	// err and cause are the first call's context's, once it ended.
+	err, cause atomic.Value
 }
 
 func (a *blockingAccounts) Logout(ctx context.Context) error {
-	if a.calls.Add(1) == 1 {
+	first := a.calls.Add(1) == 1
+	if first {
 		close(a.entered)
 	}
 	<-ctx.Done()
+	if first {
+		a.err.Store(ctx.Err())
+		a.cause.Store(context.Cause(ctx))
+	}
 	return ctx.Err()
 }
 
@@ -97,5 +105,10 @@ func TestTimeoutStopsTheRequest(t *testing.T) {
 	}
 	if n := acc.calls.Load(); n != 1 {
 		t.Fatalf("logout ran %d times; the timeout should have stopped the request after the first", n)
+	}
+	// What the request's work sees: a deadline exceeded, which says why
+	// (the DynamoDB and PostgreSQL clients tell a timeout by the first).
+	if err, cause := acc.err.Load(), acc.cause.Load(); err != context.DeadlineExceeded || fmt.Sprint(cause) != "the request timed out" {
+		t.Fatalf("the stopped request's context: Err() %v, cause %v", err, cause)
 	}
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/loader"
 	"github.com/vektah/gqlparser/v2/ast"
-	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
 // Limits protect the API from expensive requests (OWASP GraphQL cheat
@@ -55,8 +54,7 @@ type GraphQLConfig struct {
 	// costs). Required.
 	Schema graphql.ExecutableSchema
 	// Present turns an error into the GraphQL error clients see, with its
-	// `extensions.code` (graph.ErrorPresenter); it also presents a
-	// socket's failed re-authentication. Default gqlgen's.
+	// `extensions.code` (graph.ErrorPresenter). Default gqlgen's.
 	Present graphql.ErrorPresenterFunc
 	// Checks are the schema's own checks of an operation, run after the
 	// limits and before execution (graph.TextGuard: no NUL byte in any
@@ -131,16 +129,11 @@ func NewGraphQL(cfg GraphQLConfig) *handler.Server {
 	})
 	srv.AroundFields(budgetFields)
 	srv.AroundFields(prefetcher(cfg.Loaders))
-	srv.AroundFields(countEvents) // shared subscriptions (shared.go)
 	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 		if cfg.Dev && cfg.CountRequests != nil { // for extensions.dynamodbRequests
 			var count func() int64
 			ctx, count = cfg.CountRequests(ctx)
 			ctx = context.WithValue(ctx, requestCountKey{}, count)
-		}
-		ctx, err := ReauthenticateSocket(ctx, graphql.GetOperationContext(ctx).Operation.Operation)
-		if err != nil {
-			return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{present(ctx, err)}})
 		}
 		return next(loader.WithLazy(ctx, cfg.Loaders))
 	})
@@ -212,15 +205,6 @@ func prefetcher(store loader.Store) graphql.FieldMiddleware {
 		}
 		if fc.Object == "Query" && fc.Field.Name == "problem" {
 			return next(prefetchTestCases(ctx, fc, pp))
-		}
-		if fc.Object == "Subscription" {
-			// A subscription's goroutine lives as long as it does: its
-			// start (access checks, the current state from DynamoDB) runs
-			// on a short-lived one so that its stack stays small.
-			var res any
-			var err error
-			onShortStack(func() { res, err = next(ctx) })
-			return res, err
 		}
 		if fc.Field.Definition != nil && fc.Field.Definition.Type.Name() == "SearchHistoryConnection" {
 			return resolveHistoryPage(ctx, fc, next)

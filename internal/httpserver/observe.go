@@ -2,6 +2,7 @@ package httpserver
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -106,17 +107,21 @@ func (g *gaugesFunc) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// watchAdmission exports the admission's state: requests being served and
-// waiting for a slot (what an operator sizes ALGOITNY_MAX_CONCURRENT_REQUESTS
-// by; turned away ones are the 503s of algoitny_http_requests_total).
+// watchAdmission exports the admission's state: requests being served,
+// waiting for a slot and reading their body (what an operator sizes
+// ALGOITNY_MAX_CONCURRENT_REQUESTS by, and sees slow clients in; turned
+// away ones are the 503s and 429s of algoitny_http_requests_total).
 func (m *Metrics) watchAdmission(a *admission) {
 	m.registry.MustRegister(
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "algoitny_http_requests_in_flight", Help: "GraphQL HTTP requests being served (at most the concurrency limit).",
-		}, func() float64 { return float64(len(a.slots)) }),
+			Name: "algoitny_http_requests_in_flight", Help: "GraphQL requests and websocket operations being served (at most the concurrency limit).",
+		}, func() float64 { n, _, _ := a.counts(); return float64(n) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "algoitny_http_requests_queued", Help: "GraphQL HTTP requests waiting for a slot.",
-		}, func() float64 { return float64(a.waiting.Load()) }),
+			Name: "algoitny_http_requests_queued", Help: "GraphQL requests and websocket operations waiting for a slot.",
+		}, func() float64 { _, n, _ := a.counts(); return float64(n) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "algoitny_http_requests_reading_body", Help: "GraphQL HTTP requests whose body is being read (they hold no slot).",
+		}, func() float64 { _, _, n := a.counts(); return float64(n) }),
 	)
 }
 
@@ -156,7 +161,9 @@ type requestInfo struct {
 	id        string
 	operation string
 	w         statusWriter // the response's writer (one allocation with this)
-	deadline  deadline     // its place among the requests' deadlines
+	// body is the request's body, read before it took a slot (readBody);
+	// nil when it was not read.
+	body *bytes.Buffer
 	// cancel stops the request (its timeout, its response budget).
 	cancel context.CancelCauseFunc
 	budget budget // the response budget of an HTTP request
@@ -258,15 +265,16 @@ func (cfg Config) observe(mux http.Handler, query func(http.ResponseWriter, *htt
 		if route == "/healthz" || route == "/readyz" || route == "/metrics" {
 			return
 		}
-		if cfg.AccessLog != nil {
-			writeAccessLine(cfg.AccessLog, time.Now(), accessLine{requestID: ri.id, method: r.Method, path: r.URL.Path,
-				status: sw.status, bytes: sw.bytes, duration: elapsed, operation: ri.operation})
-			return
+		// The Logger's handler, without the caller's program counter
+		// (Logger.LogAttrs reads the stack for it; the access log has no
+		// use for the source line).
+		if h := cfg.Logger.Handler(); h.Enabled(r.Context(), slog.LevelInfo) {
+			rec := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
+			rec.AddAttrs(slog.String("request_id", ri.id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
+				slog.Int("status", sw.status), slog.Int("bytes", sw.bytes), slog.Duration("duration", elapsed),
+				slog.String("operation", ri.operation))
+			h.Handle(r.Context(), rec)
 		}
-		cfg.Logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
-			slog.String("request_id", ri.id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
-			slog.Int("status", sw.status), slog.Int("bytes", sw.bytes), slog.Duration("duration", elapsed),
-			slog.String("operation", ri.operation))
 	})
 }
 

@@ -7,9 +7,10 @@ package httpserver
 import (
 	"context"
 	"encoding/json"
-	"io"
+	"errors"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,17 +40,22 @@ type Config struct {
 	// assets embedded, so it works offline).
 	Dev bool
 	// Ready checks the dependencies for /readyz (DynamoDB, PostgreSQL).
-	Ready  func(ctx context.Context) error
-	Logger *slog.Logger
-	// AccessLog, if set, takes the access log's lines (one Write each),
-	// written by hand in the JSON Logger's handler writes; without it they
-	// go through Logger.
-	AccessLog io.Writer
-	Metrics   *Metrics
+	Ready func(ctx context.Context) error
+	// Logger writes the access log (a line per request but /healthz,
+	// /readyz and /metrics) and the server's warnings.
+	Logger  *slog.Logger
+	Metrics *Metrics
 	// CORSOrigins may call the API from a browser ("*" allows any origin).
 	CORSOrigins []string
 	// MaxBodyBytes bounds a request body (default 10 MB: test cases are large).
 	MaxBodyBytes int64
+	// BodyTimeout bounds the reading of a request body, like
+	// http.Server's ReadHeaderTimeout the headers' (default 10 s): its nth
+	// byte must have come BodyTimeout + n/BodyMinRate after its headers
+	// (BodyMinRate, 64 KB/s: a body of 10 MB has 170 s, a client sending a
+	// byte now and then is cut after about BodyTimeout). Over it the
+	// request is answered 408 REQUEST_TIMEOUT and its connection closed.
+	BodyTimeout time.Duration
 	// RequestTimeout bounds an HTTP request (default 30 s): parsing,
 	// validation, the limits' checks and execution stop when it is up, as
 	// they do when the client goes away. Websockets are exempt.
@@ -57,10 +63,15 @@ type Config struct {
 	// Admission bounds the /query requests served at once (zero fields
 	// are DefaultAdmission's; Concurrency -1 turns it off).
 	Admission Admission
+	// TrustedProxies are the peers whose X-Forwarded-For names the client
+	// address the admission's per-address share counts (ClientAddress).
+	TrustedProxies []netip.Prefix
 	// CountRequests, if set, counts the storage requests that
 	// authenticate a request, added to dev mode's
 	// `extensions.dynamodbRequests` (GraphQLConfig.CountRequests).
 	CountRequests CountRequests
+
+	proxyWarning *proxyWarning // set by New
 }
 
 // New returns the handler of every route.
@@ -71,6 +82,10 @@ func New(cfg Config) http.Handler {
 	if cfg.RequestTimeout == 0 {
 		cfg.RequestTimeout = 30 * time.Second
 	}
+	if cfg.BodyTimeout == 0 {
+		cfg.BodyTimeout = 10 * time.Second
+	}
+	cfg.proxyWarning = &proxyWarning{logger: cfg.Logger}
 	mux := http.NewServeMux()
 	admit := newAdmission(cfg.Admission)
 	if admit != nil && cfg.Metrics != nil {
@@ -108,44 +123,42 @@ func New(cfg Config) http.Handler {
 //
 //   - CORS: preflights answered, headers set for allowed origins only;
 //   - websocket upgrades go on at once (authenticated in connection_init,
-//     exempt from the admission, the body limit and the request timeout);
+//     exempt from the body limit and the request timeout; each operation
+//     takes a slot of the admission, see WebsocketTransport);
+//   - the body, read whole (at most MaxBodyBytes, at BodyTimeout's pace)
+//     before the request asks for a slot of the admission, so that a client
+//     sending it slowly holds none (Admission: it counts as waiting);
 //   - the admission (back-pressure, see Admission);
-//   - the body limit and the request timeout (RequestTimeout: parsing,
-//     validation, the limits' checks and execution stop when it is up, as
-//     they do when the client goes away);
+//   - the request timeout (RequestTimeout: parsing, validation, the limits'
+//     checks and execution stop when it is up, as they do when the client
+//     goes away);
 //   - authentication: anonymous without an Authorization header, the
 //     session's user with a valid bearer token, and 401 UNAUTHENTICATED for a
 //     bad one (a client that sends a token expects to be someone; silently
 //     serving it anonymously would hide the problem).
 func (cfg Config) query(admit *admission) func(w http.ResponseWriter, r *http.Request, ri *requestInfo) {
 	allowAny := slices.Contains(cfg.CORSOrigins, "*")
-	timeouts := newDeadlines(cfg.RequestTimeout)
-	var retryAfter string
-	if admit != nil {
-		retryAfter = strconv.Itoa(int((admit.cfg.RetryAfter + time.Second - 1) / time.Second))
-	}
 	return func(w http.ResponseWriter, r *http.Request, ri *requestInfo) {
 		if !cfg.cors(w, r, allowAny) {
 			return // a preflight, answered
 		}
 		if r.Header.Get("Upgrade") != "" {
 			ctx := context.WithValue(r.Context(), requestInfoKey{}, ri)
-			cfg.GraphQL.ServeHTTP(w, r.WithContext(withSocketSlot(ctx)))
+			cfg.GraphQL.ServeHTTP(w, r.WithContext(withAdmission(ctx, admit)))
 			return
 		}
-		if admit != nil {
-			if !admit.acquire(r.Context()) {
-				w.Header().Set("Retry-After", retryAfter)
-				w.Header().Set("Content-Type", "application/json; charset=utf-8")
-				err := apierror.New(codeBusy, "the server is busy; retry after "+retryAfter+" s")
-				writeResponse(w, http.StatusServiceUnavailable, response{Errors: gqlerror.List{err}})
-				return
-			}
-			defer admit.release()
+		addr := ClientAddress(r, cfg.TrustedProxies)
+		if !cfg.admit(w, r, ri, admit, addr) {
+			return // answered
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, cfg.MaxBodyBytes)
-		ctx, cancel := timeouts.start(r.Context(), &ri.deadline)
-		defer timeouts.end(&ri.deadline)
+		if admit != nil {
+			defer admit.release(addr)
+		}
+		defer ri.freeBody()
+		ctx, cancel := context.WithCancelCause(r.Context())
+		defer cancel(nil)
+		ctx, stop := context.WithTimeoutCause(ctx, cfg.RequestTimeout, errRequestTimeout)
+		defer stop()
 		ri.cancel = cancel
 		ctx = context.WithValue(ctx, requestInfoKey{}, ri)
 		if r.Header.Get("Authorization") != "" {
@@ -156,6 +169,50 @@ func (cfg Config) query(admit *admission) func(w http.ResponseWriter, r *http.Re
 		}
 		cfg.GraphQL.ServeHTTP(w, r.WithContext(ctx))
 	}
+}
+
+// admit reads r's body into ri and then takes a slot of the admission
+// (none: admit is nil) for the request of client address addr; false when
+// it answered r itself: 429 or 503 from the admission, or the body's
+// error (readBody).
+func (cfg Config) admit(w http.ResponseWriter, r *http.Request, ri *requestInfo, admit *admission, addr string) bool {
+	if admit == nil {
+		return r.Method != http.MethodPost || cfg.readBody(w, r, ri)
+	}
+	if err := admit.arrive(addr); err != nil {
+		// The body is not read: the connection is not kept for another
+		// request (net/http would read the rest of it first).
+		w.Header().Set("Connection", "close")
+		cfg.refuse(w, r, admit, err, addr)
+		return false
+	}
+	if r.Method == http.MethodPost && !cfg.readBody(w, r, ri) {
+		admit.depart(addr)
+		return false
+	}
+	if err := admit.acquire(r.Context(), addr); err != nil {
+		ri.freeBody()
+		cfg.refuse(w, r, admit, err, addr)
+		return false
+	}
+	return true
+}
+
+// refuse answers a request the admission turned away: 429
+// TOO_MANY_REQUESTS over its address's share, 503 SERVER_BUSY otherwise,
+// both with Retry-After.
+func (cfg Config) refuse(w http.ResponseWriter, r *http.Request, admit *admission, err error, addr string) {
+	retryAfter := strconv.Itoa(int((admit.cfg.RetryAfter + time.Second - 1) / time.Second))
+	w.Header().Set("Retry-After", retryAfter)
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	if errors.Is(err, errTooMany) {
+		cfg.proxyWarning.check(r, "a request", addr)
+		msg := "too many requests from your address are waiting or being served; retry after " + retryAfter + " s"
+		writeResponse(w, http.StatusTooManyRequests, response{Errors: gqlerror.List{apierror.New(codeTooMany, msg)}})
+		return
+	}
+	busy := apierror.New(codeBusy, "the server is busy; retry after "+retryAfter+" s")
+	writeResponse(w, http.StatusServiceUnavailable, response{Errors: gqlerror.List{busy}})
 }
 
 // authenticate returns ctx with the actor of r's bearer token; false when

@@ -3,21 +3,24 @@ package httpserver
 import (
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/netip"
 	"strconv"
-	"strings"
 	"sync"
+	"sync/atomic"
+
+	"github.com/algoitny/api/internal/apierror"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
-// SocketLimits bound the websockets of one serve process. Every socket is
-// an open file and a goroutine or two for as long as it lives, and opening
-// one costs a client nothing: without a bound, sockets that only send
-// connection_init fill the process's open files (accept then fails for
-// everyone, HTTP requests included).
+// SocketLimits bound the websockets of one serve process and what they
+// hold. A zero cap is no cap.
 //
-// Two caps, checked when the socket is opened (the HTTP upgrade), answered
+// Sockets: every socket is an open file and a goroutine or two for as
+// long as it lives, and opening one costs a client nothing: without a
+// bound, sockets that only send connection_init fill the process's open
+// files (accept then fails for everyone, HTTP requests included). Two
+// caps, checked when the socket is opened (the HTTP upgrade), answered
 // with an HTTP status and Retry-After, before any websocket exists:
 //
 //   - MaxPerAddress: the open sockets of one client address (ClientAddress),
@@ -32,11 +35,32 @@ import (
 // with 1013 Try Again Later. The Reserve slots are thus always left for
 // sockets on their way to signing in (between upgrade and connection_init,
 // at most WebsocketConfig.InitTimeout): a flood of signed-out sockets does
-// not keep signed-in users out. A zero cap is no cap.
+// not keep signed-in users out.
+//
+// Operations: a socket runs at most MaxOperations operations at once
+// (MaxOperationsSignedOut when it is signed out), and the sockets of one
+// address at most MaxOperationsPerAddress; a subscription counts until it
+// completes. One more is answered TOO_MANY_REQUESTS, the socket stays.
+//
+// Bytes not yet sent: the messages a socket has to send wait in its queue
+// while the client does not read them. A message that would take the
+// queue past MaxUnsentBytes (unless the queue is empty: one answer, which
+// the response budget bounds, always goes), or the queues of the address's
+// sockets past MaxUnsentBytesPerAddress, closes the socket with 1008
+// Policy Violation: the queued messages are dropped, the one being written
+// goes first.
 type SocketLimits struct {
 	MaxPerAddress      int
 	MaxUnauthenticated int
 	Reserve            int
+
+	MaxOperations           int
+	MaxOperationsSignedOut  int
+	MaxOperationsPerAddress int
+
+	MaxUnsentBytes           int64
+	MaxUnsentBytesPerAddress int64
+
 	// TrustedProxies are the peers whose X-Forwarded-For is believed (see
 	// ClientAddress). Empty: the header is ignored, as anyone can send it.
 	TrustedProxies []netip.Prefix
@@ -46,111 +70,44 @@ type SocketLimits struct {
 // open files: 256 sockets per address; a quarter of the open files (at most
 // 10,000) for sockets not signed in, a tenth of that kept in reserve. The
 // rest stays for signed-in sockets, HTTP connections and everything else.
+// A socket runs 16 operations at once (2 signed out), an address's sockets
+// 256; a socket's unsent messages hold 16 MB, an address's 128 MB (more
+// than the largest answer, DefaultResponseBudget.SignedIn).
 func DefaultSocketLimits(openFiles uint64) SocketLimits {
 	unauth := 10000
 	if openFiles > 0 && openFiles/4 < uint64(unauth) {
 		unauth = max(int(openFiles/4), 16)
 	}
-	return SocketLimits{MaxPerAddress: 256, MaxUnauthenticated: unauth, Reserve: max(unauth/10, 1)}
+	return SocketLimits{MaxPerAddress: 256, MaxUnauthenticated: unauth, Reserve: max(unauth/10, 1),
+		MaxOperations: 16, MaxOperationsSignedOut: 2, MaxOperationsPerAddress: 256,
+		MaxUnsentBytes: 16 << 20, MaxUnsentBytesPerAddress: 128 << 20}
 }
 
-// ClientAddress is the address r's sockets are counted against: the TCP
-// peer's, unless the peer is one of TrustedProxies — then X-Forwarded-For
-// is read from the right, skipping trusted proxies, and the first address
-// that is not one is the client (entries left of it were written by the
-// client itself and prove nothing). An entry that is not an address stops
-// the walk at the last address read. IPv6 addresses count by their /64
-// network, which one subscriber usually holds whole.
-func (l SocketLimits) ClientAddress(r *http.Request) string {
-	addr, ok := parseHostAddr(r.RemoteAddr)
-	if !ok {
-		return r.RemoteAddr
-	}
-	if l.trusted(addr) {
-		hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
-		for i := len(hops) - 1; i >= 0; i-- {
-			a, ok := parseHostAddr(strings.TrimSpace(hops[i]))
-			if !ok {
-				break
-			}
-			addr = a
-			if !l.trusted(addr) {
-				break
-			}
-		}
-	}
-	if addr.Is6() {
-		return netip.PrefixFrom(addr, 64).Masked().String()
-	}
-	return addr.String()
-}
-
-func (l SocketLimits) trusted(a netip.Addr) bool {
-	for _, p := range l.TrustedProxies {
-		if p.Contains(a) {
-			return true
-		}
-	}
-	return false
-}
-
-// parseHostAddr reads "1.2.3.4", "1.2.3.4:5", "::1", "[::1]:5"; IPv4-mapped
-// IPv6 addresses are IPv4, zones are dropped.
-func parseHostAddr(s string) (netip.Addr, bool) {
-	a, err := netip.ParseAddr(s)
-	if err != nil {
-		host, _, serr := net.SplitHostPort(s)
-		if serr != nil {
-			return netip.Addr{}, false
-		}
-		if a, err = netip.ParseAddr(host); err != nil {
-			return netip.Addr{}, false
-		}
-	}
-	return a.Unmap().WithZone(""), true
-}
-
-// ParseTrustedProxies reads a comma-separated list of addresses and CIDR
-// networks (ALGOITNY_TRUSTED_PROXIES).
-func ParseTrustedProxies(s string) ([]netip.Prefix, error) {
-	var out []netip.Prefix
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		if strings.Contains(f, "/") {
-			p, err := netip.ParsePrefix(f)
-			if err != nil {
-				return nil, fmt.Errorf("%q is not an address or a CIDR network", f)
-			}
-			out = append(out, p.Masked())
-			continue
-		}
-		a, err := netip.ParseAddr(f)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not an address or a CIDR network", f)
-		}
-		a = a.Unmap()
-		out = append(out, netip.PrefixFrom(a, a.BitLen()))
-	}
-	return out, nil
-}
-
-// socketGate counts the open sockets of a transport against its limits.
+// socketGate counts the open sockets of a transport against its limits,
+// and what they hold by address.
 type socketGate struct {
 	limits SocketLimits
-	logger *slog.Logger
+	warn   *proxyWarning
 
 	mu        sync.Mutex
-	perAddr   map[string]int
+	perAddr   map[string]*addrSockets
 	pending   int // upgraded, connection_init not (successfully) handled yet
 	anonymous int // connection_init without a token
-	warned    bool
+
+	open   atomic.Int64 // sockets admitted and not closed (for /metrics)
+	ops    atomic.Int64 // operations running, all sockets (for /metrics)
+	unsent atomic.Int64 // bytes queued, all sockets (for /metrics)
+}
+
+// addrSockets is what the sockets of one address hold.
+type addrSockets struct {
+	sockets int // guarded by socketGate.mu
+	ops     atomic.Int64
+	unsent  atomic.Int64
 }
 
 func newSocketGate(l SocketLimits, logger *slog.Logger) *socketGate {
-	return &socketGate{limits: l, logger: logger, perAddr: map[string]int{}}
+	return &socketGate{limits: l, warn: &proxyWarning{logger: logger}, perAddr: map[string]*addrSockets{}}
 }
 
 // Socket states of a ticket.
@@ -166,6 +123,7 @@ const (
 type socketTicket struct {
 	gate  *socketGate
 	addr  string
+	load  *addrSockets
 	state int // guarded by gate.mu
 }
 
@@ -177,25 +135,25 @@ type refusal struct {
 
 // admit counts a socket about to be upgraded, or says why not.
 func (g *socketGate) admit(r *http.Request) (*socketTicket, *refusal) {
-	addr := g.limits.ClientAddress(r)
+	addr := ClientAddress(r, g.limits.TrustedProxies)
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if l := g.limits.MaxPerAddress; l > 0 && g.perAddr[addr] >= l {
-		if !g.warned && r.Header.Get("X-Forwarded-For") != "" && g.logger != nil {
-			// Once: behind a proxy whose address is not trusted, every
-			// client shares the proxy's address, and its cap.
-			g.warned = true
-			g.logger.Warn("websocket refused: too many from one address, and the request came through a proxy that is not trusted — behind a reverse proxy or load balancer set ALGOITNY_TRUSTED_PROXIES",
-				"address", addr, "limit", l)
-		}
+	load := g.perAddr[addr]
+	if l := g.limits.MaxPerAddress; l > 0 && load != nil && load.sockets >= l {
+		g.warn.check(r, "websocket", addr)
 		return nil, &refusal{http.StatusTooManyRequests, "Too many websockets from your address (at most " + strconv.Itoa(l) + "): close some and try again"}
 	}
 	if l := g.limits.MaxUnauthenticated; l > 0 && g.pending+g.anonymous >= l+g.limits.Reserve {
 		return nil, &refusal{http.StatusServiceUnavailable, "Too many websockets not signed in: try again later"}
 	}
-	g.perAddr[addr]++
+	if load == nil {
+		load = &addrSockets{}
+		g.perAddr[addr] = load
+	}
+	load.sockets++
 	g.pending++
-	return &socketTicket{gate: g, addr: addr}, nil
+	g.open.Add(1)
+	return &socketTicket{gate: g, addr: addr, load: load}, nil
 }
 
 // signedIn records that the socket signed in: it no longer counts as not
@@ -229,6 +187,37 @@ func (t *socketTicket) anonymous() bool {
 	return true
 }
 
+// startOperation counts an operation against the address's cap; an error
+// to answer it with when the address runs MaxOperationsPerAddress already.
+func (t *socketTicket) startOperation() *gqlerror.Error {
+	l := int64(t.gate.limits.MaxOperationsPerAddress)
+	if n := t.load.ops.Add(1); l > 0 && n > l {
+		t.load.ops.Add(-1)
+		return apierror.New(codeTooMany, fmt.Sprintf("the websockets of your address run at most %d operations at once: wait for some to complete", l))
+	}
+	t.gate.ops.Add(1)
+	return nil
+}
+
+// endOperation uncounts an operation startOperation counted.
+func (t *socketTicket) endOperation() {
+	t.load.ops.Add(-1)
+	t.gate.ops.Add(-1)
+}
+
+// addUnsent counts n more bytes queued (negative: sent or dropped) and
+// reports whether the address stays within MaxUnsentBytesPerAddress
+// (when it would not, nothing is counted).
+func (t *socketTicket) addUnsent(n int64) bool {
+	l := t.gate.limits.MaxUnsentBytesPerAddress
+	if after := t.load.unsent.Add(n); n > 0 && l > 0 && after > l {
+		t.load.unsent.Add(-n)
+		return false
+	}
+	t.gate.unsent.Add(n)
+	return true
+}
+
 // release frees the socket's place (it is closed).
 func (t *socketTicket) release() {
 	g := t.gate
@@ -243,7 +232,8 @@ func (t *socketTicket) release() {
 		g.anonymous--
 	}
 	t.state = ticketReleased
-	if g.perAddr[t.addr]--; g.perAddr[t.addr] <= 0 {
+	g.open.Add(-1)
+	if t.load.sockets--; t.load.sockets <= 0 {
 		delete(g.perAddr, t.addr)
 	}
 }

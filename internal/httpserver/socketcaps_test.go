@@ -15,16 +15,16 @@ func TestClientAddress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	trusting := httpserver.SocketLimits{TrustedProxies: proxies}
+	trusting := proxies
 	for _, tc := range []struct {
-		name   string
-		limits httpserver.SocketLimits
-		peer   string
-		xff    []string
-		want   string
+		name    string
+		proxies []netip.Prefix
+		peer    string
+		xff     []string
+		want    string
 	}{
-		{"PeerWithoutProxies", httpserver.SocketLimits{}, "203.0.113.9:4000", nil, "203.0.113.9"},
-		{"ForwardedForIgnoredUntrusted", httpserver.SocketLimits{}, "203.0.113.9:4000", []string{"198.51.100.1"}, "203.0.113.9"},
+		{"PeerWithoutProxies", nil, "203.0.113.9:4000", nil, "203.0.113.9"},
+		{"ForwardedForIgnoredUntrusted", nil, "203.0.113.9:4000", []string{"198.51.100.1"}, "203.0.113.9"},
 		{"ForwardedForFromUntrustedPeer", trusting, "203.0.113.9:4000", []string{"198.51.100.1"}, "203.0.113.9"},
 		{"OneTrustedProxy", trusting, "192.0.2.7:4000", []string{"198.51.100.1"}, "198.51.100.1"},
 		// The client wrote the leftmost entries itself: only the address
@@ -35,10 +35,10 @@ func TestClientAddress(t *testing.T) {
 		{"NoHeaderFromProxy", trusting, "10.1.2.3:4000", nil, "10.1.2.3"},
 		{"GarbageStopsTheWalk", trusting, "10.1.2.3:4000", []string{"198.51.100.1, not-an-address, 10.0.0.5"}, "10.0.0.5"},
 		{"PortInEntry", trusting, "10.1.2.3:4000", []string{"198.51.100.1:5555"}, "198.51.100.1"},
-		{"IPv6By64", httpserver.SocketLimits{}, "[2001:db8:1:2:aaaa::1]:4000", nil, "2001:db8:1:2::/64"},
-		{"IPv6SameNetwork", httpserver.SocketLimits{}, "[2001:db8:1:2:bbbb::9]:4000", nil, "2001:db8:1:2::/64"},
+		{"IPv6By64", nil, "[2001:db8:1:2:aaaa::1]:4000", nil, "2001:db8:1:2::/64"},
+		{"IPv6SameNetwork", nil, "[2001:db8:1:2:bbbb::9]:4000", nil, "2001:db8:1:2::/64"},
 		{"IPv6Proxy", trusting, "[::1]:4000", []string{"[2001:db8::5]:80"}, "2001:db8::/64"},
-		{"IPv4Mapped", httpserver.SocketLimits{}, "[::ffff:203.0.113.9]:4000", nil, "203.0.113.9"},
+		{"IPv4Mapped", nil, "[::ffff:203.0.113.9]:4000", nil, "203.0.113.9"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := httptest.NewRequest("GET", "/query", nil)
@@ -46,7 +46,7 @@ func TestClientAddress(t *testing.T) {
 			for _, v := range tc.xff {
 				r.Header.Add("X-Forwarded-For", v)
 			}
-			if got := tc.limits.ClientAddress(r); got != tc.want {
+			if got := httpserver.ClientAddress(r, tc.proxies); got != tc.want {
 				t.Fatalf("ClientAddress = %q, want %q", got, tc.want)
 			}
 		})

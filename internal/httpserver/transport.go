@@ -5,12 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"mime"
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/algoitny/api/internal/apierror"
@@ -108,7 +106,7 @@ func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 			http.Error(w, "Unsupported Media Type: send the request as application/json", http.StatusUnsupportedMediaType)
 			return
 		}
-		batch, isBatch, err = paramsFromBody(r.Body, t.MaxBatch)
+		batch, isBatch, err = paramsFromBody(r, t.MaxBatch)
 	}
 	if err != nil {
 		var tooLarge *http.MaxBytesError
@@ -211,6 +209,14 @@ func writeBatch(w http.ResponseWriter, status int, batch []response) {
 // internalErrorBody answers a request whose response cannot be encoded:
 // {"errors":[{"message":"internal error","extensions":{"code":"INTERNAL"}}]}.
 var internalErrorBody = mustJSON(map[string]gqlerror.List{"errors": {apierror.New(apierror.Internal, "internal error")}})
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
 
 func writeBody(w http.ResponseWriter, status int, b []byte, err error) {
 	if err != nil {
@@ -355,18 +361,21 @@ func paramsFromQuery(r *http.Request) (*graphql.RawParams, error) {
 }
 
 // paramsFromBody decodes a POST body: one request object or a batch array.
-func paramsFromBody(body io.Reader, maxBatch int) ([]*graphql.RawParams, bool, error) {
-	buf := bodyPool.Get().(*bytes.Buffer)
-	defer func() {
-		if buf.Cap() <= 64<<10 { // a large body's buffer is not kept
-			bodyPool.Put(buf)
+// The body was read by readBody, or is read here when the transport runs
+// on its own (tests).
+func paramsFromBody(r *http.Request, maxBatch int) ([]*graphql.RawParams, bool, error) {
+	var raw []byte
+	if ri := requestInfoFrom(r.Context()); ri != nil && ri.body != nil {
+		raw = ri.body.Bytes()
+	} else {
+		buf, err := readAll(r.Body)
+		if err != nil {
+			return nil, false, err
 		}
-	}()
-	buf.Reset()
-	if _, err := buf.ReadFrom(body); err != nil {
-		return nil, false, err
+		defer putBody(buf)
+		raw = buf.Bytes()
 	}
-	raw := bytes.TrimSpace(buf.Bytes())
+	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return nil, false, errors.New("the request body is empty; send {\"query\": \"...\"}")
 	}
@@ -393,10 +402,6 @@ func paramsFromBody(body io.Reader, maxBatch int) ([]*graphql.RawParams, bool, e
 	}
 	return out, true, nil
 }
-
-// bodyPool recycles the buffers request bodies are read into (decodeParams
-// copies out what it keeps).
-var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 var errNotGraphQLRequest = errors.New("the request body is not a JSON GraphQL request")
 

@@ -82,9 +82,11 @@ func drain(t *testing.T, ctx context.Context, ch <-chan *algoitny.ExecutionEvent
 // again (a job rescued after its worker died), are sent once.
 func TestExecutionEventsReplayWithoutDuplicates(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
 	b := setup(t)
+	// A deadline that only stops a test that hangs (setup is not in it:
+	// on a loaded machine it alone can take seconds).
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
 	job := executionJob(t, ctx, b)
 	const n = 5
 	var results []algoitny.TestResult
@@ -135,9 +137,11 @@ func TestExecutionEventsReplayWithoutDuplicates(t *testing.T) {
 // execution when the job ends: the subscription still has every test.
 func TestExecutionEventsFillGapsAtTheEnd(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
 	b := setup(t)
+	// A deadline that only stops a test that hangs (setup is not in it:
+	// on a loaded machine it alone can take seconds).
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
 	job := executionJob(t, ctx, b)
 	const n = 3
 	var results []algoitny.TestResult

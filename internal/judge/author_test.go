@@ -31,7 +31,9 @@ func TestAuthorProgramFailures(t *testing.T) {
 	}{
 		// Its wall time is the test's 2×1 s + 1 s.
 		{"CheckerHangs", "import time\ntime.sleep(1000)\n", "python", []string{"checker exceeded its time limit", "wall time limit 3s"}},
-		{"CheckerSpins", "while True:\n    pass\n", "python", []string{"checker exceeded its time limit", "CPU time limit 1s"}},
+		// On a busy machine its wall time can run out before its CPU time:
+		// either limit is the checker's.
+		{"CheckerSpins", "while True:\n    pass\n", "python", []string{"checker exceeded its time limit", "time limit"}},
 		{"CheckerCrashes", "int main(void) { return *(volatile int *)0; }\n", "c", []string{"checker was killed by SIGSEGV"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -56,7 +58,7 @@ func TestAuthorProgramFailures(t *testing.T) {
 		{"InteractorHangs", binarySearchPython, "import time\ntime.sleep(1000)\n",
 			judge.InternalError, []string{"interactor exceeded its time limit"}},
 		{"InteractorSpins", binarySearchPython, "while True:\n    pass\n",
-			judge.InternalError, []string{"interactor exceeded its time limit", "CPU time limit 1s"}},
+			judge.InternalError, []string{"interactor exceeded its time limit"}},
 		{"InteractorHangsAfterTheAnswer", "input()\nprint('! 1', flush=True)\n",
 			"import sys, time\nprint(10, flush=True)\nsys.stdin.readline()\ntime.sleep(1000)\n",
 			judge.InternalError, []string{"interactor exceeded its time limit"}},
@@ -66,7 +68,7 @@ func TestAuthorProgramFailures(t *testing.T) {
 		// interactor does once its input ended is not the verdict.
 		{"SolutionFailsFirst", "input()\nwhile True:\n    pass\n",
 			"import sys, time\nprint(10, flush=True)\nsys.stdin.read()\ntime.sleep(1000)\n",
-			judge.TimeLimitExceeded, []string{"CPU time limit"}},
+			judge.TimeLimitExceeded, []string{"time limit"}},
 		// Both wait for the other: the interactor reads the solution's
 		// output and ends when it ends, so the solution is the one that
 		// did not answer.
