@@ -291,6 +291,7 @@ type ComplexityRoot struct {
 		ExtractProblem            func(childComplexity int, url string) int
 		GenerateHints             func(childComplexity int, historyID string) int
 		GenerateTestCases         func(childComplexity int, input model.GenerateTestCasesInput) int
+		ImportProblemPackage      func(childComplexity int, file graphql.Upload, input *model.ImportPackageInput) int
 		LinkAtCoderAccount        func(childComplexity int, handle string) int
 		LoginWithGoogle           func(childComplexity int, idToken string) int
 		Logout                    func(childComplexity int) int
@@ -668,6 +669,7 @@ type MutationResolver interface {
 	AddTestCases(ctx context.Context, platform algoitny.Platform, problemID string, testCases []*model.TestCaseInput) (*algoitny.Problem, error)
 	ReviewProblem(ctx context.Context, platform algoitny.Platform, problemID string, input model.ReviewProblemInput) (*algoitny.Problem, error)
 	ExtractProblem(ctx context.Context, url string) (*algoitny.Job, error)
+	ImportProblemPackage(ctx context.Context, file graphql.Upload, input *model.ImportPackageInput) (*algoitny.Job, error)
 	CancelJob(ctx context.Context, id string) (*algoitny.Job, error)
 	SetHistoryVisibility(ctx context.Context, id string, isCodePublic bool) (*algoitny.SearchHistory, error)
 	DeleteMyAccount(ctx context.Context) (bool, error)
@@ -1807,6 +1809,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.GenerateTestCases(childComplexity, args["input"].(model.GenerateTestCasesInput)), true
+	case "Mutation.importProblemPackage":
+		if e.ComplexityRoot.Mutation.ImportProblemPackage == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_importProblemPackage_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ImportProblemPackage(childComplexity, args["file"].(graphql.Upload), args["input"].(*model.ImportPackageInput)), true
 	case "Mutation.linkAtCoderAccount":
 		if e.ComplexityRoot.Mutation.LinkAtCoderAccount == nil {
 			break
@@ -3368,6 +3381,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputExecuteCodeInput,
 		ec.unmarshalInputGenerateTestCasesInput,
 		ec.unmarshalInputHistoryFilter,
+		ec.unmarshalInputImportPackageInput,
 		ec.unmarshalInputInteractorInput,
 		ec.unmarshalInputMaintenanceWindowInput,
 		ec.unmarshalInputNewSubtaskInput,
@@ -3615,6 +3629,8 @@ enum JobType {
   SCRIPT_GENERATION
   "` + "`" + `extractProblem` + "`" + `: reads a judge's problem page into a draft problem (` + "`" + `job.problem` + "`" + `)."
   PROBLEM_EXTRACTION
+  "` + "`" + `importProblemPackage` + "`" + `: verifies an ICPC or Polygon problem package and registers it as a problem (` + "`" + `job.problem` + "`" + `; the verification's report in ` + "`" + `result` + "`" + `)."
+  PACKAGE_IMPORT
 }
 
 "Where a job is in its life: PENDING → PROCESSING → COMPLETED, FAILED or CANCELLED (PENDING may also end FAILED or CANCELLED)."
@@ -5317,6 +5333,28 @@ type Mutation {
     url: String!
   ): Job!
   """
+  Import a problem package — an ICPC / Kattis package (problem.yaml, data/,
+  validators, submissions/) or a Polygon package (problem.xml) — zipped, sent
+  as a GraphQL multipart request (the ` + "`" + `file` + "`" + ` part; the request must carry an
+  Authorization header, or a preflight header such as ` + "`" + `GraphQL-Preflight: 1` + "`" + `).
+  Returns the PACKAGE_IMPORT job: a worker generates and validates the tests,
+  judges every example submission against what its folder or tag requires,
+  infers the time limit where the package states none, and registers the
+  problem as a CUSTOM draft of yours (published with ` + "`" + `publish` + "`" + `); follow it
+  with ` + "`" + `jobUpdated` + "`" + `. When COMPLETED, ` + "`" + `job.problem` + "`" + ` is the problem and
+  ` + "`" + `result` + "`" + ` holds ` + "`" + `{platform, problemId, tests, subtasks, report, notes}` + "`" + `,
+  the report as ` + "`" + `algoitny package verify --json` + "`" + ` prints it; a package with
+  faults ends FAILED saying which. Not metered. Errors: UNAUTHENTICATED,
+  FORBIDDEN (your plan cannot register problems), BAD_USER_INPUT (file:
+  empty, larger than 32 MB, not a zip; problemId).
+  """
+  importProblemPackage(
+    "The package, a zip of at most 32 MB."
+    file: Upload!
+    "Options of the import."
+    input: ImportPackageInput
+  ): Job!
+  """
   Stop a job of yours (staff: anyone's): a pending one never runs, a running
   one's processes are killed at once. The use it was charged is not given
   back. Returns the CANCELLED job. Errors: BAD_USER_INPUT (malformed id),
@@ -5506,6 +5544,22 @@ type Subscription {
     "The check's id."
     id: ID!
   ): CheckEvent!
+}
+
+"""
+A file sent with the GraphQL multipart request specification
+(multipart/form-data with ` + "`" + `operations` + "`" + `, ` + "`" + `map` + "`" + ` and the file's part).
+"""
+scalar Upload
+
+"Options of importProblemPackage."
+input ImportPackageInput {
+  "The new problem's id (letters, digits, '_', '-', '.'); the package's name when null."
+  problemId: String
+  "Publish the problem at once (isCompleted)."
+  publish: Boolean
+  "Refuse the package unless every example submission gets what its folder or tag requires."
+  requireVerified: Boolean
 }
 `, BuiltIn: false},
 }
@@ -6860,6 +6914,28 @@ func (ec *executionContext) field_Mutation_generateTestCases_args(ctx context.Co
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_importProblemPackage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "file",
+		func(ctx context.Context, v any) (graphql.Upload, error) {
+			return ec.unmarshalNUpload2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚐUpload(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["file"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (*model.ImportPackageInput, error) {
+			return ec.unmarshalOImportPackageInput2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐImportPackageInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
 	return args, nil
 }
 
@@ -11539,6 +11615,50 @@ func (ec *executionContext) fieldContext_Mutation_extractProblem(ctx context.Con
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_extractProblem_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_importProblemPackage(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_importProblemPackage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ImportProblemPackage(ctx, fc.Args["file"].(graphql.Upload), fc.Args["input"].(*model.ImportPackageInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.Job) graphql.Marshaler {
+			return ec.marshalNJob2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐJob(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_importProblemPackage(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Job(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_importProblemPackage_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -19465,6 +19585,50 @@ func (ec *executionContext) unmarshalInputHistoryFilter(ctx context.Context, obj
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputImportPackageInput(ctx context.Context, obj any) (model.ImportPackageInput, error) {
+	var it model.ImportPackageInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"problemId", "publish", "requireVerified"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "problemId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("problemId"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ProblemID = data
+		case "publish":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("publish"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Publish = data
+		case "requireVerified":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requireVerified"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RequireVerified = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputInteractorInput(ctx context.Context, obj any) (model.InteractorInput, error) {
 	var it model.InteractorInput
 	if obj == nil {
@@ -22474,6 +22638,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "extractProblem":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_extractProblem(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "importProblemPackage":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_importProblemPackage(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -27577,12 +27748,14 @@ var (
 		"HINT_GENERATION":    algoitny.JobHintGeneration,
 		"SCRIPT_GENERATION":  algoitny.JobScriptGeneration,
 		"PROBLEM_EXTRACTION": algoitny.JobProblemExtraction,
+		"PACKAGE_IMPORT":     algoitny.JobPackageImport,
 	}
 	marshalNJobType2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐJobType = map[algoitny.JobType]string{
 		algoitny.JobCodeExecution:     "CODE_EXECUTION",
 		algoitny.JobHintGeneration:    "HINT_GENERATION",
 		algoitny.JobScriptGeneration:  "SCRIPT_GENERATION",
 		algoitny.JobProblemExtraction: "PROBLEM_EXTRACTION",
+		algoitny.JobPackageImport:     "PACKAGE_IMPORT",
 	}
 )
 
@@ -28252,6 +28425,22 @@ func (ec *executionContext) unmarshalNUpdateProblemInput2githubᚗcomᚋalgoitny
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNUpload2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚐUpload(ctx context.Context, v any) (graphql.Upload, error) {
+	res, err := graphql.UnmarshalUpload(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNUpload2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚐUpload(ctx context.Context, sel ast.SelectionSet, v graphql.Upload) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalUpload(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
 func (ec *executionContext) marshalNUsage2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐUsageᚄ(ctx context.Context, sel ast.SelectionSet, v []*algoitny.Usage) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -28712,6 +28901,14 @@ func (ec *executionContext) marshalOID2ᚖstring(ctx context.Context, sel ast.Se
 	return res
 }
 
+func (ec *executionContext) unmarshalOImportPackageInput2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐImportPackageInput(ctx context.Context, v any) (*model.ImportPackageInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputImportPackageInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOInt2ᚖint(ctx context.Context, v any) (*int, error) {
 	if v == nil {
 		return nil, nil
@@ -28813,12 +29010,14 @@ var (
 		"HINT_GENERATION":    algoitny.JobHintGeneration,
 		"SCRIPT_GENERATION":  algoitny.JobScriptGeneration,
 		"PROBLEM_EXTRACTION": algoitny.JobProblemExtraction,
+		"PACKAGE_IMPORT":     algoitny.JobPackageImport,
 	}
 	marshalOJobType2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐJobType = map[algoitny.JobType]string{
 		algoitny.JobCodeExecution:     "CODE_EXECUTION",
 		algoitny.JobHintGeneration:    "HINT_GENERATION",
 		algoitny.JobScriptGeneration:  "SCRIPT_GENERATION",
 		algoitny.JobProblemExtraction: "PROBLEM_EXTRACTION",
+		algoitny.JobPackageImport:     "PACKAGE_IMPORT",
 	}
 )
 

@@ -1,7 +1,12 @@
 package main
 
 import (
+	"archive/zip"
+	"bytes"
 	"encoding/json"
+	"mime/multipart"
+	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -138,6 +143,156 @@ func TestPackageCommands(t *testing.T) {
 		}
 		if code, _ := run(t, "package", "import"); code != 2 {
 			t.Fatalf("no path: %d", code)
+		}
+	})
+}
+
+// zipFixture zips a fixture package (its files under one directory of its
+// name, as setters zip them).
+func zipFixture(t *testing.T, name string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	root := fixturePackage(name)
+	err := filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		w, err := zw.Create(name + "/" + filepath.ToSlash(rel))
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(data)
+		return err
+	})
+	if err == nil {
+		err = zw.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+const importMutation = `mutation($f: Upload!, $in: ImportPackageInput) { importProblemPackage(file: $f, input: $in) { id status } }`
+
+// upload sends importMutation as a GraphQL multipart request with the
+// given file and headers.
+func (s *apiServer) upload(t *testing.T, header http.Header, file []byte, fileName string, input map[string]any) *gqlResult {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	ops, _ := json.Marshal(map[string]any{"query": importMutation, "variables": map[string]any{"f": nil, "in": input}})
+	mw.WriteField("operations", string(ops))
+	mw.WriteField("map", `{"0": ["variables.f"]}`)
+	fw, _ := mw.CreateFormFile("0", fileName)
+	fw.Write(file)
+	mw.Close()
+	return s.post(t, "", mw.FormDataContentType(), body.Bytes(), header)
+}
+
+// TestImportProblemPackage imports a package through the API: a
+// multipart upload (GraphQL multipart request specification) starts a
+// PACKAGE_IMPORT job whose worker verifies the package and registers it.
+func TestImportProblemPackage(t *testing.T) {
+	t.Parallel()
+	s := startWorkers(t)
+	admin := s.staff(t, "admin@example.com")
+	auth := http.Header{"Authorization": {"Bearer " + admin}}
+
+	t.Run("OK", func(t *testing.T) {
+		t.Parallel()
+		var out struct{ ImportProblemPackage struct{ ID, Status string } }
+		s.upload(t, auth, zipFixture(t, "anysum"), "anysum.zip", map[string]any{"problemId": "any-sum", "publish": true}).decode(t, &out)
+		id := out.ImportProblemPackage.ID
+		if j := s.waitJob(t, admin, id, 180*time.Second); j.Status != "COMPLETED" {
+			t.Fatalf("job %+v", j)
+		}
+		var got struct {
+			Job struct {
+				Type    string
+				Result  string
+				Problem struct {
+					ProblemID     string
+					IsCompleted   bool
+					TestCaseCount int
+					Checker       struct{ Kind string }
+				}
+				Progress struct {
+					Edges []struct {
+						Node struct{ Step, Message string }
+					}
+				}
+			}
+		}
+		s.query(t, admin, `query($id: ID!) { job(id: $id) { type result problem { problemId isCompleted testCaseCount checker { kind } } progress(first: 50) { edges { node { step message } } } } }`,
+			map[string]any{"id": id}).decode(t, &got)
+		j := got.Job
+		if j.Type != "PACKAGE_IMPORT" || j.Problem.ProblemID != "any-sum" || !j.Problem.IsCompleted || j.Problem.TestCaseCount != 7 || j.Problem.Checker.Kind != "ICPC" {
+			t.Fatalf("job %+v", j)
+		}
+		var res struct {
+			ProblemID string
+			Report    struct {
+				Submissions []struct {
+					Path, Verdict string
+					OK            bool
+				}
+			}
+		}
+		if err := json.Unmarshal([]byte(j.Result), &res); err != nil || res.ProblemID != "any-sum" || len(res.Report.Submissions) != 5 {
+			t.Fatalf("result %s", j.Result)
+		}
+		verifying := 0
+		for _, e := range j.Progress.Edges {
+			if e.Node.Step == "verifying" {
+				verifying++
+			}
+		}
+		if verifying == 0 {
+			t.Fatalf("no verification steps among %+v", j.Progress.Edges)
+		}
+	})
+	t.Run("FaultyPackageFails", func(t *testing.T) {
+		t.Parallel()
+		// A package whose only secret test has no answer.
+		var buf bytes.Buffer
+		zw := zip.NewWriter(&buf)
+		for name, data := range map[string]string{"bad/problem.yaml": "name: Bad\n", "bad/data/secret/1.in": "1\n"} {
+			w, _ := zw.Create(name)
+			w.Write([]byte(data))
+		}
+		zw.Close()
+		var out struct{ ImportProblemPackage struct{ ID string } }
+		s.upload(t, auth, buf.Bytes(), "bad.zip", nil).decode(t, &out)
+		j := s.waitJobResult(t, admin, out.ImportProblemPackage.ID)
+		if j.Status != "FAILED" || !strings.Contains(j.ErrorMessage, "no .ans") {
+			t.Fatalf("job %+v", j)
+		}
+	})
+	t.Run("ErrNotAZip", func(t *testing.T) {
+		t.Parallel()
+		if r := s.upload(t, auth, []byte("hello"), "x.zip", nil); r.code() != "BAD_USER_INPUT" {
+			t.Fatalf("%s", r.Raw)
+		}
+	})
+	t.Run("ErrSignedOut", func(t *testing.T) {
+		t.Parallel()
+		if r := s.upload(t, http.Header{"GraphQL-Preflight": {"1"}}, zipFixture(t, "anysum"), "anysum.zip", nil); r.code() != "UNAUTHENTICATED" {
+			t.Fatalf("%s", r.Raw)
+		}
+	})
+	t.Run("ErrCrossSiteForm", func(t *testing.T) {
+		t.Parallel()
+		// A form a page on another site could post without a preflight:
+		// no Authorization, no preflight header.
+		if r := s.upload(t, nil, zipFixture(t, "anysum"), "anysum.zip", nil); r.Status != http.StatusUnsupportedMediaType {
+			t.Fatalf("status %d: %s", r.Status, r.Raw)
 		}
 	})
 }

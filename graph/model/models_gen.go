@@ -194,6 +194,16 @@ type HistoryFilter struct {
 	ProblemID *string `json:"problemId,omitempty"`
 }
 
+// Options of importProblemPackage.
+type ImportPackageInput struct {
+	// The new problem's id (letters, digits, '_', '-', '.'); the package's name when null.
+	ProblemID *string `json:"problemId,omitempty"`
+	// Publish the problem at once (isCompleted).
+	Publish *bool `json:"publish,omitempty"`
+	// Refuse the package unless every example submission gets what its folder or tag requires.
+	RequireVerified *bool `json:"requireVerified,omitempty"`
+}
+
 // An interactor, which makes a problem interactive. It runs beside each
 // submission in the sandbox, its standard output piped to the submission's
 // standard input and the submission's standard output to its standard input,
