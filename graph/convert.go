@@ -1,8 +1,13 @@
 package graph
 
 import (
+	"io"
+
+	"github.com/99designs/gqlgen/graphql"
+
 	"github.com/algoitny/api/graph/model"
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/submissions"
 )
 
 // pageRequest reads a list's first and after (algoitny.NewPageRequest,
@@ -64,7 +69,7 @@ func checker(in *model.CheckerInput) *algoitny.Checker {
 	if in == nil {
 		return nil
 	}
-	c := &algoitny.Checker{Kind: in.Kind, Code: orEmpty(in.Code)}
+	c := &algoitny.Checker{Kind: in.Kind, Code: orEmpty(in.Code), Args: in.Args}
 	if in.Epsilon != nil {
 		c.Epsilon = *in.Epsilon
 	}
@@ -132,3 +137,19 @@ func windows(in []*algoitny.MaintenanceWindow) []algoitny.MaintenanceWindow {
 	}
 	return out
 }
+
+// importPackageInput reads an uploaded package (at most one byte past
+// MaxPackageBytes, which the service refuses) with its options.
+func importPackageInput(file graphql.Upload, in *model.ImportPackageInput) (submissions.ImportPackageInput, error) {
+	data, err := io.ReadAll(io.LimitReader(file.File, submissions.MaxPackageBytes+1))
+	if err != nil {
+		return submissions.ImportPackageInput{}, algoitny.Invalid("file", "the package could not be read")
+	}
+	out := submissions.ImportPackageInput{Package: data, FileName: file.Filename}
+	if in != nil {
+		out.ProblemID, out.Publish, out.RequireVerified = orEmpty(in.ProblemID), orFalse(in.Publish), orFalse(in.RequireVerified)
+	}
+	return out, nil
+}
+
+func orFalse(b *bool) bool { return b != nil && *b }

@@ -174,6 +174,7 @@ type ComplexityRoot struct {
 	}
 
 	Checker struct {
+		Args    func(childComplexity int) int
 		Epsilon func(childComplexity int) int
 		Kind    func(childComplexity int) int
 	}
@@ -290,6 +291,7 @@ type ComplexityRoot struct {
 		ExtractProblem            func(childComplexity int, url string) int
 		GenerateHints             func(childComplexity int, historyID string) int
 		GenerateTestCases         func(childComplexity int, input model.GenerateTestCasesInput) int
+		ImportProblemPackage      func(childComplexity int, file graphql.Upload, input *model.ImportPackageInput) int
 		LinkAtCoderAccount        func(childComplexity int, handle string) int
 		LoginWithGoogle           func(childComplexity int, idToken string) int
 		Logout                    func(childComplexity int) int
@@ -667,6 +669,7 @@ type MutationResolver interface {
 	AddTestCases(ctx context.Context, platform algoitny.Platform, problemID string, testCases []*model.TestCaseInput) (*algoitny.Problem, error)
 	ReviewProblem(ctx context.Context, platform algoitny.Platform, problemID string, input model.ReviewProblemInput) (*algoitny.Problem, error)
 	ExtractProblem(ctx context.Context, url string) (*algoitny.Job, error)
+	ImportProblemPackage(ctx context.Context, file graphql.Upload, input *model.ImportPackageInput) (*algoitny.Job, error)
 	CancelJob(ctx context.Context, id string) (*algoitny.Job, error)
 	SetHistoryVisibility(ctx context.Context, id string, isCodePublic bool) (*algoitny.SearchHistory, error)
 	DeleteMyAccount(ctx context.Context) (bool, error)
@@ -1284,6 +1287,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CheckWindowStats.UptimePercent(childComplexity), true
 
+	case "Checker.args":
+		if e.ComplexityRoot.Checker.Args == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Checker.Args(childComplexity), true
 	case "Checker.epsilon":
 		if e.ComplexityRoot.Checker.Epsilon == nil {
 			break
@@ -1800,6 +1809,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.GenerateTestCases(childComplexity, args["input"].(model.GenerateTestCasesInput)), true
+	case "Mutation.importProblemPackage":
+		if e.ComplexityRoot.Mutation.ImportProblemPackage == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_importProblemPackage_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ImportProblemPackage(childComplexity, args["file"].(graphql.Upload), args["input"].(*model.ImportPackageInput)), true
 	case "Mutation.linkAtCoderAccount":
 		if e.ComplexityRoot.Mutation.LinkAtCoderAccount == nil {
 			break
@@ -3361,6 +3381,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputExecuteCodeInput,
 		ec.unmarshalInputGenerateTestCasesInput,
 		ec.unmarshalInputHistoryFilter,
+		ec.unmarshalInputImportPackageInput,
 		ec.unmarshalInputInteractorInput,
 		ec.unmarshalInputMaintenanceWindowInput,
 		ec.unmarshalInputNewSubtaskInput,
@@ -3608,6 +3629,8 @@ enum JobType {
   SCRIPT_GENERATION
   "` + "`" + `extractProblem` + "`" + `: reads a judge's problem page into a draft problem (` + "`" + `job.problem` + "`" + `)."
   PROBLEM_EXTRACTION
+  "` + "`" + `importProblemPackage` + "`" + `: verifies an ICPC or Polygon problem package and registers it as a problem (` + "`" + `job.problem` + "`" + `; the verification's report in ` + "`" + `result` + "`" + `)."
+  PACKAGE_IMPORT
 }
 
 "Where a job is in its life: PENDING → PROCESSING → COMPLETED, FAILED or CANCELLED (PENDING may also end FAILED or CANCELLED)."
@@ -3691,6 +3714,10 @@ enum CheckerKind {
   YESNO
   "A checker program, for problems with several valid answers (see CheckerInput.code)."
   CUSTOM
+  "The ICPC problem package format's default output validator: tokens compared case-insensitively (unless ` + "`" + `case_sensitive` + "`" + `), whitespace only separating them (unless ` + "`" + `space_change_sensitive` + "`" + `), numbers within ` + "`" + `float_tolerance ε` + "`" + `, ` + "`" + `float_absolute_tolerance ε` + "`" + ` or ` + "`" + `float_relative_tolerance ε` + "`" + ` when given. Its flags are ` + "`" + `args` + "`" + `."
+  ICPC_DEFAULT
+  "An ICPC output validator program: run as ` + "`" + `validator input answer feedback_dir/ args… < output` + "`" + `; exit code 42 is ACCEPTED, 43 WRONG_ANSWER, anything else the validator failing (INTERNAL_ERROR); its ` + "`" + `judgemessage.txt` + "`" + ` becomes the test's message."
+  ICPC
 }
 
 "How a problem's outputs are judged. A custom checker's code is not shown."
@@ -3699,6 +3726,8 @@ type Checker {
   kind: CheckerKind!
   "FLOAT's tolerance, absolute or relative (0 < epsilon < 1); not used by the other kinds."
   epsilon: Float
+  "ICPC_DEFAULT's flags, ICPC's further arguments; empty for the other kinds."
+  args: [String!]!
 }
 
 """
@@ -4725,8 +4754,10 @@ input CheckerInput {
   can ` + "`" + `#include "testlib.h"` + "`" + ` (a testlib-compatible header is provided).
   """
   code: String
-  "CUSTOM: the checker's language (required)."
+  "CUSTOM, ICPC: the checker's language (required)."
   language: Language
+  "ICPC_DEFAULT: its flags (e.g. [\"float_tolerance\", \"1e-6\"]); ICPC: arguments passed after its three standard ones."
+  args: [String!]
 }
 
 """
@@ -5302,6 +5333,28 @@ type Mutation {
     url: String!
   ): Job!
   """
+  Import a problem package — an ICPC / Kattis package (problem.yaml, data/,
+  validators, submissions/) or a Polygon package (problem.xml) — zipped, sent
+  as a GraphQL multipart request (the ` + "`" + `file` + "`" + ` part; the request must carry an
+  Authorization header, or a preflight header such as ` + "`" + `GraphQL-Preflight: 1` + "`" + `).
+  Returns the PACKAGE_IMPORT job: a worker generates and validates the tests,
+  judges every example submission against what its folder or tag requires,
+  infers the time limit where the package states none, and registers the
+  problem as a CUSTOM draft of yours (published with ` + "`" + `publish` + "`" + `); follow it
+  with ` + "`" + `jobUpdated` + "`" + `. When COMPLETED, ` + "`" + `job.problem` + "`" + ` is the problem and
+  ` + "`" + `result` + "`" + ` holds ` + "`" + `{platform, problemId, tests, subtasks, report, notes}` + "`" + `,
+  the report as ` + "`" + `algoitny package verify --json` + "`" + ` prints it; a package with
+  faults ends FAILED saying which. Not metered. Errors: UNAUTHENTICATED,
+  FORBIDDEN (your plan cannot register problems), BAD_USER_INPUT (file:
+  empty, larger than 32 MB, not a zip; problemId).
+  """
+  importProblemPackage(
+    "The package, a zip of at most 32 MB."
+    file: Upload!
+    "Options of the import."
+    input: ImportPackageInput
+  ): Job!
+  """
   Stop a job of yours (staff: anyone's): a pending one never runs, a running
   one's processes are killed at once. The use it was charged is not given
   back. Returns the CANCELLED job. Errors: BAD_USER_INPUT (malformed id),
@@ -5491,6 +5544,22 @@ type Subscription {
     "The check's id."
     id: ID!
   ): CheckEvent!
+}
+
+"""
+A file sent with the GraphQL multipart request specification
+(multipart/form-data with ` + "`" + `operations` + "`" + `, ` + "`" + `map` + "`" + ` and the file's part).
+"""
+scalar Upload
+
+"Options of importProblemPackage."
+input ImportPackageInput {
+  "The new problem's id (letters, digits, '_', '-', '.'); the package's name when null."
+  problemId: String
+  "Publish the problem at once (isCompleted)."
+  publish: Boolean
+  "Refuse the package unless every example submission gets what its folder or tag requires."
+  requireVerified: Boolean
 }
 `, BuiltIn: false},
 }
@@ -5734,6 +5803,8 @@ func (ec *executionContext) childFields_Checker(ctx context.Context, field graph
 		return ec.fieldContext_Checker_kind(ctx, field)
 	case "epsilon":
 		return ec.fieldContext_Checker_epsilon(ctx, field)
+	case "args":
+		return ec.fieldContext_Checker_args(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Checker", field.Name)
 }
@@ -6843,6 +6914,28 @@ func (ec *executionContext) field_Mutation_generateTestCases_args(ctx context.Co
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_importProblemPackage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "file",
+		func(ctx context.Context, v any) (graphql.Upload, error) {
+			return ec.unmarshalNUpload2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚐUpload(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["file"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (*model.ImportPackageInput, error) {
+			return ec.unmarshalOImportPackageInput2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐImportPackageInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
 	return args, nil
 }
 
@@ -9530,6 +9623,29 @@ func (ec *executionContext) fieldContext_Checker_epsilon(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Checker", field, false, false, errors.New("field of type Float does not have child fields"))
 }
 
+func (ec *executionContext) _Checker_args(ctx context.Context, field graphql.CollectedField, obj *algoitny.Checker) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Checker_args(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Args, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Checker_args(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Checker", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _CreatedWebhook_channel(ctx context.Context, field graphql.CollectedField, obj *model.CreatedWebhook) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11499,6 +11615,50 @@ func (ec *executionContext) fieldContext_Mutation_extractProblem(ctx context.Con
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_extractProblem_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_importProblemPackage(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_importProblemPackage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ImportProblemPackage(ctx, fc.Args["file"].(graphql.Upload), fc.Args["input"].(*model.ImportPackageInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.Job) graphql.Marshaler {
+			return ec.marshalNJob2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐJob(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_importProblemPackage(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Job(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_importProblemPackage_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -18897,7 +19057,7 @@ func (ec *executionContext) unmarshalInputCheckerInput(ctx context.Context, obj 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"kind", "epsilon", "code", "language"}
+	fieldsInOrder := [...]string{"kind", "epsilon", "code", "language", "args"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -18932,6 +19092,13 @@ func (ec *executionContext) unmarshalInputCheckerInput(ctx context.Context, obj 
 				return it, err
 			}
 			it.Language = data
+		case "args":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("args"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Args = data
 		}
 	}
 	return it, nil
@@ -19413,6 +19580,50 @@ func (ec *executionContext) unmarshalInputHistoryFilter(ctx context.Context, obj
 				return it, err
 			}
 			it.ProblemID = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputImportPackageInput(ctx context.Context, obj any) (model.ImportPackageInput, error) {
+	var it model.ImportPackageInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"problemId", "publish", "requireVerified"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "problemId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("problemId"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ProblemID = data
+		case "publish":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("publish"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Publish = data
+		case "requireVerified":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requireVerified"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RequireVerified = data
 		}
 	}
 	return it, nil
@@ -21258,6 +21469,11 @@ func (ec *executionContext) _Checker(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "args":
+			out.Values[i] = ec._Checker_args(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -22422,6 +22638,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "extractProblem":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_extractProblem(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "importProblemPackage":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_importProblemPackage(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -27157,20 +27380,24 @@ func (ec *executionContext) marshalNCheckerKind2githubᚗcomᚋalgoitnyᚋapiᚋ
 
 var (
 	unmarshalNCheckerKind2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckerKind = map[string]algoitny.CheckerKind{
-		"LINES":  algoitny.CheckerLines,
-		"TOKENS": algoitny.CheckerTokens,
-		"EXACT":  algoitny.CheckerExact,
-		"FLOAT":  algoitny.CheckerFloat,
-		"YESNO":  algoitny.CheckerYesNo,
-		"CUSTOM": algoitny.CheckerCustom,
+		"LINES":        algoitny.CheckerLines,
+		"TOKENS":       algoitny.CheckerTokens,
+		"EXACT":        algoitny.CheckerExact,
+		"FLOAT":        algoitny.CheckerFloat,
+		"YESNO":        algoitny.CheckerYesNo,
+		"CUSTOM":       algoitny.CheckerCustom,
+		"ICPC_DEFAULT": algoitny.CheckerICPCDefault,
+		"ICPC":         algoitny.CheckerICPC,
 	}
 	marshalNCheckerKind2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCheckerKind = map[algoitny.CheckerKind]string{
-		algoitny.CheckerLines:  "LINES",
-		algoitny.CheckerTokens: "TOKENS",
-		algoitny.CheckerExact:  "EXACT",
-		algoitny.CheckerFloat:  "FLOAT",
-		algoitny.CheckerYesNo:  "YESNO",
-		algoitny.CheckerCustom: "CUSTOM",
+		algoitny.CheckerLines:       "LINES",
+		algoitny.CheckerTokens:      "TOKENS",
+		algoitny.CheckerExact:       "EXACT",
+		algoitny.CheckerFloat:       "FLOAT",
+		algoitny.CheckerYesNo:       "YESNO",
+		algoitny.CheckerCustom:      "CUSTOM",
+		algoitny.CheckerICPCDefault: "ICPC_DEFAULT",
+		algoitny.CheckerICPC:        "ICPC",
 	}
 )
 
@@ -27521,12 +27748,14 @@ var (
 		"HINT_GENERATION":    algoitny.JobHintGeneration,
 		"SCRIPT_GENERATION":  algoitny.JobScriptGeneration,
 		"PROBLEM_EXTRACTION": algoitny.JobProblemExtraction,
+		"PACKAGE_IMPORT":     algoitny.JobPackageImport,
 	}
 	marshalNJobType2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐJobType = map[algoitny.JobType]string{
 		algoitny.JobCodeExecution:     "CODE_EXECUTION",
 		algoitny.JobHintGeneration:    "HINT_GENERATION",
 		algoitny.JobScriptGeneration:  "SCRIPT_GENERATION",
 		algoitny.JobProblemExtraction: "PROBLEM_EXTRACTION",
+		algoitny.JobPackageImport:     "PACKAGE_IMPORT",
 	}
 )
 
@@ -28196,6 +28425,22 @@ func (ec *executionContext) unmarshalNUpdateProblemInput2githubᚗcomᚋalgoitny
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNUpload2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚐUpload(ctx context.Context, v any) (graphql.Upload, error) {
+	res, err := graphql.UnmarshalUpload(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNUpload2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚐUpload(ctx context.Context, sel ast.SelectionSet, v graphql.Upload) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalUpload(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
 func (ec *executionContext) marshalNUsage2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐUsageᚄ(ctx context.Context, sel ast.SelectionSet, v []*algoitny.Usage) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -28656,6 +28901,14 @@ func (ec *executionContext) marshalOID2ᚖstring(ctx context.Context, sel ast.Se
 	return res
 }
 
+func (ec *executionContext) unmarshalOImportPackageInput2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐImportPackageInput(ctx context.Context, v any) (*model.ImportPackageInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputImportPackageInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOInt2ᚖint(ctx context.Context, v any) (*int, error) {
 	if v == nil {
 		return nil, nil
@@ -28757,12 +29010,14 @@ var (
 		"HINT_GENERATION":    algoitny.JobHintGeneration,
 		"SCRIPT_GENERATION":  algoitny.JobScriptGeneration,
 		"PROBLEM_EXTRACTION": algoitny.JobProblemExtraction,
+		"PACKAGE_IMPORT":     algoitny.JobPackageImport,
 	}
 	marshalOJobType2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐJobType = map[algoitny.JobType]string{
 		algoitny.JobCodeExecution:     "CODE_EXECUTION",
 		algoitny.JobHintGeneration:    "HINT_GENERATION",
 		algoitny.JobScriptGeneration:  "SCRIPT_GENERATION",
 		algoitny.JobProblemExtraction: "PROBLEM_EXTRACTION",
+		algoitny.JobPackageImport:     "PACKAGE_IMPORT",
 	}
 )
 

@@ -67,6 +67,7 @@ type Jobs interface {
 	GenerateHints(ctx context.Context, ref algoitny.HistoryRef) (*algoitny.Job, error)
 	GenerateTestCases(ctx context.Context, in submissions.ScriptInput) (*algoitny.Job, error)
 	ExtractProblem(ctx context.Context, url string) (*algoitny.Job, error)
+	ImportPackage(ctx context.Context, in submissions.ImportPackageInput) (*algoitny.Job, error)
 	Get(ctx context.Context, id string) (*algoitny.Job, error)
 	List(ctx context.Context, typ *algoitny.JobType, status *algoitny.JobStatus, page algoitny.PageRequest) (algoitny.Page[*algoitny.Job], error)
 	Progress(ctx context.Context, j *algoitny.Job, page algoitny.PageRequest) (algoitny.Page[*algoitny.JobProgress], error)

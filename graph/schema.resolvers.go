@@ -9,6 +9,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/algoitny/api/graph/model"
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/authoring"
@@ -249,6 +250,14 @@ func (r *mutationResolver) ReviewProblem(ctx context.Context, platform algoitny.
 
 func (r *mutationResolver) ExtractProblem(ctx context.Context, url string) (*algoitny.Job, error) {
 	return r.Jobs.ExtractProblem(ctx, url)
+}
+
+func (r *mutationResolver) ImportProblemPackage(ctx context.Context, file graphql.Upload, input *model.ImportPackageInput) (*algoitny.Job, error) {
+	in, err := importPackageInput(file, input)
+	if err != nil {
+		return nil, err
+	}
+	return r.Jobs.ImportPackage(ctx, in)
 }
 
 func (r *mutationResolver) CancelJob(ctx context.Context, id string) (*algoitny.Job, error) {

@@ -28,6 +28,7 @@ import (
 	"github.com/algoitny/api/internal/jobs"
 	"github.com/algoitny/api/internal/judge"
 	"github.com/algoitny/api/internal/llm"
+	"github.com/algoitny/api/internal/problempkg"
 	"github.com/algoitny/api/internal/problems"
 	"github.com/algoitny/api/internal/pubsub"
 	"github.com/algoitny/api/internal/safehttp"
@@ -190,6 +191,8 @@ func (m *Main) openJobs() error {
 	}
 	if m.Judge != nil { // not a nil *judge.Engine in the interface: New checks for none
 		jcfg.Judge = m.Judge
+		jcfg.Packages = &problempkg.Importer{Judge: m.Judge, Problems: &problems.Service{Store: m.DB}, Plans: m.DB}
+		jcfg.PackageStore = m.DB
 	}
 	if m.warmDone != nil {
 		// Executions wait for the warm-up: none pays for a cold toolchain.
@@ -214,7 +217,7 @@ func (m *Main) resolver() *graph.Resolver {
 	jobSvc := &submissions.Service{
 		Store: m.DB, Problems: problemSvc, Quota: m.Accounts,
 		CanRegister: problems.CheckCanRegister, Queue: m.Jobs, Events: m.Events,
-		ExtraExtractHosts: m.Config.FetchAllowHosts, Logger: m.Logger, Workers: m.DB,
+		ExtraExtractHosts: m.Config.FetchAllowHosts, Logger: m.Logger, Workers: m.DB, Uploads: m.DB,
 	}
 	resolver := &graph.Resolver{
 		Accounts: m.Accounts,

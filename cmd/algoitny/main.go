@@ -36,6 +36,7 @@ func commands() map[string]command {
 		"version":    {"print the version and exit", runVersion},
 		"admin":      {"admin grant|revoke EMAIL: make a user staff (the first staff user)", runAdmin},
 		"judge":      {"judge a solution against a directory of tests (see `algoitny judge -h`)", runJudge},
+		"package":    {"package verify|import PATH: verify or import an ICPC or Polygon problem package", runPackage},
 		"dev":        {"local development: start DynamoDB Local + PostgreSQL, migrate, seed, serve (make run)", runDev},
 		"stack":      {"run a command against throw-away DynamoDB Local + PostgreSQL (make test)", runStack},
 	}

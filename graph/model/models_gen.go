@@ -52,8 +52,10 @@ type CheckerInput struct {
 	// INTERNAL_ERROR. What it prints becomes the test's message. A C++ checker
 	// can `#include "testlib.h"` (a testlib-compatible header is provided).
 	Code *string `json:"code,omitempty"`
-	// CUSTOM: the checker's language (required).
+	// CUSTOM, ICPC: the checker's language (required).
 	Language *algoitny.Language `json:"language,omitempty"`
+	// ICPC_DEFAULT: its flags (e.g. ["float_tolerance", "1e-6"]); ICPC: arguments passed after its three standard ones.
+	Args []string `json:"args,omitempty"`
 }
 
 // A new URL check.
@@ -190,6 +192,16 @@ type HistoryFilter struct {
 	Language *algoitny.Language `json:"language,omitempty"`
 	// Only executions of problems with this id (on any judge unless platform is given).
 	ProblemID *string `json:"problemId,omitempty"`
+}
+
+// Options of importProblemPackage.
+type ImportPackageInput struct {
+	// The new problem's id (letters, digits, '_', '-', '.'); the package's name when null.
+	ProblemID *string `json:"problemId,omitempty"`
+	// Publish the problem at once (isCompleted).
+	Publish *bool `json:"publish,omitempty"`
+	// Refuse the package unless every example submission gets what its folder or tag requires.
+	RequireVerified *bool `json:"requireVerified,omitempty"`
 }
 
 // An interactor, which makes a problem interactive. It runs beside each

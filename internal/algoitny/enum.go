@@ -88,10 +88,13 @@ const (
 	JobHintGeneration    JobType = "HINT_GENERATION"
 	JobScriptGeneration  JobType = "SCRIPT_GENERATION"
 	JobProblemExtraction JobType = "PROBLEM_EXTRACTION"
+	// JobPackageImport imports a problem package (ICPC or Polygon) as a
+	// problem (importProblemPackage).
+	JobPackageImport JobType = "PACKAGE_IMPORT"
 )
 
 // JobTypes lists every job type.
-var JobTypes = []JobType{JobCodeExecution, JobHintGeneration, JobScriptGeneration, JobProblemExtraction}
+var JobTypes = []JobType{JobCodeExecution, JobHintGeneration, JobScriptGeneration, JobProblemExtraction, JobPackageImport}
 
 // ParseJobType returns the job type named s or an EINVALID error.
 func ParseJobType(s string) (JobType, error) {

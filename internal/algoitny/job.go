@@ -35,6 +35,9 @@ type Job struct {
 	// same transaction (Charge); nil for a job that cost nothing. The log
 	// names the job back.
 	PaidWith *UsageRef
+	// Params holds a job type's JSON parameters that no field above has
+	// (PackageImportParams).
+	Params string
 	// Result holds a job type's JSON result.
 	Result       string
 	ErrorMessage string
@@ -82,6 +85,30 @@ type JobTransition struct {
 	Result        *string
 	ErrorMessage  *string
 	Attempt       *int
+}
+
+// PackageImportParams are the parameters of a PACKAGE_IMPORT job (its
+// Params); the package itself is the job's upload.
+type PackageImportParams struct {
+	// FileName is the uploaded file's name, for messages.
+	FileName string `json:"fileName"`
+	// Publish makes the problem completed at once.
+	Publish bool `json:"publish,omitempty"`
+	// RequireVerified refuses a package whose submissions do not all get
+	// what their folders or tags require.
+	RequireVerified bool `json:"requireVerified,omitempty"`
+}
+
+// PackageImportResult is the JSON result of a completed PACKAGE_IMPORT
+// job: the problem made and the verification it ran.
+type PackageImportResult struct {
+	Platform  Platform `json:"platform"`
+	ProblemID string   `json:"problemId"`
+	Tests     int      `json:"tests"`
+	Subtasks  int      `json:"subtasks"`
+	// Report is the package verification's report (problempkg.Report).
+	Report any      `json:"report"`
+	Notes  []string `json:"notes,omitempty"`
 }
 
 // ScriptResult is the JSON result of a completed SCRIPT_GENERATION job (the

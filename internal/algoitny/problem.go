@@ -3,6 +3,8 @@ package algoitny
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -108,6 +110,15 @@ const (
 	CheckerFloat  CheckerKind = "float" // numbers within an absolute or relative epsilon
 	CheckerYesNo  CheckerKind = "yesno" // case-insensitive yes/no
 	CheckerCustom CheckerKind = "custom"
+	// CheckerICPCDefault is the ICPC problem package format's default
+	// output validator: tokens compared case-insensitively, numbers within
+	// a tolerance when one is set; its flags are Checker.Args
+	// (case_sensitive, space_change_sensitive, float_tolerance ε, …).
+	CheckerICPCDefault CheckerKind = "icpc_default"
+	// CheckerICPC is an ICPC output validator program (Code, Language,
+	// Files): run as `validator input answer feedback_dir/ Args… < output`,
+	// exit code 42 accepted, 43 wrong answer.
+	CheckerICPC CheckerKind = "icpc"
 )
 
 // Checker configures the comparison of a program's output with the expected one.
@@ -116,6 +127,12 @@ type Checker struct {
 	Epsilon  float64
 	Code     string   // custom checker source
 	Language Language // custom checker language
+	// Files are further source files the checker compiles with (headers),
+	// by file name: a problem package's multi-file validator.
+	Files map[string]string
+	// Args are an ICPC checker's flags (CheckerICPCDefault) or extra
+	// arguments (CheckerICPC).
+	Args []string
 }
 
 // ProblemFilter selects problems in a list. At most one of Platform and
@@ -217,7 +234,27 @@ type TestCase struct {
 type Program struct {
 	Language Language
 	Code     string
+	// Files are further source files the program compiles with (headers,
+	// modules), by file name: a problem package's multi-file program.
+	Files map[string]string
+	// Protocol is how the program reports: testlib's exit codes (the
+	// default) or the ICPC format's (ProtocolICPC: an interactor exits 42
+	// accepted, 43 wrong answer, with a feedback directory).
+	Protocol Protocol
+	// Args are passed to the program after its standard arguments (an
+	// ICPC interactor's output validator arguments).
+	Args []string
 }
+
+// Protocol is how an author's program (checker, interactor, validator)
+// reports its verdict.
+type Protocol string
+
+// The protocols.
+const (
+	ProtocolTestlib Protocol = ""
+	ProtocolICPC    Protocol = "icpc"
+)
 
 // IsZero reports whether no program is stored.
 func (p Program) IsZero() bool { return p.Code == "" }
@@ -230,6 +267,17 @@ func (p Program) Hash() string {
 	h.Write([]byte(p.Language))
 	h.Write([]byte{0})
 	h.Write([]byte(p.Code))
+	if len(p.Files) > 0 || len(p.Args) > 0 || p.Protocol != "" { // programs of one file hash as they always did
+		names := make([]string, 0, len(p.Files))
+		for name := range p.Files {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			fmt.Fprintf(h, "\x00%s\x00%d\x00%s", name, len(p.Files[name]), p.Files[name])
+		}
+		fmt.Fprintf(h, "\x00%q\x00%s", p.Args, p.Protocol)
+	}
 	return hex.EncodeToString(h.Sum(nil))[:12]
 }
 

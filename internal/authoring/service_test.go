@@ -135,9 +135,9 @@ func TestSaveProblem(t *testing.T) {
 		t.Parallel()
 		ref := b.createProblem(t, "save")
 		p := algoitnytest.Must[*algoitny.Problem](t)(b.svc.SaveProblem(author, authoring.SaveInput{Problem: ref, Generator: generator, Validator: &validator, TestCount: 3}))
-		if !p.IsCompleted || p.Generator != generator || p.Validator != validator || p.TestCaseCount != 4 {
+		if !p.IsCompleted || !reflect.DeepEqual(p.Generator, generator) || !reflect.DeepEqual(p.Validator, validator) || p.TestCaseCount != 4 {
 			t.Fatalf("problem completed %v, %d tests, generator kept %v, validator kept %v; want completed with 1+3 tests and both programs",
-				p.IsCompleted, p.TestCaseCount, p.Generator == generator, p.Validator == validator)
+				p.IsCompleted, p.TestCaseCount, reflect.DeepEqual(p.Generator, generator), reflect.DeepEqual(p.Validator, validator))
 		}
 		checkGenerated(t, b.generated(t, ref), p.Production, 3)
 
@@ -156,9 +156,9 @@ func TestSaveProblem(t *testing.T) {
 			Platform: algoitny.PlatformCustom, ProblemID: "fromjob", Title: "From a job", Language: algoitny.LanguagePython,
 			SolutionCode: solution, GeneratorCode: generator.Code, Result: `{"generatorLanguage":"python"}`}
 		p := algoitnytest.Must[*algoitny.Problem](t)(b.svc.SaveProblem(author, authoring.SaveInput{JobID: "script", TestCount: 2}))
-		if p.ProblemID != "fromjob" || p.CreatedBy != "author" || !p.IsCompleted || p.Generator != generator || p.TestCaseCount != 2 {
+		if p.ProblemID != "fromjob" || p.CreatedBy != "author" || !p.IsCompleted || !reflect.DeepEqual(p.Generator, generator) || p.TestCaseCount != 2 {
 			t.Fatalf("problem %s by %s, completed %v, generator kept %v, %d tests; want fromjob by author, completed with the job's generator and 2 tests",
-				p.ProblemID, p.CreatedBy, p.IsCompleted, p.Generator == generator, p.TestCaseCount)
+				p.ProblemID, p.CreatedBy, p.IsCompleted, reflect.DeepEqual(p.Generator, generator), p.TestCaseCount)
 		}
 		checkGenerated(t, b.generated(t, p.Ref()), p.Production, 2)
 	})

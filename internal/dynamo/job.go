@@ -38,6 +38,7 @@ type jobItem struct {
 	HistoryID      string     `dynamodbav:",omitempty"`
 	IsCodePublic   bool       `dynamodbav:",omitempty"`
 	GeneratorCode  string     `dynamodbav:",omitempty"`
+	Params         string     `dynamodbav:",omitempty"`
 	UsageUserID    string     `dynamodbav:",omitempty"`
 	UsageAction    string     `dynamodbav:",omitempty"`
 	UsageLogID     string     `dynamodbav:",omitempty"`
@@ -81,7 +82,7 @@ func marshalJob(j *algoitny.Job) (map[string]types.AttributeValue, error) {
 		JobID: j.ID, JobType: string(j.Type), Status: string(j.Status), UserID: j.UserID, UserEmail: j.UserEmail, RiverJobID: j.RiverJobID,
 		IdempotencyKey: j.IdempotencyKey, Platform: string(j.Platform), ProblemID: j.ProblemID, Title: j.Title,
 		ProblemURL: j.ProblemURL, Tags: j.Tags, SolutionCode: j.SolutionCode, Language: string(j.Language),
-		Constraints: j.Constraints, HistoryID: j.HistoryID, IsCodePublic: j.IsCodePublic, GeneratorCode: j.GeneratorCode, Result: j.Result,
+		Constraints: j.Constraints, HistoryID: j.HistoryID, IsCodePublic: j.IsCodePublic, GeneratorCode: j.GeneratorCode, Params: j.Params, Result: j.Result,
 		ErrorMessage: j.ErrorMessage, Attempt: j.Attempt, CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt,
 		StartedAt: j.StartedAt, FinishedAt: j.FinishedAt,
 		GSI1PK: gsiJobType(j.Type), GSI1SK: keyTime(j.CreatedAt),
@@ -114,7 +115,7 @@ func unmarshalJob(av map[string]types.AttributeValue) (*algoitny.Job, error) {
 		RiverJobID: it.RiverJobID, IdempotencyKey: it.IdempotencyKey, Platform: algoitny.Platform(it.Platform),
 		ProblemID: it.ProblemID, Title: it.Title, ProblemURL: it.ProblemURL, Tags: it.Tags, SolutionCode: it.SolutionCode,
 		Language: algoitny.Language(it.Language), Constraints: it.Constraints, HistoryID: it.HistoryID, IsCodePublic: it.IsCodePublic,
-		GeneratorCode: it.GeneratorCode, Result: it.Result, ErrorMessage: it.ErrorMessage, Attempt: it.Attempt,
+		GeneratorCode: it.GeneratorCode, Params: it.Params, Result: it.Result, ErrorMessage: it.ErrorMessage, Attempt: it.Attempt,
 		PaidWith:  paid,
 		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt, StartedAt: it.StartedAt, FinishedAt: it.FinishedAt,
 	}, nil

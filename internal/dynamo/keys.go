@@ -223,6 +223,12 @@ const skPrefixExecutionTest = "TEST#"
 
 func executionTestSK(index int) string { return fmt.Sprintf("%s%05d", skPrefixExecutionTest, index) }
 
+// A job's upload (a problem package to import) is kept beside the job as
+// numbered parts of at most uploadPartBytes: JOB#{id} / UPLOAD#{n}.
+const skPrefixUpload = "UPLOAD#"
+
+func uploadSK(part int) string { return fmt.Sprintf("%s%05d", skPrefixUpload, part) }
+
 func gsiJobType(t algoitny.JobType) string     { return "JOBTYPE#" + string(t) }
 func gsiJobStatus(s algoitny.JobStatus) string { return "STATUS#" + string(s) }
 func gsiJobTask(riverJobID int64) string       { return "TASK#" + strconv.FormatInt(riverJobID, 10) }

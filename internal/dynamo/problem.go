@@ -35,17 +35,23 @@ type problemItem struct {
 	CheckerEpsilon  float64 `dynamodbav:",omitempty"`
 	CheckerCode     string  `dynamodbav:",omitempty"`
 	CheckerLanguage string  `dynamodbav:",omitempty"`
+	// A checker's further files and arguments (a problem package's
+	// multi-file validator, its flags).
+	CheckerFiles map[string]string `dynamodbav:",omitempty"`
+	CheckerArgs  []string          `dynamodbav:",omitempty"`
 	// The programs of the current production run and its number
 	// (algoitny.Problem.Generator, Validator, Production). Each program is
 	// at most 64 KB like SolutionCode and CheckerCode (problems.MaxCodeBytes),
 	// so that the item stays far below DynamoDB's 400 KB with all four.
 	// The counter that numbers runs, ProductionSeq (attrProductionSeq), is
 	// only ever ADDed to (StartProduction) and is not part of this struct.
-	GeneratorCode     string `dynamodbav:",omitempty"`
-	GeneratorLanguage string `dynamodbav:",omitempty"`
-	ValidatorCode     string `dynamodbav:",omitempty"`
-	ValidatorLanguage string `dynamodbav:",omitempty"`
-	Production        int    `dynamodbav:",omitempty"`
+	GeneratorCode     string            `dynamodbav:",omitempty"`
+	GeneratorLanguage string            `dynamodbav:",omitempty"`
+	ValidatorCode     string            `dynamodbav:",omitempty"`
+	ValidatorLanguage string            `dynamodbav:",omitempty"`
+	GeneratorFiles    map[string]string `dynamodbav:",omitempty"`
+	ValidatorFiles    map[string]string `dynamodbav:",omitempty"`
+	Production        int               `dynamodbav:",omitempty"`
 	TimeLimitMs       int
 	MemoryLimitMB     int
 	IsCompleted       bool
@@ -66,8 +72,11 @@ type problemItem struct {
 
 	// The interactor of an interactive problem (algoitny.Problem.Interactor),
 	// at most 64 KB like the programs above.
-	InteractorCode     string `dynamodbav:",omitempty"`
-	InteractorLanguage string `dynamodbav:",omitempty"`
+	InteractorCode     string            `dynamodbav:",omitempty"`
+	InteractorLanguage string            `dynamodbav:",omitempty"`
+	InteractorFiles    map[string]string `dynamodbav:",omitempty"`
+	InteractorArgs     []string          `dynamodbav:",omitempty"`
+	InteractorProtocol string            `dynamodbav:",omitempty"`
 	// Subtasks are algoitny.Problem.Subtasks (at most 100, validated by
 	// problems), a list attribute of the problem item.
 	Subtasks []subtaskItem `dynamodbav:",omitempty"`
@@ -110,9 +119,11 @@ func marshalProblem(p *algoitny.Problem) (map[string]types.AttributeValue, error
 		Title: p.Title, TitleLower: strings.ToLower(p.Title), ProblemURL: p.ProblemURL, Tags: p.Tags,
 		SolutionCode: p.SolutionCode, Language: string(p.Language), Constraints: p.Constraints, Statement: p.Statement,
 		CheckerKind: string(p.Checker.Kind), CheckerEpsilon: p.Checker.Epsilon, CheckerCode: p.Checker.Code, CheckerLanguage: string(p.Checker.Language),
-		GeneratorCode: p.Generator.Code, GeneratorLanguage: string(p.Generator.Language),
-		ValidatorCode: p.Validator.Code, ValidatorLanguage: string(p.Validator.Language), Production: p.Production,
+		CheckerFiles: p.Checker.Files, CheckerArgs: p.Checker.Args,
+		GeneratorCode: p.Generator.Code, GeneratorLanguage: string(p.Generator.Language), GeneratorFiles: p.Generator.Files,
+		ValidatorCode: p.Validator.Code, ValidatorLanguage: string(p.Validator.Language), ValidatorFiles: p.Validator.Files, Production: p.Production,
 		InteractorCode: p.Interactor.Code, InteractorLanguage: string(p.Interactor.Language),
+		InteractorFiles: p.Interactor.Files, InteractorArgs: p.Interactor.Args, InteractorProtocol: string(p.Interactor.Protocol),
 		Subtasks:    marshalSubtasks(p.Subtasks),
 		TimeLimitMs: p.TimeLimitMs, MemoryLimitMB: p.MemoryLimitMB,
 		IsCompleted: p.IsCompleted, IsDeleted: p.IsDeleted, DeletedAt: p.DeletedAt, DeletedReason: p.DeletedReason,
@@ -141,11 +152,13 @@ func unmarshalProblem(av map[string]types.AttributeValue) (*algoitny.Problem, er
 		Platform: algoitny.Platform(it.Platform), ProblemID: it.ProblemID, InternalID: it.InternalID,
 		Title: it.Title, ProblemURL: it.ProblemURL, Tags: it.Tags, SolutionCode: it.SolutionCode,
 		Language: algoitny.Language(it.Language), Constraints: it.Constraints, Statement: it.Statement,
-		Checker:     algoitny.Checker{Kind: algoitny.CheckerKind(it.CheckerKind), Epsilon: it.CheckerEpsilon, Code: it.CheckerCode, Language: algoitny.Language(it.CheckerLanguage)},
-		Generator:   algoitny.Program{Language: algoitny.Language(it.GeneratorLanguage), Code: it.GeneratorCode},
-		Validator:   algoitny.Program{Language: algoitny.Language(it.ValidatorLanguage), Code: it.ValidatorCode},
-		Production:  it.Production,
-		Interactor:  algoitny.Program{Language: algoitny.Language(it.InteractorLanguage), Code: it.InteractorCode},
+		Checker: algoitny.Checker{Kind: algoitny.CheckerKind(it.CheckerKind), Epsilon: it.CheckerEpsilon, Code: it.CheckerCode,
+			Language: algoitny.Language(it.CheckerLanguage), Files: it.CheckerFiles, Args: it.CheckerArgs},
+		Generator:  algoitny.Program{Language: algoitny.Language(it.GeneratorLanguage), Code: it.GeneratorCode, Files: it.GeneratorFiles},
+		Validator:  algoitny.Program{Language: algoitny.Language(it.ValidatorLanguage), Code: it.ValidatorCode, Files: it.ValidatorFiles},
+		Production: it.Production,
+		Interactor: algoitny.Program{Language: algoitny.Language(it.InteractorLanguage), Code: it.InteractorCode,
+			Files: it.InteractorFiles, Args: it.InteractorArgs, Protocol: algoitny.Protocol(it.InteractorProtocol)},
 		Subtasks:    unmarshalSubtasks(it.Subtasks),
 		TimeLimitMs: it.TimeLimitMs, MemoryLimitMB: it.MemoryLimitMB,
 		IsCompleted: it.IsCompleted, IsDeleted: it.IsDeleted, DeletedAt: it.DeletedAt, DeletedReason: it.DeletedReason,
@@ -307,10 +320,15 @@ func setJudging(upd expression.UpdateBuilder, u algoitny.ProblemUpdate) expressi
 		set("CheckerEpsilon", u.Checker.Epsilon)
 		set("CheckerCode", u.Checker.Code)
 		set("CheckerLanguage", string(u.Checker.Language))
+		upd = setOrRemove(upd, "CheckerFiles", u.Checker.Files, len(u.Checker.Files) > 0)
+		upd = setOrRemove(upd, "CheckerArgs", u.Checker.Args, len(u.Checker.Args) > 0)
 	}
 	if u.Interactor != nil {
 		set("InteractorCode", u.Interactor.Code)
 		set("InteractorLanguage", string(u.Interactor.Language))
+		upd = setOrRemove(upd, "InteractorFiles", u.Interactor.Files, len(u.Interactor.Files) > 0)
+		upd = setOrRemove(upd, "InteractorArgs", u.Interactor.Args, len(u.Interactor.Args) > 0)
+		upd = setOrRemove(upd, "InteractorProtocol", string(u.Interactor.Protocol), len(u.Interactor.Protocol) > 0)
 	}
 	if u.Subtasks != nil {
 		if len(*u.Subtasks) == 0 {
@@ -395,10 +413,12 @@ func problemUpdateExpr(u algoitny.ProblemUpdate, now time.Time) (expression.Upda
 	if u.Generator != nil {
 		set("GeneratorCode", u.Generator.Code)
 		set("GeneratorLanguage", string(u.Generator.Language))
+		upd = setOrRemove(upd, "GeneratorFiles", u.Generator.Files, len(u.Generator.Files) > 0)
 	}
 	if u.Validator != nil {
 		set("ValidatorCode", u.Validator.Code)
 		set("ValidatorLanguage", string(u.Validator.Language))
+		upd = setOrRemove(upd, "ValidatorFiles", u.Validator.Files, len(u.Validator.Files) > 0)
 	}
 	cond := expression.Name("IsDeleted").Equal(expression.Value(false))
 	if u.IfUnchangedSince != nil {

@@ -3,6 +3,7 @@ package dynamo_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -168,15 +169,19 @@ func TestProblems(t *testing.T) {
 		t.Parallel()
 		db := newDB(t)
 		p := newProblem(algoitny.PlatformCustom, "interactive", algoitny.LanguagePython, false)
-		p.Interactor = algoitny.Program{Language: algoitny.LanguageC, Code: "int main(void) { return 0; }\n"}
+		// An ICPC interactor of several files, with arguments: kept whole.
+		p.Interactor = algoitny.Program{Language: algoitny.LanguageC, Code: "#include \"io.h\"\nint main(void) { return 0; }\n",
+			Files: map[string]string{"io.h": "#pragma once\n"}, Args: []string{"float_tolerance", "1e-6"}, Protocol: algoitny.ProtocolICPC}
+		p.Checker = algoitny.Checker{Kind: algoitny.CheckerICPC, Language: algoitny.LanguageC, Code: "int main(void) { return 42; }\n",
+			Files: map[string]string{"validate.h": "#pragma once\n"}, Args: []string{"case_sensitive"}}
 		algoitnytest.OK(t, db.CreateProblem(ctx, p, algoitny.Unlimited))
 		got := algoitnytest.Must[*algoitny.Problem](t)(db.GetProblem(algoitny.WithFreshReads(ctx), p.Ref()))
-		if got.Interactor != p.Interactor {
+		if !reflect.DeepEqual(got.Interactor, p.Interactor) || !reflect.DeepEqual(got.Checker, p.Checker) {
 			t.Fatalf("stored interactor %+v, want %+v", got.Interactor, p.Interactor)
 		}
 		none := algoitny.Program{}
 		up := algoitnytest.Must[*algoitny.Problem](t)(db.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{Interactor: &none}))
-		if !up.Interactor.IsZero() || up.Interactor.Language != "" {
+		if !up.Interactor.IsZero() || up.Interactor.Language != "" || up.Interactor.Files != nil || up.Interactor.Protocol != "" {
 			t.Fatalf("after removal: %+v", up.Interactor)
 		}
 	})
@@ -195,11 +200,11 @@ func TestProblems(t *testing.T) {
 			t.Fatalf("runs numbered %d, %d", first, second)
 		}
 		gen := algoitny.Program{Language: algoitny.LanguagePython, Code: "print(1)\n"}
-		val := algoitny.Program{Language: algoitny.LanguageCPP, Code: "int main(){}\n"}
+		val := algoitny.Program{Language: algoitny.LanguageCPP, Code: "#include \"v.h\"\nint main(){}\n", Files: map[string]string{"v.h": "\n"}}
 		up := algoitnytest.Must[*algoitny.Problem](t)(db.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{Generator: &gen, Validator: &val, Production: &second}))
 		got := algoitnytest.Must[*algoitny.Problem](t)(db.GetProblem(algoitny.WithFreshReads(ctx), p.Ref()))
 		for _, q := range []*algoitny.Problem{up, got} {
-			if q.Production != 2 || q.Generator != gen || q.Validator != val {
+			if q.Production != 2 || !reflect.DeepEqual(q.Generator, gen) || !reflect.DeepEqual(q.Validator, val) {
 				t.Fatalf("stored %+v", q)
 			}
 		}
@@ -209,7 +214,7 @@ func TestProblems(t *testing.T) {
 		algoitnytest.ErrCode(t, err, algoitny.ECONFLICT)
 		_, err = db.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{Production: &second})
 		algoitnytest.ErrCode(t, err, algoitny.ECONFLICT)
-		if got := algoitnytest.Must[*algoitny.Problem](t)(db.GetProblem(algoitny.WithFreshReads(ctx), p.Ref())); got.Production != 2 || got.Generator != gen || got.Validator != val {
+		if got := algoitnytest.Must[*algoitny.Problem](t)(db.GetProblem(algoitny.WithFreshReads(ctx), p.Ref())); got.Production != 2 || !reflect.DeepEqual(got.Generator, gen) || !reflect.DeepEqual(got.Validator, val) {
 			t.Fatalf("changed by a refused run: %+v", got)
 		}
 		// A rebuild of run 1 does not replace run 2; one of run 2 does.

@@ -24,7 +24,11 @@ const BodyMinRate = 64 << 10
 // REQUEST_TIMEOUT (and the connection closed) for one too slow, 400 for
 // one that broke off.
 func (cfg Config) readBody(w http.ResponseWriter, r *http.Request, ri *requestInfo) bool {
-	var body io.Reader = http.MaxBytesReader(w, r.Body, cfg.MaxBodyBytes)
+	limit := cfg.MaxBodyBytes
+	if uploadAllowed(r) {
+		limit = cfg.MaxUploadBytes // a problem package
+	}
+	var body io.Reader = http.MaxBytesReader(w, r.Body, limit)
 	rc := http.NewResponseController(w)
 	start := time.Now()
 	// A body of at most BodyMinRate bytes (most) has one deadline: its

@@ -49,6 +49,10 @@ type Config struct {
 	CORSOrigins []string
 	// MaxBodyBytes bounds a request body (default 10 MB: test cases are large).
 	MaxBodyBytes int64
+	// MaxUploadBytes bounds the body of a multipart request that may carry
+	// a file (uploadAllowed; default DefaultMaxUploadBytes, a 32 MB problem
+	// package and its envelope).
+	MaxUploadBytes int64
 	// BodyTimeout bounds the reading of a request body, like
 	// http.Server's ReadHeaderTimeout the headers' (default 10 s): its nth
 	// byte must have come BodyTimeout + n/BodyMinRate after its headers
@@ -76,6 +80,9 @@ type Config struct {
 
 // New returns the handler of every route.
 func New(cfg Config) http.Handler {
+	if cfg.MaxUploadBytes == 0 {
+		cfg.MaxUploadBytes = DefaultMaxUploadBytes
+	}
 	if cfg.MaxBodyBytes == 0 {
 		cfg.MaxBodyBytes = 10 << 20
 	}

@@ -101,12 +101,16 @@ func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 		p, err = paramsFromQuery(r)
 		batch = []*graphql.RawParams{p}
 	} else {
-		if !jsonContentType(r.Header.Get("Content-Type")) {
+		switch ct := r.Header.Get("Content-Type"); {
+		case jsonContentType(ct):
+			batch, isBatch, err = paramsFromBody(r, t.MaxBatch)
+		case uploadAllowed(r):
+			batch, isBatch, err = paramsFromMultipart(requestBody(r), ct, t.MaxBatch)
+		default:
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-			http.Error(w, "Unsupported Media Type: send the request as application/json", http.StatusUnsupportedMediaType)
+			http.Error(w, "Unsupported Media Type: send the request as application/json (uploads: multipart/form-data with an Authorization or GraphQL-Preflight header)", http.StatusUnsupportedMediaType)
 			return
 		}
-		batch, isBatch, err = paramsFromBody(r, t.MaxBatch)
 	}
 	if err != nil {
 		var tooLarge *http.MaxBytesError
@@ -363,6 +367,14 @@ func paramsFromQuery(r *http.Request) (*graphql.RawParams, error) {
 // paramsFromBody decodes a POST body: one request object or a batch array.
 // The body was read by readBody, or is read here when the transport runs
 // on its own (tests).
+// requestBody is the body readBody read (nil when it read none).
+func requestBody(r *http.Request) []byte {
+	if ri := requestInfoFrom(r.Context()); ri != nil && ri.body != nil {
+		return ri.body.Bytes()
+	}
+	return nil
+}
+
 func paramsFromBody(r *http.Request, maxBatch int) ([]*graphql.RawParams, bool, error) {
 	var raw []byte
 	if ri := requestInfoFrom(r.Context()); ri != nil && ri.body != nil {

@@ -90,6 +90,8 @@ func argsFor(t string, jobID string) river.JobArgs {
 		return HintArgs{JobID: jobID}
 	case "SCRIPT_GENERATION":
 		return ScriptArgs{JobID: jobID}
+	case "PACKAGE_IMPORT":
+		return PackageImportArgs{JobID: jobID}
 	default:
 		return ExtractArgs{JobID: jobID}
 	}

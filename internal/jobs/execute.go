@@ -227,6 +227,7 @@ func judgeChecker(c algoitny.Checker) judge.Checker {
 		Kind:   judge.CheckerKind(c.Kind),
 		AbsEps: c.Epsilon, RelEps: c.Epsilon,
 		Language: string(c.Language), Source: c.Code,
+		Files: filesOf(c.Files), Args: c.Args,
 	}
 }
 
@@ -236,7 +237,23 @@ func judgeInteractor(it algoitny.Program) *judge.Interactor {
 	if it.IsZero() {
 		return nil
 	}
-	return &judge.Interactor{Language: string(it.Language), Source: it.Code}
+	out := &judge.Interactor{Language: string(it.Language), Source: it.Code, Files: filesOf(it.Files), Args: it.Args}
+	if it.Protocol == algoitny.ProtocolICPC {
+		out.Protocol = judge.InteractICPC
+	}
+	return out
+}
+
+// filesOf is a program's further files as the judge takes them.
+func filesOf(files map[string]string) map[string][]byte {
+	if len(files) == 0 {
+		return nil
+	}
+	out := make(map[string][]byte, len(files))
+	for name, data := range files {
+		out[name] = []byte(data)
+	}
+	return out
 }
 
 func testResult(tr judge.TestResult) algoitny.TestResult {

@@ -171,6 +171,10 @@ type Config struct {
 	// Plugins add the workers and periodic jobs of other features (AtCoder
 	// sync, URL watches) to this runner.
 	Plugins []Plugin
+	// Packages imports problem packages (PACKAGE_IMPORT jobs) and
+	// PackageStore keeps their uploads; without them such jobs fail.
+	Packages     PackageImporter
+	PackageStore PackageStore
 }
 
 // Plugin contributes River workers and periodic jobs to the runner. A
@@ -305,6 +309,7 @@ func (r *Runner) addWorkers(rc *river.Config) error {
 		func() error { return river.AddWorkerSafely(workers, &hintWorker{runner: r}) },
 		func() error { return river.AddWorkerSafely(workers, &scriptWorker{runner: r}) },
 		func() error { return river.AddWorkerSafely(workers, &extractWorker{runner: r}) },
+		func() error { return river.AddWorkerSafely(workers, &packageWorker{runner: r}) },
 	} {
 		if err := add(); err != nil {
 			return err

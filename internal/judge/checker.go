@@ -64,6 +64,13 @@ type Checker struct {
 	// (it then takes precedence over Language/Source), so a server can compile
 	// a problem's checker once for all submissions.
 	Program *Program
+	// Args are passed to an ICPC output validator (CheckICPC) before the
+	// test's own CheckerArgs; for CheckDefaultValidator they are its flags
+	// (the test's own follow them).
+	Args []string
+	// Files are further source files a checker program compiles with
+	// (headers), by name.
+	Files map[string][]byte
 }
 
 // maxToken bounds a single token for CheckFloat and CheckYesNo.
@@ -76,7 +83,8 @@ func (c Checker) validate() error {
 		if c.AbsEps < 0 || c.RelEps < 0 || math.IsNaN(c.AbsEps) || math.IsNaN(c.RelEps) {
 			return fmt.Errorf("%w: negative or NaN epsilon", ErrInvalidInput)
 		}
-	case CheckCustom:
+	case CheckDefaultValidator:
+	case CheckCustom, CheckICPC:
 		if c.Program == nil && (c.Language == "" || c.Source == "") {
 			return fmt.Errorf("%w: custom checker needs a Program or Language and Source", ErrInvalidInput)
 		}
@@ -116,6 +124,12 @@ func (c Checker) Compare(expected, actual io.Reader) (bool, string, error) {
 		return compareFloats(exp, act, abs, rel)
 	case CheckYesNo:
 		return compareYesNo(exp, act)
+	case CheckDefaultValidator:
+		v, err := ParseDefaultValidator(c.Args)
+		if err != nil {
+			return false, "", err
+		}
+		return v.Compare(exp, act)
 	}
 	return false, "", fmt.Errorf("%w: checker kind %q cannot compare streams", ErrInvalidInput, c.Kind)
 }

@@ -47,6 +47,14 @@ type Interactor struct {
 	// the solution's, so that a solution that stops answering is the one
 	// stopped (its wall time is the idleness limit).
 	Limits Limits
+	// Protocol is how it is run: testlib's (the default) or as an ICPC
+	// interactive output validator (InteractICPC).
+	Protocol InteractionProtocol
+	// Args are an ICPC interactor's arguments after its three standard
+	// ones, before the test's own CheckerArgs.
+	Args []string
+	// Files are further source files it compiles with (headers), by name.
+	Files map[string][]byte
 }
 
 // interactorGrace is how long the solution may still run once the
@@ -75,7 +83,7 @@ func (it *Interactor) validate() error {
 // compileInteractor compiles an interactor's source; one that does not
 // compile is ErrInvalidInput.
 func (e *Engine) compileInteractor(ctx context.Context, it Interactor) (*Program, error) {
-	p, err := e.CompileChecker(ctx, it.Language, it.Source) // a C++ interactor may include testlib.h
+	p, err := e.compileAuthor(ctx, it.Language, it.Source, it.Files) // a C++ interactor may include testlib.h
 	if err != nil {
 		var ce *CompileError
 		if errors.As(err, &ce) {
@@ -135,10 +143,20 @@ func (e *Engine) runInteractiveTest(ctx context.Context, prog *Program, sub Subm
 	if err := writeTestFiles(tc, hostDir); err != nil {
 		return tr.internal("%v", err)
 	}
+	fbDir, err := e.newFeedbackDir()
+	if err != nil {
+		return tr.internal("%v", err)
+	}
+	defer sandbox.RemoveAll(fbDir)
 	preview := &cappedWriter{b: &strings.Builder{}, n: previewMax}
-	in, err := e.interact(ctx, prog, sub, hostDir, preview)
+	in, err := e.interact(ctx, prog, sub, tc, hostDir, fbDir, preview)
 	if err != nil {
 		return tr, err
+	}
+	var fb feedback
+	if sub.Interactor.Protocol == InteractICPC && in.itErr == nil {
+		fb = readFeedback(fbDir)
+		in.it = asTestlib(in.it, fb)
 	}
 	tr.CPUTime, tr.WallTime, tr.MemoryBytes = in.sol.CPUTime, in.sol.WallTime, in.sol.MemoryBytes
 	tr.ExitCode, tr.Signal = in.sol.ExitCode, in.sol.Signal
@@ -150,6 +168,9 @@ func (e *Engine) runInteractiveTest(ctx context.Context, prog *Program, sub Subm
 		return tr.internal("%v", in.solErr)
 	}
 	tr.Verdict, tr.Message, tr.Points = in.verdict()
+	if tr.Verdict == Accepted {
+		tr.Score = fb.score
+	}
 	return tr, nil
 }
 
@@ -157,7 +178,7 @@ func (e *Engine) runInteractiveTest(ctx context.Context, prog *Program, sub Subm
 // each other, on two slots taken together (acquirePair), and kills the
 // solution when it outlives the interactor by interactorGrace. The error
 // is only ctx's.
-func (e *Engine) interact(ctx context.Context, prog *Program, sub Submission, hostDir string, preview io.Writer) (interaction, error) {
+func (e *Engine) interact(ctx context.Context, prog *Program, sub Submission, tc TestCase, hostDir, fbDir string, preview io.Writer) (interaction, error) {
 	var in interaction
 	solSlot, itSlot, release, err := e.acquirePair(ctx)
 	if err != nil {
@@ -177,7 +198,7 @@ func (e *Engine) interact(ctx context.Context, prog *Program, sub Submission, ho
 		solOut.Close()                         // the interactor reads EOF
 		toSol.CloseWithError(errSolutionEnded) // the interactor's writes drain
 	}()
-	in.it, in.itErr = e.runInteractor(ctx, prog, sub, hostDir, toIt, itOut, itSlot)
+	in.it, in.itErr = e.runInteractor(ctx, prog, sub, tc, hostDir, fbDir, toIt, itOut, itSlot)
 	select {
 	case <-solEnded:
 		in.solFirst = true
@@ -204,7 +225,7 @@ func (e *Engine) interact(ctx context.Context, prog *Program, sub Submission, ho
 // reading stdin and writing stdout, under limits derived from the test's
 // (Engine.authorLimits; Interactor.Limits' fields where set), its wall
 // time past the solution's.
-func (e *Engine) runInteractor(ctx context.Context, prog *Program, sub Submission, hostDir string, stdin io.Reader, stdout io.Writer, s *sandbox.Slot) (RunResult, error) {
+func (e *Engine) runInteractor(ctx context.Context, prog *Program, sub Submission, tc TestCase, hostDir, fbDir string, stdin io.Reader, stdout io.Writer, s *sandbox.Slot) (RunResult, error) {
 	solLim, err := sub.Limits.withDefaults(DefaultLimits())
 	if err != nil {
 		return RunResult{}, err
@@ -215,17 +236,14 @@ func (e *Engine) runInteractor(ctx context.Context, prog *Program, sub Submissio
 	}
 	solWall := solLim.effective(prog.lang).Wall
 	lim.WallTime = max(lim.effective(sub.Interactor.Program.lang).Wall, solWall+interactorGrace+time.Second)
-	inBox := hostDir
-	if e.sb.Sandboxed() {
-		inBox = sandbox.CheckDir
-	}
+	args, mounts, vars := e.interactorArgs(sub.Interactor, tc, hostDir, fbDir)
 	return sub.Interactor.Program.run(ctx, RunOptions{
-		Args:   []string{"{check}/input.txt", "output.txt", "{check}/answer.txt"},
+		Args:   args,
 		Stdin:  stdin,
 		Stdout: stdout,
 		Limits: lim,
 		slot:   s,
-	}, true, []sandbox.Mount{{Src: hostDir, Dst: sandbox.CheckDir}}, map[string]string{"check": inBox})
+	}, true, mounts, vars)
 }
 
 // verdict combines the two programs' outcomes. The interactor failing to

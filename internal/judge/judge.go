@@ -38,6 +38,10 @@ type TestCase struct {
 	Expected []byte
 	// ExpectedFile is a path to read the expected output from.
 	ExpectedFile string
+	// CheckerArgs are the test's own arguments of an ICPC output
+	// validator or interactor (CheckICPC, InteractICPC), or the default
+	// validator's flags (CheckDefaultValidator); other checkers ignore them.
+	CheckerArgs []string
 }
 
 func (tc TestCase) open(data []byte, file string) (io.ReadCloser, error) {
@@ -105,6 +109,9 @@ type TestResult struct {
 	// quitp, exit code 7) as a fraction in [0, 1]; nil when it gave none (the
 	// test then counts fully if ACCEPTED, not at all otherwise).
 	Points *float64
+	// Score is an absolute score an ICPC output validator gave the test
+	// (its score.txt); nil when it gave none.
+	Score *float64
 }
 
 // Result is the outcome of a judged submission.
@@ -161,7 +168,7 @@ func (e *Engine) Judge(ctx context.Context, sub Submission, onTest func(TestResu
 		prog = p
 	}
 	checker := sub.Checker
-	if checker.Kind == CheckCustom && checker.Program == nil {
+	if checker.runsProgram() && checker.Program == nil {
 		cp, err := e.compileChecker(ctx, checker)
 		if err != nil {
 			res.Verdict = InternalError
@@ -229,7 +236,7 @@ func (e *Engine) compileSubmission(ctx context.Context, sub Submission, res *Res
 // compileChecker compiles a custom checker's source; a checker that does
 // not compile is ErrInvalidInput.
 func (e *Engine) compileChecker(ctx context.Context, checker Checker) (*Program, error) {
-	cp, err := e.CompileChecker(ctx, checker.Language, checker.Source)
+	cp, err := e.compileAuthor(ctx, checker.Language, checker.Source, checker.Files)
 	if err != nil {
 		var ce *CompileError
 		if errors.As(err, &ce) {
@@ -352,7 +359,7 @@ func (e *Engine) runTest(ctx context.Context, prog *Program, checker Checker, su
 	if rr.Verdict != Accepted {
 		return tr, nil
 	}
-	if checker.Kind != CheckCustom {
+	if !checker.runsProgram() {
 		switch {
 		case cmp.err != nil:
 			return tr.internal("checker: %v", cmp.err)
@@ -396,7 +403,7 @@ type testOutput struct {
 // closes it. Its errors are messages for an INTERNAL_ERROR.
 func (e *Engine) openTestOutput(checker Checker, tc TestCase) (*testOutput, error) {
 	o := &testOutput{preview: &cappedWriter{b: &strings.Builder{}, n: previewMax}}
-	if checker.Kind == CheckCustom {
+	if checker.runsProgram() {
 		var err error
 		if o.hostCheck, err = e.newCheckDir(); err != nil {
 			return nil, err
@@ -411,6 +418,10 @@ func (e *Engine) openTestOutput(checker Checker, tc TestCase) (*testOutput, erro
 		o.stdout = io.MultiWriter(o.preview, o.outBuffer)
 		return o, nil
 	}
+	compare, err := checker.comparer(tc)
+	if err != nil {
+		return nil, fmt.Errorf("checker: %v", err)
+	}
 	exp, err := tc.open(tc.Expected, tc.ExpectedFile)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the expected output: %v", err)
@@ -419,7 +430,7 @@ func (e *Engine) openTestOutput(checker Checker, tc TestCase) (*testOutput, erro
 	pr, pw := io.Pipe()
 	o.pw, o.cmpDone = pw, make(chan compareOutcome, 1)
 	go func() {
-		ok, msg, err := checker.Compare(exp, pr)
+		ok, msg, err := compare(exp, pr)
 		_, _ = io.Copy(io.Discard, pr) // never block the program's output
 		o.cmpDone <- compareOutcome{ok, msg, err}
 	}()
@@ -454,14 +465,20 @@ func (e *Engine) checkTest(ctx context.Context, tr TestResult, checker Checker, 
 	if err := out.outFile.Close(); err != nil {
 		return tr.internal("saving the output: %v", err)
 	}
-	co, err := e.runChecker(ctx, checker.Program, limits, tc, out.hostCheck)
+	var co checkerOutcome
+	var err error
+	if checker.Kind == CheckICPC {
+		co, err = e.runICPCChecker(ctx, checker, limits, tc, out.hostCheck)
+	} else {
+		co, err = e.runChecker(ctx, checker.Program, limits, tc, out.hostCheck)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return tr, ctx.Err()
 		}
 		return tr.internal("checker: %v", err)
 	}
-	tr.Verdict, tr.Message, tr.Points = co.verdict, co.message, co.points
+	tr.Verdict, tr.Message, tr.Points, tr.Score = co.verdict, co.message, co.points, co.score
 	return tr, nil
 }
 

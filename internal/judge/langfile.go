@@ -247,7 +247,7 @@ func (s languageSpec) checkNames() error {
 		return fmt.Errorf("id %q: want [a-z][a-z0-9_]*, at most 32 characters", s.ID)
 	case strings.TrimSpace(s.Name) == "":
 		return errors.New("name is required")
-	case s.Source == "" || s.Source != filepath.Base(s.Source) || strings.HasPrefix(s.Source, "."):
+	case s.Source == "" || s.Source != filepath.Base(s.Source) || strings.HasPrefix(s.Source, ".") || strings.Count(s.Source, "{") != strings.Count(s.Source, "{main}"):
 		return fmt.Errorf("source %q: want a plain file name", s.Source)
 	case len(s.Run) == 0 || s.Run[0] == "":
 		return errors.New("run is required")

@@ -44,7 +44,10 @@ type Language struct {
 	ID string
 	// Name is a human-readable name with the standard, e.g. "C++17 (g++ -O2)".
 	Name string
-	// SourceFile is the file name the source is saved under, e.g. "Main.java".
+	// SourceFile is the file name the source is saved under, e.g.
+	// "main.cpp", or "{main}.java": {main} is the program's entry point
+	// (Engine.CompileFiles; "Main" otherwise), which Compile and Run may
+	// name too.
 	SourceFile string
 	// Compile is the build command, run in {dir}; nil when the language has no
 	// build step. Interpreted languages use it for a syntax check so that syntax
@@ -123,6 +126,11 @@ func cppLanguage() Language {
 		}
 	}
 	return Language{ID: "cpp"}
+}
+
+// sourceFile is the file the source is saved under for the entry point main.
+func (l Language) sourceFile(main string) string {
+	return strings.ReplaceAll(l.SourceFile, "{main}", main)
 }
 
 // expand replaces the placeholders of one command argument or env entry.

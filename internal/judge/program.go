@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -32,6 +33,7 @@ type Program struct {
 	lang  Language
 	dir   string // host directory owning the build directory
 	build string // host build directory, mounted read-only at /prog
+	main  string // the entry point, {main} in the language's commands
 	// staticBytes is what a native executable maps before it runs (code, data,
 	// bss): a program whose static arrays exceed the limit is refused up front.
 	staticBytes int64
@@ -97,12 +99,45 @@ type RunResult struct {
 // failure, not the source's: retry), ErrSandboxFailed, ErrClosed, or ctx's
 // error.
 func (e *Engine) Compile(ctx context.Context, language, source string) (*Program, error) {
-	return e.compileWith(ctx, language, source, nil)
+	return e.compileWith(ctx, language, defaultMain, source, nil)
 }
+
+// CompileFiles is Compile for a program of several files: files (by name,
+// no directories) are written beside the source before it is built —
+// headers, modules, a testlib.h. name is the source's own file name in its
+// package (e.g. "Different.java"): in a language whose SourceFile names a
+// {main} (Java), the file's name without its extension is the entry point
+// (the public class), as problemtools runs a Java file, where Compile's is
+// always "Main". Its errors are Compile's, and ErrInvalidInput for a file
+// name that is not a plain name or collides with the source.
+func (e *Engine) CompileFiles(ctx context.Context, language, name, source string, files map[string][]byte) (*Program, error) {
+	lang, err := e.language(language)
+	if err != nil {
+		return nil, err
+	}
+	main := defaultMain
+	if stem := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name)); mainName.MatchString(stem) {
+		main = stem
+	}
+	for f := range files {
+		if f == "" || f != filepath.Base(f) || f == "." || f == ".." || f == lang.sourceFile(main) {
+			return nil, fmt.Errorf("%w: file name %q", ErrInvalidInput, f)
+		}
+	}
+	return e.compileWith(ctx, language, main, source, files)
+}
+
+// defaultMain is the entry point ({main}) of a program compiled from a
+// source alone: Java's public class Main.
+const defaultMain = "Main"
+
+// mainName is what a file's name must be to name an entry point: a Java
+// identifier (letters, digits, '_' and '$', not starting with a digit).
+var mainName = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
 
 // compileWith is Compile with extra files (headers) written next to the
 // source before it is built.
-func (e *Engine) compileWith(ctx context.Context, language, source string, files map[string][]byte) (*Program, error) {
+func (e *Engine) compileWith(ctx context.Context, language, main, source string, files map[string][]byte) (*Program, error) {
 	lang, err := e.language(language)
 	if err != nil {
 		return nil, err
@@ -116,7 +151,7 @@ func (e *Engine) compileWith(ctx context.Context, language, source string, files
 	if err != nil {
 		return nil, err
 	}
-	p := &Program{e: e, lang: lang, dir: dir, build: filepath.Join(dir, "build")}
+	p := &Program{e: e, lang: lang, dir: dir, build: filepath.Join(dir, "build"), main: main}
 	if err := p.compile(ctx, source, files); err != nil {
 		sandbox.RemoveAll(dir)
 		return nil, err
@@ -168,7 +203,7 @@ func (p *Program) writeSource(source string) error {
 	if err := os.Mkdir(p.build, 0o755); err != nil {
 		return err
 	}
-	return writeNew(filepath.Join(p.build, p.lang.SourceFile), strings.NewReader(source))
+	return writeNew(filepath.Join(p.build, p.lang.sourceFile(p.main)), strings.NewReader(source))
 }
 
 // runCompiler runs the language's compiler in the build directory (and its
@@ -184,7 +219,7 @@ func (p *Program) runCompiler(ctx context.Context, stdout io.Writer) (sandbox.Us
 	}
 	mounts := []sandbox.Mount{{Src: p.build, Dst: sandbox.ProgDir, RW: true}}
 	vars := memoryVars(e.cfg.CompileLimits.MemoryBytes)
-	vars["dir"], vars["cache"] = sandbox.ProgDir, sandbox.CacheMount
+	vars["dir"], vars["cache"], vars["main"] = sandbox.ProgDir, sandbox.CacheMount, p.main
 	if !e.sb.Sandboxed() {
 		vars["dir"] = p.build
 	}
@@ -358,7 +393,7 @@ func (p *Program) run(ctx context.Context, opts RunOptions, checker bool, extra 
 				formatBytes(p.staticBytes), memoryLimitText(eff))}, nil
 	}
 	vars := memoryVars(lim.MemoryBytes)
-	vars["dir"] = sandbox.ProgDir
+	vars["dir"], vars["main"] = sandbox.ProgDir, p.main
 	if !e.sb.Sandboxed() {
 		vars["dir"] = p.build
 	}

@@ -27,7 +27,9 @@ type checkerOutcome struct {
 	verdict Verdict
 	// points is the checker's partial credit as a fraction of the test
 	// (exit 7 only), nil otherwise.
-	points  *float64
+	points *float64
+	// score is an ICPC validator's absolute score (CheckICPC), nil otherwise.
+	score   *float64
 	message string
 }
 
@@ -132,5 +134,5 @@ func (e *Engine) CompileChecker(ctx context.Context, language, source string) (*
 	if language == cppLanguage().ID {
 		files = map[string][]byte{"testlib.h": testlibHeader}
 	}
-	return e.compileWith(ctx, language, source, files)
+	return e.compileWith(ctx, language, defaultMain, source, files)
 }

@@ -6,10 +6,12 @@ package problems
 import (
 	"context"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/judge"
 )
 
 // Input limits.
@@ -27,6 +29,19 @@ const (
 	MaxTestCaseInputBytes = 8 << 20
 	DefaultTimeLimitMs    = 2000
 	DefaultMemoryLimitMB  = 256
+	// MaxProgramFiles and MaxProgramFilesBytes bound the further files of
+	// one program (a problem package's headers and modules).
+	MaxProgramFiles      = 16
+	MaxProgramFilesBytes = 64 << 10
+	// MaxProgramsBytes bounds all the code a problem keeps (its programs
+	// and their files), which lives in the problem's one item of at most
+	// 400 KB.
+	MaxProgramsBytes = 300 << 10
+	// MaxImportedTests and MaxImportedTestBytes bound the tests a problem
+	// package brings (Import): as many as subtasks can name, each as large
+	// as storage takes.
+	MaxImportedTests     = 2000
+	MaxImportedTestBytes = 64 << 20
 )
 
 // Store is what the service needs from storage.
@@ -123,6 +138,21 @@ type CreateInput struct {
 // subtasks.testIndexes for a position out of range, as validateSubtasks
 // otherwise), ECONFLICT (exists) or ERATELIMITED.
 func (s *Service) Create(ctx context.Context, in CreateInput) (*algoitny.Problem, error) {
+	return s.create(ctx, in, testLimits{MaxTestCasesAdded, MaxTestCaseInputBytes})
+}
+
+// Import registers a problem read from a problem package: Create's rules,
+// with the tests a package brings (up to MaxImportedTests of up to
+// MaxImportedTestBytes each, where the API takes MaxTestCasesAdded of
+// MaxTestCaseInputBytes). Errors as Create's.
+func (s *Service) Import(ctx context.Context, in CreateInput) (*algoitny.Problem, error) {
+	return s.create(ctx, in, testLimits{MaxImportedTests, MaxImportedTestBytes})
+}
+
+// testLimits bound the tests a new problem comes with.
+type testLimits struct{ count, bytes int }
+
+func (s *Service) create(ctx context.Context, in CreateInput, lim testLimits) (*algoitny.Problem, error) {
 	a := algoitny.ActorFrom(ctx)
 	limit, err := registrationLimit(a)
 	if err != nil {
@@ -133,7 +163,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*algoitny.Problem
 	if err := validateProblem(&p); err != nil {
 		return nil, err
 	}
-	if err := validateTestCases(in.TestCases); err != nil {
+	if err := validateTestCases(in.TestCases, lim); err != nil {
 		return nil, err
 	}
 	if len(p.Subtasks) > 0 {
@@ -152,6 +182,11 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*algoitny.Problem
 		return nil, err
 	}
 	ref := p.Ref()
+	production, err := s.numberGenerated(ctx, ref, &p, in.TestCases)
+	if err != nil {
+		_ = s.Store.DiscardProblem(context.WithoutCancel(ctx), ref, p.CreatedBy)
+		return nil, err
+	}
 	if len(in.TestCases) > 0 {
 		if _, err := s.Store.AddTestCasesWithSubtasks(ctx, ref, in.TestCases, in.Subtasks); err != nil {
 			// No empty draft left behind (even if the client went away): a
@@ -160,10 +195,33 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*algoitny.Problem
 			return nil, err
 		}
 	}
-	if completed {
-		return s.Store.UpdateProblem(ctx, ref, algoitny.ProblemUpdate{IsCompleted: &completed})
+	if completed || production > 0 {
+		u := algoitny.ProblemUpdate{IsCompleted: &completed}
+		if production > 0 {
+			u.Production = &production
+		}
+		return s.Store.UpdateProblem(ctx, ref, u)
 	}
 	return s.Store.GetProblem(ctx, ref)
+}
+
+// numberGenerated makes the generated tests a new problem comes with (an
+// imported package's, made by its stored generator) its first production
+// run, so that regenerateTests can rebuild them; 0 when there are none.
+func (s *Service) numberGenerated(ctx context.Context, ref algoitny.ProblemRef, p *algoitny.Problem, cases []*algoitny.TestCase) (int, error) {
+	if p.Generator.IsZero() || !slices.ContainsFunc(cases, (*algoitny.TestCase).IsGenerated) {
+		return 0, nil
+	}
+	n, err := s.Store.StartProduction(ctx, ref)
+	if err != nil {
+		return 0, err
+	}
+	for _, tc := range cases {
+		if tc.IsGenerated() {
+			tc.Production = n
+		}
+	}
+	return n, nil
 }
 
 // registrationLimit returns the actor's MaxProblems, or an error when the
@@ -258,7 +316,7 @@ func (s *Service) AddTestCases(ctx context.Context, ref algoitny.ProblemRef, cas
 	if len(cases) == 0 {
 		return nil, algoitny.Invalid("testCases", "give at least one test case")
 	}
-	if err := validateTestCases(cases); err != nil {
+	if err := validateTestCases(cases, testLimits{MaxTestCasesAdded, MaxTestCaseInputBytes}); err != nil {
 		return nil, err
 	}
 	if reviewUndone(ctx, p) {
@@ -585,7 +643,42 @@ func validateProblem(p *algoitny.Problem) error {
 	if err := validateInteractor(p.Interactor); err != nil {
 		return err
 	}
-	return validateChecker(p.Checker)
+	if err := validateChecker(p.Checker); err != nil {
+		return err
+	}
+	return validateFiles(p)
+}
+
+// validateFiles checks the programs' further files (plain names, at most
+// MaxProgramFiles of at most MaxProgramFilesBytes in all per program) and
+// that all the code fits the problem's item (MaxProgramsBytes).
+func validateFiles(p *algoitny.Problem) error {
+	total := len(p.SolutionCode)
+	for field, files := range map[string]map[string]string{"checker.files": p.Checker.Files, "interactor.files": p.Interactor.Files,
+		"generatorFiles": p.Generator.Files, "validatorFiles": p.Validator.Files} {
+		if len(files) > MaxProgramFiles {
+			return algoitny.Invalid(field, "at most %d files", MaxProgramFiles)
+		}
+		size := 0
+		for name, data := range files {
+			if name == "" || strings.ContainsAny(name, "/\\\x00") || name[0] == '.' || len(name) > 100 {
+				return algoitny.Invalid(field, "%q is not a plain file name", name)
+			}
+			if err := algoitny.CheckText(field, data); err != nil {
+				return err
+			}
+			size += len(name) + len(data)
+		}
+		if size > MaxProgramFilesBytes {
+			return algoitny.Invalid(field, "the files are larger than %d KB", MaxProgramFilesBytes>>10)
+		}
+		total += size
+	}
+	total += len(p.Checker.Code) + len(p.Interactor.Code) + len(p.Generator.Code) + len(p.Validator.Code)
+	if total > MaxProgramsBytes {
+		return algoitny.Invalid("checker.files", "the problem's programs and their files are larger than %d KB in all", MaxProgramsBytes>>10)
+	}
+	return nil
 }
 
 // validateInteractor checks an interactive problem's interactor: code of at
@@ -611,7 +704,11 @@ func validateChecker(c algoitny.Checker) error {
 		if c.Epsilon <= 0 || c.Epsilon >= 1 {
 			return algoitny.Invalid("checker.epsilon", "a float checker needs 0 < epsilon < 1")
 		}
-	case algoitny.CheckerCustom:
+	case algoitny.CheckerICPCDefault:
+		if _, err := judge.ParseDefaultValidator(c.Args); err != nil {
+			return algoitny.Invalid("checker.args", "the default output validator's flags: %v", err)
+		}
+	case algoitny.CheckerCustom, algoitny.CheckerICPC:
 		if c.Code == "" || len(c.Code) > MaxCodeBytes {
 			return algoitny.Invalid("checker.code", "a custom checker needs code (at most %d KB)", MaxCodeBytes>>10)
 		}
@@ -624,13 +721,13 @@ func validateChecker(c algoitny.Checker) error {
 	return nil
 }
 
-func validateTestCases(cases []*algoitny.TestCase) error {
-	if len(cases) > MaxTestCasesAdded {
-		return algoitny.Invalid("testCases", "at most %d test cases at once", MaxTestCasesAdded)
+func validateTestCases(cases []*algoitny.TestCase, lim testLimits) error {
+	if len(cases) > lim.count {
+		return algoitny.Invalid("testCases", "at most %d test cases at once", lim.count)
 	}
 	for i, tc := range cases {
-		if len(tc.Input)+len(tc.Output) > MaxTestCaseInputBytes {
-			return algoitny.Invalid("testCases", "test case %d is larger than %d MB", i+1, MaxTestCaseInputBytes>>20)
+		if len(tc.Input)+len(tc.Output) > lim.bytes {
+			return algoitny.Invalid("testCases", "test case %d is larger than %d MB", i+1, lim.bytes>>20)
 		}
 		if !utf8.ValidString(tc.Input) || !utf8.ValidString(tc.Output) {
 			return algoitny.Invalid("testCases", "test case %d is not valid UTF-8", i+1)

@@ -103,6 +103,8 @@ type Service struct {
 	CanRegister func(ctx context.Context) error
 	// Queue runs the stored jobs.
 	Queue Enqueuer
+	// Uploads keeps the packages of PACKAGE_IMPORT jobs (ImportPackage).
+	Uploads Uploads
 	// Events announces cancellations to subscribers (optional).
 	Events Publisher
 	// Workers are the judge workers' records, read so that Execute refuses

@@ -1,0 +1,4 @@
+print("? 500", flush=True)
+if input() != "correct":
+    raise RuntimeError("gave up")
+print("! 500", flush=True)
