@@ -215,7 +215,7 @@ func (s *stack) serverEnv(extra ...string) []string {
 		"ALGOITNY_ADDR=127.0.0.1:0", "ALGOITNY_DEV=true",
 		"DYNAMODB_ENDPOINT="+s.dynamoEndpoint, "DYNAMODB_TABLE_PREFIX="+s.prefix,
 		"DATABASE_URL="+s.databaseURL, "ALGOITNY_RIVER_SCHEMA="+s.riverSchema,
-		"ALGOITNY_PUBSUB_CHANNEL="+s.channel, "SESSION_SECRET=bench-secret-bench-secret-bench-secret-0123",
+		"ALGOITNY_PUBSUB_CHANNEL="+s.channel, "SESSION_SECRET=bQ7nW2xZ5cV8mK1lJ4hG9fD3sA6pO0iU7yT2rE5wQ8zX1cB4",
 		"JUDGE_SANDBOX=bwrap",
 		// Every client of the bench comes from one address, where in
 		// production they are many users: the per-address limits would

@@ -9,9 +9,7 @@ import (
 
 // Global ids are opaque to clients: base64url of "Type:part1:part2…". The
 // parts are the keys each entity is read by, so node(id) is one GetItem.
-func globalID(typ string, parts ...string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(typ + ":" + strings.Join(parts, ":")))
-}
+func globalID(typ string, parts ...string) string { return algoitny.GlobalID(typ, parts...) }
 
 // parseID decodes a global id; with want set it must be of that type.
 // Returns EINVALID naming field for anything malformed.

@@ -90,7 +90,8 @@ func TestChecksWebhook(t *testing.T) {
 	}
 	mu.Lock()
 	if len(got) != 2 || got[0]["state"] != "DOWN" || got[1]["state"] != "UP" || badSigs != 0 ||
-		!strings.Contains(got[0]["reason"].(string), "HTTP 503") || got[0]["url"] != target.URL+"/status" {
+		!strings.Contains(got[0]["reason"].(string), "HTTP 503") || got[0]["url"] != target.URL+"/status" ||
+		got[0]["checkId"] != created.CreateCheck.ID { // the id the API shows
 		t.Fatalf("notifications %v (%d bad signatures)", got, badSigs)
 	}
 	mu.Unlock()

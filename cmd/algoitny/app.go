@@ -163,7 +163,7 @@ func (m *Main) openJobs() error {
 	}
 	atcoderPlugin, err := jobs.NewAtCoderPlugin(jobs.AtCoderConfig{
 		Syncer:   &atcoder.Syncer{Store: m.DB, API: m.atcoderAPI, Logger: m.Logger},
-		Interval: m.Config.AtCoderSyncEvery, Logger: m.Logger,
+		Interval: m.Config.AtCoderSyncEvery, Logger: m.Logger, Manual: !m.Config.AtCoderPeriodic(),
 	})
 	if err != nil {
 		return err
@@ -373,9 +373,18 @@ func (m *Main) openAccounts() error {
 
 // sessionSecret returns SESSION_SECRET. In dev mode without one, a random
 // secret is kept in .data/session-secret (ALGOITNY_DATA_DIR) so that sessions survive restarts of
-// `make run`; outside dev mode it is required.
+// `make run`; outside dev mode it is required, and refused when anyone
+// could guess it (auth.CheckSessionSecret: a published placeholder, too
+// little entropy).
 func sessionSecret(cfg Config) ([]byte, error) {
 	if cfg.SessionSecret != "" {
+		if !cfg.Dev {
+			// Outside dev mode a guessable secret lets anyone sign a
+			// session for any account: refuse to start with one.
+			if err := auth.CheckSessionSecret([]byte(cfg.SessionSecret)); err != nil {
+				return nil, err
+			}
+		}
 		return []byte(cfg.SessionSecret), nil
 	}
 	if !cfg.Dev {

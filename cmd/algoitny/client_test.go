@@ -44,7 +44,7 @@ func startAPITunedLogged(t testing.TB, tweak func(*Config), tune func(*jobs.Conf
 	ctx, cancel := context.WithCancel(context.Background())
 	cfg := testConfig(t)
 	cfg.Workers = false
-	cfg.SessionSecret = "test-secret-test-secret-test-secret-0123"
+	cfg.SessionSecret = "Zr8mQ2vX9kLp4Tn7Wc1Bd6Hf3Js5Ye0Ua8Io2Ek4Ng7Rq1"
 	if tweak != nil {
 		tweak(&cfg)
 	}

@@ -130,6 +130,11 @@ type Config struct {
 	// synced (ATCODER_SYNC_INTERVAL, default 1h).
 	AtCoderBaseURL                       string
 	AtCoderMinInterval, AtCoderSyncEvery time.Duration
+	// AtCoderSync (ATCODER_SYNC, true/false) says whether the periodic
+	// sweep (contest discovery, every linked user's sync) runs; nil: on,
+	// but in dev mode only when ATCODER_API_BASE_URL is set — `make run`
+	// reaches the internet only when told to.
+	AtCoderSync *bool
 
 	// PprofAddr serves net/http/pprof on its own listener (ALGOITNY_PPROF_ADDR,
 	// e.g. 127.0.0.1:6060; off by default: profiles reveal internals).
@@ -327,6 +332,13 @@ func (cfg *Config) readSwitches() error {
 		}
 		cfg.Introspection = &on
 	}
+	if v := os.Getenv("ATCODER_SYNC"); strings.TrimSpace(v) != "" {
+		on, err := envBool("ATCODER_SYNC", true)
+		if err != nil {
+			return err
+		}
+		cfg.AtCoderSync = &on
+	}
 	return nil
 }
 
@@ -365,6 +377,14 @@ func (cfg *Config) validate() error {
 		return fmt.Errorf("JUDGE_SANDBOX=%q: want bwrap or none", cfg.JudgeSandbox)
 	}
 	return nil
+}
+
+// AtCoderPeriodic says whether the AtCoder sweep runs (AtCoderSync).
+func (c Config) AtCoderPeriodic() bool {
+	if c.AtCoderSync != nil {
+		return *c.AtCoderSync
+	}
+	return !c.Dev || c.AtCoderBaseURL != ""
 }
 
 // IntrospectionOn says whether the schema may be introspected:

@@ -54,7 +54,7 @@ func testConfig(t testing.TB) Config {
 		Dynamo:      dynamo.Config{Endpoint: dynamoEndpoint, TablePrefix: id + "-"},
 		DatabaseURL: databaseURL, RiverSchema: id, PubsubChannel: id,
 		JudgeSandbox:  "bwrap",
-		SessionSecret: "test-secret-test-secret-test-secret-0123",
+		SessionSecret: "Zr8mQ2vX9kLp4Tn7Wc1Bd6Hf3Js5Ye0Ua8Io2Ek4Ng7Rq1",
 		// The defaults (a strict change waits at most 1 s for a process
 		// that does not answer; caches warm up in 5 s): a shorter write
 		// window leaves announcements and writes too little time on a

@@ -1,6 +1,7 @@
 package algoitny
 
 import (
+	"encoding/base64"
 	"slices"
 	"strings"
 	"time"
@@ -221,10 +222,10 @@ type CheckResult struct {
 	CheckedAt time.Time
 }
 
-// Failed reports whether the run could not fetch the page. Only failed runs
-// count toward DOWN; a KEYWORD check that is DOWN because of the keyword
-// did not fail.
-func (r *CheckResult) Failed() bool { return r.Error != "" }
+// Failed reports whether the run failed: the page could not be fetched, or
+// a KEYWORD check's keyword was missing (or, inverted, present). Failed
+// runs count toward DOWN, and Error says why.
+func (r *CheckResult) Failed() bool { return r.Error != "" || r.Status == CheckDown }
 
 // CheckFilter selects checks of everyone (staff lists). Type is required:
 // seed 002's Type-Status index is partitioned by type.
@@ -333,4 +334,11 @@ type CheckWindowStats struct {
 	// P50Ms, P95Ms and P99Ms are response-time percentiles estimated from
 	// the histogram (linear within a bin); nil without answered runs.
 	P50Ms, P95Ms, P99Ms *int
+}
+
+// GlobalID is an entity's id as the API shows it: base64url of
+// "Type:part1:part2…", opaque to clients. It is written here so that what
+// leaves the API by other ways (webhook payloads) names entities alike.
+func GlobalID(typ string, parts ...string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(typ + ":" + strings.Join(parts, ":")))
 }

@@ -36,6 +36,7 @@ type NotificationChannel struct {
 // CheckNotification is what a channel receives on a change of a check's
 // state: the body of a webhook, as JSON.
 type CheckNotification struct {
+	// CheckID is the check's global id, as the API and the delivery log show it.
 	CheckID string `json:"checkId"`
 	URL     string `json:"url"`
 	// State is the new state, UP or DOWN; PreviousState the one before.

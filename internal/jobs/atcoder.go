@@ -38,6 +38,11 @@ type AtCoderConfig struct {
 	Budget time.Duration
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
+	// Manual turns the periodic sweep (and its contest discovery) off:
+	// AtCoder Problems is called only for the syncs users ask for (linking
+	// a handle, syncSolvedProblems). A development server reaches external
+	// sites only when configured to.
+	Manual bool
 }
 
 // AtCoderPlugin adds the AtCoder jobs to a Runner (Config.Plugins).
@@ -74,8 +79,12 @@ func (p *AtCoderPlugin) Register(workers *river.Workers) error {
 	return river.AddWorkerSafely(workers, &atcoderSyncWorker{p: p})
 }
 
-// PeriodicJobs implements Plugin: the sweep, every Interval.
+// PeriodicJobs implements Plugin: the sweep, every Interval (none when
+// Manual).
 func (p *AtCoderPlugin) PeriodicJobs() []*river.PeriodicJob {
+	if p.cfg.Manual {
+		return nil
+	}
 	return []*river.PeriodicJob{river.NewPeriodicJob(
 		river.PeriodicInterval(p.cfg.Interval),
 		func() (river.JobArgs, *river.InsertOpts) { return AtCoderSweepArgs{}, nil },

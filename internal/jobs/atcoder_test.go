@@ -209,3 +209,18 @@ func TestAtCoderSyncNow(t *testing.T) {
 	}
 	waitFor(t, "the second sync job", 30*time.Second, completed(again.JobID))
 }
+
+// A manual plugin has no periodic sweep: nothing calls AtCoder Problems on
+// its own.
+func TestAtCoderPluginManual(t *testing.T) {
+	t.Parallel()
+	syncer := &atcoder.Syncer{}
+	auto, err := jobs.NewAtCoderPlugin(jobs.AtCoderConfig{Syncer: syncer})
+	if err != nil || len(auto.PeriodicJobs()) != 1 {
+		t.Fatalf("the default plugin: %v %d periodic jobs", err, len(auto.PeriodicJobs()))
+	}
+	manual, err := jobs.NewAtCoderPlugin(jobs.AtCoderConfig{Syncer: syncer, Manual: true})
+	if err != nil || len(manual.PeriodicJobs()) != 0 {
+		t.Fatalf("a manual plugin: %v %d periodic jobs", err, len(manual.PeriodicJobs()))
+	}
+}

@@ -385,6 +385,40 @@ func TestCheckScheduler(t *testing.T) {
 		})
 	})
 
+	// A page that answers 200 without the keyword fails the run: a
+	// KEYWORD check goes DOWN like any other, saying why, and a DOWN check
+	// does not come UP on such a page.
+	t.Run("KeywordGoesDown", func(t *testing.T) {
+		t.Parallel()
+		b := setupWatch(t)
+		tg := newWatchTarget(t) // answers "contest page"
+		keyword := func(url, word string) *algoitny.Check {
+			c, err := b.svc.Create(watchUser(), algoitny.CheckInput{URL: url, Type: algoitny.CheckKeyword, Keyword: word, DelayMs: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c
+		}
+		c := keyword(tg.URL, "registration open")
+		eventually(t, 30*time.Second, "DOWN", func() bool { return b.get(t, c.ID).State == algoitny.CheckStateDown })
+		cur := b.get(t, c.ID)
+		if cur.ConsecutiveFailures < 3 || cur.LastResult.Status != algoitny.CheckDown || !strings.Contains(cur.FailureReason, "registration open") ||
+			!strings.Contains(cur.LastResult.Error, "does not contain the keyword") {
+			t.Fatalf("keyword check %+v, last result %+v", cur, cur.LastResult)
+		}
+
+		down := newWatchTarget(t)
+		down.set(http.StatusServiceUnavailable, 0)
+		d := keyword(down.URL, "registration open")
+		eventually(t, 30*time.Second, "DOWN on 503", func() bool { return b.get(t, d.ID).State == algoitny.CheckStateDown })
+		down.set(http.StatusOK, 0) // 200, still without the keyword
+		n := b.get(t, d.ID).Runs
+		eventually(t, 30*time.Second, "two more runs", func() bool { return b.get(t, d.ID).Runs >= n+2 })
+		if cur := b.get(t, d.ID); cur.State != algoitny.CheckStateDown || cur.LastResult.HTTPStatus != 200 {
+			t.Fatalf("a DOWN keyword check after a 200 without the keyword: %+v", cur)
+		}
+	})
+
 	t.Run("SweepRevivesLegacyFailed", func(t *testing.T) {
 		t.Parallel()
 		b := setupWatch(t)

@@ -125,7 +125,7 @@ func TestCheckNotifications(t *testing.T) {
 		if len(got) != 2 || got[0].State != algoitny.CheckStateDown || got[1].State != algoitny.CheckStateUp {
 			t.Fatalf("notifications %+v", got)
 		}
-		if got[0].CheckID != c.ID || got[0].URL != target.URL || got[0].PreviousState != algoitny.CheckStateUnknown ||
+		if got[0].CheckID != algoitny.GlobalID("Check", c.ID) || got[0].URL != target.URL || got[0].PreviousState != algoitny.CheckStateUnknown ||
 			got[0].Reason != "5 failed runs in a row; last error: HTTP 500" || got[0].Time.IsZero() {
 			t.Fatalf("DOWN notification %+v", got[0])
 		}
@@ -239,7 +239,7 @@ func TestCheckNotifications(t *testing.T) {
 		ids := map[string]bool{}
 		for i, rc := range rcs {
 			eventually(t, 60*time.Second, "the DOWN notification", func() bool { return len(rc.notifications()) == 1 })
-			if got := rc.notifications()[0]; got.CheckID != c.ID || got.State != algoitny.CheckStateDown {
+			if got := rc.notifications()[0]; got.CheckID != algoitny.GlobalID("Check", c.ID) || got.State != algoitny.CheckStateDown {
 				t.Fatalf("notification %+v", got)
 			}
 			log, err := b.svc.Deliveries(watchUser(), chs[i].ID, algoitny.PageRequest{First: 10})

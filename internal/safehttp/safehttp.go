@@ -147,8 +147,11 @@ func New(cfg Config) *Client {
 // CheckURL says whether a URL may be fetched at all, before any DNS lookup:
 // http(s) only, no credentials, a host, port 80 or 443 (any port 1–65535
 // with Config.AnyPort; redirects too), and no literal address
-// that is not public. It returns EINVALID for malformed URLs and an error
-// wrapping ErrForbidden for refused ones.
+// that is not public. It returns EINVALID for malformed URLs, EINVALID
+// with NotPublicMessage (wrapping ErrForbidden) for a destination that is
+// not public — the words a dial to one gets, so that the two tell nobody
+// apart which destinations are dialled —, and an error wrapping
+// ErrForbidden for a refused port.
 func (c *Client) CheckURL(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -165,11 +168,11 @@ func (c *Client) CheckURL(raw string) error {
 	host := strings.Trim(u.Hostname(), "[]")
 	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
 		if !c.allowedHost(u.Host) {
-			return fmt.Errorf("%w: %s", ErrForbidden, host)
+			return notPublic(fmt.Errorf("%s", host))
 		}
 	}
 	if ip, err := netip.ParseAddr(host); err == nil && !public(ip) && !c.allowedHost(u.Host) {
-		return fmt.Errorf("%w: %s", ErrForbidden, ip)
+		return notPublic(fmt.Errorf("%s", ip))
 	}
 	return nil
 }
@@ -207,6 +210,11 @@ func (c *Client) control(network, address string, _ syscall.RawConn) error {
 // would be delivered locally, past any firewall in front of the server.
 func (c *Client) own(ip netip.Addr) bool {
 	ip = ip.Unmap()
+	for _, embedded := range embeddedIPv4(ip) {
+		if c.own(embedded) {
+			return true
+		}
+	}
 	if slices.Contains(c.cfg.OwnAddresses, ip) {
 		return true
 	}
@@ -228,6 +236,11 @@ func (c *Client) own(ip netip.Addr) bool {
 // documentation space.
 func public(ip netip.Addr) bool {
 	ip = ip.Unmap()
+	for _, embedded := range embeddedIPv4(ip) {
+		if !public(embedded) {
+			return false
+		}
+	}
 	if !ip.IsValid() || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
 		ip.IsMulticast() || ip.IsUnspecified() || ip.IsInterfaceLocalMulticast() {
 		return false
@@ -240,6 +253,38 @@ func public(ip netip.Addr) bool {
 	return true
 }
 
+// embeddedIPv4 returns the IPv4 addresses an IPv6 address carries, by
+// which it is judged: IPv4-compatible (::a.b.c.d, deprecated but still
+// routed to the IPv4 address by some stacks), NAT64 (64:ff9b::/96), 6to4
+// (2002:AABB:CCDD::/16 carries AA.BB.CC.DD) and Teredo (2001::/32: the
+// server's address in bits 32–63, the client's inverted in the last 32).
+// IPv4-mapped addresses are unmapped before (netip.Addr.Unmap).
+func embeddedIPv4(ip netip.Addr) []netip.Addr {
+	if !ip.Is6() {
+		return nil
+	}
+	b := ip.As16()
+	v4 := func(x [4]byte) netip.Addr { return netip.AddrFrom4(x) }
+	switch {
+	case ipv4Compatible.Contains(ip) && ip != netip.IPv6Unspecified() && ip != netip.IPv6Loopback():
+		return []netip.Addr{v4([4]byte{b[12], b[13], b[14], b[15]})}
+	case nat64.Contains(ip):
+		return []netip.Addr{v4([4]byte{b[12], b[13], b[14], b[15]})}
+	case sixToFour.Contains(ip):
+		return []netip.Addr{v4([4]byte{b[2], b[3], b[4], b[5]})}
+	case teredo.Contains(ip):
+		return []netip.Addr{v4([4]byte{b[4], b[5], b[6], b[7]}), v4([4]byte{^b[12], ^b[13], ^b[14], ^b[15]})}
+	}
+	return nil
+}
+
+var (
+	ipv4Compatible = netip.MustParsePrefix("::/96")
+	nat64          = netip.MustParsePrefix("64:ff9b::/96")
+	sixToFour      = netip.MustParsePrefix("2002::/16")
+	teredo         = netip.MustParsePrefix("2001::/32")
+)
+
 var nonPublic = []netip.Prefix{
 	netip.MustParsePrefix("0.0.0.0/8"),
 	netip.MustParsePrefix("100.64.0.0/10"), // CGNAT
@@ -249,8 +294,11 @@ var nonPublic = []netip.Prefix{
 	netip.MustParsePrefix("198.51.100.0/24"),
 	netip.MustParsePrefix("203.0.113.0/24"),
 	netip.MustParsePrefix("240.0.0.0/4"),
-	netip.MustParsePrefix("64:ff9b::/96"), // NAT64 could reach IPv4 private space
+	netip.MustParsePrefix("64:ff9b:1::/48"), // local-use NAT64 (RFC 8215)
 	netip.MustParsePrefix("2001:db8::/32"),
+	netip.MustParsePrefix("fec0::/10"),   // site-local (deprecated, still routed inside some sites)
+	netip.MustParsePrefix("100::/64"),    // discard-only
+	netip.MustParsePrefix("2001:2::/48"), // benchmarking
 }
 
 // Response is a fetched response with its (capped) body.

@@ -185,3 +185,50 @@ func TestRefusesOwnAddresses(t *testing.T) {
 		}
 	}
 }
+
+// TestEmbeddedIPv4: an IPv6 address that carries an IPv4 address is judged
+// by it — IPv4-compatible, mapped, NAT64, 6to4, Teredo —, site-local
+// addresses are not public, and every refusal of a destination says the
+// same words whether it comes from the URL check or the dial (so that
+// neither tells which destinations get dialled).
+func TestEmbeddedIPv4(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer srv.Close()
+	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
+	c := safehttp.New(safehttp.Config{AnyPort: true, Timeout: 2 * time.Second})
+	refused := []string{
+		"http://[::127.0.0.1]:" + port + "/",             // IPv4-compatible loopback
+		"http://[::7f00:1]:" + port + "/",                // the same, written in hex
+		"http://[::ffff:127.0.0.1]:" + port + "/",        // IPv4-mapped
+		"http://[::10.0.0.1]/",                           // IPv4-compatible private
+		"http://[64:ff9b::a9fe:a9fe]/",                   // NAT64 of 169.254.169.254
+		"http://[64:ff9b:1::1]/",                         // local-use NAT64
+		"http://[2002:7f00:1::]:" + port + "/",           // 6to4 of 127.0.0.1
+		"http://[2002:c0a8:101::1]/",                     // 6to4 of 192.168.1.1
+		"http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/", // Teredo: client 127.0.0.1 (inverted)
+		"http://[2001:0:a00:1::1]/",                      // Teredo: server 10.0.0.1
+		"http://[fec0::1]/",                              // site-local
+		"http://[fed0:1::1]/",
+	}
+	for _, u := range refused {
+		err := c.CheckURL(u)
+		var ae *algoitny.Error
+		if !errors.As(err, &ae) || ae.Message != safehttp.NotPublicMessage || !errors.Is(err, safehttp.ErrForbidden) {
+			t.Errorf("CheckURL(%s) = %v, want %q", u, err, safehttp.NotPublicMessage)
+		}
+		if _, err := c.Get(context.Background(), u); !errors.As(err, &ae) || ae.Message != safehttp.NotPublicMessage {
+			t.Errorf("Get(%s) = %v, want %q", u, err, safehttp.NotPublicMessage)
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("the local server was reached %d times", n)
+	}
+	// An address that carries a public IPv4 address is public.
+	for _, u := range []string{"http://[2002:5db8:d822::1]/", "http://[64:ff9b::5db8:d822]/", "https://[2606:4700::1111]/"} {
+		if err := c.CheckURL(u); err != nil {
+			t.Errorf("CheckURL(%s) = %v", u, err)
+		}
+	}
+}

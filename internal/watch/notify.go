@@ -164,7 +164,7 @@ func Verify(secret string, header http.Header, body []byte, now time.Time) (deli
 // Payload is the body notified for a change of c's state.
 func Payload(c *algoitny.Check, change *algoitny.CheckStateChange) ([]byte, error) {
 	b, err := json.Marshal(algoitny.CheckNotification{
-		CheckID: c.ID, URL: c.URL, State: change.To, PreviousState: change.From, Reason: change.Reason, Time: change.At.UTC(),
+		CheckID: algoitny.GlobalID("Check", c.ID), URL: c.URL, State: change.To, PreviousState: change.From, Reason: change.Reason, Time: change.At.UTC(),
 	})
 	if err != nil {
 		return nil, algoitny.Internal(err, "encode notification")

@@ -138,6 +138,10 @@ func (p *Prober) probeOnce(ctx context.Context, c *algoitny.Check) (*algoitny.Ch
 		r.KeywordFound = &found
 		if found == c.Invert {
 			r.Status = algoitny.CheckDown
+			r.Error = fmt.Sprintf("the page does not contain the keyword %q", c.Keyword)
+			if c.Invert {
+				r.Error = fmt.Sprintf("the page contains the keyword %q", c.Keyword)
+			}
 		}
 	}
 	return r, nil

@@ -97,8 +97,9 @@ func TestProbe(t *testing.T) {
 		tg.set(200, "<h1>Registration closed</h1>", 0)
 		r, err := probe(t, local, &algoitny.Check{URL: tg.URL, Type: algoitny.CheckKeyword, Keyword: "open"})
 		algoitnytest.OK(t, err)
-		// DOWN, but the run did not fail: it does not count toward DOWN.
-		if r.Status != algoitny.CheckDown || r.KeywordFound == nil || *r.KeywordFound || r.Failed() {
+		// DOWN, and the run failed: it counts toward DOWN, and says why.
+		if r.Status != algoitny.CheckDown || r.KeywordFound == nil || *r.KeywordFound || !r.Failed() ||
+			r.Error != `the page does not contain the keyword "open"` {
 			t.Fatalf("result %+v", r)
 		}
 	})
@@ -109,7 +110,7 @@ func TestProbe(t *testing.T) {
 		tg.set(200, "Sold out", 0)
 		r, err := probe(t, local, &algoitny.Check{URL: tg.URL, Type: algoitny.CheckKeyword, Keyword: "sold out", Invert: true})
 		algoitnytest.OK(t, err)
-		if r.Status != algoitny.CheckDown || !*r.KeywordFound {
+		if r.Status != algoitny.CheckDown || !*r.KeywordFound || r.Error != `the page contains the keyword "sold out"` {
 			t.Fatalf("inverted, present: %+v", r)
 		}
 		tg.set(200, "Tickets available", 0)
