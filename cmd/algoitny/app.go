@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -20,7 +21,6 @@ import (
 	"github.com/algoitny/api/internal/atcoder"
 	"github.com/algoitny/api/internal/auth"
 	"github.com/algoitny/api/internal/authoring"
-	"github.com/algoitny/api/internal/cache"
 	"github.com/algoitny/api/internal/devstack"
 	"github.com/algoitny/api/internal/dynamo"
 	"github.com/algoitny/api/internal/history"
@@ -46,7 +46,6 @@ type Main struct {
 	DB       *dynamo.DB
 	Pool     *pgxpool.Pool
 	Broker   *pubsub.Postgres
-	Feed     *cache.Feed
 	Judge    *judge.Engine
 	Jobs     *jobs.Runner
 	Events   *jobs.Events
@@ -60,8 +59,6 @@ type Main struct {
 	// Tune adjusts the job runner's configuration (tests shorten its timings).
 	Tune func(*jobs.Config)
 
-	stopFeed   context.CancelFunc
-	feedDone   chan struct{}
 	stopWarm   context.CancelFunc // the judge's warm-up (workers)
 	warmDone   chan struct{}
 	listener   net.Listener
@@ -103,8 +100,9 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 	return m.openHTTP()
 }
 
-// openStorage connects to DynamoDB and PostgreSQL and starts the change
-// feed that keeps every process's caches coherent.
+// openStorage connects to DynamoDB and PostgreSQL. Each process keeps
+// display data it reads for at most ALGOITNY_CACHE_BOUND; nothing it
+// writes to DynamoDB depends on PostgreSQL.
 func (m *Main) openStorage(ctx context.Context) error {
 	var err error
 	if m.DB, err = dynamo.Open(ctx, m.Config.Dynamo); err != nil {
@@ -116,15 +114,7 @@ func (m *Main) openStorage(ctx context.Context) error {
 	if m.Broker, err = pubsub.NewPostgres(ctx, pubsub.PostgresConfig{Pool: m.Pool, Channel: m.Config.PubsubChannel, Logger: m.Logger}); err != nil {
 		return fmt.Errorf("live events: %w", err)
 	}
-	// Every process caches what it reads and announces what it writes on
-	// one feed, which keeps the caches of all of them coherent.
-	m.Feed = cache.NewFeed(cache.FeedConfig{Broker: m.Broker, Member: true,
-		Bound: m.Config.CacheBound, WriteWindow: m.Config.CacheWriteWindow, Logger: m.Logger})
-	m.DB.SetFeed(m.Feed, m.Logger)
-	var fctx context.Context
-	fctx, m.stopFeed = context.WithCancel(context.Background())
-	m.feedDone = make(chan struct{})
-	go func() { defer close(m.feedDone); m.Feed.Run(fctx) }()
+	m.DB.CacheDisplayData(cmp.Or(m.Config.CacheBound, dynamo.DisplayBound))
 	m.Events = &jobs.Events{Broker: m.Broker, Store: m.DB, Logger: m.Logger}
 	return nil
 }
@@ -235,11 +225,9 @@ func (m *Main) resolver() *graph.Resolver {
 }
 
 // metrics builds /metrics: the transport's own series and the process's
-// (the change feed, the judge's warm-up, live events, the GraphQL
-// document work).
+// (the judge's warm-up, live events, the GraphQL document work).
 func (m *Main) metrics(work *httpserver.DocumentWork) *httpserver.Metrics {
 	metrics := httpserver.NewMetrics(func() float64 { return float64(m.DB.Requests()) })
-	m.exportFeed(metrics)
 	if m.warmDone != nil {
 		// Benchmarks that compare the judge in a job with the judge alone
 		// wait for 0: a warm-up (Go's standard packages, on a fresh
@@ -324,29 +312,6 @@ func (m *Main) openHTTP() error {
 		return fmt.Errorf("listen on %s: %w", m.Config.Addr, err)
 	}
 	return nil
-}
-
-// exportFeed puts the caches' change feed in /metrics: whether the caches
-// serve (0 during a warm-up or while the feed cannot vouch for itself), and
-// what the feed did. A growing algoitny_cache_strict_bound_waits_total
-// means a replica did not acknowledge in time (a replica down or its
-// PostgreSQL link slow): each such change waited up to ALGOITNY_CACHE_BOUND.
-func (m *Main) exportFeed(metrics *httpserver.Metrics) {
-	f := m.Feed
-	metrics.GaugeFunc("algoitny_cache_serving", "1 while this process's caches serve reads (their change feed is listening, warm and current), else 0.",
-		func() float64 { return float64(min(f.Epoch(), 1)) })
-	for _, c := range []struct {
-		name, help string
-		v          func(cache.FeedStats) int64
-	}{
-		{"algoitny_cache_changes_total", "Writes of cached data announced on the change feed.", func(s cache.FeedStats) int64 { return s.Changes }},
-		{"algoitny_cache_strict_changes_total", "Announced writes of security state (sessions, users, plans, executions).", func(s cache.FeedStats) int64 { return s.Strict }},
-		{"algoitny_cache_refused_changes_total", "Writes not made because their announcement could not be published (answered UNAVAILABLE).", func(s cache.FeedStats) int64 { return s.Refused }},
-		{"algoitny_cache_strict_bound_waits_total", "Strict changes that waited for a replica's trust to run out instead of its acknowledgement.", func(s cache.FeedStats) int64 { return s.BoundWaits }},
-		{"algoitny_cache_feed_gaps_total", "Times the change feed stopped listening (its caches were emptied).", func(s cache.FeedStats) int64 { return s.Gaps }},
-	} {
-		metrics.CounterFunc(c.name, c.help, func() float64 { return float64(c.v(f.Stats())) })
-	}
 }
 
 // openAccounts builds sessions, Google sign-in and the accounts service.
@@ -471,11 +436,6 @@ func (m *Main) Close() {
 	if m.pprof != nil {
 		m.pprof.Close()
 	}
-	if m.stopFeed != nil {
-		m.stopFeed()
-		<-m.feedDone
-		m.Feed.Flush()
-	}
 	if m.Broker != nil {
 		m.Broker.Close()
 	}
@@ -536,8 +496,7 @@ func newJudge(cfg Config) (*judge.Engine, error) {
 }
 
 // defaultPoolConns is the size of the PostgreSQL pool unless DATABASE_URL
-// sets pool_max_conns: River, the live events and the caches' change feed
-// share it, and pgx's default (4 on two cores) makes writes queue for it.
+// sets pool_max_conns: River and the live events share it, and pgx's default (4 on two cores) makes writes queue for it.
 const defaultPoolConns = 16
 
 func openPool(ctx context.Context, url string) (*pgxpool.Pool, error) {

@@ -81,13 +81,10 @@ type Config struct {
 	CORSOrigins []string // ALGOITNY_CORS_ORIGINS: comma-separated browser origins allowed to call the API
 	// SessionLifetime is how long a session token lasts (SESSION_LIFETIME, default 7 days).
 	SessionLifetime time.Duration
-	// CacheBound (ALGOITNY_CACHE_BOUND, default 1s) bounds how stale cached
-	// display data can be on a replica whose change feed stalls, and how long
-	// a change of security state may wait for a replica that does not
-	// answer; CacheWriteWindow (ALGOITNY_CACHE_WRITE_WINDOW, default 5s) is
-	// how long a replica holds data whose write was announced, and its
-	// warm-up after it starts listening (cache.FeedConfig).
-	CacheBound, CacheWriteWindow time.Duration
+	// CacheBound (ALGOITNY_CACHE_BOUND, default and most 1s) is how long a
+	// process keeps display data (problems, quota counters) it read: how
+	// stale another replica's change can be seen (dynamo.CacheDisplayData).
+	CacheBound time.Duration
 	// WebsocketPing is the websocket keep-alive period (default 15 s) and
 	// WebsocketInitTimeout the time a client has to send connection_init
 	// (default 10 s); WebsocketRecheck is how often a signed-in socket's
@@ -215,18 +212,17 @@ func (cfg *Config) readOwnAddresses() error {
 // positive) and refuses the removed SESSION_CACHE_TTL.
 func (cfg *Config) readDurations() error {
 	for name, dst := range map[string]*time.Duration{
-		"SESSION_LIFETIME":            &cfg.SessionLifetime,
-		"ALGOITNY_JOB_TIMEOUT":        &cfg.JobTimeout,
-		"ALGOITNY_JOB_RESCUE_AFTER":   &cfg.JobRescueAfter,
-		"ALGOITNY_JOB_POLL_INTERVAL":  &cfg.JobPollInterval,
-		"ALGOITNY_JOB_STALE_AFTER":    &cfg.JobStaleAfter,
-		"ATCODER_MIN_INTERVAL":        &cfg.AtCoderMinInterval,
-		"ATCODER_SYNC_INTERVAL":       &cfg.AtCoderSyncEvery,
-		"ALGOITNY_CHECK_MIN_DELAY":    &cfg.CheckMinDelay,
-		"ALGOITNY_CACHE_BOUND":        &cfg.CacheBound,
-		"ALGOITNY_CACHE_WRITE_WINDOW": &cfg.CacheWriteWindow,
-		"ALGOITNY_REQUEST_TIMEOUT":    &cfg.RequestTimeout,
-		"ALGOITNY_QUEUE_TIMEOUT":      &cfg.Admission.QueueTimeout,
+		"SESSION_LIFETIME":           &cfg.SessionLifetime,
+		"ALGOITNY_JOB_TIMEOUT":       &cfg.JobTimeout,
+		"ALGOITNY_JOB_RESCUE_AFTER":  &cfg.JobRescueAfter,
+		"ALGOITNY_JOB_POLL_INTERVAL": &cfg.JobPollInterval,
+		"ALGOITNY_JOB_STALE_AFTER":   &cfg.JobStaleAfter,
+		"ATCODER_MIN_INTERVAL":       &cfg.AtCoderMinInterval,
+		"ATCODER_SYNC_INTERVAL":      &cfg.AtCoderSyncEvery,
+		"ALGOITNY_CHECK_MIN_DELAY":   &cfg.CheckMinDelay,
+		"ALGOITNY_CACHE_BOUND":       &cfg.CacheBound,
+		"ALGOITNY_REQUEST_TIMEOUT":   &cfg.RequestTimeout,
+		"ALGOITNY_QUEUE_TIMEOUT":     &cfg.Admission.QueueTimeout,
 	} {
 		if v := os.Getenv(name); v != "" {
 			d, err := time.ParseDuration(v)
@@ -239,8 +235,11 @@ func (cfg *Config) readDurations() error {
 	if os.Getenv("SESSION_CACHE_TTL") != "" {
 		return fmt.Errorf("SESSION_CACHE_TTL is no longer used: a logout or an account change is never served stale by any replica (README, Running several replicas); unset it")
 	}
-	if cfg.CacheWriteWindow != 0 && cfg.CacheWriteWindow < time.Second {
-		return fmt.Errorf("ALGOITNY_CACHE_WRITE_WINDOW=%s: at least 1s (writes of cached data must land within it)", cfg.CacheWriteWindow)
+	if os.Getenv("ALGOITNY_CACHE_WRITE_WINDOW") != "" {
+		return fmt.Errorf("ALGOITNY_CACHE_WRITE_WINDOW is no longer used: no replica announces its writes to the others; unset it")
+	}
+	if cfg.CacheBound > time.Second {
+		return fmt.Errorf("ALGOITNY_CACHE_BOUND=%s: at most 1s (how stale display data may be shown)", cfg.CacheBound)
 	}
 	return nil
 }

@@ -55,11 +55,8 @@ func testConfig(t testing.TB) Config {
 		DatabaseURL: databaseURL, RiverSchema: id, PubsubChannel: id,
 		JudgeSandbox:  "bwrap",
 		SessionSecret: "Zr8mQ2vX9kLp4Tn7Wc1Bd6Hf3Js5Ye0Ua8Io2Ek4Ng7Rq1",
-		// The defaults (a strict change waits at most 1 s for a process
-		// that does not answer; caches warm up in 5 s): a shorter write
-		// window leaves announcements and writes too little time on a
-		// loaded two-core machine (they are refused or given up).
-		CacheBound: time.Second, CacheWriteWindow: 5 * time.Second,
+		// The default: display data is kept at most 1 s.
+		CacheBound: time.Second,
 	}
 }
 

@@ -108,7 +108,7 @@ func env(cfg Config, extra ...string) []string {
 		// its judge slots and load the machine in every test that starts
 		// one (make run's is in TestTryIt).
 		"JUDGE_WARM=false",
-		"ALGOITNY_CACHE_BOUND="+cfg.CacheBound.String(), "ALGOITNY_CACHE_WRITE_WINDOW="+cfg.CacheWriteWindow.String(),
+		"ALGOITNY_CACHE_BOUND="+cfg.CacheBound.String(),
 	), extra...)
 }
 

@@ -17,7 +17,7 @@ import (
 
 // Store is what the service needs from storage (internal/dynamo).
 type Store interface {
-	AuthLookup(ctx context.Context, email, sessionID string) (*algoitny.AuthSnapshot, error)
+	AuthLookup(ctx context.Context, r algoitny.AuthRequest) (*algoitny.AuthSnapshot, error)
 	RevokeSession(ctx context.Context, sessionID string, expiresAt time.Time) error
 	SignInWithGoogle(ctx context.Context, p algoitny.GoogleProfile, plan *algoitny.Plan) (*algoitny.User, bool, error)
 	CreateUser(ctx context.Context, u *algoitny.User, plan *algoitny.Plan) error
@@ -79,24 +79,27 @@ func (s *Service) now() time.Time {
 	return time.Now()
 }
 
-// plan returns a plan by name (cached by the store, where a plan change
-// is strict: see internal/dynamo/partitions.go).
+// plan returns a plan by name, as DynamoDB holds it now.
 func (s *Service) plan(ctx context.Context, name string) (*algoitny.Plan, error) {
 	return s.Store.GetPlan(ctx, name)
 }
 
 // Authenticate turns a session token into the request's actor. It checks the
 // signature and expiry, that the session was not logged out, and that the
-// user still exists, is the same account and is active — so deactivation and
-// logout take effect on the next request in every process (the store's
-// cache holds sessions, users and plans as strict state). Returns
-// EUNAUTHENTICATED.
+// user still exists, is the same account and is active — read from the
+// store, strongly consistent, on every request, so deactivation and logout
+// take effect on the next request in every process. The user, the
+// session's marker, the plan and today's use (what myUsage shows) are one
+// read. Returns EUNAUTHENTICATED.
 func (s *Service) Authenticate(ctx context.Context, token string) (*algoitny.Actor, error) {
 	claims, err := s.Tokens.Parse(token)
 	if err != nil {
 		return nil, err
 	}
-	snap, err := s.Store.AuthLookup(ctx, claims.Email, claims.SessionID)
+	snap, err := s.Store.AuthLookup(ctx, algoitny.AuthRequest{
+		UserID: claims.UserID, Email: claims.Email, SessionID: claims.SessionID,
+		PlanName: claims.Plan, UsageDay: algoitny.UsageDay(s.now()),
+	})
 	if algoitny.IsCode(err, algoitny.ENOTFOUND) {
 		return nil, algoitny.Errorf(algoitny.EUNAUTHENTICATED, "the account no longer exists")
 	}
@@ -112,15 +115,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (*algoitny.Act
 	case !u.IsActive:
 		return nil, algoitny.Errorf(algoitny.EUNAUTHENTICATED, "the account is deactivated")
 	}
-	a := &algoitny.Actor{User: u, SessionID: claims.SessionID, ExpiresAt: claims.ExpiresAt}
-	if u.PlanName != "" {
-		p, err := s.plan(ctx, u.PlanName)
-		if err != nil && !algoitny.IsCode(err, algoitny.ENOTFOUND) {
-			return nil, err
-		}
-		a.Plan = p
-	}
-	return a, nil
+	return &algoitny.Actor{User: u, Plan: snap.Plan, SessionID: claims.SessionID, ExpiresAt: claims.ExpiresAt, Usage: snap.Usage}, nil
 }
 
 // Session is a signed-in session.
@@ -396,9 +391,14 @@ func (s *Service) MyUsage(ctx context.Context) ([]*algoitny.Usage, error) {
 		return nil, err
 	}
 	now := s.now()
-	counts, err := s.Store.UsageCounts(ctx, a.UserID(), algoitny.UsageDay(now))
-	if err != nil {
-		return nil, err
+	var counts map[algoitny.UsageAction]int
+	if u := a.Usage; u != nil && u.Day == algoitny.UsageDay(now) && now.Sub(u.ReadAt) < usageReadWithSession {
+		counts = u.Counts // read with the session
+	} else {
+		var err error
+		if counts, err = s.Store.UsageCounts(ctx, a.UserID(), algoitny.UsageDay(now)); err != nil {
+			return nil, err
+		}
 	}
 	out := make([]*algoitny.Usage, 0, len(algoitny.UsageActions))
 	for _, action := range algoitny.UsageActions {
@@ -406,6 +406,10 @@ func (s *Service) MyUsage(ctx context.Context) ([]*algoitny.Usage, error) {
 	}
 	return out, nil
 }
+
+// usageReadWithSession is how long the use read with the session may be
+// shown (display data's bound): a websocket's actor lives longer.
+const usageReadWithSession = time.Second
 
 // dailyLimit is the actor's limit for action: the plan's, 0 without a plan.
 func dailyLimit(a *algoitny.Actor, action algoitny.UsageAction) int {

@@ -16,6 +16,9 @@ type Actor struct {
 	SessionID string
 	// ExpiresAt is when the session ends (websockets close then).
 	ExpiresAt time.Time
+	// Usage is the user's use of metered actions on its day, read with the
+	// session (what myUsage shows); nil if it was not.
+	Usage *DailyUsage
 }
 
 type actorKey struct{}
@@ -112,9 +115,31 @@ func (a *Actor) OwnsOrStaff(userID string) bool {
 	return a.IsStaff() || (a.User != nil && a.User.ID == userID)
 }
 
-// AuthSnapshot is what authenticating a session reads in one go: the
-// session's user and whether the session was logged out.
+// AuthRequest names what authenticating a session reads in one go: the
+// session's user and logout marker, the user's plan (PlanName: the plan
+// the session's token names, read beside the user; the user's own plan is
+// read after if it differs) and, if UsageDay is set, the user's use of that
+// day (for myUsage: what the request shows, read with what it needs).
+type AuthRequest struct {
+	UserID, Email, SessionID string
+	PlanName                 string
+	UsageDay                 string
+}
+
+// AuthSnapshot is what an AuthRequest read: the session's user, whether the
+// session was logged out, the user's plan (nil: none, or it does not
+// exist) and the use of the request's UsageDay (nil if not asked).
 type AuthSnapshot struct {
 	User    *User
 	Revoked bool
+	Plan    *Plan
+	Usage   *DailyUsage
+}
+
+// DailyUsage is how many of each metered action a user used on Day (a
+// UsageDay string), as read at ReadAt.
+type DailyUsage struct {
+	Day    string
+	Counts map[UsageAction]int
+	ReadAt time.Time
 }

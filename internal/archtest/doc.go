@@ -1,6 +1,7 @@
 // Package archtest checks the layering of the module (docs/architecture.md)
 // with a test: the domain vocabulary (internal/algoitny) imports only the
-// standard library, storage (internal/dynamo) depends on no feature, only the
+// standard library, storage (internal/dynamo) imports nothing of the module but the
+// domain vocabulary, only the
 // wiring (cmd/, bench) imports storage, and nothing under internal/ imports
 // the GraphQL layer (graph/), and the submissions service does not depend on
 // River or internal/jobs. The rules, and the known violations still

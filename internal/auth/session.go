@@ -80,6 +80,10 @@ type Claims struct {
 	// ExpiresAt ("exp") is when the token stops being accepted; a revocation
 	// marker can expire then too.
 	ExpiresAt time.Time
+	// Plan ("plan") is the name of the user's plan when the session began:
+	// a hint that lets authentication read the plan beside the user. It
+	// decides nothing: the plan is the one the user's item names now.
+	Plan string
 }
 
 // Identity returns the request identity the claims establish; IsStaff is
@@ -96,6 +100,7 @@ type sessionClaims struct {
 	Sid   string `json:"sid"`
 	Iat   int64  `json:"iat"`
 	Exp   int64  `json:"exp"`
+	Plan  string `json:"plan,omitempty"`
 }
 
 // Issue starts a session for u: it returns a signed token and the instant it
@@ -113,6 +118,7 @@ func (s *Sessions) Issue(u *algoitny.User) (token string, expiresAt time.Time, e
 		Sid:   rand.Text(), // 128 random bits
 		Iat:   now.Unix(),
 		Exp:   now.Add(s.lifetime).Unix(),
+		Plan:  u.PlanName,
 	}
 	payload, err := json.Marshal(c)
 	if err != nil {
@@ -162,7 +168,7 @@ func (s *Sessions) Parse(token string) (Claims, error) {
 	if err := checkTimes(s.now(), sessionSkew, exp, iat, nil, "session token"); err != nil {
 		return Claims{}, err
 	}
-	return Claims{UserID: c.Sub, Email: c.Email, SessionID: c.Sid, IssuedAt: iat.Time, ExpiresAt: exp.Time}, nil
+	return Claims{UserID: c.Sub, Email: c.Email, SessionID: c.Sid, IssuedAt: iat.Time, ExpiresAt: exp.Time, Plan: c.Plan}, nil
 }
 
 // sign returns the HMAC-SHA256 of signingInput under the secret.

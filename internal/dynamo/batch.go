@@ -4,11 +4,9 @@ import (
 	"context"
 	"maps"
 	"math/rand/v2"
-	"slices"
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
-	"github.com/algoitny/api/internal/cache"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -79,15 +77,9 @@ func (db *DB) batchGet(ctx context.Context, table string, keys []itemKey) (map[i
 	}
 	for start := 0; start < len(unique); start += maxBatchGet {
 		chunk := unique[start:min(start+maxBatchGet, len(unique))]
-		// What the cache keeps must be the latest write, and what is read
-		// when the cache is off (a warm-up, a gap) must be as fresh as what
-		// it would have served: cached kinds (security state among them)
-		// are always read consistently, like what a write decides on.
-		consistent := isFresh(ctx) || slices.ContainsFunc(chunk, func(k itemKey) bool {
-			_, _, cached := db.cacheKeyOf(table, k.PK, k.SK)
-			return cached
-		})
-		got, err := db.batchGetTables(ctx, map[string][]itemKey{table: chunk}, consistent)
+		// Every item is read strongly consistent: security state must be
+		// the latest write, and display data kept in memory too.
+		got, err := db.batchGetTables(ctx, map[string][]itemKey{table: chunk}, true)
 		if err != nil {
 			return nil, err
 		}
@@ -132,10 +124,10 @@ func deleteRequest(k itemKey) types.WriteRequest {
 
 // getItem reads one item with a strongly consistent read; nil if absent. An
 // item read ahead in the same operation (PrefetchProblem) is not read again,
-// nor is one the cache holds (partitions.go) unless ctx is fresh.
+// nor is display data the cache holds (display.go) unless ctx is fresh.
 func (db *DB) getItem(ctx context.Context, table string, k itemKey) (map[string]types.AttributeValue, error) {
 	if isFresh(ctx) {
-		return db.getItemFromDynamoDB(ctx, table, k, cache.Ticket{})
+		return db.getItemFromDynamoDB(ctx, table, k, memoTicket{})
 	}
 	if item, ok := fromPrefetch(ctx, table, k); ok {
 		return item, nil
@@ -146,9 +138,9 @@ func (db *DB) getItem(ctx context.Context, table string, k itemKey) (map[string]
 	return db.getItemFromDynamoDB(ctx, table, k, db.partitions.Begin())
 }
 
-// getItemFromDynamoDB is getItem's GetItem; a user's or a problem's item
-// read with a live ticket t is kept in the cache (keepHeads).
-func (db *DB) getItemFromDynamoDB(ctx context.Context, table string, k itemKey, t cache.Ticket) (map[string]types.AttributeValue, error) {
+// getItemFromDynamoDB is getItem's GetItem; display data read with a
+// ticket t of the cache is kept in it (keepHeads).
+func (db *DB) getItemFromDynamoDB(ctx context.Context, table string, k itemKey, t memoTicket) (map[string]types.AttributeValue, error) {
 	out, err := db.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: k.av(), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return nil, translate(err, "get item")

@@ -3,13 +3,11 @@ package dynamo
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
 	"slices"
 	"sync/atomic"
 	"time"
 
-	"github.com/algoitny/api/internal/cache"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/config"
@@ -56,7 +54,7 @@ func TablesWithPrefix(prefix string) Tables {
 // DB is a connection to the three tables. It is safe for concurrent use; the
 // repositories are methods on it.
 type DB struct {
-	// client is the write path (coherence.go): the only way to DynamoDB.
+	// client is the write path (writes.go): the only way to DynamoDB.
 	client dynamoAPI
 	tables Tables
 	// now is the clock, replaceable in tests.
@@ -69,13 +67,9 @@ type DB struct {
 	filtered         filteredReads
 	maxCasePageBytes int
 
-	// feed, log and partitions: see SetFeed (partitions.go); onChange and
-	// onOutcome observe announced writes and their outcomes (tests).
-	feed       *cache.Feed
-	log        *slog.Logger
-	partitions *cache.Cache[*partition]
-	onChange   func(keys []string, strict bool)
-	onOutcome  func(keys []string, o cache.Outcome, attempts int32)
+	// partitions keeps display data (display.go); nil: everything is read
+	// from DynamoDB.
+	partitions *memo[*partition]
 
 	// solved remembers solved markers known to exist (solvedWrites).
 	solved knownKeys
@@ -120,7 +114,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		}
 		o.APIOptions = append(o.APIOptions, db.countRequests, countAttempts)
 	})
-	db.client = writeThrough{Client: sdk, db: db}
+	db.client = localWrites{Client: sdk, db: db}
 	return db, nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
-	"github.com/algoitny/api/internal/cache"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -65,7 +64,7 @@ func GoogleIDMarkerExists(ctx context.Context, db *DB, googleID string) (bool, e
 }
 
 // ForgetProblemPartition drops a problem's partition from db's cache, as a
-// change would, without telling anyone (no notification comes back).
+// write of this process would.
 func ForgetProblemPartition(db *DB, ref algoitny.ProblemRef) {
 	db.partitions.Forget(partitionKey(db.tables.Main, problemPK(ref.Platform, ref.ProblemID)))
 }
@@ -79,16 +78,6 @@ func BoundFilteredReads(db *DB, ahead, calls int) {
 // BoundCasePages makes db's pages of test cases hold at most n bytes of
 // inputs and outputs (but always one case).
 func BoundCasePages(db *DB, n int) { db.maxCasePageBytes = n }
-
-// OnChange calls f with the keys of every write db announces on its feed,
-// and whether the change is strict.
-func OnChange(db *DB, f func(keys []string, strict bool)) { db.onChange = f }
-
-// CacheKeyOf exposes cacheKeyOf: what the cache calls the item, whether it
-// is kept and whether it is security state.
-func CacheKeyOf(db *DB, table, pk, sk string) (key string, strict, cached bool) {
-	return db.cacheKeyOf(table, pk, sk)
-}
 
 // StoredItem is one raw item of a table.
 type StoredItem struct {
@@ -135,10 +124,6 @@ func (s spyClient) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemIn
 func SpyBatchGets(db *DB, f func(*dynamodb.BatchGetItemInput)) {
 	db.client = spyClient{dynamoAPI: db.client, batchGets: f}
 }
-
-// OnOutcome calls f with the outcome of every announced write of db and the
-// attempts the SDK made.
-func OnOutcome(db *DB, f func(keys []string, o cache.Outcome, attempts int32)) { db.onOutcome = f }
 
 // RemovalRace deletes the test case id as DeleteTestCases does, but runs
 // between (a concurrent write) after the problem's subtasks were read and

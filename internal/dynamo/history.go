@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
-	"github.com/algoitny/api/internal/cache"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -389,14 +388,14 @@ func (db *DB) solvedWrites(ctx context.Context, h *algoitny.SearchHistory) ([]ty
 	if db.solved.has(marker) {
 		return nil, nil
 	}
-	got, err := db.getItemFromDynamoDB(fresh(ctx), db.tables.Main, marker, cache.Ticket{})
+	got, err := db.getItemFromDynamoDB(fresh(ctx), db.tables.Main, marker, memoTicket{})
 	if err != nil || got != nil {
 		if got != nil {
 			db.solved.add(marker)
 		}
 		return nil, err
 	}
-	av, err := db.getItemFromDynamoDB(fresh(ctx), db.tables.Main, totalsKey, cache.Ticket{})
+	av, err := db.getItemFromDynamoDB(fresh(ctx), db.tables.Main, totalsKey, memoTicket{})
 	if err != nil {
 		return nil, err
 	}

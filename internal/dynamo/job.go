@@ -2,11 +2,9 @@ package dynamo
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
-	"github.com/algoitny/api/internal/cache"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -186,9 +184,8 @@ func (db *DB) CreateChargedJob(ctx context.Context, j *algoitny.Job, charge *alg
 			}
 		}
 		return nil, false, db.rateLimited(ctx, charge)
-	case outcome(err, attempts.Load()) == cache.Unknown && !errors.As(err, new(*algoitny.Error)):
-		// (An *algoitny.Error is the feed refusing to announce the write:
-		// nothing was sent.) Applied or not? The job tells (the log and the counter went
+	case mayHaveLanded(err, attempts.Load()):
+		// Applied or not? The job tells (the log and the counter went
 		// with it). Unreadable too: the reaper finds it if it exists.
 		sctx, cancel := context.WithTimeout(fresh(context.WithoutCancel(ctx)), settleTimeout)
 		defer cancel()

@@ -148,18 +148,23 @@ func (db *DB) usageCount(ctx context.Context, userID, day string, action algoitn
 
 // UsageCounts returns how many of each action a user has used on day (a
 // UsageDay string): one GetItem of the day's counter item (seed pattern #14
-// without counting logs), which a serve replica keeps in memory until the
-// user's quota changes (partitions.go).
+// without counting logs), display data a serve replica may keep for the
+// display bound (display.go).
 func (db *DB) UsageCounts(ctx context.Context, userID, day string) (map[algoitny.UsageAction]int, error) {
 	av, err := db.getItem(ctx, db.tables.Main, itemKey{userPK(userID), quotaSK(day)})
 	if err != nil {
 		return nil, err
 	}
+	return usageCounts(av), nil
+}
+
+// usageCounts decodes a quota counter item (nil: nothing used).
+func usageCounts(av map[string]types.AttributeValue) map[algoitny.UsageAction]int {
 	counts := make(map[algoitny.UsageAction]int, len(algoitny.UsageActions))
 	for _, a := range algoitny.UsageActions {
 		counts[a] = intAttr(av, quotaCountAttr(a))
 	}
-	return counts, nil
+	return counts
 }
 
 // ListUsageLogs pages through a user's usage logs from fromDay to toDay

@@ -358,17 +358,27 @@ func conflictOn(err error, field string) bool {
 	return errors.As(err, &e) && e.Code == algoitny.ECONFLICT && e.Field == field
 }
 
-// AuthLookup reads the user a session token names and whether the session
-// was revoked (logged out): from the cache, where a change of either is
-// strict (partitions.go), or else in one consistent BatchGetItem. It
-// returns ENOTFOUND if the user no longer exists.
-func (db *DB) AuthLookup(ctx context.Context, email, sessionID string) (*algoitny.AuthSnapshot, error) {
-	userKey, revokedKey := itemKey{userEmailPK(email), skMetadata}, itemKey{sessionRevokedPK(sessionID), skRevoked}
-	users, err := db.batchGet(ctx, db.tables.Users, []itemKey{userKey, revokedKey})
+// AuthLookup reads what authenticating a session needs — the user, the
+// session's logout marker, the plan the request names and, if asked, the
+// user's quota counter of the day — in one strongly consistent
+// BatchGetItem over the three tables, so no replica can act on an old
+// value; only a user whose plan is not the one named costs a second read
+// (of their plan). It returns ENOTFOUND if the user no longer exists.
+func (db *DB) AuthLookup(ctx context.Context, r algoitny.AuthRequest) (*algoitny.AuthSnapshot, error) {
+	userKey, revokedKey := itemKey{userEmailPK(r.Email), skMetadata}, itemKey{sessionRevokedPK(r.SessionID), skRevoked}
+	keys := map[string][]itemKey{db.tables.Users: {userKey, revokedKey}}
+	if r.PlanName != "" {
+		keys[db.tables.Plans] = []itemKey{{planPK(r.PlanName), skMetadata}}
+	}
+	counterKey := itemKey{userPK(r.UserID), quotaSK(r.UsageDay)}
+	if r.UsageDay != "" && r.UserID != "" {
+		keys[db.tables.Main] = []itemKey{counterKey}
+	}
+	got, err := db.batchGetTables(ctx, keys, true)
 	if err != nil {
 		return nil, err
 	}
-	av, ok := users[userKey]
+	av, ok := got[db.tables.Users][userKey]
 	if !ok {
 		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "user not found")
 	}
@@ -377,10 +387,37 @@ func (db *DB) AuthLookup(ctx context.Context, email, sessionID string) (*algoitn
 		return nil, err
 	}
 	// A marker past its TTL is ignored even before DynamoDB deletes it.
-	if m, ok := users[revokedKey]; ok {
+	if m, ok := got[db.tables.Users][revokedKey]; ok {
 		snap.Revoked = int64(intAttr(m, attrTTL)) > db.now().Unix()
 	}
+	if snap.Plan, err = db.authPlan(ctx, snap.User.PlanName, r.PlanName, got[db.tables.Plans]); err != nil {
+		return nil, err
+	}
+	if r.UsageDay != "" && r.UserID == snap.User.ID {
+		snap.Usage = &algoitny.DailyUsage{Day: r.UsageDay, Counts: usageCounts(got[db.tables.Main][counterKey]), ReadAt: db.now()}
+	}
 	return snap, nil
+}
+
+// authPlan is the user's plan (name) for AuthLookup: the one read beside
+// the user if it was the one asked for, else read now; nil if the user has
+// none or it does not exist.
+func (db *DB) authPlan(ctx context.Context, name, asked string, read map[itemKey]map[string]types.AttributeValue) (*algoitny.Plan, error) {
+	if name == "" {
+		return nil, nil
+	}
+	av, ok := read[itemKey{planPK(name), skMetadata}]
+	if name != asked {
+		var err error
+		if av, err = db.getItem(ctx, db.tables.Plans, itemKey{planPK(name), skMetadata}); err != nil {
+			return nil, err
+		}
+		ok = av != nil
+	}
+	if !ok {
+		return nil, nil
+	}
+	return unmarshalPlan(av)
 }
 
 // RevokeSession marks a session as logged out until expiresAt, when its token

@@ -2,49 +2,37 @@ package dynamo
 
 import (
 	"context"
-	"errors"
-	"log/slog"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
-	"github.com/algoitny/api/internal/cache"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// Some items are read far more often than they change, and every process
-// with a feed (SetFeed) keeps them in memory:
+// Display data — what pages show and no decision depends on — is read far
+// more often than it changes, and a serve process keeps it in memory for at
+// most a bound (CacheDisplayData; a second in production):
 //
 //   - problem partitions (a problem's METADATA item and its TESTCASE#
 //     items), read on every problem page and history page: whole partitions
-//     are cached and Queries of them (a problem with its first test cases, a
+//     are kept and Queries of them (a problem with its first test cases, a
 //     page of test cases, one test case), GetItem of the problem and the
 //     problems of a BatchGetItem are answered from memory;
-//   - users' items (the Users table's METADATA item of an email) and the
-//     marker of a logged-out session: authentication reads both on every
-//     request, and history pages read authors;
-//   - plans (the Plans table's METADATA items), read with every user;
-//   - a user's quota counter item of a day (one GetItem answers myUsage),
-//     changed only when the user spends or gets back a use. The quota
+//   - a user's quota counter item of a day (what myUsage shows). The quota
 //     itself is never decided from it: the conditional write that charges
-//     a use (CreateChargedJob, ConsumeQuota) is;
-//   - a user's executions read by id (GetHistory, GetHistories): a job's
-//     events show its execution to every subscriber, and an execution
-//     changes only when it is made public or given hints.
+//     a use (CreateChargedJob, ConsumeQuota) is.
 //
-// cacheKeyOf is the one list of what is cached, for reads and writes alike;
-// every write of such an item goes through the write path (coherence.go),
-// which announces it on the feed first, so every process forgets it
-// (internal/cache.Feed says what that guarantees). Sessions, users, plans
-// and executions are security state (strict): a change of them returns only
-// once no process can serve the old value. Problems and quota counters are
-// display data: stale at most the feed's bound.
+// displayKeyOf is the one list of what is kept. This process's own writes
+// of such items forget them when they return (localWrites), so a client
+// sees its change at once on the replica it made it on, and within the
+// bound on the others. Security state — sessions, users, plans, executions
+// — is never kept: it is read from DynamoDB, strongly consistent, on use.
 const (
-	// partitionCacheTTL bounds how long an entry is kept (a backstop: the
-	// feed keeps entries right, see cache.Feed).
-	partitionCacheTTL = 30 * time.Second
+	// DisplayBound is how long display data may be kept (the bound the
+	// servers use).
+	DisplayBound = time.Second
 	// maxCachedPartitionBytes: larger partitions (problems with big test
 	// data) are read from DynamoDB every time, and remembered as too big.
 	maxCachedPartitionBytes = 256 << 10
@@ -65,7 +53,7 @@ const (
 // (then the items are not kept). An entry with heads knows only the items
 // of the partition whose sort keys heads lists (sorted; it holds those that
 // exist): what GetItem and BatchGetItem of a problem, a user, a quota
-// counter or an execution read (cachesHead). A Query of a problem partition
+// counter read (cachesHead). A Query of a problem partition
 // loads the whole of it (heads nil).
 type partition struct {
 	items  []map[string]types.AttributeValue
@@ -73,7 +61,7 @@ type partition struct {
 	tooBig bool
 	heads  []string
 	// since is when the oldest of a heads entry's items was read: merging
-	// heads must not stretch an item's life past the cache's TTL.
+	// heads must not stretch an item's life past the cache's bound.
 	since time.Time
 }
 
@@ -91,11 +79,11 @@ func (p *partition) knows(sk string) bool {
 }
 
 // withHead returns a copy of p (a heads entry, or nil) that also knows sk,
-// holding item (nil: there is no such item), read at now. What p knew is
+// holding item (nil: there is no such item), read at now (kept at most ttl). What p knew is
 // dropped when it is full or older than the TTL.
-func (p *partition) withHead(sk string, item map[string]types.AttributeValue, now time.Time) *partition {
+func (p *partition) withHead(sk string, item map[string]types.AttributeValue, now time.Time, ttl time.Duration) *partition {
 	n := &partition{since: now}
-	if p != nil && len(p.heads) < maxHeads && now.Sub(p.since) < partitionCacheTTL {
+	if p != nil && len(p.heads) < maxHeads && now.Sub(p.since) < ttl {
 		n.heads, n.since = slices.Clone(p.heads), p.since
 		for _, it := range p.items {
 			if stringAttr(it, attrSK) != sk {
@@ -145,45 +133,32 @@ func valueCount(v types.AttributeValue) int {
 	return n
 }
 
-// SetFeed is called once, before the DB is used, by every process (serve
-// replicas, workers, the command line): its writes of cached items are then
-// announced on feed, and, if the feed is a member's, the DB caches reads
-// (cacheKeyOf). A DB without a feed neither caches nor announces: it is for
-// tests of one process and tools run while no server is up.
-func (db *DB) SetFeed(feed *cache.Feed, log *slog.Logger) {
-	db.feed, db.log = feed, log
-	db.partitions = cache.New[*partition](cache.Config[*partition]{
-		TTL: partitionCacheTTL, MaxBytes: partitionCacheBytes, MaxEntries: partitionCacheEntries,
-		Size: func(p *partition) int { return partitionOverhead + p.size },
-		Now:  func() time.Time { return db.now() },
-		Feed: feed,
-	})
+// CacheDisplayData makes the DB keep display data (displayKeyOf) for at
+// most bound after each read. It is called once, before the DB is used, by
+// the serve processes; a DB without it reads everything from DynamoDB.
+func (db *DB) CacheDisplayData(bound time.Duration) {
+	db.partitions = &memo[*partition]{
+		ttl: bound, maxBytes: partitionCacheBytes, maxEntries: partitionCacheEntries,
+		size: func(p *partition) int { return partitionOverhead + p.size },
+		now:  func() time.Time { return db.now() },
+	}
 }
 
-// partitionKey names a partition in the cache and in the feed's messages.
+// partitionKey names a partition in the cache.
 func partitionKey(table, pk string) string { return table + "|" + pk }
 
-// cacheKeyOf says whether the item (table, pk, sk) is kept in the cache
-// (ok), under which key (its partition's), and whether it is security state
-// (strict). It is the one list of what is cached: reads consult it to decide
-// what to keep (cachesHead, cachesPartition) and the write path to decide
-// what to announce.
-func (db *DB) cacheKeyOf(table, pk, sk string) (key string, strict, ok bool) {
+// displayKeyOf says whether the item (table, pk, sk) is display data kept
+// in memory (ok), and under which key (its partition's). It is the one list
+// of what is kept: reads consult it to decide what to keep (cachesHead,
+// cachesPartition) and localWrites to decide what to forget.
+func (db *DB) displayKeyOf(table, pk, sk string) (key string, ok bool) {
 	switch {
 	case table == db.tables.Main && strings.HasPrefix(pk, pkPrefixProblem):
-		return partitionKey(table, pk), false, true // a problem or its test cases
+		return partitionKey(table, pk), true // a problem or its test cases
 	case table == db.tables.Main && strings.HasPrefix(pk, pkPrefixUser) && isQuotaSK(sk):
-		return partitionKey(table, pk), false, true // a quota counter (what myUsage shows)
-	case table == db.tables.Main && strings.HasPrefix(pk, pkPrefixUser) && isHistorySK(sk):
-		return partitionKey(table, pk), true, true // an execution: visibility and code
-	case table == db.tables.Users && strings.HasPrefix(pk, pkPrefixUser) && sk == skMetadata:
-		return partitionKey(table, pk), true, true // a user: active, staff, plan
-	case table == db.tables.Users && strings.HasPrefix(pk, pkPrefixSession) && sk == skRevoked:
-		return partitionKey(table, pk), true, true // a logged-out session
-	case table == db.tables.Plans && strings.HasPrefix(pk, pkPrefixPlan) && sk == skMetadata:
-		return partitionKey(table, pk), true, true // a plan's limits
+		return partitionKey(table, pk), true // a quota counter (what myUsage shows)
 	}
-	return "", false, false
+	return "", false
 }
 
 // fresh returns a context in which reads go to DynamoDB itself (consistent):
@@ -200,19 +175,16 @@ func (db *DB) cachesPartition(ctx context.Context, q *query) bool {
 		q.skBefore == "" && q.skBetween[0] == "" && strings.HasPrefix(q.pk, pkPrefixProblem)
 }
 
-// partition returns the partition pk from the cache or, when the cache is on,
-// reads and caches it (requests that miss it together share one read: a
-// popular problem just edited costs one load, not one per request). ok is
-// false when the cache is off or the partition is too big: the caller reads
-// DynamoDB as usual.
+// partition returns the partition pk from the cache or reads and keeps it
+// (requests that miss it together share one read: a popular problem just
+// edited costs one load, not one per request). ok is false when the
+// partition is too big: the caller reads DynamoDB as usual. Only called
+// when cachesPartition says so.
 func (db *DB) partition(ctx context.Context, pk string) (p *partition, ok bool, err error) {
 	whole := func(p *partition) bool { return p.heads == nil } // not only some items of it
 	p, err = db.partitions.Load(ctx, partitionKey(db.tables.Main, pk), whole,
 		func(ctx context.Context) (*partition, error) { return db.loadPartition(ctx, pk) })
-	switch {
-	case errors.Is(err, cache.ErrOff):
-		return nil, false, nil
-	case err != nil:
+	if err != nil {
 		return nil, false, err
 	}
 	return p, !p.tooBig, nil
@@ -275,11 +247,11 @@ func (p *partition) answer(q *query, limit int32, start map[string]types.Attribu
 // false when it does not (then ask DynamoDB); item is nil when the item does
 // not exist.
 func (db *DB) cachedItem(table string, k itemKey) (item map[string]types.AttributeValue, known bool) {
-	if _, _, cached := db.cacheKeyOf(table, k.PK, k.SK); db.partitions == nil || !cached {
+	if _, cached := db.displayKeyOf(table, k.PK, k.SK); db.partitions == nil || !cached {
 		return nil, false
 	}
 	p, ok := db.partitions.Get(partitionKey(table, k.PK))
-	if !ok || p.tooBig || !p.knows(k.SK) || (p.heads != nil && db.now().Sub(p.since) >= partitionCacheTTL) {
+	if !ok || p.tooBig || !p.knows(k.SK) || (p.heads != nil && db.now().Sub(p.since) >= db.partitions.ttl) {
 		return nil, false
 	}
 	i := sort.Search(len(p.items), func(i int) bool { return stringAttr(p.items[i], attrSK) >= k.SK })
@@ -290,27 +262,22 @@ func (db *DB) cachedItem(table string, k itemKey) (item map[string]types.Attribu
 }
 
 // cachesHead reports whether k is an item the cache keeps as a head of its
-// partition when it is read alone (every cached item but the test cases,
-// which come with their whole partition).
+// partition when it is read alone (a problem's METADATA item or a quota
+// counter; test cases come with their whole partition).
 func (db *DB) cachesHead(table string, k itemKey) bool {
-	_, _, cached := db.cacheKeyOf(table, k.PK, k.SK)
+	_, cached := db.displayKeyOf(table, k.PK, k.SK)
 	return db.partitions != nil && cached && !(strings.HasPrefix(k.PK, pkPrefixProblem) && k.SK != skMetadata)
 }
 
 // keepHeads caches, as heads, the items of keys that cachesHead keeps, read
 // with ticket t (found holds those that exist). A whole partition or a
 // too-big marker already cached is not replaced by less.
-func (db *DB) keepHeads(table string, keys []itemKey, found map[itemKey]map[string]types.AttributeValue, t cache.Ticket) {
-	if !t.Live() {
+func (db *DB) keepHeads(table string, keys []itemKey, found map[itemKey]map[string]types.AttributeValue, t memoTicket) {
+	if !t.on {
 		return
 	}
 	for _, k := range keys {
 		if !db.cachesHead(table, k) {
-			continue
-		}
-		if found[k] == nil && isHistorySK(k.SK) {
-			// Executions are written by the workers: "none yet" is not
-			// worth keeping against the moment the job stores it.
 			continue
 		}
 		key := partitionKey(table, k.PK)
@@ -318,9 +285,9 @@ func (db *DB) keepHeads(table string, keys []itemKey, found map[itemKey]map[stri
 		if old != nil && old.heads == nil {
 			continue
 		}
-		p := old.withHead(k.SK, found[k], db.now())
+		p := old.withHead(k.SK, found[k], t.at, db.partitions.ttl)
 		if p.size > maxCachedPartitionBytes {
-			p = (*partition)(nil).withHead(k.SK, found[k], db.now())
+			p = (*partition)(nil).withHead(k.SK, found[k], t.at, db.partitions.ttl)
 		}
 		if p.size <= maxCachedPartitionBytes {
 			db.partitions.Put(key, p, t)
