@@ -66,6 +66,7 @@ func TestProcesses(t *testing.T) {
 		{"ReplicasSecurityState", testReplicasSecurityState},
 		{"ReplicasDatabaseConnectionsTerminated", testReplicasDatabaseConnectionsTerminated},
 		{"ReplicasStalledLink", testReplicasStalledLink},
+		{"ReplicasPostgresCut", testReplicasPostgresCut},
 		{"ReplicasShareEvents", testReplicasShareEvents},
 		{"ReplicasProgressOnceAcrossRescue", testReplicasProgressOnceAcrossRescue},
 		{"WorkerKilledMidExecution", testWorkerKilledMidExecution},

@@ -20,6 +20,7 @@ type tcpProxy struct {
 
 	mu      sync.Mutex
 	stalled bool
+	severed bool          // every connection is closed at once (Sever)
 	resume  chan struct{} // closed when a stall ends
 	pairs   map[net.Conn]net.Conn
 	latency atomic.Int64 // ns
@@ -46,6 +47,13 @@ func (p *tcpProxy) accept() {
 		c, err := p.ln.Accept()
 		if err != nil {
 			return
+		}
+		p.mu.Lock()
+		severed := p.severed
+		p.mu.Unlock()
+		if severed {
+			c.Close()
+			continue
 		}
 		up, err := net.Dial("tcp", p.target)
 		if err != nil {
@@ -139,6 +147,16 @@ func (p *tcpProxy) Cut() {
 		up.Close()
 	}
 	p.pairs = map[net.Conn]net.Conn{}
+}
+
+// Sever cuts the link for good: every connection is closed, and new ones
+// are closed as soon as they are accepted, as when the network between a
+// replica and PostgreSQL is down.
+func (p *tcpProxy) Sever() {
+	p.mu.Lock()
+	p.severed = true
+	p.mu.Unlock()
+	p.Cut()
 }
 
 // UpstreamPorts returns the local ports of the proxy's connections to the

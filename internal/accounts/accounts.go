@@ -431,7 +431,11 @@ func (s *Service) Charge(ctx context.Context, log *algoitny.UsageLog) (*algoitny
 		return nil, err
 	}
 	log.UserID = a.UserID()
-	return &algoitny.Charge{Log: log, Limit: dailyLimit(a, log.Action)}, nil
+	c := &algoitny.Charge{Log: log, Limit: dailyLimit(a, log.Action)}
+	if a.Plan != nil {
+		c.Plan = a.Plan.Name
+	}
+	return c, nil
 }
 
 // UsageStats returns execution counts by platform and language (staff only).

@@ -37,6 +37,10 @@ type Charge struct {
 	// Limit is the payer's daily limit of Log.Action (Unlimited: none) as
 	// their plan says when the charge is made.
 	Limit int
+	// Plan names the plan Limit was read from ("": none). The charge is
+	// written only if the plan still says Limit: a charge made after a
+	// change of the plan returned is judged by the new limit.
+	Plan string
 }
 
 // Usage is how much of one action's daily quota a user has used.

@@ -283,3 +283,43 @@ func (p *lossyProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusInternalServerError)
 	io.WriteString(w, `{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"the answer was lost"}`)
 }
+
+// TestChargeJudgedByThePlanNow: a charge prepared with a plan's limit
+// before the plan changed, and written after UpdatePlan returned (as an
+// executeCode on another replica that read the plan just before), is
+// judged by the plan's new limit: a lowered limit refuses it, a raised
+// one admits it. Without the plan's check in the charge's transaction the
+// old limit would decide.
+func TestChargeJudgedByThePlanNow(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := newDB(t)
+	_, err := db.SeedPlans(ctx, algoitny.DefaultPlans(), false)
+	algoitnytest.OK(t, err)
+	planned := func(payer string, limit int) *algoitny.Charge {
+		c := charge(payer, algoitny.ActionExecution, limit)
+		c.Plan = "Free"
+		return c
+	}
+	algoitnytest.Must[*algoitny.Job](t)(created(db.CreateChargedJob(ctx, execution("u1"), planned("u1", 10))))
+
+	// Lowered: 10 → 1 with one use made; a charge read with 10 is refused.
+	_, err = db.UpdatePlan(ctx, "Free", algoitny.PlanUpdate{MaxExecutionsPerDay: ptr(1)})
+	algoitnytest.OK(t, err)
+	_, _, err = db.CreateChargedJob(ctx, execution("u1"), planned("u1", 10))
+	algoitnytest.ErrCode(t, err, algoitny.ERATELIMITED)
+	if rl := err.(*algoitny.Error).RateLimit; rl.Limit != 1 || rl.Used != 1 {
+		t.Fatalf("refused with %+v, want 1 used of the new limit 1", rl)
+	}
+	checkPaid(t, db, "u1", algoitny.ActionExecution, 1)
+
+	// Raised: 1 → 3; a charge read with 1 is admitted (twice more).
+	_, err = db.UpdatePlan(ctx, "Free", algoitny.PlanUpdate{MaxExecutionsPerDay: ptr(3)})
+	algoitnytest.OK(t, err)
+	for range 2 {
+		algoitnytest.Must[*algoitny.Job](t)(created(db.CreateChargedJob(ctx, execution("u1"), planned("u1", 1))))
+	}
+	_, _, err = db.CreateChargedJob(ctx, execution("u1"), planned("u1", 1))
+	algoitnytest.ErrCode(t, err, algoitny.ERATELIMITED)
+	checkPaid(t, db, "u1", algoitny.ActionExecution, 3)
+}

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
@@ -139,7 +140,11 @@ func (db *DB) CreateJob(ctx context.Context, j *algoitny.Job) (job *algoitny.Job
 // one transaction. So the job and its use exist together or not at all,
 // whatever fails and whenever a process dies: there is nothing to undo. The
 // log names the job (UsageLog.JobID) and the job its log (Job.PaidWith).
-// N concurrent calls against limit L admit exactly L.
+// N concurrent calls against limit L admit exactly L. A charge naming its
+// plan is written only while the plan still says charge.Limit: after a
+// change of the plan returned, every charge is judged by the new limit
+// (the transaction is made again, up to maxPlanRetries times, with the
+// limit read anew).
 //
 // If the key was already used by the same user, the earlier job is returned
 // with created=false and nothing is charged. A transaction whose answer is
@@ -150,6 +155,28 @@ func (db *DB) CreateJob(ctx context.Context, j *algoitny.Job) (job *algoitny.Job
 // is unreachable: the job may still have been stored — with its charge —
 // and is queued later by the reaper).
 func (db *DB) CreateChargedJob(ctx context.Context, j *algoitny.Job, charge *algoitny.Charge) (job *algoitny.Job, created bool, err error) {
+	for range maxPlanRetries {
+		job, created, err = db.createChargedJob(ctx, j, charge)
+		if !errors.Is(err, errPlanChanged) {
+			return job, created, err
+		}
+		if err := db.planLimitNow(ctx, charge); err != nil {
+			return nil, false, err
+		}
+	}
+	return nil, false, algoitny.Errorf(algoitny.ECONFLICT, "the plan's limits are changing; try again")
+}
+
+// maxPlanRetries bounds how often CreateChargedJob makes its transaction
+// again because the payer's plan changed under it.
+const maxPlanRetries = 3
+
+// errPlanChanged is createChargedJob's answer when the plan no longer says
+// the charge's limit: nothing was written.
+var errPlanChanged = errors.New("the plan's limit changed")
+
+// createChargedJob is one transaction of CreateChargedJob.
+func (db *DB) createChargedJob(ctx context.Context, j *algoitny.Job, charge *algoitny.Charge) (job *algoitny.Job, created bool, err error) {
 	j.ID, j.CreatedAt = newID(db.now())
 	j.UpdatedAt, j.Status = j.CreatedAt, algoitny.JobPending
 	var usage []types.TransactWriteItem
@@ -175,6 +202,8 @@ func (db *DB) CreateChargedJob(ctx context.Context, j *algoitny.Job, charge *alg
 		return j, true, nil
 	case markerAt >= 0 && conditionFailedAt(err, markerAt):
 		return db.jobOfKey(ctx, j)
+	case charge != nil && charge.Plan != "" && conditionFailedAt(err, counterAt+2):
+		return nil, false, errPlanChanged // judged by a limit the plan no longer says
 	case charge != nil && conditionFailedAt(err, counterAt):
 		// A repeat of a charged request gets its job, not a refusal (a
 		// backstop: DynamoDB Local reports the marker's failure as well).

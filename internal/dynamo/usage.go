@@ -63,6 +63,43 @@ func (db *DB) ConsumeQuota(ctx context.Context, log *algoitny.UsageLog, limit in
 	return translate(err, "consume quota")
 }
 
+// planLimitAttr is the plan attribute that holds the daily limit of action.
+func planLimitAttr(action algoitny.UsageAction) string {
+	if action == algoitny.ActionHint {
+		return "MaxHintsPerDay"
+	}
+	return "MaxExecutionsPerDay"
+}
+
+// planCheck is the condition, in a charge's transaction, that c.Plan still
+// holds c.Limit for the action: DynamoDB serialises the transaction with
+// UpdatePlan, so a charge written after a change of the plan returned was
+// judged by the new limit, or it is refused at this item and made again
+// (CreateChargedJob) with the limit read anew.
+func (db *DB) planCheck(c *algoitny.Charge) types.TransactWriteItem {
+	cond := expression.Name(planLimitAttr(c.Log.Action)).Equal(expression.Value(c.Limit))
+	expr, _ := expression.NewBuilder().WithCondition(cond).Build() // static: always builds
+	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+		TableName: aws.String(db.tables.Plans), Key: itemKey{planPK(c.Plan), skMetadata}.av(),
+		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+	}}
+}
+
+// planLimitNow reads c.Plan anew (strongly consistent) and sets c.Limit to
+// what it says now (0: the plan is gone, as for a user without one).
+func (db *DB) planLimitNow(ctx context.Context, c *algoitny.Charge) error {
+	p, err := db.GetPlan(fresh(ctx), c.Plan)
+	switch {
+	case algoitny.IsCode(err, algoitny.ENOTFOUND):
+		c.Limit = 0
+	case err != nil:
+		return err
+	default:
+		c.Limit = p.DailyLimit(c.Log.Action)
+	}
+	return nil
+}
+
 // chargeItems returns the writes that charge c for job j (CreateChargedJob):
 // the counter's conditional ADD (first) and the usage log naming j, which
 // is told the log (PaidWith). It returns ERATELIMITED for a limit below one
@@ -81,7 +118,9 @@ func (db *DB) chargeItems(ctx context.Context, j *algoitny.Job, c *algoitny.Char
 }
 
 // usageItems returns the writes of one use: the counter's ADD, conditional
-// on c.Limit (first), and the usage log. c.Log gets its id, time and expiry.
+// on c.Limit (first), the usage log and, if c names its plan, the check
+// that the plan still says c.Limit (planCheck, third). c.Log gets its id,
+// time and expiry.
 // It returns ERATELIMITED for a limit below one use (nothing to write).
 func (db *DB) usageItems(ctx context.Context, c *algoitny.Charge) ([]types.TransactWriteItem, error) {
 	log := c.Log
@@ -104,7 +143,11 @@ func (db *DB) usageItems(ctx context.Context, c *algoitny.Charge) ([]types.Trans
 	if !ok {
 		return nil, db.rateLimited(ctx, c)
 	}
-	return []types.TransactWriteItem{counter, {Put: &types.Put{TableName: aws.String(db.tables.Main), Item: av}}}, nil
+	items := []types.TransactWriteItem{counter, {Put: &types.Put{TableName: aws.String(db.tables.Main), Item: av}}}
+	if c.Plan != "" {
+		items = append(items, db.planCheck(c))
+	}
+	return items, nil
 }
 
 // rateLimited is the ERATELIMITED error of a refused charge, with the count
