@@ -866,12 +866,12 @@ func (r *userResolver) Plan(ctx context.Context, obj *algoitny.User) (*algoitny.
 	if obj.PlanName == "" {
 		return nil, nil
 	}
-	// Plans are few and cached in process: no DynamoDB read per user.
-	p, err := r.Accounts.PlanOf(ctx, obj.PlanName)
-	if algoitny.IsCode(err, algoitny.ENOTFOUND) {
-		return nil, nil
+	// The actor's own plan was read with the session; others are read
+	// once per operation for every user of a list.
+	if a := algoitny.ActorFrom(ctx); a.Plan != nil && a.Plan.Name == obj.PlanName {
+		return a.Plan, nil
 	}
-	return p, err
+	return loader.For(ctx).Plan.Load(ctx, obj.PlanName)()
 }
 
 func (r *userResolver) LastLogin(ctx context.Context, obj *algoitny.User) (*time.Time, error) {

@@ -91,6 +91,16 @@ func (db *DB) GetPlan(ctx context.Context, name string) (*algoitny.Plan, error) 
 	return unmarshalPlan(av)
 }
 
+// GetPlans loads many plans in one BatchGetItem (strongly consistent);
+// names without a plan are absent from the map, which is keyed by name.
+func (db *DB) GetPlans(ctx context.Context, names []string) (map[string]*algoitny.Plan, error) {
+	keys := make([]itemKey, len(names))
+	for i, n := range names {
+		keys[i] = itemKey{planPK(n), skMetadata}
+	}
+	return getMany(ctx, db, db.tables.Plans, keys, unmarshalPlan, func(p *algoitny.Plan) string { return p.Name })
+}
+
 // ListPlans returns the active plans sorted by name, followed by the inactive
 // ones when includeInactive is set. Two Queries on GSI1, never a Scan.
 func (db *DB) ListPlans(ctx context.Context, includeInactive bool) ([]*algoitny.Plan, error) {

@@ -10,6 +10,7 @@ package loader
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,6 +24,7 @@ import (
 type Store interface {
 	GetProblems(ctx context.Context, refs []algoitny.ProblemRef) (map[algoitny.ProblemRef]*algoitny.Problem, error)
 	GetUsersByEmail(ctx context.Context, emails []string) (map[string]*algoitny.User, error)
+	GetPlans(ctx context.Context, names []string) (map[string]*algoitny.Plan, error)
 	GetJobs(ctx context.Context, ids []string) (map[string]*algoitny.Job, error)
 	ListTestCases(ctx context.Context, ref algoitny.ProblemRef, page algoitny.PageRequest) (algoitny.Page[*algoitny.TestCase], error)
 	GetACList(ctx context.Context, userID string) (*algoitny.ACList, error)
@@ -40,6 +42,7 @@ type TestCasePage struct {
 type Loaders struct {
 	Problem   *dataloader.Loader[algoitny.ProblemRef, *algoitny.Problem]
 	User      *dataloader.Loader[string, *algoitny.User] // by email (lower-cased)
+	Plan      *dataloader.Loader[string, *algoitny.Plan] // by name
 	Job       *dataloader.Loader[string, *algoitny.Job]
 	TestCases *dataloader.Loader[TestCasePage, algoitny.Page[*algoitny.TestCase]]
 	// SolvedByMe says whether the operation's actor has an AtCoder problem
@@ -72,6 +75,10 @@ func New(store Store) *Loaders {
 			return store.GetUsersByEmail(ctx, k)
 		},
 			func(k string) string { return strings.ToLower(k) }),
+		Plan: newLoader(func(ctx context.Context, k []string) (map[string]*algoitny.Plan, error) {
+			return store.GetPlans(ctx, k)
+		},
+			func(k string) string { return k }),
 		Job: newLoader(func(ctx context.Context, k []string) (map[string]*algoitny.Job, error) { return store.GetJobs(ctx, k) },
 			func(k string) string { return k }),
 		SolvedByMe: dataloader.NewBatchedLoader(func(ctx context.Context, ids []string) []*dataloader.Result[bool] {
@@ -195,6 +202,7 @@ func For(ctx context.Context) *Loaders {
 func (l *Loaders) ClearAll() {
 	l.Problem.ClearAll()
 	l.User.ClearAll()
+	l.Plan.ClearAll()
 	l.Job.ClearAll()
 	l.TestCases.ClearAll()
 	l.SolvedByMe.ClearAll()
@@ -208,10 +216,10 @@ type HistoryFields struct {
 
 // PrefetchHistory loads what the selected fields of a page of executions
 // will ask for — their problems and authors, in one BatchGetItem each, at
-// the same time (the authors' plans come from the accounts service's cache)
-// — and primes the loaders with it, so that the items' field resolvers find
-// everything cached. A page of up to 100 items thus costs its Query plus at
-// most two requests however its
+// the same time, then the authors' plans in one more — and primes the
+// loaders with it, so that the items' field resolvers find everything
+// loaded. A page of up to 100 items thus costs its Query plus at most
+// three requests however its
 // resolvers are scheduled (the loaders' batching window splits batches when
 // the machine is busy). Missing items are primed as nil, as the loaders
 // would load them. On an error nothing more is primed and the resolvers
@@ -254,9 +262,31 @@ func (l *Loaders) PrefetchHistory(ctx context.Context, items []*algoitny.SearchH
 			for i, e := range emails {
 				l.User.Prime(ctx, e, found[lower[i]])
 			}
+			l.prefetchPlans(ctx, found)
 		}()
 	}
 	wg.Wait()
+}
+
+// prefetchPlans loads the plans of users in one BatchGetItem and primes
+// the Plan loader with them.
+func (l *Loaders) prefetchPlans(ctx context.Context, users map[string]*algoitny.User) {
+	var names []string
+	for _, u := range users {
+		if u != nil && u.PlanName != "" && !slices.Contains(names, u.PlanName) {
+			names = append(names, u.PlanName)
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	found, err := l.store.GetPlans(ctx, names)
+	if err != nil {
+		return
+	}
+	for _, n := range names {
+		l.Plan.Prime(ctx, n, found[n])
+	}
 }
 
 // uniqueKeys returns the distinct keys of items in order of appearance.
