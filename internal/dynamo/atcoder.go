@@ -462,14 +462,7 @@ func (db *DB) UnlinkAtCoder(ctx context.Context, userID string) error {
 
 // GetAtCoderLink returns a user's link, or ENOTFOUND.
 func (db *DB) GetAtCoderLink(ctx context.Context, userID string) (*algoitny.AtCoderLink, error) {
-	av, err := db.getItem(ctx, db.tables.Main, linkKey(userID))
-	if err != nil {
-		return nil, err
-	}
-	if av == nil {
-		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "no AtCoder account is linked")
-	}
-	return unmarshalLink(av)
+	return getOne(ctx, db, db.tables.Main, linkKey(userID), unmarshalLink, "no AtCoder account is linked")
 }
 
 // GetAtCoderState reads the link and the AC list with one strongly

@@ -80,3 +80,19 @@ func (db *DB) batchGetTables(ctx context.Context, keys map[string][]itemKey, con
 	}
 	return out, nil
 }
+
+// getOne reads the item k of table (getItem: strongly consistent, or
+// display data the cache holds) and decodes it; an absent item is
+// ENOTFOUND with the message notFound (a format, with args).
+func getOne[V any](ctx context.Context, db *DB, table string, k itemKey,
+	decode func(map[string]types.AttributeValue) (V, error), notFound string, args ...any) (V, error) {
+	var zero V
+	av, err := db.getItem(ctx, table, k)
+	if err != nil {
+		return zero, err
+	}
+	if av == nil {
+		return zero, algoitny.Errorf(algoitny.ENOTFOUND, notFound, args...)
+	}
+	return decode(av)
+}

@@ -500,14 +500,7 @@ func (db *DB) GetHistory(ctx context.Context, ref algoitny.HistoryRef) (*algoitn
 	if err != nil {
 		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "history not found")
 	}
-	av, err := db.getItem(ctx, db.tables.Main, itemKey{userPK(ref.UserID), sk})
-	if err != nil {
-		return nil, err
-	}
-	if av == nil {
-		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "history not found")
-	}
-	return unmarshalHistory(av)
+	return getOne(ctx, db, db.tables.Main, itemKey{userPK(ref.UserID), sk}, unmarshalHistory, "history not found")
 }
 
 // GetHistories loads many executions with BatchGetItem; missing or malformed

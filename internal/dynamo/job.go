@@ -297,14 +297,7 @@ func (db *DB) ReleaseIdempotencyKey(ctx context.Context, userID, key, jobID stri
 
 // GetJob returns a job by id (#20), or ENOTFOUND.
 func (db *DB) GetJob(ctx context.Context, id string) (*algoitny.Job, error) {
-	av, err := db.getItem(ctx, db.tables.Main, itemKey{jobPK(id), skMetadata})
-	if err != nil {
-		return nil, err
-	}
-	if av == nil {
-		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "job not found")
-	}
-	return unmarshalJob(av)
+	return getOne(ctx, db, db.tables.Main, itemKey{jobPK(id), skMetadata}, unmarshalJob, "job not found")
 }
 
 // GetJobByIdempotencyKey returns the job a user created with an idempotency
@@ -631,12 +624,5 @@ func (db *DB) GetJobProgress(ctx context.Context, jobID, id string) (*algoitny.J
 	if err != nil {
 		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "progress not found")
 	}
-	av, err := db.getItem(ctx, db.tables.Main, itemKey{jobPK(jobID), progressSK(t, id)})
-	if err != nil {
-		return nil, err
-	}
-	if av == nil {
-		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "progress not found")
-	}
-	return unmarshalProgress(av)
+	return getOne(ctx, db, db.tables.Main, itemKey{jobPK(jobID), progressSK(t, id)}, unmarshalProgress, "progress not found")
 }

@@ -199,14 +199,7 @@ func (db *DB) GetDelivery(ctx context.Context, channelID, id string) (*algoitny.
 	if _, err := uuid.Parse(id); err != nil {
 		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "delivery not found")
 	}
-	av, err := db.getItem(ctx, db.tables.Main, itemKey{deliveryPK(channelID), deliverySK(id)})
-	if err != nil {
-		return nil, err
-	}
-	if av == nil {
-		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "delivery not found")
-	}
-	return unmarshalDelivery(av)
+	return getOne(ctx, db, db.tables.Main, itemKey{deliveryPK(channelID), deliverySK(id)}, unmarshalDelivery, "delivery not found")
 }
 
 // RecordDeliveryAttempt stores a delivery's status, attempts and last

@@ -81,14 +81,7 @@ func (db *DB) CreatePlan(ctx context.Context, p *algoitny.Plan) error {
 
 // GetPlan returns the plan named name, or ENOTFOUND.
 func (db *DB) GetPlan(ctx context.Context, name string) (*algoitny.Plan, error) {
-	av, err := db.getItem(ctx, db.tables.Plans, itemKey{planPK(name), skMetadata})
-	if err != nil {
-		return nil, err
-	}
-	if av == nil {
-		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "plan %q not found", name)
-	}
-	return unmarshalPlan(av)
+	return getOne(ctx, db, db.tables.Plans, itemKey{planPK(name), skMetadata}, unmarshalPlan, "plan %q not found", name)
 }
 
 // GetPlans loads many plans in one BatchGetItem (strongly consistent);

@@ -233,14 +233,7 @@ func (db *DB) counterAdd(k itemKey, count string, delta, limit int, ttl *time.Ti
 // GetProblem returns a problem by platform and problem id (seed patterns #1,
 // #2), including a soft-deleted one (IsDeleted tells). ENOTFOUND if absent.
 func (db *DB) GetProblem(ctx context.Context, ref algoitny.ProblemRef) (*algoitny.Problem, error) {
-	av, err := db.getItem(ctx, db.tables.Main, itemKey{problemPK(ref.Platform, ref.ProblemID), skMetadata})
-	if err != nil {
-		return nil, err
-	}
-	if av == nil {
-		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "problem %s/%s not found", ref.Platform, ref.ProblemID)
-	}
-	return unmarshalProblem(av)
+	return getOne(ctx, db, db.tables.Main, itemKey{problemPK(ref.Platform, ref.ProblemID), skMetadata}, unmarshalProblem, "problem %s/%s not found", ref.Platform, ref.ProblemID)
 }
 
 // GetProblems loads many problems with BatchGetItem (100 keys per call,

@@ -233,14 +233,7 @@ func (db *DB) updateUser(ctx context.Context, email string, upd expression.Updat
 
 // GetUserByEmail returns the user with the given email, or ENOTFOUND.
 func (db *DB) GetUserByEmail(ctx context.Context, email string) (*algoitny.User, error) {
-	av, err := db.getItem(ctx, db.tables.Users, itemKey{userEmailPK(email), skMetadata})
-	if err != nil {
-		return nil, err
-	}
-	if av == nil {
-		return nil, algoitny.Errorf(algoitny.ENOTFOUND, "user not found")
-	}
-	return unmarshalUser(av)
+	return getOne(ctx, db, db.tables.Users, itemKey{userEmailPK(email), skMetadata}, unmarshalUser, "user not found")
 }
 
 // GetUserByGoogleID returns the user linked to a Google id (seed pattern #25),
