@@ -185,7 +185,7 @@ func TestAdminGrantCommand(t *testing.T) {
 	if code, _ := run("admin", "revoke", "boss@example.com"); code != 0 {
 		t.Fatal("revoke failed")
 	}
-	// The command announced it on the server's feed before it returned.
+	// The server reads the staff flag from DynamoDB on use.
 	if r := s.query(t, token, `{ users { edges { node { email } } } }`, nil); r.code() != "FORBIDDEN" {
 		t.Fatalf("revoked staff still lists users after the command returned: %s", r.Raw)
 	}

@@ -169,7 +169,7 @@ func prepare(t testing.TB, cfg Config) *dynamo.DB {
 	if err := seedPlans(ctx, cfg, false, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	// Its writes are announced to the servers like theirs.
+	// A writer on the same tables, as the command line is.
 	w, err := openWriter(ctx, cfg, testLogger(t))
 	if err != nil {
 		t.Fatal(err)
