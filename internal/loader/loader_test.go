@@ -53,6 +53,17 @@ func (s *fakeStore) GetUsersByEmail(_ context.Context, emails []string) (map[str
 	return out, nil
 }
 
+func (s *fakeStore) GetPlans(_ context.Context, names []string) (map[string]*algoitny.Plan, error) {
+	s.count("GetPlans", len(names))
+	out := map[string]*algoitny.Plan{}
+	for _, n := range names {
+		if n == "Free" {
+			out[n] = &algoitny.Plan{Name: n}
+		}
+	}
+	return out, nil
+}
+
 func (s *fakeStore) GetJobs(context.Context, []string) (map[string]*algoitny.Job, error) {
 	s.count("GetJobs", 0)
 	return nil, nil
@@ -79,13 +90,13 @@ func TestPrefetchHistory(t *testing.T) {
 		store := newFakeStore()
 		l := loader.New(store)
 		l.PrefetchHistory(ctx, items, loader.HistoryFields{Problem: true, User: true})
-		want := map[string]int{"GetProblems": 1, "GetUsersByEmail": 1}
+		want := map[string]int{"GetProblems": 1, "GetUsersByEmail": 1, "GetPlans": 1}
 		for m, n := range want {
 			if store.calls[m] != n {
 				t.Fatalf("%s called %d times, want %d (%v)", m, store.calls[m], n, store.calls)
 			}
 		}
-		if store.keys["GetProblems"] != 4 || store.keys["GetUsersByEmail"] != 3 {
+		if store.keys["GetProblems"] != 4 || store.keys["GetUsersByEmail"] != 3 || store.keys["GetPlans"] != 1 {
 			t.Fatalf("keys not deduplicated: %v", store.keys)
 		}
 		// Everything the item resolvers ask for is cached now, missing
@@ -102,8 +113,13 @@ func TestPrefetchHistory(t *testing.T) {
 			if err != nil || (u == nil) != (h.UserEmail == "gone@x.dev") {
 				t.Fatalf("user %s: %v, %v", h.UserEmail, u, err)
 			}
+			if u != nil {
+				if p, err := l.Plan.Load(ctx, u.PlanName)(); err != nil || p == nil || p.Name != "Free" {
+					t.Fatalf("plan of %s: %v, %v", h.UserEmail, p, err)
+				}
+			}
 		}
-		if store.calls["GetProblems"] != 1 || store.calls["GetUsersByEmail"] != 1 {
+		if store.calls["GetProblems"] != 1 || store.calls["GetUsersByEmail"] != 1 || store.calls["GetPlans"] != 1 {
 			t.Fatalf("the resolvers' loads went to the store: %v", store.calls)
 		}
 	})
