@@ -259,10 +259,10 @@ type JobProgressEdge struct {
 
 // Changes. Errors common to many: UNAUTHENTICATED (signed out), BAD_USER_INPUT
 // (with `field` naming the input), INTERNAL. A mutation that changes problems,
-// quotas, users, plans, sessions or executions answers UNAVAILABLE, having
-// changed nothing, when the change cannot be announced to the other replicas
-// (PostgreSQL unreachable; retry). Those marked "strict" return only once no
-// replica acts on the old value (README "Running several replicas").
+// quotas, users, plans, sessions or executions needs DynamoDB only. Those
+// marked "strict" are in force on every replica once they return: security
+// state is read from DynamoDB on use (docs/data.md "Running several
+// replicas").
 // RATE_LIMITED carries `limit`, `used`, `remaining` and, for daily quotas,
 // `resetAt`.
 type Mutation struct {
