@@ -44,7 +44,7 @@ func (m *Main) announceWorker(ctx context.Context) {
 	w.ExpiresAt = w.SeenAt.Add(algoitny.WorkerExpiry)
 	actx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	if err := m.DB.PutWorker(actx, &w); err != nil {
+	if err := m.Work.PutWorker(actx, &w); err != nil {
 		m.Logger.Warn("cannot announce the worker's languages", "worker", w.ID, "err", err)
 	}
 }

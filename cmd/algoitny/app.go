@@ -43,7 +43,11 @@ type Main struct {
 	Config Config
 	Logger *slog.Logger
 
-	DB       *dynamo.DB
+	DB       *dynamo.DB // the API's: keeps display data at most ALGOITNY_CACHE_BOUND
+	// Work is the jobs' view of DB (dynamo.DB.Uncached): every read from
+	// DynamoDB itself, so a judge never runs a problem's tests as they were
+	// a second ago.
+	Work *dynamo.DB
 	Pool     *pgxpool.Pool
 	Broker   *pubsub.Postgres
 	Judge    *judge.Engine
@@ -115,7 +119,8 @@ func (m *Main) openStorage(ctx context.Context) error {
 		return fmt.Errorf("live events: %w", err)
 	}
 	m.DB.CacheDisplayData(cmp.Or(m.Config.CacheBound, dynamo.DisplayBound))
-	m.Events = &jobs.Events{Broker: m.Broker, Store: m.DB, Logger: m.Logger}
+	m.Work = m.DB.Uncached()
+	m.Events = &jobs.Events{Broker: m.Broker, Store: m.Work, Logger: m.Logger}
 	return nil
 }
 
@@ -152,7 +157,7 @@ func (m *Main) openJobs() error {
 		return fmt.Errorf("ATCODER_API_BASE_URL: %w", err)
 	}
 	atcoderPlugin, err := jobs.NewAtCoderPlugin(jobs.AtCoderConfig{
-		Syncer:   &atcoder.Syncer{Store: m.DB, API: m.atcoderAPI, Logger: m.Logger},
+		Syncer:   &atcoder.Syncer{Store: m.Work, API: m.atcoderAPI, Logger: m.Logger},
 		Interval: m.Config.AtCoderSyncEvery, Logger: m.Logger, Manual: !m.Config.AtCoderPeriodic(),
 	})
 	if err != nil {
@@ -165,13 +170,13 @@ func (m *Main) openJobs() error {
 	watchEvents := &watch.Events{Broker: m.Broker, Logger: m.Logger}
 	// Webhooks of check notifications go out through an SSRF-safe client too.
 	notifications := jobs.NewNotifications(jobs.NotificationsConfig{
-		Store:  m.DB,
+		Store:  m.Work,
 		Poster: safehttp.New(safehttp.Config{Timeout: 10 * time.Second, MaxBodyBytes: 64 << 10, AllowHosts: m.Config.FetchAllowHosts, Resolver: m.Config.FetchResolver, OwnAddresses: m.Config.FetchOwnAddresses, AnyPort: true}),
 		Queue:  "watch", Logger: m.Logger,
 	})
-	checks := jobs.NewChecks(jobs.ChecksConfig{Store: m.DB, Fetch: checkFetch, Events: watchEvents, Alerts: notifications, Logger: m.Logger, Queue: "watch"})
+	checks := jobs.NewChecks(jobs.ChecksConfig{Store: m.Work, Fetch: checkFetch, Events: watchEvents, Alerts: notifications, Logger: m.Logger, Queue: "watch"})
 	jcfg := jobs.Config{
-		Pool: m.Pool, Schema: m.Config.RiverSchema, Store: m.DB, Events: m.Events,
+		Pool: m.Pool, Schema: m.Config.RiverSchema, Store: m.Work, Events: m.Events,
 		LLM: provider, Fetch: safehttp.New(safehttp.Config{AllowHosts: m.Config.FetchAllowHosts, MinHostInterval: time.Second, Resolver: m.Config.FetchResolver, OwnAddresses: m.Config.FetchOwnAddresses}),
 		StandInHosts: m.Config.FetchAllowHosts,
 		Plugins:      []jobs.Plugin{atcoderPlugin, checks, notifications},
@@ -181,8 +186,8 @@ func (m *Main) openJobs() error {
 	}
 	if m.Judge != nil { // not a nil *judge.Engine in the interface: New checks for none
 		jcfg.Judge = m.Judge
-		jcfg.Packages = &problempkg.Importer{Judge: m.Judge, Problems: &problems.Service{Store: m.DB}, Plans: m.DB}
-		jcfg.PackageStore = m.DB
+		jcfg.Packages = &problempkg.Importer{Judge: m.Judge, Problems: &problems.Service{Store: m.Work}, Plans: m.Work}
+		jcfg.PackageStore = m.Work
 	}
 	if m.warmDone != nil {
 		// Executions wait for the warm-up: none pays for a cold toolchain.

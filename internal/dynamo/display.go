@@ -144,6 +144,15 @@ func (db *DB) CacheDisplayData(bound time.Duration) {
 	}
 }
 
+// Uncached returns a DB on the same tables and connection that keeps
+// nothing in memory: every read goes to DynamoDB, for work that decides on
+// what it reads (a judge runs a problem's tests as they are, not as they
+// were a second ago). Its writes still make db forget its copies, and its
+// requests count as db's.
+func (db *DB) Uncached() *DB {
+	return &DB{client: db.client, tables: db.tables, now: db.now, filtered: db.filtered, maxCasePageBytes: db.maxCasePageBytes}
+}
+
 // partitionKey names a partition in the cache.
 func partitionKey(table, pk string) string { return table + "|" + pk }
 

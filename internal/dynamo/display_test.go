@@ -351,3 +351,35 @@ func TestAuthLookupIsOneConsistentRead(t *testing.T) {
 		t.Fatalf("after a change of plan: %d requests, %+v", n, snap)
 	}
 }
+
+// TestUncachedView: the jobs' view of a caching DB reads DynamoDB every
+// time (another process's change is seen at once), and its writes make the
+// caching DB forget its copy.
+func TestUncachedView(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cached := newDB(t)
+	cached.CacheDisplayData(time.Hour) // nothing expires during the test
+	work := cached.Uncached()
+	other, err := dynamo.Open(ctx, dynamo.Config{Endpoint: dynamotest.Endpoint(), TablePrefix: strings.TrimSuffix(cached.Tables().Main, "Main")})
+	algoitnytest.OK(t, err)
+	p := newProblem(algoitny.PlatformBaekjoon, "1000", algoitny.LanguagePython, true)
+	algoitnytest.OK(t, other.CreateProblem(ctx, p, algoitny.Unlimited))
+	for _, db := range []*dynamo.DB{cached, work} {
+		_, err := db.GetProblem(ctx, p.Ref())
+		algoitnytest.OK(t, err)
+	}
+	_, err = other.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{Title: ptr("Other's")})
+	algoitnytest.OK(t, err)
+	if got := algoitnytest.Must[*algoitny.Problem](t)(work.GetProblem(ctx, p.Ref())); got.Title != "Other's" {
+		t.Fatalf("the uncached view read %q", got.Title)
+	}
+	if got := algoitnytest.Must[*algoitny.Problem](t)(cached.GetProblem(ctx, p.Ref())); got.Title == "Other's" {
+		t.Fatal("the caching DB read again within its bound: the test shows nothing")
+	}
+	_, err = work.UpdateProblem(ctx, p.Ref(), algoitny.ProblemUpdate{Title: ptr("Work's")})
+	algoitnytest.OK(t, err)
+	if got := algoitnytest.Must[*algoitny.Problem](t)(cached.GetProblem(ctx, p.Ref())); got.Title != "Work's" {
+		t.Fatalf("after the view's write the caching DB reads %q", got.Title)
+	}
+}
