@@ -21,10 +21,8 @@ const (
 	// EUNAVAILABLE: what was asked for cannot be done now, through no
 	// fault of the caller's request, and nothing was done: a feature this
 	// server is not configured for (Google sign-in without
-	// GOOGLE_CLIENT_ID), an outside service that cannot be reached (AtCoder
-	// Problems), or a change that cannot be announced to the other servers
-	// (PostgreSQL unreachable; see internal/cache.Feed). Retry later. Not a
-	// bug: logged below ERROR.
+	// GOOGLE_CLIENT_ID) or an outside service that cannot be reached
+	// (AtCoder Problems). Retry later. Not a bug: logged below ERROR.
 	EUNAVAILABLE = "unavailable"
 	// EINTROSPECTIONDISABLED: the schema may not be introspected on this
 	// server (ALGOITNY_INTROSPECTION off, the default outside dev mode).
