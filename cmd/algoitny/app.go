@@ -43,11 +43,11 @@ type Main struct {
 	Config Config
 	Logger *slog.Logger
 
-	DB *dynamo.DB // the API's: keeps display data at most ALGOITNY_CACHE_BOUND
-	// Work is the jobs' view of DB (dynamo.DB.Uncached): every read from
+	// DB is the API's: it keeps display data at most ALGOITNY_CACHE_BOUND.
+	// Work is the jobs' view of it (dynamo.DB.Uncached): every read from
 	// DynamoDB itself, so a judge never runs a problem's tests as they were
 	// a second ago.
-	Work     *dynamo.DB
+	DB, Work *dynamo.DB
 	Pool     *pgxpool.Pool
 	Broker   *pubsub.Postgres
 	Judge    *judge.Engine
