@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -116,23 +117,57 @@ func fraction(s string) (float64, bool) {
 }
 
 // testlibHeader is AlgoItny's testlib-compatible testlib.h (see its header
-// comment and README): the checker and interactor interface of testlib,
-// written for this project.
+// comment and README): testlib's interface for checkers, interactors,
+// validators and generators, written for this project.
 //
 //go:embed testlib/testlib.h
 var testlibHeader []byte
 
-// TestlibHeader returns the testlib.h that C++ checkers and interactors are
+// TestlibHeader returns the testlib.h that C++ author programs are
 // compiled with, for tools that show or check it.
 func TestlibHeader() []byte { return bytes.Clone(testlibHeader) }
 
-// CompileChecker compiles a checker (or interactor) like Compile, with
-// testlib.h next to the source when the language is C++, so that a Polygon
-// checker's `#include "testlib.h"` compiles as is. Its errors are Compile's.
+// CompileChecker compiles a checker (or interactor) like CompileAuthor
+// without extra files. Its errors are Compile's.
 func (e *Engine) CompileChecker(ctx context.Context, language, source string) (*Program, error) {
-	var files map[string][]byte
-	if language == cppLanguage().ID {
-		files = map[string][]byte{"testlib.h": testlibHeader}
+	return e.CompileAuthor(ctx, language, source, nil)
+}
+
+// CompileAuthor compiles a problem's own program — checker, interactor,
+// validator or generator — with files (headers, by plain name) beside its
+// source, and the project's testlib.h too when the language is C++ (its
+// compiler is g++ or clang++), the source includes testlib.h and files
+// bring none: a Polygon program's `#include "testlib.h"` compiles as is,
+// and a package that ships its own testlib.h keeps it. A contestant's
+// submission is compiled with Compile and gets no testlib.h. Its errors
+// are CompileFiles'.
+func (e *Engine) CompileAuthor(ctx context.Context, language, source string, files map[string][]byte) (*Program, error) {
+	lang, err := e.language(language)
+	if err != nil {
+		return nil, err
 	}
-	return e.compileWith(ctx, language, defaultMain, source, files)
+	all := make(map[string][]byte, len(files)+1)
+	for name, data := range files {
+		all[name] = data
+	}
+	if _, ok := all["testlib.h"]; !ok && lang.cxx() && strings.Contains(source, "testlib.h") {
+		all["testlib.h"] = testlibHeader
+	}
+	return e.CompileFiles(ctx, language, "", source, all)
+}
+
+// cxx reports whether the language compiles C++ (its compiler is g++,
+// c++ or clang++, possibly versioned as g++-12), whose author programs
+// may include testlib.h.
+func (l Language) cxx() bool {
+	if len(l.Compile) == 0 {
+		return false
+	}
+	name := filepath.Base(l.Compile[0])
+	for _, c := range []string{"g++", "c++", "clang++"} {
+		if name == c || strings.HasPrefix(name, c+"-") {
+			return true
+		}
+	}
+	return false
 }
