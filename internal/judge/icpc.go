@@ -241,4 +241,3 @@ func asTestlib(rr RunResult, fb feedback) RunResult {
 	rr.Stderr = msg
 	return rr
 }
-
