@@ -130,18 +130,19 @@ func TestlibHeader() []byte { return bytes.Clone(testlibHeader) }
 // CompileChecker compiles a checker (or interactor) like CompileAuthor
 // without extra files. Its errors are Compile's.
 func (e *Engine) CompileChecker(ctx context.Context, language, source string) (*Program, error) {
-	return e.CompileAuthor(ctx, language, source, nil)
+	return e.CompileAuthor(ctx, language, "", source, nil)
 }
 
 // CompileAuthor compiles a problem's own program — checker, interactor,
-// validator or generator — with files (headers, by plain name) beside its
-// source, and the project's testlib.h too when the language is C++ (its
+// validator or generator — like CompileFiles (name is the source's file
+// name in its package, or empty), with files (headers, by plain name)
+// beside its source, and the project's testlib.h too when the language is C++ (its
 // compiler is g++ or clang++), the source includes testlib.h and files
 // bring none: a Polygon program's `#include "testlib.h"` compiles as is,
 // and a package that ships its own testlib.h keeps it. A contestant's
 // submission is compiled with Compile and gets no testlib.h. Its errors
 // are CompileFiles'.
-func (e *Engine) CompileAuthor(ctx context.Context, language, source string, files map[string][]byte) (*Program, error) {
+func (e *Engine) CompileAuthor(ctx context.Context, language, name, source string, files map[string][]byte) (*Program, error) {
 	lang, err := e.language(language)
 	if err != nil {
 		return nil, err
@@ -153,7 +154,7 @@ func (e *Engine) CompileAuthor(ctx context.Context, language, source string, fil
 	if _, ok := all["testlib.h"]; !ok && lang.cxx() && strings.Contains(source, "testlib.h") {
 		all["testlib.h"] = testlibHeader
 	}
-	return e.CompileFiles(ctx, language, "", source, all)
+	return e.CompileFiles(ctx, language, name, source, all)
 }
 
 // cxx reports whether the language compiles C++ (its compiler is g++,

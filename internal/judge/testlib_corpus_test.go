@@ -55,7 +55,7 @@ func corpusProgramFor(t *testing.T, e *judge.Engine, path string) *judge.Program
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
-		cp.p, cp.err = e.CompileAuthor(ctx, "cpp", string(src), nil)
+		cp.p, cp.err = e.CompileAuthor(ctx, "cpp", "", string(src), nil)
 	})
 	if cp.err != nil {
 		t.Fatalf("compile %s: %v", path, cp.err)

@@ -5,7 +5,7 @@
 int main(int argc, char *argv[]) {
     registerGen(argc, argv, 1);
     int size = opt<int>(1);
-    println(rnd.next("[a-z]{1,10}"), rnd.next("(ab|c)[0-9]?x{2,3}"), rnd.next("[^a-zA-Z0-9 ]{5}"));
+    println(rnd.next("[a-z]{1,10}"), rnd.next("x{2,3}[0-9]?(ab|c)"), rnd.next("[^a-zA-Z0-9 ]{5}"));
     println(rnd.next("%s-[A-C]{%d}", "id", size));
     println(rnd.perm(size, 1));
     println(rnd.distinct(size, 1000000000));
