@@ -200,7 +200,7 @@ func TestTestlibValidators(t *testing.T) {
 		{"cases/NoDigitBeforePoint", "cases", "1\n.5\nA\n", nil, 3, `FAIL Expected strict double, but ".5" found (test case 1, stdin, line 2)`, ""},
 		{"cases/RedundantMinus", "cases", "1\n-0.0\nA\n", nil, 3, `FAIL Redundant minus in "-0.0" found (test case 1, stdin, line 2)`, ""},
 		{"cases/Line", "cases", "1\n0.5\nhello\n", nil, 3,
-			`FAIL Line [name=text] equals to "hello", doesn't correspond to pattern "[A-Z][a-z ]*" (test case 1, stdin, line 3)`, ""},
+			`FAIL Line [name=text] equals to "hello", doesn't correspond to pattern "[A-Z][a-z\ ]*" (test case 1, stdin, line 3)`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

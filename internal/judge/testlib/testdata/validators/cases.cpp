@@ -1,5 +1,6 @@
 // cases: t test cases (1..5), each a line with a strict real in [0, 1] with
-// 1..3 digits after the point and a line of text matching "[A-Z][a-z ]*".
+// 1..3 digits after the point and a line of a capital and lowercase letters
+// and spaces (escaped: a pattern ignores bare spaces).
 #include "testlib.h"
 
 int main(int argc, char *argv[]) {
@@ -10,7 +11,7 @@ int main(int argc, char *argv[]) {
         setTestCase(i);
         inf.readStrictDouble(0, 1, 1, 3, "p");
         inf.readEoln();
-        inf.readLine("[A-Z][a-z ]*", "text");
+        inf.readLine("[A-Z][a-z\\ ]*", "text");
     }
     inf.readEof();
 }
