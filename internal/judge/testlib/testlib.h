@@ -158,6 +158,30 @@ static std::string __tl_vformat(const char *fmt, va_list ap) {
         va_end(__tl_ap);                     \
     }
 
+#if defined(__has_include) && __cplusplus >= 202002L
+#if __has_include(<format>)
+#define __TL_TEMPLATE_FORMAT
+#endif
+#endif
+
+#ifdef __TL_TEMPLATE_FORMAT
+/* Templates, so that format("%d", x) is not std::format's under "using
+   namespace std" in C++20. */
+template <typename... Args>
+std::string format(const char *fmt, Args &&...args) {
+    int n = std::snprintf(NULL, 0, fmt, args...);
+    if (n <= 0)
+        return std::string();
+    std::vector<char> buf(size_t(n) + 1);
+    std::snprintf(&buf[0], buf.size(), fmt, args...);
+    return std::string(&buf[0], size_t(n));
+}
+
+template <typename... Args>
+std::string format(const std::string &fmt, Args &&...args) {
+    return format(fmt.c_str(), std::forward<Args>(args)...);
+}
+#else
 __TL_PRINTF(1, 2) std::string format(const char *fmt, ...) {
     __TL_FORMAT(fmt, fmt, result);
     return result;
@@ -167,6 +191,7 @@ std::string format(const std::string fmt, ...) {
     __TL_FORMAT(fmt, fmt.c_str(), result);
     return result;
 }
+#endif
 
 __TL_PRINTF(1, 2) std::string testlib_format_(const char *fmt, ...) {
     __TL_FORMAT(fmt, fmt, result);
