@@ -19,6 +19,7 @@ const (
 	exitWrongAnswer   = 1 // _wa: wrong answer
 	exitPresentation  = 2 // _pe: presentation error, judged as a wrong answer
 	exitFail          = 3 // _fail: the checker (or the test) is broken
+	exitDirt          = 4 // _dirt: extra output (testlib reports it with exit 2)
 	exitPoints        = 7 // _points: partial credit, the points in its message
 	exitUnexpectedEOF = 8 // _unexpected_eof: the output ended too soon
 )
@@ -35,9 +36,10 @@ type checkerOutcome struct {
 }
 
 // interpretChecker maps a custom checker's exit status to a verdict as
-// testlib defines it: 0 ACCEPTED, 1 WRONG_ANSWER, 2 (presentation error)
-// WRONG_ANSWER too — the verdict enum is public and does not grow for it,
-// the message says so —, 3 (FAIL) INTERNAL_ERROR, 7 points: the fraction
+// testlib defines it: 0 ACCEPTED, 1 WRONG_ANSWER, 2 and 4 (presentation
+// error, extra output) WRONG_ANSWER too — the verdict enum is public and
+// does not grow for it, the message says so —, 8 (unexpected end of the
+// output, with ENABLE_UNEXPECTED_EOF) WRONG_ANSWER, 3 (FAIL) INTERNAL_ERROR, 7 points: the fraction
 // of the test in [0, 1] the checker gave, read from its message as
 // testlib's quitp writes it ("points 0.50 message" on standard error),
 // ACCEPTED when it is 1, WRONG_ANSWER with those points otherwise. Every
@@ -59,8 +61,10 @@ func interpretChecker(rr RunResult, comment, stderr string) checkerOutcome {
 	switch rr.ExitCode {
 	case exitWrongAnswer:
 		return checkerOutcome{verdict: WrongAnswer, message: comment}
-	case exitPresentation:
+	case exitPresentation, exitDirt:
 		return checkerOutcome{verdict: WrongAnswer, message: strings.TrimSpace("presentation error: " + comment)}
+	case exitUnexpectedEOF:
+		return checkerOutcome{verdict: WrongAnswer, message: strings.TrimSpace("unexpected end of the output: " + comment)}
 	case exitFail:
 		return failed("FAIL, exit code 3")
 	case exitPoints:
