@@ -99,7 +99,7 @@ func TestTestlibPolygonChecker(t *testing.T) {
 		message      string
 	}{
 		{"OK", "10", judge.Accepted, nil, "ok n=3 correct"},
-		{"Points", "5", judge.WrongAnswer, ptr(0.5), "points 0.50 half of 10"},
+		{"Points", "5", judge.WrongAnswer, ptr(0.5), "points 0.5 half of 10"}, // testlib writes %.10f without trailing zeros
 		{"WA", "7", judge.WrongAnswer, nil, "wrong answer expected 10, found 7"},
 		{"PE", "x", judge.WrongAnswer, nil, "presentation error"},
 	} {
