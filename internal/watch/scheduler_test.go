@@ -1,4 +1,4 @@
-package jobs_test
+package watch_test
 
 import (
 	"bytes"
@@ -89,14 +89,14 @@ func (tg *watchTarget) maxConcurrent() int {
 type watchBundle struct {
 	// tune, when set, changes the scheduler's configuration before a runner
 	// starts.
-	tune func(*jobs.ChecksConfig)
+	tune func(*watch.ChecksConfig)
 	// tuneNotify adjusts the notifications of every runner started.
-	tuneNotify func(*jobs.NotificationsConfig)
-	notify     *jobs.Notifications
+	tuneNotify func(*watch.NotificationsConfig)
+	notify     *watch.Notifications
 	db         *dynamo.DB
 	schema     string
 	svc        *watch.Service
-	checks     *jobs.Checks
+	checks     *watch.Checks
 	runner     *jobs.Runner
 	events     *watch.Events
 	fetch      *safehttp.Client
@@ -108,20 +108,16 @@ func setupWatch(t *testing.T) *watchBundle { return setupWatchTuned(t, nil) }
 
 // setupWatchTuned is setupWatch with the scheduler's configuration changed
 // by tune. Notifications go out with retries 50 ms apart, at most 3 sends.
-func setupWatchTuned(t *testing.T, tune func(*jobs.ChecksConfig)) *watchBundle {
+func setupWatchTuned(t *testing.T, tune func(*watch.ChecksConfig)) *watchBundle {
 	t.Helper()
 	return setupWatchWith(t, tune, nil)
 }
 
 // setupWatchWith is setupWatchTuned with the notifications' configuration
 // changed by tuneNotify too.
-func setupWatchWith(t *testing.T, tune func(*jobs.ChecksConfig), tuneNotify func(*jobs.NotificationsConfig)) *watchBundle {
+func setupWatchWith(t *testing.T, tune func(*watch.ChecksConfig), tuneNotify func(*watch.NotificationsConfig)) *watchBundle {
 	t.Helper()
-	ctx := context.Background()
-	b := &watchBundle{schema: riverSchema("watch"), db: dynamotest.NewDB(t), tune: tune, tuneNotify: tuneNotify}
-	if _, err := jobs.Migrate(ctx, pool, b.schema); err != nil {
-		t.Fatal(err)
-	}
+	b := &watchBundle{schema: riverSchema(t, "watch"), db: dynamotest.NewDB(t), tune: tune, tuneNotify: tuneNotify}
 	broker := pubsub.NewMemory(pubsub.MemoryConfig{})
 	t.Cleanup(broker.Close)
 	b.events = &watch.Events{Broker: broker}
@@ -132,27 +128,31 @@ func setupWatchWith(t *testing.T, tune func(*jobs.ChecksConfig), tuneNotify func
 }
 
 // startRunner starts one more worker process on the bundle's schema.
-func (b *watchBundle) startRunner(t *testing.T) (*jobs.Checks, *jobs.Runner) {
+func (b *watchBundle) startRunner(t *testing.T) (*watch.Checks, *jobs.Runner) {
 	t.Helper()
 	ctx := context.Background()
+	insert, err := jobs.NewInsertClient(pool, b.schema, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
 	// The outbox sweep runs at start (it takes alerts older than the
 	// default 30 s: none of a test's), then when a test calls it.
-	ncfg := jobs.NotificationsConfig{
-		Store: b.db, Poster: b.fetch, MaxAttempts: 3, RetryBackoff: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler),
+	ncfg := watch.NotificationsConfig{
+		Store: b.db, River: insert, Poster: b.fetch, MaxAttempts: 3, RetryBackoff: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler),
 		SweepInterval: time.Hour,
 	}
 	if b.tuneNotify != nil {
 		b.tuneNotify(&ncfg)
 	}
-	notify := jobs.NewNotifications(ncfg)
-	cfg := jobs.ChecksConfig{
-		Store: b.db, Fetch: b.fetch, Events: b.events, FailureThreshold: 3, RunTimeout: time.Second, RetryBackoff: 10 * time.Millisecond,
+	notify := watch.NewNotifications(ncfg)
+	cfg := watch.ChecksConfig{
+		Store: b.db, River: insert, Fetch: b.fetch, Events: b.events, FailureThreshold: 3, RunTimeout: time.Second, RetryBackoff: 10 * time.Millisecond,
 		SweepInterval: time.Hour, OverdueAfter: 200 * time.Millisecond, Logger: slog.New(slog.DiscardHandler), Alerts: notify,
 	}
 	if b.tune != nil {
 		b.tune(&cfg)
 	}
-	checks := jobs.NewChecks(cfg)
+	checks := watch.NewChecks(cfg)
 	eng, err := judge.New(judge.Config{Sandbox: judge.SandboxNone, AllowUnsandboxed: true, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -167,8 +167,6 @@ func (b *watchBundle) startRunner(t *testing.T) (*jobs.Checks, *jobs.Runner) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checks.Bind(r)
-	notify.Bind(r)
 	b.notify = notify
 	if err := r.Start(ctx); err != nil {
 		t.Fatal(err)
@@ -202,7 +200,7 @@ func (b *watchBundle) get(t *testing.T, id string) *algoitny.Check {
 // checkJobs returns the River jobs of check id in the given states.
 func (b *watchBundle) checkJobs(t *testing.T, id string, states ...rivertype.JobState) []*rivertype.JobRow {
 	t.Helper()
-	res, err := b.runner.Client().JobList(context.Background(), river.NewJobListParams().Kinds(jobs.CheckArgs{}.Kind()).States(states...).First(1000))
+	res, err := b.runner.Client().JobList(context.Background(), river.NewJobListParams().Kinds(watch.CheckArgs{}.Kind()).States(states...).First(1000))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -450,7 +448,7 @@ func TestCheckScheduler(t *testing.T) {
 		// the one that finds the lost check.
 		eventually(t, 30*time.Second, "the start-up sweep", func() bool {
 			res, err := b.runner.Client().JobList(context.Background(),
-				river.NewJobListParams().Kinds(jobs.CheckSweepArgs{}.Kind()).States(rivertype.JobStateCompleted))
+				river.NewJobListParams().Kinds(watch.CheckSweepArgs{}.Kind()).States(rivertype.JobStateCompleted))
 			return err == nil && len(res.Jobs) > 0
 		})
 		// Stored without a job, as after a crash between the write and the insert.

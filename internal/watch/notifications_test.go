@@ -1,4 +1,4 @@
-package jobs_test
+package watch_test
 
 import (
 	"context"
@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
-	"github.com/algoitny/api/internal/jobs"
 	"github.com/algoitny/api/internal/watch"
 )
 
@@ -115,7 +114,7 @@ func TestCheckNotifications(t *testing.T) {
 	// produces DOWN then UP notifications to a webhook receiver, signed.
 	t.Run("DownThenUpToWebhook", func(t *testing.T) {
 		t.Parallel()
-		b := setupWatchTuned(t, func(c *jobs.ChecksConfig) { c.FailureThreshold, c.Retries = watch.DefaultFailureThreshold, -1 })
+		b := setupWatchTuned(t, func(c *watch.ChecksConfig) { c.FailureThreshold, c.Retries = watch.DefaultFailureThreshold, -1 })
 		rc := newReceiver(t)
 		ch := b.subscribe(t, rc)
 		target := flaky(t, 6)
@@ -155,7 +154,7 @@ func TestCheckNotifications(t *testing.T) {
 
 	t.Run("FailingWebhookRetriedAndLogged", func(t *testing.T) {
 		t.Parallel()
-		b := setupWatchTuned(t, func(c *jobs.ChecksConfig) { c.Retries = -1 })
+		b := setupWatchTuned(t, func(c *watch.ChecksConfig) { c.Retries = -1 })
 		good := newReceiver(t, http.StatusInternalServerError, http.StatusBadGateway) // fails twice, then accepts
 		bad := newReceiver(t, 500, 500, 500, 500, 500, 500, 500)                      // fails every attempt
 		goodCh, badCh := b.subscribe(t, good), b.subscribe(t, bad)
@@ -215,7 +214,7 @@ func TestCheckNotifications(t *testing.T) {
 	// however many times it is dispatched.
 	t.Run("AlertLeftByACrashIsSwept", func(t *testing.T) {
 		t.Parallel()
-		b := setupWatchTuned(t, func(c *jobs.ChecksConfig) { c.Retries, c.Alerts = -1, crashedAlerter{} })
+		b := setupWatchTuned(t, func(c *watch.ChecksConfig) { c.Retries, c.Alerts = -1, crashedAlerter{} })
 		ctx := context.Background()
 		rcs := []*receiver{newReceiver(t), newReceiver(t)}
 		chs := []*algoitny.NotificationChannel{b.subscribe(t, rcs[0]), b.subscribe(t, rcs[1])}
@@ -286,7 +285,7 @@ func TestCheckNotifications(t *testing.T) {
 		t.Parallel()
 		var failing atomic.Value // the check whose deliveries cannot be logged
 		failing.Store("")
-		b := setupWatchWith(t, func(c *jobs.ChecksConfig) { c.Retries, c.Alerts = -1, crashedAlerter{} }, func(c *jobs.NotificationsConfig) {
+		b := setupWatchWith(t, func(c *watch.ChecksConfig) { c.Retries, c.Alerts = -1, crashedAlerter{} }, func(c *watch.NotificationsConfig) {
 			c.SweepPage = 1
 			c.Store = failingDeliveries{NotifyStore: c.Store, check: &failing}
 		})
@@ -316,7 +315,7 @@ func TestCheckNotifications(t *testing.T) {
 
 	t.Run("MaintenanceSilences", func(t *testing.T) {
 		t.Parallel()
-		b := setupWatchTuned(t, func(c *jobs.ChecksConfig) { c.Retries = -1 })
+		b := setupWatchTuned(t, func(c *watch.ChecksConfig) { c.Retries = -1 })
 		rc := newReceiver(t)
 		ch := b.subscribe(t, rc)
 		now := time.Now()
@@ -389,7 +388,7 @@ func TestCheckNotifications(t *testing.T) {
 // failingDeliveries is the outbox's store, with the deliveries of one
 // check (check's value) failing to be logged, as if DynamoDB refused them.
 type failingDeliveries struct {
-	jobs.NotifyStore
+	watch.NotifyStore
 	check *atomic.Value
 }
 
