@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/watch"
 )
 
@@ -119,7 +120,7 @@ func TestCheckNotifications(t *testing.T) {
 		ch := b.subscribe(t, rc)
 		target := flaky(t, 6)
 		c := b.create(t, target.URL, 100)
-		eventually(t, 60*time.Second, "DOWN and UP notifications", func() bool { return len(rc.notifications()) >= 2 })
+		algoitnytest.Eventually(t, 60*time.Second, "DOWN and UP notifications", func() bool { return len(rc.notifications()) >= 2 })
 		got := rc.notifications()
 		if len(got) != 2 || got[0].State != algoitny.CheckStateDown || got[1].State != algoitny.CheckStateUp {
 			t.Fatalf("notifications %+v", got)
@@ -159,7 +160,7 @@ func TestCheckNotifications(t *testing.T) {
 		bad := newReceiver(t, 500, 500, 500, 500, 500, 500, 500)                      // fails every attempt
 		goodCh, badCh := b.subscribe(t, good), b.subscribe(t, bad)
 		b.create(t, flaky(t, 3).URL, 100) // DOWN after 3, then UP: two notifications each
-		eventually(t, 60*time.Second, "both notifications after retries", func() bool { return len(good.notifications()) == 2 })
+		algoitnytest.Eventually(t, 60*time.Second, "both notifications after retries", func() bool { return len(good.notifications()) == 2 })
 		deliveries := func(ch *algoitny.NotificationChannel) []*algoitny.NotificationDelivery {
 			log, err := b.svc.Deliveries(watchUser(), ch.ID, algoitny.PageRequest{First: 10})
 			if err != nil {
@@ -167,7 +168,7 @@ func TestCheckNotifications(t *testing.T) {
 			}
 			return log.Items
 		}
-		eventually(t, 60*time.Second, "the failing channel's deliveries to settle", func() bool {
+		algoitnytest.Eventually(t, 60*time.Second, "the failing channel's deliveries to settle", func() bool {
 			ds := deliveries(badCh)
 			return len(ds) == 2 && ds[0].Status != algoitny.DeliveryPending && ds[1].Status != algoitny.DeliveryPending
 		})
@@ -219,7 +220,7 @@ func TestCheckNotifications(t *testing.T) {
 		rcs := []*receiver{newReceiver(t), newReceiver(t)}
 		chs := []*algoitny.NotificationChannel{b.subscribe(t, rcs[0]), b.subscribe(t, rcs[1])}
 		c := b.create(t, flaky(t, 1_000_000).URL, 100)
-		eventually(t, 60*time.Second, "the check DOWN", func() bool { return b.get(t, c.ID).State == algoitny.CheckStateDown })
+		algoitnytest.Eventually(t, 60*time.Second, "the check DOWN", func() bool { return b.get(t, c.ID).State == algoitny.CheckStateDown })
 		alerts, err := b.db.ListCheckAlerts(ctx, "", 10)
 		if err != nil {
 			t.Fatal(err)
@@ -237,7 +238,7 @@ func TestCheckNotifications(t *testing.T) {
 		}
 		ids := map[string]bool{}
 		for i, rc := range rcs {
-			eventually(t, 60*time.Second, "the DOWN notification", func() bool { return len(rc.notifications()) == 1 })
+			algoitnytest.Eventually(t, 60*time.Second, "the DOWN notification", func() bool { return len(rc.notifications()) == 1 })
 			if got := rc.notifications()[0]; got.CheckID != algoitny.GlobalID("Check", c.ID) || got.State != algoitny.CheckStateDown {
 				t.Fatalf("notification %+v", got)
 			}
@@ -295,7 +296,7 @@ func TestCheckNotifications(t *testing.T) {
 		var checks []string
 		for range 3 {
 			c := b.create(t, flaky(t, 1_000_000).URL, 100)
-			eventually(t, 60*time.Second, "the check DOWN", func() bool { return b.get(t, c.ID).State == algoitny.CheckStateDown })
+			algoitnytest.Eventually(t, 60*time.Second, "the check DOWN", func() bool { return b.get(t, c.ID).State == algoitny.CheckStateDown })
 			checks = append(checks, c.ID)
 		}
 		alerts, err := b.db.ListCheckAlerts(ctx, "", 10)
@@ -307,7 +308,7 @@ func TestCheckNotifications(t *testing.T) {
 		if n != 2 || err == nil || !strings.Contains(err.Error(), alerts[0].ID) {
 			t.Fatalf("sweep: %d alerts, %v; want 2 and the first alert's failure", n, err)
 		}
-		eventually(t, 60*time.Second, "two notifications", func() bool { return len(rc.notifications()) == 2 })
+		algoitnytest.Eventually(t, 60*time.Second, "two notifications", func() bool { return len(rc.notifications()) == 2 })
 		if left, err := b.db.ListCheckAlerts(ctx, "", 10); err != nil || len(left) != 1 || left[0].ID != alerts[0].ID {
 			t.Fatalf("outbox after the sweep: %+v, %v; want the failing alert only", left, err)
 		}

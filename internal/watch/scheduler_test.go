@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/dynamo"
 	"github.com/algoitny/api/internal/dynamo/dynamotest"
 	"github.com/algoitny/api/internal/jobs"
@@ -222,18 +223,6 @@ func watchUser() context.Context {
 	})
 }
 
-// eventually waits up to timeout for cond.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // quiet asserts that the target gets no request for d.
 func quiet(t *testing.T, tg *watchTarget, d time.Duration, what string) {
 	t.Helper()
@@ -252,7 +241,7 @@ func TestCheckScheduler(t *testing.T) {
 		b := setupWatch(t)
 		tg := newWatchTarget(t)
 		c := b.create(t, tg.URL, 200)
-		eventually(t, 30*time.Second, "the first run", func() bool { return tg.count() >= 1 })
+		algoitnytest.Eventually(t, 30*time.Second, "the first run", func() bool { return tg.count() >= 1 })
 		time.Sleep(3 * time.Second)
 		hits := tg.times()
 		in := 0
@@ -273,7 +262,7 @@ func TestCheckScheduler(t *testing.T) {
 		// A run whose request the target has answered may not have stored
 		// its result yet (seen: 11 requests, 10 runs stored).
 		var cur *algoitny.Check
-		eventually(t, 30*time.Second, "every run the target saw stored", func() bool {
+		algoitnytest.Eventually(t, 30*time.Second, "every run the target saw stored", func() bool {
 			cur = b.get(t, c.ID)
 			return cur.Runs >= int64(in)
 		})
@@ -306,7 +295,7 @@ func TestCheckScheduler(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		eventually(t, 30*time.Second, "5 runs", func() bool { return tg.count() >= 5 })
+		algoitnytest.Eventually(t, 30*time.Second, "5 runs", func() bool { return tg.count() >= 5 })
 		if n := tg.maxConcurrent(); n != 1 {
 			t.Fatalf("%d runs of one check at once", n)
 		}
@@ -328,18 +317,18 @@ func TestCheckScheduler(t *testing.T) {
 		b := setupWatch(t)
 		tg := newWatchTarget(t)
 		c := b.create(t, tg.URL, 100)
-		eventually(t, 30*time.Second, "2 runs", func() bool { return tg.count() >= 2 })
+		algoitnytest.Eventually(t, 30*time.Second, "2 runs", func() bool { return tg.count() >= 2 })
 		if _, err := b.svc.Pause(watchUser(), c.ID); err != nil {
 			t.Fatal(err)
 		}
 		// The job ends at its next wake-up (a run in flight finishes first).
-		eventually(t, 30*time.Second, "the job to end", func() bool { return len(b.checkJobs(t, c.ID, liveStates...)) == 0 })
+		algoitnytest.Eventually(t, 30*time.Second, "the job to end", func() bool { return len(b.checkJobs(t, c.ID, liveStates...)) == 0 })
 		quiet(t, tg, 600*time.Millisecond, "paused")
 		if _, err := b.svc.Resume(watchUser(), c.ID); err != nil {
 			t.Fatal(err)
 		}
 		n := tg.count()
-		eventually(t, 30*time.Second, "runs after resume", func() bool { return tg.count() >= n+2 })
+		algoitnytest.Eventually(t, 30*time.Second, "runs after resume", func() bool { return tg.count() >= n+2 })
 	})
 
 	t.Run("DeletedStops", func(t *testing.T) {
@@ -347,11 +336,11 @@ func TestCheckScheduler(t *testing.T) {
 		b := setupWatch(t)
 		tg := newWatchTarget(t)
 		c := b.create(t, tg.URL, 100)
-		eventually(t, 30*time.Second, "2 runs", func() bool { return tg.count() >= 2 })
+		algoitnytest.Eventually(t, 30*time.Second, "2 runs", func() bool { return tg.count() >= 2 })
 		if err := b.svc.Delete(watchUser(), c.ID); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, 30*time.Second, "the job to end", func() bool { return len(b.checkJobs(t, c.ID, liveStates...)) == 0 })
+		algoitnytest.Eventually(t, 30*time.Second, "the job to end", func() bool { return len(b.checkJobs(t, c.ID, liveStates...)) == 0 })
 		quiet(t, tg, 600*time.Millisecond, "deleted")
 		if res, err := b.db.ListCheckResults(context.Background(), c.ID, 10); err != nil || len(res) != 0 {
 			t.Fatalf("results of a deleted check: %d %v", len(res), err)
@@ -364,7 +353,7 @@ func TestCheckScheduler(t *testing.T) {
 		tg := newWatchTarget(t)
 		tg.set(http.StatusInternalServerError, 0)
 		c := b.create(t, tg.URL, 100)
-		eventually(t, 30*time.Second, "DOWN", func() bool { return b.get(t, c.ID).State == algoitny.CheckStateDown })
+		algoitnytest.Eventually(t, 30*time.Second, "DOWN", func() bool { return b.get(t, c.ID).State == algoitny.CheckStateDown })
 		cur := b.get(t, c.ID)
 		if !strings.Contains(cur.FailureReason, "3 failed runs") || !strings.Contains(cur.FailureReason, "HTTP 500") ||
 			cur.NextRunAt == nil || cur.Status != algoitny.CheckActive || cur.LastResult.Attempts != 3 {
@@ -372,12 +361,12 @@ func TestCheckScheduler(t *testing.T) {
 		}
 		// Still running (each run: one fetch and two retries).
 		n := tg.count()
-		eventually(t, 30*time.Second, "runs while DOWN", func() bool { return tg.count() >= n+3 })
+		algoitnytest.Eventually(t, 30*time.Second, "runs while DOWN", func() bool { return tg.count() >= n+3 })
 		if jobs := b.checkJobs(t, c.ID, liveStates...); len(jobs) != 1 {
 			t.Fatalf("%d live jobs of a DOWN check", len(jobs))
 		}
 		tg.set(http.StatusOK, 0)
-		eventually(t, 30*time.Second, "UP again", func() bool {
+		algoitnytest.Eventually(t, 30*time.Second, "UP again", func() bool {
 			cur := b.get(t, c.ID)
 			return cur.State == algoitny.CheckStateUp && cur.LastResult.Status == algoitny.CheckUp && cur.FailureReason == ""
 		})
@@ -398,7 +387,7 @@ func TestCheckScheduler(t *testing.T) {
 			return c
 		}
 		c := keyword(tg.URL, "registration open")
-		eventually(t, 30*time.Second, "DOWN", func() bool { return b.get(t, c.ID).State == algoitny.CheckStateDown })
+		algoitnytest.Eventually(t, 30*time.Second, "DOWN", func() bool { return b.get(t, c.ID).State == algoitny.CheckStateDown })
 		cur := b.get(t, c.ID)
 		if cur.ConsecutiveFailures < 3 || cur.LastResult.Status != algoitny.CheckDown || !strings.Contains(cur.FailureReason, "registration open") ||
 			!strings.Contains(cur.LastResult.Error, "does not contain the keyword") {
@@ -408,10 +397,10 @@ func TestCheckScheduler(t *testing.T) {
 		down := newWatchTarget(t)
 		down.set(http.StatusServiceUnavailable, 0)
 		d := keyword(down.URL, "registration open")
-		eventually(t, 30*time.Second, "DOWN on 503", func() bool { return b.get(t, d.ID).State == algoitny.CheckStateDown })
+		algoitnytest.Eventually(t, 30*time.Second, "DOWN on 503", func() bool { return b.get(t, d.ID).State == algoitny.CheckStateDown })
 		down.set(http.StatusOK, 0) // 200, still without the keyword
 		n := b.get(t, d.ID).Runs
-		eventually(t, 30*time.Second, "two more runs", func() bool { return b.get(t, d.ID).Runs >= n+2 })
+		algoitnytest.Eventually(t, 30*time.Second, "two more runs", func() bool { return b.get(t, d.ID).Runs >= n+2 })
 		if cur := b.get(t, d.ID); cur.State != algoitny.CheckStateDown || cur.LastResult.HTTPStatus != 200 {
 			t.Fatalf("a DOWN keyword check after a 200 without the keyword: %+v", cur)
 		}
@@ -427,13 +416,13 @@ func TestCheckScheduler(t *testing.T) {
 		if err := b.db.CreateCheck(context.Background(), c, -1); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, 30*time.Second, "the sweep to revive it", func() bool {
+		algoitnytest.Eventually(t, 30*time.Second, "the sweep to revive it", func() bool {
 			if _, err := b.checks.Sweep(context.Background()); err != nil {
 				t.Fatal(err)
 			}
 			return b.get(t, c.ID).Status == algoitny.CheckActive
 		})
-		eventually(t, 30*time.Second, "UP after a good run", func() bool {
+		algoitnytest.Eventually(t, 30*time.Second, "UP after a good run", func() bool {
 			cur := b.get(t, c.ID)
 			return cur.State == algoitny.CheckStateUp && tg.count() >= 1
 		})
@@ -446,7 +435,7 @@ func TestCheckScheduler(t *testing.T) {
 		// The runner's own sweep runs once when it becomes leader; let it
 		// pass (the next one is an hour away) so that the test's Sweep is
 		// the one that finds the lost check.
-		eventually(t, 30*time.Second, "the start-up sweep", func() bool {
+		algoitnytest.Eventually(t, 30*time.Second, "the start-up sweep", func() bool {
 			res, err := b.runner.Client().JobList(context.Background(),
 				river.NewJobListParams().Kinds(watch.CheckSweepArgs{}.Kind()).States(rivertype.JobStateCompleted))
 			return err == nil && len(res.Jobs) > 0
@@ -461,7 +450,7 @@ func TestCheckScheduler(t *testing.T) {
 		if err != nil || n != 1 {
 			t.Fatalf("sweep found %d (%v)", n, err)
 		}
-		eventually(t, 30*time.Second, "runs after the sweep", func() bool { return tg.count() >= 2 })
+		algoitnytest.Eventually(t, 30*time.Second, "runs after the sweep", func() bool { return tg.count() >= 2 })
 		// A check whose job is alive is not scheduled twice.
 		if _, err := b.checks.Sweep(context.Background()); err != nil {
 			t.Fatal(err)
@@ -476,7 +465,7 @@ func TestCheckScheduler(t *testing.T) {
 		b := setupWatch(t)
 		tg := newWatchTarget(t)
 		b.create(t, tg.URL, 100)
-		eventually(t, 30*time.Second, "2 runs", func() bool { return tg.count() >= 2 })
+		algoitnytest.Eventually(t, 30*time.Second, "2 runs", func() bool { return tg.count() >= 2 })
 		stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		if err := b.runner.Stop(stop); err != nil {
@@ -487,7 +476,7 @@ func TestCheckScheduler(t *testing.T) {
 		// periods missed while stopped are skipped, not made up in a burst.
 		n := tg.count()
 		b.startRunner(t)
-		eventually(t, 30*time.Second, "runs after the restart", func() bool { return tg.count() >= n+4 })
+		algoitnytest.Eventually(t, 30*time.Second, "runs after the restart", func() bool { return tg.count() >= n+4 })
 		after := tg.times()[n:]
 		burst := 0
 		for _, h := range after {
