@@ -86,14 +86,14 @@ type executeBundle struct {
 	problem *algoitny.Problem
 }
 
-func setupExecute(t *testing.T, j jobs.Judge) *executeBundle {
+func setupExecute(t testing.TB, j jobs.Judge) *executeBundle {
 	t.Helper()
 	return setupExecuteWith(t, j, nil)
 }
 
 // setupExecuteWith is setupExecute with the runner's configuration
 // adjusted by tweak (if not nil).
-func setupExecuteWith(t *testing.T, j jobs.Judge, tweak func(*jobs.Config)) *executeBundle {
+func setupExecuteWith(t testing.TB, j jobs.Judge, tweak func(*jobs.Config)) *executeBundle {
 	t.Helper()
 	ctx := context.Background()
 	db, id := freshStores(t, "exec")
@@ -139,7 +139,7 @@ func setupExecuteWith(t *testing.T, j jobs.Judge, tweak func(*jobs.Config)) *exe
 
 // submit stores and queues an execution of code and waits for its job's
 // final state.
-func (b *executeBundle) submit(t *testing.T, code string) *algoitny.Job {
+func (b *executeBundle) submit(t testing.TB, code string) *algoitny.Job {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -29,8 +29,8 @@ type Store interface {
 	AIStore
 }
 
-// LifecycleStore is what every worker's frame (run, runEarly, progress,
-// finish), the journal, the queue and the reaper need: the job record, its
+// LifecycleStore is what every worker's frame (run, progress,
+// finish), the batcher, the queue and the reaper need: the job record, its
 // steps and its owner.
 type LifecycleStore interface {
 	GetJob(ctx context.Context, id string) (*algoitny.Job, error)
