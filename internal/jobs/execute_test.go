@@ -275,20 +275,13 @@ func TestExecuteWorker(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for {
+		algoitnytest.EventuallyEvery(t, 30*time.Second, 20*time.Millisecond, "the River job to finish", func() bool {
 			rj, err := b.runner.Client().JobGet(ctx, linked.RiverJobID)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if rj.FinalizedAt != nil {
-				break
-			}
-			select {
-			case <-ctx.Done():
-				t.Fatalf("the River job did not finish: %s", rj.State)
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
+			return rj.FinalizedAt != nil
+		})
 		cur, err := b.db.GetJob(algoitny.WithFreshReads(ctx), j.ID)
 		if err != nil {
 			t.Fatal(err)
