@@ -23,6 +23,10 @@ import (
 // consumer, so that internal/dynamo need not import the feature).
 var _ atcoder.Store = (*dynamo.DB)(nil)
 
+// The sync's River jobs are a plugin of the job runner (asserted here: the
+// package does not import internal/jobs).
+var _ jobs.Plugin = (*atcoder.Jobs)(nil)
+
 var pool *pgxpool.Pool
 
 // TestMain starts DynamoDB Local (dynamotest, which gives each test its

@@ -30,6 +30,13 @@ var (
 	_ watch.RunStore = (*dynamo.DB)(nil)
 )
 
+// The River jobs of the package are plugins of the job runner (asserted
+// here: the package does not import internal/jobs).
+var (
+	_ jobs.QueuePlugin = (*watch.Checks)(nil)
+	_ jobs.Plugin      = (*watch.Notifications)(nil)
+)
+
 var pool *pgxpool.Pool
 
 // TestMain starts DynamoDB Local (dynamotest, which gives each test its
