@@ -153,7 +153,7 @@ func (s *apiServer) post(t testing.TB, token, contentType string, body []byte, h
 
 func (s *apiServer) send(t testing.TB, req *http.Request) *gqlResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(req.Context(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(req.Context(), 2*time.Minute) // only stops a hang
 	defer cancel()
 	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
 	if err != nil {

@@ -404,14 +404,19 @@ func TestReadmeListsEverySetting(t *testing.T) {
 	}
 }
 
-// TestReadmeOperations: every GraphQL operation README.md shows is valid
-// against the schema.
+// TestReadmeOperations: every GraphQL operation README.md and docs/api.md
+// show is valid against the schema.
 func TestReadmeOperations(t *testing.T) {
 	t.Parallel()
 	root := repoRoot(t)
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
+	// The README and docs/api.md (its API notes and "Try more").
+	var readme []byte
+	for _, name := range []string{"README.md", "docs/api.md"} {
+		b, err := os.ReadFile(filepath.Join(root, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		readme = append(readme, b...)
 	}
 	schemaSrc, err := os.ReadFile(filepath.Join(root, "schema.graphqls"))
 	if err != nil {

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime/metrics"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -35,7 +37,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, devstack.Describe(err))
 		os.Exit(1)
 	}
-	dynamoEndpoint, databaseURL = ep, pg
+	dynamoEndpoint, databaseURL = ep, boundedPool(pg)
 	code := m.Run()
 	if binPath != "" {
 		os.RemoveAll(filepath.Dir(binPath))
@@ -43,6 +45,26 @@ func TestMain(m *testing.M) {
 	stopPG()
 	stopDynamo()
 	os.Exit(code)
+}
+
+// testPoolConns bounds each test server's PostgreSQL pool (River, live
+// events): the package runs several servers at once, some with replicas
+// and worker processes, against one PostgreSQL whose max_connections may
+// be 100. A test server's load needs few connections.
+const testPoolConns = 4
+
+// boundedPool returns the database URL with pool_max_conns set to
+// testPoolConns; worker processes started by tests inherit it through
+// DATABASE_URL.
+func boundedPool(u string) string {
+	parsed, err := url.Parse(u)
+	if err != nil {
+		return u
+	}
+	q := parsed.Query()
+	q.Set("pool_max_conns", strconv.Itoa(testPoolConns))
+	parsed.RawQuery = q.Encode()
+	return parsed.String()
 }
 
 // testConfig returns a configuration on tables and a River schema of the test's own.

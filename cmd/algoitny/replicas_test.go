@@ -20,7 +20,7 @@ import (
 // PostgreSQL database, as a deployment runs. B reaches PostgreSQL through a
 // proxy, so its link can be stalled or its connections terminated. Each
 // test asserts what a client sees from the other replica right after a
-// mutation returned (README, Running several replicas).
+// mutation returned (docs/data.md, Running several replicas).
 
 // replicaSet is a running deployment of the suite.
 type replicaSet struct {

@@ -26,7 +26,7 @@ type wsMessage struct {
 // dialWS opens a socket to the API with a subprotocol.
 func (s *apiServer) dialWS(t testing.TB, subprotocol string, header http.Header) *wsClient {
 	t.Helper()
-	d := websocket.Dialer{Subprotocols: []string{subprotocol}, HandshakeTimeout: 5 * time.Second}
+	d := websocket.Dialer{Subprotocols: []string{subprotocol}, HandshakeTimeout: time.Minute}
 	conn, resp, err := d.Dial(strings.Replace(s.URL, "http://", "ws://", 1), header)
 	if err != nil {
 		t.Fatalf("dial: %v (%v)", err, resp)
@@ -42,10 +42,12 @@ func (c *wsClient) send(v any) {
 	}
 }
 
-// read returns the next message, failing after timeout.
+// read returns the next message, failing after timeout — at least a
+// minute: a read's deadline only stops a hang, and a loaded machine has
+// taken seconds to answer.
 func (c *wsClient) read(timeout time.Duration) wsMessage {
 	c.t.Helper()
-	c.conn.SetReadDeadline(time.Now().Add(timeout))
+	c.conn.SetReadDeadline(time.Now().Add(max(timeout, time.Minute)))
 	var m wsMessage
 	if err := c.conn.ReadJSON(&m); err != nil {
 		c.t.Fatalf("read: %v", err)
@@ -79,7 +81,7 @@ func (c *wsClient) init(token string) {
 		payload["Authorization"] = "Bearer " + token
 	}
 	c.send(map[string]any{"type": "connection_init", "payload": payload})
-	deadline := time.Now().Add(5 * time.Second) // pings do not extend it
+	deadline := time.Now().Add(time.Minute) // pings do not extend it
 	for {
 		m := c.read(time.Until(deadline))
 		switch m.Type {

@@ -144,7 +144,9 @@ func StartDynamo(ctx context.Context, opts DynamoOptions) (*Dynamo, error) {
 		return nil, fmt.Errorf("start DynamoDB Local: %w", err)
 	}
 	go func() { d.cmd.Wait(); close(d.exited) }()
-	if err := waitHTTP(ctx, d.Endpoint, d.exited, 60*time.Second); err != nil {
+	// Java's start-up on a loaded machine has taken over a minute; a
+	// process that exits is noticed at once (d.exited).
+	if err := waitHTTP(ctx, d.Endpoint, d.exited, 3*time.Minute); err != nil {
 		d.Stop()
 		return nil, fmt.Errorf("DynamoDB Local did not come up on %s: %w\n%s", d.Endpoint, err, d.log.String())
 	}

@@ -69,7 +69,7 @@ type Admission struct {
 // overload` (200 closed-loop clients of reads) on two cores shared with
 // DynamoDB Local: without a limit ~150 requests wait on DynamoDB at once
 // and the p99 was 5.7–12.4× the p50 (up to 16 s); with 16 it was 2.1–4.3×
-// (32: 4.9–5.8×, 64: 3.6×; docs/benchmarks.md). With a remote DynamoDB a
+// (32: 4.9–5.8×, 64: 3.6×). With a remote DynamoDB a
 // request waits longer for each call and more of them fit
 // (ALGOITNY_MAX_CONCURRENT_REQUESTS).
 var DefaultAdmission = Admission{Concurrency: 8 * runtime.GOMAXPROCS(0), Queue: 512, QueueTimeout: 5 * time.Second,

@@ -141,7 +141,9 @@ func setupExecuteWith(t testing.TB, j jobs.Judge, tweak func(*jobs.Config)) *exe
 // final state.
 func (b *executeBundle) submit(t testing.TB, code string) *algoitny.Job {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	// Only stops a hang: a job retried twice waits on River's polling,
+	// which a loaded machine stretches.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	j, _, err := b.db.CreateJob(ctx, &algoitny.Job{
 		Type: algoitny.JobCodeExecution, UserID: b.user.ID, UserEmail: b.user.Email,

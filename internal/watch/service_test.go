@@ -50,7 +50,8 @@ func (a *alerter) Alert(_ context.Context, al *algoitny.CheckAlert) error {
 	if err := json.Unmarshal(al.Payload, &n); err != nil {
 		return err
 	}
-	if al.ID == "" || n.State != al.State || n.CheckID != al.CheckID {
+	// The payload names the check by its global id, as the API does.
+	if al.ID == "" || n.State != al.State || n.CheckID != algoitny.GlobalID("Check", al.CheckID) {
 		return fmt.Errorf("alert %+v does not match its payload %+v", al, n)
 	}
 	a.mu.Lock()
@@ -560,16 +561,30 @@ func TestExecutor(t *testing.T) {
 		}
 	})
 
-	t.Run("KeywordMismatchIsNotAFailure", func(t *testing.T) {
+	t.Run("KeywordMismatchIsAFailure", func(t *testing.T) {
 		t.Parallel()
-		f := setup(t, true)
+		f := setup(t, true) // threshold 3
+		alerts := &alerter{}
+		f.exec.Alerts = alerts
 		tg := newTarget(t)
 		c := algoitnytest.Must[*algoitny.Check](t)(f.svc.Create(as("u", testPlan()), algoitny.CheckInput{URL: tg.URL, Type: algoitny.CheckKeyword, Keyword: "open", DelayMs: 100}))
-		for range 5 {
-			out := f.run(t, c.ID)
-			if out.Result.Status != algoitny.CheckDown || out.Check.Status != algoitny.CheckActive || out.Check.ConsecutiveFailures != 0 {
-				t.Fatalf("%+v", out.Check)
+		// The page answers 200 without the keyword: each run fails, and the
+		// third in a row makes the check DOWN, with a reason and an alert.
+		var out watch.Outcome
+		for i := range 3 {
+			out = f.run(t, c.ID)
+			if out.Result.Status != algoitny.CheckDown || out.Result.Error == "" || out.Check.ConsecutiveFailures != i+1 {
+				t.Fatalf("run %d: %+v %+v", i+1, out.Result, out.Check)
 			}
+		}
+		if out.Check.State != algoitny.CheckStateDown || !strings.Contains(out.Check.FailureReason, "keyword") || alerts.count() != 1 {
+			t.Fatalf("after 3 runs: %+v, %d alerts", out.Check, alerts.count())
+		}
+		// The keyword back: UP again, told once more.
+		tg.set(200, "registration is open", 0)
+		out = f.run(t, c.ID)
+		if out.Check.State != algoitny.CheckStateUp || out.Check.ConsecutiveFailures != 0 || alerts.count() != 2 {
+			t.Fatalf("keyword back: %+v, %d alerts", out.Check, alerts.count())
 		}
 	})
 
