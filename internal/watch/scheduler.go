@@ -108,14 +108,13 @@ type ChecksConfig struct {
 }
 
 // Checks is the scheduler of URL checks, a plugin of the job runner
-// (jobs.Config.Plugins): its worker runs a
-// check when due (Executor.RunDue: a conditional lease on the check,
-// the fetch, the result recorded only if nothing changed) and snoozes the
-// check's job until the next planned run; its periodic sweep reschedules
-// ACTIVE checks whose job was lost. It is also the Scheduler the
-// service calls after Create, Update and Resume. Paused and deleted checks
-// end their job at its next wake-up without running; DOWN ones keep it, at
-// a slower pace.
+// (jobs.Config.Plugins): its worker runs a check when due
+// (Executor.RunDue: a conditional lease on the check, the fetch, the
+// result recorded only if nothing changed) and snoozes the check's job
+// until the next planned run; its periodic sweep reschedules ACTIVE checks
+// whose job was lost. It is also the Scheduler the service calls after
+// Create, Update and Resume. Paused and deleted checks end their job at
+// its next wake-up without running; DOWN ones keep it, at a slower pace.
 type Checks struct {
 	cfg  ChecksConfig
 	exec *Executor
@@ -158,8 +157,9 @@ func NewChecks(cfg ChecksConfig) *Checks {
 	return c
 }
 
-// Queues returns the checks' queue when it is not the default: checks wait on the network, so a queue of
-// their own with many workers keeps them off the executions' workers.
+// Queues returns the checks' queue when it is not the default: checks
+// wait on the network, so a queue of their own with many workers keeps
+// them off the executions' workers.
 func (c *Checks) Queues() map[string]river.QueueConfig {
 	if c.cfg.Queue == river.QueueDefault {
 		return nil
