@@ -68,6 +68,7 @@ type Main struct {
 	server     *http.Server
 	websocket  *httpserver.WebsocketTransport // serve only: told of account changes
 	atcoderAPI *atcoder.Client                // the AtCoder Problems client of the sync and the API
+	syncQueue  *atcoder.Queue                 // queues on-demand AtCoder syncs
 	logs       *logWriter
 	pprof      *http.Server
 }
@@ -161,7 +162,14 @@ func (m *Main) openJobs() error {
 	if m.atcoderAPI, err = atcoder.NewClient(atcoder.ClientConfig{BaseURL: m.Config.AtCoderBaseURL, MinInterval: m.Config.AtCoderMinInterval}); err != nil {
 		return fmt.Errorf("ATCODER_API_BASE_URL: %w", err)
 	}
-	atcoderPlugin, err := jobs.NewAtCoderPlugin(jobs.AtCoderConfig{
+	// The features whose River jobs the runner hosts queue them with a
+	// client of their own (API-only replicas too).
+	insert, err := jobs.NewInsertClient(m.Pool, m.Config.RiverSchema, m.Logger)
+	if err != nil {
+		return err
+	}
+	m.syncQueue = atcoder.NewQueue(insert)
+	atcoderJobs, err := atcoder.NewJobs(atcoder.JobsConfig{
 		Syncer:   &atcoder.Syncer{Store: m.DB, API: m.atcoderAPI, Logger: m.Logger},
 		Interval: m.Config.AtCoderSyncEvery, Logger: m.Logger, Manual: !m.Config.AtCoderPeriodic(),
 	})
@@ -174,17 +182,17 @@ func (m *Main) openJobs() error {
 	checkFetch := safehttp.New(safehttp.Config{Timeout: 15 * time.Second, MaxBodyBytes: 1 << 20, AllowHosts: m.Config.FetchAllowHosts, Resolver: m.Config.FetchResolver, OwnAddresses: m.Config.FetchOwnAddresses, AnyPort: true})
 	watchEvents := &watch.Events{Broker: m.Broker, Logger: m.Logger}
 	// Webhooks of check notifications go out through an SSRF-safe client too.
-	notifications := jobs.NewNotifications(jobs.NotificationsConfig{
-		Store:  m.DB,
+	notifications := watch.NewNotifications(watch.NotificationsConfig{
+		Store: m.DB, River: insert,
 		Poster: safehttp.New(safehttp.Config{Timeout: 10 * time.Second, MaxBodyBytes: 64 << 10, AllowHosts: m.Config.FetchAllowHosts, Resolver: m.Config.FetchResolver, OwnAddresses: m.Config.FetchOwnAddresses, AnyPort: true}),
 		Queue:  "watch", Logger: m.Logger,
 	})
-	checks := jobs.NewChecks(jobs.ChecksConfig{Store: m.DB, Fetch: checkFetch, Events: watchEvents, Alerts: notifications, Logger: m.Logger, Queue: "watch"})
+	checks := watch.NewChecks(watch.ChecksConfig{Store: m.DB, River: insert, Fetch: checkFetch, Events: watchEvents, Alerts: notifications, Logger: m.Logger, Queue: "watch"})
 	jcfg := jobs.Config{
 		Pool: m.Pool, Schema: m.Config.RiverSchema, Store: m.DB, Events: m.Events,
 		LLM: provider, Fetch: safehttp.New(safehttp.Config{AllowHosts: m.Config.FetchAllowHosts, MinHostInterval: time.Second, Resolver: m.Config.FetchResolver, OwnAddresses: m.Config.FetchOwnAddresses}),
 		StandInHosts: m.Config.FetchAllowHosts,
-		Plugins:      []jobs.Plugin{atcoderPlugin, checks, notifications},
+		Plugins:      []jobs.Plugin{atcoderJobs, checks, notifications},
 		Logger:       m.Logger, Work: m.Config.Workers,
 		JobTimeout: m.Config.JobTimeout, RescueAfter: m.Config.JobRescueAfter,
 		FetchPollInterval: m.Config.JobPollInterval, StaleAfter: m.Config.JobStaleAfter,
@@ -204,8 +212,6 @@ func (m *Main) openJobs() error {
 	if m.Jobs, err = jobs.New(jcfg); err != nil {
 		return err
 	}
-	checks.Bind(m.Jobs) // API-only replicas schedule checks too
-	notifications.Bind(m.Jobs)
 	m.Watches = &watch.Service{Store: m.DB, URLs: checkFetch, Scheduler: checks, Events: watchEvents, Logger: m.Logger,
 		MinDelayMs: int(m.Config.CheckMinDelay.Milliseconds())}
 	return nil
@@ -225,7 +231,7 @@ func (m *Main) resolver() *graph.Resolver {
 		History:  &history.Service{Store: m.DB},
 		Jobs:     jobSvc,
 		Events:   m.Events,
-		AtCoder:  &atcoder.Service{Store: m.DB, Queue: jobs.NewAtCoderQueue(m.Jobs.Client()), API: m.atcoderAPI},
+		AtCoder:  &atcoder.Service{Store: m.DB, Queue: m.syncQueue, API: m.atcoderAPI},
 		Watches:  m.Watches,
 	}
 	if m.Judge != nil {

@@ -29,8 +29,8 @@ type Store interface {
 	AIStore
 }
 
-// LifecycleStore is what every worker's frame (run, runEarly, progress,
-// finish), the journal, the queue and the reaper need: the job record, its
+// LifecycleStore is what every worker's frame (run, progress,
+// finish), the batcher, the queue and the reaper need: the job record, its
 // steps and its owner.
 type LifecycleStore interface {
 	GetJob(ctx context.Context, id string) (*algoitny.Job, error)
@@ -169,7 +169,9 @@ type Config struct {
 	// times longer, up to 10 minutes (default 1 s: 1 s, 4 s, 16 s, …).
 	RetryBase time.Duration
 	// Plugins add the workers and periodic jobs of other features (AtCoder
-	// sync, URL watches) to this runner.
+	// sync, URL watches) to this runner: it hosts them without knowing
+	// them. They queue their jobs with a client of their own
+	// (NewInsertClient).
 	Plugins []Plugin
 	// Packages imports problem packages (PACKAGE_IMPORT jobs) and
 	// PackageStore keeps their uploads; without them such jobs fail.
@@ -400,6 +402,19 @@ func (r *Runner) Stop(ctx context.Context) error {
 		return r.client.StopAndCancel(hard)
 	}
 	return err
+}
+
+// NewInsertClient returns a River client of the runner's database and
+// schema that inserts, reads and wakes jobs but works none. The features
+// whose River jobs the runner hosts (URL checks, AtCoder sync) queue them
+// with it, so that they are built before the runner that works them and
+// need no reference to it.
+func NewInsertClient(pool *pgxpool.Pool, schema string, logger *slog.Logger) (*river.Client[pgx.Tx], error) {
+	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{Schema: schema, Logger: logger})
+	if err != nil {
+		return nil, fmt.Errorf("river insert client: %w", err)
+	}
+	return client, nil
 }
 
 // Client exposes the River client (for tests and the reaper).
