@@ -79,6 +79,9 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 	if m.Logger == nil {
 		m.logs = newLogWriter(os.Stderr)
 		m.Logger = slog.New(slog.NewJSONHandler(m.logs, nil))
+		// What libraries print with the log package goes to the JSON log
+		// too (one line format for the log collector).
+		slog.SetDefault(m.Logger)
 	}
 	if m.Config.PprofAddr != "" {
 		if err := m.startPprof(); err != nil {
@@ -282,7 +285,7 @@ func (m *Main) openHTTP() error {
 		"operations", sockets.MaxOperations, "operationsSignedOut", sockets.MaxOperationsSignedOut, "operationsPerAddress", sockets.MaxOperationsPerAddress,
 		"unsentBytes", sockets.MaxUnsentBytes, "unsentBytesPerAddress", sockets.MaxUnsentBytesPerAddress, "trustedProxies", len(sockets.TrustedProxies))
 	m.websocket = httpserver.NewWebsocket(httpserver.WebsocketConfig{
-		Auth: m.Accounts, AllowedOrigins: m.Config.CORSOrigins,
+		Auth: m.Accounts, AllowedOrigins: m.Config.CORSOrigins, LocalOrigins: m.Config.Dev,
 		PingInterval: m.Config.WebsocketPing, InitTimeout: m.Config.WebsocketInitTimeout,
 		RecheckInterval: m.Config.WebsocketRecheck,
 		Limits:          sockets, Logger: m.Logger,
@@ -305,7 +308,7 @@ func (m *Main) openHTTP() error {
 	m.server = &http.Server{
 		Handler: httpserver.New(httpserver.Config{
 			GraphQL: gql, Auth: m.Accounts, Dev: m.Config.Dev, Logger: m.Logger, Metrics: metrics,
-			CORSOrigins: m.Config.CORSOrigins, RequestTimeout: m.Config.RequestTimeout, BodyTimeout: m.Config.BodyTimeout,
+			CORSOrigins: m.Config.CORSOrigins, LocalOrigins: m.Config.Dev, RequestTimeout: m.Config.RequestTimeout, BodyTimeout: m.Config.BodyTimeout,
 			Admission: m.Config.Admission, TrustedProxies: m.Config.TrustedProxies,
 			CountRequests: countDynamoRequests,
 			Ready: func(ctx context.Context) error {
@@ -410,11 +413,21 @@ func sessionSecret(cfg Config) ([]byte, error) {
 // Addr is the address the server listens on.
 func (m *Main) Addr() string { return m.listener.Addr().String() }
 
+// shutdownGrace bounds a graceful shutdown: in-flight requests and running
+// jobs have it to finish.
+const shutdownGrace = 30 * time.Second
+
 // Run starts the workers (if configured) and serves HTTP (if opened with it)
 // until ctx is done, then shuts down gracefully: in-flight requests finish,
-// running jobs get 30 s before River cancels them for a later retry.
+// websockets are closed with 1012 Service Restart (clients subscribe again,
+// to this server's successor, and get the current state first), and
+// running jobs get shutdownGrace to finish before River cancels them; a job
+// cancelled so is handed back to the queue (jobs.Runner.Stop) and runs
+// again, on this worker's successor or another.
 func (m *Main) Run(ctx context.Context) error {
-	if err := m.Jobs.Start(ctx); err != nil {
+	// Not ctx: River cancels the jobs of a client whose start context ends,
+	// and they must drain (Stop) rather than fail.
+	if err := m.Jobs.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("start workers: %w", err)
 	}
 	errc := make(chan error, 1)
@@ -442,12 +455,15 @@ func (m *Main) Run(ctx context.Context) error {
 	case <-ctx.Done():
 	case err = <-errc:
 	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	shutdown, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if m.server != nil {
 		if serr := m.server.Shutdown(shutdown); serr != nil && err == nil {
 			err = serr
 		}
+		// Before the jobs stop and the live events with them: a
+		// subscription must not complete before its job's final status.
+		m.websocket.Shutdown(shutdown)
 	}
 	if jerr := m.Jobs.Stop(shutdown); jerr != nil && err == nil {
 		err = jerr
