@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -59,6 +60,9 @@ type Main struct {
 
 	// Tune adjusts the job runner's configuration (tests shorten its timings).
 	Tune func(*jobs.Config)
+	// ShutdownGrace bounds Run's graceful shutdown (default 30 s): in-flight
+	// requests and running jobs have it to finish.
+	ShutdownGrace time.Duration
 
 	stopFeed   context.CancelFunc
 	feedDone   chan struct{}
@@ -413,15 +417,11 @@ func sessionSecret(cfg Config) ([]byte, error) {
 // Addr is the address the server listens on.
 func (m *Main) Addr() string { return m.listener.Addr().String() }
 
-// shutdownGrace bounds a graceful shutdown: in-flight requests and running
-// jobs have it to finish.
-const shutdownGrace = 30 * time.Second
-
 // Run starts the workers (if configured) and serves HTTP (if opened with it)
 // until ctx is done, then shuts down gracefully: in-flight requests finish,
 // websockets are closed with 1012 Service Restart (clients subscribe again,
 // to this server's successor, and get the current state first), and
-// running jobs get shutdownGrace to finish before River cancels them; a job
+// running jobs get ShutdownGrace to finish before River cancels them; a job
 // cancelled so is handed back to the queue (jobs.Runner.Stop) and runs
 // again, on this worker's successor or another.
 func (m *Main) Run(ctx context.Context) error {
@@ -455,7 +455,7 @@ func (m *Main) Run(ctx context.Context) error {
 	case <-ctx.Done():
 	case err = <-errc:
 	}
-	shutdown, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	shutdown, cancel := context.WithTimeout(context.Background(), cmp.Or(m.ShutdownGrace, 30*time.Second))
 	defer cancel()
 	if m.server != nil {
 		if serr := m.server.Shutdown(shutdown); serr != nil && err == nil {

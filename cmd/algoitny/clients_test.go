@@ -1,0 +1,400 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/algoitny/api/internal/jobs"
+	"github.com/chromedp/chromedp"
+	"github.com/gorilla/websocket"
+)
+
+// clientsDir is the npm project of front-end clients (clients/), its
+// dependencies installed (`make clients-deps`, which `make test` runs).
+func clientsDir(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", "..", "clients"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@apollo", "client")); err != nil {
+		t.Fatalf("the clients' npm packages are not installed: run `make clients-deps` (%v)", err)
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Fatal("node is not installed (.ci/run installs it)")
+	}
+	return dir
+}
+
+// restartable is a server with workers that a test stops and starts again
+// on the same address, as a deploy does, over the same tables and queue.
+type restartable struct {
+	t    *testing.T
+	cfg  Config
+	logs *syncBuffer
+	*apiServer
+
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func startRestartable(t *testing.T, tweak func(*Config)) *restartable {
+	t.Helper()
+	cfg := testConfig(t)
+	cfg.Workers = true
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	ctx := context.Background()
+	if err := migrate(ctx, cfg, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if err := seedPlans(ctx, cfg, false, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	r := &restartable{t: t, cfg: cfg, logs: &syncBuffer{}}
+	r.start()
+	t.Cleanup(func() {
+		r.stop()
+		r.DB.DropTables(context.Background())
+	})
+	return r
+}
+
+// start opens and runs a server on r's address (the first one's, once
+// known) and waits for its caches to warm.
+func (r *restartable) start() {
+	t := r.t
+	t.Helper()
+	var out io.Writer = r.logs
+	if os.Getenv("ALGOITNY_TEST_LOGS") != "" {
+		out = io.MultiWriter(r.logs, os.Stderr)
+	}
+	m := &Main{Config: r.cfg, Logger: slog.New(slog.NewJSONHandler(out, nil)),
+		// Shorter than the job of TestClients/Apollo: the restart hands
+		// its job back to the queue rather than waiting for it.
+		ShutdownGrace: time.Second,
+		Tune: func(j *jobs.Config) {
+			j.FetchCooldown, j.FetchPollInterval = 20*time.Millisecond, 200*time.Millisecond
+		}}
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := m.Open(ctx, true); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	r.cfg.Addr = m.Addr()
+	r.cancel, r.done = cancel, make(chan struct{})
+	go func() { defer close(r.done); m.Run(ctx) }()
+	for deadline := time.Now().Add(30 * time.Second); m.Feed.Epoch() == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the server's caches did not warm up within 30 s")
+		}
+	}
+	r.apiServer = &apiServer{Main: m, URL: "http://" + m.Addr() + "/query"}
+}
+
+// stop shuts the server down as SIGTERM does.
+func (r *restartable) stop() {
+	if r.cancel == nil {
+		return
+	}
+	r.cancel()
+	<-r.done
+	r.Main.Close()
+	r.cancel = nil
+}
+
+// nodeEvent is a line a client script writes on stdout.
+type nodeEvent map[string]any
+
+// runNode runs a client script in dir with the server's URL and returns
+// its events, failing the test unless it exits 0 after "done". onEvent
+// sees each event as it comes (the script waits for nothing in return).
+func runNode(t *testing.T, dir, apiURL string, onEvent func(nodeEvent), name string, args ...string) []nodeEvent {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // only against a hang
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "ALGOITNY_URL="+apiURL, "NO_COLOR=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var events []nodeEvent
+	var other strings.Builder
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var ev nodeEvent
+		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev["event"] == nil {
+			other.WriteString(sc.Text() + "\n")
+			continue
+		}
+		events = append(events, ev)
+		if onEvent != nil {
+			onEvent(ev)
+		}
+	}
+	err = cmd.Wait()
+	if err != nil || len(events) == 0 || events[len(events)-1]["event"] != "done" {
+		t.Fatalf("%s %s: %v\nevents: %v\nstdout:\n%s\nstderr:\n%s", name, strings.Join(args, " "), err, events, other.String(), stderr.String())
+	}
+	return events
+}
+
+// TestClients runs the clients front-end teams use against a real server
+// with workers (clients/, an npm project): graphql-codegen's client preset
+// and `tsc --strict` over its types, urql with Graphcache (queries as GET),
+// a page on another origin in headless Chromium, and Apollo Client with
+// graphql-ws through the main flow across a server restart while its job
+// runs. Before them, the server's side of each: GET variables typed by the
+// schema, errors before execution in the media type asked for, CORS.
+func TestClients(t *testing.T) {
+	t.Parallel()
+	dir := clientsDir(t)
+	// Pages on origins of their own (loopback addresses other than
+	// 127.0.0.1): one configured, one not.
+	allowedPage, refusedPage := pageServer(t, dir, "127.0.0.2"), pageServer(t, dir, "127.0.0.3")
+	localPage := strings.Replace(pageServer(t, dir, "127.0.0.1"), "127.0.0.1", "localhost", 1)
+	s := startRestartable(t, func(c *Config) { c.CORSOrigins = []string{allowedPage} })
+	admin := s.staff(t, "admin@example.com")
+	s.createProblem(t, admin, "BAEKJOON", "1000", 8, true)
+	for _, id := range []string{"1001", "1002", "1003"} {
+		s.createProblem(t, admin, "BAEKJOON", id, 1, true)
+	}
+
+	t.Run("GETVariables", func(t *testing.T) {
+		q := url.Values{"query": {`query($n: Int!) { problems(first: $n) { edges { node { problemId } } } }`}, "variables": {`{"n":2}`}}
+		req, _ := http.NewRequest(http.MethodGet, s.URL+"?"+q.Encode(), nil)
+		r := s.send(t, req)
+		var out struct {
+			Problems struct {
+				Edges []struct{ Node struct{ ProblemID string } }
+			}
+		}
+		r.decode(t, &out)
+		if len(out.Problems.Edges) != 2 {
+			t.Fatalf("GET with an Int variable: %s", r.Raw)
+		}
+	})
+
+	t.Run("ErrorMediaType", func(t *testing.T) {
+		for _, accept := range []string{"application/graphql-response+json", "application/graphql-response+json, application/json;q=0.9", "application/json", ""} {
+			r := s.post(t, "forged", "application/json", []byte(`{"query":"{ me { id } }"}`), http.Header{"Accept": {accept}})
+			want := "application/graphql-response+json"
+			if !strings.Contains(accept, want) {
+				want = "application/json"
+			}
+			if ct := r.Header.Get("Content-Type"); r.Status != http.StatusUnauthorized || !strings.HasPrefix(ct, want) || r.code() != "UNAUTHENTICATED" {
+				t.Fatalf("Accept %q: %d %s %s", accept, r.Status, ct, r.Raw)
+			}
+		}
+	})
+
+	t.Run("CORS", func(t *testing.T) {
+		preflight := func(origin, headers string) *http.Response {
+			req, _ := http.NewRequest(http.MethodOptions, s.URL, nil)
+			req.Header.Set("Origin", origin)
+			req.Header.Set("Access-Control-Request-Method", "POST")
+			req.Header.Set("Access-Control-Request-Headers", headers)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			return resp
+		}
+		asked := "content-type,authorization,apollographql-client-name,apollographql-client-version,sentry-trace,baggage"
+		// Dev mode: a dev server on this machine needs no configuration.
+		for _, origin := range []string{"http://localhost:5173", "http://127.0.0.1:3000", allowedPage} {
+			resp := preflight(origin, asked)
+			allow := strings.ToLower(resp.Header.Get("Access-Control-Allow-Headers"))
+			if resp.StatusCode != http.StatusNoContent || resp.Header.Get("Access-Control-Allow-Origin") != origin {
+				t.Fatalf("preflight from %s: %d %v", origin, resp.StatusCode, resp.Header)
+			}
+			for _, h := range strings.Split(asked, ",") {
+				if !strings.Contains(allow, h) {
+					t.Fatalf("preflight from %s: %s not allowed (%s)", origin, h, allow)
+				}
+			}
+		}
+		req, _ := http.NewRequest(http.MethodPost, s.URL, strings.NewReader(`{"query":"{ __typename }"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Origin", "http://localhost:5173")
+		r := s.send(t, req)
+		if exposed := r.Header.Get("Access-Control-Expose-Headers"); !strings.Contains(exposed, "Retry-After") || !strings.Contains(exposed, "X-Request-Id") {
+			t.Fatalf("exposed headers %q", exposed)
+		}
+		// Refused, and logged as JSON with the origin: preflights and
+		// websockets.
+		if resp := preflight("https://evil.example", "content-type"); resp.StatusCode != http.StatusForbidden {
+			t.Fatalf("preflight from evil: %d", resp.StatusCode)
+		}
+		d := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}, HandshakeTimeout: 10 * time.Second}
+		wsURL := "ws" + strings.TrimPrefix(s.URL, "http")
+		if _, resp, err := d.Dial(wsURL, http.Header{"Origin": {"https://evil-socket.example"}}); err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
+			t.Fatalf("websocket from evil: %v %v", resp, err)
+		}
+		if c, _, err := d.Dial(wsURL, http.Header{"Origin": {"http://localhost:5173"}}); err != nil {
+			t.Fatalf("websocket from a local dev server: %v", err)
+		} else {
+			c.Close()
+		}
+		for _, want := range []string{`"origin":"https://evil.example","request":"preflight"`, `"origin":"https://evil-socket.example","request":"websocket"`} {
+			if !logLine(s.logs.String(), want) {
+				t.Fatalf("no JSON log line with %s in:\n%s", want, s.logs.String())
+			}
+		}
+	})
+
+	t.Run("Codegen", func(t *testing.T) {
+		runNode(t, dir, s.URL, nil, "sh", "-c", "node_modules/.bin/graphql-codegen --config codegen.ts && node_modules/.bin/tsc --strict --noEmit -p tsconfig.json && echo '{\"event\":\"done\"}'")
+	})
+
+	t.Run("Urql", func(t *testing.T) {
+		runNode(t, dir, s.URL, nil, "node", "urql.mjs")
+	})
+
+	t.Run("Browser", func(t *testing.T) {
+		bob := s.login(t, "browser@example.com")
+		var out struct{ ExecuteCode struct{ ID string } }
+		s.query(t, bob, executeMutation, executeInput(aPlusB, nil)).decode(t, &out)
+		b := startPlainBrowser(t)
+		page := func(origin string) map[string]any {
+			u := origin + "/page.html?" + url.Values{"api": {s.URL}, "token": {bob}, "job": {out.ExecuteCode.ID}}.Encode()
+			if err := chromedp.Do(b, chromedp.Navigate(u)); err != nil {
+				t.Fatal(err)
+			}
+			for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+				v, err := chromedp.Run(b, chromedp.Evaluate[string](`window.result ? JSON.stringify(window.result) : ""`))
+				if err == nil && v != "" {
+					var res map[string]any
+					json.Unmarshal([]byte(v), &res)
+					return res
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the page on %s did not finish: %v", origin, err)
+				}
+			}
+		}
+		for _, origin := range []string{allowedPage, localPage} {
+			res := page(origin)
+			body, _ := json.Marshal(res)
+			if res["status"] != float64(200) || !strings.Contains(string(body), `"email":"browser@example.com"`) || res["requestId"] == nil ||
+				!strings.Contains(string(body), `"jobUpdated":{"job":{"status":`) {
+				t.Fatalf("page on %s: %s", origin, body)
+			}
+		}
+		res := page(refusedPage)
+		body, _ := json.Marshal(res)
+		if res["fetchError"] == nil || res["wsError"] == nil {
+			t.Fatalf("page on a refused origin: %s", body)
+		}
+		if !logLine(s.logs.String(), `"origin":"`+refusedPage+`"`) {
+			t.Fatalf("the refused page's origin is not logged")
+		}
+	})
+
+	t.Run("Apollo", func(t *testing.T) {
+		restarted := false
+		events := runNode(t, dir, s.URL, func(ev nodeEvent) {
+			if ev["event"] != "restart" {
+				return
+			}
+			job, err := s.DB.GetJob(context.Background(), mustJobID(t, ev["jobId"]))
+			if err != nil || job.Status.Final() {
+				t.Errorf("restart asked with the job %+v (%v): not mid-job", job, err)
+			}
+			s.stop()
+			s.start()
+			restarted = true
+		}, "node", "apollo.mjs")
+		if !restarted {
+			t.Fatalf("no restart: %v", events)
+		}
+	})
+}
+
+// mustJobID is the job id of a global id the API gave.
+func mustJobID(t *testing.T, v any) string {
+	t.Helper()
+	s, _ := v.(string)
+	id, typ := parseGlobalID(s)
+	if typ != "Job" {
+		t.Fatalf("not a job id: %v", v)
+	}
+	return id
+}
+
+// logLine reports whether a JSON log line holds want.
+func logLine(logs, want string) bool {
+	for _, l := range strings.Split(logs, "\n") {
+		if strings.HasPrefix(l, "{") && strings.Contains(l, want) && json.Valid([]byte(l)) {
+			return true
+		}
+	}
+	return false
+}
+
+// pageServer serves the browser test's page (clients/page.html) and
+// graphql-ws's browser build on host, returning its origin.
+func pageServer(t *testing.T, dir, host string) string {
+	t.Helper()
+	l, err := net.Listen("tcp", host+":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /page.html", func(w http.ResponseWriter, r *http.Request) {
+		http.ServeFile(w, r, filepath.Join(dir, "page.html"))
+	})
+	mux.HandleFunc("GET /graphql-ws.js", func(w http.ResponseWriter, r *http.Request) {
+		http.ServeFile(w, r, filepath.Join(dir, "node_modules", "graphql-ws", "umd", "graphql-ws.min.js"))
+	})
+	srv := &http.Server{Handler: mux}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	return "http://" + l.Addr().String()
+}
+
+// startPlainBrowser starts a headless Chromium (Debian's package) that
+// reaches loopback addresses only.
+func startPlainBrowser(t *testing.T) context.Context {
+	t.Helper()
+	path, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Fatal("chromium is not installed (apt-get install -y chromium; .ci/run installs it)")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND , EXCLUDE localhost , EXCLUDE 127.0.0.1 , EXCLUDE 127.0.0.2 , EXCLUDE 127.0.0.3"),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	return ctx
+}
