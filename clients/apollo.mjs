@@ -10,6 +10,10 @@ import { createClient } from "graphql-ws";
 import WebSocket from "ws";
 import { run, step, url, wsURL } from "./lib.mjs";
 
+// Apollo's websocket link refers to the browser's WebSocket (Node 22 has
+// one; Node 20 has not).
+globalThis.WebSocket ??= WebSocket;
+
 const PROBLEM = gql`
   query Problem($platform: Platform!, $problemId: String!) {
     problem(platform: $platform, problemId: $problemId) {
@@ -47,7 +51,13 @@ function client(getToken, closes) {
     url: wsURL,
     webSocketImpl: WebSocket,
     connectionParams: () => ({ Authorization: `Bearer ${getToken()}` }),
-    on: { closed: (e) => closes.push(e.code) },
+    on: {
+      closed: (e) => {
+        closes.push(e.code);
+        step("ws-closed", { code: e.code, reason: e.reason });
+      },
+      connected: () => step("ws-connected"),
+    },
   });
   const link = ApolloLink.split(
     ({ query }) => {
@@ -106,7 +116,7 @@ run(async () => {
   const tests = p.problem.testCaseCount;
   step("problem", { tests });
 
-  const slow = "import time\na, b = map(int, input().split())\ntime.sleep(0.5)\nprint(a + b)\n";
+  const slow = "import time\na, b = map(int, input().split())\ntime.sleep(1)\nprint(a + b)\n";
   const { data: ex } = await apollo.mutate({
     mutation: EXECUTE,
     variables: { input: { platform: "BAEKJOON", problemId: "1000", language: "PYTHON", code: slow } },

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -39,19 +40,29 @@ func clientsDir(t *testing.T) string {
 	return dir
 }
 
-// restartable is a server with workers that a test stops and starts again
-// on the same address, as a deploy does, over the same tables and queue.
-type restartable struct {
+// deployment is a server with workers behind a load balancer (a TCP
+// proxy), redeployed as a rolling deploy does: a new server starts, the
+// balancer sends new connections to it, the old one stops (SIGTERM's
+// graceful shutdown). Both use the same tables and queue.
+type deployment struct {
 	t    *testing.T
 	cfg  Config
 	logs *syncBuffer
 	*apiServer
 
+	front   net.Listener
+	backend atomic.Value // the address new connections go to
+	cur     *running
+}
+
+// running is one server of a deployment.
+type running struct {
+	m      *Main
 	cancel context.CancelFunc
 	done   chan struct{}
 }
 
-func startRestartable(t *testing.T, tweak func(*Config)) *restartable {
+func startDeployment(t *testing.T, tweak func(*Config)) *deployment {
 	t.Helper()
 	cfg := testConfig(t)
 	cfg.Workers = true
@@ -65,27 +76,53 @@ func startRestartable(t *testing.T, tweak func(*Config)) *restartable {
 	if err := seedPlans(ctx, cfg, false, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	r := &restartable{t: t, cfg: cfg, logs: &syncBuffer{}}
-	r.start()
+	d := &deployment{t: t, cfg: cfg, logs: &syncBuffer{}}
+	var err error
+	if d.front, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	go d.balance()
+	d.cur = d.start()
 	t.Cleanup(func() {
-		r.stop()
-		r.DB.DropTables(context.Background())
+		d.front.Close()
+		d.cur.stop()
+		d.DB.DropTables(context.Background())
 	})
-	return r
+	return d
 }
 
-// start opens and runs a server on r's address (the first one's, once
-// known) and waits for its caches to warm.
-func (r *restartable) start() {
-	t := r.t
-	t.Helper()
-	var out io.Writer = r.logs
-	if os.Getenv("ALGOITNY_TEST_LOGS") != "" {
-		out = io.MultiWriter(r.logs, os.Stderr)
+// balance forwards each connection to the current backend.
+func (d *deployment) balance() {
+	for {
+		c, err := d.front.Accept()
+		if err != nil {
+			return
+		}
+		go func() {
+			defer c.Close()
+			b, err := net.Dial("tcp", d.backend.Load().(string))
+			if err != nil {
+				return
+			}
+			defer b.Close()
+			go func() { io.Copy(b, c); b.Close() }()
+			io.Copy(c, b)
+		}()
 	}
-	m := &Main{Config: r.cfg, Logger: slog.New(slog.NewJSONHandler(out, nil)),
-		// Shorter than the job of TestClients/Apollo: the restart hands
-		// its job back to the queue rather than waiting for it.
+}
+
+// start opens and runs a server, waits for its caches to warm, and makes
+// it the balancer's backend.
+func (d *deployment) start() *running {
+	t := d.t
+	t.Helper()
+	var out io.Writer = d.logs
+	if os.Getenv("ALGOITNY_TEST_LOGS") != "" {
+		out = io.MultiWriter(d.logs, os.Stderr)
+	}
+	m := &Main{Config: d.cfg, Logger: slog.New(slog.NewJSONHandler(out, nil)),
+		// Shorter than the job of TestClients/Apollo: the old server hands
+		// its job back to the queue rather than finishing it.
 		ShutdownGrace: time.Second,
 		Tune: func(j *jobs.Config) {
 			j.FetchCooldown, j.FetchPollInterval = 20*time.Millisecond, 200*time.Millisecond
@@ -95,26 +132,32 @@ func (r *restartable) start() {
 		cancel()
 		t.Fatal(err)
 	}
-	r.cfg.Addr = m.Addr()
-	r.cancel, r.done = cancel, make(chan struct{})
+	r := &running{m: m, cancel: cancel, done: make(chan struct{})}
 	go func() { defer close(r.done); m.Run(ctx) }()
 	for deadline := time.Now().Add(30 * time.Second); m.Feed.Epoch() == 0; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the server's caches did not warm up within 30 s")
 		}
 	}
-	r.apiServer = &apiServer{Main: m, URL: "http://" + m.Addr() + "/query"}
+	d.backend.Store(m.Addr())
+	d.apiServer = &apiServer{Main: m, URL: "http://" + d.front.Addr().String() + "/query"}
+	return r
 }
 
-// stop shuts the server down as SIGTERM does.
-func (r *restartable) stop() {
-	if r.cancel == nil {
-		return
-	}
+// redeploy starts a new server and stops the old one (before calls
+// between).
+func (d *deployment) redeploy(before func()) {
+	old := d.cur
+	d.cur = d.start()
+	before()
+	old.stop()
+}
+
+// stop shuts a server down as SIGTERM does.
+func (r *running) stop() {
 	r.cancel()
 	<-r.done
-	r.Main.Close()
-	r.cancel = nil
+	r.m.Close()
 }
 
 // nodeEvent is a line a client script writes on stdout.
@@ -175,9 +218,9 @@ func TestClients(t *testing.T) {
 	// 127.0.0.1): one configured, one not.
 	allowedPage, refusedPage := pageServer(t, dir, "127.0.0.2"), pageServer(t, dir, "127.0.0.3")
 	localPage := strings.Replace(pageServer(t, dir, "127.0.0.1"), "127.0.0.1", "localhost", 1)
-	s := startRestartable(t, func(c *Config) { c.CORSOrigins = []string{allowedPage} })
+	s := startDeployment(t, func(c *Config) { c.CORSOrigins = []string{allowedPage} })
 	admin := s.staff(t, "admin@example.com")
-	s.createProblem(t, admin, "BAEKJOON", "1000", 8, true)
+	s.createProblem(t, admin, "BAEKJOON", "1000", 12, true)
 	for _, id := range []string{"1001", "1002", "1003"} {
 		s.createProblem(t, admin, "BAEKJOON", id, 1, true)
 	}
@@ -320,17 +363,23 @@ func TestClients(t *testing.T) {
 			if ev["event"] != "restart" {
 				return
 			}
-			job, err := s.DB.GetJob(context.Background(), mustJobID(t, ev["jobId"]))
-			if err != nil || job.Status.Final() {
-				t.Errorf("restart asked with the job %+v (%v): not mid-job", job, err)
-			}
-			s.stop()
-			s.start()
+			// A rolling deploy: the new server up, then the old one stopped
+			// while it runs the job (handed back after the 1 s grace).
+			s.redeploy(func() {
+				job, err := s.DB.GetJob(context.Background(), mustJobID(t, ev["jobId"]))
+				if err != nil || job.Status.Final() {
+					t.Errorf("the old server stops with the job %+v (%v): not mid-job", job, err)
+				}
+			})
 			restarted = true
 		}, "node", "apollo.mjs")
 		if !restarted {
 			t.Fatalf("no restart: %v", events)
 		}
+		if !logLine(s.logs.String(), `"msg":"job handed back: the worker stops"`) {
+			t.Fatalf("the old server did not hand its job back")
+		}
+		t.Logf("apollo: %v", events)
 	})
 }
 
