@@ -116,7 +116,7 @@ run(async () => {
   const tests = p.problem.testCaseCount;
   step("problem", { tests });
 
-  const slow = "import time\na, b = map(int, input().split())\ntime.sleep(1)\nprint(a + b)\n";
+  const slow = "import time\na, b = map(int, input().split())\ntime.sleep(1.5)\nprint(a + b)\n";
   const { data: ex } = await apollo.mutate({
     mutation: EXECUTE,
     variables: { input: { platform: "BAEKJOON", problemId: "1000", language: "PYTHON", code: slow } },

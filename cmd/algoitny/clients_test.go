@@ -121,9 +121,9 @@ func (d *deployment) start() *running {
 		out = io.MultiWriter(d.logs, os.Stderr)
 	}
 	m := &Main{Config: d.cfg, Logger: slog.New(slog.NewJSONHandler(out, nil)),
-		// Shorter than the job of TestClients/Apollo: the old server hands
-		// its job back to the queue rather than finishing it.
-		ShutdownGrace: time.Second,
+		// Far shorter than the job of TestClients/Apollo (12 tests of
+		// 1.5 s): the old server hands it back rather than finishing it.
+		ShutdownGrace: 300 * time.Millisecond,
 		Tune: func(j *jobs.Config) {
 			j.FetchCooldown, j.FetchPollInterval = 20*time.Millisecond, 200*time.Millisecond
 		}}
@@ -364,7 +364,7 @@ func TestClients(t *testing.T) {
 				return
 			}
 			// A rolling deploy: the new server up, then the old one stopped
-			// while it runs the job (handed back after the 1 s grace).
+			// while it runs the job (handed back after the grace).
 			s.redeploy(func() {
 				job, err := s.DB.GetJob(context.Background(), mustJobID(t, ev["jobId"]))
 				if err != nil || job.Status.Final() {
