@@ -53,6 +53,7 @@ type deployment struct {
 	front   net.Listener
 	backend atomic.Value // the address new connections go to
 	cur     *running
+	grace   time.Duration // each server's ShutdownGrace
 }
 
 // running is one server of a deployment.
@@ -62,7 +63,7 @@ type running struct {
 	done   chan struct{}
 }
 
-func startDeployment(t *testing.T, tweak func(*Config)) *deployment {
+func startDeployment(t *testing.T, grace time.Duration, tweak func(*Config)) *deployment {
 	t.Helper()
 	cfg := testConfig(t)
 	cfg.Workers = true
@@ -76,7 +77,7 @@ func startDeployment(t *testing.T, tweak func(*Config)) *deployment {
 	if err := seedPlans(ctx, cfg, false, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	d := &deployment{t: t, cfg: cfg, logs: &syncBuffer{}}
+	d := &deployment{t: t, cfg: cfg, logs: &syncBuffer{}, grace: grace}
 	var err error
 	if d.front, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
 		t.Fatal(err)
@@ -120,10 +121,7 @@ func (d *deployment) start() *running {
 	if os.Getenv("ALGOITNY_TEST_LOGS") != "" {
 		out = io.MultiWriter(d.logs, os.Stderr)
 	}
-	m := &Main{Config: d.cfg, Logger: slog.New(slog.NewJSONHandler(out, nil)),
-		// Far shorter than the job of TestClients/Apollo (12 tests of
-		// 1.5 s): the old server hands it back rather than finishing it.
-		ShutdownGrace: 300 * time.Millisecond,
+	m := &Main{Config: d.cfg, Logger: slog.New(slog.NewJSONHandler(out, nil)), ShutdownGrace: d.grace,
 		Tune: func(j *jobs.Config) {
 			j.FetchCooldown, j.FetchPollInterval = 20*time.Millisecond, 200*time.Millisecond
 		}}
@@ -218,7 +216,9 @@ func TestClients(t *testing.T) {
 	// 127.0.0.1): one configured, one not.
 	allowedPage, refusedPage := pageServer(t, dir, "127.0.0.2"), pageServer(t, dir, "127.0.0.3")
 	localPage := strings.Replace(pageServer(t, dir, "127.0.0.1"), "127.0.0.1", "localhost", 1)
-	s := startDeployment(t, func(c *Config) { c.CORSOrigins = []string{allowedPage} })
+	// A grace far shorter than the job of Apollo (12 tests of 1.5 s): the
+	// old server hands it back rather than finishing it.
+	s := startDeployment(t, 300*time.Millisecond, func(c *Config) { c.CORSOrigins = []string{allowedPage} })
 	admin := s.staff(t, "admin@example.com")
 	s.createProblem(t, admin, "BAEKJOON", "1000", 12, true)
 	for _, id := range []string{"1001", "1002", "1003"} {
@@ -381,6 +381,70 @@ func TestClients(t *testing.T) {
 		}
 		t.Logf("apollo: %v", events)
 	})
+}
+
+// TestClientsDrain: a server stopped (SIGTERM) while it runs a job that
+// fits in its grace lets the job finish — COMPLETED, no error message —
+// and closes its sockets with 1012 Service Restart, without a "complete"
+// for the subscription of a job not finished.
+func TestClientsDrain(t *testing.T) {
+	t.Parallel()
+	d := startDeployment(t, time.Minute, nil)
+	admin := d.staff(t, "admin@example.com")
+	d.createProblem(t, admin, "BAEKJOON", "1000", 4, true)
+	alice := d.login(t, "alice@example.com")
+	var out struct{ ExecuteCode struct{ ID string } }
+	slow := "import time\na, b = map(int, input().split())\ntime.sleep(1)\nprint(a + b)\n"
+	d.query(t, alice, executeMutation, executeInput(slow, nil)).decode(t, &out)
+	ws := d.dialWS(t, "graphql-transport-ws", nil)
+	ws.init(alice)
+	ws.subscribe("job", jobUpdated, map[string]any{"id": out.ExecuteCode.ID})
+	for {
+		m := ws.event(60 * time.Second)
+		if m.Type != "next" {
+			t.Fatalf("before the stop: %+v %s", m, m.Payload)
+		}
+		var ev jobEventPayload
+		json.Unmarshal(m.Payload, &ev)
+		if ev.Data.JobUpdated.Job.Status == "PROCESSING" {
+			break
+		}
+		if ev.Data.JobUpdated.Job.Status != "PENDING" {
+			t.Fatalf("job %s before the stop", m.Payload)
+		}
+	}
+	stopped := make(chan struct{})
+	go func() { defer close(stopped); d.cur.stop() }()
+	// The socket closes with 1012, and nothing before says the
+	// subscription is over.
+	ws.conn.SetReadDeadline(time.Now().Add(60 * time.Second))
+	for {
+		var m wsMessage
+		err := ws.conn.ReadJSON(&m)
+		if ce, ok := err.(*websocket.CloseError); ok {
+			if ce.Code != 1012 {
+				t.Fatalf("closed with %d %q, want 1012", ce.Code, ce.Text)
+			}
+			break
+		}
+		if err != nil {
+			t.Fatalf("read: %v", err)
+		}
+		if m.Type == "complete" || m.Type == "error" {
+			t.Fatalf("%s before the job's end: %s", m.Type, m.Payload)
+		}
+	}
+	<-stopped
+	// Finished by the stopped server, before a new one could run it.
+	d.cur = d.start()
+	var after struct{ Job jobState }
+	d.query(t, alice, `query($id: ID!) { job(id: $id) { status errorMessage history { verdict } } }`, map[string]any{"id": out.ExecuteCode.ID}).decode(t, &after)
+	if j := after.Job; j.Status != "COMPLETED" || j.ErrorMessage != "" || j.History == nil || j.History.Verdict != "ACCEPTED" {
+		t.Fatalf("job after the stop: %+v", j)
+	}
+	if logLine(d.logs.String(), "job handed back") {
+		t.Fatalf("the job was handed back, not drained")
+	}
 }
 
 // mustJobID is the job id of a global id the API gave.
