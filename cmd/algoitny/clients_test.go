@@ -442,8 +442,19 @@ func TestClientsDrain(t *testing.T) {
 	if j := after.Job; j.Status != "COMPLETED" || j.ErrorMessage != "" || j.History == nil || j.History.Verdict != "ACCEPTED" {
 		t.Fatalf("job after the stop: %+v", j)
 	}
-	if logLine(d.logs.String(), "job handed back") {
-		t.Fatalf("the job was handed back, not drained")
+	// One attempt: neither retried nor handed back.
+	var trail struct {
+		Job struct {
+			Progress struct {
+				Edges []struct{ Node struct{ Step string } }
+			}
+		}
+	}
+	d.query(t, alice, `query($id: ID!) { job(id: $id) { progress(first: 100) { edges { node { step } } } } }`, map[string]any{"id": out.ExecuteCode.ID}).decode(t, &trail)
+	for _, e := range trail.Job.Progress.Edges {
+		if e.Node.Step == "retrying" || e.Node.Step == "requeued" {
+			t.Fatalf("the job was not drained: %+v", trail)
+		}
 	}
 }
 
