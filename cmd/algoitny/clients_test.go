@@ -238,6 +238,13 @@ func TestClients(t *testing.T) {
 		if len(out.Problems.Edges) != 2 {
 			t.Fatalf("GET with an Int variable: %s", r.Raw)
 		}
+		for _, bad := range []string{`{"n":2}x`, `{"n":2}{}`, `[2]`, `{"n":2.5}`} {
+			q.Set("variables", bad)
+			req, _ := http.NewRequest(http.MethodGet, s.URL+"?"+q.Encode(), nil)
+			if r := s.send(t, req); len(r.Errors) == 0 {
+				t.Fatalf("GET with variables %s: %s", bad, r.Raw)
+			}
+		}
 	})
 
 	t.Run("ErrorMediaType", func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"mime"
 	"net/http"
 	"strconv"
@@ -465,12 +466,18 @@ func decodeParams(b []byte) (*graphql.RawParams, error) {
 }
 
 // decodeNumbers decodes a JSON object (or null, or nothing) into m with
-// numbers as json.Number.
+// numbers as json.Number; anything after the object is an error.
 func decodeNumbers(raw json.RawMessage, m *map[string]any) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()
-	return d.Decode(m)
+	if err := d.Decode(m); err != nil {
+		return err
+	}
+	if _, err := d.Token(); err != io.EOF { // a GET parameter may hold more
+		return errors.New("more than one JSON value")
+	}
+	return nil
 }
