@@ -105,7 +105,7 @@ func (cfg Config) cors(w http.ResponseWriter, r *http.Request) bool {
 	if allowed {
 		w.Header().Set("Access-Control-Allow-Origin", origin)
 		w.Header().Set("Access-Control-Expose-Headers", exposedHeaders)
-	} else {
+	} else if r.Header.Get("Upgrade") == "" { // a websocket's is logged by its transport
 		cfg.origins.refused(r, r.Method)
 	}
 	w.Header().Add("Vary", "Origin")
