@@ -463,7 +463,11 @@ func (m *Main) Run(ctx context.Context) error {
 		}
 		// Before the jobs stop and the live events with them: a
 		// subscription must not complete before its job's final status.
-		m.websocket.Shutdown(shutdown)
+		// Their close frames have a few seconds to go out; the jobs
+		// keep the rest of the grace.
+		sockets, stop := context.WithTimeout(shutdown, 5*time.Second)
+		m.websocket.Shutdown(sockets)
+		stop()
 	}
 	if jerr := m.Jobs.Stop(shutdown); jerr != nil && err == nil {
 		err = jerr

@@ -222,7 +222,8 @@ type Runner struct {
 	stopWait   chan struct{} // closed by Stop
 
 	// halting is set when Stop's grace is over and River cancels the
-	// running jobs: their attempts are handed back (failed), not failed.
+	// running jobs: their attempts are handed back to the queue
+	// (Runner.failed), not counted as failures.
 	halting atomic.Bool
 }
 
