@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -61,6 +62,8 @@ type running struct {
 	m      *Main
 	cancel context.CancelFunc
 	done   chan struct{}
+	ready  chan struct{} // closed when it starts taking executions; nil: at once
+	once   sync.Once
 }
 
 func startDeployment(t *testing.T, grace time.Duration, tweak func(*Config)) *deployment {
@@ -83,7 +86,8 @@ func startDeployment(t *testing.T, grace time.Duration, tweak func(*Config)) *de
 		t.Fatal(err)
 	}
 	go d.balance()
-	d.cur = d.start()
+	d.cur = d.start(nil)
+	d.route(d.cur)
 	t.Cleanup(func() {
 		d.front.Close()
 		d.cur.stop()
@@ -112,9 +116,11 @@ func (d *deployment) balance() {
 	}
 }
 
-// start opens and runs a server, waits for its caches to warm, and makes
-// it the balancer's backend.
-func (d *deployment) start() *running {
+// start opens and runs a server and waits for its caches to warm. With a
+// ready channel its workers take no executions until it is closed (the
+// judge's queue opens then, as after a warm-up): a standby for a
+// redeploy, started ahead.
+func (d *deployment) start(ready chan struct{}) *running {
 	t := d.t
 	t.Helper()
 	var out io.Writer = d.logs
@@ -124,38 +130,54 @@ func (d *deployment) start() *running {
 	m := &Main{Config: d.cfg, Logger: slog.New(slog.NewJSONHandler(out, nil)), ShutdownGrace: d.grace,
 		Tune: func(j *jobs.Config) {
 			j.FetchCooldown, j.FetchPollInterval = 20*time.Millisecond, 200*time.Millisecond
+			if ready != nil {
+				j.JudgeReady = ready
+			}
 		}}
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := m.Open(ctx, true); err != nil {
 		cancel()
 		t.Fatal(err)
 	}
-	r := &running{m: m, cancel: cancel, done: make(chan struct{})}
+	r := &running{m: m, cancel: cancel, done: make(chan struct{}), ready: ready}
+	t.Cleanup(r.stop)
 	go func() { defer close(r.done); m.Run(ctx) }()
 	for deadline := time.Now().Add(30 * time.Second); m.Feed.Epoch() == 0; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the server's caches did not warm up within 30 s")
 		}
 	}
-	d.backend.Store(m.Addr())
-	d.apiServer = &apiServer{Main: m, URL: "http://" + d.front.Addr().String() + "/query"}
 	return r
 }
 
-// redeploy starts a new server and stops the old one (before calls
-// between).
-func (d *deployment) redeploy(before func()) {
+// route makes r the balancer's backend, and the one the test's helpers
+// call.
+func (d *deployment) route(r *running) {
+	d.backend.Store(r.m.Addr())
+	d.apiServer = &apiServer{Main: r.m, URL: "http://" + d.front.Addr().String() + "/query"}
+	if r.ready != nil {
+		close(r.ready)
+		r.ready = nil
+	}
+	d.cur = r
+}
+
+// redeploy routes to next (started ahead) and stops the old server (before
+// runs between).
+func (d *deployment) redeploy(next *running, before func()) {
 	old := d.cur
-	d.cur = d.start()
+	d.route(next)
 	before()
 	old.stop()
 }
 
-// stop shuts a server down as SIGTERM does.
+// stop shuts a server down as SIGTERM does (once).
 func (r *running) stop() {
-	r.cancel()
-	<-r.done
-	r.m.Close()
+	r.once.Do(func() {
+		r.cancel()
+		<-r.done
+		r.m.Close()
+	})
 }
 
 // nodeEvent is a line a client script writes on stdout.
@@ -366,13 +388,14 @@ func TestClients(t *testing.T) {
 
 	t.Run("Apollo", func(t *testing.T) {
 		restarted := false
+		next := s.start(make(chan struct{}))
 		events := runNode(t, dir, s.URL, func(ev nodeEvent) {
 			if ev["event"] != "restart" {
 				return
 			}
 			// A rolling deploy: the new server up, then the old one stopped
 			// while it runs the job (handed back after the grace).
-			s.redeploy(func() {
+			s.redeploy(next, func() {
 				job, err := s.DB.GetJob(context.Background(), mustJobID(t, ev["jobId"]))
 				if err != nil || job.Status.Final() {
 					t.Errorf("the old server stops with the job %+v (%v): not mid-job", job, err)
@@ -443,7 +466,7 @@ func TestClientsDrain(t *testing.T) {
 	}
 	<-stopped
 	// Finished by the stopped server, before a new one could run it.
-	d.cur = d.start()
+	d.route(d.start(nil))
 	var after struct{ Job jobState }
 	d.query(t, alice, `query($id: ID!) { job(id: $id) { status errorMessage history { verdict } } }`, map[string]any{"id": out.ExecuteCode.ID}).decode(t, &after)
 	if j := after.Job; j.Status != "COMPLETED" || j.ErrorMessage != "" || j.History == nil || j.History.Verdict != "ACCEPTED" {
