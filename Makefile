@@ -30,8 +30,20 @@ run: tools ## start DynamoDB Local (data in .data/), PostgreSQL, migrate, seed p
 	$(GO) build -o $(BIN) ./cmd/algoitny
 	exec $(BIN) dev --exit-with-parent
 
+# The front-end clients TestClients runs (clients/: Apollo, urql,
+# graphql-codegen, TypeScript), at the lockfile's versions; reinstalled
+# when the lockfile changes.
+CLIENTS_STAMP := clients/node_modules/.package-lock.json
+
+.PHONY: clients-deps
+clients-deps: deps ## install the npm packages of clients/ (npm ci) for TestClients
+	@if [ ! -f $(CLIENTS_STAMP) ] || [ clients/package-lock.json -nt $(CLIENTS_STAMP) ]; then \
+		echo "installing clients/ npm packages (npm ci)"; \
+		npm ci --prefix clients --no-audit --no-fund --loglevel=error >/dev/null; \
+	fi
+
 .PHONY: test
-test: tools ## start throw-away DynamoDB Local + PostgreSQL and run all tests with -race
+test: tools clients-deps ## start throw-away DynamoDB Local + PostgreSQL and run all tests with -race
 	$(GO) run ./cmd/algoitny stack -- env GO=$(GO) scripts/test.sh
 
 .PHONY: build

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -59,6 +60,9 @@ type Main struct {
 
 	// Tune adjusts the job runner's configuration (tests shorten its timings).
 	Tune func(*jobs.Config)
+	// ShutdownGrace bounds Run's graceful shutdown (default 30 s): in-flight
+	// requests and running jobs have it to finish.
+	ShutdownGrace time.Duration
 
 	stopFeed   context.CancelFunc
 	feedDone   chan struct{}
@@ -80,6 +84,9 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 	if m.Logger == nil {
 		m.logs = newLogWriter(os.Stderr)
 		m.Logger = slog.New(slog.NewJSONHandler(m.logs, nil))
+		// What libraries print with the log package goes to the JSON log
+		// too (one line format for the log collector).
+		slog.SetDefault(m.Logger)
 	}
 	if m.Config.PprofAddr != "" {
 		if err := m.startPprof(); err != nil {
@@ -288,7 +295,7 @@ func (m *Main) openHTTP() error {
 		"operations", sockets.MaxOperations, "operationsSignedOut", sockets.MaxOperationsSignedOut, "operationsPerAddress", sockets.MaxOperationsPerAddress,
 		"unsentBytes", sockets.MaxUnsentBytes, "unsentBytesPerAddress", sockets.MaxUnsentBytesPerAddress, "trustedProxies", len(sockets.TrustedProxies))
 	m.websocket = httpserver.NewWebsocket(httpserver.WebsocketConfig{
-		Auth: m.Accounts, AllowedOrigins: m.Config.CORSOrigins,
+		Auth: m.Accounts, AllowedOrigins: m.Config.CORSOrigins, LocalOrigins: m.Config.Dev,
 		PingInterval: m.Config.WebsocketPing, InitTimeout: m.Config.WebsocketInitTimeout,
 		RecheckInterval: m.Config.WebsocketRecheck,
 		Limits:          sockets, Logger: m.Logger,
@@ -311,7 +318,7 @@ func (m *Main) openHTTP() error {
 	m.server = &http.Server{
 		Handler: httpserver.New(httpserver.Config{
 			GraphQL: gql, Auth: m.Accounts, Dev: m.Config.Dev, Logger: m.Logger, Metrics: metrics,
-			CORSOrigins: m.Config.CORSOrigins, RequestTimeout: m.Config.RequestTimeout, BodyTimeout: m.Config.BodyTimeout,
+			CORSOrigins: m.Config.CORSOrigins, LocalOrigins: m.Config.Dev, RequestTimeout: m.Config.RequestTimeout, BodyTimeout: m.Config.BodyTimeout,
 			Admission: m.Config.Admission, TrustedProxies: m.Config.TrustedProxies,
 			CountRequests: countDynamoRequests,
 			Ready: func(ctx context.Context) error {
@@ -418,9 +425,15 @@ func (m *Main) Addr() string { return m.listener.Addr().String() }
 
 // Run starts the workers (if configured) and serves HTTP (if opened with it)
 // until ctx is done, then shuts down gracefully: in-flight requests finish,
-// running jobs get 30 s before River cancels them for a later retry.
+// websockets are closed with 1012 Service Restart (clients subscribe again,
+// to this server's successor, and get the current state first), and
+// running jobs get ShutdownGrace to finish before River cancels them; a job
+// cancelled so is handed back to the queue (jobs.Runner.Stop) and runs
+// again, on this worker's successor or another.
 func (m *Main) Run(ctx context.Context) error {
-	if err := m.Jobs.Start(ctx); err != nil {
+	// Not ctx: River cancels the jobs of a client whose start context ends,
+	// and they must drain (Stop) rather than fail.
+	if err := m.Jobs.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("start workers: %w", err)
 	}
 	errc := make(chan error, 1)
@@ -448,12 +461,19 @@ func (m *Main) Run(ctx context.Context) error {
 	case <-ctx.Done():
 	case err = <-errc:
 	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	shutdown, cancel := context.WithTimeout(context.Background(), cmp.Or(m.ShutdownGrace, 30*time.Second))
 	defer cancel()
 	if m.server != nil {
 		if serr := m.server.Shutdown(shutdown); serr != nil && err == nil {
 			err = serr
 		}
+		// Before the jobs stop and the live events with them: a
+		// subscription must not complete before its job's final status.
+		// Their close frames have a few seconds to go out; the jobs
+		// keep the rest of the grace.
+		sockets, stop := context.WithTimeout(shutdown, 5*time.Second)
+		m.websocket.Shutdown(sockets)
+		stop()
 	}
 	if jerr := m.Jobs.Stop(shutdown); jerr != nil && err == nil {
 		err = jerr

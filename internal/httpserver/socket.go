@@ -366,6 +366,7 @@ func (s *socket) Close() error {
 	if sess != nil {
 		s.t.users.remove(sess.userID, s)
 	}
+	s.t.forget(s)
 	if writing {
 		return nil
 	}

@@ -167,7 +167,8 @@ func (r *Runner) complete(ctx context.Context, rec *algoitny.Job, h *algoitny.Se
 	bg := context.WithoutCancel(ctx)
 	summary, _ := json.Marshal(map[string]any{"verdict": h.Verdict, "passed": h.PassedCount, "total": h.TotalCount, "maxTimeMs": h.MaxTimeMs, "maxMemoryKb": h.MaxMemoryKB})
 	result := string(summary)
-	t := algoitny.JobTransition{Status: algoitny.JobCompleted, HistoryID: &h.ID, Result: &result}
+	none := "" // an earlier attempt's "attempt 1 failed …; retrying" is history
+	t := algoitny.JobTransition{Status: algoitny.JobCompleted, HistoryID: &h.ID, Result: &result, ErrorMessage: &none}
 	step := string(h.Verdict)
 	p := &algoitny.JobProgress{Step: step, Percent: 100}
 	done, err := r.cfg.Store.CompleteExecution(bg, h, rec, t, p)

@@ -173,6 +173,12 @@ func (r *Runner) writeProgress(ctx context.Context, job *algoitny.Job, p *algoit
 func (r *Runner) finish(ctx context.Context, rec *algoitny.Job, t algoitny.JobTransition, step string) error {
 	bg := context.WithoutCancel(ctx)
 	batcherFrom(ctx).flush()
+	if t.Status == algoitny.JobCompleted && t.ErrorMessage == nil {
+		// An earlier attempt's "attempt 1 failed …; retrying" is history
+		// once the job has completed.
+		none := ""
+		t.ErrorMessage = &none
+	}
 	var done *algoitny.Job
 	var err error
 	if rec.Status == algoitny.JobProcessing {
@@ -196,11 +202,24 @@ func (r *Runner) finish(ctx context.Context, rec *algoitny.Job, t algoitny.JobTr
 
 // failed turns a worker's error into the record's state and what River
 // should do next.
+//
+// An attempt cut short because this worker stops (its grace period over,
+// Runner.Stop) did not fail: it is handed back to the queue at once, its
+// attempt not counted (river.JobSnooze(0)), and the record is PENDING again
+// with no error message — the job runs anew on the next worker.
 func (r *Runner) failed(ctx context.Context, rec *algoitny.Job, attempt, maxAttempts int, err error) error {
 	bg := context.WithoutCancel(ctx)
 	batcherFrom(ctx).flush() // what the attempt reported comes before its end
 	if cur, gerr := r.cfg.Store.GetJob(bg, rec.ID); gerr == nil && cur.Status == algoitny.JobCancelled {
 		return river.JobCancel(err) // cancelJob: its processes are already gone
+	}
+	if r.halting.Load() && ctx.Err() != nil {
+		none := ""
+		r.cfg.Logger.InfoContext(ctx, "job handed back: the worker stops", "job", rec.ID, "attempt", attempt)
+		if next, terr := r.cfg.Store.TransitionJob(bg, rec.ID, algoitny.JobTransition{Status: algoitny.JobPending, ErrorMessage: &none}); terr == nil {
+			r.progressNow(bg, next, "requeued", "the worker stopped; the job will run again", -1)
+		}
+		return river.JobSnooze(0)
 	}
 	var perm *permanentError
 	switch {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
@@ -221,6 +222,11 @@ type Runner struct {
 	stopping   bool
 	judgeWait  chan struct{} // closed when openJudgeQueue has returned; nil: not started
 	stopWait   chan struct{} // closed by Stop
+
+	// halting is set when Stop's grace is over and River cancels the
+	// running jobs: their attempts are handed back to the queue
+	// (Runner.failed), not counted as failures.
+	halting atomic.Bool
 }
 
 // errMissingJudge is New's error for workers without a judge or events.
@@ -399,6 +405,7 @@ func (r *Runner) Stop(ctx context.Context) error {
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		hard, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
+		r.halting.Store(true)
 		return r.client.StopAndCancel(hard)
 	}
 	return err
