@@ -30,8 +30,15 @@ run: tools ## start DynamoDB Local (data in .data/), PostgreSQL, migrate, seed p
 	$(GO) build -o $(BIN) ./cmd/algoitny
 	exec $(BIN) dev --exit-with-parent
 
+# clients/relay: relay-compiler, pinned by its lockfile (TestRelayCompiler).
+.PHONY: clients-relay
+clients-relay: deps clients/relay/node_modules/.package-lock.json ## install clients/relay (relay-compiler for TestRelayCompiler) from its lockfile
+
+clients/relay/node_modules/.package-lock.json: clients/relay/package-lock.json
+	npm ci --prefix clients/relay --no-audit --no-fund --loglevel=error >/dev/null
+
 .PHONY: test
-test: tools ## start throw-away DynamoDB Local + PostgreSQL and run all tests with -race
+test: tools clients-relay ## start throw-away DynamoDB Local + PostgreSQL and run all tests with -race
 	$(GO) run ./cmd/algoitny stack -- env GO=$(GO) scripts/test.sh
 
 .PHONY: build
