@@ -125,6 +125,18 @@ func TestRelayPagination(t *testing.T) {
 		}
 	})
 
+	t.Run("EveryInvalidField", func(t *testing.T) {
+		r := s.query(t, admin, createProblemMutation, map[string]any{"in": map[string]any{
+			"platform": "BAEKJOON", "problemId": "bad id!", "title": "", "language": "PYTHON",
+			"solutionCode": "print(1)", "timeLimitMs": 5, "testCases": []any{},
+		}})
+		fields, _ := json.Marshal(r.Errors[0].Extensions["fields"])
+		if r.code() != "BAD_USER_INPUT" || r.Errors[0].Extensions["field"] != "problemId" ||
+			!strings.Contains(string(fields), `"field":"problemId"`) || !strings.Contains(string(fields), `"field":"title"`) || !strings.Contains(string(fields), `"field":"timeLimitMs"`) {
+			t.Fatalf("a bad problemId, an empty title and a short time limit: %s", r.Raw)
+		}
+	})
+
 	t.Run("HistoryFeedForwardOnly", func(t *testing.T) {
 		r := s.query(t, "", `{ historyFeed(last: 2) { edges { cursor } } }`, nil)
 		if r.code() != "BAD_USER_INPUT" || r.Errors[0].Extensions["field"] != "last" {
