@@ -299,6 +299,9 @@ func (m *Main) openHTTP() error {
 	if err != nil {
 		return err
 	}
+	if m.Config.TrustedOnly && m.Config.Dev {
+		m.Logger.Warn("ALGOITNY_TRUSTED_DOCUMENTS_ONLY is not enforced in dev mode", "documents", len(trusted.Docs))
+	}
 	gql := httpserver.NewGraphQL(withGraphQL(m.resolver(), httpserver.GraphQLConfig{
 		Trusted: trusted,
 		Loaders: m.DB, Dev: m.Config.Dev, Introspection: m.Config.IntrospectionOn(), Logger: m.Logger, Budget: m.Config.ResponseBudget,
