@@ -88,6 +88,9 @@ func TestRelayPagination(t *testing.T) {
 	if r := s.query(t, admin, q, map[string]any{"first": 2, "last": 2}); r.code() != "BAD_USER_INPUT" || r.Errors[0].Extensions["field"] != "last" {
 		t.Fatalf("first with last: %s", r.Raw)
 	}
+	if r := s.query(t, admin, q, map[string]any{"last": 2, "before": "forged"}); r.code() != "BAD_USER_INPUT" || r.Errors[0].Extensions["field"] != "before" {
+		t.Fatalf("a forged before: %s", r.Raw)
+	}
 
 	t.Run("TestCasesBackward", func(t *testing.T) {
 		const tq = `query($last: Int, $before: String) { problem(platform: CODEFORCES, problemId: "77A") {

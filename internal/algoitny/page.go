@@ -66,6 +66,15 @@ func (r PageRequest) Cursor() string {
 	return r.After
 }
 
+// CursorField names the argument Cursor comes from: "after", or "before"
+// paging backward.
+func (r PageRequest) CursorField() string {
+	if r.IsBackward() {
+		return "before"
+	}
+	return "after"
+}
+
 // Validate checks First (or Last, paging backward) is within
 // 1–MaxPageSize (0 means the default) and returns the effective size. It
 // returns EINVALID naming the field "first" or "last"; "last" as well when

@@ -145,10 +145,10 @@ func (db *DB) page(ctx context.Context, q *query, req algoitny.PageRequest) (raw
 		}
 		reversed := *q
 		reversed.forward = !q.forward
-		p, err := db.pageFrom(ctx, &reversed, first, req.Before)
+		p, err := db.pageFrom(ctx, &reversed, first, req)
 		return p.reversed(req.Before != ""), err
 	}
-	p, err := db.pageFrom(ctx, q, first, req.After)
+	p, err := db.pageFrom(ctx, q, first, req)
 	if err != nil {
 		return rawPage{}, err
 	}
@@ -172,12 +172,12 @@ func (p rawPage) reversed(fromCursor bool) rawPage {
 	return out
 }
 
-// pageFrom reads one page of q forward (in q's order) from cursor.
-func (db *DB) pageFrom(ctx context.Context, q *query, first int, cursor string) (rawPage, error) {
+// pageFrom reads one page of q forward (in q's order) from req's cursor.
+func (db *DB) pageFrom(ctx context.Context, q *query, first int, req algoitny.PageRequest) (rawPage, error) {
 	var start map[string]types.AttributeValue
 	var err error
-	if cursor != "" {
-		if start, err = decodeCursor(cursor, q); err != nil {
+	if cursor := req.Cursor(); cursor != "" {
+		if start, err = decodeCursor(cursor, req.CursorField(), q); err != nil {
 			return rawPage{}, err
 		}
 	}

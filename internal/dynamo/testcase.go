@@ -687,7 +687,7 @@ func (db *DB) ListTestCases(ctx context.Context, ref algoitny.ProblemRef, page a
 	q := testCasesQuery(db, ref)
 	var start map[string]types.AttributeValue
 	if page.Cursor() != "" {
-		if start, err = decodeCursor(page.Cursor(), q); err != nil {
+		if start, err = decodeCursor(page.Cursor(), page.CursorField(), q); err != nil {
 			return algoitny.Page[*algoitny.TestCase]{}, err
 		}
 	}
