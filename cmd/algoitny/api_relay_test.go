@@ -454,7 +454,8 @@ func TestRelayCompiler(t *testing.T) {
 		return ""
 	}
 	page, pagination, problem := idOf("query ProblemsPageQuery"), idOf("query ProblemsListPaginationQuery"), idOf("query ProblemsProblemQuery")
-	for _, op := range []string{"query ProblemsTestsPaginationQuery", "query ProblemsChannelRefetchQuery", "mutation ProblemsRemoveCheckMutation", "subscription ProblemsJobSubscription"} {
+	tests, channel := idOf("query ProblemsTestsPaginationQuery"), idOf("query ProblemsChannelRefetchQuery")
+	for _, op := range []string{"mutation ProblemsRemoveCheckMutation", "subscription ProblemsJobSubscription"} {
 		idOf(op)
 	}
 
@@ -462,10 +463,18 @@ func TestRelayCompiler(t *testing.T) {
 		c.Dev, c.TrustedOnly = false, true
 		c.TrustedDocuments = filepath.Join(dir, "persisted-documents.json")
 	})
-	run := func(id string, vars map[string]any) *gqlResult {
+	runAs := func(token, id string, vars map[string]any) *gqlResult {
 		b, _ := json.Marshal(map[string]any{"documentId": "sha256:" + id, "variables": vars})
-		return s.post(t, "", "application/json", b, nil)
+		return s.post(t, token, "application/json", b, nil)
 	}
+	run := func(id string, vars map[string]any) *gqlResult { return runAs("", id, vars) }
+	// Staff (exempt: any document) register a problem and a channel.
+	staff := sessionOf(t, s, "relay-staff@example.com", true)
+	s.createProblem(t, staff, "BAEKJOON", "1000", 5, true)
+	var created struct {
+		CreateWebhook struct{ Channel struct{ ID string } }
+	}
+	s.query(t, staff, `mutation { createWebhook(url: "https://example.com/relay") { channel { id } } }`, nil).decode(t, &created)
 	var first struct {
 		Problems struct {
 			Edges    []any
@@ -479,8 +488,34 @@ func TestRelayCompiler(t *testing.T) {
 	}
 	var next struct{ Problems struct{ PageInfo pageInfo } }
 	run(pagination, map[string]any{"count": 2, "cursor": nil}).decode(t, &next)
-	var p struct{ Problem *struct{ ID string } }
+	type tcConn struct {
+		TotalCount int
+		Edges      []struct{ Node struct{ Input string } }
+		PageInfo   pageInfo
+	}
+	var p struct {
+		Problem *struct {
+			ID        string
+			TestCases tcConn
+		}
+	}
 	run(problem, map[string]any{"platform": "BAEKJOON", "problemId": "1000"}).decode(t, &p)
+	if p.Problem == nil || p.Problem.TestCases.TotalCount != 5 || len(p.Problem.TestCases.Edges) != 2 || p.Problem.TestCases.Edges[1].Node.Input != "4 5\n" ||
+		!p.Problem.TestCases.PageInfo.HasPreviousPage {
+		t.Fatalf("ProblemsProblemQuery (the last 2 test cases): %+v", p.Problem)
+	}
+	// The pagination query Relay made of @refetchable fetches the page
+	// before, through node(id:).
+	var older struct{ Node struct{ TestCases tcConn } }
+	run(tests, map[string]any{"id": p.Problem.ID, "count": 2, "cursor": *p.Problem.TestCases.PageInfo.StartCursor}).decode(t, &older)
+	if e := older.Node.TestCases.Edges; len(e) != 2 || e[0].Node.Input != "1 2\n" || e[1].Node.Input != "2 3\n" {
+		t.Fatalf("ProblemsTestsPaginationQuery: %+v", older)
+	}
+	var ch struct{ Node struct{ ID, URL string } }
+	runAs(staff, channel, map[string]any{"id": created.CreateWebhook.Channel.ID}).decode(t, &ch)
+	if ch.Node.URL != "https://example.com/relay" {
+		t.Fatalf("ProblemsChannelRefetchQuery: %+v", ch)
+	}
 
 	if r := run(strings.Repeat("0", 64), nil); r.code() != "PERSISTED_QUERY_NOT_FOUND" {
 		t.Fatalf("an unknown document id: %s", r.Raw)
