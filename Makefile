@@ -30,6 +30,13 @@ run: tools ## start DynamoDB Local (data in .data/), PostgreSQL, migrate, seed p
 	$(GO) build -o $(BIN) ./cmd/algoitny
 	exec $(BIN) dev --exit-with-parent
 
+# clients/relay: relay-compiler, pinned by its lockfile (TestRelayCompiler).
+.PHONY: clients-relay
+clients-relay: deps clients/relay/node_modules/.package-lock.json ## install clients/relay (relay-compiler for TestRelayCompiler) from its lockfile
+
+clients/relay/node_modules/.package-lock.json: clients/relay/package-lock.json
+	npm ci --prefix clients/relay --no-audit --no-fund --loglevel=error >/dev/null
+
 # The front-end clients TestClients runs (clients/: Apollo, urql,
 # graphql-codegen, TypeScript), at the lockfile's versions; reinstalled
 # when the lockfile changes.
@@ -43,7 +50,7 @@ clients-deps: deps ## install the npm packages of clients/ (npm ci) for TestClie
 	fi
 
 .PHONY: test
-test: tools clients-deps ## start throw-away DynamoDB Local + PostgreSQL and run all tests with -race
+test: tools clients-deps clients-relay ## start throw-away DynamoDB Local + PostgreSQL and run all tests with -race
 	$(GO) run ./cmd/algoitny stack -- env GO=$(GO) scripts/test.sh
 
 .PHONY: build

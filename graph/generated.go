@@ -184,6 +184,10 @@ type ComplexityRoot struct {
 		Secret  func(childComplexity int) int
 	}
 
+	DeletePayload struct {
+		DeletedID func(childComplexity int) int
+	}
+
 	ExecutionProgressEvent struct {
 		Index  func(childComplexity int) int
 		JobID  func(childComplexity int) int
@@ -214,7 +218,7 @@ type ComplexityRoot struct {
 		Platform      func(childComplexity int) int
 		Problem       func(childComplexity int) int
 		ProblemID     func(childComplexity int) int
-		Progress      func(childComplexity int, first *int, after *string) int
+		Progress      func(childComplexity int, first *int, after *string, last *int, before *string) int
 		Result        func(childComplexity int) int
 		StartedAt     func(childComplexity int) int
 		Status        func(childComplexity int) int
@@ -297,6 +301,9 @@ type ComplexityRoot struct {
 		Logout                    func(childComplexity int) int
 		PauseCheck                func(childComplexity int, id string) int
 		RegenerateTests           func(childComplexity int, platform algoitny.Platform, problemID string) int
+		RemoveCheck               func(childComplexity int, id string) int
+		RemoveMyAccount           func(childComplexity int) int
+		RemoveNotificationChannel func(childComplexity int, id string) int
 		ResumeCheck               func(childComplexity int, id string) int
 		ReviewProblem             func(childComplexity int, platform algoitny.Platform, problemID string, input model.ReviewProblemInput) int
 		SaveProblem               func(childComplexity int, input model.SaveProblemInput) int
@@ -312,7 +319,7 @@ type ComplexityRoot struct {
 
 	NotificationChannel struct {
 		CreatedAt  func(childComplexity int) int
-		Deliveries func(childComplexity int, first *int, after *string) int
+		Deliveries func(childComplexity int, first *int, after *string, last *int, before *string) int
 		ID         func(childComplexity int) int
 		Kind       func(childComplexity int) int
 		URL        func(childComplexity int) int
@@ -340,8 +347,10 @@ type ComplexityRoot struct {
 	}
 
 	PageInfo struct {
-		EndCursor   func(childComplexity int) int
-		HasNextPage func(childComplexity int) int
+		EndCursor       func(childComplexity int) int
+		HasNextPage     func(childComplexity int) int
+		HasPreviousPage func(childComplexity int) int
+		StartCursor     func(childComplexity int) int
 	}
 
 	Plan struct {
@@ -385,7 +394,7 @@ type ComplexityRoot struct {
 		Subtasks           func(childComplexity int) int
 		Tags               func(childComplexity int) int
 		TestCaseCount      func(childComplexity int) int
-		TestCases          func(childComplexity int, first *int, after *string) int
+		TestCases          func(childComplexity int, first *int, after *string, last *int, before *string) int
 		TimeLimitMs        func(childComplexity int) int
 		Title              func(childComplexity int) int
 		UpdatedAt          func(childComplexity int) int
@@ -407,25 +416,34 @@ type ComplexityRoot struct {
 	Query struct {
 		AdtContests            func(childComplexity int, month string) int
 		Check                  func(childComplexity int, id string) int
-		HistoryFeed            func(childComplexity int, first *int, after *string) int
+		HistoryFeed            func(childComplexity int, first *int, after *string, last *int, before *string) int
 		Job                    func(childComplexity int, id string) int
-		Jobs                   func(childComplexity int, typeArg *algoitny.JobType, status *algoitny.JobStatus, first *int, after *string) int
+		Jobs                   func(childComplexity int, typeArg *algoitny.JobType, status *algoitny.JobStatus, first *int, after *string, last *int, before *string) int
 		Languages              func(childComplexity int) int
 		Leaderboard            func(childComplexity int, first *int) int
 		Me                     func(childComplexity int) int
-		MyChecks               func(childComplexity int, first *int, after *string) int
-		MyHistory              func(childComplexity int, filter *model.HistoryFilter, first *int, after *string) int
+		MyChecks               func(childComplexity int, first *int, after *string, last *int, before *string) int
+		MyHistory              func(childComplexity int, filter *model.HistoryFilter, first *int, after *string, last *int, before *string) int
 		MyNotificationChannels func(childComplexity int) int
 		MyUsage                func(childComplexity int) int
 		Node                   func(childComplexity int, id string) int
+		Nodes                  func(childComplexity int, ids []string) int
 		Plans                  func(childComplexity int) int
 		Problem                func(childComplexity int, platform algoitny.Platform, problemID string) int
-		Problems               func(childComplexity int, filter *model.ProblemFilter, first *int, after *string) int
-		PublicHistory          func(childComplexity int, filter *model.HistoryFilter, first *int, after *string) int
+		Problems               func(childComplexity int, filter *model.ProblemFilter, first *int, after *string, last *int, before *string) int
+		PublicHistory          func(childComplexity int, filter *model.HistoryFilter, first *int, after *string, last *int, before *string) int
+		RequestBudget          func(childComplexity int) int
 		SearchHistory          func(childComplexity int, id string) int
 		UsageStats             func(childComplexity int) int
 		User                   func(childComplexity int, id string) int
-		Users                  func(childComplexity int, plan *string, first *int, after *string) int
+		Users                  func(childComplexity int, plan *string, first *int, after *string, last *int, before *string) int
+	}
+
+	RequestBudget struct {
+		Cost               func(childComplexity int) int
+		Limit              func(childComplexity int) int
+		Remaining          func(childComplexity int) int
+		ResponseBytesLimit func(childComplexity int) int
 	}
 
 	SearchHistory struct {
@@ -455,8 +473,9 @@ type ComplexityRoot struct {
 	}
 
 	SearchHistoryConnection struct {
-		Edges    func(childComplexity int) int
-		PageInfo func(childComplexity int) int
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
 	}
 
 	SearchHistoryEdge struct {
@@ -646,7 +665,7 @@ type JobResolver interface {
 
 	History(ctx context.Context, obj *algoitny.Job) (*algoitny.SearchHistory, error)
 
-	Progress(ctx context.Context, obj *algoitny.Job, first *int, after *string) (*model.JobProgressConnection, error)
+	Progress(ctx context.Context, obj *algoitny.Job, first *int, after *string, last *int, before *string) (*model.JobProgressConnection, error)
 }
 type JobProgressResolver interface {
 	ID(ctx context.Context, obj *algoitny.JobProgress) (string, error)
@@ -687,11 +706,14 @@ type MutationResolver interface {
 	UpdatePlan(ctx context.Context, name string, input model.UpdatePlanInput) (*algoitny.Plan, error)
 	SetUserPlan(ctx context.Context, userID string, plan string) (*algoitny.User, error)
 	SetUserActive(ctx context.Context, userID string, active bool) (*algoitny.User, error)
+	RemoveCheck(ctx context.Context, id string) (*model.DeletePayload, error)
+	RemoveNotificationChannel(ctx context.Context, id string) (*model.DeletePayload, error)
+	RemoveMyAccount(ctx context.Context) (*model.DeletePayload, error)
 }
 type NotificationChannelResolver interface {
 	ID(ctx context.Context, obj *algoitny.NotificationChannel) (string, error)
 
-	Deliveries(ctx context.Context, obj *algoitny.NotificationChannel, first *int, after *string) (*model.NotificationDeliveryConnection, error)
+	Deliveries(ctx context.Context, obj *algoitny.NotificationChannel, first *int, after *string, last *int, before *string) (*model.NotificationDeliveryConnection, error)
 }
 type NotificationDeliveryResolver interface {
 	CheckID(ctx context.Context, obj *algoitny.NotificationDelivery) (string, error)
@@ -714,31 +736,33 @@ type ProblemResolver interface {
 
 	Subtasks(ctx context.Context, obj *algoitny.Problem) ([]*algoitny.Subtask, error)
 
-	TestCases(ctx context.Context, obj *algoitny.Problem, first *int, after *string) (*model.TestCaseConnection, error)
+	TestCases(ctx context.Context, obj *algoitny.Problem, first *int, after *string, last *int, before *string) (*model.TestCaseConnection, error)
 	SolvedByMe(ctx context.Context, obj *algoitny.Problem) (bool, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id string) (model.Node, error)
 	Me(ctx context.Context) (*algoitny.User, error)
 	Problem(ctx context.Context, platform algoitny.Platform, problemID string) (*algoitny.Problem, error)
-	Problems(ctx context.Context, filter *model.ProblemFilter, first *int, after *string) (*model.ProblemConnection, error)
+	Problems(ctx context.Context, filter *model.ProblemFilter, first *int, after *string, last *int, before *string) (*model.ProblemConnection, error)
 	SearchHistory(ctx context.Context, id string) (*algoitny.SearchHistory, error)
-	MyHistory(ctx context.Context, filter *model.HistoryFilter, first *int, after *string) (*model.SearchHistoryConnection, error)
-	PublicHistory(ctx context.Context, filter *model.HistoryFilter, first *int, after *string) (*model.SearchHistoryConnection, error)
-	HistoryFeed(ctx context.Context, first *int, after *string) (*model.SearchHistoryConnection, error)
+	MyHistory(ctx context.Context, filter *model.HistoryFilter, first *int, after *string, last *int, before *string) (*model.SearchHistoryConnection, error)
+	PublicHistory(ctx context.Context, filter *model.HistoryFilter, first *int, after *string, last *int, before *string) (*model.SearchHistoryConnection, error)
+	HistoryFeed(ctx context.Context, first *int, after *string, last *int, before *string) (*model.SearchHistoryConnection, error)
 	Job(ctx context.Context, id string) (*algoitny.Job, error)
-	Jobs(ctx context.Context, typeArg *algoitny.JobType, status *algoitny.JobStatus, first *int, after *string) (*model.JobConnection, error)
+	Jobs(ctx context.Context, typeArg *algoitny.JobType, status *algoitny.JobStatus, first *int, after *string, last *int, before *string) (*model.JobConnection, error)
 	Plans(ctx context.Context) ([]*algoitny.Plan, error)
 	Languages(ctx context.Context) ([]*algoitny.LanguageOffer, error)
 	MyUsage(ctx context.Context) ([]*algoitny.Usage, error)
-	Users(ctx context.Context, plan *string, first *int, after *string) (*model.UserConnection, error)
+	Users(ctx context.Context, plan *string, first *int, after *string, last *int, before *string) (*model.UserConnection, error)
 	User(ctx context.Context, id string) (*algoitny.User, error)
 	Leaderboard(ctx context.Context, first *int) ([]*algoitny.LeaderboardEntry, error)
 	UsageStats(ctx context.Context) (*model.UsageStats, error)
-	MyChecks(ctx context.Context, first *int, after *string) (*model.CheckConnection, error)
+	MyChecks(ctx context.Context, first *int, after *string, last *int, before *string) (*model.CheckConnection, error)
 	MyNotificationChannels(ctx context.Context) ([]*algoitny.NotificationChannel, error)
 	Check(ctx context.Context, id string) (*algoitny.Check, error)
 	AdtContests(ctx context.Context, month string) ([]*algoitny.ADTContest, error)
+	Nodes(ctx context.Context, ids []string) ([]model.Node, error)
+	RequestBudget(ctx context.Context) (*model.RequestBudget, error)
 }
 type SearchHistoryResolver interface {
 	ID(ctx context.Context, obj *algoitny.SearchHistory) (string, error)
@@ -1319,6 +1343,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CreatedWebhook.Secret(childComplexity), true
 
+	case "DeletePayload.deletedId":
+		if e.ComplexityRoot.DeletePayload.DeletedID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeletePayload.DeletedID(childComplexity), true
+
 	case "ExecutionProgressEvent.index":
 		if e.ComplexityRoot.ExecutionProgressEvent.Index == nil {
 			break
@@ -1452,7 +1483,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Job.Progress(childComplexity, args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Job.Progress(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "Job.result":
 		if e.ComplexityRoot.Job.Result == nil {
 			break
@@ -1870,6 +1901,34 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RegenerateTests(childComplexity, args["platform"].(algoitny.Platform), args["problemId"].(string)), true
+	case "Mutation.removeCheck":
+		if e.ComplexityRoot.Mutation.RemoveCheck == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_removeCheck_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RemoveCheck(childComplexity, args["id"].(string)), true
+	case "Mutation.removeMyAccount":
+		if e.ComplexityRoot.Mutation.RemoveMyAccount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Mutation.RemoveMyAccount(childComplexity), true
+	case "Mutation.removeNotificationChannel":
+		if e.ComplexityRoot.Mutation.RemoveNotificationChannel == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_removeNotificationChannel_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RemoveNotificationChannel(childComplexity, args["id"].(string)), true
 	case "Mutation.resumeCheck":
 		if e.ComplexityRoot.Mutation.ResumeCheck == nil {
 			break
@@ -1998,7 +2057,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.NotificationChannel.Deliveries(childComplexity, args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.NotificationChannel.Deliveries(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "NotificationChannel.id":
 		if e.ComplexityRoot.NotificationChannel.ID == nil {
 			break
@@ -2105,6 +2164,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PageInfo.HasNextPage(childComplexity), true
+	case "PageInfo.hasPreviousPage":
+		if e.ComplexityRoot.PageInfo.HasPreviousPage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PageInfo.HasPreviousPage(childComplexity), true
+	case "PageInfo.startCursor":
+		if e.ComplexityRoot.PageInfo.StartCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PageInfo.StartCursor(childComplexity), true
 
 	case "Plan.canRegisterProblems":
 		if e.ComplexityRoot.Plan.CanRegisterProblems == nil {
@@ -2339,7 +2410,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Problem.TestCases(childComplexity, args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Problem.TestCases(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "Problem.timeLimitMs":
 		if e.ComplexityRoot.Problem.TimeLimitMs == nil {
 			break
@@ -2435,7 +2506,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.HistoryFeed(childComplexity, args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Query.HistoryFeed(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 
 	case "Query.job":
 		if e.ComplexityRoot.Query.Job == nil {
@@ -2458,7 +2529,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Jobs(childComplexity, args["type"].(*algoitny.JobType), args["status"].(*algoitny.JobStatus), args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Query.Jobs(childComplexity, args["type"].(*algoitny.JobType), args["status"].(*algoitny.JobStatus), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "Query.languages":
 		if e.ComplexityRoot.Query.Languages == nil {
 			break
@@ -2492,7 +2563,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.MyChecks(childComplexity, args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Query.MyChecks(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "Query.myHistory":
 		if e.ComplexityRoot.Query.MyHistory == nil {
 			break
@@ -2503,7 +2574,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.MyHistory(childComplexity, args["filter"].(*model.HistoryFilter), args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Query.MyHistory(childComplexity, args["filter"].(*model.HistoryFilter), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "Query.myNotificationChannels":
 		if e.ComplexityRoot.Query.MyNotificationChannels == nil {
 			break
@@ -2527,6 +2598,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Node(childComplexity, args["id"].(string)), true
+	case "Query.nodes":
+		if e.ComplexityRoot.Query.Nodes == nil {
+			break
+		}
+
+		args, err := ec.field_Query_nodes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Nodes(childComplexity, args["ids"].([]string)), true
 	case "Query.plans":
 		if e.ComplexityRoot.Query.Plans == nil {
 			break
@@ -2554,7 +2636,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Problems(childComplexity, args["filter"].(*model.ProblemFilter), args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Query.Problems(childComplexity, args["filter"].(*model.ProblemFilter), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "Query.publicHistory":
 		if e.ComplexityRoot.Query.PublicHistory == nil {
 			break
@@ -2565,7 +2647,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.PublicHistory(childComplexity, args["filter"].(*model.HistoryFilter), args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Query.PublicHistory(childComplexity, args["filter"].(*model.HistoryFilter), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
+	case "Query.requestBudget":
+		if e.ComplexityRoot.Query.RequestBudget == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.RequestBudget(childComplexity), true
 	case "Query.searchHistory":
 		if e.ComplexityRoot.Query.SearchHistory == nil {
 			break
@@ -2604,7 +2692,32 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Users(childComplexity, args["plan"].(*string), args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Query.Users(childComplexity, args["plan"].(*string), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
+
+	case "RequestBudget.cost":
+		if e.ComplexityRoot.RequestBudget.Cost == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RequestBudget.Cost(childComplexity), true
+	case "RequestBudget.limit":
+		if e.ComplexityRoot.RequestBudget.Limit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RequestBudget.Limit(childComplexity), true
+	case "RequestBudget.remaining":
+		if e.ComplexityRoot.RequestBudget.Remaining == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RequestBudget.Remaining(childComplexity), true
+	case "RequestBudget.responseBytesLimit":
+		if e.ComplexityRoot.RequestBudget.ResponseBytesLimit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RequestBudget.ResponseBytesLimit(childComplexity), true
 
 	case "SearchHistory.code":
 		if e.ComplexityRoot.SearchHistory.Code == nil {
@@ -2757,6 +2870,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SearchHistoryConnection.PageInfo(childComplexity), true
+	case "SearchHistoryConnection.totalCount":
+		if e.ComplexityRoot.SearchHistoryConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchHistoryConnection.TotalCount(childComplexity), true
 
 	case "SearchHistoryEdge.cursor":
 		if e.ComplexityRoot.SearchHistoryEdge.Cursor == nil {
@@ -3502,7 +3621,7 @@ var sources = []*ast.Source{
 An instant, as an RFC 3339 string with its offset and up to nanosecond
 precision, e.g. ` + "`" + `2025-05-22T12:34:56.789Z` + "`" + `.
 """
-scalar Time
+scalar Time @specifiedBy(url: "https://datatracker.ietf.org/doc/html/rfc3339")
 
 """
 An object with an opaque global id, fetchable with ` + "`" + `node(id:)` + "`" + `. Ids are opaque:
@@ -3515,8 +3634,11 @@ interface Node {
 }
 
 """
-A list's position. Lists page with opaque cursors: ask for ` + "`" + `first` + "`" + ` items (1–100,
-default 20) ` + "`" + `after` + "`" + ` a cursor. A filtered list reads a bounded number of items
+A list's position (Relay's PageInfo). Lists page with opaque cursors both ways:
+ask for ` + "`" + `first` + "`" + ` items (1–100, default 20) ` + "`" + `after` + "`" + ` a cursor, or for the ` + "`" + `last` + "`" + `
+items (1–100) ` + "`" + `before` + "`" + ` a cursor, in the list's own order (giving both ` + "`" + `first` + "`" + `
+or ` + "`" + `after` + "`" + ` and ` + "`" + `last` + "`" + ` or ` + "`" + `before` + "`" + ` is BAD_USER_INPUT; ` + "`" + `historyFeed` + "`" + ` and
+` + "`" + `users` + "`" + ` without a plan page forward only: BAD_USER_INPUT naming ` + "`" + `last` + "`" + `). A filtered list reads a bounded number of items
 per request (at most 10 DynamoDB pages of 100): a page may then hold fewer
 items than ` + "`" + `first` + "`" + `, even none, while hasNextPage is true; continue from
 endCursor. For the complexity limit (5000), a page of problems, executions,
@@ -3524,10 +3646,14 @@ jobs, users, test cases or progress steps costs its selected fields times
 ` + "`" + `first` + "`" + ` (20 when omitted).
 """
 type PageInfo {
-  "Whether more items follow: ask again with ` + "`" + `after: endCursor` + "`" + ` (a short or empty page does not mean the end)."
+  "Whether more items follow: ask again with ` + "`" + `after: endCursor` + "`" + ` (a short or empty page does not mean the end). Paging backward (` + "`" + `last` + "`" + `/` + "`" + `before` + "`" + `): whether ` + "`" + `before` + "`" + ` named a position, so items follow it."
   hasNextPage: Boolean!
   "The cursor to pass as ` + "`" + `after` + "`" + ` for the next page; null when the page is empty and nothing follows."
   endCursor: String
+  "Whether items come before this page: ask with ` + "`" + `last` + "`" + ` and ` + "`" + `before: startCursor` + "`" + `. Paging forward: whether ` + "`" + `after` + "`" + ` named a position, so items precede it."
+  hasPreviousPage: Boolean!
+  "The cursor to pass as ` + "`" + `before` + "`" + ` for the page before this one (the first edge's cursor); null when the page is empty."
+  startCursor: String
 }
 
 "The online judge a problem comes from; with its ` + "`" + `problemId` + "`" + ` it names a problem."
@@ -3798,6 +3924,10 @@ type Problem implements Node {
     first: Int
     "Continue after this cursor (an endCursor or edge cursor of this list); BAD_USER_INPUT for a forged or foreign one."
     after: String
+    "The page's size when paging backward: the last 1–100 items before ` + "`" + `before` + "`" + ` (or of the whole list); BAD_USER_INPUT outside, or with ` + "`" + `first` + "`" + `/` + "`" + `after` + "`" + `."
+    last: Int
+    "Page backward from this cursor (a startCursor or edge cursor of this list): the items before it; BAD_USER_INPUT for a forged or foreign one."
+    before: String
   ): TestCaseConnection!
   "Whether the signed-in user has this problem accepted on its judge (AtCoder only, from the linked account's synced submissions); false when anonymous or on other judges."
   solvedByMe: Boolean!
@@ -3968,6 +4098,8 @@ type SearchHistoryConnection {
   edges: [SearchHistoryEdge!]!
   "Where the page ends and whether more follow."
   pageInfo: PageInfo!
+  "How many executions the list holds in all: ` + "`" + `myHistory` + "`" + ` without a filter only (from your statistics' counter); null for the other lists and filters, which no counter keeps."
+  totalCount: Int
 }
 
 "One metered action (an execution or a hint request); kept 90 days. Readable through ` + "`" + `node(id:)` + "`" + ` by its user and staff."
@@ -4026,6 +4158,10 @@ type Job implements Node {
     first: Int
     "Continue after this cursor (an endCursor or edge cursor of this list); BAD_USER_INPUT for a forged or foreign one."
     after: String
+    "The page's size when paging backward: the last 1–100 items before ` + "`" + `before` + "`" + ` (or of the whole list); BAD_USER_INPUT outside, or with ` + "`" + `first` + "`" + `/` + "`" + `after` + "`" + `."
+    last: Int
+    "Page backward from this cursor (a startCursor or edge cursor of this list): the items before it; BAD_USER_INPUT for a forged or foreign one."
+    before: String
   ): JobProgressConnection!
   "When the job was created (queued)."
   createdAt: Time!
@@ -4305,8 +4441,8 @@ type CheckEvent {
 }
 
 "Where notifications of your checks' changes of state (DOWN, UP again) go. Visible to its owner only."
-type NotificationChannel {
-  "The channel's opaque id."
+type NotificationChannel implements Node {
+  "The channel's opaque id: ` + "`" + `node(id:)` + "`" + ` reads it (its owner only)."
   id: ID!
   "How it is reached."
   kind: NotificationChannelKind!
@@ -4320,6 +4456,10 @@ type NotificationChannel {
     first: Int = 20
     "The cursor to continue after."
     after: String
+    "The page's size when paging backward: the last 1–100 items before ` + "`" + `before` + "`" + ` (or of the whole list); BAD_USER_INPUT outside, or with ` + "`" + `first` + "`" + `/` + "`" + `after` + "`" + `."
+    last: Int
+    "Page backward from this cursor (a startCursor or edge cursor of this list): the items before it; BAD_USER_INPUT for a forged or foreign one."
+    before: String
   ): NotificationDeliveryConnection!
 }
 
@@ -5041,6 +5181,10 @@ type Query {
     first: Int
     "Continue after this cursor (an endCursor or edge cursor of this list); BAD_USER_INPUT for a forged or foreign one."
     after: String
+    "The page's size when paging backward: the last 1–100 items before ` + "`" + `before` + "`" + ` (or of the whole list); BAD_USER_INPUT outside, or with ` + "`" + `first` + "`" + `/` + "`" + `after` + "`" + `."
+    last: Int
+    "Page backward from this cursor (a startCursor or edge cursor of this list): the items before it; BAD_USER_INPUT for a forged or foreign one."
+    before: String
   ): ProblemConnection!
   "An execution: yours, any for staff, or a public one of a published problem; null otherwise. Errors: BAD_USER_INPUT for a malformed id."
   searchHistory(
@@ -5055,6 +5199,10 @@ type Query {
     first: Int
     "Continue after this cursor (an endCursor or edge cursor of this list); BAD_USER_INPUT for a forged or foreign one."
     after: String
+    "The page's size when paging backward: the last 1–100 items before ` + "`" + `before` + "`" + ` (or of the whole list); BAD_USER_INPUT outside, or with ` + "`" + `first` + "`" + `/` + "`" + `after` + "`" + `."
+    last: Int
+    "Page backward from this cursor (a startCursor or edge cursor of this list): the items before it; BAD_USER_INPUT for a forged or foreign one."
+    before: String
   ): SearchHistoryConnection!
   "Everyone's public executions of published problems, newest first; anyone may read it. Pages may be short. Errors: BAD_USER_INPUT (first, after)."
   publicHistory(
@@ -5064,6 +5212,10 @@ type Query {
     first: Int
     "Continue after this cursor (an endCursor or edge cursor of this list); BAD_USER_INPUT for a forged or foreign one."
     after: String
+    "The page's size when paging backward: the last 1–100 items before ` + "`" + `before` + "`" + ` (or of the whole list); BAD_USER_INPUT outside, or with ` + "`" + `first` + "`" + `/` + "`" + `after` + "`" + `."
+    last: Int
+    "Page backward from this cursor (a startCursor or edge cursor of this list): the items before it; BAD_USER_INPUT for a forged or foreign one."
+    before: String
   ): SearchHistoryConnection!
   "Your own history merged with everyone else's public history, newest first (anonymous: the public history). Pages may be short. Errors: BAD_USER_INPUT (first, after)."
   historyFeed(
@@ -5071,6 +5223,10 @@ type Query {
     first: Int
     "Continue after this cursor (this feed's endCursor or an edge cursor); BAD_USER_INPUT for a forged one."
     after: String
+    "The page's size when paging backward: the last 1–100 items before ` + "`" + `before` + "`" + ` (or of the whole list); BAD_USER_INPUT outside, or with ` + "`" + `first` + "`" + `/` + "`" + `after` + "`" + `."
+    last: Int
+    "Page backward from this cursor (a startCursor or edge cursor of this list): the items before it; BAD_USER_INPUT for a forged or foreign one."
+    before: String
   ): SearchHistoryConnection!
   "A job of yours (staff: anyone's); null otherwise. Errors: BAD_USER_INPUT for a malformed id."
   job(
@@ -5091,6 +5247,10 @@ type Query {
     first: Int
     "Continue after this cursor (an endCursor or edge cursor of this list); BAD_USER_INPUT for a forged or foreign one."
     after: String
+    "The page's size when paging backward: the last 1–100 items before ` + "`" + `before` + "`" + ` (or of the whole list); BAD_USER_INPUT outside, or with ` + "`" + `first` + "`" + `/` + "`" + `after` + "`" + `."
+    last: Int
+    "Page backward from this cursor (a startCursor or edge cursor of this list): the items before it; BAD_USER_INPUT for a forged or foreign one."
+    before: String
   ): JobConnection!
   "The active plans sorted by name (staff: then the inactive ones). Anyone may read them."
   plans: [Plan!]!
@@ -5115,6 +5275,10 @@ type Query {
     first: Int
     "Continue after this cursor (an endCursor or edge cursor of this list); BAD_USER_INPUT for a forged or foreign one."
     after: String
+    "The page's size when paging backward: the last 1–100 items before ` + "`" + `before` + "`" + ` (or of the whole list); BAD_USER_INPUT outside, or with ` + "`" + `first` + "`" + `/` + "`" + `after` + "`" + `."
+    last: Int
+    "Page backward from this cursor (a startCursor or edge cursor of this list): the items before it; BAD_USER_INPUT for a forged or foreign one."
+    before: String
   ): UserConnection!
   "Staff: one user; null when there is none. Errors: UNAUTHENTICATED, FORBIDDEN (not staff), BAD_USER_INPUT (malformed id)."
   user(
@@ -5134,6 +5298,10 @@ type Query {
     first: Int
     "Continue after this cursor (an endCursor or edge cursor of this list); BAD_USER_INPUT for a forged or foreign one."
     after: String
+    "The page's size when paging backward: the last 1–100 items before ` + "`" + `before` + "`" + ` (or of the whole list); BAD_USER_INPUT outside, or with ` + "`" + `first` + "`" + `/` + "`" + `after` + "`" + `."
+    last: Int
+    "Page backward from this cursor (a startCursor or edge cursor of this list): the items before it; BAD_USER_INPUT for a forged or foreign one."
+    before: String
   ): CheckConnection!
   "Your notification channels, oldest first (at most 10; secrets are not shown). Errors: UNAUTHENTICATED when anonymous."
   myNotificationChannels: [NotificationChannel!]!
@@ -5147,6 +5315,23 @@ type Query {
     "The month of the contests' start, in UTC, as YYYYMM (e.g. ` + "`" + `202505` + "`" + `)."
     month: String!
   ): [AdtContest!]!
+  """
+  The objects with these global ids, in the same order: each entry as
+  ` + "`" + `node(id:)` + "`" + ` answers it (null when there is none or you may not see it).
+  Errors: BAD_USER_INPUT (more than 100 ids, or a malformed one: that entry's
+  path), and ` + "`" + `node` + "`" + `'s errors on their entries.
+  """
+  nodes(
+    "At most 100 opaque global ids of any types that implement Node."
+    ids: [ID!]!
+  ): [Node]!
+  """
+  What this request spends of its budget, computed before it runs: its cost
+  (complexity, this field included) against the limit, and the bytes its
+  answer may hold. Every answer also carries ` + "`" + `extensions.cost` + "`" + ` ({cost,
+  limit}). Anyone may read it.
+  """
+  requestBudget: RequestBudget!
 }
 
 """
@@ -5463,6 +5648,36 @@ type Mutation {
     "true to activate, false to deactivate."
     active: Boolean!
   ): User!
+  "` + "`" + `deleteCheck` + "`" + `, answering the deleted check's id (for Relay's ` + "`" + `@deleteRecord` + "`" + ` or Apollo's ` + "`" + `cache.evict` + "`" + `). Errors: those of deleteCheck."
+  removeCheck(
+    "The check's id."
+    id: ID!
+  ): DeletePayload!
+  "` + "`" + `deleteNotificationChannel` + "`" + `, answering the deleted channel's id. Errors: those of deleteNotificationChannel."
+  removeNotificationChannel(
+    "The channel's id."
+    id: ID!
+  ): DeletePayload!
+  "` + "`" + `deleteMyAccount` + "`" + `, answering your deleted User's id. Errors: those of deleteMyAccount."
+  removeMyAccount: DeletePayload!
+}
+
+"What a deletion answers: the id of what is gone."
+type DeletePayload {
+  "The opaque global id of the deleted object."
+  deletedId: ID!
+}
+
+"A request's budget (Query.requestBudget)."
+type RequestBudget {
+  "This operation's cost: every field 1, a connection its selection times its page size (` + "`" + `first` + "`" + ` or ` + "`" + `last` + "`" + `, 20 when omitted), a ` + "`" + `nodes` + "`" + ` list its selection times its ids."
+  cost: Int!
+  "The most an operation may cost: above it the request is refused with COMPLEXITY_LIMIT_EXCEEDED."
+  limit: Int!
+  "What the operation could have cost more: limit − cost."
+  remaining: Int!
+  "The bytes an answer may hold for you (signed in or not): past them the request ends with RESPONSE_TOO_LARGE."
+  responseBytesLimit: Int!
 }
 
 "A job's status change or progress step."
@@ -5819,6 +6034,14 @@ func (ec *executionContext) childFields_CreatedWebhook(ctx context.Context, fiel
 	return nil, fmt.Errorf("no field named %q was found under type CreatedWebhook", field.Name)
 }
 
+func (ec *executionContext) childFields_DeletePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedId":
+		return ec.fieldContext_DeletePayload_deletedId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeletePayload", field.Name)
+}
+
 func (ec *executionContext) childFields_ExecutionProgressEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "jobId":
@@ -6065,6 +6288,10 @@ func (ec *executionContext) childFields_PageInfo(ctx context.Context, field grap
 		return ec.fieldContext_PageInfo_hasNextPage(ctx, field)
 	case "endCursor":
 		return ec.fieldContext_PageInfo_endCursor(ctx, field)
+	case "hasPreviousPage":
+		return ec.fieldContext_PageInfo_hasPreviousPage(ctx, field)
+	case "startCursor":
+		return ec.fieldContext_PageInfo_startCursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
 }
@@ -6189,6 +6416,20 @@ func (ec *executionContext) childFields_ProblemEdge(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type ProblemEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_RequestBudget(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cost":
+		return ec.fieldContext_RequestBudget_cost(ctx, field)
+	case "limit":
+		return ec.fieldContext_RequestBudget_limit(ctx, field)
+	case "remaining":
+		return ec.fieldContext_RequestBudget_remaining(ctx, field)
+	case "responseBytesLimit":
+		return ec.fieldContext_RequestBudget_responseBytesLimit(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RequestBudget", field.Name)
+}
+
 func (ec *executionContext) childFields_SearchHistory(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -6247,6 +6488,8 @@ func (ec *executionContext) childFields_SearchHistoryConnection(ctx context.Cont
 		return ec.fieldContext_SearchHistoryConnection_edges(ctx, field)
 	case "pageInfo":
 		return ec.fieldContext_SearchHistoryConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_SearchHistoryConnection_totalCount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SearchHistoryConnection", field.Name)
 }
@@ -6686,6 +6929,22 @@ func (ec *executionContext) field_Job_progress_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
 	return args, nil
 }
 
@@ -7003,6 +7262,34 @@ func (ec *executionContext) field_Mutation_regenerateTests_args(ctx context.Cont
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_removeCheck_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_removeNotificationChannel_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_resumeCheck_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7220,6 +7507,22 @@ func (ec *executionContext) field_NotificationChannel_deliveries_args(ctx contex
 		return nil, err
 	}
 	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
 	return args, nil
 }
 
@@ -7242,6 +7545,22 @@ func (ec *executionContext) field_Problem_testCases_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
 	return args, nil
 }
 
@@ -7306,6 +7625,22 @@ func (ec *executionContext) field_Query_historyFeed_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
 	return args, nil
 }
 
@@ -7358,6 +7693,22 @@ func (ec *executionContext) field_Query_jobs_args(ctx context.Context, rawArgs m
 		return nil, err
 	}
 	args["after"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg5
 	return args, nil
 }
 
@@ -7394,6 +7745,22 @@ func (ec *executionContext) field_Query_myChecks_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
 	return args, nil
 }
 
@@ -7424,6 +7791,22 @@ func (ec *executionContext) field_Query_myHistory_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["after"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg4
 	return args, nil
 }
 
@@ -7438,6 +7821,20 @@ func (ec *executionContext) field_Query_node_args(ctx context.Context, rawArgs m
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_nodes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "ids",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalNID2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["ids"] = arg0
 	return args, nil
 }
 
@@ -7490,6 +7887,22 @@ func (ec *executionContext) field_Query_problems_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["after"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg4
 	return args, nil
 }
 
@@ -7520,6 +7933,22 @@ func (ec *executionContext) field_Query_publicHistory_args(ctx context.Context, 
 		return nil, err
 	}
 	args["after"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg4
 	return args, nil
 }
 
@@ -7578,6 +8007,22 @@ func (ec *executionContext) field_Query_users_args(ctx context.Context, rawArgs 
 		return nil, err
 	}
 	args["after"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg4
 	return args, nil
 }
 
@@ -9701,6 +10146,29 @@ func (ec *executionContext) fieldContext_CreatedWebhook_secret(_ context.Context
 	return graphql.NewScalarFieldContext("CreatedWebhook", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _DeletePayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *model.DeletePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeletePayload_deletedId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeletePayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeletePayload", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
 func (ec *executionContext) _ExecutionProgressEvent_jobId(ctx context.Context, field graphql.CollectedField, obj *algoitny.ExecutionEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10244,7 +10712,7 @@ func (ec *executionContext) _Job_progress(ctx context.Context, field graphql.Col
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Job().Progress(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Job().Progress(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.JobProgressConnection) graphql.Marshaler {
@@ -12359,6 +12827,126 @@ func (ec *executionContext) fieldContext_Mutation_setUserActive(ctx context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_removeCheck(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_removeCheck(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RemoveCheck(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
+			return ec.marshalNDeletePayload2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_removeCheck(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeletePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_removeCheck_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_removeNotificationChannel(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_removeNotificationChannel(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RemoveNotificationChannel(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
+			return ec.marshalNDeletePayload2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_removeNotificationChannel(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeletePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_removeNotificationChannel_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_removeMyAccount(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_removeMyAccount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Mutation().RemoveMyAccount(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
+			return ec.marshalNDeletePayload2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_removeMyAccount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeletePayload(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _NotificationChannel_id(ctx context.Context, field graphql.CollectedField, obj *algoitny.NotificationChannel) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12461,7 +13049,7 @@ func (ec *executionContext) _NotificationChannel_deliveries(ctx context.Context,
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.NotificationChannel().Deliveries(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.NotificationChannel().Deliveries(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.NotificationDeliveryConnection) graphql.Marshaler {
@@ -12841,6 +13429,52 @@ func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PageInfo_hasPreviousPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PageInfo_hasPreviousPage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasPreviousPage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PageInfo_hasPreviousPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _PageInfo_startCursor(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PageInfo_startCursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartCursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PageInfo_startCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
@@ -13792,7 +14426,7 @@ func (ec *executionContext) _Problem_testCases(ctx context.Context, field graphq
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Problem().TestCases(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Problem().TestCases(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.TestCaseConnection) graphql.Marshaler {
@@ -14144,7 +14778,7 @@ func (ec *executionContext) _Query_problems(ctx context.Context, field graphql.C
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Problems(ctx, fc.Args["filter"].(*model.ProblemFilter), fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Query().Problems(ctx, fc.Args["filter"].(*model.ProblemFilter), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ProblemConnection) graphql.Marshaler {
@@ -14232,7 +14866,7 @@ func (ec *executionContext) _Query_myHistory(ctx context.Context, field graphql.
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().MyHistory(ctx, fc.Args["filter"].(*model.HistoryFilter), fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Query().MyHistory(ctx, fc.Args["filter"].(*model.HistoryFilter), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SearchHistoryConnection) graphql.Marshaler {
@@ -14276,7 +14910,7 @@ func (ec *executionContext) _Query_publicHistory(ctx context.Context, field grap
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().PublicHistory(ctx, fc.Args["filter"].(*model.HistoryFilter), fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Query().PublicHistory(ctx, fc.Args["filter"].(*model.HistoryFilter), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SearchHistoryConnection) graphql.Marshaler {
@@ -14320,7 +14954,7 @@ func (ec *executionContext) _Query_historyFeed(ctx context.Context, field graphq
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().HistoryFeed(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Query().HistoryFeed(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SearchHistoryConnection) graphql.Marshaler {
@@ -14408,7 +15042,7 @@ func (ec *executionContext) _Query_jobs(ctx context.Context, field graphql.Colle
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Jobs(ctx, fc.Args["type"].(*algoitny.JobType), fc.Args["status"].(*algoitny.JobStatus), fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Query().Jobs(ctx, fc.Args["type"].(*algoitny.JobType), fc.Args["status"].(*algoitny.JobStatus), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.JobConnection) graphql.Marshaler {
@@ -14548,7 +15182,7 @@ func (ec *executionContext) _Query_users(ctx context.Context, field graphql.Coll
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Users(ctx, fc.Args["plan"].(*string), fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Query().Users(ctx, fc.Args["plan"].(*string), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.UserConnection) graphql.Marshaler {
@@ -14712,7 +15346,7 @@ func (ec *executionContext) _Query_myChecks(ctx context.Context, field graphql.C
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().MyChecks(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Query().MyChecks(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.CheckConnection) graphql.Marshaler {
@@ -14866,6 +15500,82 @@ func (ec *executionContext) fieldContext_Query_adtContests(ctx context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_nodes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Nodes(ctx, fc.Args["ids"].([]string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Node) graphql.Marshaler {
+			return ec.marshalNNode2ᚕgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐNode(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_nodes(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_nodes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_requestBudget(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_requestBudget(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().RequestBudget(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RequestBudget) graphql.Marshaler {
+			return ec.marshalNRequestBudget2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐRequestBudget(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_requestBudget(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RequestBudget(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14940,6 +15650,98 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _RequestBudget_cost(ctx context.Context, field graphql.CollectedField, obj *model.RequestBudget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RequestBudget_cost(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cost, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RequestBudget_cost(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RequestBudget", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _RequestBudget_limit(ctx context.Context, field graphql.CollectedField, obj *model.RequestBudget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RequestBudget_limit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Limit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RequestBudget_limit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RequestBudget", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _RequestBudget_remaining(ctx context.Context, field graphql.CollectedField, obj *model.RequestBudget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RequestBudget_remaining(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Remaining, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RequestBudget_remaining(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RequestBudget", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _RequestBudget_responseBytesLimit(ctx context.Context, field graphql.CollectedField, obj *model.RequestBudget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RequestBudget_responseBytesLimit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ResponseBytesLimit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RequestBudget_responseBytesLimit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RequestBudget", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _SearchHistory_id(ctx context.Context, field graphql.CollectedField, obj *algoitny.SearchHistory) (ret graphql.Marshaler) {
@@ -15578,6 +16380,29 @@ func (ec *executionContext) fieldContext_SearchHistoryConnection_pageInfo(_ cont
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _SearchHistoryConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.SearchHistoryConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchHistoryConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SearchHistoryConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchHistoryConnection", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _SearchHistoryEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.SearchHistoryEdge) (ret graphql.Marshaler) {
@@ -20345,6 +21170,13 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Plan(ctx, sel, obj)
+	case algoitny.NotificationChannel:
+		return ec._NotificationChannel(ctx, sel, &obj)
+	case *algoitny.NotificationChannel:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._NotificationChannel(ctx, sel, obj)
 	case algoitny.JobProgress:
 		return ec._JobProgress(ctx, sel, &obj)
 	case *algoitny.JobProgress:
@@ -21514,6 +22346,44 @@ func (ec *executionContext) _CreatedWebhook(ctx context.Context, sel ast.Selecti
 			}
 		case "secret":
 			out.Values[i] = ec._CreatedWebhook_secret(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var deletePayloadImplementors = []string{"DeletePayload"}
+
+func (ec *executionContext) _DeletePayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeletePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, deletePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeletePayload")
+		case "deletedId":
+			out.Values[i] = ec._DeletePayload_deletedId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -22768,6 +23638,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "removeCheck":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_removeCheck(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "removeNotificationChannel":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_removeNotificationChannel(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "removeMyAccount":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_removeMyAccount(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -22789,7 +23680,7 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 	return out
 }
 
-var notificationChannelImplementors = []string{"NotificationChannel"}
+var notificationChannelImplementors = []string{"NotificationChannel", "Node"}
 
 func (ec *executionContext) _NotificationChannel(ctx context.Context, sel ast.SelectionSet, obj *algoitny.NotificationChannel) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, notificationChannelImplementors)
@@ -23124,6 +24015,16 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "endCursor":
 			out.Values[i] = ec._PageInfo_endCursor(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "hasPreviousPage":
+			out.Values[i] = ec._PageInfo_hasPreviousPage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "startCursor":
+			out.Values[i] = ec._PageInfo_startCursor(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
@@ -24431,6 +25332,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "nodes":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_nodes(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "requestBudget":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_requestBudget(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -24444,6 +25389,59 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			})
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var requestBudgetImplementors = []string{"RequestBudget"}
+
+func (ec *executionContext) _RequestBudget(ctx context.Context, sel ast.SelectionSet, obj *model.RequestBudget) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, requestBudgetImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RequestBudget")
+		case "cost":
+			out.Values[i] = ec._RequestBudget_cost(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "limit":
+			out.Values[i] = ec._RequestBudget_limit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "remaining":
+			out.Values[i] = ec._RequestBudget_remaining(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "responseBytesLimit":
+			out.Values[i] = ec._RequestBudget_responseBytesLimit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -24898,6 +25896,11 @@ func (ec *executionContext) _SearchHistoryConnection(ctx context.Context, sel as
 		case "pageInfo":
 			out.Values[i] = ec._SearchHistoryConnection_pageInfo(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._SearchHistoryConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -27426,6 +28429,16 @@ func (ec *executionContext) marshalNCreatedWebhook2ᚖgithubᚗcomᚋalgoitnyᚋ
 	return ec._CreatedWebhook(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNDeletePayload2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐDeletePayload(ctx context.Context, sel ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DeletePayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNDeliveryStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐDeliveryStatus(ctx context.Context, v any) (algoitny.DeliveryStatus, error) {
 	tmp, err := graphql.UnmarshalString(v)
 	res := unmarshalNDeliveryStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐDeliveryStatus[tmp]
@@ -27542,6 +28555,35 @@ func (ec *executionContext) marshalNID2string(ctx context.Context, sel ast.Selec
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNID2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNID2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNID2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNID2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, error) {
@@ -27893,6 +28935,16 @@ func (ec *executionContext) unmarshalNNewSubtaskInput2ᚖgithubᚗcomᚋalgoitny
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNNode2ᚕgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐNode(ctx context.Context, sel ast.SelectionSet, v []model.Node) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalONode2githubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐNode(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
 func (ec *executionContext) marshalNNotificationChannel2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐNotificationChannelᚄ(ctx context.Context, sel ast.SelectionSet, v []*algoitny.NotificationChannel) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -28107,6 +29159,16 @@ func (ec *executionContext) marshalNProblemEdge2ᚖgithubᚗcomᚋalgoitnyᚋapi
 		return graphql.Null
 	}
 	return ec._ProblemEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNRequestBudget2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐRequestBudget(ctx context.Context, sel ast.SelectionSet, v *model.RequestBudget) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._RequestBudget(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNReviewProblemInput2githubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐReviewProblemInput(ctx context.Context, v any) (model.ReviewProblemInput, error) {

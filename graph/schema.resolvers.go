@@ -112,8 +112,8 @@ func (r *jobResolver) History(ctx context.Context, obj *algoitny.Job) (*algoitny
 	return h, err
 }
 
-func (r *jobResolver) Progress(ctx context.Context, obj *algoitny.Job, first *int, after *string) (*model.JobProgressConnection, error) {
-	p, err := r.Resolver.Jobs.Progress(ctx, obj, pageRequest(first, after))
+func (r *jobResolver) Progress(ctx context.Context, obj *algoitny.Job, first *int, after *string, last *int, before *string) (*model.JobProgressConnection, error) {
+	p, err := r.Resolver.Jobs.Progress(ctx, obj, pageRequest(first, after, last, before))
 	if err != nil {
 		return nil, err
 	}
@@ -410,12 +410,28 @@ func (r *mutationResolver) SetUserActive(ctx context.Context, userID string, act
 	return r.Accounts.SetUserActive(ctx, id, active)
 }
 
+func (r *mutationResolver) RemoveCheck(ctx context.Context, id string) (*model.DeletePayload, error) {
+	return deleted(id)(r.DeleteCheck(ctx, id))
+}
+
+func (r *mutationResolver) RemoveNotificationChannel(ctx context.Context, id string) (*model.DeletePayload, error) {
+	return deleted(id)(r.DeleteNotificationChannel(ctx, id))
+}
+
+func (r *mutationResolver) RemoveMyAccount(ctx context.Context) (*model.DeletePayload, error) {
+	me := r.Accounts.Me(ctx)
+	if me == nil {
+		return nil, algoitny.ActorFrom(ctx).RequireUser()
+	}
+	return deleted(globalID("User", me.ID))(r.DeleteMyAccount(ctx))
+}
+
 func (r *notificationChannelResolver) ID(ctx context.Context, obj *algoitny.NotificationChannel) (string, error) {
 	return globalID("NotificationChannel", obj.ID), nil
 }
 
-func (r *notificationChannelResolver) Deliveries(ctx context.Context, obj *algoitny.NotificationChannel, first *int, after *string) (*model.NotificationDeliveryConnection, error) {
-	p, err := r.watches().Deliveries(ctx, obj.ID, pageRequest(first, after))
+func (r *notificationChannelResolver) Deliveries(ctx context.Context, obj *algoitny.NotificationChannel, first *int, after *string, last *int, before *string) (*model.NotificationDeliveryConnection, error) {
+	p, err := r.watches().Deliveries(ctx, obj.ID, pageRequest(first, after, last, before))
 	if err != nil {
 		return nil, err
 	}
@@ -480,12 +496,12 @@ func (r *problemResolver) Subtasks(ctx context.Context, obj *algoitny.Problem) (
 	return out, nil
 }
 
-func (r *problemResolver) TestCases(ctx context.Context, obj *algoitny.Problem, first *int, after *string) (*model.TestCaseConnection, error) {
-	req := pageRequest(first, after)
+func (r *problemResolver) TestCases(ctx context.Context, obj *algoitny.Problem, first *int, after *string, last *int, before *string) (*model.TestCaseConnection, error) {
+	req := pageRequest(first, after, last, before)
 	if _, err := req.Validate(); err != nil {
 		return nil, err
 	}
-	p, err := loader.For(ctx).TestCases.Load(ctx, loader.TestCasePage{Ref: obj.Ref(), First: req.First, After: req.After})()
+	p, err := loader.For(ctx).TestCases.Load(ctx, loader.TestCasePage{Ref: obj.Ref(), First: req.First, After: req.After, Last: req.Last, Before: req.Before})()
 	if err != nil {
 		return nil, err
 	}
@@ -522,12 +538,12 @@ func (r *queryResolver) Problem(ctx context.Context, platform algoitny.Platform,
 	return nilIfNotFound(r.Resolver.Problems.Get(ctx, algoitny.ProblemRef{Platform: platform, ProblemID: problemID}))
 }
 
-func (r *queryResolver) Problems(ctx context.Context, filter *model.ProblemFilter, first *int, after *string) (*model.ProblemConnection, error) {
+func (r *queryResolver) Problems(ctx context.Context, filter *model.ProblemFilter, first *int, after *string, last *int, before *string) (*model.ProblemConnection, error) {
 	f := algoitny.ProblemFilter{}
 	if filter != nil {
 		f = algoitny.ProblemFilter{Platform: filter.Platform, Language: filter.Language, Completed: filter.Completed, TitleContains: orEmpty(filter.TitleContains), NeedsReview: filter.NeedsReview}
 	}
-	p, err := r.Resolver.Problems.List(ctx, f, pageRequest(first, after))
+	p, err := r.Resolver.Problems.List(ctx, f, pageRequest(first, after, last, before))
 	if err != nil {
 		return nil, err
 	}
@@ -542,24 +558,33 @@ func (r *queryResolver) SearchHistory(ctx context.Context, id string) (*algoitny
 	return nilIfNotFound(r.History.Get(ctx, ref))
 }
 
-func (r *queryResolver) MyHistory(ctx context.Context, filter *model.HistoryFilter, first *int, after *string) (*model.SearchHistoryConnection, error) {
-	p, err := r.History.Mine(ctx, historyFilter(filter), pageRequest(first, after))
+func (r *queryResolver) MyHistory(ctx context.Context, filter *model.HistoryFilter, first *int, after *string, last *int, before *string) (*model.SearchHistoryConnection, error) {
+	f := historyFilter(filter)
+	p, err := r.History.Mine(ctx, f, pageRequest(first, after, last, before))
+	if err != nil {
+		return nil, err
+	}
+	conn := historyConnection(p)
+	if f == (algoitny.HistoryFilter{}) && selects(ctx, "totalCount") {
+		stats, err := r.History.Stats(ctx, algoitny.ActorFrom(ctx).UserID())
+		if err != nil {
+			return nil, err
+		}
+		conn.TotalCount = &stats.Executions
+	}
+	return conn, nil
+}
+
+func (r *queryResolver) PublicHistory(ctx context.Context, filter *model.HistoryFilter, first *int, after *string, last *int, before *string) (*model.SearchHistoryConnection, error) {
+	p, err := r.History.Public(ctx, historyFilter(filter), pageRequest(first, after, last, before))
 	if err != nil {
 		return nil, err
 	}
 	return historyConnection(p), nil
 }
 
-func (r *queryResolver) PublicHistory(ctx context.Context, filter *model.HistoryFilter, first *int, after *string) (*model.SearchHistoryConnection, error) {
-	p, err := r.History.Public(ctx, historyFilter(filter), pageRequest(first, after))
-	if err != nil {
-		return nil, err
-	}
-	return historyConnection(p), nil
-}
-
-func (r *queryResolver) HistoryFeed(ctx context.Context, first *int, after *string) (*model.SearchHistoryConnection, error) {
-	p, err := r.History.Feed(ctx, pageRequest(first, after))
+func (r *queryResolver) HistoryFeed(ctx context.Context, first *int, after *string, last *int, before *string) (*model.SearchHistoryConnection, error) {
+	p, err := r.History.Feed(ctx, pageRequest(first, after, last, before))
 	if err != nil {
 		return nil, err
 	}
@@ -574,8 +599,8 @@ func (r *queryResolver) Job(ctx context.Context, id string) (*algoitny.Job, erro
 	return nilIfNotFound(r.Resolver.Jobs.Get(ctx, jobID))
 }
 
-func (r *queryResolver) Jobs(ctx context.Context, typeArg *algoitny.JobType, status *algoitny.JobStatus, first *int, after *string) (*model.JobConnection, error) {
-	p, err := r.Resolver.Jobs.List(ctx, typeArg, status, pageRequest(first, after))
+func (r *queryResolver) Jobs(ctx context.Context, typeArg *algoitny.JobType, status *algoitny.JobStatus, first *int, after *string, last *int, before *string) (*model.JobConnection, error) {
+	p, err := r.Resolver.Jobs.List(ctx, typeArg, status, pageRequest(first, after, last, before))
 	if err != nil {
 		return nil, err
 	}
@@ -594,8 +619,8 @@ func (r *queryResolver) MyUsage(ctx context.Context) ([]*algoitny.Usage, error) 
 	return r.Accounts.MyUsage(ctx)
 }
 
-func (r *queryResolver) Users(ctx context.Context, plan *string, first *int, after *string) (*model.UserConnection, error) {
-	p, err := r.Accounts.Users(ctx, orEmpty(plan), pageRequest(first, after))
+func (r *queryResolver) Users(ctx context.Context, plan *string, first *int, after *string, last *int, before *string) (*model.UserConnection, error) {
+	p, err := r.Accounts.Users(ctx, orEmpty(plan), pageRequest(first, after, last, before))
 	if err != nil {
 		return nil, err
 	}
@@ -611,7 +636,7 @@ func (r *queryResolver) User(ctx context.Context, id string) (*algoitny.User, er
 }
 
 func (r *queryResolver) Leaderboard(ctx context.Context, first *int) ([]*algoitny.LeaderboardEntry, error) {
-	entries, err := r.History.Leaderboard(ctx, pageRequest(first, nil).First)
+	entries, err := r.History.Leaderboard(ctx, pageRequest(first, nil, nil, nil).First)
 	if err != nil {
 		return nil, err
 	}
@@ -635,8 +660,8 @@ func (r *queryResolver) UsageStats(ctx context.Context) (*model.UsageStats, erro
 	return out, nil
 }
 
-func (r *queryResolver) MyChecks(ctx context.Context, first *int, after *string) (*model.CheckConnection, error) {
-	p, err := r.watches().List(ctx, pageRequest(first, after))
+func (r *queryResolver) MyChecks(ctx context.Context, first *int, after *string, last *int, before *string) (*model.CheckConnection, error) {
+	p, err := r.watches().List(ctx, pageRequest(first, after, last, before))
 	if err != nil {
 		return nil, err
 	}
@@ -674,6 +699,28 @@ func (r *queryResolver) AdtContests(ctx context.Context, month string) ([]*algoi
 		out[i] = &contests[i]
 	}
 	return out, nil
+}
+
+func (r *queryResolver) Nodes(ctx context.Context, ids []string) ([]model.Node, error) {
+	if len(ids) > algoitny.MaxPageSize {
+		return nil, algoitny.Invalid("ids", "at most %d ids", algoitny.MaxPageSize)
+	}
+	out := make([]model.Node, len(ids))
+	for i, id := range ids {
+		n, err := r.Node(ctx, id)
+		if err != nil {
+			// The entry's own error; the others are answered.
+			graphql.AddError(ctx, entryError(ctx, i, err))
+			continue
+		}
+		out[i] = n
+	}
+	return out, nil
+}
+
+func (r *queryResolver) RequestBudget(ctx context.Context) (*model.RequestBudget, error) {
+	rc := requestCost(ctx)
+	return &model.RequestBudget{Cost: rc.Cost, Limit: rc.Limit, Remaining: max(0, rc.Limit-rc.Cost), ResponseBytesLimit: int(rc.ResponseBytes)}, nil
 }
 
 func (r *searchHistoryResolver) ID(ctx context.Context, obj *algoitny.SearchHistory) (string, error) {

@@ -308,7 +308,15 @@ func (m *Main) openHTTP() error {
 		func() float64 { _, n, _ := m.websocket.Load(); return float64(n) })
 	metrics.GaugeFunc("algoitny_websocket_unsent_bytes", "Bytes queued for websockets and not sent yet.",
 		func() float64 { _, _, n := m.websocket.Load(); return float64(n) })
+	trusted, err := m.Config.trustedDocuments()
+	if err != nil {
+		return err
+	}
+	if m.Config.TrustedOnly && m.Config.Dev {
+		m.Logger.Warn("ALGOITNY_TRUSTED_DOCUMENTS_ONLY is not enforced in dev mode", "documents", len(trusted.Docs))
+	}
 	gql := httpserver.NewGraphQL(withGraphQL(m.resolver(), httpserver.GraphQLConfig{
+		Trusted: trusted,
 		Loaders: m.DB, Dev: m.Config.Dev, Introspection: m.Config.IntrospectionOn(), Logger: m.Logger, Budget: m.Config.ResponseBudget,
 		Observe:       httpserver.ObserveOperation,
 		Websocket:     m.websocket,

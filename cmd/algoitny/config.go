@@ -162,26 +162,34 @@ type Config struct {
 	// (ALGOITNY_RESPONSE_BYTES_SIGNED_IN, default 80MB)
 	// (httpserver.ResponseBudget). Zero fields are the defaults.
 	ResponseBudget httpserver.ResponseBudget
+	// TrustedDocuments names the front-end's persisted-documents manifest
+	// (ALGOITNY_TRUSTED_DOCUMENTS: a JSON file of SHA-256 hex → document
+	// text; docs/trusted-documents.md), and TrustedOnly
+	// (ALGOITNY_TRUSTED_DOCUMENTS_ONLY) refuses any other document but
+	// staff's. Dev mode does not enforce TrustedOnly.
+	TrustedDocuments string
+	TrustedOnly      bool
 }
 
 // configFromEnv reads and validates the configuration.
 func configFromEnv() (Config, error) {
 	cfg := Config{
-		Addr:            envOr("ALGOITNY_ADDR", ":8080"),
-		Dynamo:          dynamo.ConfigFromEnv(),
-		DatabaseURL:     os.Getenv("DATABASE_URL"),
-		RiverSchema:     os.Getenv("ALGOITNY_RIVER_SCHEMA"),
-		PubsubChannel:   os.Getenv("ALGOITNY_PUBSUB_CHANNEL"),
-		SessionSecret:   os.Getenv("SESSION_SECRET"),
-		GoogleClientID:  os.Getenv("GOOGLE_CLIENT_ID"),
-		GoogleJWKSURL:   envOr("GOOGLE_JWKS_URL", "https://www.googleapis.com/oauth2/v3/certs"),
-		LLM:             llm.ConfigFromEnv(os.Getenv),
-		FetchAllowHosts: httpserver.ParseOrigins(os.Getenv("ALGOITNY_FETCH_ALLOW_HOSTS")),
-		JudgeSandbox:    envOr("JUDGE_SANDBOX", "bwrap"),
-		JudgeLanguages:  strings.TrimSpace(os.Getenv("JUDGE_LANGUAGES")),
-		CORSOrigins:     httpserver.ParseOrigins(os.Getenv("ALGOITNY_CORS_ORIGINS")),
-		AtCoderBaseURL:  os.Getenv("ATCODER_API_BASE_URL"),
-		PprofAddr:       os.Getenv("ALGOITNY_PPROF_ADDR"),
+		Addr:             envOr("ALGOITNY_ADDR", ":8080"),
+		Dynamo:           dynamo.ConfigFromEnv(),
+		DatabaseURL:      os.Getenv("DATABASE_URL"),
+		RiverSchema:      os.Getenv("ALGOITNY_RIVER_SCHEMA"),
+		PubsubChannel:    os.Getenv("ALGOITNY_PUBSUB_CHANNEL"),
+		SessionSecret:    os.Getenv("SESSION_SECRET"),
+		GoogleClientID:   os.Getenv("GOOGLE_CLIENT_ID"),
+		GoogleJWKSURL:    envOr("GOOGLE_JWKS_URL", "https://www.googleapis.com/oauth2/v3/certs"),
+		LLM:              llm.ConfigFromEnv(os.Getenv),
+		FetchAllowHosts:  httpserver.ParseOrigins(os.Getenv("ALGOITNY_FETCH_ALLOW_HOSTS")),
+		JudgeSandbox:     envOr("JUDGE_SANDBOX", "bwrap"),
+		JudgeLanguages:   strings.TrimSpace(os.Getenv("JUDGE_LANGUAGES")),
+		CORSOrigins:      httpserver.ParseOrigins(os.Getenv("ALGOITNY_CORS_ORIGINS")),
+		AtCoderBaseURL:   os.Getenv("ATCODER_API_BASE_URL"),
+		PprofAddr:        os.Getenv("ALGOITNY_PPROF_ADDR"),
+		TrustedDocuments: strings.TrimSpace(os.Getenv("ALGOITNY_TRUSTED_DOCUMENTS")),
 	}
 	if strings.EqualFold(cfg.Dynamo.Endpoint, "aws") {
 		cfg.Dynamo.Endpoint, cfg.DynamoAWS = "", true
@@ -325,6 +333,9 @@ func (cfg *Config) readSwitches() error {
 	if cfg.JudgeUIDBase, err = judgeUIDBaseFromEnv(); err != nil {
 		return err
 	}
+	if cfg.TrustedOnly, err = envBool("ALGOITNY_TRUSTED_DOCUMENTS_ONLY", false); err != nil {
+		return err
+	}
 	if v := os.Getenv("ALGOITNY_INTROSPECTION"); strings.TrimSpace(v) != "" {
 		on, err := envBool("ALGOITNY_INTROSPECTION", false)
 		if err != nil {
@@ -385,6 +396,21 @@ func (c Config) AtCoderPeriodic() bool {
 		return *c.AtCoderSync
 	}
 	return !c.Dev || c.AtCoderBaseURL != ""
+}
+
+// trustedDocuments loads the manifest of TrustedDocuments (none when
+// unset) with the trusted-only switch, which dev mode leaves off.
+func (c Config) trustedDocuments() (httpserver.TrustedDocuments, error) {
+	t := httpserver.TrustedDocuments{Only: c.TrustedOnly && !c.Dev}
+	if c.TrustedDocuments == "" {
+		return t, nil
+	}
+	docs, err := httpserver.LoadTrustedDocuments(c.TrustedDocuments)
+	if err != nil {
+		return t, fmt.Errorf("ALGOITNY_TRUSTED_DOCUMENTS: %v", err)
+	}
+	t.Docs = docs
+	return t, nil
 }
 
 // IntrospectionOn says whether the schema may be introspected:

@@ -172,8 +172,9 @@ func (t httpTransport) run(ctx context.Context, method string, params *graphql.R
 		t.Observe(ctx, name)
 	}
 	if errs != nil {
-		resp := exec.DispatchError(graphql.WithOperationContext(ctx, opCtx), errs)
-		return response{Errors: resp.Errors, Extensions: resp.Extensions}, true, false
+		ctx = graphql.WithOperationContext(ctx, opCtx)
+		resp := exec.DispatchError(ctx, errs)
+		return response{Errors: resp.Errors, Extensions: withCost(ctx, resp.Extensions)}, true, false
 	}
 	if opCtx.Operation.Operation != ast.Query && method == http.MethodGet {
 		return response{Errors: gqlerror.List{requestError("GET requests may only run queries; send mutations with POST")}}, true, true
@@ -378,8 +379,9 @@ func paramsFromQuery(r *http.Request) (*graphql.RawParams, error) {
 			return nil, errors.New("the extensions parameter is not a JSON object")
 		}
 	}
+	liftParamDocumentID(p, q.Get("documentId"))
 	if p.Query == "" && p.Extensions == nil {
-		return nil, errors.New("a GraphQL request needs a query parameter")
+		return nil, errors.New("a GraphQL request needs a query or a documentId parameter")
 	}
 	return p, nil
 }
@@ -447,6 +449,7 @@ func decodeParams(b []byte) (*graphql.RawParams, error) {
 		OperationName string          `json:"operationName"`
 		Variables     json.RawMessage `json:"variables"`
 		Extensions    json.RawMessage `json:"extensions"`
+		DocumentID    string          `json:"documentId"`
 	}
 	bad := errNotGraphQLRequest
 	if err := json.Unmarshal(b, &req); err != nil {
@@ -459,10 +462,23 @@ func decodeParams(b []byte) (*graphql.RawParams, error) {
 	if err := decodeNumbers(req.Extensions, &p.Extensions); err != nil {
 		return nil, bad
 	}
+	liftParamDocumentID(p, req.DocumentID)
 	if p.Query == "" && p.Extensions == nil {
-		return nil, errors.New("a GraphQL request needs a query")
+		return nil, errors.New("a GraphQL request needs a query or a documentId")
 	}
 	return p, nil
+}
+
+// liftParamDocumentID puts a request's documentId (the GraphQL-over-HTTP
+// persisted-documents member) where TrustedDocuments reads it.
+func liftParamDocumentID(p *graphql.RawParams, id string) {
+	if id == "" {
+		return
+	}
+	if p.Extensions == nil {
+		p.Extensions = map[string]any{}
+	}
+	p.Extensions[documentIDKey] = id
 }
 
 // decodeNumbers decodes a JSON object (or null, or nothing) into m with
