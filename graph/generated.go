@@ -4337,7 +4337,7 @@ type SearchHistoryEdge {
 
 """
 A page of executions, newest first (see PageInfo for short pages). A page that
-selects none of ` + "`" + `code` + "`" + `, ` + "`" + `compileMessage` + "`" + `, ` + "`" + `testResults` + "`" + `, ` + "`" + `hints` + "`" + ` is read without
+selects none of ` + "`" + `code` + "`" + `, ` + "`" + `compileMessage` + "`" + `, ` + "`" + `testResults` + "`" + `, ` + "`" + `hints` + "`" + `, ` + "`" + `counterexample` + "`" + ` is read without
 them, which is cheaper.
 """
 type SearchHistoryConnection {

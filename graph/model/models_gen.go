@@ -403,7 +403,7 @@ type SaveProblemInput struct {
 }
 
 // A page of executions, newest first (see PageInfo for short pages). A page that
-// selects none of `code`, `compileMessage`, `testResults`, `hints` is read without
+// selects none of `code`, `compileMessage`, `testResults`, `hints`, `counterexample` is read without
 // them, which is cheaper.
 type SearchHistoryConnection struct {
 	// The executions of this page.
