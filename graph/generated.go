@@ -33,6 +33,7 @@ type ResolverRoot interface {
 	AdtContest() AdtContestResolver
 	Check() CheckResolver
 	Checker() CheckerResolver
+	CodeRun() CodeRunResolver
 	ExecutionProgressEvent() ExecutionProgressEventResolver
 	HintProgressEvent() HintProgressEventResolver
 	Job() JobResolver
@@ -179,6 +180,43 @@ type ComplexityRoot struct {
 		Kind    func(childComplexity int) int
 	}
 
+	CodeRun struct {
+		CompileMessage func(childComplexity int) int
+		ExitCode       func(childComplexity int) int
+		MemoryKB       func(childComplexity int) int
+		MemoryLimitMB  func(childComplexity int) int
+		Message        func(childComplexity int) int
+		Signal         func(childComplexity int) int
+		Stderr         func(childComplexity int) int
+		Stdout         func(childComplexity int) int
+		TimeLimitMs    func(childComplexity int) int
+		TimeMs         func(childComplexity int) int
+		Truncated      func(childComplexity int) int
+		Verdict        func(childComplexity int) int
+	}
+
+	Counterexample struct {
+		ActualOutput   func(childComplexity int) int
+		Args           func(childComplexity int) int
+		ExpectedOutput func(childComplexity int) int
+		Input          func(childComplexity int) int
+		Message        func(childComplexity int) int
+		Seed           func(childComplexity int) int
+		Shrunk         func(childComplexity int) int
+		Truncated      func(childComplexity int) int
+		Verdict        func(childComplexity int) int
+	}
+
+	CounterexampleSearch struct {
+		BudgetMs       func(childComplexity int) int
+		Counterexample func(childComplexity int) int
+		ElapsedMs      func(childComplexity int) int
+		Found          func(childComplexity int) int
+		Message        func(childComplexity int) int
+		Shrinks        func(childComplexity int) int
+		Tried          func(childComplexity int) int
+	}
+
 	CreatedWebhook struct {
 		Channel func(childComplexity int) int
 		Secret  func(childComplexity int) int
@@ -209,22 +247,24 @@ type ComplexityRoot struct {
 	}
 
 	Job struct {
-		CreatedAt     func(childComplexity int) int
-		ErrorMessage  func(childComplexity int) int
-		FinishedAt    func(childComplexity int) int
-		GeneratorCode func(childComplexity int) int
-		History       func(childComplexity int) int
-		ID            func(childComplexity int) int
-		Platform      func(childComplexity int) int
-		Problem       func(childComplexity int) int
-		ProblemID     func(childComplexity int) int
-		Progress      func(childComplexity int, first *int, after *string, last *int, before *string) int
-		Result        func(childComplexity int) int
-		StartedAt     func(childComplexity int) int
-		Status        func(childComplexity int) int
-		Title         func(childComplexity int) int
-		Type          func(childComplexity int) int
-		UpdatedAt     func(childComplexity int) int
+		CodeRun              func(childComplexity int) int
+		CounterexampleSearch func(childComplexity int) int
+		CreatedAt            func(childComplexity int) int
+		ErrorMessage         func(childComplexity int) int
+		FinishedAt           func(childComplexity int) int
+		GeneratorCode        func(childComplexity int) int
+		History              func(childComplexity int) int
+		ID                   func(childComplexity int) int
+		Platform             func(childComplexity int) int
+		Problem              func(childComplexity int) int
+		ProblemID            func(childComplexity int) int
+		Progress             func(childComplexity int, first *int, after *string, last *int, before *string) int
+		Result               func(childComplexity int) int
+		StartedAt            func(childComplexity int) int
+		Status               func(childComplexity int) int
+		Title                func(childComplexity int) int
+		Type                 func(childComplexity int) int
+		UpdatedAt            func(childComplexity int) int
 	}
 
 	JobConnection struct {
@@ -293,6 +333,7 @@ type ComplexityRoot struct {
 		DevLogin                  func(childComplexity int, email string) int
 		ExecuteCode               func(childComplexity int, input model.ExecuteCodeInput) int
 		ExtractProblem            func(childComplexity int, url string) int
+		FindCounterexample        func(childComplexity int, historyID string) int
 		GenerateHints             func(childComplexity int, historyID string) int
 		GenerateTestCases         func(childComplexity int, input model.GenerateTestCasesInput) int
 		ImportProblemPackage      func(childComplexity int, file graphql.Upload, input *model.ImportPackageInput) int
@@ -306,6 +347,7 @@ type ComplexityRoot struct {
 		RemoveNotificationChannel func(childComplexity int, id string) int
 		ResumeCheck               func(childComplexity int, id string) int
 		ReviewProblem             func(childComplexity int, platform algoitny.Platform, problemID string, input model.ReviewProblemInput) int
+		RunCode                   func(childComplexity int, input model.RunCodeInput) int
 		SaveProblem               func(childComplexity int, input model.SaveProblemInput) int
 		SetHistoryVisibility      func(childComplexity int, id string, isCodePublic bool) int
 		SetUserActive             func(childComplexity int, userID string, active bool) int
@@ -354,18 +396,20 @@ type ComplexityRoot struct {
 	}
 
 	Plan struct {
-		CanRegisterProblems func(childComplexity int) int
-		CanViewAllProblems  func(childComplexity int) int
-		Description         func(childComplexity int) int
-		ID                  func(childComplexity int) int
-		IsActive            func(childComplexity int) int
-		MaxChecks           func(childComplexity int) int
-		MaxExecutionsPerDay func(childComplexity int) int
-		MaxHintsPerDay      func(childComplexity int) int
-		MaxProblems         func(childComplexity int) int
-		MinCheckDelayMs     func(childComplexity int) int
-		Name                func(childComplexity int) int
-		PriceCents          func(childComplexity int) int
+		CanRegisterProblems      func(childComplexity int) int
+		CanViewAllProblems       func(childComplexity int) int
+		Description              func(childComplexity int) int
+		ID                       func(childComplexity int) int
+		IsActive                 func(childComplexity int) int
+		MaxChecks                func(childComplexity int) int
+		MaxCodeRunsPerDay        func(childComplexity int) int
+		MaxCounterexamplesPerDay func(childComplexity int) int
+		MaxExecutionsPerDay      func(childComplexity int) int
+		MaxHintsPerDay           func(childComplexity int) int
+		MaxProblems              func(childComplexity int) int
+		MinCheckDelayMs          func(childComplexity int) int
+		Name                     func(childComplexity int) int
+		PriceCents               func(childComplexity int) int
 	}
 
 	Problem struct {
@@ -449,6 +493,7 @@ type ComplexityRoot struct {
 	SearchHistory struct {
 		Code           func(childComplexity int) int
 		CompileMessage func(childComplexity int) int
+		Counterexample func(childComplexity int) int
 		CreatedAt      func(childComplexity int) int
 		FailedCount    func(childComplexity int) int
 		Hints          func(childComplexity int) int
@@ -651,6 +696,9 @@ type CheckResolver interface {
 type CheckerResolver interface {
 	Kind(ctx context.Context, obj *algoitny.Checker) (algoitny.CheckerKind, error)
 }
+type CodeRunResolver interface {
+	Signal(ctx context.Context, obj *algoitny.CodeRunResult) (*string, error)
+}
 type ExecutionProgressEventResolver interface {
 	JobID(ctx context.Context, obj *algoitny.ExecutionEvent) (string, error)
 }
@@ -664,6 +712,9 @@ type JobResolver interface {
 	Platform(ctx context.Context, obj *algoitny.Job) (*algoitny.Platform, error)
 
 	History(ctx context.Context, obj *algoitny.Job) (*algoitny.SearchHistory, error)
+
+	CodeRun(ctx context.Context, obj *algoitny.Job) (*algoitny.CodeRunResult, error)
+	CounterexampleSearch(ctx context.Context, obj *algoitny.Job) (*algoitny.CounterexampleResult, error)
 
 	Progress(ctx context.Context, obj *algoitny.Job, first *int, after *string, last *int, before *string) (*model.JobProgressConnection, error)
 }
@@ -679,6 +730,8 @@ type MutationResolver interface {
 	Logout(ctx context.Context) (bool, error)
 	ExecuteCode(ctx context.Context, input model.ExecuteCodeInput) (*algoitny.Job, error)
 	GenerateHints(ctx context.Context, historyID string) (*algoitny.Job, error)
+	RunCode(ctx context.Context, input model.RunCodeInput) (*algoitny.Job, error)
+	FindCounterexample(ctx context.Context, historyID string) (*algoitny.Job, error)
 	GenerateTestCases(ctx context.Context, input model.GenerateTestCasesInput) (*algoitny.Job, error)
 	SaveProblem(ctx context.Context, input model.SaveProblemInput) (*algoitny.Problem, error)
 	RegenerateTests(ctx context.Context, platform algoitny.Platform, problemID string) (*algoitny.Problem, error)
@@ -770,6 +823,8 @@ type SearchHistoryResolver interface {
 	User(ctx context.Context, obj *algoitny.SearchHistory) (*algoitny.User, error)
 
 	Code(ctx context.Context, obj *algoitny.SearchHistory) (*string, error)
+
+	Counterexample(ctx context.Context, obj *algoitny.SearchHistory) (*algoitny.Counterexample, error)
 
 	Score(ctx context.Context, obj *algoitny.SearchHistory) (*float64, error)
 	MaxScore(ctx context.Context, obj *algoitny.SearchHistory) (*float64, error)
@@ -1330,6 +1385,177 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Checker.Kind(childComplexity), true
 
+	case "CodeRun.compileMessage":
+		if e.ComplexityRoot.CodeRun.CompileMessage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CodeRun.CompileMessage(childComplexity), true
+	case "CodeRun.exitCode":
+		if e.ComplexityRoot.CodeRun.ExitCode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CodeRun.ExitCode(childComplexity), true
+	case "CodeRun.memoryKb":
+		if e.ComplexityRoot.CodeRun.MemoryKB == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CodeRun.MemoryKB(childComplexity), true
+	case "CodeRun.memoryLimitMb":
+		if e.ComplexityRoot.CodeRun.MemoryLimitMB == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CodeRun.MemoryLimitMB(childComplexity), true
+	case "CodeRun.message":
+		if e.ComplexityRoot.CodeRun.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CodeRun.Message(childComplexity), true
+	case "CodeRun.signal":
+		if e.ComplexityRoot.CodeRun.Signal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CodeRun.Signal(childComplexity), true
+	case "CodeRun.stderr":
+		if e.ComplexityRoot.CodeRun.Stderr == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CodeRun.Stderr(childComplexity), true
+	case "CodeRun.stdout":
+		if e.ComplexityRoot.CodeRun.Stdout == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CodeRun.Stdout(childComplexity), true
+	case "CodeRun.timeLimitMs":
+		if e.ComplexityRoot.CodeRun.TimeLimitMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CodeRun.TimeLimitMs(childComplexity), true
+	case "CodeRun.timeMs":
+		if e.ComplexityRoot.CodeRun.TimeMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CodeRun.TimeMs(childComplexity), true
+	case "CodeRun.truncated":
+		if e.ComplexityRoot.CodeRun.Truncated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CodeRun.Truncated(childComplexity), true
+	case "CodeRun.verdict":
+		if e.ComplexityRoot.CodeRun.Verdict == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CodeRun.Verdict(childComplexity), true
+
+	case "Counterexample.actualOutput":
+		if e.ComplexityRoot.Counterexample.ActualOutput == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Counterexample.ActualOutput(childComplexity), true
+	case "Counterexample.args":
+		if e.ComplexityRoot.Counterexample.Args == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Counterexample.Args(childComplexity), true
+	case "Counterexample.expectedOutput":
+		if e.ComplexityRoot.Counterexample.ExpectedOutput == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Counterexample.ExpectedOutput(childComplexity), true
+	case "Counterexample.input":
+		if e.ComplexityRoot.Counterexample.Input == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Counterexample.Input(childComplexity), true
+	case "Counterexample.message":
+		if e.ComplexityRoot.Counterexample.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Counterexample.Message(childComplexity), true
+	case "Counterexample.seed":
+		if e.ComplexityRoot.Counterexample.Seed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Counterexample.Seed(childComplexity), true
+	case "Counterexample.shrunk":
+		if e.ComplexityRoot.Counterexample.Shrunk == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Counterexample.Shrunk(childComplexity), true
+	case "Counterexample.truncated":
+		if e.ComplexityRoot.Counterexample.Truncated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Counterexample.Truncated(childComplexity), true
+	case "Counterexample.verdict":
+		if e.ComplexityRoot.Counterexample.Verdict == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Counterexample.Verdict(childComplexity), true
+
+	case "CounterexampleSearch.budgetMs":
+		if e.ComplexityRoot.CounterexampleSearch.BudgetMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CounterexampleSearch.BudgetMs(childComplexity), true
+	case "CounterexampleSearch.counterexample":
+		if e.ComplexityRoot.CounterexampleSearch.Counterexample == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CounterexampleSearch.Counterexample(childComplexity), true
+	case "CounterexampleSearch.elapsedMs":
+		if e.ComplexityRoot.CounterexampleSearch.ElapsedMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CounterexampleSearch.ElapsedMs(childComplexity), true
+	case "CounterexampleSearch.found":
+		if e.ComplexityRoot.CounterexampleSearch.Found == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CounterexampleSearch.Found(childComplexity), true
+	case "CounterexampleSearch.message":
+		if e.ComplexityRoot.CounterexampleSearch.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CounterexampleSearch.Message(childComplexity), true
+	case "CounterexampleSearch.shrinks":
+		if e.ComplexityRoot.CounterexampleSearch.Shrinks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CounterexampleSearch.Shrinks(childComplexity), true
+	case "CounterexampleSearch.tried":
+		if e.ComplexityRoot.CounterexampleSearch.Tried == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CounterexampleSearch.Tried(childComplexity), true
+
 	case "CreatedWebhook.channel":
 		if e.ComplexityRoot.CreatedWebhook.Channel == nil {
 			break
@@ -1419,6 +1645,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.HintProgressEvent.HistoryID(childComplexity), true
 
+	case "Job.codeRun":
+		if e.ComplexityRoot.Job.CodeRun == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.CodeRun(childComplexity), true
+	case "Job.counterexampleSearch":
+		if e.ComplexityRoot.Job.CounterexampleSearch == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.CounterexampleSearch(childComplexity), true
 	case "Job.createdAt":
 		if e.ComplexityRoot.Job.CreatedAt == nil {
 			break
@@ -1818,6 +2056,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ExtractProblem(childComplexity, args["url"].(string)), true
+	case "Mutation.findCounterexample":
+		if e.ComplexityRoot.Mutation.FindCounterexample == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_findCounterexample_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.FindCounterexample(childComplexity, args["historyId"].(string)), true
 	case "Mutation.generateHints":
 		if e.ComplexityRoot.Mutation.GenerateHints == nil {
 			break
@@ -1951,6 +2200,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ReviewProblem(childComplexity, args["platform"].(algoitny.Platform), args["problemId"].(string), args["input"].(model.ReviewProblemInput)), true
+	case "Mutation.runCode":
+		if e.ComplexityRoot.Mutation.RunCode == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_runCode_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RunCode(childComplexity, args["input"].(model.RunCodeInput)), true
 	case "Mutation.saveProblem":
 		if e.ComplexityRoot.Mutation.SaveProblem == nil {
 			break
@@ -2213,6 +2473,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Plan.MaxChecks(childComplexity), true
+	case "Plan.maxCodeRunsPerDay":
+		if e.ComplexityRoot.Plan.MaxCodeRunsPerDay == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Plan.MaxCodeRunsPerDay(childComplexity), true
+	case "Plan.maxCounterexamplesPerDay":
+		if e.ComplexityRoot.Plan.MaxCounterexamplesPerDay == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Plan.MaxCounterexamplesPerDay(childComplexity), true
 	case "Plan.maxExecutionsPerDay":
 		if e.ComplexityRoot.Plan.MaxExecutionsPerDay == nil {
 			break
@@ -2731,6 +3003,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SearchHistory.CompileMessage(childComplexity), true
+	case "SearchHistory.counterexample":
+		if e.ComplexityRoot.SearchHistory.Counterexample == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchHistory.Counterexample(childComplexity), true
 	case "SearchHistory.createdAt":
 		if e.ComplexityRoot.SearchHistory.CreatedAt == nil {
 			break
@@ -3506,6 +3784,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputNewSubtaskInput,
 		ec.unmarshalInputProblemFilter,
 		ec.unmarshalInputReviewProblemInput,
+		ec.unmarshalInputRunCodeInput,
 		ec.unmarshalInputSaveProblemInput,
 		ec.unmarshalInputSubtaskInput,
 		ec.unmarshalInputTestCaseInput,
@@ -3757,6 +4036,10 @@ enum JobType {
   PROBLEM_EXTRACTION
   "` + "`" + `importProblemPackage` + "`" + `: verifies an ICPC or Polygon problem package and registers it as a problem (` + "`" + `job.problem` + "`" + `; the verification's report in ` + "`" + `result` + "`" + `)."
   PACKAGE_IMPORT
+  "` + "`" + `runCode` + "`" + `: runs code once on your own input (` + "`" + `job.codeRun` + "`" + `); nothing is stored in history."
+  CODE_RUN
+  "` + "`" + `findCounterexample` + "`" + `: searches a generated input a failed execution gets wrong (` + "`" + `job.counterexampleSearch` + "`" + `; a find lands on the execution, ` + "`" + `history.counterexample` + "`" + `)."
+  COUNTEREXAMPLE
 }
 
 "Where a job is in its life: PENDING → PROCESSING → COMPLETED, FAILED or CANCELLED (PENDING may also end FAILED or CANCELLED)."
@@ -3779,6 +4062,98 @@ enum UsageAction {
   EXECUTION
   "One ` + "`" + `generateHints` + "`" + ` on an execution that has no hints yet (the plan's ` + "`" + `maxHintsPerDay` + "`" + `)."
   HINT
+  "One ` + "`" + `runCode` + "`" + ` (the plan's ` + "`" + `maxCodeRunsPerDay` + "`" + `)."
+  CODE_RUN
+  "One ` + "`" + `findCounterexample` + "`" + ` (the plan's ` + "`" + `maxCounterexamplesPerDay` + "`" + `)."
+  COUNTEREXAMPLE
+}
+
+"How one ` + "`" + `runCode` + "`" + ` run ended."
+enum RunVerdict {
+  "The program exited with status 0 within its limits (its output is not judged)."
+  OK
+  "The source did not compile: nothing ran; ` + "`" + `compileMessage` + "`" + ` holds the compiler's output."
+  COMPILATION_ERROR
+  "The program used more CPU time than allowed, or stayed alive past the wall-clock limit."
+  TIME_LIMIT_EXCEEDED
+  "The program's peak memory went over the limit."
+  MEMORY_LIMIT_EXCEEDED
+  "The program exited with a non-zero status or was killed by a signal (` + "`" + `exitCode` + "`" + `, ` + "`" + `signal` + "`" + `)."
+  RUNTIME_ERROR
+  "The program wrote more than 64 MiB to standard output, or a file larger than 16 MiB."
+  OUTPUT_LIMIT_EXCEEDED
+}
+
+"The outcome of a CODE_RUN job (` + "`" + `runCode` + "`" + `)."
+type CodeRun {
+  "How the run ended."
+  verdict: RunVerdict!
+  "The beginning of what the program printed (at most 16 KiB; ` + "`" + `truncated` + "`" + ` says more came)."
+  stdout: String!
+  "The beginning of its standard error (at most 4 KiB)."
+  stderr: String!
+  "Whether stdout or stderr was cut."
+  truncated: Boolean!
+  "The exit status; -1 when a signal killed it (or it did not run)."
+  exitCode: Int!
+  "The signal that killed it, e.g. ` + "`" + `SIGSEGV` + "`" + ` (` + "`" + `SIGKILL` + "`" + ` at a limit); null when none."
+  signal: String
+  "CPU time (user + system) used, in milliseconds."
+  timeMs: Int!
+  "Peak resident memory, in KiB."
+  memoryKb: Int!
+  "The compiler's output for COMPILATION_ERROR; empty otherwise."
+  compileMessage: String!
+  "What explains the verdict (the limit, the exit code or signal); empty for OK."
+  message: String!
+  "The CPU time limit the run had, in milliseconds (the problem's, or 2000)."
+  timeLimitMs: Int!
+  "The memory limit the run had, in MB (the problem's, or 256)."
+  memoryLimitMb: Int!
+}
+
+"""
+A generated input on which an execution's code and the problem's reference
+solution disagree (` + "`" + `findCounterexample` + "`" + `): never one of the problem's stored
+tests. Shown to the execution's owner only.
+"""
+type Counterexample {
+  "The input (at most 8 KiB; ` + "`" + `truncated` + "`" + ` says it was cut)."
+  input: String!
+  "The reference solution's output on it."
+  expectedOutput: String!
+  "The beginning of what the code printed on it (at most 1 KiB)."
+  actualOutput: String!
+  "The code's verdict on it."
+  verdict: Verdict!
+  "What explains the verdict (the first difference, the limit, the exit code)."
+  message: String!
+  "The generator seed that made the input (before any shrinking)."
+  seed: Int!
+  "The generator's command line that made it, the seed included."
+  args: [String!]!
+  "Whether lines or tokens were removed from the generator's output (the validator accepting what is left)."
+  shrunk: Boolean!
+  "Whether the input or an output was cut to 8 KiB."
+  truncated: Boolean!
+}
+
+"The outcome of a COUNTEREXAMPLE job (` + "`" + `findCounterexample` + "`" + `)."
+type CounterexampleSearch {
+  "Whether a counterexample was found within the budget."
+  found: Boolean!
+  "The smallest counterexample found; null when none was."
+  counterexample: Counterexample
+  "How many generated inputs were run (searching and shrinking)."
+  tried: Int!
+  "How many steps made the counterexample smaller."
+  shrinks: Int!
+  "The search's time budget, in milliseconds."
+  budgetMs: Int!
+  "The time it took, in milliseconds."
+  elapsedMs: Int!
+  "What happened, in words, e.g. ` + "`" + `none found within the budget: 40 inputs tried in 30.0 s` + "`" + `."
+  message: String!
 }
 
 "How a subtask's points follow from its tests."
@@ -4064,6 +4439,8 @@ type SearchHistory implements Node {
   testResults: [TestResult!]!
   "The hints ` + "`" + `generateHints` + "`" + ` produced; empty until then."
   hints: [String!]!
+  "The counterexample ` + "`" + `findCounterexample` + "`" + ` found: only for the owner; null for anyone else, and until one is found."
+  counterexample: Counterexample
   "The largest CPU time of any test, in milliseconds."
   maxTimeMs: Int!
   "The largest peak memory of any test, in KiB."
@@ -4090,7 +4467,7 @@ type SearchHistoryEdge {
 
 """
 A page of executions, newest first (see PageInfo for short pages). A page that
-selects none of ` + "`" + `code` + "`" + `, ` + "`" + `compileMessage` + "`" + `, ` + "`" + `testResults` + "`" + `, ` + "`" + `hints` + "`" + ` is read without
+selects none of ` + "`" + `code` + "`" + `, ` + "`" + `compileMessage` + "`" + `, ` + "`" + `testResults` + "`" + `, ` + "`" + `hints` + "`" + `, ` + "`" + `counterexample` + "`" + ` is read without
 them, which is cheaper.
 """
 type SearchHistoryConnection {
@@ -4147,9 +4524,14 @@ type Job implements Node {
   The outcome as a JSON document, empty until COMPLETED. CODE_EXECUTION:
   ` + "`" + `{verdict, passed, total, maxTimeMs, maxMemoryKb}` + "`" + `; HINT_GENERATION: ` + "`" + `{hints,
   provider}` + "`" + `; SCRIPT_GENERATION: ` + "`" + `{generatorLanguage, notes, provider}` + "`" + `;
-  PROBLEM_EXTRACTION: the extracted fields and ` + "`" + `problemCreated` + "`" + `.
+  PROBLEM_EXTRACTION: the extracted fields and ` + "`" + `problemCreated` + "`" + `; CODE_RUN:
+  ` + "`" + `codeRun` + "`" + `'s fields; COUNTEREXAMPLE: ` + "`" + `counterexampleSearch` + "`" + `'s fields.
   """
   result: String!
+  "CODE_RUN: the run, once COMPLETED; null otherwise."
+  codeRun: CodeRun
+  "COUNTEREXAMPLE: the search's outcome, once COMPLETED; null otherwise."
+  counterexampleSearch: CounterexampleSearch
   "The last failure: why a FAILED job was given up, or why an attempt failed and is retried (kept if a later attempt succeeds); empty when none failed."
   errorMessage: String!
   "The job's progress steps, oldest first (owner and staff)."
@@ -4764,6 +5146,10 @@ type Plan implements Node {
   maxChecks: Int!
   "The shortest ` + "`" + `delayMs` + "`" + ` its users' checks may have, in milliseconds (0: only the server's floor, 1 s by default)."
   minCheckDelayMs: Int!
+  "Code runs a day (` + "`" + `runCode` + "`" + `); -1 = unlimited."
+  maxCodeRunsPerDay: Int!
+  "Counterexample searches a day (` + "`" + `findCounterexample` + "`" + `); -1 = unlimited."
+  maxCounterexamplesPerDay: Int!
 }
 
 "Today's use of one metered action. Days are UTC days."
@@ -5045,6 +5431,22 @@ input ExecuteCodeInput {
   idempotencyKey: String
 }
 
+"Code to run once on your own input (runCode)."
+input RunCodeInput {
+  "The language of the code."
+  language: Language!
+  "The source code: not blank, valid UTF-8, at most 64 KB."
+  code: String!
+  "The standard input: valid UTF-8 without NUL bytes, at most 64 KB (default empty)."
+  stdin: String
+  "With problemId: the problem whose time and memory limits the run gets (else 2 s and 256 MB)."
+  platform: Platform
+  "With platform: the problem's id on its judge."
+  problemId: String
+  "Repeating a run with the same key within 24 h returns the same job without charging again (at most 100 characters, no ` + "`" + `#` + "`" + `)."
+  idempotencyKey: String
+}
+
 "A problem whose test generator should be written (generateTestCases); the problem need not be registered."
 input GenerateTestCasesInput {
   "The problem's judge."
@@ -5114,6 +5516,10 @@ input CreatePlanInput {
   maxChecks: Int
   "The shortest time between a check's runs, in milliseconds: 1000–86,400,000, or 0 (default) for only the server's floor."
   minCheckDelayMs: Int
+  "Code runs a day (default 0: none); -1 = unlimited."
+  maxCodeRunsPerDay: Int
+  "Counterexample searches a day (default 0: none); -1 = unlimited."
+  maxCounterexamplesPerDay: Int
 }
 
 "Changes to a plan; null fields are left alone and the CreatePlanInput limits apply."
@@ -5138,6 +5544,10 @@ input UpdatePlanInput {
   maxChecks: Int
   "New shortest time between a check's runs in milliseconds: 1000–86,400,000, or 0."
   minCheckDelayMs: Int
+  "New code runs a day; -1 = unlimited."
+  maxCodeRunsPerDay: Int
+  "New counterexample searches a day; -1 = unlimited."
+  maxCounterexamplesPerDay: Int
 }
 
 """
@@ -5261,7 +5671,7 @@ type Query {
   is then taken, and judged when a worker starts).
   """
   languages: [LanguageInfo!]!
-  "Today's use of each metered action (EXECUTION, then HINT) against your plan. Errors: UNAUTHENTICATED when anonymous."
+  "Today's use of each metered action (EXECUTION, HINT, CODE_RUN, COUNTEREXAMPLE) against your plan. Errors: UNAUTHENTICATED when anonymous."
   myUsage: [Usage!]!
   """
   Staff: users — all of them in no particular order (pages may be short), or
@@ -5384,6 +5794,36 @@ type Mutation {
   passed), NOT_FOUND, RATE_LIMITED (daily hints used up), UNAVAILABLE.
   """
   generateHints(
+    "The execution's id (` + "`" + `job.history.id` + "`" + `)."
+    historyId: ID!
+  ): Job!
+  """
+  Run code once on your own input in the sandbox: charges one CODE_RUN and
+  returns the PENDING CODE_RUN job; follow ` + "`" + `jobUpdated` + "`" + ` until COMPLETED, when
+  ` + "`" + `job.codeRun` + "`" + ` (and ` + "`" + `result` + "`" + `) holds the run. Nothing is stored in history.
+  Errors: UNAUTHENTICATED, BAD_USER_INPUT (language, code, stdin, problemId,
+  idempotencyKey), NOT_FOUND (a named problem you may not see), RATE_LIMITED
+  (daily code runs used up), UNAVAILABLE.
+  """
+  runCode(
+    "The code and its input."
+    input: RunCodeInput!
+  ): Job!
+  """
+  Search an input one of your failed executions gets wrong: the problem's
+  generator is run with fresh seeds on its recorded argument shapes (the
+  smallest first), each input validated and solved by the reference solution,
+  your code's output judged by the problem's checker; a failing input is
+  shrunk within the search's time budget. Charges one COUNTEREXAMPLE and
+  returns the job (` + "`" + `jobUpdated` + "`" + ` shows the inputs tried); once COMPLETED,
+  ` + "`" + `job.counterexampleSearch` + "`" + ` says what was found, and a find is stored on the
+  execution (` + "`" + `counterexample` + "`" + `, shown to you only). The problem's stored tests
+  are never shown. Errors: UNAUTHENTICATED, BAD_USER_INPUT (a malformed id,
+  every test passed, a compilation error, a problem without a generator and
+  reference solution, an interactive problem), NOT_FOUND (not an execution
+  of yours), RATE_LIMITED (daily searches used up), UNAVAILABLE.
+  """
+  findCounterexample(
     "The execution's id (` + "`" + `job.history.id` + "`" + `)."
     historyId: ID!
   ): Job!
@@ -6024,6 +6464,80 @@ func (ec *executionContext) childFields_Checker(ctx context.Context, field graph
 	return nil, fmt.Errorf("no field named %q was found under type Checker", field.Name)
 }
 
+func (ec *executionContext) childFields_CodeRun(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "verdict":
+		return ec.fieldContext_CodeRun_verdict(ctx, field)
+	case "stdout":
+		return ec.fieldContext_CodeRun_stdout(ctx, field)
+	case "stderr":
+		return ec.fieldContext_CodeRun_stderr(ctx, field)
+	case "truncated":
+		return ec.fieldContext_CodeRun_truncated(ctx, field)
+	case "exitCode":
+		return ec.fieldContext_CodeRun_exitCode(ctx, field)
+	case "signal":
+		return ec.fieldContext_CodeRun_signal(ctx, field)
+	case "timeMs":
+		return ec.fieldContext_CodeRun_timeMs(ctx, field)
+	case "memoryKb":
+		return ec.fieldContext_CodeRun_memoryKb(ctx, field)
+	case "compileMessage":
+		return ec.fieldContext_CodeRun_compileMessage(ctx, field)
+	case "message":
+		return ec.fieldContext_CodeRun_message(ctx, field)
+	case "timeLimitMs":
+		return ec.fieldContext_CodeRun_timeLimitMs(ctx, field)
+	case "memoryLimitMb":
+		return ec.fieldContext_CodeRun_memoryLimitMb(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CodeRun", field.Name)
+}
+
+func (ec *executionContext) childFields_Counterexample(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "input":
+		return ec.fieldContext_Counterexample_input(ctx, field)
+	case "expectedOutput":
+		return ec.fieldContext_Counterexample_expectedOutput(ctx, field)
+	case "actualOutput":
+		return ec.fieldContext_Counterexample_actualOutput(ctx, field)
+	case "verdict":
+		return ec.fieldContext_Counterexample_verdict(ctx, field)
+	case "message":
+		return ec.fieldContext_Counterexample_message(ctx, field)
+	case "seed":
+		return ec.fieldContext_Counterexample_seed(ctx, field)
+	case "args":
+		return ec.fieldContext_Counterexample_args(ctx, field)
+	case "shrunk":
+		return ec.fieldContext_Counterexample_shrunk(ctx, field)
+	case "truncated":
+		return ec.fieldContext_Counterexample_truncated(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Counterexample", field.Name)
+}
+
+func (ec *executionContext) childFields_CounterexampleSearch(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "found":
+		return ec.fieldContext_CounterexampleSearch_found(ctx, field)
+	case "counterexample":
+		return ec.fieldContext_CounterexampleSearch_counterexample(ctx, field)
+	case "tried":
+		return ec.fieldContext_CounterexampleSearch_tried(ctx, field)
+	case "shrinks":
+		return ec.fieldContext_CounterexampleSearch_shrinks(ctx, field)
+	case "budgetMs":
+		return ec.fieldContext_CounterexampleSearch_budgetMs(ctx, field)
+	case "elapsedMs":
+		return ec.fieldContext_CounterexampleSearch_elapsedMs(ctx, field)
+	case "message":
+		return ec.fieldContext_CounterexampleSearch_message(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CounterexampleSearch", field.Name)
+}
+
 func (ec *executionContext) childFields_CreatedWebhook(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "channel":
@@ -6104,6 +6618,10 @@ func (ec *executionContext) childFields_Job(ctx context.Context, field graphql.C
 		return ec.fieldContext_Job_generatorCode(ctx, field)
 	case "result":
 		return ec.fieldContext_Job_result(ctx, field)
+	case "codeRun":
+		return ec.fieldContext_Job_codeRun(ctx, field)
+	case "counterexampleSearch":
+		return ec.fieldContext_Job_counterexampleSearch(ctx, field)
 	case "errorMessage":
 		return ec.fieldContext_Job_errorMessage(ctx, field)
 	case "progress":
@@ -6322,6 +6840,10 @@ func (ec *executionContext) childFields_Plan(ctx context.Context, field graphql.
 		return ec.fieldContext_Plan_maxChecks(ctx, field)
 	case "minCheckDelayMs":
 		return ec.fieldContext_Plan_minCheckDelayMs(ctx, field)
+	case "maxCodeRunsPerDay":
+		return ec.fieldContext_Plan_maxCodeRunsPerDay(ctx, field)
+	case "maxCounterexamplesPerDay":
+		return ec.fieldContext_Plan_maxCounterexamplesPerDay(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Plan", field.Name)
 }
@@ -6464,6 +6986,8 @@ func (ec *executionContext) childFields_SearchHistory(ctx context.Context, field
 		return ec.fieldContext_SearchHistory_testResults(ctx, field)
 	case "hints":
 		return ec.fieldContext_SearchHistory_hints(ctx, field)
+	case "counterexample":
+		return ec.fieldContext_SearchHistory_counterexample(ctx, field)
 	case "maxTimeMs":
 		return ec.fieldContext_SearchHistory_maxTimeMs(ctx, field)
 	case "maxMemoryKb":
@@ -7148,6 +7672,20 @@ func (ec *executionContext) field_Mutation_extractProblem_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_findCounterexample_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "historyId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["historyId"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_generateHints_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7331,6 +7869,20 @@ func (ec *executionContext) field_Mutation_reviewProblem_args(ctx context.Contex
 		return nil, err
 	}
 	args["input"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_runCode_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RunCodeInput, error) {
+			return ec.unmarshalNRunCodeInput2githubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐRunCodeInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -10091,6 +10643,659 @@ func (ec *executionContext) fieldContext_Checker_args(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Checker", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _CodeRun_verdict(ctx context.Context, field graphql.CollectedField, obj *algoitny.CodeRunResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CodeRun_verdict(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Verdict, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v algoitny.RunVerdict) graphql.Marshaler {
+			return ec.marshalNRunVerdict2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐRunVerdict(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CodeRun_verdict(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CodeRun", field, false, false, errors.New("field of type RunVerdict does not have child fields"))
+}
+
+func (ec *executionContext) _CodeRun_stdout(ctx context.Context, field graphql.CollectedField, obj *algoitny.CodeRunResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CodeRun_stdout(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Stdout, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CodeRun_stdout(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CodeRun", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CodeRun_stderr(ctx context.Context, field graphql.CollectedField, obj *algoitny.CodeRunResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CodeRun_stderr(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Stderr, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CodeRun_stderr(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CodeRun", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CodeRun_truncated(ctx context.Context, field graphql.CollectedField, obj *algoitny.CodeRunResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CodeRun_truncated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Truncated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CodeRun_truncated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CodeRun", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _CodeRun_exitCode(ctx context.Context, field graphql.CollectedField, obj *algoitny.CodeRunResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CodeRun_exitCode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExitCode, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CodeRun_exitCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CodeRun", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CodeRun_signal(ctx context.Context, field graphql.CollectedField, obj *algoitny.CodeRunResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CodeRun_signal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CodeRun().Signal(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CodeRun_signal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CodeRun", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CodeRun_timeMs(ctx context.Context, field graphql.CollectedField, obj *algoitny.CodeRunResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CodeRun_timeMs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TimeMs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CodeRun_timeMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CodeRun", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CodeRun_memoryKb(ctx context.Context, field graphql.CollectedField, obj *algoitny.CodeRunResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CodeRun_memoryKb(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MemoryKB, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CodeRun_memoryKb(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CodeRun", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CodeRun_compileMessage(ctx context.Context, field graphql.CollectedField, obj *algoitny.CodeRunResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CodeRun_compileMessage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CompileMessage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CodeRun_compileMessage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CodeRun", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CodeRun_message(ctx context.Context, field graphql.CollectedField, obj *algoitny.CodeRunResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CodeRun_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CodeRun_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CodeRun", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CodeRun_timeLimitMs(ctx context.Context, field graphql.CollectedField, obj *algoitny.CodeRunResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CodeRun_timeLimitMs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TimeLimitMs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CodeRun_timeLimitMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CodeRun", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CodeRun_memoryLimitMb(ctx context.Context, field graphql.CollectedField, obj *algoitny.CodeRunResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CodeRun_memoryLimitMb(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MemoryLimitMB, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CodeRun_memoryLimitMb(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CodeRun", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Counterexample_input(ctx context.Context, field graphql.CollectedField, obj *algoitny.Counterexample) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Counterexample_input(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Input, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Counterexample_input(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Counterexample", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Counterexample_expectedOutput(ctx context.Context, field graphql.CollectedField, obj *algoitny.Counterexample) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Counterexample_expectedOutput(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpectedOutput, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Counterexample_expectedOutput(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Counterexample", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Counterexample_actualOutput(ctx context.Context, field graphql.CollectedField, obj *algoitny.Counterexample) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Counterexample_actualOutput(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ActualOutput, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Counterexample_actualOutput(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Counterexample", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Counterexample_verdict(ctx context.Context, field graphql.CollectedField, obj *algoitny.Counterexample) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Counterexample_verdict(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Verdict, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v algoitny.Verdict) graphql.Marshaler {
+			return ec.marshalNVerdict2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐVerdict(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Counterexample_verdict(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Counterexample", field, false, false, errors.New("field of type Verdict does not have child fields"))
+}
+
+func (ec *executionContext) _Counterexample_message(ctx context.Context, field graphql.CollectedField, obj *algoitny.Counterexample) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Counterexample_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Counterexample_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Counterexample", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Counterexample_seed(ctx context.Context, field graphql.CollectedField, obj *algoitny.Counterexample) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Counterexample_seed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Seed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Counterexample_seed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Counterexample", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Counterexample_args(ctx context.Context, field graphql.CollectedField, obj *algoitny.Counterexample) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Counterexample_args(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Args, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Counterexample_args(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Counterexample", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Counterexample_shrunk(ctx context.Context, field graphql.CollectedField, obj *algoitny.Counterexample) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Counterexample_shrunk(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Shrunk, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Counterexample_shrunk(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Counterexample", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Counterexample_truncated(ctx context.Context, field graphql.CollectedField, obj *algoitny.Counterexample) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Counterexample_truncated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Truncated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Counterexample_truncated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Counterexample", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _CounterexampleSearch_found(ctx context.Context, field graphql.CollectedField, obj *algoitny.CounterexampleResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CounterexampleSearch_found(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Found, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CounterexampleSearch_found(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CounterexampleSearch", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _CounterexampleSearch_counterexample(ctx context.Context, field graphql.CollectedField, obj *algoitny.CounterexampleResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CounterexampleSearch_counterexample(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Counterexample, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.Counterexample) graphql.Marshaler {
+			return ec.marshalOCounterexample2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCounterexample(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CounterexampleSearch_counterexample(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CounterexampleSearch",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Counterexample(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CounterexampleSearch_tried(ctx context.Context, field graphql.CollectedField, obj *algoitny.CounterexampleResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CounterexampleSearch_tried(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tried, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CounterexampleSearch_tried(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CounterexampleSearch", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CounterexampleSearch_shrinks(ctx context.Context, field graphql.CollectedField, obj *algoitny.CounterexampleResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CounterexampleSearch_shrinks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Shrinks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CounterexampleSearch_shrinks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CounterexampleSearch", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CounterexampleSearch_budgetMs(ctx context.Context, field graphql.CollectedField, obj *algoitny.CounterexampleResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CounterexampleSearch_budgetMs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BudgetMs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CounterexampleSearch_budgetMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CounterexampleSearch", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CounterexampleSearch_elapsedMs(ctx context.Context, field graphql.CollectedField, obj *algoitny.CounterexampleResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CounterexampleSearch_elapsedMs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ElapsedMs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CounterexampleSearch_elapsedMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CounterexampleSearch", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CounterexampleSearch_message(ctx context.Context, field graphql.CollectedField, obj *algoitny.CounterexampleResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CounterexampleSearch_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CounterexampleSearch_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CounterexampleSearch", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _CreatedWebhook_channel(ctx context.Context, field graphql.CollectedField, obj *model.CreatedWebhook) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10677,6 +11882,70 @@ func (ec *executionContext) _Job_result(ctx context.Context, field graphql.Colle
 }
 func (ec *executionContext) fieldContext_Job_result(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Job", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Job_codeRun(ctx context.Context, field graphql.CollectedField, obj *algoitny.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_codeRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Job().CodeRun(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.CodeRunResult) graphql.Marshaler {
+			return ec.marshalOCodeRun2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCodeRunResult(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Job_codeRun(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Job",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CodeRun(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Job_counterexampleSearch(ctx context.Context, field graphql.CollectedField, obj *algoitny.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_counterexampleSearch(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Job().CounterexampleSearch(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.CounterexampleResult) graphql.Marshaler {
+			return ec.marshalOCounterexampleSearch2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCounterexampleResult(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Job_counterexampleSearch(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Job",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CounterexampleSearch(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Job_errorMessage(ctx context.Context, field graphql.CollectedField, obj *algoitny.Job) (ret graphql.Marshaler) {
@@ -11687,6 +12956,94 @@ func (ec *executionContext) fieldContext_Mutation_generateHints(ctx context.Cont
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_generateHints_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_runCode(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_runCode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RunCode(ctx, fc.Args["input"].(model.RunCodeInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.Job) graphql.Marshaler {
+			return ec.marshalNJob2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐJob(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_runCode(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Job(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_runCode_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_findCounterexample(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_findCounterexample(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().FindCounterexample(ctx, fc.Args["historyId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.Job) graphql.Marshaler {
+			return ec.marshalNJob2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐJob(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_findCounterexample(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Job(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_findCounterexample_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -13751,6 +15108,52 @@ func (ec *executionContext) _Plan_minCheckDelayMs(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Plan_minCheckDelayMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Plan", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Plan_maxCodeRunsPerDay(ctx context.Context, field graphql.CollectedField, obj *algoitny.Plan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Plan_maxCodeRunsPerDay(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaxCodeRunsPerDay, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Plan_maxCodeRunsPerDay(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Plan", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Plan_maxCounterexamplesPerDay(ctx context.Context, field graphql.CollectedField, obj *algoitny.Plan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Plan_maxCounterexamplesPerDay(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaxCounterexamplesPerDay, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Plan_maxCounterexamplesPerDay(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Plan", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
@@ -16137,6 +17540,38 @@ func (ec *executionContext) _SearchHistory_hints(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_SearchHistory_hints(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SearchHistory", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SearchHistory_counterexample(ctx context.Context, field graphql.CollectedField, obj *algoitny.SearchHistory) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchHistory_counterexample(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SearchHistory().Counterexample(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.Counterexample) graphql.Marshaler {
+			return ec.marshalOCounterexample2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCounterexample(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SearchHistory_counterexample(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SearchHistory",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Counterexample(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _SearchHistory_maxTimeMs(ctx context.Context, field graphql.CollectedField, obj *algoitny.SearchHistory) (ret graphql.Marshaler) {
@@ -20005,7 +21440,7 @@ func (ec *executionContext) unmarshalInputCreatePlanInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "description", "maxHintsPerDay", "maxExecutionsPerDay", "maxProblems", "canViewAllProblems", "canRegisterProblems", "priceCents", "isActive", "maxChecks", "minCheckDelayMs"}
+	fieldsInOrder := [...]string{"name", "description", "maxHintsPerDay", "maxExecutionsPerDay", "maxProblems", "canViewAllProblems", "canRegisterProblems", "priceCents", "isActive", "maxChecks", "minCheckDelayMs", "maxCodeRunsPerDay", "maxCounterexamplesPerDay"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -20089,6 +21524,20 @@ func (ec *executionContext) unmarshalInputCreatePlanInput(ctx context.Context, o
 				return it, err
 			}
 			it.MinCheckDelayMs = data
+		case "maxCodeRunsPerDay":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxCodeRunsPerDay"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxCodeRunsPerDay = data
+		case "maxCounterexamplesPerDay":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxCounterexamplesPerDay"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxCounterexamplesPerDay = data
 		}
 	}
 	return it, nil
@@ -20681,6 +22130,71 @@ func (ec *executionContext) unmarshalInputReviewProblemInput(ctx context.Context
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputRunCodeInput(ctx context.Context, obj any) (model.RunCodeInput, error) {
+	var it model.RunCodeInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"language", "code", "stdin", "platform", "problemId", "idempotencyKey"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "language":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("language"))
+			data, err := ec.unmarshalNLanguage2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐLanguage(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Language = data
+		case "code":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("code"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Code = data
+		case "stdin":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stdin"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Stdin = data
+		case "platform":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("platform"))
+			data, err := ec.unmarshalOPlatform2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐPlatform(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Platform = data
+		case "problemId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("problemId"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ProblemID = data
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputSaveProblemInput(ctx context.Context, obj any) (model.SaveProblemInput, error) {
 	var it model.SaveProblemInput
 	if obj == nil {
@@ -20931,7 +22445,7 @@ func (ec *executionContext) unmarshalInputUpdatePlanInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"description", "maxHintsPerDay", "maxExecutionsPerDay", "maxProblems", "canViewAllProblems", "canRegisterProblems", "priceCents", "isActive", "maxChecks", "minCheckDelayMs"}
+	fieldsInOrder := [...]string{"description", "maxHintsPerDay", "maxExecutionsPerDay", "maxProblems", "canViewAllProblems", "canRegisterProblems", "priceCents", "isActive", "maxChecks", "minCheckDelayMs", "maxCodeRunsPerDay", "maxCounterexamplesPerDay"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -21008,6 +22522,20 @@ func (ec *executionContext) unmarshalInputUpdatePlanInput(ctx context.Context, o
 				return it, err
 			}
 			it.MinCheckDelayMs = data
+		case "maxCodeRunsPerDay":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxCodeRunsPerDay"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxCodeRunsPerDay = data
+		case "maxCounterexamplesPerDay":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxCounterexamplesPerDay"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxCounterexamplesPerDay = data
 		}
 	}
 	return it, nil
@@ -22327,6 +23855,278 @@ func (ec *executionContext) _Checker(ctx context.Context, sel ast.SelectionSet, 
 	return out
 }
 
+var codeRunImplementors = []string{"CodeRun"}
+
+func (ec *executionContext) _CodeRun(ctx context.Context, sel ast.SelectionSet, obj *algoitny.CodeRunResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, codeRunImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CodeRun")
+		case "verdict":
+			out.Values[i] = ec._CodeRun_verdict(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "stdout":
+			out.Values[i] = ec._CodeRun_stdout(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "stderr":
+			out.Values[i] = ec._CodeRun_stderr(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "truncated":
+			out.Values[i] = ec._CodeRun_truncated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "exitCode":
+			out.Values[i] = ec._CodeRun_exitCode(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "signal":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._CodeRun_signal(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "timeMs":
+			out.Values[i] = ec._CodeRun_timeMs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "memoryKb":
+			out.Values[i] = ec._CodeRun_memoryKb(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "compileMessage":
+			out.Values[i] = ec._CodeRun_compileMessage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "message":
+			out.Values[i] = ec._CodeRun_message(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "timeLimitMs":
+			out.Values[i] = ec._CodeRun_timeLimitMs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "memoryLimitMb":
+			out.Values[i] = ec._CodeRun_memoryLimitMb(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var counterexampleImplementors = []string{"Counterexample"}
+
+func (ec *executionContext) _Counterexample(ctx context.Context, sel ast.SelectionSet, obj *algoitny.Counterexample) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, counterexampleImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Counterexample")
+		case "input":
+			out.Values[i] = ec._Counterexample_input(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "expectedOutput":
+			out.Values[i] = ec._Counterexample_expectedOutput(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "actualOutput":
+			out.Values[i] = ec._Counterexample_actualOutput(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "verdict":
+			out.Values[i] = ec._Counterexample_verdict(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "message":
+			out.Values[i] = ec._Counterexample_message(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "seed":
+			out.Values[i] = ec._Counterexample_seed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "args":
+			out.Values[i] = ec._Counterexample_args(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "shrunk":
+			out.Values[i] = ec._Counterexample_shrunk(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "truncated":
+			out.Values[i] = ec._Counterexample_truncated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var counterexampleSearchImplementors = []string{"CounterexampleSearch"}
+
+func (ec *executionContext) _CounterexampleSearch(ctx context.Context, sel ast.SelectionSet, obj *algoitny.CounterexampleResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, counterexampleSearchImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CounterexampleSearch")
+		case "found":
+			out.Values[i] = ec._CounterexampleSearch_found(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "counterexample":
+			out.Values[i] = ec._CounterexampleSearch_counterexample(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "tried":
+			out.Values[i] = ec._CounterexampleSearch_tried(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "shrinks":
+			out.Values[i] = ec._CounterexampleSearch_shrinks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "budgetMs":
+			out.Values[i] = ec._CounterexampleSearch_budgetMs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "elapsedMs":
+			out.Values[i] = ec._CounterexampleSearch_elapsedMs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "message":
+			out.Values[i] = ec._CounterexampleSearch_message(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var createdWebhookImplementors = []string{"CreatedWebhook"}
 
 func (ec *executionContext) _CreatedWebhook(ctx context.Context, sel ast.SelectionSet, obj *model.CreatedWebhook) graphql.Marshaler {
@@ -22822,6 +24622,82 @@ func (ec *executionContext) _Job(ctx context.Context, sel ast.SelectionSet, obj 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "codeRun":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Job_codeRun(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "counterexampleSearch":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Job_counterexampleSearch(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "errorMessage":
 			out.Values[i] = ec._Job_errorMessage(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -23445,6 +25321,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "generateHints":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_generateHints(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "runCode":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_runCode(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "findCounterexample":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_findCounterexample(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -24151,6 +26041,16 @@ func (ec *executionContext) _Plan(ctx context.Context, sel ast.SelectionSet, obj
 			}
 		case "minCheckDelayMs":
 			out.Values[i] = ec._Plan_minCheckDelayMs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "maxCodeRunsPerDay":
+			out.Values[i] = ec._Plan_maxCodeRunsPerDay(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "maxCounterexamplesPerDay":
+			out.Values[i] = ec._Plan_maxCounterexamplesPerDay(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -25688,6 +27588,44 @@ func (ec *executionContext) _SearchHistory(ctx context.Context, sel ast.Selectio
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "counterexample":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._SearchHistory_counterexample(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "maxTimeMs":
 			out.Values[i] = ec._SearchHistory_maxTimeMs(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -28602,6 +30540,22 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 	return res
 }
 
+func (ec *executionContext) unmarshalNInt2int64(ctx context.Context, v any) (int64, error) {
+	res, err := graphql.UnmarshalInt64(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNInt2int64(ctx context.Context, sel ast.SelectionSet, v int64) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalInt64(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
 func (ec *executionContext) unmarshalNInt2ᚕintᚄ(ctx context.Context, v any) ([]int, error) {
 	vSlice := graphql.CoerceList(v)
 	var err error
@@ -28791,6 +30745,8 @@ var (
 		"SCRIPT_GENERATION":  algoitny.JobScriptGeneration,
 		"PROBLEM_EXTRACTION": algoitny.JobProblemExtraction,
 		"PACKAGE_IMPORT":     algoitny.JobPackageImport,
+		"CODE_RUN":           algoitny.JobCodeRun,
+		"COUNTEREXAMPLE":     algoitny.JobCounterexample,
 	}
 	marshalNJobType2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐJobType = map[algoitny.JobType]string{
 		algoitny.JobCodeExecution:     "CODE_EXECUTION",
@@ -28798,6 +30754,8 @@ var (
 		algoitny.JobScriptGeneration:  "SCRIPT_GENERATION",
 		algoitny.JobProblemExtraction: "PROBLEM_EXTRACTION",
 		algoitny.JobPackageImport:     "PACKAGE_IMPORT",
+		algoitny.JobCodeRun:           "CODE_RUN",
+		algoitny.JobCounterexample:    "COUNTEREXAMPLE",
 	}
 )
 
@@ -29176,6 +31134,47 @@ func (ec *executionContext) unmarshalNReviewProblemInput2githubᚗcomᚋalgoitny
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNRunCodeInput2githubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐRunCodeInput(ctx context.Context, v any) (model.RunCodeInput, error) {
+	res, err := ec.unmarshalInputRunCodeInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNRunVerdict2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐRunVerdict(ctx context.Context, v any) (algoitny.RunVerdict, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNRunVerdict2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐRunVerdict[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRunVerdict2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐRunVerdict(ctx context.Context, sel ast.SelectionSet, v algoitny.RunVerdict) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNRunVerdict2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐRunVerdict[v])
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+var (
+	unmarshalNRunVerdict2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐRunVerdict = map[string]algoitny.RunVerdict{
+		"OK":                    algoitny.RunOK,
+		"COMPILATION_ERROR":     algoitny.RunCompilationError,
+		"TIME_LIMIT_EXCEEDED":   algoitny.RunTimeLimitExceeded,
+		"MEMORY_LIMIT_EXCEEDED": algoitny.RunMemoryLimitExceeded,
+		"RUNTIME_ERROR":         algoitny.RunRuntimeError,
+		"OUTPUT_LIMIT_EXCEEDED": algoitny.RunOutputLimitExceeded,
+	}
+	marshalNRunVerdict2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐRunVerdict = map[algoitny.RunVerdict]string{
+		algoitny.RunOK:                  "OK",
+		algoitny.RunCompilationError:    "COMPILATION_ERROR",
+		algoitny.RunTimeLimitExceeded:   "TIME_LIMIT_EXCEEDED",
+		algoitny.RunMemoryLimitExceeded: "MEMORY_LIMIT_EXCEEDED",
+		algoitny.RunRuntimeError:        "RUNTIME_ERROR",
+		algoitny.RunOutputLimitExceeded: "OUTPUT_LIMIT_EXCEEDED",
+	}
+)
+
 func (ec *executionContext) unmarshalNSaveProblemInput2githubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐSaveProblemInput(ctx context.Context, v any) (model.SaveProblemInput, error) {
 	res, err := ec.unmarshalInputSaveProblemInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -29548,12 +31547,16 @@ func (ec *executionContext) marshalNUsageAction2githubᚗcomᚋalgoitnyᚋapiᚋ
 
 var (
 	unmarshalNUsageAction2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐUsageAction = map[string]algoitny.UsageAction{
-		"EXECUTION": algoitny.ActionExecution,
-		"HINT":      algoitny.ActionHint,
+		"EXECUTION":      algoitny.ActionExecution,
+		"HINT":           algoitny.ActionHint,
+		"CODE_RUN":       algoitny.ActionCodeRun,
+		"COUNTEREXAMPLE": algoitny.ActionCounterexample,
 	}
 	marshalNUsageAction2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐUsageAction = map[algoitny.UsageAction]string{
-		algoitny.ActionExecution: "EXECUTION",
-		algoitny.ActionHint:      "HINT",
+		algoitny.ActionExecution:      "EXECUTION",
+		algoitny.ActionHint:           "HINT",
+		algoitny.ActionCodeRun:        "CODE_RUN",
+		algoitny.ActionCounterexample: "COUNTEREXAMPLE",
 	}
 )
 
@@ -29909,6 +31912,27 @@ func (ec *executionContext) unmarshalOCheckerInput2ᚖgithubᚗcomᚋalgoitnyᚋ
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalOCodeRun2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCodeRunResult(ctx context.Context, sel ast.SelectionSet, v *algoitny.CodeRunResult) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CodeRun(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOCounterexample2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCounterexample(ctx context.Context, sel ast.SelectionSet, v *algoitny.Counterexample) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Counterexample(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOCounterexampleSearch2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCounterexampleResult(ctx context.Context, sel ast.SelectionSet, v *algoitny.CounterexampleResult) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CounterexampleSearch(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOFloat2float64(ctx context.Context, v any) (float64, error) {
 	res, err := graphql.UnmarshalFloatContext(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -30073,6 +32097,8 @@ var (
 		"SCRIPT_GENERATION":  algoitny.JobScriptGeneration,
 		"PROBLEM_EXTRACTION": algoitny.JobProblemExtraction,
 		"PACKAGE_IMPORT":     algoitny.JobPackageImport,
+		"CODE_RUN":           algoitny.JobCodeRun,
+		"COUNTEREXAMPLE":     algoitny.JobCounterexample,
 	}
 	marshalOJobType2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐJobType = map[algoitny.JobType]string{
 		algoitny.JobCodeExecution:     "CODE_EXECUTION",
@@ -30080,6 +32106,8 @@ var (
 		algoitny.JobScriptGeneration:  "SCRIPT_GENERATION",
 		algoitny.JobProblemExtraction: "PROBLEM_EXTRACTION",
 		algoitny.JobPackageImport:     "PACKAGE_IMPORT",
+		algoitny.JobCodeRun:           "CODE_RUN",
+		algoitny.JobCounterexample:    "COUNTEREXAMPLE",
 	}
 )
 

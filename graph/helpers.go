@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/algoitny/api/graph/model"
@@ -162,4 +163,17 @@ func selects(ctx context.Context, name string) bool {
 func requestCost(ctx context.Context) algoitny.RequestCost {
 	rc, _ := graphql.GetOperationContext(ctx).Stats.GetExtension(algoitny.RequestCostStat).(algoitny.RequestCost)
 	return rc
+}
+
+// jobResult is the JSON result of a COMPLETED job of type t, decoded; nil
+// for another type or before it completed.
+func jobResult[T any](j *algoitny.Job, t algoitny.JobType) (*T, error) {
+	if j.Type != t || j.Status != algoitny.JobCompleted || j.Result == "" {
+		return nil, nil
+	}
+	var out T
+	if err := json.Unmarshal([]byte(j.Result), &out); err != nil {
+		return nil, algoitny.Internal(err, "decode the job's result")
+	}
+	return &out, nil
 }

@@ -69,6 +69,13 @@ func (r *checkerResolver) Kind(ctx context.Context, obj *algoitny.Checker) (algo
 	return obj.Kind, nil
 }
 
+func (r *codeRunResolver) Signal(ctx context.Context, obj *algoitny.CodeRunResult) (*string, error) {
+	if obj.Signal == "" {
+		return nil, nil
+	}
+	return &obj.Signal, nil
+}
+
 func (r *executionProgressEventResolver) JobID(ctx context.Context, obj *algoitny.ExecutionEvent) (string, error) {
 	return globalID("Job", obj.JobID), nil
 }
@@ -110,6 +117,14 @@ func (r *jobResolver) History(ctx context.Context, obj *algoitny.Job) (*algoitny
 		return nil, nil
 	}
 	return h, err
+}
+
+func (r *jobResolver) CodeRun(ctx context.Context, obj *algoitny.Job) (*algoitny.CodeRunResult, error) {
+	return jobResult[algoitny.CodeRunResult](obj, algoitny.JobCodeRun)
+}
+
+func (r *jobResolver) CounterexampleSearch(ctx context.Context, obj *algoitny.Job) (*algoitny.CounterexampleResult, error) {
+	return jobResult[algoitny.CounterexampleResult](obj, algoitny.JobCounterexample)
 }
 
 func (r *jobResolver) Progress(ctx context.Context, obj *algoitny.Job, first *int, after *string, last *int, before *string) (*model.JobProgressConnection, error) {
@@ -159,6 +174,25 @@ func (r *mutationResolver) GenerateHints(ctx context.Context, historyID string) 
 		return nil, err
 	}
 	return r.Jobs.GenerateHints(ctx, ref)
+}
+
+func (r *mutationResolver) RunCode(ctx context.Context, input model.RunCodeInput) (*algoitny.Job, error) {
+	in := submissions.RunInput{Language: input.Language, Code: input.Code, Stdin: orEmpty(input.Stdin), IdempotencyKey: orEmpty(input.IdempotencyKey)}
+	if input.Platform != nil || input.ProblemID != nil {
+		in.Problem = &algoitny.ProblemRef{ProblemID: orEmpty(input.ProblemID)}
+		if input.Platform != nil {
+			in.Problem.Platform = *input.Platform
+		}
+	}
+	return r.Jobs.RunCode(ctx, in)
+}
+
+func (r *mutationResolver) FindCounterexample(ctx context.Context, historyID string) (*algoitny.Job, error) {
+	ref, err := parseHistoryID("historyId", historyID)
+	if err != nil {
+		return nil, err
+	}
+	return r.Jobs.FindCounterexample(ctx, ref)
 }
 
 func (r *mutationResolver) GenerateTestCases(ctx context.Context, input model.GenerateTestCasesInput) (*algoitny.Job, error) {
@@ -383,6 +417,12 @@ func (r *mutationResolver) CreatePlan(ctx context.Context, input model.CreatePla
 	if input.MinCheckDelayMs != nil {
 		p.MinCheckDelayMs = *input.MinCheckDelayMs
 	}
+	if input.MaxCodeRunsPerDay != nil {
+		p.MaxCodeRunsPerDay = *input.MaxCodeRunsPerDay
+	}
+	if input.MaxCounterexamplesPerDay != nil {
+		p.MaxCounterexamplesPerDay = *input.MaxCounterexamplesPerDay
+	}
 	return p, r.Accounts.CreatePlan(ctx, p)
 }
 
@@ -391,6 +431,7 @@ func (r *mutationResolver) UpdatePlan(ctx context.Context, name string, input mo
 		Description: input.Description, MaxHintsPerDay: input.MaxHintsPerDay, MaxExecutionsPerDay: input.MaxExecutionsPerDay,
 		MaxProblems: input.MaxProblems, CanViewAllProblems: input.CanViewAllProblems, CanRegisterProblems: input.CanRegisterProblems,
 		PriceCents: input.PriceCents, IsActive: input.IsActive, MaxChecks: input.MaxChecks, MinCheckDelayMs: input.MinCheckDelayMs,
+		MaxCodeRunsPerDay: input.MaxCodeRunsPerDay, MaxCounterexamplesPerDay: input.MaxCounterexamplesPerDay,
 	})
 }
 
@@ -745,6 +786,13 @@ func (r *searchHistoryResolver) Code(ctx context.Context, obj *algoitny.SearchHi
 	return &obj.Code, nil
 }
 
+func (r *searchHistoryResolver) Counterexample(ctx context.Context, obj *algoitny.SearchHistory) (*algoitny.Counterexample, error) {
+	if obj.Counterexample == nil || algoitny.ActorFrom(ctx).UserID() != obj.UserID {
+		return nil, nil
+	}
+	return obj.Counterexample, nil
+}
+
 func (r *searchHistoryResolver) Score(ctx context.Context, obj *algoitny.SearchHistory) (*float64, error) {
 	if obj.Score == nil {
 		return nil, nil
@@ -970,6 +1018,8 @@ func (r *Resolver) Check() CheckResolver { return &checkResolver{r} }
 
 func (r *Resolver) Checker() CheckerResolver { return &checkerResolver{r} }
 
+func (r *Resolver) CodeRun() CodeRunResolver { return &codeRunResolver{r} }
+
 func (r *Resolver) ExecutionProgressEvent() ExecutionProgressEventResolver {
 	return &executionProgressEventResolver{r}
 }
@@ -1022,6 +1072,7 @@ type (
 	adtContestResolver             struct{ *Resolver }
 	checkResolver                  struct{ *Resolver }
 	checkerResolver                struct{ *Resolver }
+	codeRunResolver                struct{ *Resolver }
 	executionProgressEventResolver struct{ *Resolver }
 	hintProgressEventResolver      struct{ *Resolver }
 	jobResolver                    struct{ *Resolver }

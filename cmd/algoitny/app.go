@@ -29,6 +29,7 @@ import (
 	"github.com/algoitny/api/internal/jobs"
 	"github.com/algoitny/api/internal/judge"
 	"github.com/algoitny/api/internal/llm"
+	"github.com/algoitny/api/internal/practice"
 	"github.com/algoitny/api/internal/problempkg"
 	"github.com/algoitny/api/internal/problems"
 	"github.com/algoitny/api/internal/pubsub"
@@ -208,6 +209,7 @@ func (m *Main) openJobs() error {
 		jcfg.Judge = m.Judge
 		jcfg.Packages = &problempkg.Importer{Judge: m.Judge, Problems: &problems.Service{Store: m.DB}, Plans: m.DB}
 		jcfg.PackageStore = m.DB
+		jcfg.Practice = &practice.Runner{Engine: m.Judge}
 	}
 	if m.warmDone != nil {
 		// Executions wait for the warm-up: none pays for a cold toolchain.
@@ -231,6 +233,7 @@ func (m *Main) resolver() *graph.Resolver {
 		Store: m.DB, Problems: problemSvc, Quota: m.Accounts,
 		CanRegister: problems.CheckCanRegister, Queue: m.Jobs, Events: m.Events,
 		ExtraExtractHosts: m.Config.FetchAllowHosts, Logger: m.Logger, Workers: m.DB, Uploads: m.DB,
+		Searchable: practice.Supports,
 	}
 	resolver := &graph.Resolver{
 		Accounts: m.Accounts,

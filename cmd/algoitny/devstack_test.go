@@ -270,6 +270,7 @@ func TestTryIt(t *testing.T) {
 			`"status":"COMPLETED"`, `"verdict":"WRONG_ANSWER"`,
 			`"hints":["`,
 			`{"action":"EXECUTION","used":1,`, `{"action":"HINT","used":1,`,
+			`"codeRun":{"verdict":"OK","stdout":"42\n"`, `"counterexampleSearch":{"found":true`,
 		} {
 			if !strings.Contains(string(out), want) {
 				t.Errorf("the snippets' output has no %s:\n%s", want, out)

@@ -98,6 +98,10 @@ type CreatePlanInput struct {
 	MaxChecks *int `json:"maxChecks,omitempty"`
 	// The shortest time between a check's runs, in milliseconds: 1000–86,400,000, or 0 (default) for only the server's floor.
 	MinCheckDelayMs *int `json:"minCheckDelayMs,omitempty"`
+	// Code runs a day (default 0: none); -1 = unlimited.
+	MaxCodeRunsPerDay *int `json:"maxCodeRunsPerDay,omitempty"`
+	// Counterexample searches a day (default 0: none); -1 = unlimited.
+	MaxCounterexamplesPerDay *int `json:"maxCounterexamplesPerDay,omitempty"`
 }
 
 // A new problem (createProblem).
@@ -384,6 +388,22 @@ type ReviewProblemInput struct {
 	Notes *string `json:"notes,omitempty"`
 }
 
+// Code to run once on your own input (runCode).
+type RunCodeInput struct {
+	// The language of the code.
+	Language algoitny.Language `json:"language"`
+	// The source code: not blank, valid UTF-8, at most 64 KB.
+	Code string `json:"code"`
+	// The standard input: valid UTF-8 without NUL bytes, at most 64 KB (default empty).
+	Stdin *string `json:"stdin,omitempty"`
+	// With problemId: the problem whose time and memory limits the run gets (else 2 s and 256 MB).
+	Platform *algoitny.Platform `json:"platform,omitempty"`
+	// With platform: the problem's id on its judge.
+	ProblemID *string `json:"problemId,omitempty"`
+	// Repeating a run with the same key within 24 h returns the same job without charging again (at most 100 characters, no `#`).
+	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
+}
+
 // What `saveProblem` runs: a completed SCRIPT_GENERATION job of yours (jobId), or
 // a problem you may edit with generator code given directly. With a jobId, the
 // job's problem and generator are used and platform, problemId, generatorCode
@@ -408,7 +428,7 @@ type SaveProblemInput struct {
 }
 
 // A page of executions, newest first (see PageInfo for short pages). A page that
-// selects none of `code`, `compileMessage`, `testResults`, `hints` is read without
+// selects none of `code`, `compileMessage`, `testResults`, `hints`, `counterexample` is read without
 // them, which is cheaper.
 type SearchHistoryConnection struct {
 	// The executions of this page.
@@ -512,6 +532,10 @@ type UpdatePlanInput struct {
 	MaxChecks *int `json:"maxChecks,omitempty"`
 	// New shortest time between a check's runs in milliseconds: 1000–86,400,000, or 0.
 	MinCheckDelayMs *int `json:"minCheckDelayMs,omitempty"`
+	// New code runs a day; -1 = unlimited.
+	MaxCodeRunsPerDay *int `json:"maxCodeRunsPerDay,omitempty"`
+	// New counterexample searches a day; -1 = unlimited.
+	MaxCounterexamplesPerDay *int `json:"maxCounterexamplesPerDay,omitempty"`
 }
 
 // Changes to a problem; null fields are left alone and the CreateProblemInput limits apply.

@@ -120,6 +120,9 @@ func TestEveryWriteIsAnnounced(t *testing.T) {
 		{"DiscardProblem", func() error { return db.DiscardProblem(ctx, draft.Ref(), u.ID) }},
 		{"CreateHistory", func() error { return db.CreateHistory(ctx, h) }},
 		{"SetHints", func() error { return err2(db.SetHints(ctx, h.Ref(), []string{"look at n = 0"})) }},
+		{"SetCounterexample", func() error {
+			return err2(db.SetCounterexample(ctx, h.Ref(), &algoitny.Counterexample{Input: "1\n", Verdict: algoitny.VerdictWrongAnswer}))
+		}},
 		{"SetHistoryVisibility", func() error { return err2(db.SetHistoryVisibility(ctx, h.Ref(), true)) }},
 		{"CreateJob", func() error {
 			var err error

@@ -224,7 +224,7 @@ func prefetcher(store loader.Store) graphql.FieldMiddleware {
 
 // historyDetails are the fields of SearchHistory that a summary read leaves
 // out (algoitny.WithHistorySummaries).
-var historyDetails = map[string]bool{"code": true, "compileMessage": true, "testResults": true, "hints": true}
+var historyDetails = map[string]bool{"code": true, "compileMessage": true, "testResults": true, "hints": true, "counterexample": true}
 
 // resolveHistoryPage resolves a page of executions: read as summaries when
 // the selection asks for none of their details, then with the problems and

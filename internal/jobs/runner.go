@@ -28,6 +28,7 @@ type Store interface {
 	LifecycleStore
 	ExecutionStore
 	AIStore
+	PracticeStore
 }
 
 // LifecycleStore is what every worker's frame (run, progress,
@@ -178,6 +179,13 @@ type Config struct {
 	// PackageStore keeps their uploads; without them such jobs fail.
 	Packages     PackageImporter
 	PackageStore PackageStore
+	// Practice runs CODE_RUN and COUNTEREXAMPLE jobs (*practice.Runner);
+	// without it such jobs fail. CounterexampleBudget and
+	// CounterexampleMaxInputs bound one search (defaults:
+	// practice.DefaultBudget, practice.DefaultMaxInputs).
+	Practice                Practice
+	CounterexampleBudget    time.Duration
+	CounterexampleMaxInputs int
 }
 
 // Plugin contributes River workers and periodic jobs to the runner. A
@@ -318,6 +326,8 @@ func (r *Runner) addWorkers(rc *river.Config) error {
 		func() error { return river.AddWorkerSafely(workers, &scriptWorker{runner: r}) },
 		func() error { return river.AddWorkerSafely(workers, &extractWorker{runner: r}) },
 		func() error { return river.AddWorkerSafely(workers, &packageWorker{runner: r}) },
+		func() error { return river.AddWorkerSafely(workers, &codeRunWorker{runner: r}) },
+		func() error { return river.AddWorkerSafely(workers, &counterexampleWorker{runner: r}) },
 	} {
 		if err := add(); err != nil {
 			return err
