@@ -131,6 +131,19 @@ wuser=$(docker inspect -f '{{.Config.User}}' "$(container worker)")
 aopen=$(docker exec "$api" sh -c 'cat /proc/1/limits' | awk '/Max open files/ {print $4 " soft / " $5 " hard"}')
 echo "  api open files: $aopen (serve raised its soft limit to the hard one)"
 
+step "the api's warnings at start"
+docker logs "$api" 2>&1 | grep '"level":"WARN"' | jq -r '"  \(.msg)\(if .err then ": " + .err else "" end)"' || echo "  none"
+
+step "the worker image under Docker's defaults: the sandbox refuses to start, and says which setting is missing"
+wimage=$(docker inspect -f '{{.Image}}' "$(container worker)")
+out=$(docker run --rm "$wimage" judge --languages 2>&1) && die "the sandbox started under Docker's default seccomp profile"
+grep -q 'seccomp profile' <<<"$out" || die "no word of the seccomp profile: $out"
+echo "  default profile: $(grep -o 'bubblewrap does not work here.*' <<<"$out" | cut -c1-160)…"
+out=$(docker run --rm --security-opt seccomp=deploy/seccomp-worker.json "$wimage" judge --languages 2>&1) &&
+	die "the sandbox mounted /proc under Docker's masked /proc"
+grep -q 'fully visible procfs' <<<"$out" || die "no word of the procfs: $out"
+echo "  our profile, masked /proc: $(grep -o 'bubblewrap does not work here.*' <<<"$out" | cut -c1-160)…"
+
 step "the playground URL the api logs is the published one"
 logged=$(docker logs "$api" 2>&1 | grep -E '^playground: ' | tail -n1)
 echo "  $logged"
