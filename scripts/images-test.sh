@@ -90,9 +90,9 @@ step "a clean project: ${compose[*]} -p $COMPOSE_PROJECT_NAME down -v"
 
 step "${compose[*]} build"
 t0=$SECONDS
-"${compose[@]}" build 2>&1 | grep -E '^(Step [0-9]+/[0-9]+ : FROM|Successfully tagged|Building )' | sed 's/^/  /'
+"${compose[@]}" build 2>&1 | grep -E '^(Step [0-9]+/[0-9]+ : FROM|Successfully tagged|Building [a-z-]+$)' | sed 's/^/  /'
 echo "  built in $((SECONDS - t0)) s"
-docker image ls --format '  {{.Repository}}:{{.Tag}} {{.Size}}' | grep -E "^  ${COMPOSE_PROJECT_NAME}_" || true
+docker image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep -E "^${COMPOSE_PROJECT_NAME}_" | sed 's/^/  /' || true
 
 step "${compose[*]} up -d (API published on $port)"
 t0=$SECONDS
