@@ -27,7 +27,8 @@ BIN ?= bin/algoitny
 
 .PHONY: run
 run: tools ## start DynamoDB Local (data in .data/), PostgreSQL, migrate, seed plans and serve; prints the playground URL
-	$(GO) build -o $(BIN) ./cmd/algoitny
+	@echo "building $(BIN): the first build compiles every dependency (minutes on 2 cores; packages listed as they build)"
+	@$(GO) build -v -o $(BIN) ./cmd/algoitny
 	exec $(BIN) dev --exit-with-parent
 
 # clients/relay: relay-compiler, pinned by its lockfile (TestRelayCompiler).
@@ -52,6 +53,14 @@ clients-deps: deps ## install the npm packages of clients/ (npm ci) for TestClie
 .PHONY: test
 test: tools clients-deps clients-relay ## start throw-away DynamoDB Local + PostgreSQL and run all tests with -race
 	$(GO) run ./cmd/algoitny stack -- env GO=$(GO) scripts/test.sh
+
+.PHONY: images-test
+images-test: ## build the images, start docker-compose.yml, run Try it and a submission per language in it, tear down (needs Docker; not part of test)
+	scripts/images-test.sh
+
+.PHONY: base-images
+base-images: ## build the base images the Dockerfile and compose file name from Debian's packages, for an engine without a registry
+	scripts/base-images.sh
 
 .PHONY: build
 build: ## build bin/algoitny

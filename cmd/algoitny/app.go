@@ -566,8 +566,9 @@ func newJudge(cfg Config) (*judge.Engine, error) {
 		return nil, fmt.Errorf("JUDGE_LANGUAGES: %w", err)
 	}
 	e, err := judge.New(judge.Config{Sandbox: mode, AllowUnsandboxed: mode == judge.SandboxNone, UIDBase: cfg.JudgeUIDBase, Languages: langs})
-	if errors.Is(err, judge.ErrSandboxUnavailable) {
-		return nil, fmt.Errorf("%w: install bubblewrap (apt-get install -y bubblewrap), or run API-only with `serve --no-workers`", err)
+	if errors.Is(err, judge.ErrSandboxUnavailable) && cfg.Workers {
+		return nil, fmt.Errorf("%w; or run API-only with `serve --no-workers` (for local development only, "+
+			"JUDGE_SANDBOX=none with ALGOITNY_DEV=true runs code unsandboxed)", err)
 	}
 	return e, err
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/netip"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -21,9 +22,13 @@ import (
 // Config is the whole configuration of the binary, read from the environment
 // (design.md §3) so that any operator or test harness starts it the same way.
 type Config struct {
-	Addr    string // ALGOITNY_ADDR
-	Dev     bool   // ALGOITNY_DEV: devLogin, playground, introspection (unless Introspection is set)
-	Workers bool   // ALGOITNY_WORKERS: run River workers in serve
+	Addr string // ALGOITNY_ADDR
+	// PublicURL is where clients reach this server (ALGOITNY_PUBLIC_URL),
+	// when that is not ALGOITNY_ADDR itself: a published container port or
+	// a proxy. Only the start-up lines that name the API's URLs read it.
+	PublicURL string
+	Dev       bool // ALGOITNY_DEV: devLogin, playground, introspection (unless Introspection is set)
+	Workers   bool // ALGOITNY_WORKERS: run River workers in serve
 	// Dynamo is the DynamoDB connection. Its Endpoint is DYNAMODB_ENDPOINT;
 	// DYNAMODB_ENDPOINT=aws (DynamoAWS) asks for AWS itself, which an empty
 	// one never does (see resolveStack).
@@ -175,6 +180,7 @@ type Config struct {
 func configFromEnv() (Config, error) {
 	cfg := Config{
 		Addr:             envOr("ALGOITNY_ADDR", ":8080"),
+		PublicURL:        strings.TrimRight(strings.TrimSpace(os.Getenv("ALGOITNY_PUBLIC_URL")), "/"),
 		Dynamo:           dynamo.ConfigFromEnv(),
 		DatabaseURL:      os.Getenv("DATABASE_URL"),
 		RiverSchema:      os.Getenv("ALGOITNY_RIVER_SCHEMA"),
@@ -386,6 +392,12 @@ func (cfg *Config) validate() error {
 	case "bwrap", "none":
 	default:
 		return fmt.Errorf("JUDGE_SANDBOX=%q: want bwrap or none", cfg.JudgeSandbox)
+	}
+	if cfg.PublicURL != "" {
+		u, err := url.Parse(cfg.PublicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("ALGOITNY_PUBLIC_URL=%q: want an http(s) URL such as http://localhost:18080", cfg.PublicURL)
+		}
 	}
 	return nil
 }
