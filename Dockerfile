@@ -1,14 +1,12 @@
-# syntax=docker/dockerfile:1
-#
-# Images of the AlgoItny binary (docs/operations.md says how to run them):
+# Images of the AlgoItny binary (docs/operations.md: Containers says how to
+# run them; scripts/images-test.sh builds and runs them on a Docker engine):
 #
 #   docker build --target api    -t algoitny-api .      # `serve --no-workers`: the API only
 #   docker build --target worker -t algoitny-worker .   # `worker`: River workers + the sandboxed judge
 #
-# UNTESTED HERE: the machine this was written on has no Docker engine, so
-# neither image has been built. The file only uses the settings, ports and
-# commands of the code (README.md: Configuration; cmd/algoitny), which
-# TestOpsDocs (cmd/algoitny/ops_docs_test.go) checks.
+# Base images: golang:1.26-bookworm and debian:bookworm-slim, from a registry
+# or, without one, built from Debian's packages by scripts/base-images.sh.
+# Only Dockerfile instructions the classic builder knows: no BuildKit needed.
 
 # --- 1. a static binary ------------------------------------------------------
 FROM golang:1.26-bookworm AS build
@@ -41,11 +39,11 @@ COPY --from=build /out/algoitny /usr/local/bin/algoitny
 USER 10001:10001
 ENV ALGOITNY_ADDR=:8080
 EXPOSE 8080
-# /healthz answers 200 while the process serves HTTP; /readyz also checks
-# DynamoDB and PostgreSQL (use it for the load balancer). Change the port
-# here if you change ALGOITNY_ADDR.
-HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
-  CMD curl -fsS http://127.0.0.1:8080/healthz || exit 1
+# Healthy means ready: /readyz answers 200 only while DynamoDB and
+# PostgreSQL answer too (/healthz only says the process serves HTTP).
+# Change the port here if you change ALGOITNY_ADDR.
+HEALTHCHECK --interval=5s --timeout=3s --start-period=30s --retries=3 \
+  CMD curl -fsS http://127.0.0.1:8080/readyz || exit 1
 ENTRYPOINT ["/usr/local/bin/algoitny"]
 CMD ["serve", "--no-workers"]
 
@@ -59,14 +57,17 @@ CMD ["serve", "--no-workers"]
 #   (Haskell).
 # Go is the toolchain of the build stage, in /usr/local/go (on the sandbox's
 # PATH); Debian's golang package would be an older Go. A worker announces
-# the languages that work in it; `algoitny judge --languages` lists them.
-# It starts only if bubblewrap can create its namespaces: as root (what CI
-# runs; each run then gets a uid of its own) in a container that allows it —
-# `privileged: true` in docker-compose.yml — or as a user with unprivileged
-# user namespaces. `algoitny judge --languages` lists what works in the image.
+# the languages that work in it (the API refuses the others before charging
+# anything); `algoitny judge --languages` lists them.
+# It runs as an unprivileged user: bubblewrap then builds each sandbox in a
+# user namespace of its own. In a container that needs a system call filter
+# that allows namespaces and mounts and a procfs the kernel considers fully
+# visible (docker-compose.yml's worker, docs/operations.md: Containers), not
+# `privileged`. Not as root: that procfs's /proc/sys would be writable by root.
 # No HTTP listener, so no HEALTHCHECK: a worker exits at start when the
-# sandbox does not work or PostgreSQL cannot be reached, and logs (JSON, on
-# stderr) what fails afterwards.
+# sandbox does not work or PostgreSQL cannot be reached, announces its
+# languages at start, and logs (JSON, on stderr) what fails
+# afterwards.
 FROM debian:bookworm-slim AS worker
 # /usr/share/man/man1: the JDK's post-install links its man pages there,
 # and the slim image has no such directory.
@@ -81,9 +82,12 @@ RUN mkdir -p /usr/share/man/man1 \
       rustc \
       mono-mcs libmono-system-numerics4.0-cil \
       ruby php-cli ghc \
- && rm -rf /var/lib/apt/lists/*
+ && rm -rf /var/lib/apt/lists/* \
+ && groupadd --system --gid 10001 algoitny \
+ && useradd --system --uid 10001 --gid 10001 --home-dir /nonexistent --no-create-home --shell /usr/sbin/nologin algoitny
 COPY --from=build /usr/local/go /usr/local/go
 COPY --from=build /out/algoitny /usr/local/bin/algoitny
+USER 10001:10001
 HEALTHCHECK NONE
 ENTRYPOINT ["/usr/local/bin/algoitny"]
 CMD ["worker"]

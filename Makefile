@@ -27,12 +27,40 @@ BIN ?= bin/algoitny
 
 .PHONY: run
 run: tools ## start DynamoDB Local (data in .data/), PostgreSQL, migrate, seed plans and serve; prints the playground URL
-	$(GO) build -o $(BIN) ./cmd/algoitny
+	@echo "building $(BIN): the first build compiles every dependency (minutes on 2 cores; packages listed as they build)"
+	@$(GO) build -v -o $(BIN) ./cmd/algoitny
 	exec $(BIN) dev --exit-with-parent
 
+# clients/relay: relay-compiler, pinned by its lockfile (TestRelayCompiler).
+.PHONY: clients-relay
+clients-relay: deps clients/relay/node_modules/.package-lock.json ## install clients/relay (relay-compiler for TestRelayCompiler) from its lockfile
+
+clients/relay/node_modules/.package-lock.json: clients/relay/package-lock.json
+	npm ci --prefix clients/relay --no-audit --no-fund --loglevel=error >/dev/null
+
+# The front-end clients TestClients runs (clients/: Apollo, urql,
+# graphql-codegen, TypeScript), at the lockfile's versions; reinstalled
+# when the lockfile changes.
+CLIENTS_STAMP := clients/node_modules/.package-lock.json
+
+.PHONY: clients-deps
+clients-deps: deps ## install the npm packages of clients/ (npm ci) for TestClients
+	@if [ ! -f $(CLIENTS_STAMP) ] || [ clients/package-lock.json -nt $(CLIENTS_STAMP) ]; then \
+		echo "installing clients/ npm packages (npm ci)"; \
+		npm ci --prefix clients --no-audit --no-fund --loglevel=error >/dev/null; \
+	fi
+
 .PHONY: test
-test: tools ## start throw-away DynamoDB Local + PostgreSQL and run all tests with -race
+test: tools clients-deps clients-relay ## start throw-away DynamoDB Local + PostgreSQL and run all tests with -race
 	$(GO) run ./cmd/algoitny stack -- env GO=$(GO) scripts/test.sh
+
+.PHONY: images-test
+images-test: ## build the images, start docker-compose.yml, run Try it and a submission per language in it, tear down (needs Docker; not part of test)
+	scripts/images-test.sh
+
+.PHONY: base-images
+base-images: ## build the base images the Dockerfile and compose file name from Debian's packages, for an engine without a registry
+	scripts/base-images.sh
 
 .PHONY: build
 build: ## build bin/algoitny

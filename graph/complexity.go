@@ -7,27 +7,37 @@ import (
 
 // Complexity returns the per-field costs used by the complexity limit: every
 // field costs 1 plus its children, and a connection costs its children times
-// the page size it asks for (first, default 20), so `problems(first: 100) {
+// the page size it asks for (first or last, default 20), so `problems(first: 100) {
 // testCases(first: 100) { ... } }` costs 100 × 100 × its fields. The HTTP
 // layer adds them up with each fragment's cost computed once
 // (httpserver's complexityLimit): spreads are not expanded again.
 func Complexity() ComplexityRoot {
 	var c ComplexityRoot
-	c.Query.Problems = func(child int, _ *model.ProblemFilter, first *int, _ *string) int { return page(child, first) }
-	c.Query.MyHistory = func(child int, _ *model.HistoryFilter, first *int, _ *string) int { return page(child, first) }
-	c.Query.PublicHistory = func(child int, _ *model.HistoryFilter, first *int, _ *string) int { return page(child, first) }
-	c.Query.HistoryFeed = func(child int, first *int, _ *string) int { return page(child, first) }
-	c.Query.Jobs = func(child int, _ *algoitny.JobType, _ *algoitny.JobStatus, first *int, _ *string) int {
-		return page(child, first)
+	c.Query.Problems = func(child int, _ *model.ProblemFilter, first *int, _ *string, last *int, _ *string) int {
+		return page(child, first, last)
 	}
-	c.Query.Users = func(child int, _ *string, first *int, _ *string) int { return page(child, first) }
-	c.Problem.TestCases = func(child int, first *int, _ *string) int { return page(child, first) }
-	c.Job.Progress = func(child int, first *int, _ *string) int { return page(child, first) }
-	c.Query.MyChecks = func(child int, first *int, _ *string) int { return page(child, first) }
-	c.NotificationChannel.Deliveries = func(child int, first *int, _ *string) int { return page(child, first) }
+	c.Query.MyHistory = func(child int, _ *model.HistoryFilter, first *int, _ *string, last *int, _ *string) int {
+		return page(child, first, last)
+	}
+	c.Query.PublicHistory = func(child int, _ *model.HistoryFilter, first *int, _ *string, last *int, _ *string) int {
+		return page(child, first, last)
+	}
+	c.Query.HistoryFeed = connectionCost
+	c.Query.Jobs = func(child int, _ *algoitny.JobType, _ *algoitny.JobStatus, first *int, _ *string, last *int, _ *string) int {
+		return page(child, first, last)
+	}
+	c.Query.Users = func(child int, _ *string, first *int, _ *string, last *int, _ *string) int {
+		return page(child, first, last)
+	}
+	c.Problem.TestCases = connectionCost
+	c.Job.Progress = connectionCost
+	c.Query.MyChecks = connectionCost
+	c.NotificationChannel.Deliveries = connectionCost
 	// A user has at most 10 channels (watch.MaxChannels).
 	c.Query.MyNotificationChannels = func(child int) int { return 1 + child*10 }
-	c.Query.Leaderboard = func(child int, first *int) int { return page(child, first) }
+	c.Query.Leaderboard = func(child int, first *int) int { return page(child, first, nil) }
+	// nodes: each id a node(id:).
+	c.Query.Nodes = func(child int, ids []string) int { return 1 + child*max(len(ids), 1) }
 	// A user's statistics are a Query of their own.
 	c.User.Stats = func(child int) int { return 10 + child }
 	// A check's statistics are a Query of their own (three windows).
@@ -43,11 +53,21 @@ func Complexity() ComplexityRoot {
 	return c
 }
 
-// page is the cost of a connection field.
-func page(child int, first *int) int {
+// page is the cost of a connection field: its children times the page
+// size it asks for, `first` or `last` (the default when neither is given).
+func page(child int, first, last *int) int {
 	n := algoitny.DefaultPageSize
-	if first != nil && *first > 0 {
+	switch {
+	case first != nil && *first > 0:
 		n = min(*first, algoitny.MaxPageSize)
+	case last != nil && *last > 0:
+		n = min(*last, algoitny.MaxPageSize)
 	}
 	return 1 + child*n
+}
+
+// connectionCost is page for a connection with no arguments but its
+// page's.
+func connectionCost(child int, first *int, _ *string, last *int, _ *string) int {
+	return page(child, first, last)
 }

@@ -11,9 +11,10 @@ import (
 )
 
 // pageRequest reads a list's first and after (algoitny.NewPageRequest,
-// which the transport's prefetching uses too: the rule lives there).
-func pageRequest(first *int, after *string) algoitny.PageRequest {
-	return algoitny.NewPageRequest(first, after)
+// which the transport's prefetching uses too: the rule lives there), and
+// its last and before.
+func pageRequest(first *int, after *string, last *int, before *string) algoitny.PageRequest {
+	return algoitny.NewPageRequest(first, after).Backward(last, before)
 }
 
 // connection converts a page into a Relay connection's edges and page info.
@@ -22,9 +23,12 @@ func connection[T, E any](p algoitny.Page[T], edge func(cursor string, node T) E
 	for i, item := range p.Items {
 		edges[i] = edge(p.Cursors[i], item)
 	}
-	info := &model.PageInfo{HasNextPage: p.HasNextPage}
+	info := &model.PageInfo{HasNextPage: p.HasNextPage, HasPreviousPage: p.HasPreviousPage}
 	if p.EndCursor != "" {
 		info.EndCursor = &p.EndCursor
+	}
+	if p.StartCursor != "" {
+		info.StartCursor = &p.StartCursor
 	}
 	return edges, info
 }

@@ -33,6 +33,7 @@ type ResolverRoot interface {
 	AdtContest() AdtContestResolver
 	Check() CheckResolver
 	Checker() CheckerResolver
+	CodeRun() CodeRunResolver
 	ExecutionProgressEvent() ExecutionProgressEventResolver
 	HintProgressEvent() HintProgressEventResolver
 	Job() JobResolver
@@ -179,9 +180,50 @@ type ComplexityRoot struct {
 		Kind    func(childComplexity int) int
 	}
 
+	CodeRun struct {
+		CompileMessage func(childComplexity int) int
+		ExitCode       func(childComplexity int) int
+		MemoryKB       func(childComplexity int) int
+		MemoryLimitMB  func(childComplexity int) int
+		Message        func(childComplexity int) int
+		Signal         func(childComplexity int) int
+		Stderr         func(childComplexity int) int
+		Stdout         func(childComplexity int) int
+		TimeLimitMs    func(childComplexity int) int
+		TimeMs         func(childComplexity int) int
+		Truncated      func(childComplexity int) int
+		Verdict        func(childComplexity int) int
+	}
+
+	Counterexample struct {
+		ActualOutput   func(childComplexity int) int
+		Args           func(childComplexity int) int
+		ExpectedOutput func(childComplexity int) int
+		Input          func(childComplexity int) int
+		Message        func(childComplexity int) int
+		Seed           func(childComplexity int) int
+		Shrunk         func(childComplexity int) int
+		Truncated      func(childComplexity int) int
+		Verdict        func(childComplexity int) int
+	}
+
+	CounterexampleSearch struct {
+		BudgetMs       func(childComplexity int) int
+		Counterexample func(childComplexity int) int
+		ElapsedMs      func(childComplexity int) int
+		Found          func(childComplexity int) int
+		Message        func(childComplexity int) int
+		Shrinks        func(childComplexity int) int
+		Tried          func(childComplexity int) int
+	}
+
 	CreatedWebhook struct {
 		Channel func(childComplexity int) int
 		Secret  func(childComplexity int) int
+	}
+
+	DeletePayload struct {
+		DeletedID func(childComplexity int) int
 	}
 
 	ExecutionProgressEvent struct {
@@ -205,22 +247,24 @@ type ComplexityRoot struct {
 	}
 
 	Job struct {
-		CreatedAt     func(childComplexity int) int
-		ErrorMessage  func(childComplexity int) int
-		FinishedAt    func(childComplexity int) int
-		GeneratorCode func(childComplexity int) int
-		History       func(childComplexity int) int
-		ID            func(childComplexity int) int
-		Platform      func(childComplexity int) int
-		Problem       func(childComplexity int) int
-		ProblemID     func(childComplexity int) int
-		Progress      func(childComplexity int, first *int, after *string) int
-		Result        func(childComplexity int) int
-		StartedAt     func(childComplexity int) int
-		Status        func(childComplexity int) int
-		Title         func(childComplexity int) int
-		Type          func(childComplexity int) int
-		UpdatedAt     func(childComplexity int) int
+		CodeRun              func(childComplexity int) int
+		CounterexampleSearch func(childComplexity int) int
+		CreatedAt            func(childComplexity int) int
+		ErrorMessage         func(childComplexity int) int
+		FinishedAt           func(childComplexity int) int
+		GeneratorCode        func(childComplexity int) int
+		History              func(childComplexity int) int
+		ID                   func(childComplexity int) int
+		Platform             func(childComplexity int) int
+		Problem              func(childComplexity int) int
+		ProblemID            func(childComplexity int) int
+		Progress             func(childComplexity int, first *int, after *string, last *int, before *string) int
+		Result               func(childComplexity int) int
+		StartedAt            func(childComplexity int) int
+		Status               func(childComplexity int) int
+		Title                func(childComplexity int) int
+		Type                 func(childComplexity int) int
+		UpdatedAt            func(childComplexity int) int
 	}
 
 	JobConnection struct {
@@ -289,6 +333,7 @@ type ComplexityRoot struct {
 		DevLogin                  func(childComplexity int, email string) int
 		ExecuteCode               func(childComplexity int, input model.ExecuteCodeInput) int
 		ExtractProblem            func(childComplexity int, url string) int
+		FindCounterexample        func(childComplexity int, historyID string) int
 		GenerateHints             func(childComplexity int, historyID string) int
 		GenerateTestCases         func(childComplexity int, input model.GenerateTestCasesInput) int
 		ImportProblemPackage      func(childComplexity int, file graphql.Upload, input *model.ImportPackageInput) int
@@ -297,8 +342,12 @@ type ComplexityRoot struct {
 		Logout                    func(childComplexity int) int
 		PauseCheck                func(childComplexity int, id string) int
 		RegenerateTests           func(childComplexity int, platform algoitny.Platform, problemID string) int
+		RemoveCheck               func(childComplexity int, id string) int
+		RemoveMyAccount           func(childComplexity int) int
+		RemoveNotificationChannel func(childComplexity int, id string) int
 		ResumeCheck               func(childComplexity int, id string) int
 		ReviewProblem             func(childComplexity int, platform algoitny.Platform, problemID string, input model.ReviewProblemInput) int
+		RunCode                   func(childComplexity int, input model.RunCodeInput) int
 		SaveProblem               func(childComplexity int, input model.SaveProblemInput) int
 		SetHistoryVisibility      func(childComplexity int, id string, isCodePublic bool) int
 		SetUserActive             func(childComplexity int, userID string, active bool) int
@@ -312,7 +361,7 @@ type ComplexityRoot struct {
 
 	NotificationChannel struct {
 		CreatedAt  func(childComplexity int) int
-		Deliveries func(childComplexity int, first *int, after *string) int
+		Deliveries func(childComplexity int, first *int, after *string, last *int, before *string) int
 		ID         func(childComplexity int) int
 		Kind       func(childComplexity int) int
 		URL        func(childComplexity int) int
@@ -340,23 +389,27 @@ type ComplexityRoot struct {
 	}
 
 	PageInfo struct {
-		EndCursor   func(childComplexity int) int
-		HasNextPage func(childComplexity int) int
+		EndCursor       func(childComplexity int) int
+		HasNextPage     func(childComplexity int) int
+		HasPreviousPage func(childComplexity int) int
+		StartCursor     func(childComplexity int) int
 	}
 
 	Plan struct {
-		CanRegisterProblems func(childComplexity int) int
-		CanViewAllProblems  func(childComplexity int) int
-		Description         func(childComplexity int) int
-		ID                  func(childComplexity int) int
-		IsActive            func(childComplexity int) int
-		MaxChecks           func(childComplexity int) int
-		MaxExecutionsPerDay func(childComplexity int) int
-		MaxHintsPerDay      func(childComplexity int) int
-		MaxProblems         func(childComplexity int) int
-		MinCheckDelayMs     func(childComplexity int) int
-		Name                func(childComplexity int) int
-		PriceCents          func(childComplexity int) int
+		CanRegisterProblems      func(childComplexity int) int
+		CanViewAllProblems       func(childComplexity int) int
+		Description              func(childComplexity int) int
+		ID                       func(childComplexity int) int
+		IsActive                 func(childComplexity int) int
+		MaxChecks                func(childComplexity int) int
+		MaxCodeRunsPerDay        func(childComplexity int) int
+		MaxCounterexamplesPerDay func(childComplexity int) int
+		MaxExecutionsPerDay      func(childComplexity int) int
+		MaxHintsPerDay           func(childComplexity int) int
+		MaxProblems              func(childComplexity int) int
+		MinCheckDelayMs          func(childComplexity int) int
+		Name                     func(childComplexity int) int
+		PriceCents               func(childComplexity int) int
 	}
 
 	Problem struct {
@@ -385,7 +438,7 @@ type ComplexityRoot struct {
 		Subtasks           func(childComplexity int) int
 		Tags               func(childComplexity int) int
 		TestCaseCount      func(childComplexity int) int
-		TestCases          func(childComplexity int, first *int, after *string) int
+		TestCases          func(childComplexity int, first *int, after *string, last *int, before *string) int
 		TimeLimitMs        func(childComplexity int) int
 		Title              func(childComplexity int) int
 		UpdatedAt          func(childComplexity int) int
@@ -407,30 +460,40 @@ type ComplexityRoot struct {
 	Query struct {
 		AdtContests            func(childComplexity int, month string) int
 		Check                  func(childComplexity int, id string) int
-		HistoryFeed            func(childComplexity int, first *int, after *string) int
+		HistoryFeed            func(childComplexity int, first *int, after *string, last *int, before *string) int
 		Job                    func(childComplexity int, id string) int
-		Jobs                   func(childComplexity int, typeArg *algoitny.JobType, status *algoitny.JobStatus, first *int, after *string) int
+		Jobs                   func(childComplexity int, typeArg *algoitny.JobType, status *algoitny.JobStatus, first *int, after *string, last *int, before *string) int
 		Languages              func(childComplexity int) int
 		Leaderboard            func(childComplexity int, first *int) int
 		Me                     func(childComplexity int) int
-		MyChecks               func(childComplexity int, first *int, after *string) int
-		MyHistory              func(childComplexity int, filter *model.HistoryFilter, first *int, after *string) int
+		MyChecks               func(childComplexity int, first *int, after *string, last *int, before *string) int
+		MyHistory              func(childComplexity int, filter *model.HistoryFilter, first *int, after *string, last *int, before *string) int
 		MyNotificationChannels func(childComplexity int) int
 		MyUsage                func(childComplexity int) int
 		Node                   func(childComplexity int, id string) int
+		Nodes                  func(childComplexity int, ids []string) int
 		Plans                  func(childComplexity int) int
 		Problem                func(childComplexity int, platform algoitny.Platform, problemID string) int
-		Problems               func(childComplexity int, filter *model.ProblemFilter, first *int, after *string) int
-		PublicHistory          func(childComplexity int, filter *model.HistoryFilter, first *int, after *string) int
+		Problems               func(childComplexity int, filter *model.ProblemFilter, first *int, after *string, last *int, before *string) int
+		PublicHistory          func(childComplexity int, filter *model.HistoryFilter, first *int, after *string, last *int, before *string) int
+		RequestBudget          func(childComplexity int) int
 		SearchHistory          func(childComplexity int, id string) int
 		UsageStats             func(childComplexity int) int
 		User                   func(childComplexity int, id string) int
-		Users                  func(childComplexity int, plan *string, first *int, after *string) int
+		Users                  func(childComplexity int, plan *string, first *int, after *string, last *int, before *string) int
+	}
+
+	RequestBudget struct {
+		Cost               func(childComplexity int) int
+		Limit              func(childComplexity int) int
+		Remaining          func(childComplexity int) int
+		ResponseBytesLimit func(childComplexity int) int
 	}
 
 	SearchHistory struct {
 		Code           func(childComplexity int) int
 		CompileMessage func(childComplexity int) int
+		Counterexample func(childComplexity int) int
 		CreatedAt      func(childComplexity int) int
 		FailedCount    func(childComplexity int) int
 		Hints          func(childComplexity int) int
@@ -455,8 +518,9 @@ type ComplexityRoot struct {
 	}
 
 	SearchHistoryConnection struct {
-		Edges    func(childComplexity int) int
-		PageInfo func(childComplexity int) int
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
 	}
 
 	SearchHistoryEdge struct {
@@ -632,6 +696,9 @@ type CheckResolver interface {
 type CheckerResolver interface {
 	Kind(ctx context.Context, obj *algoitny.Checker) (algoitny.CheckerKind, error)
 }
+type CodeRunResolver interface {
+	Signal(ctx context.Context, obj *algoitny.CodeRunResult) (*string, error)
+}
 type ExecutionProgressEventResolver interface {
 	JobID(ctx context.Context, obj *algoitny.ExecutionEvent) (string, error)
 }
@@ -646,7 +713,10 @@ type JobResolver interface {
 
 	History(ctx context.Context, obj *algoitny.Job) (*algoitny.SearchHistory, error)
 
-	Progress(ctx context.Context, obj *algoitny.Job, first *int, after *string) (*model.JobProgressConnection, error)
+	CodeRun(ctx context.Context, obj *algoitny.Job) (*algoitny.CodeRunResult, error)
+	CounterexampleSearch(ctx context.Context, obj *algoitny.Job) (*algoitny.CounterexampleResult, error)
+
+	Progress(ctx context.Context, obj *algoitny.Job, first *int, after *string, last *int, before *string) (*model.JobProgressConnection, error)
 }
 type JobProgressResolver interface {
 	ID(ctx context.Context, obj *algoitny.JobProgress) (string, error)
@@ -660,6 +730,8 @@ type MutationResolver interface {
 	Logout(ctx context.Context) (bool, error)
 	ExecuteCode(ctx context.Context, input model.ExecuteCodeInput) (*algoitny.Job, error)
 	GenerateHints(ctx context.Context, historyID string) (*algoitny.Job, error)
+	RunCode(ctx context.Context, input model.RunCodeInput) (*algoitny.Job, error)
+	FindCounterexample(ctx context.Context, historyID string) (*algoitny.Job, error)
 	GenerateTestCases(ctx context.Context, input model.GenerateTestCasesInput) (*algoitny.Job, error)
 	SaveProblem(ctx context.Context, input model.SaveProblemInput) (*algoitny.Problem, error)
 	RegenerateTests(ctx context.Context, platform algoitny.Platform, problemID string) (*algoitny.Problem, error)
@@ -687,11 +759,14 @@ type MutationResolver interface {
 	UpdatePlan(ctx context.Context, name string, input model.UpdatePlanInput) (*algoitny.Plan, error)
 	SetUserPlan(ctx context.Context, userID string, plan string) (*algoitny.User, error)
 	SetUserActive(ctx context.Context, userID string, active bool) (*algoitny.User, error)
+	RemoveCheck(ctx context.Context, id string) (*model.DeletePayload, error)
+	RemoveNotificationChannel(ctx context.Context, id string) (*model.DeletePayload, error)
+	RemoveMyAccount(ctx context.Context) (*model.DeletePayload, error)
 }
 type NotificationChannelResolver interface {
 	ID(ctx context.Context, obj *algoitny.NotificationChannel) (string, error)
 
-	Deliveries(ctx context.Context, obj *algoitny.NotificationChannel, first *int, after *string) (*model.NotificationDeliveryConnection, error)
+	Deliveries(ctx context.Context, obj *algoitny.NotificationChannel, first *int, after *string, last *int, before *string) (*model.NotificationDeliveryConnection, error)
 }
 type NotificationDeliveryResolver interface {
 	CheckID(ctx context.Context, obj *algoitny.NotificationDelivery) (string, error)
@@ -714,31 +789,33 @@ type ProblemResolver interface {
 
 	Subtasks(ctx context.Context, obj *algoitny.Problem) ([]*algoitny.Subtask, error)
 
-	TestCases(ctx context.Context, obj *algoitny.Problem, first *int, after *string) (*model.TestCaseConnection, error)
+	TestCases(ctx context.Context, obj *algoitny.Problem, first *int, after *string, last *int, before *string) (*model.TestCaseConnection, error)
 	SolvedByMe(ctx context.Context, obj *algoitny.Problem) (bool, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id string) (model.Node, error)
 	Me(ctx context.Context) (*algoitny.User, error)
 	Problem(ctx context.Context, platform algoitny.Platform, problemID string) (*algoitny.Problem, error)
-	Problems(ctx context.Context, filter *model.ProblemFilter, first *int, after *string) (*model.ProblemConnection, error)
+	Problems(ctx context.Context, filter *model.ProblemFilter, first *int, after *string, last *int, before *string) (*model.ProblemConnection, error)
 	SearchHistory(ctx context.Context, id string) (*algoitny.SearchHistory, error)
-	MyHistory(ctx context.Context, filter *model.HistoryFilter, first *int, after *string) (*model.SearchHistoryConnection, error)
-	PublicHistory(ctx context.Context, filter *model.HistoryFilter, first *int, after *string) (*model.SearchHistoryConnection, error)
-	HistoryFeed(ctx context.Context, first *int, after *string) (*model.SearchHistoryConnection, error)
+	MyHistory(ctx context.Context, filter *model.HistoryFilter, first *int, after *string, last *int, before *string) (*model.SearchHistoryConnection, error)
+	PublicHistory(ctx context.Context, filter *model.HistoryFilter, first *int, after *string, last *int, before *string) (*model.SearchHistoryConnection, error)
+	HistoryFeed(ctx context.Context, first *int, after *string, last *int, before *string) (*model.SearchHistoryConnection, error)
 	Job(ctx context.Context, id string) (*algoitny.Job, error)
-	Jobs(ctx context.Context, typeArg *algoitny.JobType, status *algoitny.JobStatus, first *int, after *string) (*model.JobConnection, error)
+	Jobs(ctx context.Context, typeArg *algoitny.JobType, status *algoitny.JobStatus, first *int, after *string, last *int, before *string) (*model.JobConnection, error)
 	Plans(ctx context.Context) ([]*algoitny.Plan, error)
 	Languages(ctx context.Context) ([]*algoitny.LanguageOffer, error)
 	MyUsage(ctx context.Context) ([]*algoitny.Usage, error)
-	Users(ctx context.Context, plan *string, first *int, after *string) (*model.UserConnection, error)
+	Users(ctx context.Context, plan *string, first *int, after *string, last *int, before *string) (*model.UserConnection, error)
 	User(ctx context.Context, id string) (*algoitny.User, error)
 	Leaderboard(ctx context.Context, first *int) ([]*algoitny.LeaderboardEntry, error)
 	UsageStats(ctx context.Context) (*model.UsageStats, error)
-	MyChecks(ctx context.Context, first *int, after *string) (*model.CheckConnection, error)
+	MyChecks(ctx context.Context, first *int, after *string, last *int, before *string) (*model.CheckConnection, error)
 	MyNotificationChannels(ctx context.Context) ([]*algoitny.NotificationChannel, error)
 	Check(ctx context.Context, id string) (*algoitny.Check, error)
 	AdtContests(ctx context.Context, month string) ([]*algoitny.ADTContest, error)
+	Nodes(ctx context.Context, ids []string) ([]model.Node, error)
+	RequestBudget(ctx context.Context) (*model.RequestBudget, error)
 }
 type SearchHistoryResolver interface {
 	ID(ctx context.Context, obj *algoitny.SearchHistory) (string, error)
@@ -746,6 +823,8 @@ type SearchHistoryResolver interface {
 	User(ctx context.Context, obj *algoitny.SearchHistory) (*algoitny.User, error)
 
 	Code(ctx context.Context, obj *algoitny.SearchHistory) (*string, error)
+
+	Counterexample(ctx context.Context, obj *algoitny.SearchHistory) (*algoitny.Counterexample, error)
 
 	Score(ctx context.Context, obj *algoitny.SearchHistory) (*float64, error)
 	MaxScore(ctx context.Context, obj *algoitny.SearchHistory) (*float64, error)
@@ -1306,6 +1385,177 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Checker.Kind(childComplexity), true
 
+	case "CodeRun.compileMessage":
+		if e.ComplexityRoot.CodeRun.CompileMessage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CodeRun.CompileMessage(childComplexity), true
+	case "CodeRun.exitCode":
+		if e.ComplexityRoot.CodeRun.ExitCode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CodeRun.ExitCode(childComplexity), true
+	case "CodeRun.memoryKb":
+		if e.ComplexityRoot.CodeRun.MemoryKB == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CodeRun.MemoryKB(childComplexity), true
+	case "CodeRun.memoryLimitMb":
+		if e.ComplexityRoot.CodeRun.MemoryLimitMB == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CodeRun.MemoryLimitMB(childComplexity), true
+	case "CodeRun.message":
+		if e.ComplexityRoot.CodeRun.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CodeRun.Message(childComplexity), true
+	case "CodeRun.signal":
+		if e.ComplexityRoot.CodeRun.Signal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CodeRun.Signal(childComplexity), true
+	case "CodeRun.stderr":
+		if e.ComplexityRoot.CodeRun.Stderr == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CodeRun.Stderr(childComplexity), true
+	case "CodeRun.stdout":
+		if e.ComplexityRoot.CodeRun.Stdout == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CodeRun.Stdout(childComplexity), true
+	case "CodeRun.timeLimitMs":
+		if e.ComplexityRoot.CodeRun.TimeLimitMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CodeRun.TimeLimitMs(childComplexity), true
+	case "CodeRun.timeMs":
+		if e.ComplexityRoot.CodeRun.TimeMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CodeRun.TimeMs(childComplexity), true
+	case "CodeRun.truncated":
+		if e.ComplexityRoot.CodeRun.Truncated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CodeRun.Truncated(childComplexity), true
+	case "CodeRun.verdict":
+		if e.ComplexityRoot.CodeRun.Verdict == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CodeRun.Verdict(childComplexity), true
+
+	case "Counterexample.actualOutput":
+		if e.ComplexityRoot.Counterexample.ActualOutput == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Counterexample.ActualOutput(childComplexity), true
+	case "Counterexample.args":
+		if e.ComplexityRoot.Counterexample.Args == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Counterexample.Args(childComplexity), true
+	case "Counterexample.expectedOutput":
+		if e.ComplexityRoot.Counterexample.ExpectedOutput == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Counterexample.ExpectedOutput(childComplexity), true
+	case "Counterexample.input":
+		if e.ComplexityRoot.Counterexample.Input == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Counterexample.Input(childComplexity), true
+	case "Counterexample.message":
+		if e.ComplexityRoot.Counterexample.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Counterexample.Message(childComplexity), true
+	case "Counterexample.seed":
+		if e.ComplexityRoot.Counterexample.Seed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Counterexample.Seed(childComplexity), true
+	case "Counterexample.shrunk":
+		if e.ComplexityRoot.Counterexample.Shrunk == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Counterexample.Shrunk(childComplexity), true
+	case "Counterexample.truncated":
+		if e.ComplexityRoot.Counterexample.Truncated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Counterexample.Truncated(childComplexity), true
+	case "Counterexample.verdict":
+		if e.ComplexityRoot.Counterexample.Verdict == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Counterexample.Verdict(childComplexity), true
+
+	case "CounterexampleSearch.budgetMs":
+		if e.ComplexityRoot.CounterexampleSearch.BudgetMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CounterexampleSearch.BudgetMs(childComplexity), true
+	case "CounterexampleSearch.counterexample":
+		if e.ComplexityRoot.CounterexampleSearch.Counterexample == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CounterexampleSearch.Counterexample(childComplexity), true
+	case "CounterexampleSearch.elapsedMs":
+		if e.ComplexityRoot.CounterexampleSearch.ElapsedMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CounterexampleSearch.ElapsedMs(childComplexity), true
+	case "CounterexampleSearch.found":
+		if e.ComplexityRoot.CounterexampleSearch.Found == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CounterexampleSearch.Found(childComplexity), true
+	case "CounterexampleSearch.message":
+		if e.ComplexityRoot.CounterexampleSearch.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CounterexampleSearch.Message(childComplexity), true
+	case "CounterexampleSearch.shrinks":
+		if e.ComplexityRoot.CounterexampleSearch.Shrinks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CounterexampleSearch.Shrinks(childComplexity), true
+	case "CounterexampleSearch.tried":
+		if e.ComplexityRoot.CounterexampleSearch.Tried == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CounterexampleSearch.Tried(childComplexity), true
+
 	case "CreatedWebhook.channel":
 		if e.ComplexityRoot.CreatedWebhook.Channel == nil {
 			break
@@ -1318,6 +1568,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CreatedWebhook.Secret(childComplexity), true
+
+	case "DeletePayload.deletedId":
+		if e.ComplexityRoot.DeletePayload.DeletedID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeletePayload.DeletedID(childComplexity), true
 
 	case "ExecutionProgressEvent.index":
 		if e.ComplexityRoot.ExecutionProgressEvent.Index == nil {
@@ -1388,6 +1645,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.HintProgressEvent.HistoryID(childComplexity), true
 
+	case "Job.codeRun":
+		if e.ComplexityRoot.Job.CodeRun == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.CodeRun(childComplexity), true
+	case "Job.counterexampleSearch":
+		if e.ComplexityRoot.Job.CounterexampleSearch == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.CounterexampleSearch(childComplexity), true
 	case "Job.createdAt":
 		if e.ComplexityRoot.Job.CreatedAt == nil {
 			break
@@ -1452,7 +1721,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Job.Progress(childComplexity, args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Job.Progress(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "Job.result":
 		if e.ComplexityRoot.Job.Result == nil {
 			break
@@ -1787,6 +2056,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ExtractProblem(childComplexity, args["url"].(string)), true
+	case "Mutation.findCounterexample":
+		if e.ComplexityRoot.Mutation.FindCounterexample == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_findCounterexample_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.FindCounterexample(childComplexity, args["historyId"].(string)), true
 	case "Mutation.generateHints":
 		if e.ComplexityRoot.Mutation.GenerateHints == nil {
 			break
@@ -1870,6 +2150,34 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RegenerateTests(childComplexity, args["platform"].(algoitny.Platform), args["problemId"].(string)), true
+	case "Mutation.removeCheck":
+		if e.ComplexityRoot.Mutation.RemoveCheck == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_removeCheck_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RemoveCheck(childComplexity, args["id"].(string)), true
+	case "Mutation.removeMyAccount":
+		if e.ComplexityRoot.Mutation.RemoveMyAccount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Mutation.RemoveMyAccount(childComplexity), true
+	case "Mutation.removeNotificationChannel":
+		if e.ComplexityRoot.Mutation.RemoveNotificationChannel == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_removeNotificationChannel_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RemoveNotificationChannel(childComplexity, args["id"].(string)), true
 	case "Mutation.resumeCheck":
 		if e.ComplexityRoot.Mutation.ResumeCheck == nil {
 			break
@@ -1892,6 +2200,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ReviewProblem(childComplexity, args["platform"].(algoitny.Platform), args["problemId"].(string), args["input"].(model.ReviewProblemInput)), true
+	case "Mutation.runCode":
+		if e.ComplexityRoot.Mutation.RunCode == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_runCode_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RunCode(childComplexity, args["input"].(model.RunCodeInput)), true
 	case "Mutation.saveProblem":
 		if e.ComplexityRoot.Mutation.SaveProblem == nil {
 			break
@@ -1998,7 +2317,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.NotificationChannel.Deliveries(childComplexity, args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.NotificationChannel.Deliveries(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "NotificationChannel.id":
 		if e.ComplexityRoot.NotificationChannel.ID == nil {
 			break
@@ -2105,6 +2424,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PageInfo.HasNextPage(childComplexity), true
+	case "PageInfo.hasPreviousPage":
+		if e.ComplexityRoot.PageInfo.HasPreviousPage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PageInfo.HasPreviousPage(childComplexity), true
+	case "PageInfo.startCursor":
+		if e.ComplexityRoot.PageInfo.StartCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PageInfo.StartCursor(childComplexity), true
 
 	case "Plan.canRegisterProblems":
 		if e.ComplexityRoot.Plan.CanRegisterProblems == nil {
@@ -2142,6 +2473,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Plan.MaxChecks(childComplexity), true
+	case "Plan.maxCodeRunsPerDay":
+		if e.ComplexityRoot.Plan.MaxCodeRunsPerDay == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Plan.MaxCodeRunsPerDay(childComplexity), true
+	case "Plan.maxCounterexamplesPerDay":
+		if e.ComplexityRoot.Plan.MaxCounterexamplesPerDay == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Plan.MaxCounterexamplesPerDay(childComplexity), true
 	case "Plan.maxExecutionsPerDay":
 		if e.ComplexityRoot.Plan.MaxExecutionsPerDay == nil {
 			break
@@ -2339,7 +2682,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Problem.TestCases(childComplexity, args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Problem.TestCases(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "Problem.timeLimitMs":
 		if e.ComplexityRoot.Problem.TimeLimitMs == nil {
 			break
@@ -2435,7 +2778,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.HistoryFeed(childComplexity, args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Query.HistoryFeed(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 
 	case "Query.job":
 		if e.ComplexityRoot.Query.Job == nil {
@@ -2458,7 +2801,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Jobs(childComplexity, args["type"].(*algoitny.JobType), args["status"].(*algoitny.JobStatus), args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Query.Jobs(childComplexity, args["type"].(*algoitny.JobType), args["status"].(*algoitny.JobStatus), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "Query.languages":
 		if e.ComplexityRoot.Query.Languages == nil {
 			break
@@ -2492,7 +2835,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.MyChecks(childComplexity, args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Query.MyChecks(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "Query.myHistory":
 		if e.ComplexityRoot.Query.MyHistory == nil {
 			break
@@ -2503,7 +2846,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.MyHistory(childComplexity, args["filter"].(*model.HistoryFilter), args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Query.MyHistory(childComplexity, args["filter"].(*model.HistoryFilter), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "Query.myNotificationChannels":
 		if e.ComplexityRoot.Query.MyNotificationChannels == nil {
 			break
@@ -2527,6 +2870,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Node(childComplexity, args["id"].(string)), true
+	case "Query.nodes":
+		if e.ComplexityRoot.Query.Nodes == nil {
+			break
+		}
+
+		args, err := ec.field_Query_nodes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Nodes(childComplexity, args["ids"].([]string)), true
 	case "Query.plans":
 		if e.ComplexityRoot.Query.Plans == nil {
 			break
@@ -2554,7 +2908,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Problems(childComplexity, args["filter"].(*model.ProblemFilter), args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Query.Problems(childComplexity, args["filter"].(*model.ProblemFilter), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "Query.publicHistory":
 		if e.ComplexityRoot.Query.PublicHistory == nil {
 			break
@@ -2565,7 +2919,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.PublicHistory(childComplexity, args["filter"].(*model.HistoryFilter), args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Query.PublicHistory(childComplexity, args["filter"].(*model.HistoryFilter), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
+	case "Query.requestBudget":
+		if e.ComplexityRoot.Query.RequestBudget == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.RequestBudget(childComplexity), true
 	case "Query.searchHistory":
 		if e.ComplexityRoot.Query.SearchHistory == nil {
 			break
@@ -2604,7 +2964,32 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Users(childComplexity, args["plan"].(*string), args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Query.Users(childComplexity, args["plan"].(*string), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
+
+	case "RequestBudget.cost":
+		if e.ComplexityRoot.RequestBudget.Cost == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RequestBudget.Cost(childComplexity), true
+	case "RequestBudget.limit":
+		if e.ComplexityRoot.RequestBudget.Limit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RequestBudget.Limit(childComplexity), true
+	case "RequestBudget.remaining":
+		if e.ComplexityRoot.RequestBudget.Remaining == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RequestBudget.Remaining(childComplexity), true
+	case "RequestBudget.responseBytesLimit":
+		if e.ComplexityRoot.RequestBudget.ResponseBytesLimit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RequestBudget.ResponseBytesLimit(childComplexity), true
 
 	case "SearchHistory.code":
 		if e.ComplexityRoot.SearchHistory.Code == nil {
@@ -2618,6 +3003,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SearchHistory.CompileMessage(childComplexity), true
+	case "SearchHistory.counterexample":
+		if e.ComplexityRoot.SearchHistory.Counterexample == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchHistory.Counterexample(childComplexity), true
 	case "SearchHistory.createdAt":
 		if e.ComplexityRoot.SearchHistory.CreatedAt == nil {
 			break
@@ -2757,6 +3148,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SearchHistoryConnection.PageInfo(childComplexity), true
+	case "SearchHistoryConnection.totalCount":
+		if e.ComplexityRoot.SearchHistoryConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchHistoryConnection.TotalCount(childComplexity), true
 
 	case "SearchHistoryEdge.cursor":
 		if e.ComplexityRoot.SearchHistoryEdge.Cursor == nil {
@@ -3387,6 +3784,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputNewSubtaskInput,
 		ec.unmarshalInputProblemFilter,
 		ec.unmarshalInputReviewProblemInput,
+		ec.unmarshalInputRunCodeInput,
 		ec.unmarshalInputSaveProblemInput,
 		ec.unmarshalInputSubtaskInput,
 		ec.unmarshalInputTestCaseInput,
@@ -3502,7 +3900,7 @@ var sources = []*ast.Source{
 An instant, as an RFC 3339 string with its offset and up to nanosecond
 precision, e.g. ` + "`" + `2025-05-22T12:34:56.789Z` + "`" + `.
 """
-scalar Time
+scalar Time @specifiedBy(url: "https://datatracker.ietf.org/doc/html/rfc3339")
 
 """
 An object with an opaque global id, fetchable with ` + "`" + `node(id:)` + "`" + `. Ids are opaque:
@@ -3515,8 +3913,11 @@ interface Node {
 }
 
 """
-A list's position. Lists page with opaque cursors: ask for ` + "`" + `first` + "`" + ` items (1–100,
-default 20) ` + "`" + `after` + "`" + ` a cursor. A filtered list reads a bounded number of items
+A list's position (Relay's PageInfo). Lists page with opaque cursors both ways:
+ask for ` + "`" + `first` + "`" + ` items (1–100, default 20) ` + "`" + `after` + "`" + ` a cursor, or for the ` + "`" + `last` + "`" + `
+items (1–100) ` + "`" + `before` + "`" + ` a cursor, in the list's own order (giving both ` + "`" + `first` + "`" + `
+or ` + "`" + `after` + "`" + ` and ` + "`" + `last` + "`" + ` or ` + "`" + `before` + "`" + ` is BAD_USER_INPUT; ` + "`" + `historyFeed` + "`" + ` and
+` + "`" + `users` + "`" + ` without a plan page forward only: BAD_USER_INPUT naming ` + "`" + `last` + "`" + `). A filtered list reads a bounded number of items
 per request (at most 10 DynamoDB pages of 100): a page may then hold fewer
 items than ` + "`" + `first` + "`" + `, even none, while hasNextPage is true; continue from
 endCursor. For the complexity limit (5000), a page of problems, executions,
@@ -3524,10 +3925,14 @@ jobs, users, test cases or progress steps costs its selected fields times
 ` + "`" + `first` + "`" + ` (20 when omitted).
 """
 type PageInfo {
-  "Whether more items follow: ask again with ` + "`" + `after: endCursor` + "`" + ` (a short or empty page does not mean the end)."
+  "Whether more items follow: ask again with ` + "`" + `after: endCursor` + "`" + ` (a short or empty page does not mean the end). Paging backward (` + "`" + `last` + "`" + `/` + "`" + `before` + "`" + `): whether ` + "`" + `before` + "`" + ` named a position, so items follow it."
   hasNextPage: Boolean!
   "The cursor to pass as ` + "`" + `after` + "`" + ` for the next page; null when the page is empty and nothing follows."
   endCursor: String
+  "Whether items come before this page: ask with ` + "`" + `last` + "`" + ` and ` + "`" + `before: startCursor` + "`" + `. Paging forward: whether ` + "`" + `after` + "`" + ` named a position, so items precede it."
+  hasPreviousPage: Boolean!
+  "The cursor to pass as ` + "`" + `before` + "`" + ` for the page before this one (the first edge's cursor); null when the page is empty."
+  startCursor: String
 }
 
 "The online judge a problem comes from; with its ` + "`" + `problemId` + "`" + ` it names a problem."
@@ -3631,6 +4036,10 @@ enum JobType {
   PROBLEM_EXTRACTION
   "` + "`" + `importProblemPackage` + "`" + `: verifies an ICPC or Polygon problem package and registers it as a problem (` + "`" + `job.problem` + "`" + `; the verification's report in ` + "`" + `result` + "`" + `)."
   PACKAGE_IMPORT
+  "` + "`" + `runCode` + "`" + `: runs code once on your own input (` + "`" + `job.codeRun` + "`" + `); nothing is stored in history."
+  CODE_RUN
+  "` + "`" + `findCounterexample` + "`" + `: searches a generated input a failed execution gets wrong (` + "`" + `job.counterexampleSearch` + "`" + `; a find lands on the execution, ` + "`" + `history.counterexample` + "`" + `)."
+  COUNTEREXAMPLE
 }
 
 "Where a job is in its life: PENDING → PROCESSING → COMPLETED, FAILED or CANCELLED (PENDING may also end FAILED or CANCELLED)."
@@ -3653,6 +4062,98 @@ enum UsageAction {
   EXECUTION
   "One ` + "`" + `generateHints` + "`" + ` on an execution that has no hints yet (the plan's ` + "`" + `maxHintsPerDay` + "`" + `)."
   HINT
+  "One ` + "`" + `runCode` + "`" + ` (the plan's ` + "`" + `maxCodeRunsPerDay` + "`" + `)."
+  CODE_RUN
+  "One ` + "`" + `findCounterexample` + "`" + ` (the plan's ` + "`" + `maxCounterexamplesPerDay` + "`" + `)."
+  COUNTEREXAMPLE
+}
+
+"How one ` + "`" + `runCode` + "`" + ` run ended."
+enum RunVerdict {
+  "The program exited with status 0 within its limits (its output is not judged)."
+  OK
+  "The source did not compile: nothing ran; ` + "`" + `compileMessage` + "`" + ` holds the compiler's output."
+  COMPILATION_ERROR
+  "The program used more CPU time than allowed, or stayed alive past the wall-clock limit."
+  TIME_LIMIT_EXCEEDED
+  "The program's peak memory went over the limit."
+  MEMORY_LIMIT_EXCEEDED
+  "The program exited with a non-zero status or was killed by a signal (` + "`" + `exitCode` + "`" + `, ` + "`" + `signal` + "`" + `)."
+  RUNTIME_ERROR
+  "The program wrote more than 64 MiB to standard output, or a file larger than 16 MiB."
+  OUTPUT_LIMIT_EXCEEDED
+}
+
+"The outcome of a CODE_RUN job (` + "`" + `runCode` + "`" + `)."
+type CodeRun {
+  "How the run ended."
+  verdict: RunVerdict!
+  "The beginning of what the program printed (at most 16 KiB; ` + "`" + `truncated` + "`" + ` says more came)."
+  stdout: String!
+  "The beginning of its standard error (at most 4 KiB)."
+  stderr: String!
+  "Whether stdout or stderr was cut."
+  truncated: Boolean!
+  "The exit status; -1 when a signal killed it (or it did not run)."
+  exitCode: Int!
+  "The signal that killed it, e.g. ` + "`" + `SIGSEGV` + "`" + ` (` + "`" + `SIGKILL` + "`" + ` at a limit); null when none."
+  signal: String
+  "CPU time (user + system) used, in milliseconds."
+  timeMs: Int!
+  "Peak resident memory, in KiB."
+  memoryKb: Int!
+  "The compiler's output for COMPILATION_ERROR; empty otherwise."
+  compileMessage: String!
+  "What explains the verdict (the limit, the exit code or signal); empty for OK."
+  message: String!
+  "The CPU time limit the run had, in milliseconds (the problem's, or 2000)."
+  timeLimitMs: Int!
+  "The memory limit the run had, in MB (the problem's, or 256)."
+  memoryLimitMb: Int!
+}
+
+"""
+A generated input on which an execution's code and the problem's reference
+solution disagree (` + "`" + `findCounterexample` + "`" + `): never one of the problem's stored
+tests. Shown to the execution's owner only.
+"""
+type Counterexample {
+  "The input (at most 8 KiB; ` + "`" + `truncated` + "`" + ` says it was cut)."
+  input: String!
+  "The reference solution's output on it."
+  expectedOutput: String!
+  "The beginning of what the code printed on it (at most 1 KiB)."
+  actualOutput: String!
+  "The code's verdict on it."
+  verdict: Verdict!
+  "What explains the verdict (the first difference, the limit, the exit code)."
+  message: String!
+  "The generator seed that made the input (before any shrinking)."
+  seed: Int!
+  "The generator's command line that made it, the seed included."
+  args: [String!]!
+  "Whether lines or tokens were removed from the generator's output (the validator accepting what is left)."
+  shrunk: Boolean!
+  "Whether the input or an output was cut to 8 KiB."
+  truncated: Boolean!
+}
+
+"The outcome of a COUNTEREXAMPLE job (` + "`" + `findCounterexample` + "`" + `)."
+type CounterexampleSearch {
+  "Whether a counterexample was found within the budget."
+  found: Boolean!
+  "The smallest counterexample found; null when none was."
+  counterexample: Counterexample
+  "How many generated inputs were run (searching and shrinking)."
+  tried: Int!
+  "How many steps made the counterexample smaller."
+  shrinks: Int!
+  "The search's time budget, in milliseconds."
+  budgetMs: Int!
+  "The time it took, in milliseconds."
+  elapsedMs: Int!
+  "What happened, in words, e.g. ` + "`" + `none found within the budget: 40 inputs tried in 30.0 s` + "`" + `."
+  message: String!
 }
 
 "How a subtask's points follow from its tests."
@@ -3798,6 +4299,10 @@ type Problem implements Node {
     first: Int
     "Continue after this cursor (an endCursor or edge cursor of this list); BAD_USER_INPUT for a forged or foreign one."
     after: String
+    "The page's size when paging backward: the last 1–100 items before ` + "`" + `before` + "`" + ` (or of the whole list); BAD_USER_INPUT outside, or with ` + "`" + `first` + "`" + `/` + "`" + `after` + "`" + `."
+    last: Int
+    "Page backward from this cursor (a startCursor or edge cursor of this list): the items before it; BAD_USER_INPUT for a forged or foreign one."
+    before: String
   ): TestCaseConnection!
   "Whether the signed-in user has this problem accepted on its judge (AtCoder only, from the linked account's synced submissions); false when anonymous or on other judges."
   solvedByMe: Boolean!
@@ -3934,6 +4439,8 @@ type SearchHistory implements Node {
   testResults: [TestResult!]!
   "The hints ` + "`" + `generateHints` + "`" + ` produced; empty until then."
   hints: [String!]!
+  "The counterexample ` + "`" + `findCounterexample` + "`" + ` found: only for the owner; null for anyone else, and until one is found."
+  counterexample: Counterexample
   "The largest CPU time of any test, in milliseconds."
   maxTimeMs: Int!
   "The largest peak memory of any test, in KiB."
@@ -3960,7 +4467,7 @@ type SearchHistoryEdge {
 
 """
 A page of executions, newest first (see PageInfo for short pages). A page that
-selects none of ` + "`" + `code` + "`" + `, ` + "`" + `compileMessage` + "`" + `, ` + "`" + `testResults` + "`" + `, ` + "`" + `hints` + "`" + ` is read without
+selects none of ` + "`" + `code` + "`" + `, ` + "`" + `compileMessage` + "`" + `, ` + "`" + `testResults` + "`" + `, ` + "`" + `hints` + "`" + `, ` + "`" + `counterexample` + "`" + ` is read without
 them, which is cheaper.
 """
 type SearchHistoryConnection {
@@ -3968,6 +4475,8 @@ type SearchHistoryConnection {
   edges: [SearchHistoryEdge!]!
   "Where the page ends and whether more follow."
   pageInfo: PageInfo!
+  "How many executions the list holds in all: ` + "`" + `myHistory` + "`" + ` without a filter only (from your statistics' counter); null for the other lists and filters, which no counter keeps."
+  totalCount: Int
 }
 
 "One metered action (an execution or a hint request); kept 90 days. Readable through ` + "`" + `node(id:)` + "`" + ` by its user and staff."
@@ -4015,9 +4524,14 @@ type Job implements Node {
   The outcome as a JSON document, empty until COMPLETED. CODE_EXECUTION:
   ` + "`" + `{verdict, passed, total, maxTimeMs, maxMemoryKb}` + "`" + `; HINT_GENERATION: ` + "`" + `{hints,
   provider}` + "`" + `; SCRIPT_GENERATION: ` + "`" + `{generatorLanguage, notes, provider}` + "`" + `;
-  PROBLEM_EXTRACTION: the extracted fields and ` + "`" + `problemCreated` + "`" + `.
+  PROBLEM_EXTRACTION: the extracted fields and ` + "`" + `problemCreated` + "`" + `; CODE_RUN:
+  ` + "`" + `codeRun` + "`" + `'s fields; COUNTEREXAMPLE: ` + "`" + `counterexampleSearch` + "`" + `'s fields.
   """
   result: String!
+  "CODE_RUN: the run, once COMPLETED; null otherwise."
+  codeRun: CodeRun
+  "COUNTEREXAMPLE: the search's outcome, once COMPLETED; null otherwise."
+  counterexampleSearch: CounterexampleSearch
   "The last failure: why a FAILED job was given up, or why an attempt failed and is retried (kept if a later attempt succeeds); empty when none failed."
   errorMessage: String!
   "The job's progress steps, oldest first (owner and staff)."
@@ -4026,6 +4540,10 @@ type Job implements Node {
     first: Int
     "Continue after this cursor (an endCursor or edge cursor of this list); BAD_USER_INPUT for a forged or foreign one."
     after: String
+    "The page's size when paging backward: the last 1–100 items before ` + "`" + `before` + "`" + ` (or of the whole list); BAD_USER_INPUT outside, or with ` + "`" + `first` + "`" + `/` + "`" + `after` + "`" + `."
+    last: Int
+    "Page backward from this cursor (a startCursor or edge cursor of this list): the items before it; BAD_USER_INPUT for a forged or foreign one."
+    before: String
   ): JobProgressConnection!
   "When the job was created (queued)."
   createdAt: Time!
@@ -4305,8 +4823,8 @@ type CheckEvent {
 }
 
 "Where notifications of your checks' changes of state (DOWN, UP again) go. Visible to its owner only."
-type NotificationChannel {
-  "The channel's opaque id."
+type NotificationChannel implements Node {
+  "The channel's opaque id: ` + "`" + `node(id:)` + "`" + ` reads it (its owner only)."
   id: ID!
   "How it is reached."
   kind: NotificationChannelKind!
@@ -4320,6 +4838,10 @@ type NotificationChannel {
     first: Int = 20
     "The cursor to continue after."
     after: String
+    "The page's size when paging backward: the last 1–100 items before ` + "`" + `before` + "`" + ` (or of the whole list); BAD_USER_INPUT outside, or with ` + "`" + `first` + "`" + `/` + "`" + `after` + "`" + `."
+    last: Int
+    "Page backward from this cursor (a startCursor or edge cursor of this list): the items before it; BAD_USER_INPUT for a forged or foreign one."
+    before: String
   ): NotificationDeliveryConnection!
 }
 
@@ -4624,6 +5146,10 @@ type Plan implements Node {
   maxChecks: Int!
   "The shortest ` + "`" + `delayMs` + "`" + ` its users' checks may have, in milliseconds (0: only the server's floor, 1 s by default)."
   minCheckDelayMs: Int!
+  "Code runs a day (` + "`" + `runCode` + "`" + `); -1 = unlimited."
+  maxCodeRunsPerDay: Int!
+  "Counterexample searches a day (` + "`" + `findCounterexample` + "`" + `); -1 = unlimited."
+  maxCounterexamplesPerDay: Int!
 }
 
 "Today's use of one metered action. Days are UTC days."
@@ -4905,6 +5431,22 @@ input ExecuteCodeInput {
   idempotencyKey: String
 }
 
+"Code to run once on your own input (runCode)."
+input RunCodeInput {
+  "The language of the code."
+  language: Language!
+  "The source code: not blank, valid UTF-8, at most 64 KB."
+  code: String!
+  "The standard input: valid UTF-8 without NUL bytes, at most 64 KB (default empty)."
+  stdin: String
+  "With problemId: the problem whose time and memory limits the run gets (else 2 s and 256 MB)."
+  platform: Platform
+  "With platform: the problem's id on its judge."
+  problemId: String
+  "Repeating a run with the same key within 24 h returns the same job without charging again (at most 100 characters, no ` + "`" + `#` + "`" + `)."
+  idempotencyKey: String
+}
+
 "A problem whose test generator should be written (generateTestCases); the problem need not be registered."
 input GenerateTestCasesInput {
   "The problem's judge."
@@ -4974,6 +5516,10 @@ input CreatePlanInput {
   maxChecks: Int
   "The shortest time between a check's runs, in milliseconds: 1000–86,400,000, or 0 (default) for only the server's floor."
   minCheckDelayMs: Int
+  "Code runs a day (default 0: none); -1 = unlimited."
+  maxCodeRunsPerDay: Int
+  "Counterexample searches a day (default 0: none); -1 = unlimited."
+  maxCounterexamplesPerDay: Int
 }
 
 "Changes to a plan; null fields are left alone and the CreatePlanInput limits apply."
@@ -4998,6 +5544,10 @@ input UpdatePlanInput {
   maxChecks: Int
   "New shortest time between a check's runs in milliseconds: 1000–86,400,000, or 0."
   minCheckDelayMs: Int
+  "New code runs a day; -1 = unlimited."
+  maxCodeRunsPerDay: Int
+  "New counterexample searches a day; -1 = unlimited."
+  maxCounterexamplesPerDay: Int
 }
 
 """
@@ -5041,6 +5591,10 @@ type Query {
     first: Int
     "Continue after this cursor (an endCursor or edge cursor of this list); BAD_USER_INPUT for a forged or foreign one."
     after: String
+    "The page's size when paging backward: the last 1–100 items before ` + "`" + `before` + "`" + ` (or of the whole list); BAD_USER_INPUT outside, or with ` + "`" + `first` + "`" + `/` + "`" + `after` + "`" + `."
+    last: Int
+    "Page backward from this cursor (a startCursor or edge cursor of this list): the items before it; BAD_USER_INPUT for a forged or foreign one."
+    before: String
   ): ProblemConnection!
   "An execution: yours, any for staff, or a public one of a published problem; null otherwise. Errors: BAD_USER_INPUT for a malformed id."
   searchHistory(
@@ -5055,6 +5609,10 @@ type Query {
     first: Int
     "Continue after this cursor (an endCursor or edge cursor of this list); BAD_USER_INPUT for a forged or foreign one."
     after: String
+    "The page's size when paging backward: the last 1–100 items before ` + "`" + `before` + "`" + ` (or of the whole list); BAD_USER_INPUT outside, or with ` + "`" + `first` + "`" + `/` + "`" + `after` + "`" + `."
+    last: Int
+    "Page backward from this cursor (a startCursor or edge cursor of this list): the items before it; BAD_USER_INPUT for a forged or foreign one."
+    before: String
   ): SearchHistoryConnection!
   "Everyone's public executions of published problems, newest first; anyone may read it. Pages may be short. Errors: BAD_USER_INPUT (first, after)."
   publicHistory(
@@ -5064,6 +5622,10 @@ type Query {
     first: Int
     "Continue after this cursor (an endCursor or edge cursor of this list); BAD_USER_INPUT for a forged or foreign one."
     after: String
+    "The page's size when paging backward: the last 1–100 items before ` + "`" + `before` + "`" + ` (or of the whole list); BAD_USER_INPUT outside, or with ` + "`" + `first` + "`" + `/` + "`" + `after` + "`" + `."
+    last: Int
+    "Page backward from this cursor (a startCursor or edge cursor of this list): the items before it; BAD_USER_INPUT for a forged or foreign one."
+    before: String
   ): SearchHistoryConnection!
   "Your own history merged with everyone else's public history, newest first (anonymous: the public history). Pages may be short. Errors: BAD_USER_INPUT (first, after)."
   historyFeed(
@@ -5071,6 +5633,10 @@ type Query {
     first: Int
     "Continue after this cursor (this feed's endCursor or an edge cursor); BAD_USER_INPUT for a forged one."
     after: String
+    "The page's size when paging backward: the last 1–100 items before ` + "`" + `before` + "`" + ` (or of the whole list); BAD_USER_INPUT outside, or with ` + "`" + `first` + "`" + `/` + "`" + `after` + "`" + `."
+    last: Int
+    "Page backward from this cursor (a startCursor or edge cursor of this list): the items before it; BAD_USER_INPUT for a forged or foreign one."
+    before: String
   ): SearchHistoryConnection!
   "A job of yours (staff: anyone's); null otherwise. Errors: BAD_USER_INPUT for a malformed id."
   job(
@@ -5091,6 +5657,10 @@ type Query {
     first: Int
     "Continue after this cursor (an endCursor or edge cursor of this list); BAD_USER_INPUT for a forged or foreign one."
     after: String
+    "The page's size when paging backward: the last 1–100 items before ` + "`" + `before` + "`" + ` (or of the whole list); BAD_USER_INPUT outside, or with ` + "`" + `first` + "`" + `/` + "`" + `after` + "`" + `."
+    last: Int
+    "Page backward from this cursor (a startCursor or edge cursor of this list): the items before it; BAD_USER_INPUT for a forged or foreign one."
+    before: String
   ): JobConnection!
   "The active plans sorted by name (staff: then the inactive ones). Anyone may read them."
   plans: [Plan!]!
@@ -5101,7 +5671,7 @@ type Query {
   is then taken, and judged when a worker starts).
   """
   languages: [LanguageInfo!]!
-  "Today's use of each metered action (EXECUTION, then HINT) against your plan. Errors: UNAUTHENTICATED when anonymous."
+  "Today's use of each metered action (EXECUTION, HINT, CODE_RUN, COUNTEREXAMPLE) against your plan. Errors: UNAUTHENTICATED when anonymous."
   myUsage: [Usage!]!
   """
   Staff: users — all of them in no particular order (pages may be short), or
@@ -5115,6 +5685,10 @@ type Query {
     first: Int
     "Continue after this cursor (an endCursor or edge cursor of this list); BAD_USER_INPUT for a forged or foreign one."
     after: String
+    "The page's size when paging backward: the last 1–100 items before ` + "`" + `before` + "`" + ` (or of the whole list); BAD_USER_INPUT outside, or with ` + "`" + `first` + "`" + `/` + "`" + `after` + "`" + `."
+    last: Int
+    "Page backward from this cursor (a startCursor or edge cursor of this list): the items before it; BAD_USER_INPUT for a forged or foreign one."
+    before: String
   ): UserConnection!
   "Staff: one user; null when there is none. Errors: UNAUTHENTICATED, FORBIDDEN (not staff), BAD_USER_INPUT (malformed id)."
   user(
@@ -5134,6 +5708,10 @@ type Query {
     first: Int
     "Continue after this cursor (an endCursor or edge cursor of this list); BAD_USER_INPUT for a forged or foreign one."
     after: String
+    "The page's size when paging backward: the last 1–100 items before ` + "`" + `before` + "`" + ` (or of the whole list); BAD_USER_INPUT outside, or with ` + "`" + `first` + "`" + `/` + "`" + `after` + "`" + `."
+    last: Int
+    "Page backward from this cursor (a startCursor or edge cursor of this list): the items before it; BAD_USER_INPUT for a forged or foreign one."
+    before: String
   ): CheckConnection!
   "Your notification channels, oldest first (at most 10; secrets are not shown). Errors: UNAUTHENTICATED when anonymous."
   myNotificationChannels: [NotificationChannel!]!
@@ -5147,6 +5725,23 @@ type Query {
     "The month of the contests' start, in UTC, as YYYYMM (e.g. ` + "`" + `202505` + "`" + `)."
     month: String!
   ): [AdtContest!]!
+  """
+  The objects with these global ids, in the same order: each entry as
+  ` + "`" + `node(id:)` + "`" + ` answers it (null when there is none or you may not see it).
+  Errors: BAD_USER_INPUT (more than 100 ids, or a malformed one: that entry's
+  path), and ` + "`" + `node` + "`" + `'s errors on their entries.
+  """
+  nodes(
+    "At most 100 opaque global ids of any types that implement Node."
+    ids: [ID!]!
+  ): [Node]!
+  """
+  What this request spends of its budget, computed before it runs: its cost
+  (complexity, this field included) against the limit, and the bytes its
+  answer may hold. Every answer also carries ` + "`" + `extensions.cost` + "`" + ` ({cost,
+  limit}). Anyone may read it.
+  """
+  requestBudget: RequestBudget!
 }
 
 """
@@ -5199,6 +5794,36 @@ type Mutation {
   passed), NOT_FOUND, RATE_LIMITED (daily hints used up), UNAVAILABLE.
   """
   generateHints(
+    "The execution's id (` + "`" + `job.history.id` + "`" + `)."
+    historyId: ID!
+  ): Job!
+  """
+  Run code once on your own input in the sandbox: charges one CODE_RUN and
+  returns the PENDING CODE_RUN job; follow ` + "`" + `jobUpdated` + "`" + ` until COMPLETED, when
+  ` + "`" + `job.codeRun` + "`" + ` (and ` + "`" + `result` + "`" + `) holds the run. Nothing is stored in history.
+  Errors: UNAUTHENTICATED, BAD_USER_INPUT (language, code, stdin, problemId,
+  idempotencyKey), NOT_FOUND (a named problem you may not see), RATE_LIMITED
+  (daily code runs used up), UNAVAILABLE.
+  """
+  runCode(
+    "The code and its input."
+    input: RunCodeInput!
+  ): Job!
+  """
+  Search an input one of your failed executions gets wrong: the problem's
+  generator is run with fresh seeds on its recorded argument shapes (the
+  smallest first), each input validated and solved by the reference solution,
+  your code's output judged by the problem's checker; a failing input is
+  shrunk within the search's time budget. Charges one COUNTEREXAMPLE and
+  returns the job (` + "`" + `jobUpdated` + "`" + ` shows the inputs tried); once COMPLETED,
+  ` + "`" + `job.counterexampleSearch` + "`" + ` says what was found, and a find is stored on the
+  execution (` + "`" + `counterexample` + "`" + `, shown to you only). The problem's stored tests
+  are never shown. Errors: UNAUTHENTICATED, BAD_USER_INPUT (a malformed id,
+  every test passed, a compilation error, a problem without a generator and
+  reference solution, an interactive problem), NOT_FOUND (not an execution
+  of yours), RATE_LIMITED (daily searches used up), UNAVAILABLE.
+  """
+  findCounterexample(
     "The execution's id (` + "`" + `job.history.id` + "`" + `)."
     historyId: ID!
   ): Job!
@@ -5463,6 +6088,36 @@ type Mutation {
     "true to activate, false to deactivate."
     active: Boolean!
   ): User!
+  "` + "`" + `deleteCheck` + "`" + `, answering the deleted check's id (for Relay's ` + "`" + `@deleteRecord` + "`" + ` or Apollo's ` + "`" + `cache.evict` + "`" + `). Errors: those of deleteCheck."
+  removeCheck(
+    "The check's id."
+    id: ID!
+  ): DeletePayload!
+  "` + "`" + `deleteNotificationChannel` + "`" + `, answering the deleted channel's id. Errors: those of deleteNotificationChannel."
+  removeNotificationChannel(
+    "The channel's id."
+    id: ID!
+  ): DeletePayload!
+  "` + "`" + `deleteMyAccount` + "`" + `, answering your deleted User's id. Errors: those of deleteMyAccount."
+  removeMyAccount: DeletePayload!
+}
+
+"What a deletion answers: the id of what is gone."
+type DeletePayload {
+  "The opaque global id of the deleted object."
+  deletedId: ID!
+}
+
+"A request's budget (Query.requestBudget)."
+type RequestBudget {
+  "This operation's cost: every field 1, a connection its selection times its page size (` + "`" + `first` + "`" + ` or ` + "`" + `last` + "`" + `, 20 when omitted), a ` + "`" + `nodes` + "`" + ` list its selection times its ids."
+  cost: Int!
+  "The most an operation may cost: above it the request is refused with COMPLEXITY_LIMIT_EXCEEDED."
+  limit: Int!
+  "What the operation could have cost more: limit − cost."
+  remaining: Int!
+  "The bytes an answer may hold for you (signed in or not): past them the request ends with RESPONSE_TOO_LARGE."
+  responseBytesLimit: Int!
 }
 
 "A job's status change or progress step."
@@ -5809,6 +6464,80 @@ func (ec *executionContext) childFields_Checker(ctx context.Context, field graph
 	return nil, fmt.Errorf("no field named %q was found under type Checker", field.Name)
 }
 
+func (ec *executionContext) childFields_CodeRun(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "verdict":
+		return ec.fieldContext_CodeRun_verdict(ctx, field)
+	case "stdout":
+		return ec.fieldContext_CodeRun_stdout(ctx, field)
+	case "stderr":
+		return ec.fieldContext_CodeRun_stderr(ctx, field)
+	case "truncated":
+		return ec.fieldContext_CodeRun_truncated(ctx, field)
+	case "exitCode":
+		return ec.fieldContext_CodeRun_exitCode(ctx, field)
+	case "signal":
+		return ec.fieldContext_CodeRun_signal(ctx, field)
+	case "timeMs":
+		return ec.fieldContext_CodeRun_timeMs(ctx, field)
+	case "memoryKb":
+		return ec.fieldContext_CodeRun_memoryKb(ctx, field)
+	case "compileMessage":
+		return ec.fieldContext_CodeRun_compileMessage(ctx, field)
+	case "message":
+		return ec.fieldContext_CodeRun_message(ctx, field)
+	case "timeLimitMs":
+		return ec.fieldContext_CodeRun_timeLimitMs(ctx, field)
+	case "memoryLimitMb":
+		return ec.fieldContext_CodeRun_memoryLimitMb(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CodeRun", field.Name)
+}
+
+func (ec *executionContext) childFields_Counterexample(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "input":
+		return ec.fieldContext_Counterexample_input(ctx, field)
+	case "expectedOutput":
+		return ec.fieldContext_Counterexample_expectedOutput(ctx, field)
+	case "actualOutput":
+		return ec.fieldContext_Counterexample_actualOutput(ctx, field)
+	case "verdict":
+		return ec.fieldContext_Counterexample_verdict(ctx, field)
+	case "message":
+		return ec.fieldContext_Counterexample_message(ctx, field)
+	case "seed":
+		return ec.fieldContext_Counterexample_seed(ctx, field)
+	case "args":
+		return ec.fieldContext_Counterexample_args(ctx, field)
+	case "shrunk":
+		return ec.fieldContext_Counterexample_shrunk(ctx, field)
+	case "truncated":
+		return ec.fieldContext_Counterexample_truncated(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Counterexample", field.Name)
+}
+
+func (ec *executionContext) childFields_CounterexampleSearch(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "found":
+		return ec.fieldContext_CounterexampleSearch_found(ctx, field)
+	case "counterexample":
+		return ec.fieldContext_CounterexampleSearch_counterexample(ctx, field)
+	case "tried":
+		return ec.fieldContext_CounterexampleSearch_tried(ctx, field)
+	case "shrinks":
+		return ec.fieldContext_CounterexampleSearch_shrinks(ctx, field)
+	case "budgetMs":
+		return ec.fieldContext_CounterexampleSearch_budgetMs(ctx, field)
+	case "elapsedMs":
+		return ec.fieldContext_CounterexampleSearch_elapsedMs(ctx, field)
+	case "message":
+		return ec.fieldContext_CounterexampleSearch_message(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CounterexampleSearch", field.Name)
+}
+
 func (ec *executionContext) childFields_CreatedWebhook(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "channel":
@@ -5817,6 +6546,14 @@ func (ec *executionContext) childFields_CreatedWebhook(ctx context.Context, fiel
 		return ec.fieldContext_CreatedWebhook_secret(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CreatedWebhook", field.Name)
+}
+
+func (ec *executionContext) childFields_DeletePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deletedId":
+		return ec.fieldContext_DeletePayload_deletedId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeletePayload", field.Name)
 }
 
 func (ec *executionContext) childFields_ExecutionProgressEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5881,6 +6618,10 @@ func (ec *executionContext) childFields_Job(ctx context.Context, field graphql.C
 		return ec.fieldContext_Job_generatorCode(ctx, field)
 	case "result":
 		return ec.fieldContext_Job_result(ctx, field)
+	case "codeRun":
+		return ec.fieldContext_Job_codeRun(ctx, field)
+	case "counterexampleSearch":
+		return ec.fieldContext_Job_counterexampleSearch(ctx, field)
 	case "errorMessage":
 		return ec.fieldContext_Job_errorMessage(ctx, field)
 	case "progress":
@@ -6065,6 +6806,10 @@ func (ec *executionContext) childFields_PageInfo(ctx context.Context, field grap
 		return ec.fieldContext_PageInfo_hasNextPage(ctx, field)
 	case "endCursor":
 		return ec.fieldContext_PageInfo_endCursor(ctx, field)
+	case "hasPreviousPage":
+		return ec.fieldContext_PageInfo_hasPreviousPage(ctx, field)
+	case "startCursor":
+		return ec.fieldContext_PageInfo_startCursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
 }
@@ -6095,6 +6840,10 @@ func (ec *executionContext) childFields_Plan(ctx context.Context, field graphql.
 		return ec.fieldContext_Plan_maxChecks(ctx, field)
 	case "minCheckDelayMs":
 		return ec.fieldContext_Plan_minCheckDelayMs(ctx, field)
+	case "maxCodeRunsPerDay":
+		return ec.fieldContext_Plan_maxCodeRunsPerDay(ctx, field)
+	case "maxCounterexamplesPerDay":
+		return ec.fieldContext_Plan_maxCounterexamplesPerDay(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Plan", field.Name)
 }
@@ -6189,6 +6938,20 @@ func (ec *executionContext) childFields_ProblemEdge(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type ProblemEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_RequestBudget(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cost":
+		return ec.fieldContext_RequestBudget_cost(ctx, field)
+	case "limit":
+		return ec.fieldContext_RequestBudget_limit(ctx, field)
+	case "remaining":
+		return ec.fieldContext_RequestBudget_remaining(ctx, field)
+	case "responseBytesLimit":
+		return ec.fieldContext_RequestBudget_responseBytesLimit(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RequestBudget", field.Name)
+}
+
 func (ec *executionContext) childFields_SearchHistory(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -6223,6 +6986,8 @@ func (ec *executionContext) childFields_SearchHistory(ctx context.Context, field
 		return ec.fieldContext_SearchHistory_testResults(ctx, field)
 	case "hints":
 		return ec.fieldContext_SearchHistory_hints(ctx, field)
+	case "counterexample":
+		return ec.fieldContext_SearchHistory_counterexample(ctx, field)
 	case "maxTimeMs":
 		return ec.fieldContext_SearchHistory_maxTimeMs(ctx, field)
 	case "maxMemoryKb":
@@ -6247,6 +7012,8 @@ func (ec *executionContext) childFields_SearchHistoryConnection(ctx context.Cont
 		return ec.fieldContext_SearchHistoryConnection_edges(ctx, field)
 	case "pageInfo":
 		return ec.fieldContext_SearchHistoryConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_SearchHistoryConnection_totalCount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SearchHistoryConnection", field.Name)
 }
@@ -6686,6 +7453,22 @@ func (ec *executionContext) field_Job_progress_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
 	return args, nil
 }
 
@@ -6889,6 +7672,20 @@ func (ec *executionContext) field_Mutation_extractProblem_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_findCounterexample_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "historyId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["historyId"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_generateHints_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7003,6 +7800,34 @@ func (ec *executionContext) field_Mutation_regenerateTests_args(ctx context.Cont
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_removeCheck_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_removeNotificationChannel_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_resumeCheck_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7044,6 +7869,20 @@ func (ec *executionContext) field_Mutation_reviewProblem_args(ctx context.Contex
 		return nil, err
 	}
 	args["input"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_runCode_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RunCodeInput, error) {
+			return ec.unmarshalNRunCodeInput2githubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐRunCodeInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -7220,6 +8059,22 @@ func (ec *executionContext) field_NotificationChannel_deliveries_args(ctx contex
 		return nil, err
 	}
 	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
 	return args, nil
 }
 
@@ -7242,6 +8097,22 @@ func (ec *executionContext) field_Problem_testCases_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
 	return args, nil
 }
 
@@ -7306,6 +8177,22 @@ func (ec *executionContext) field_Query_historyFeed_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
 	return args, nil
 }
 
@@ -7358,6 +8245,22 @@ func (ec *executionContext) field_Query_jobs_args(ctx context.Context, rawArgs m
 		return nil, err
 	}
 	args["after"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg5
 	return args, nil
 }
 
@@ -7394,6 +8297,22 @@ func (ec *executionContext) field_Query_myChecks_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
 	return args, nil
 }
 
@@ -7424,6 +8343,22 @@ func (ec *executionContext) field_Query_myHistory_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["after"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg4
 	return args, nil
 }
 
@@ -7438,6 +8373,20 @@ func (ec *executionContext) field_Query_node_args(ctx context.Context, rawArgs m
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_nodes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "ids",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalNID2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["ids"] = arg0
 	return args, nil
 }
 
@@ -7490,6 +8439,22 @@ func (ec *executionContext) field_Query_problems_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["after"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg4
 	return args, nil
 }
 
@@ -7520,6 +8485,22 @@ func (ec *executionContext) field_Query_publicHistory_args(ctx context.Context, 
 		return nil, err
 	}
 	args["after"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg4
 	return args, nil
 }
 
@@ -7578,6 +8559,22 @@ func (ec *executionContext) field_Query_users_args(ctx context.Context, rawArgs 
 		return nil, err
 	}
 	args["after"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg4
 	return args, nil
 }
 
@@ -9646,6 +10643,659 @@ func (ec *executionContext) fieldContext_Checker_args(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Checker", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _CodeRun_verdict(ctx context.Context, field graphql.CollectedField, obj *algoitny.CodeRunResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CodeRun_verdict(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Verdict, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v algoitny.RunVerdict) graphql.Marshaler {
+			return ec.marshalNRunVerdict2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐRunVerdict(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CodeRun_verdict(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CodeRun", field, false, false, errors.New("field of type RunVerdict does not have child fields"))
+}
+
+func (ec *executionContext) _CodeRun_stdout(ctx context.Context, field graphql.CollectedField, obj *algoitny.CodeRunResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CodeRun_stdout(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Stdout, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CodeRun_stdout(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CodeRun", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CodeRun_stderr(ctx context.Context, field graphql.CollectedField, obj *algoitny.CodeRunResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CodeRun_stderr(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Stderr, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CodeRun_stderr(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CodeRun", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CodeRun_truncated(ctx context.Context, field graphql.CollectedField, obj *algoitny.CodeRunResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CodeRun_truncated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Truncated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CodeRun_truncated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CodeRun", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _CodeRun_exitCode(ctx context.Context, field graphql.CollectedField, obj *algoitny.CodeRunResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CodeRun_exitCode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExitCode, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CodeRun_exitCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CodeRun", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CodeRun_signal(ctx context.Context, field graphql.CollectedField, obj *algoitny.CodeRunResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CodeRun_signal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CodeRun().Signal(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CodeRun_signal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CodeRun", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CodeRun_timeMs(ctx context.Context, field graphql.CollectedField, obj *algoitny.CodeRunResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CodeRun_timeMs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TimeMs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CodeRun_timeMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CodeRun", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CodeRun_memoryKb(ctx context.Context, field graphql.CollectedField, obj *algoitny.CodeRunResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CodeRun_memoryKb(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MemoryKB, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CodeRun_memoryKb(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CodeRun", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CodeRun_compileMessage(ctx context.Context, field graphql.CollectedField, obj *algoitny.CodeRunResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CodeRun_compileMessage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CompileMessage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CodeRun_compileMessage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CodeRun", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CodeRun_message(ctx context.Context, field graphql.CollectedField, obj *algoitny.CodeRunResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CodeRun_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CodeRun_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CodeRun", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CodeRun_timeLimitMs(ctx context.Context, field graphql.CollectedField, obj *algoitny.CodeRunResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CodeRun_timeLimitMs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TimeLimitMs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CodeRun_timeLimitMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CodeRun", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CodeRun_memoryLimitMb(ctx context.Context, field graphql.CollectedField, obj *algoitny.CodeRunResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CodeRun_memoryLimitMb(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MemoryLimitMB, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CodeRun_memoryLimitMb(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CodeRun", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Counterexample_input(ctx context.Context, field graphql.CollectedField, obj *algoitny.Counterexample) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Counterexample_input(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Input, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Counterexample_input(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Counterexample", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Counterexample_expectedOutput(ctx context.Context, field graphql.CollectedField, obj *algoitny.Counterexample) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Counterexample_expectedOutput(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpectedOutput, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Counterexample_expectedOutput(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Counterexample", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Counterexample_actualOutput(ctx context.Context, field graphql.CollectedField, obj *algoitny.Counterexample) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Counterexample_actualOutput(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ActualOutput, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Counterexample_actualOutput(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Counterexample", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Counterexample_verdict(ctx context.Context, field graphql.CollectedField, obj *algoitny.Counterexample) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Counterexample_verdict(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Verdict, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v algoitny.Verdict) graphql.Marshaler {
+			return ec.marshalNVerdict2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐVerdict(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Counterexample_verdict(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Counterexample", field, false, false, errors.New("field of type Verdict does not have child fields"))
+}
+
+func (ec *executionContext) _Counterexample_message(ctx context.Context, field graphql.CollectedField, obj *algoitny.Counterexample) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Counterexample_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Counterexample_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Counterexample", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Counterexample_seed(ctx context.Context, field graphql.CollectedField, obj *algoitny.Counterexample) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Counterexample_seed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Seed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Counterexample_seed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Counterexample", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Counterexample_args(ctx context.Context, field graphql.CollectedField, obj *algoitny.Counterexample) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Counterexample_args(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Args, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Counterexample_args(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Counterexample", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Counterexample_shrunk(ctx context.Context, field graphql.CollectedField, obj *algoitny.Counterexample) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Counterexample_shrunk(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Shrunk, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Counterexample_shrunk(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Counterexample", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Counterexample_truncated(ctx context.Context, field graphql.CollectedField, obj *algoitny.Counterexample) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Counterexample_truncated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Truncated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Counterexample_truncated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Counterexample", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _CounterexampleSearch_found(ctx context.Context, field graphql.CollectedField, obj *algoitny.CounterexampleResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CounterexampleSearch_found(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Found, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CounterexampleSearch_found(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CounterexampleSearch", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _CounterexampleSearch_counterexample(ctx context.Context, field graphql.CollectedField, obj *algoitny.CounterexampleResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CounterexampleSearch_counterexample(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Counterexample, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.Counterexample) graphql.Marshaler {
+			return ec.marshalOCounterexample2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCounterexample(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CounterexampleSearch_counterexample(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CounterexampleSearch",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Counterexample(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CounterexampleSearch_tried(ctx context.Context, field graphql.CollectedField, obj *algoitny.CounterexampleResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CounterexampleSearch_tried(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tried, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CounterexampleSearch_tried(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CounterexampleSearch", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CounterexampleSearch_shrinks(ctx context.Context, field graphql.CollectedField, obj *algoitny.CounterexampleResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CounterexampleSearch_shrinks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Shrinks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CounterexampleSearch_shrinks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CounterexampleSearch", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CounterexampleSearch_budgetMs(ctx context.Context, field graphql.CollectedField, obj *algoitny.CounterexampleResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CounterexampleSearch_budgetMs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BudgetMs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CounterexampleSearch_budgetMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CounterexampleSearch", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CounterexampleSearch_elapsedMs(ctx context.Context, field graphql.CollectedField, obj *algoitny.CounterexampleResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CounterexampleSearch_elapsedMs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ElapsedMs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CounterexampleSearch_elapsedMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CounterexampleSearch", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _CounterexampleSearch_message(ctx context.Context, field graphql.CollectedField, obj *algoitny.CounterexampleResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CounterexampleSearch_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CounterexampleSearch_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CounterexampleSearch", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _CreatedWebhook_channel(ctx context.Context, field graphql.CollectedField, obj *model.CreatedWebhook) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9699,6 +11349,29 @@ func (ec *executionContext) _CreatedWebhook_secret(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_CreatedWebhook_secret(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CreatedWebhook", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DeletePayload_deletedId(ctx context.Context, field graphql.CollectedField, obj *model.DeletePayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeletePayload_deletedId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeletePayload_deletedId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeletePayload", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _ExecutionProgressEvent_jobId(ctx context.Context, field graphql.CollectedField, obj *algoitny.ExecutionEvent) (ret graphql.Marshaler) {
@@ -10211,6 +11884,70 @@ func (ec *executionContext) fieldContext_Job_result(_ context.Context, field gra
 	return graphql.NewScalarFieldContext("Job", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _Job_codeRun(ctx context.Context, field graphql.CollectedField, obj *algoitny.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_codeRun(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Job().CodeRun(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.CodeRunResult) graphql.Marshaler {
+			return ec.marshalOCodeRun2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCodeRunResult(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Job_codeRun(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Job",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CodeRun(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Job_counterexampleSearch(ctx context.Context, field graphql.CollectedField, obj *algoitny.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_counterexampleSearch(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Job().CounterexampleSearch(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.CounterexampleResult) graphql.Marshaler {
+			return ec.marshalOCounterexampleSearch2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCounterexampleResult(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Job_counterexampleSearch(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Job",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CounterexampleSearch(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Job_errorMessage(ctx context.Context, field graphql.CollectedField, obj *algoitny.Job) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10244,7 +11981,7 @@ func (ec *executionContext) _Job_progress(ctx context.Context, field graphql.Col
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Job().Progress(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Job().Progress(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.JobProgressConnection) graphql.Marshaler {
@@ -11219,6 +12956,94 @@ func (ec *executionContext) fieldContext_Mutation_generateHints(ctx context.Cont
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_generateHints_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_runCode(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_runCode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RunCode(ctx, fc.Args["input"].(model.RunCodeInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.Job) graphql.Marshaler {
+			return ec.marshalNJob2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐJob(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_runCode(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Job(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_runCode_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_findCounterexample(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_findCounterexample(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().FindCounterexample(ctx, fc.Args["historyId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.Job) graphql.Marshaler {
+			return ec.marshalNJob2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐJob(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_findCounterexample(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Job(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_findCounterexample_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -12359,6 +14184,126 @@ func (ec *executionContext) fieldContext_Mutation_setUserActive(ctx context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_removeCheck(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_removeCheck(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RemoveCheck(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
+			return ec.marshalNDeletePayload2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_removeCheck(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeletePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_removeCheck_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_removeNotificationChannel(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_removeNotificationChannel(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RemoveNotificationChannel(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
+			return ec.marshalNDeletePayload2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_removeNotificationChannel(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeletePayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_removeNotificationChannel_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_removeMyAccount(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_removeMyAccount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Mutation().RemoveMyAccount(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
+			return ec.marshalNDeletePayload2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐDeletePayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_removeMyAccount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeletePayload(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _NotificationChannel_id(ctx context.Context, field graphql.CollectedField, obj *algoitny.NotificationChannel) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12461,7 +14406,7 @@ func (ec *executionContext) _NotificationChannel_deliveries(ctx context.Context,
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.NotificationChannel().Deliveries(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.NotificationChannel().Deliveries(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.NotificationDeliveryConnection) graphql.Marshaler {
@@ -12844,6 +14789,52 @@ func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, f
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _PageInfo_hasPreviousPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PageInfo_hasPreviousPage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasPreviousPage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PageInfo_hasPreviousPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _PageInfo_startCursor(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PageInfo_startCursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartCursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PageInfo_startCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Plan_id(ctx context.Context, field graphql.CollectedField, obj *algoitny.Plan) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13117,6 +15108,52 @@ func (ec *executionContext) _Plan_minCheckDelayMs(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Plan_minCheckDelayMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Plan", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Plan_maxCodeRunsPerDay(ctx context.Context, field graphql.CollectedField, obj *algoitny.Plan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Plan_maxCodeRunsPerDay(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaxCodeRunsPerDay, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Plan_maxCodeRunsPerDay(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Plan", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Plan_maxCounterexamplesPerDay(ctx context.Context, field graphql.CollectedField, obj *algoitny.Plan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Plan_maxCounterexamplesPerDay(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaxCounterexamplesPerDay, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Plan_maxCounterexamplesPerDay(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Plan", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
@@ -13792,7 +15829,7 @@ func (ec *executionContext) _Problem_testCases(ctx context.Context, field graphq
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Problem().TestCases(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Problem().TestCases(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.TestCaseConnection) graphql.Marshaler {
@@ -14144,7 +16181,7 @@ func (ec *executionContext) _Query_problems(ctx context.Context, field graphql.C
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Problems(ctx, fc.Args["filter"].(*model.ProblemFilter), fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Query().Problems(ctx, fc.Args["filter"].(*model.ProblemFilter), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ProblemConnection) graphql.Marshaler {
@@ -14232,7 +16269,7 @@ func (ec *executionContext) _Query_myHistory(ctx context.Context, field graphql.
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().MyHistory(ctx, fc.Args["filter"].(*model.HistoryFilter), fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Query().MyHistory(ctx, fc.Args["filter"].(*model.HistoryFilter), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SearchHistoryConnection) graphql.Marshaler {
@@ -14276,7 +16313,7 @@ func (ec *executionContext) _Query_publicHistory(ctx context.Context, field grap
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().PublicHistory(ctx, fc.Args["filter"].(*model.HistoryFilter), fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Query().PublicHistory(ctx, fc.Args["filter"].(*model.HistoryFilter), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SearchHistoryConnection) graphql.Marshaler {
@@ -14320,7 +16357,7 @@ func (ec *executionContext) _Query_historyFeed(ctx context.Context, field graphq
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().HistoryFeed(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Query().HistoryFeed(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.SearchHistoryConnection) graphql.Marshaler {
@@ -14408,7 +16445,7 @@ func (ec *executionContext) _Query_jobs(ctx context.Context, field graphql.Colle
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Jobs(ctx, fc.Args["type"].(*algoitny.JobType), fc.Args["status"].(*algoitny.JobStatus), fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Query().Jobs(ctx, fc.Args["type"].(*algoitny.JobType), fc.Args["status"].(*algoitny.JobStatus), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.JobConnection) graphql.Marshaler {
@@ -14548,7 +16585,7 @@ func (ec *executionContext) _Query_users(ctx context.Context, field graphql.Coll
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Users(ctx, fc.Args["plan"].(*string), fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Query().Users(ctx, fc.Args["plan"].(*string), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.UserConnection) graphql.Marshaler {
@@ -14712,7 +16749,7 @@ func (ec *executionContext) _Query_myChecks(ctx context.Context, field graphql.C
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().MyChecks(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Query().MyChecks(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.CheckConnection) graphql.Marshaler {
@@ -14866,6 +16903,82 @@ func (ec *executionContext) fieldContext_Query_adtContests(ctx context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_nodes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Nodes(ctx, fc.Args["ids"].([]string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Node) graphql.Marshaler {
+			return ec.marshalNNode2ᚕgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐNode(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_nodes(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_nodes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_requestBudget(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_requestBudget(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().RequestBudget(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RequestBudget) graphql.Marshaler {
+			return ec.marshalNRequestBudget2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐRequestBudget(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_requestBudget(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RequestBudget(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14940,6 +17053,98 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _RequestBudget_cost(ctx context.Context, field graphql.CollectedField, obj *model.RequestBudget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RequestBudget_cost(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cost, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RequestBudget_cost(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RequestBudget", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _RequestBudget_limit(ctx context.Context, field graphql.CollectedField, obj *model.RequestBudget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RequestBudget_limit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Limit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RequestBudget_limit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RequestBudget", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _RequestBudget_remaining(ctx context.Context, field graphql.CollectedField, obj *model.RequestBudget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RequestBudget_remaining(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Remaining, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RequestBudget_remaining(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RequestBudget", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _RequestBudget_responseBytesLimit(ctx context.Context, field graphql.CollectedField, obj *model.RequestBudget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RequestBudget_responseBytesLimit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ResponseBytesLimit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RequestBudget_responseBytesLimit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RequestBudget", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _SearchHistory_id(ctx context.Context, field graphql.CollectedField, obj *algoitny.SearchHistory) (ret graphql.Marshaler) {
@@ -15337,6 +17542,38 @@ func (ec *executionContext) fieldContext_SearchHistory_hints(_ context.Context, 
 	return graphql.NewScalarFieldContext("SearchHistory", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _SearchHistory_counterexample(ctx context.Context, field graphql.CollectedField, obj *algoitny.SearchHistory) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchHistory_counterexample(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SearchHistory().Counterexample(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *algoitny.Counterexample) graphql.Marshaler {
+			return ec.marshalOCounterexample2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCounterexample(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SearchHistory_counterexample(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SearchHistory",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Counterexample(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _SearchHistory_maxTimeMs(ctx context.Context, field graphql.CollectedField, obj *algoitny.SearchHistory) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15578,6 +17815,29 @@ func (ec *executionContext) fieldContext_SearchHistoryConnection_pageInfo(_ cont
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _SearchHistoryConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.SearchHistoryConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchHistoryConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SearchHistoryConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SearchHistoryConnection", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _SearchHistoryEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.SearchHistoryEdge) (ret graphql.Marshaler) {
@@ -19180,7 +21440,7 @@ func (ec *executionContext) unmarshalInputCreatePlanInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "description", "maxHintsPerDay", "maxExecutionsPerDay", "maxProblems", "canViewAllProblems", "canRegisterProblems", "priceCents", "isActive", "maxChecks", "minCheckDelayMs"}
+	fieldsInOrder := [...]string{"name", "description", "maxHintsPerDay", "maxExecutionsPerDay", "maxProblems", "canViewAllProblems", "canRegisterProblems", "priceCents", "isActive", "maxChecks", "minCheckDelayMs", "maxCodeRunsPerDay", "maxCounterexamplesPerDay"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -19264,6 +21524,20 @@ func (ec *executionContext) unmarshalInputCreatePlanInput(ctx context.Context, o
 				return it, err
 			}
 			it.MinCheckDelayMs = data
+		case "maxCodeRunsPerDay":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxCodeRunsPerDay"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxCodeRunsPerDay = data
+		case "maxCounterexamplesPerDay":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxCounterexamplesPerDay"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxCounterexamplesPerDay = data
 		}
 	}
 	return it, nil
@@ -19856,6 +22130,71 @@ func (ec *executionContext) unmarshalInputReviewProblemInput(ctx context.Context
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputRunCodeInput(ctx context.Context, obj any) (model.RunCodeInput, error) {
+	var it model.RunCodeInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"language", "code", "stdin", "platform", "problemId", "idempotencyKey"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "language":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("language"))
+			data, err := ec.unmarshalNLanguage2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐLanguage(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Language = data
+		case "code":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("code"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Code = data
+		case "stdin":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stdin"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Stdin = data
+		case "platform":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("platform"))
+			data, err := ec.unmarshalOPlatform2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐPlatform(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Platform = data
+		case "problemId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("problemId"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ProblemID = data
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputSaveProblemInput(ctx context.Context, obj any) (model.SaveProblemInput, error) {
 	var it model.SaveProblemInput
 	if obj == nil {
@@ -20106,7 +22445,7 @@ func (ec *executionContext) unmarshalInputUpdatePlanInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"description", "maxHintsPerDay", "maxExecutionsPerDay", "maxProblems", "canViewAllProblems", "canRegisterProblems", "priceCents", "isActive", "maxChecks", "minCheckDelayMs"}
+	fieldsInOrder := [...]string{"description", "maxHintsPerDay", "maxExecutionsPerDay", "maxProblems", "canViewAllProblems", "canRegisterProblems", "priceCents", "isActive", "maxChecks", "minCheckDelayMs", "maxCodeRunsPerDay", "maxCounterexamplesPerDay"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -20183,6 +22522,20 @@ func (ec *executionContext) unmarshalInputUpdatePlanInput(ctx context.Context, o
 				return it, err
 			}
 			it.MinCheckDelayMs = data
+		case "maxCodeRunsPerDay":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxCodeRunsPerDay"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxCodeRunsPerDay = data
+		case "maxCounterexamplesPerDay":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxCounterexamplesPerDay"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxCounterexamplesPerDay = data
 		}
 	}
 	return it, nil
@@ -20345,6 +22698,13 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Plan(ctx, sel, obj)
+	case algoitny.NotificationChannel:
+		return ec._NotificationChannel(ctx, sel, &obj)
+	case *algoitny.NotificationChannel:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._NotificationChannel(ctx, sel, obj)
 	case algoitny.JobProgress:
 		return ec._JobProgress(ctx, sel, &obj)
 	case *algoitny.JobProgress:
@@ -21495,6 +23855,278 @@ func (ec *executionContext) _Checker(ctx context.Context, sel ast.SelectionSet, 
 	return out
 }
 
+var codeRunImplementors = []string{"CodeRun"}
+
+func (ec *executionContext) _CodeRun(ctx context.Context, sel ast.SelectionSet, obj *algoitny.CodeRunResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, codeRunImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CodeRun")
+		case "verdict":
+			out.Values[i] = ec._CodeRun_verdict(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "stdout":
+			out.Values[i] = ec._CodeRun_stdout(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "stderr":
+			out.Values[i] = ec._CodeRun_stderr(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "truncated":
+			out.Values[i] = ec._CodeRun_truncated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "exitCode":
+			out.Values[i] = ec._CodeRun_exitCode(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "signal":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._CodeRun_signal(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "timeMs":
+			out.Values[i] = ec._CodeRun_timeMs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "memoryKb":
+			out.Values[i] = ec._CodeRun_memoryKb(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "compileMessage":
+			out.Values[i] = ec._CodeRun_compileMessage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "message":
+			out.Values[i] = ec._CodeRun_message(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "timeLimitMs":
+			out.Values[i] = ec._CodeRun_timeLimitMs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "memoryLimitMb":
+			out.Values[i] = ec._CodeRun_memoryLimitMb(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var counterexampleImplementors = []string{"Counterexample"}
+
+func (ec *executionContext) _Counterexample(ctx context.Context, sel ast.SelectionSet, obj *algoitny.Counterexample) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, counterexampleImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Counterexample")
+		case "input":
+			out.Values[i] = ec._Counterexample_input(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "expectedOutput":
+			out.Values[i] = ec._Counterexample_expectedOutput(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "actualOutput":
+			out.Values[i] = ec._Counterexample_actualOutput(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "verdict":
+			out.Values[i] = ec._Counterexample_verdict(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "message":
+			out.Values[i] = ec._Counterexample_message(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "seed":
+			out.Values[i] = ec._Counterexample_seed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "args":
+			out.Values[i] = ec._Counterexample_args(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "shrunk":
+			out.Values[i] = ec._Counterexample_shrunk(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "truncated":
+			out.Values[i] = ec._Counterexample_truncated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var counterexampleSearchImplementors = []string{"CounterexampleSearch"}
+
+func (ec *executionContext) _CounterexampleSearch(ctx context.Context, sel ast.SelectionSet, obj *algoitny.CounterexampleResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, counterexampleSearchImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CounterexampleSearch")
+		case "found":
+			out.Values[i] = ec._CounterexampleSearch_found(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "counterexample":
+			out.Values[i] = ec._CounterexampleSearch_counterexample(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "tried":
+			out.Values[i] = ec._CounterexampleSearch_tried(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "shrinks":
+			out.Values[i] = ec._CounterexampleSearch_shrinks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "budgetMs":
+			out.Values[i] = ec._CounterexampleSearch_budgetMs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "elapsedMs":
+			out.Values[i] = ec._CounterexampleSearch_elapsedMs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "message":
+			out.Values[i] = ec._CounterexampleSearch_message(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var createdWebhookImplementors = []string{"CreatedWebhook"}
 
 func (ec *executionContext) _CreatedWebhook(ctx context.Context, sel ast.SelectionSet, obj *model.CreatedWebhook) graphql.Marshaler {
@@ -21514,6 +24146,44 @@ func (ec *executionContext) _CreatedWebhook(ctx context.Context, sel ast.Selecti
 			}
 		case "secret":
 			out.Values[i] = ec._CreatedWebhook_secret(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var deletePayloadImplementors = []string{"DeletePayload"}
+
+func (ec *executionContext) _DeletePayload(ctx context.Context, sel ast.SelectionSet, obj *model.DeletePayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, deletePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeletePayload")
+		case "deletedId":
+			out.Values[i] = ec._DeletePayload_deletedId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -21952,6 +24622,82 @@ func (ec *executionContext) _Job(ctx context.Context, sel ast.SelectionSet, obj 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "codeRun":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Job_codeRun(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "counterexampleSearch":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Job_counterexampleSearch(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "errorMessage":
 			out.Values[i] = ec._Job_errorMessage(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -22579,6 +25325,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "runCode":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_runCode(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "findCounterexample":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_findCounterexample(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "generateTestCases":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_generateTestCases(ctx, field)
@@ -22768,6 +25528,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "removeCheck":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_removeCheck(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "removeNotificationChannel":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_removeNotificationChannel(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "removeMyAccount":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_removeMyAccount(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -22789,7 +25570,7 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 	return out
 }
 
-var notificationChannelImplementors = []string{"NotificationChannel"}
+var notificationChannelImplementors = []string{"NotificationChannel", "Node"}
 
 func (ec *executionContext) _NotificationChannel(ctx context.Context, sel ast.SelectionSet, obj *algoitny.NotificationChannel) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, notificationChannelImplementors)
@@ -23127,6 +25908,16 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "hasPreviousPage":
+			out.Values[i] = ec._PageInfo_hasPreviousPage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "startCursor":
+			out.Values[i] = ec._PageInfo_startCursor(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -23250,6 +26041,16 @@ func (ec *executionContext) _Plan(ctx context.Context, sel ast.SelectionSet, obj
 			}
 		case "minCheckDelayMs":
 			out.Values[i] = ec._Plan_minCheckDelayMs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "maxCodeRunsPerDay":
+			out.Values[i] = ec._Plan_maxCodeRunsPerDay(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "maxCounterexamplesPerDay":
+			out.Values[i] = ec._Plan_maxCounterexamplesPerDay(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -24431,6 +27232,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "nodes":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_nodes(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "requestBudget":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_requestBudget(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -24444,6 +27289,59 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			})
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var requestBudgetImplementors = []string{"RequestBudget"}
+
+func (ec *executionContext) _RequestBudget(ctx context.Context, sel ast.SelectionSet, obj *model.RequestBudget) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, requestBudgetImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RequestBudget")
+		case "cost":
+			out.Values[i] = ec._RequestBudget_cost(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "limit":
+			out.Values[i] = ec._RequestBudget_limit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "remaining":
+			out.Values[i] = ec._RequestBudget_remaining(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "responseBytesLimit":
+			out.Values[i] = ec._RequestBudget_responseBytesLimit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -24690,6 +27588,44 @@ func (ec *executionContext) _SearchHistory(ctx context.Context, sel ast.Selectio
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "counterexample":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._SearchHistory_counterexample(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "maxTimeMs":
 			out.Values[i] = ec._SearchHistory_maxTimeMs(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -24898,6 +27834,11 @@ func (ec *executionContext) _SearchHistoryConnection(ctx context.Context, sel as
 		case "pageInfo":
 			out.Values[i] = ec._SearchHistoryConnection_pageInfo(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._SearchHistoryConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -27426,6 +30367,16 @@ func (ec *executionContext) marshalNCreatedWebhook2ᚖgithubᚗcomᚋalgoitnyᚋ
 	return ec._CreatedWebhook(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNDeletePayload2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐDeletePayload(ctx context.Context, sel ast.SelectionSet, v *model.DeletePayload) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._DeletePayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNDeliveryStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐDeliveryStatus(ctx context.Context, v any) (algoitny.DeliveryStatus, error) {
 	tmp, err := graphql.UnmarshalString(v)
 	res := unmarshalNDeliveryStatus2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐDeliveryStatus[tmp]
@@ -27544,6 +30495,35 @@ func (ec *executionContext) marshalNID2string(ctx context.Context, sel ast.Selec
 	return res
 }
 
+func (ec *executionContext) unmarshalNID2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNID2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNID2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNID2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, error) {
 	res, err := graphql.UnmarshalInt(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -27552,6 +30532,22 @@ func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, 
 func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.SelectionSet, v int) graphql.Marshaler {
 	_ = sel
 	res := graphql.MarshalInt(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNInt2int64(ctx context.Context, v any) (int64, error) {
+	res, err := graphql.UnmarshalInt64(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNInt2int64(ctx context.Context, sel ast.SelectionSet, v int64) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalInt64(v)
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -27749,6 +30745,8 @@ var (
 		"SCRIPT_GENERATION":  algoitny.JobScriptGeneration,
 		"PROBLEM_EXTRACTION": algoitny.JobProblemExtraction,
 		"PACKAGE_IMPORT":     algoitny.JobPackageImport,
+		"CODE_RUN":           algoitny.JobCodeRun,
+		"COUNTEREXAMPLE":     algoitny.JobCounterexample,
 	}
 	marshalNJobType2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐJobType = map[algoitny.JobType]string{
 		algoitny.JobCodeExecution:     "CODE_EXECUTION",
@@ -27756,6 +30754,8 @@ var (
 		algoitny.JobScriptGeneration:  "SCRIPT_GENERATION",
 		algoitny.JobProblemExtraction: "PROBLEM_EXTRACTION",
 		algoitny.JobPackageImport:     "PACKAGE_IMPORT",
+		algoitny.JobCodeRun:           "CODE_RUN",
+		algoitny.JobCounterexample:    "COUNTEREXAMPLE",
 	}
 )
 
@@ -27891,6 +30891,16 @@ func (ec *executionContext) unmarshalNMaintenanceWindowInput2ᚖgithubᚗcomᚋa
 func (ec *executionContext) unmarshalNNewSubtaskInput2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐNewSubtaskInput(ctx context.Context, v any) (*model.NewSubtaskInput, error) {
 	res, err := ec.unmarshalInputNewSubtaskInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNNode2ᚕgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐNode(ctx context.Context, sel ast.SelectionSet, v []model.Node) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalONode2githubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐNode(ctx, sel, v[i])
+	})
+
+	return ret
 }
 
 func (ec *executionContext) marshalNNotificationChannel2ᚕᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐNotificationChannelᚄ(ctx context.Context, sel ast.SelectionSet, v []*algoitny.NotificationChannel) graphql.Marshaler {
@@ -28109,10 +31119,61 @@ func (ec *executionContext) marshalNProblemEdge2ᚖgithubᚗcomᚋalgoitnyᚋapi
 	return ec._ProblemEdge(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNRequestBudget2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐRequestBudget(ctx context.Context, sel ast.SelectionSet, v *model.RequestBudget) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._RequestBudget(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNReviewProblemInput2githubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐReviewProblemInput(ctx context.Context, v any) (model.ReviewProblemInput, error) {
 	res, err := ec.unmarshalInputReviewProblemInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
+
+func (ec *executionContext) unmarshalNRunCodeInput2githubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐRunCodeInput(ctx context.Context, v any) (model.RunCodeInput, error) {
+	res, err := ec.unmarshalInputRunCodeInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNRunVerdict2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐRunVerdict(ctx context.Context, v any) (algoitny.RunVerdict, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNRunVerdict2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐRunVerdict[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRunVerdict2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐRunVerdict(ctx context.Context, sel ast.SelectionSet, v algoitny.RunVerdict) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNRunVerdict2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐRunVerdict[v])
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+var (
+	unmarshalNRunVerdict2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐRunVerdict = map[string]algoitny.RunVerdict{
+		"OK":                    algoitny.RunOK,
+		"COMPILATION_ERROR":     algoitny.RunCompilationError,
+		"TIME_LIMIT_EXCEEDED":   algoitny.RunTimeLimitExceeded,
+		"MEMORY_LIMIT_EXCEEDED": algoitny.RunMemoryLimitExceeded,
+		"RUNTIME_ERROR":         algoitny.RunRuntimeError,
+		"OUTPUT_LIMIT_EXCEEDED": algoitny.RunOutputLimitExceeded,
+	}
+	marshalNRunVerdict2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐRunVerdict = map[algoitny.RunVerdict]string{
+		algoitny.RunOK:                  "OK",
+		algoitny.RunCompilationError:    "COMPILATION_ERROR",
+		algoitny.RunTimeLimitExceeded:   "TIME_LIMIT_EXCEEDED",
+		algoitny.RunMemoryLimitExceeded: "MEMORY_LIMIT_EXCEEDED",
+		algoitny.RunRuntimeError:        "RUNTIME_ERROR",
+		algoitny.RunOutputLimitExceeded: "OUTPUT_LIMIT_EXCEEDED",
+	}
+)
 
 func (ec *executionContext) unmarshalNSaveProblemInput2githubᚗcomᚋalgoitnyᚋapiᚋgraphᚋmodelᚐSaveProblemInput(ctx context.Context, v any) (model.SaveProblemInput, error) {
 	res, err := ec.unmarshalInputSaveProblemInput(ctx, v)
@@ -28486,12 +31547,16 @@ func (ec *executionContext) marshalNUsageAction2githubᚗcomᚋalgoitnyᚋapiᚋ
 
 var (
 	unmarshalNUsageAction2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐUsageAction = map[string]algoitny.UsageAction{
-		"EXECUTION": algoitny.ActionExecution,
-		"HINT":      algoitny.ActionHint,
+		"EXECUTION":      algoitny.ActionExecution,
+		"HINT":           algoitny.ActionHint,
+		"CODE_RUN":       algoitny.ActionCodeRun,
+		"COUNTEREXAMPLE": algoitny.ActionCounterexample,
 	}
 	marshalNUsageAction2githubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐUsageAction = map[algoitny.UsageAction]string{
-		algoitny.ActionExecution: "EXECUTION",
-		algoitny.ActionHint:      "HINT",
+		algoitny.ActionExecution:      "EXECUTION",
+		algoitny.ActionHint:           "HINT",
+		algoitny.ActionCodeRun:        "CODE_RUN",
+		algoitny.ActionCounterexample: "COUNTEREXAMPLE",
 	}
 )
 
@@ -28847,6 +31912,27 @@ func (ec *executionContext) unmarshalOCheckerInput2ᚖgithubᚗcomᚋalgoitnyᚋ
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalOCodeRun2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCodeRunResult(ctx context.Context, sel ast.SelectionSet, v *algoitny.CodeRunResult) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CodeRun(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOCounterexample2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCounterexample(ctx context.Context, sel ast.SelectionSet, v *algoitny.Counterexample) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Counterexample(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOCounterexampleSearch2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐCounterexampleResult(ctx context.Context, sel ast.SelectionSet, v *algoitny.CounterexampleResult) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CounterexampleSearch(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOFloat2float64(ctx context.Context, v any) (float64, error) {
 	res, err := graphql.UnmarshalFloatContext(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -29011,6 +32097,8 @@ var (
 		"SCRIPT_GENERATION":  algoitny.JobScriptGeneration,
 		"PROBLEM_EXTRACTION": algoitny.JobProblemExtraction,
 		"PACKAGE_IMPORT":     algoitny.JobPackageImport,
+		"CODE_RUN":           algoitny.JobCodeRun,
+		"COUNTEREXAMPLE":     algoitny.JobCounterexample,
 	}
 	marshalOJobType2ᚖgithubᚗcomᚋalgoitnyᚋapiᚋinternalᚋalgoitnyᚐJobType = map[algoitny.JobType]string{
 		algoitny.JobCodeExecution:     "CODE_EXECUTION",
@@ -29018,6 +32106,8 @@ var (
 		algoitny.JobScriptGeneration:  "SCRIPT_GENERATION",
 		algoitny.JobProblemExtraction: "PROBLEM_EXTRACTION",
 		algoitny.JobPackageImport:     "PACKAGE_IMPORT",
+		algoitny.JobCodeRun:           "CODE_RUN",
+		algoitny.JobCounterexample:    "COUNTEREXAMPLE",
 	}
 )
 

@@ -2,12 +2,15 @@ package graph
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/algoitny/api/graph/model"
 	"github.com/algoitny/api/internal/accounts"
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/loader"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
 // errUnavailable answers operations whose backing service is not wired in
@@ -63,7 +66,8 @@ func authPayload(s *accounts.Session, err error) (*model.AuthPayload, error) {
 // node loads the object a global id names, applying the same access rules
 // as the typed queries.
 func (r *queryResolver) node(ctx context.Context, typ string, parts []string) (model.Node, error) {
-	want := map[string]int{"Problem": 2, "TestCase": 3, "SearchHistory": 2, "UsageLog": 3, "Job": 1, "JobProgress": 2, "User": 1, "Plan": 1, "Check": 1}
+	want := map[string]int{"Problem": 2, "TestCase": 3, "SearchHistory": 2, "UsageLog": 3, "Job": 1, "JobProgress": 2, "User": 1, "Plan": 1, "Check": 1,
+		"NotificationChannel": 1}
 	if n, ok := want[typ]; !ok || n != len(parts) {
 		return nil, algoitny.Invalid("id", "invalid id")
 	}
@@ -90,6 +94,8 @@ func (r *queryResolver) node(ctx context.Context, typ string, parts []string) (m
 		return r.Resolver.Accounts.User(ctx, parts[0])
 	case "Check":
 		return r.Resolver.watches().Get(ctx, parts[0])
+	case "NotificationChannel":
+		return r.notificationChannel(ctx, parts[0])
 	default: // Plan
 		return r.Resolver.Accounts.Plan(ctx, parts[0])
 	}
@@ -104,4 +110,70 @@ func seesPrivateFields(ctx context.Context, u *algoitny.User) bool {
 		return true
 	}
 	return algoitny.ActorFrom(ctx).OwnsOrStaff(u.ID)
+}
+
+// notificationChannel is one of the caller's channels (at most
+// watch.MaxChannels, read together); ENOTFOUND for another's.
+func (r *queryResolver) notificationChannel(ctx context.Context, id string) (*algoitny.NotificationChannel, error) {
+	chs, err := r.Resolver.watches().NotificationChannels(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, ch := range chs {
+		if ch.ID == id {
+			return ch, nil
+		}
+	}
+	return nil, algoitny.Errorf(algoitny.ENOTFOUND, "no such notification channel")
+}
+
+// deleted answers a deletion that returned ok with the id of what it
+// deleted (Relay's @deleteRecord, Apollo's cache.evict).
+func deleted(id string) func(bool, error) (*model.DeletePayload, error) {
+	return func(_ bool, err error) (*model.DeletePayload, error) {
+		if err != nil {
+			return nil, err
+		}
+		return &model.DeletePayload{DeletedID: id}, nil
+	}
+}
+
+// entryError is err as the error of the i-th entry of the list the field
+// in ctx answers (its path ends with i), presented as any other.
+func entryError(ctx context.Context, i int, err error) *gqlerror.Error {
+	e := graphql.DefaultErrorPresenter(ctx, err)
+	e.Path = append(graphql.GetPath(ctx), ast.PathIndex(i))
+	e.Err = err
+	return e
+}
+
+// selects says whether the selection of the field in ctx asks for a
+// field of this name (fragments included).
+func selects(ctx context.Context, name string) bool {
+	for _, f := range graphql.CollectFieldsCtx(ctx, nil) {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// requestCost is the operation's cost as the transport computed it
+// (algoitny.RequestCost; zero where none did, as in graph's own tests).
+func requestCost(ctx context.Context) algoitny.RequestCost {
+	rc, _ := graphql.GetOperationContext(ctx).Stats.GetExtension(algoitny.RequestCostStat).(algoitny.RequestCost)
+	return rc
+}
+
+// jobResult is the JSON result of a COMPLETED job of type t, decoded; nil
+// for another type or before it completed.
+func jobResult[T any](j *algoitny.Job, t algoitny.JobType) (*T, error) {
+	if j.Type != t || j.Status != algoitny.JobCompleted || j.Result == "" {
+		return nil, nil
+	}
+	var out T
+	if err := json.Unmarshal([]byte(j.Result), &out); err != nil {
+		return nil, algoitny.Internal(err, "decode the job's result")
+	}
+	return &out, nil
 }

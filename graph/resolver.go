@@ -65,6 +65,8 @@ type History interface {
 type Jobs interface {
 	Execute(ctx context.Context, in submissions.ExecuteInput) (*algoitny.Job, error)
 	GenerateHints(ctx context.Context, ref algoitny.HistoryRef) (*algoitny.Job, error)
+	RunCode(ctx context.Context, in submissions.RunInput) (*algoitny.Job, error)
+	FindCounterexample(ctx context.Context, ref algoitny.HistoryRef) (*algoitny.Job, error)
 	GenerateTestCases(ctx context.Context, in submissions.ScriptInput) (*algoitny.Job, error)
 	ExtractProblem(ctx context.Context, url string) (*algoitny.Job, error)
 	ImportPackage(ctx context.Context, in submissions.ImportPackageInput) (*algoitny.Job, error)

@@ -69,6 +69,13 @@ func (r *checkerResolver) Kind(ctx context.Context, obj *algoitny.Checker) (algo
 	return obj.Kind, nil
 }
 
+func (r *codeRunResolver) Signal(ctx context.Context, obj *algoitny.CodeRunResult) (*string, error) {
+	if obj.Signal == "" {
+		return nil, nil
+	}
+	return &obj.Signal, nil
+}
+
 func (r *executionProgressEventResolver) JobID(ctx context.Context, obj *algoitny.ExecutionEvent) (string, error) {
 	return globalID("Job", obj.JobID), nil
 }
@@ -112,8 +119,16 @@ func (r *jobResolver) History(ctx context.Context, obj *algoitny.Job) (*algoitny
 	return h, err
 }
 
-func (r *jobResolver) Progress(ctx context.Context, obj *algoitny.Job, first *int, after *string) (*model.JobProgressConnection, error) {
-	p, err := r.Resolver.Jobs.Progress(ctx, obj, pageRequest(first, after))
+func (r *jobResolver) CodeRun(ctx context.Context, obj *algoitny.Job) (*algoitny.CodeRunResult, error) {
+	return jobResult[algoitny.CodeRunResult](obj, algoitny.JobCodeRun)
+}
+
+func (r *jobResolver) CounterexampleSearch(ctx context.Context, obj *algoitny.Job) (*algoitny.CounterexampleResult, error) {
+	return jobResult[algoitny.CounterexampleResult](obj, algoitny.JobCounterexample)
+}
+
+func (r *jobResolver) Progress(ctx context.Context, obj *algoitny.Job, first *int, after *string, last *int, before *string) (*model.JobProgressConnection, error) {
+	p, err := r.Resolver.Jobs.Progress(ctx, obj, pageRequest(first, after, last, before))
 	if err != nil {
 		return nil, err
 	}
@@ -159,6 +174,25 @@ func (r *mutationResolver) GenerateHints(ctx context.Context, historyID string) 
 		return nil, err
 	}
 	return r.Jobs.GenerateHints(ctx, ref)
+}
+
+func (r *mutationResolver) RunCode(ctx context.Context, input model.RunCodeInput) (*algoitny.Job, error) {
+	in := submissions.RunInput{Language: input.Language, Code: input.Code, Stdin: orEmpty(input.Stdin), IdempotencyKey: orEmpty(input.IdempotencyKey)}
+	if input.Platform != nil || input.ProblemID != nil {
+		in.Problem = &algoitny.ProblemRef{ProblemID: orEmpty(input.ProblemID)}
+		if input.Platform != nil {
+			in.Problem.Platform = *input.Platform
+		}
+	}
+	return r.Jobs.RunCode(ctx, in)
+}
+
+func (r *mutationResolver) FindCounterexample(ctx context.Context, historyID string) (*algoitny.Job, error) {
+	ref, err := parseHistoryID("historyId", historyID)
+	if err != nil {
+		return nil, err
+	}
+	return r.Jobs.FindCounterexample(ctx, ref)
 }
 
 func (r *mutationResolver) GenerateTestCases(ctx context.Context, input model.GenerateTestCasesInput) (*algoitny.Job, error) {
@@ -383,6 +417,12 @@ func (r *mutationResolver) CreatePlan(ctx context.Context, input model.CreatePla
 	if input.MinCheckDelayMs != nil {
 		p.MinCheckDelayMs = *input.MinCheckDelayMs
 	}
+	if input.MaxCodeRunsPerDay != nil {
+		p.MaxCodeRunsPerDay = *input.MaxCodeRunsPerDay
+	}
+	if input.MaxCounterexamplesPerDay != nil {
+		p.MaxCounterexamplesPerDay = *input.MaxCounterexamplesPerDay
+	}
 	return p, r.Accounts.CreatePlan(ctx, p)
 }
 
@@ -391,6 +431,7 @@ func (r *mutationResolver) UpdatePlan(ctx context.Context, name string, input mo
 		Description: input.Description, MaxHintsPerDay: input.MaxHintsPerDay, MaxExecutionsPerDay: input.MaxExecutionsPerDay,
 		MaxProblems: input.MaxProblems, CanViewAllProblems: input.CanViewAllProblems, CanRegisterProblems: input.CanRegisterProblems,
 		PriceCents: input.PriceCents, IsActive: input.IsActive, MaxChecks: input.MaxChecks, MinCheckDelayMs: input.MinCheckDelayMs,
+		MaxCodeRunsPerDay: input.MaxCodeRunsPerDay, MaxCounterexamplesPerDay: input.MaxCounterexamplesPerDay,
 	})
 }
 
@@ -410,12 +451,28 @@ func (r *mutationResolver) SetUserActive(ctx context.Context, userID string, act
 	return r.Accounts.SetUserActive(ctx, id, active)
 }
 
+func (r *mutationResolver) RemoveCheck(ctx context.Context, id string) (*model.DeletePayload, error) {
+	return deleted(id)(r.DeleteCheck(ctx, id))
+}
+
+func (r *mutationResolver) RemoveNotificationChannel(ctx context.Context, id string) (*model.DeletePayload, error) {
+	return deleted(id)(r.DeleteNotificationChannel(ctx, id))
+}
+
+func (r *mutationResolver) RemoveMyAccount(ctx context.Context) (*model.DeletePayload, error) {
+	me := r.Accounts.Me(ctx)
+	if me == nil {
+		return nil, algoitny.ActorFrom(ctx).RequireUser()
+	}
+	return deleted(globalID("User", me.ID))(r.DeleteMyAccount(ctx))
+}
+
 func (r *notificationChannelResolver) ID(ctx context.Context, obj *algoitny.NotificationChannel) (string, error) {
 	return globalID("NotificationChannel", obj.ID), nil
 }
 
-func (r *notificationChannelResolver) Deliveries(ctx context.Context, obj *algoitny.NotificationChannel, first *int, after *string) (*model.NotificationDeliveryConnection, error) {
-	p, err := r.watches().Deliveries(ctx, obj.ID, pageRequest(first, after))
+func (r *notificationChannelResolver) Deliveries(ctx context.Context, obj *algoitny.NotificationChannel, first *int, after *string, last *int, before *string) (*model.NotificationDeliveryConnection, error) {
+	p, err := r.watches().Deliveries(ctx, obj.ID, pageRequest(first, after, last, before))
 	if err != nil {
 		return nil, err
 	}
@@ -480,12 +537,12 @@ func (r *problemResolver) Subtasks(ctx context.Context, obj *algoitny.Problem) (
 	return out, nil
 }
 
-func (r *problemResolver) TestCases(ctx context.Context, obj *algoitny.Problem, first *int, after *string) (*model.TestCaseConnection, error) {
-	req := pageRequest(first, after)
+func (r *problemResolver) TestCases(ctx context.Context, obj *algoitny.Problem, first *int, after *string, last *int, before *string) (*model.TestCaseConnection, error) {
+	req := pageRequest(first, after, last, before)
 	if _, err := req.Validate(); err != nil {
 		return nil, err
 	}
-	p, err := loader.For(ctx).TestCases.Load(ctx, loader.TestCasePage{Ref: obj.Ref(), First: req.First, After: req.After})()
+	p, err := loader.For(ctx).TestCases.Load(ctx, loader.TestCasePage{Ref: obj.Ref(), First: req.First, After: req.After, Last: req.Last, Before: req.Before})()
 	if err != nil {
 		return nil, err
 	}
@@ -522,12 +579,12 @@ func (r *queryResolver) Problem(ctx context.Context, platform algoitny.Platform,
 	return nilIfNotFound(r.Resolver.Problems.Get(ctx, algoitny.ProblemRef{Platform: platform, ProblemID: problemID}))
 }
 
-func (r *queryResolver) Problems(ctx context.Context, filter *model.ProblemFilter, first *int, after *string) (*model.ProblemConnection, error) {
+func (r *queryResolver) Problems(ctx context.Context, filter *model.ProblemFilter, first *int, after *string, last *int, before *string) (*model.ProblemConnection, error) {
 	f := algoitny.ProblemFilter{}
 	if filter != nil {
 		f = algoitny.ProblemFilter{Platform: filter.Platform, Language: filter.Language, Completed: filter.Completed, TitleContains: orEmpty(filter.TitleContains), NeedsReview: filter.NeedsReview}
 	}
-	p, err := r.Resolver.Problems.List(ctx, f, pageRequest(first, after))
+	p, err := r.Resolver.Problems.List(ctx, f, pageRequest(first, after, last, before))
 	if err != nil {
 		return nil, err
 	}
@@ -542,24 +599,33 @@ func (r *queryResolver) SearchHistory(ctx context.Context, id string) (*algoitny
 	return nilIfNotFound(r.History.Get(ctx, ref))
 }
 
-func (r *queryResolver) MyHistory(ctx context.Context, filter *model.HistoryFilter, first *int, after *string) (*model.SearchHistoryConnection, error) {
-	p, err := r.History.Mine(ctx, historyFilter(filter), pageRequest(first, after))
+func (r *queryResolver) MyHistory(ctx context.Context, filter *model.HistoryFilter, first *int, after *string, last *int, before *string) (*model.SearchHistoryConnection, error) {
+	f := historyFilter(filter)
+	p, err := r.History.Mine(ctx, f, pageRequest(first, after, last, before))
+	if err != nil {
+		return nil, err
+	}
+	conn := historyConnection(p)
+	if f == (algoitny.HistoryFilter{}) && selects(ctx, "totalCount") {
+		stats, err := r.History.Stats(ctx, algoitny.ActorFrom(ctx).UserID())
+		if err != nil {
+			return nil, err
+		}
+		conn.TotalCount = &stats.Executions
+	}
+	return conn, nil
+}
+
+func (r *queryResolver) PublicHistory(ctx context.Context, filter *model.HistoryFilter, first *int, after *string, last *int, before *string) (*model.SearchHistoryConnection, error) {
+	p, err := r.History.Public(ctx, historyFilter(filter), pageRequest(first, after, last, before))
 	if err != nil {
 		return nil, err
 	}
 	return historyConnection(p), nil
 }
 
-func (r *queryResolver) PublicHistory(ctx context.Context, filter *model.HistoryFilter, first *int, after *string) (*model.SearchHistoryConnection, error) {
-	p, err := r.History.Public(ctx, historyFilter(filter), pageRequest(first, after))
-	if err != nil {
-		return nil, err
-	}
-	return historyConnection(p), nil
-}
-
-func (r *queryResolver) HistoryFeed(ctx context.Context, first *int, after *string) (*model.SearchHistoryConnection, error) {
-	p, err := r.History.Feed(ctx, pageRequest(first, after))
+func (r *queryResolver) HistoryFeed(ctx context.Context, first *int, after *string, last *int, before *string) (*model.SearchHistoryConnection, error) {
+	p, err := r.History.Feed(ctx, pageRequest(first, after, last, before))
 	if err != nil {
 		return nil, err
 	}
@@ -574,8 +640,8 @@ func (r *queryResolver) Job(ctx context.Context, id string) (*algoitny.Job, erro
 	return nilIfNotFound(r.Resolver.Jobs.Get(ctx, jobID))
 }
 
-func (r *queryResolver) Jobs(ctx context.Context, typeArg *algoitny.JobType, status *algoitny.JobStatus, first *int, after *string) (*model.JobConnection, error) {
-	p, err := r.Resolver.Jobs.List(ctx, typeArg, status, pageRequest(first, after))
+func (r *queryResolver) Jobs(ctx context.Context, typeArg *algoitny.JobType, status *algoitny.JobStatus, first *int, after *string, last *int, before *string) (*model.JobConnection, error) {
+	p, err := r.Resolver.Jobs.List(ctx, typeArg, status, pageRequest(first, after, last, before))
 	if err != nil {
 		return nil, err
 	}
@@ -594,8 +660,8 @@ func (r *queryResolver) MyUsage(ctx context.Context) ([]*algoitny.Usage, error) 
 	return r.Accounts.MyUsage(ctx)
 }
 
-func (r *queryResolver) Users(ctx context.Context, plan *string, first *int, after *string) (*model.UserConnection, error) {
-	p, err := r.Accounts.Users(ctx, orEmpty(plan), pageRequest(first, after))
+func (r *queryResolver) Users(ctx context.Context, plan *string, first *int, after *string, last *int, before *string) (*model.UserConnection, error) {
+	p, err := r.Accounts.Users(ctx, orEmpty(plan), pageRequest(first, after, last, before))
 	if err != nil {
 		return nil, err
 	}
@@ -611,7 +677,7 @@ func (r *queryResolver) User(ctx context.Context, id string) (*algoitny.User, er
 }
 
 func (r *queryResolver) Leaderboard(ctx context.Context, first *int) ([]*algoitny.LeaderboardEntry, error) {
-	entries, err := r.History.Leaderboard(ctx, pageRequest(first, nil).First)
+	entries, err := r.History.Leaderboard(ctx, pageRequest(first, nil, nil, nil).First)
 	if err != nil {
 		return nil, err
 	}
@@ -635,8 +701,8 @@ func (r *queryResolver) UsageStats(ctx context.Context) (*model.UsageStats, erro
 	return out, nil
 }
 
-func (r *queryResolver) MyChecks(ctx context.Context, first *int, after *string) (*model.CheckConnection, error) {
-	p, err := r.watches().List(ctx, pageRequest(first, after))
+func (r *queryResolver) MyChecks(ctx context.Context, first *int, after *string, last *int, before *string) (*model.CheckConnection, error) {
+	p, err := r.watches().List(ctx, pageRequest(first, after, last, before))
 	if err != nil {
 		return nil, err
 	}
@@ -676,6 +742,28 @@ func (r *queryResolver) AdtContests(ctx context.Context, month string) ([]*algoi
 	return out, nil
 }
 
+func (r *queryResolver) Nodes(ctx context.Context, ids []string) ([]model.Node, error) {
+	if len(ids) > algoitny.MaxPageSize {
+		return nil, algoitny.Invalid("ids", "at most %d ids", algoitny.MaxPageSize)
+	}
+	out := make([]model.Node, len(ids))
+	for i, id := range ids {
+		n, err := r.Node(ctx, id)
+		if err != nil {
+			// The entry's own error; the others are answered.
+			graphql.AddError(ctx, entryError(ctx, i, err))
+			continue
+		}
+		out[i] = n
+	}
+	return out, nil
+}
+
+func (r *queryResolver) RequestBudget(ctx context.Context) (*model.RequestBudget, error) {
+	rc := requestCost(ctx)
+	return &model.RequestBudget{Cost: rc.Cost, Limit: rc.Limit, Remaining: max(0, rc.Limit-rc.Cost), ResponseBytesLimit: int(rc.ResponseBytes)}, nil
+}
+
 func (r *searchHistoryResolver) ID(ctx context.Context, obj *algoitny.SearchHistory) (string, error) {
 	return historyGID(obj), nil
 }
@@ -696,6 +784,13 @@ func (r *searchHistoryResolver) Code(ctx context.Context, obj *algoitny.SearchHi
 		return nil, nil
 	}
 	return &obj.Code, nil
+}
+
+func (r *searchHistoryResolver) Counterexample(ctx context.Context, obj *algoitny.SearchHistory) (*algoitny.Counterexample, error) {
+	if obj.Counterexample == nil || algoitny.ActorFrom(ctx).UserID() != obj.UserID {
+		return nil, nil
+	}
+	return obj.Counterexample, nil
 }
 
 func (r *searchHistoryResolver) Score(ctx context.Context, obj *algoitny.SearchHistory) (*float64, error) {
@@ -923,6 +1018,8 @@ func (r *Resolver) Check() CheckResolver { return &checkResolver{r} }
 
 func (r *Resolver) Checker() CheckerResolver { return &checkerResolver{r} }
 
+func (r *Resolver) CodeRun() CodeRunResolver { return &codeRunResolver{r} }
+
 func (r *Resolver) ExecutionProgressEvent() ExecutionProgressEventResolver {
 	return &executionProgressEventResolver{r}
 }
@@ -975,6 +1072,7 @@ type (
 	adtContestResolver             struct{ *Resolver }
 	checkResolver                  struct{ *Resolver }
 	checkerResolver                struct{ *Resolver }
+	codeRunResolver                struct{ *Resolver }
 	executionProgressEventResolver struct{ *Resolver }
 	hintProgressEventResolver      struct{ *Resolver }
 	jobResolver                    struct{ *Resolver }

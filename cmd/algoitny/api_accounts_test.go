@@ -51,7 +51,8 @@ func TestAPIAccounts(t *testing.T) {
 			}
 		}
 		s.query(t, alice, `{ myUsage { action used limit remaining resetAt } }`, nil).decode(t, &usage)
-		if len(usage.MyUsage) != 2 || usage.MyUsage[0].Action != "EXECUTION" || usage.MyUsage[0].Limit != 10 || usage.MyUsage[0].Remaining != 10 || usage.MyUsage[1].Limit != 5 {
+		if len(usage.MyUsage) != 4 || usage.MyUsage[0].Action != "EXECUTION" || usage.MyUsage[0].Limit != 10 || usage.MyUsage[0].Remaining != 10 || usage.MyUsage[1].Limit != 5 ||
+			usage.MyUsage[2].Action != "CODE_RUN" || usage.MyUsage[2].Limit != 50 || usage.MyUsage[3].Action != "COUNTEREXAMPLE" || usage.MyUsage[3].Limit != 3 {
 			t.Fatalf("myUsage %+v", usage)
 		}
 	})

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/atcoder"
 	"github.com/algoitny/api/internal/atcoder/atcodertest"
 	"github.com/algoitny/api/internal/jobs"
@@ -65,18 +66,14 @@ func TestAtCoderSync(t *testing.T) {
 			}
 		}
 	}
-	deadline := time.Now().Add(60 * time.Second)
 	var got solved
-	for {
+	if !algoitnytest.PollEvery(context.Background(), 60*time.Second, 100*time.Millisecond, func() bool {
 		got = solved{}
 		s.query(t, alice, `{ me { atcoderHandle solvedProblems { problemIds count lastSyncedAt } } }`, nil).decode(t, &got)
-		if sp := got.Me.SolvedProblems; sp != nil && sp.LastSyncedAt != nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("never synced: %+v", got)
-		}
-		time.Sleep(200 * time.Millisecond)
+		sp := got.Me.SolvedProblems
+		return sp != nil && sp.LastSyncedAt != nil
+	}) {
+		t.Fatalf("never synced: %+v", got)
 	}
 	if got.Me.AtcoderHandle != "tourist" || got.Me.SolvedProblems.Count != 2 || strings.Join(got.Me.SolvedProblems.ProblemIds, ",") != "abc086_a,abc087_a" {
 		t.Fatalf("solved %+v", got.Me.SolvedProblems)
@@ -124,22 +121,18 @@ func TestAtCoderSync(t *testing.T) {
 	}
 
 	// The sweep discovered the ADT contests of May 2026.
-	deadline = time.Now().Add(60 * time.Second)
-	for {
-		var adt struct {
-			AdtContests []struct{ ContestID, Difficulty string }
-		}
+	var adt struct {
+		AdtContests []struct{ ContestID, Difficulty string }
+	}
+	if !algoitnytest.PollEvery(context.Background(), 60*time.Second, 100*time.Millisecond, func() bool {
+		adt.AdtContests = nil
 		s.query(t, "", `{ adtContests(month: "202605") { contestId difficulty startsAt durationSeconds title lastFetchedSubmissionId } }`, nil).decode(t, &adt)
-		if len(adt.AdtContests) == 2 {
-			if adt.AdtContests[0].ContestID != "adt_easy_20260522_1" || adt.AdtContests[1].Difficulty != "ALL" {
-				t.Fatalf("contests %+v", adt)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("contests not discovered: %+v", adt)
-		}
-		time.Sleep(200 * time.Millisecond)
+		return len(adt.AdtContests) == 2
+	}) {
+		t.Fatalf("contests not discovered: %+v", adt)
+	}
+	if adt.AdtContests[0].ContestID != "adt_easy_20260522_1" || adt.AdtContests[1].Difficulty != "ALL" {
+		t.Fatalf("contests %+v", adt)
 	}
 	if r := s.query(t, "", `{ adtContests(month: "2026-5") { contestId } }`, nil); r.code() != "BAD_USER_INPUT" {
 		t.Fatalf("bad month: %s", r.Raw)

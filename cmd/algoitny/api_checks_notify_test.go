@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/jobs"
 	"github.com/algoitny/api/internal/watch"
 )
@@ -75,19 +76,11 @@ func TestChecksWebhook(t *testing.T) {
 	s.query(t, admin, `mutation($in: CreateCheckInput!) { createCheck(input: $in) { id } }`,
 		map[string]any{"in": map[string]any{"url": target.URL + "/status", "checkType": "AVAILABILITY", "delayMs": 200}}).decode(t, &created)
 
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	algoitnytest.Eventually(t, 60*time.Second, "the DOWN and UP notifications", func() bool {
 		mu.Lock()
-		n := len(got)
-		mu.Unlock()
-		if n >= 2 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d notifications in 60 s", n)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		defer mu.Unlock()
+		return len(got) >= 2
+	})
 	mu.Lock()
 	if len(got) != 2 || got[0]["state"] != "DOWN" || got[1]["state"] != "UP" || badSigs != 0 ||
 		!strings.Contains(got[0]["reason"].(string), "HTTP 503") || got[0]["url"] != target.URL+"/status" ||

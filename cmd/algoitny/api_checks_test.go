@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/jobs"
 )
 
@@ -88,17 +89,11 @@ func TestChecks(t *testing.T) {
 			RecentResults []struct{ Status string }
 		}
 	}
-	for deadline := time.Now().Add(20 * time.Second); ; {
+	algoitnytest.EventuallyEvery(t, 20*time.Second, 100*time.Millisecond, "the down check's first run", func() bool {
 		got.Check.LastResult = nil
 		s.query(t, alice, `query($id: ID!) { check(id: $id) { lastResult { status httpStatus } recentResults(limit: 5) { status } } }`, map[string]any{"id": down.CreateCheck.ID}).decode(t, &got)
-		if got.Check.LastResult != nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the down check never ran")
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return got.Check.LastResult != nil
+	})
 	if got.Check.LastResult.Status != "DOWN" || got.Check.LastResult.HTTPStatus != 503 || len(got.Check.RecentResults) == 0 {
 		t.Fatalf("down check %+v", got)
 	}

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/jobs"
 )
 
@@ -131,19 +132,16 @@ func TestChecksNoDNSOracle(t *testing.T) {
 		var out struct{ CreateCheck check }
 		s.query(t, alice, `mutation($in: CreateCheckInput!) { createCheck(input: $in) { id status } }`,
 			map[string]any{"in": map[string]any{"url": url, "checkType": "AVAILABILITY", "delayMs": 60000}}).decode(t, &out)
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			var got struct{ Check check }
+		var got struct{ Check check }
+		if !algoitnytest.PollEvery(context.Background(), 30*time.Second, 100*time.Millisecond, func() bool {
+			got.Check = check{}
 			s.query(t, alice, `query($id: ID!) { check(id: $id) { id status state failureReason lastResult { status error } } }`,
 				map[string]any{"id": out.CreateCheck.ID}).decode(t, &got)
-			if got.Check.LastResult != nil && got.Check.State == "DOWN" {
-				return got.Check
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: never went DOWN: %+v", url, got.Check)
-			}
-			time.Sleep(100 * time.Millisecond)
+			return got.Check.LastResult != nil && got.Check.State == "DOWN"
+		}) {
+			t.Fatalf("%s: never went DOWN: %+v", url, got.Check)
 		}
+		return got.Check
 	}
 	a, b := run("http://"+internal+"/admin"), run("http://"+unknown+"/admin")
 	if !dns.queried(internal) || !dns.queried(unknown) {

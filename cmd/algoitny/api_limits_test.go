@@ -295,11 +295,13 @@ func TestAPIAuthenticationReadsCounted(t *testing.T) {
 	}
 	// A batch authenticates once: the first operation counts it.
 	r := s.post(t, token, "application/json", []byte(`[{"query":"{ __typename }"},{"query":"{ __typename }"}]`), nil)
-	var batch []struct{ Extensions map[string]float64 }
+	var batch []struct {
+		Extensions struct{ DynamodbRequests float64 }
+	}
 	if err := json.Unmarshal(r.Raw, &batch); err != nil || len(batch) != 2 {
 		t.Fatalf("batch: %s", r.Raw)
 	}
-	if a, b := batch[0].Extensions["dynamodbRequests"], batch[1].Extensions["dynamodbRequests"]; a < 1 || b != 0 {
+	if a, b := batch[0].Extensions.DynamodbRequests, batch[1].Extensions.DynamodbRequests; a < 1 || b != 0 {
 		t.Fatalf("batch: %v and %v requests; want the session's reads (at least 1) and 0", a, b)
 	}
 }

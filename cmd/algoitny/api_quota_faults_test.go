@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 )
@@ -282,14 +283,12 @@ func checkRiverJobsUnique(t *testing.T, s *apiServer) {
 func waitPostgres(t *testing.T, s *apiServer) {
 	t.Helper()
 	time.Sleep(1500 * time.Millisecond)
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		err := s.Pool.Ping(context.Background())
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("PostgreSQL is not back: %v", err)
-		}
+	var err error
+	if !algoitnytest.PollEvery(context.Background(), 20*time.Second, 100*time.Millisecond, func() bool {
+		err = s.Pool.Ping(context.Background())
+		return err == nil
+	}) {
+		t.Fatalf("PostgreSQL is not back: %v", err)
 	}
 }
 

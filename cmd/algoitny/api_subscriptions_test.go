@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/jobs"
 )
 
@@ -186,17 +188,17 @@ type jobState struct {
 // waitJob polls a job until it is final.
 func (s *apiServer) waitJob(t testing.TB, token, id string, timeout time.Duration) jobState {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		var out struct{ Job jobState }
+	var out struct{ Job jobState }
+	if !algoitnytest.PollEvery(context.Background(), timeout, 50*time.Millisecond, func() bool {
+		out.Job = jobState{}
 		s.query(t, token, `query($id: ID!) { job(id: $id) { status errorMessage history { verdict compileMessage } } }`, map[string]any{"id": id}).decode(t, &out)
 		switch out.Job.Status {
 		case "COMPLETED", "FAILED", "CANCELLED":
-			return out.Job
+			return true
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("job %s still %s after %v", id, out.Job.Status, timeout)
-		}
-		time.Sleep(100 * time.Millisecond)
+		return false
+	}) {
+		t.Fatalf("job %s still %s after %v", id, out.Job.Status, timeout)
 	}
+	return out.Job
 }

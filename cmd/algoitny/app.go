@@ -28,6 +28,7 @@ import (
 	"github.com/algoitny/api/internal/jobs"
 	"github.com/algoitny/api/internal/judge"
 	"github.com/algoitny/api/internal/llm"
+	"github.com/algoitny/api/internal/practice"
 	"github.com/algoitny/api/internal/problempkg"
 	"github.com/algoitny/api/internal/problems"
 	"github.com/algoitny/api/internal/pubsub"
@@ -62,6 +63,9 @@ type Main struct {
 
 	// Tune adjusts the job runner's configuration (tests shorten its timings).
 	Tune func(*jobs.Config)
+	// ShutdownGrace bounds Run's graceful shutdown (default 30 s): in-flight
+	// requests and running jobs have it to finish.
+	ShutdownGrace time.Duration
 
 	stopWarm   context.CancelFunc // the judge's warm-up (workers)
 	warmDone   chan struct{}
@@ -69,6 +73,7 @@ type Main struct {
 	server     *http.Server
 	websocket  *httpserver.WebsocketTransport // serve only: told of account changes
 	atcoderAPI *atcoder.Client                // the AtCoder Problems client of the sync and the API
+	syncQueue  *atcoder.Queue                 // queues on-demand AtCoder syncs
 	logs       *logWriter
 	pprof      *http.Server
 }
@@ -80,6 +85,9 @@ func (m *Main) Open(ctx context.Context, serveHTTP bool) error {
 	if m.Logger == nil {
 		m.logs = newLogWriter(os.Stderr)
 		m.Logger = slog.New(slog.NewJSONHandler(m.logs, nil))
+		// What libraries print with the log package goes to the JSON log
+		// too (one line format for the log collector).
+		slog.SetDefault(m.Logger)
 	}
 	if m.Config.PprofAddr != "" {
 		if err := m.startPprof(); err != nil {
@@ -156,7 +164,14 @@ func (m *Main) openJobs() error {
 	if m.atcoderAPI, err = atcoder.NewClient(atcoder.ClientConfig{BaseURL: m.Config.AtCoderBaseURL, MinInterval: m.Config.AtCoderMinInterval}); err != nil {
 		return fmt.Errorf("ATCODER_API_BASE_URL: %w", err)
 	}
-	atcoderPlugin, err := jobs.NewAtCoderPlugin(jobs.AtCoderConfig{
+	// The features whose River jobs the runner hosts queue them with a
+	// client of their own (API-only replicas too).
+	insert, err := jobs.NewInsertClient(m.Pool, m.Config.RiverSchema, m.Logger)
+	if err != nil {
+		return err
+	}
+	m.syncQueue = atcoder.NewQueue(insert)
+	atcoderJobs, err := atcoder.NewJobs(atcoder.JobsConfig{
 		Syncer:   &atcoder.Syncer{Store: m.Work, API: m.atcoderAPI, Logger: m.Logger},
 		Interval: m.Config.AtCoderSyncEvery, Logger: m.Logger, Manual: !m.Config.AtCoderPeriodic(),
 	})
@@ -169,17 +184,17 @@ func (m *Main) openJobs() error {
 	checkFetch := safehttp.New(safehttp.Config{Timeout: 15 * time.Second, MaxBodyBytes: 1 << 20, AllowHosts: m.Config.FetchAllowHosts, Resolver: m.Config.FetchResolver, OwnAddresses: m.Config.FetchOwnAddresses, AnyPort: true})
 	watchEvents := &watch.Events{Broker: m.Broker, Logger: m.Logger}
 	// Webhooks of check notifications go out through an SSRF-safe client too.
-	notifications := jobs.NewNotifications(jobs.NotificationsConfig{
-		Store:  m.Work,
+	notifications := watch.NewNotifications(watch.NotificationsConfig{
+		Store: m.Work, River: insert,
 		Poster: safehttp.New(safehttp.Config{Timeout: 10 * time.Second, MaxBodyBytes: 64 << 10, AllowHosts: m.Config.FetchAllowHosts, Resolver: m.Config.FetchResolver, OwnAddresses: m.Config.FetchOwnAddresses, AnyPort: true}),
 		Queue:  "watch", Logger: m.Logger,
 	})
-	checks := jobs.NewChecks(jobs.ChecksConfig{Store: m.Work, Fetch: checkFetch, Events: watchEvents, Alerts: notifications, Logger: m.Logger, Queue: "watch"})
+	checks := watch.NewChecks(watch.ChecksConfig{Store: m.Work, River: insert, Fetch: checkFetch, Events: watchEvents, Alerts: notifications, Logger: m.Logger, Queue: "watch"})
 	jcfg := jobs.Config{
 		Pool: m.Pool, Schema: m.Config.RiverSchema, Store: m.Work, Events: m.Events,
 		LLM: provider, Fetch: safehttp.New(safehttp.Config{AllowHosts: m.Config.FetchAllowHosts, MinHostInterval: time.Second, Resolver: m.Config.FetchResolver, OwnAddresses: m.Config.FetchOwnAddresses}),
 		StandInHosts: m.Config.FetchAllowHosts,
-		Plugins:      []jobs.Plugin{atcoderPlugin, checks, notifications},
+		Plugins:      []jobs.Plugin{atcoderJobs, checks, notifications},
 		Logger:       m.Logger, Work: m.Config.Workers,
 		JobTimeout: m.Config.JobTimeout, RescueAfter: m.Config.JobRescueAfter,
 		FetchPollInterval: m.Config.JobPollInterval, StaleAfter: m.Config.JobStaleAfter,
@@ -188,6 +203,7 @@ func (m *Main) openJobs() error {
 		jcfg.Judge = m.Judge
 		jcfg.Packages = &problempkg.Importer{Judge: m.Judge, Problems: &problems.Service{Store: m.Work}, Plans: m.Work}
 		jcfg.PackageStore = m.Work
+		jcfg.Practice = &practice.Runner{Engine: m.Judge}
 	}
 	if m.warmDone != nil {
 		// Executions wait for the warm-up: none pays for a cold toolchain.
@@ -199,8 +215,6 @@ func (m *Main) openJobs() error {
 	if m.Jobs, err = jobs.New(jcfg); err != nil {
 		return err
 	}
-	checks.Bind(m.Jobs) // API-only replicas schedule checks too
-	notifications.Bind(m.Jobs)
 	m.Watches = &watch.Service{Store: m.DB, URLs: checkFetch, Scheduler: checks, Events: watchEvents, Logger: m.Logger,
 		MinDelayMs: int(m.Config.CheckMinDelay.Milliseconds())}
 	return nil
@@ -213,6 +227,7 @@ func (m *Main) resolver() *graph.Resolver {
 		Store: m.DB, Problems: problemSvc, Quota: m.Accounts,
 		CanRegister: problems.CheckCanRegister, Queue: m.Jobs, Events: m.Events,
 		ExtraExtractHosts: m.Config.FetchAllowHosts, Logger: m.Logger, Workers: m.DB, Uploads: m.DB,
+		Searchable: practice.Supports,
 	}
 	resolver := &graph.Resolver{
 		Accounts: m.Accounts,
@@ -220,7 +235,7 @@ func (m *Main) resolver() *graph.Resolver {
 		History:  &history.Service{Store: m.DB},
 		Jobs:     jobSvc,
 		Events:   m.Events,
-		AtCoder:  &atcoder.Service{Store: m.DB, Queue: jobs.NewAtCoderQueue(m.Jobs.Client()), API: m.atcoderAPI},
+		AtCoder:  &atcoder.Service{Store: m.DB, Queue: m.syncQueue, API: m.atcoderAPI},
 		Watches:  m.Watches,
 	}
 	if m.Judge != nil {
@@ -275,7 +290,7 @@ func (m *Main) openHTTP() error {
 		"operations", sockets.MaxOperations, "operationsSignedOut", sockets.MaxOperationsSignedOut, "operationsPerAddress", sockets.MaxOperationsPerAddress,
 		"unsentBytes", sockets.MaxUnsentBytes, "unsentBytesPerAddress", sockets.MaxUnsentBytesPerAddress, "trustedProxies", len(sockets.TrustedProxies))
 	m.websocket = httpserver.NewWebsocket(httpserver.WebsocketConfig{
-		Auth: m.Accounts, AllowedOrigins: m.Config.CORSOrigins,
+		Auth: m.Accounts, AllowedOrigins: m.Config.CORSOrigins, LocalOrigins: m.Config.Dev,
 		PingInterval: m.Config.WebsocketPing, InitTimeout: m.Config.WebsocketInitTimeout,
 		RecheckInterval: m.Config.WebsocketRecheck,
 		Limits:          sockets, Logger: m.Logger,
@@ -288,7 +303,15 @@ func (m *Main) openHTTP() error {
 		func() float64 { _, n, _ := m.websocket.Load(); return float64(n) })
 	metrics.GaugeFunc("algoitny_websocket_unsent_bytes", "Bytes queued for websockets and not sent yet.",
 		func() float64 { _, _, n := m.websocket.Load(); return float64(n) })
+	trusted, err := m.Config.trustedDocuments()
+	if err != nil {
+		return err
+	}
+	if m.Config.TrustedOnly && m.Config.Dev {
+		m.Logger.Warn("ALGOITNY_TRUSTED_DOCUMENTS_ONLY is not enforced in dev mode", "documents", len(trusted.Docs))
+	}
 	gql := httpserver.NewGraphQL(withGraphQL(m.resolver(), httpserver.GraphQLConfig{
+		Trusted: trusted,
 		Loaders: m.DB, Dev: m.Config.Dev, Introspection: m.Config.IntrospectionOn(), Logger: m.Logger, Budget: m.Config.ResponseBudget,
 		Observe:       httpserver.ObserveOperation,
 		Websocket:     m.websocket,
@@ -298,7 +321,7 @@ func (m *Main) openHTTP() error {
 	m.server = &http.Server{
 		Handler: httpserver.New(httpserver.Config{
 			GraphQL: gql, Auth: m.Accounts, Dev: m.Config.Dev, Logger: m.Logger, Metrics: metrics,
-			CORSOrigins: m.Config.CORSOrigins, RequestTimeout: m.Config.RequestTimeout, BodyTimeout: m.Config.BodyTimeout,
+			CORSOrigins: m.Config.CORSOrigins, LocalOrigins: m.Config.Dev, RequestTimeout: m.Config.RequestTimeout, BodyTimeout: m.Config.BodyTimeout,
 			Admission: m.Config.Admission, TrustedProxies: m.Config.TrustedProxies,
 			CountRequests: countDynamoRequests,
 			Ready: func(ctx context.Context) error {
@@ -382,9 +405,15 @@ func (m *Main) Addr() string { return m.listener.Addr().String() }
 
 // Run starts the workers (if configured) and serves HTTP (if opened with it)
 // until ctx is done, then shuts down gracefully: in-flight requests finish,
-// running jobs get 30 s before River cancels them for a later retry.
+// websockets are closed with 1012 Service Restart (clients subscribe again,
+// to this server's successor, and get the current state first), and
+// running jobs get ShutdownGrace to finish before River cancels them; a job
+// cancelled so is handed back to the queue (jobs.Runner.Stop) and runs
+// again, on this worker's successor or another.
 func (m *Main) Run(ctx context.Context) error {
-	if err := m.Jobs.Start(ctx); err != nil {
+	// Not ctx: River cancels the jobs of a client whose start context ends,
+	// and they must drain (Stop) rather than fail.
+	if err := m.Jobs.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("start workers: %w", err)
 	}
 	errc := make(chan error, 1)
@@ -412,12 +441,19 @@ func (m *Main) Run(ctx context.Context) error {
 	case <-ctx.Done():
 	case err = <-errc:
 	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	shutdown, cancel := context.WithTimeout(context.Background(), cmp.Or(m.ShutdownGrace, 30*time.Second))
 	defer cancel()
 	if m.server != nil {
 		if serr := m.server.Shutdown(shutdown); serr != nil && err == nil {
 			err = serr
 		}
+		// Before the jobs stop and the live events with them: a
+		// subscription must not complete before its job's final status.
+		// Their close frames have a few seconds to go out; the jobs
+		// keep the rest of the grace.
+		sockets, stop := context.WithTimeout(shutdown, 5*time.Second)
+		m.websocket.Shutdown(sockets)
+		stop()
 	}
 	if jerr := m.Jobs.Stop(shutdown); jerr != nil && err == nil {
 		err = jerr
@@ -494,8 +530,9 @@ func newJudge(cfg Config) (*judge.Engine, error) {
 		return nil, fmt.Errorf("JUDGE_LANGUAGES: %w", err)
 	}
 	e, err := judge.New(judge.Config{Sandbox: mode, AllowUnsandboxed: mode == judge.SandboxNone, UIDBase: cfg.JudgeUIDBase, Languages: langs})
-	if errors.Is(err, judge.ErrSandboxUnavailable) {
-		return nil, fmt.Errorf("%w: install bubblewrap (apt-get install -y bubblewrap), or run API-only with `serve --no-workers`", err)
+	if errors.Is(err, judge.ErrSandboxUnavailable) && cfg.Workers {
+		return nil, fmt.Errorf("%w; or run API-only with `serve --no-workers` (for local development only, "+
+			"JUDGE_SANDBOX=none with ALGOITNY_DEV=true runs code unsandboxed)", err)
 	}
 	return e, err
 }

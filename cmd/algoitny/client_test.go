@@ -54,7 +54,8 @@ func startAPITunedLogged(t testing.TB, tweak func(*Config), tune func(*jobs.Conf
 	if err := seedPlans(ctx, cfg, false, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	m := &Main{Config: cfg, Logger: logger, Tune: tune}
+	// A test ends with whatever jobs it left running: they need no grace.
+	m := &Main{Config: cfg, Logger: logger, Tune: tune, ShutdownGrace: time.Second}
 	if err := m.Open(ctx, true); err != nil {
 		t.Fatal(err)
 	}

@@ -93,9 +93,31 @@ func serveThen(ctx context.Context, cfg Config, stdout, stderr io.Writer, listen
 			return fail(stderr, "serve", err)
 		}
 	}
-	fmt.Fprintf(stdout, "algoitny %s listening on %s (workers: %v)\n", version, m.Addr(), cfg.Workers)
+	// Clients may reach the server elsewhere (a published container port,
+	// a proxy): the URLs printed are theirs.
+	if cfg.PublicURL != "" {
+		base = cfg.PublicURL
+	}
+	fmt.Fprintf(stdout, "algoitny %s listening on %s (workers: %v), API %s/query\n", version, m.Addr(), cfg.Workers, base)
 	if cfg.Dev {
 		fmt.Fprintf(stdout, "playground: %s/playground\n", base)
+		// The judge's warm-up logs a line per language after the one above;
+		// start-up ends with the URL again, alone on its line.
+		if warmed := m.warmDone; warmed != nil {
+			rctx, stop := context.WithCancel(ctx)
+			printed := make(chan struct{})
+			defer func() { stop(); <-printed }()
+			go func() {
+				defer close(printed)
+				select {
+				case <-warmed:
+					if rctx.Err() == nil {
+						fmt.Fprintf(stdout, "ready, every language warmed; the playground:\n%s/playground\n", base)
+					}
+				case <-rctx.Done():
+				}
+			}()
+		}
 	}
 	if err := m.Run(ctx); err != nil {
 		return fail(stderr, "serve", err)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/netip"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -21,9 +22,13 @@ import (
 // Config is the whole configuration of the binary, read from the environment
 // (design.md §3) so that any operator or test harness starts it the same way.
 type Config struct {
-	Addr    string // ALGOITNY_ADDR
-	Dev     bool   // ALGOITNY_DEV: devLogin, playground, introspection (unless Introspection is set)
-	Workers bool   // ALGOITNY_WORKERS: run River workers in serve
+	Addr string // ALGOITNY_ADDR
+	// PublicURL is where clients reach this server (ALGOITNY_PUBLIC_URL),
+	// when that is not ALGOITNY_ADDR itself: a published container port or
+	// a proxy. Only the start-up lines that name the API's URLs read it.
+	PublicURL string
+	Dev       bool // ALGOITNY_DEV: devLogin, playground, introspection (unless Introspection is set)
+	Workers   bool // ALGOITNY_WORKERS: run River workers in serve
 	// Dynamo is the DynamoDB connection. Its Endpoint is DYNAMODB_ENDPOINT;
 	// DYNAMODB_ENDPOINT=aws (DynamoAWS) asks for AWS itself, which an empty
 	// one never does (see resolveStack).
@@ -159,26 +164,35 @@ type Config struct {
 	// (ALGOITNY_RESPONSE_BYTES_SIGNED_IN, default 80MB)
 	// (httpserver.ResponseBudget). Zero fields are the defaults.
 	ResponseBudget httpserver.ResponseBudget
+	// TrustedDocuments names the front-end's persisted-documents manifest
+	// (ALGOITNY_TRUSTED_DOCUMENTS: a JSON file of SHA-256 hex → document
+	// text; docs/trusted-documents.md), and TrustedOnly
+	// (ALGOITNY_TRUSTED_DOCUMENTS_ONLY) refuses any other document but
+	// staff's. Dev mode does not enforce TrustedOnly.
+	TrustedDocuments string
+	TrustedOnly      bool
 }
 
 // configFromEnv reads and validates the configuration.
 func configFromEnv() (Config, error) {
 	cfg := Config{
-		Addr:            envOr("ALGOITNY_ADDR", ":8080"),
-		Dynamo:          dynamo.ConfigFromEnv(),
-		DatabaseURL:     os.Getenv("DATABASE_URL"),
-		RiverSchema:     os.Getenv("ALGOITNY_RIVER_SCHEMA"),
-		PubsubChannel:   os.Getenv("ALGOITNY_PUBSUB_CHANNEL"),
-		SessionSecret:   os.Getenv("SESSION_SECRET"),
-		GoogleClientID:  os.Getenv("GOOGLE_CLIENT_ID"),
-		GoogleJWKSURL:   envOr("GOOGLE_JWKS_URL", "https://www.googleapis.com/oauth2/v3/certs"),
-		LLM:             llm.ConfigFromEnv(os.Getenv),
-		FetchAllowHosts: httpserver.ParseOrigins(os.Getenv("ALGOITNY_FETCH_ALLOW_HOSTS")),
-		JudgeSandbox:    envOr("JUDGE_SANDBOX", "bwrap"),
-		JudgeLanguages:  strings.TrimSpace(os.Getenv("JUDGE_LANGUAGES")),
-		CORSOrigins:     httpserver.ParseOrigins(os.Getenv("ALGOITNY_CORS_ORIGINS")),
-		AtCoderBaseURL:  os.Getenv("ATCODER_API_BASE_URL"),
-		PprofAddr:       os.Getenv("ALGOITNY_PPROF_ADDR"),
+		Addr:             envOr("ALGOITNY_ADDR", ":8080"),
+		PublicURL:        strings.TrimRight(strings.TrimSpace(os.Getenv("ALGOITNY_PUBLIC_URL")), "/"),
+		Dynamo:           dynamo.ConfigFromEnv(),
+		DatabaseURL:      os.Getenv("DATABASE_URL"),
+		RiverSchema:      os.Getenv("ALGOITNY_RIVER_SCHEMA"),
+		PubsubChannel:    os.Getenv("ALGOITNY_PUBSUB_CHANNEL"),
+		SessionSecret:    os.Getenv("SESSION_SECRET"),
+		GoogleClientID:   os.Getenv("GOOGLE_CLIENT_ID"),
+		GoogleJWKSURL:    envOr("GOOGLE_JWKS_URL", "https://www.googleapis.com/oauth2/v3/certs"),
+		LLM:              llm.ConfigFromEnv(os.Getenv),
+		FetchAllowHosts:  httpserver.ParseOrigins(os.Getenv("ALGOITNY_FETCH_ALLOW_HOSTS")),
+		JudgeSandbox:     envOr("JUDGE_SANDBOX", "bwrap"),
+		JudgeLanguages:   strings.TrimSpace(os.Getenv("JUDGE_LANGUAGES")),
+		CORSOrigins:      httpserver.ParseOrigins(os.Getenv("ALGOITNY_CORS_ORIGINS")),
+		AtCoderBaseURL:   os.Getenv("ATCODER_API_BASE_URL"),
+		PprofAddr:        os.Getenv("ALGOITNY_PPROF_ADDR"),
+		TrustedDocuments: strings.TrimSpace(os.Getenv("ALGOITNY_TRUSTED_DOCUMENTS")),
 	}
 	if strings.EqualFold(cfg.Dynamo.Endpoint, "aws") {
 		cfg.Dynamo.Endpoint, cfg.DynamoAWS = "", true
@@ -324,6 +338,9 @@ func (cfg *Config) readSwitches() error {
 	if cfg.JudgeUIDBase, err = judgeUIDBaseFromEnv(); err != nil {
 		return err
 	}
+	if cfg.TrustedOnly, err = envBool("ALGOITNY_TRUSTED_DOCUMENTS_ONLY", false); err != nil {
+		return err
+	}
 	if v := os.Getenv("ALGOITNY_INTROSPECTION"); strings.TrimSpace(v) != "" {
 		on, err := envBool("ALGOITNY_INTROSPECTION", false)
 		if err != nil {
@@ -375,6 +392,12 @@ func (cfg *Config) validate() error {
 	default:
 		return fmt.Errorf("JUDGE_SANDBOX=%q: want bwrap or none", cfg.JudgeSandbox)
 	}
+	if cfg.PublicURL != "" {
+		u, err := url.Parse(cfg.PublicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("ALGOITNY_PUBLIC_URL=%q: want an http(s) URL such as http://localhost:18080", cfg.PublicURL)
+		}
+	}
 	return nil
 }
 
@@ -384,6 +407,21 @@ func (c Config) AtCoderPeriodic() bool {
 		return *c.AtCoderSync
 	}
 	return !c.Dev || c.AtCoderBaseURL != ""
+}
+
+// trustedDocuments loads the manifest of TrustedDocuments (none when
+// unset) with the trusted-only switch, which dev mode leaves off.
+func (c Config) trustedDocuments() (httpserver.TrustedDocuments, error) {
+	t := httpserver.TrustedDocuments{Only: c.TrustedOnly && !c.Dev}
+	if c.TrustedDocuments == "" {
+		return t, nil
+	}
+	docs, err := httpserver.LoadTrustedDocuments(c.TrustedDocuments)
+	if err != nil {
+		return t, fmt.Errorf("ALGOITNY_TRUSTED_DOCUMENTS: %v", err)
+	}
+	t.Docs = docs
+	return t, nil
 }
 
 // IntrospectionOn says whether the schema may be introspected:

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/devstack"
 	"github.com/algoitny/api/internal/playground"
 	"github.com/jackc/pgx/v5"
@@ -158,12 +159,8 @@ func (m *makeRun) stopAndCheck(t *testing.T, pid int, sig syscall.Signal) {
 		name string
 		pid  int
 	}{{"the server", m.state.Pid}, {"DynamoDB Local", m.state.DynamoDBPid}} {
-		deadline := time.Now().Add(30 * time.Second)
-		for !gone(p.pid) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s (pid %d) still runs 30 s after make ended (%v to pid %d):\n%s", p.name, p.pid, sig, pid, m.output())
-			}
-			time.Sleep(100 * time.Millisecond)
+		if !algoitnytest.PollEvery(context.Background(), 30*time.Second, 50*time.Millisecond, func() bool { return gone(p.pid) }) {
+			t.Fatalf("%s (pid %d) still runs 30 s after make ended (%v to pid %d):\n%s", p.name, p.pid, sig, pid, m.output())
 		}
 	}
 	if st, err := devstack.Running(m.dir); err != nil || st != nil {
@@ -273,6 +270,7 @@ func TestTryIt(t *testing.T) {
 			`"status":"COMPLETED"`, `"verdict":"WRONG_ANSWER"`,
 			`"hints":["`,
 			`{"action":"EXECUTION","used":1,`, `{"action":"HINT","used":1,`,
+			`"codeRun":{"verdict":"OK","stdout":"42\n"`, `"counterexampleSearch":{"found":true`,
 		} {
 			if !strings.Contains(string(out), want) {
 				t.Errorf("the snippets' output has no %s:\n%s", want, out)

@@ -17,7 +17,8 @@ import (
 )
 
 // TestOpsDocs keeps docs/operations.md, the Dockerfile and
-// docker-compose.yml honest, since no Docker engine runs them here:
+// docker-compose.yml honest without a Docker engine (scripts/images-test.sh,
+// `make images-test`, runs them on one):
 //   - every environment variable they set or read is a setting of README.md's
 //     Configuration table (the Dockerfile's ENV, the environment of the
 //     compose services built from the Dockerfile, the compose file's
@@ -28,9 +29,11 @@ import (
 //     pass are in its usage;
 //   - every algoitny_… metric operations.md names is registered by the
 //     server (a string literal of internal/httpserver or cmd/algoitny);
-//   - the compose file parses, builds targets the Dockerfile has, and
+//   - the compose file parses, builds targets the Dockerfile has,
 //     publishes no host port of `make run` (8080, 8000) or of a host
-//     PostgreSQL (5432).
+//     PostgreSQL (5432), runs nothing `privileged`, asks for no `nofile`
+//     ulimit (a hard limit above the host's stops the container), and
+//     names seccomp profiles that exist.
 func TestOpsDocs(t *testing.T) {
 	t.Parallel()
 	root := repoRoot(t)
@@ -135,6 +138,9 @@ func TestOpsDocs(t *testing.T) {
 			Command     any            `yaml:"command"`
 			Environment map[string]any `yaml:"environment"`
 			Ports       []string       `yaml:"ports"`
+			Privileged  bool           `yaml:"privileged"`
+			SecurityOpt []string       `yaml:"security_opt"`
+			Ulimits     map[string]any `yaml:"ulimits"`
 		} `yaml:"services"`
 	}
 	if err := yaml.Unmarshal([]byte(composeSrc), &compose); err != nil {
@@ -147,6 +153,19 @@ func TestOpsDocs(t *testing.T) {
 			parts := strings.Split(p, ":")
 			if len(parts) >= 2 && slices.Contains([]string{"5432", "8000", "8080"}, parts[len(parts)-2]) {
 				t.Errorf("%s publishes host port %s, which `make run` or a host PostgreSQL uses", where, parts[len(parts)-2])
+			}
+		}
+		if svc.Privileged {
+			t.Errorf("%s is privileged", where)
+		}
+		if _, ok := svc.Ulimits["nofile"]; ok {
+			t.Errorf("%s sets a nofile ulimit: serve raises its soft limit to the engine's hard one", where)
+		}
+		for _, opt := range svc.SecurityOpt {
+			if name, file, _ := strings.Cut(opt, ":"); name == "seccomp" && file != "unconfined" {
+				if _, err := os.Stat(filepath.Join(root, file)); err != nil {
+					t.Errorf("%s: security_opt %s: %v", where, opt, err)
+				}
 			}
 		}
 		if svc.Build == nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/playground"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
@@ -115,17 +116,14 @@ func eval[T any](t *testing.T, b *browser, expr string) T {
 // waitFor polls a JavaScript condition until it holds.
 func (b *browser) waitFor(t *testing.T, what, expr string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		ok, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](expr))
-		if err == nil && ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			editor, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](queryEditor))
-			t.Fatalf("%s: not within 30 s (%v); the query editor holds:\n%s\nthe response pane shows:\n%s", what, err, editor, b.response(t))
-		}
-		time.Sleep(100 * time.Millisecond)
+	var err error
+	if !algoitnytest.PollEvery(context.Background(), 30*time.Second, 50*time.Millisecond, func() bool {
+		var ok bool
+		ok, err = chromedp.Run(b.ctx, chromedp.Evaluate[bool](expr))
+		return err == nil && ok
+	}) {
+		editor, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](queryEditor))
+		t.Fatalf("%s: not within 30 s (%v); the query editor holds:\n%s\nthe response pane shows:\n%s", what, err, editor, b.response(t))
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/dynamo"
 )
 
@@ -307,25 +308,16 @@ func testWorkerKilledMidExecution(t *testing.T) {
 
 	timings := append(rescueTimings(), fmt.Sprint("JUDGE_UID_BASE=", uids))
 	w1 := startProcess(t, env(cfg, timings...), "worker")
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		var j struct{ Job struct{ Status string } }
+	var j struct{ Job struct{ Status string } }
+	if !algoitnytest.PollEvery(context.Background(), 60*time.Second, 100*time.Millisecond, func() bool {
 		api.query(t, alice, `query($id: ID!) { job(id: $id) { status } }`, map[string]any{"id": out.ExecuteCode.ID}).decode(t, &j)
-		if j.Job.Status == "PROCESSING" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("job never started: %s", j.Job.Status)
-		}
-		time.Sleep(100 * time.Millisecond)
+		return j.Job.Status == "PROCESSING"
+	}) {
+		t.Fatalf("job never started: %s", j.Job.Status)
 	}
 	// Killed mid-execution: while the judge's programs run (on a machine
 	// with a judge slot per test, all six end within a second).
-	for deadline := time.Now().Add(30 * time.Second); judgeProcesses(t, uids) == 0; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the worker never ran the tests")
-		}
-	}
+	algoitnytest.EventuallyEvery(t, 30*time.Second, 20*time.Millisecond, "the worker to run the tests", func() bool { return judgeProcesses(t, uids) > 0 })
 	w1.kill(syscall.SIGKILL)
 	time.Sleep(500 * time.Millisecond)
 	if n := judgeProcesses(t, uids); n != 0 {
@@ -354,24 +346,14 @@ func TestCancelRunningJob(t *testing.T) {
 	alice := s.login(t, "alice@example.com")
 	var out struct{ ExecuteCode struct{ ID string } }
 	s.query(t, alice, executeMutation, map[string]any{"in": map[string]any{"platform": "BAEKJOON", "problemId": "loop", "language": "PYTHON", "code": "while True:\n    pass\n"}}).decode(t, &out)
-	deadline := time.Now().Add(60 * time.Second)
-	for judgeProcesses(t, uids) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the program never started")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	algoitnytest.EventuallyEvery(t, 60*time.Second, 20*time.Millisecond, "the program to start", func() bool { return judgeProcesses(t, uids) > 0 })
 	var c struct{ CancelJob struct{ Status string } }
 	s.query(t, alice, `mutation($id: ID!) { cancelJob(id: $id) { status } }`, map[string]any{"id": out.ExecuteCode.ID}).decode(t, &c)
 	if c.CancelJob.Status != "CANCELLED" {
 		t.Fatalf("cancel: %+v", c)
 	}
-	gone := time.Now().Add(3 * time.Second)
-	for judgeProcesses(t, uids) != 0 {
-		if time.Now().After(gone) {
-			t.Fatalf("%d processes still running 3 s after the cancel", judgeProcesses(t, uids))
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !algoitnytest.PollEvery(context.Background(), 3*time.Second, 20*time.Millisecond, func() bool { return judgeProcesses(t, uids) == 0 }) {
+		t.Fatalf("%d processes still running 3 s after the cancel", judgeProcesses(t, uids))
 	}
 	time.Sleep(time.Second) // the worker must not revive it
 	if j := s.waitJob(t, alice, out.ExecuteCode.ID, time.Second); j.Status != "CANCELLED" {

@@ -98,6 +98,10 @@ type CreatePlanInput struct {
 	MaxChecks *int `json:"maxChecks,omitempty"`
 	// The shortest time between a check's runs, in milliseconds: 1000–86,400,000, or 0 (default) for only the server's floor.
 	MinCheckDelayMs *int `json:"minCheckDelayMs,omitempty"`
+	// Code runs a day (default 0: none); -1 = unlimited.
+	MaxCodeRunsPerDay *int `json:"maxCodeRunsPerDay,omitempty"`
+	// Counterexample searches a day (default 0: none); -1 = unlimited.
+	MaxCounterexamplesPerDay *int `json:"maxCounterexamplesPerDay,omitempty"`
 }
 
 // A new problem (createProblem).
@@ -146,6 +150,12 @@ type CreatedWebhook struct {
 	Channel *algoitny.NotificationChannel `json:"channel"`
 	// The key of the bodies' HMAC signature: shown this once, keep it.
 	Secret string `json:"secret"`
+}
+
+// What a deletion answers: the id of what is gone.
+type DeletePayload struct {
+	// The opaque global id of the deleted object.
+	DeletedID string `json:"deletedId"`
 }
 
 // A submission (executeCode).
@@ -298,18 +308,25 @@ type NotificationDeliveryEdge struct {
 	Node *algoitny.NotificationDelivery `json:"node"`
 }
 
-// A list's position. Lists page with opaque cursors: ask for `first` items (1–100,
-// default 20) `after` a cursor. A filtered list reads a bounded number of items
+// A list's position (Relay's PageInfo). Lists page with opaque cursors both ways:
+// ask for `first` items (1–100, default 20) `after` a cursor, or for the `last`
+// items (1–100) `before` a cursor, in the list's own order (giving both `first`
+// or `after` and `last` or `before` is BAD_USER_INPUT; `historyFeed` and
+// `users` without a plan page forward only: BAD_USER_INPUT naming `last`). A filtered list reads a bounded number of items
 // per request (at most 10 DynamoDB pages of 100): a page may then hold fewer
 // items than `first`, even none, while hasNextPage is true; continue from
 // endCursor. For the complexity limit (5000), a page of problems, executions,
 // jobs, users, test cases or progress steps costs its selected fields times
 // `first` (20 when omitted).
 type PageInfo struct {
-	// Whether more items follow: ask again with `after: endCursor` (a short or empty page does not mean the end).
+	// Whether more items follow: ask again with `after: endCursor` (a short or empty page does not mean the end). Paging backward (`last`/`before`): whether `before` named a position, so items follow it.
 	HasNextPage bool `json:"hasNextPage"`
 	// The cursor to pass as `after` for the next page; null when the page is empty and nothing follows.
 	EndCursor *string `json:"endCursor,omitempty"`
+	// Whether items come before this page: ask with `last` and `before: startCursor`. Paging forward: whether `after` named a position, so items precede it.
+	HasPreviousPage bool `json:"hasPreviousPage"`
+	// The cursor to pass as `before` for the page before this one (the first edge's cursor); null when the page is empty.
+	StartCursor *string `json:"startCursor,omitempty"`
 }
 
 // A page of problems (see PageInfo for short pages).
@@ -351,12 +368,40 @@ type ProblemFilter struct {
 type Query struct {
 }
 
+// A request's budget (Query.requestBudget).
+type RequestBudget struct {
+	// This operation's cost: every field 1, a connection its selection times its page size (`first` or `last`, 20 when omitted), a `nodes` list its selection times its ids.
+	Cost int `json:"cost"`
+	// The most an operation may cost: above it the request is refused with COMPLEXITY_LIMIT_EXCEEDED.
+	Limit int `json:"limit"`
+	// What the operation could have cost more: limit − cost.
+	Remaining int `json:"remaining"`
+	// The bytes an answer may hold for you (signed in or not): past them the request ends with RESPONSE_TOO_LARGE.
+	ResponseBytesLimit int `json:"responseBytesLimit"`
+}
+
 // A staff review of a problem.
 type ReviewProblemInput struct {
 	// Whether the problem is verified correct (`verifiedByAdmin`).
 	Verified bool `json:"verified"`
 	// What staff found, shown as `reviewNotes` (at most 2000 characters); null clears the notes.
 	Notes *string `json:"notes,omitempty"`
+}
+
+// Code to run once on your own input (runCode).
+type RunCodeInput struct {
+	// The language of the code.
+	Language algoitny.Language `json:"language"`
+	// The source code: not blank, valid UTF-8, at most 64 KB.
+	Code string `json:"code"`
+	// The standard input: valid UTF-8 without NUL bytes, at most 64 KB (default empty).
+	Stdin *string `json:"stdin,omitempty"`
+	// With problemId: the problem whose time and memory limits the run gets (else 2 s and 256 MB).
+	Platform *algoitny.Platform `json:"platform,omitempty"`
+	// With platform: the problem's id on its judge.
+	ProblemID *string `json:"problemId,omitempty"`
+	// Repeating a run with the same key within 24 h returns the same job without charging again (at most 100 characters, no `#`).
+	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
 }
 
 // What `saveProblem` runs: a completed SCRIPT_GENERATION job of yours (jobId), or
@@ -383,13 +428,15 @@ type SaveProblemInput struct {
 }
 
 // A page of executions, newest first (see PageInfo for short pages). A page that
-// selects none of `code`, `compileMessage`, `testResults`, `hints` is read without
+// selects none of `code`, `compileMessage`, `testResults`, `hints`, `counterexample` is read without
 // them, which is cheaper.
 type SearchHistoryConnection struct {
 	// The executions of this page.
 	Edges []*SearchHistoryEdge `json:"edges"`
 	// Where the page ends and whether more follow.
 	PageInfo *PageInfo `json:"pageInfo"`
+	// How many executions the list holds in all: `myHistory` without a filter only (from your statistics' counter); null for the other lists and filters, which no counter keeps.
+	TotalCount *int `json:"totalCount,omitempty"`
 }
 
 // One execution in a list, with its cursor.
@@ -485,6 +532,10 @@ type UpdatePlanInput struct {
 	MaxChecks *int `json:"maxChecks,omitempty"`
 	// New shortest time between a check's runs in milliseconds: 1000–86,400,000, or 0.
 	MinCheckDelayMs *int `json:"minCheckDelayMs,omitempty"`
+	// New code runs a day; -1 = unlimited.
+	MaxCodeRunsPerDay *int `json:"maxCodeRunsPerDay,omitempty"`
+	// New counterexample searches a day; -1 = unlimited.
+	MaxCounterexamplesPerDay *int `json:"maxCounterexamplesPerDay,omitempty"`
 }
 
 // Changes to a problem; null fields are left alone and the CreateProblemInput limits apply.

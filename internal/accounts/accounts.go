@@ -251,6 +251,9 @@ func (s *Service) CreatePlan(ctx context.Context, p *algoitny.Plan) error {
 	if err := validateLimits(p.MaxHintsPerDay, p.MaxExecutionsPerDay, p.MaxProblems, p.PriceCents); err != nil {
 		return err
 	}
+	if err := validatePractice(p.MaxCodeRunsPerDay, p.MaxCounterexamplesPerDay); err != nil {
+		return err
+	}
 	if err := validateChecks(p.MaxChecks, p.MinCheckDelayMs); err != nil {
 		return err
 	}
@@ -264,6 +267,9 @@ func (s *Service) UpdatePlan(ctx context.Context, name string, u algoitny.PlanUp
 		return nil, err
 	}
 	if err := validateLimits(deref(u.MaxHintsPerDay), deref(u.MaxExecutionsPerDay), deref(u.MaxProblems), deref(u.PriceCents)); err != nil {
+		return nil, err
+	}
+	if err := validatePractice(deref(u.MaxCodeRunsPerDay), deref(u.MaxCounterexamplesPerDay)); err != nil {
 		return nil, err
 	}
 	if err := validateChecks(deref(u.MaxChecks), deref(u.MinCheckDelayMs)); err != nil {
@@ -280,6 +286,16 @@ func validateLimits(hints, execs, problems, price int) error {
 	}
 	if price < 0 {
 		return algoitny.Invalid("priceCents", "priceCents must not be negative")
+	}
+	return nil
+}
+
+// validatePractice checks a plan's code-run and counterexample quotas.
+func validatePractice(runs, searches int) error {
+	for field, v := range map[string]int{"maxCodeRunsPerDay": runs, "maxCounterexamplesPerDay": searches} {
+		if v < algoitny.Unlimited || v > 1_000_000 {
+			return algoitny.Invalid(field, "%s must be -1 (unlimited) or 0–1000000", field)
+		}
 	}
 	return nil
 }

@@ -469,7 +469,8 @@ func TestQuota(t *testing.T) {
 		t.Fatalf("MyUsage has %d actions, want %d", len(usage), len(algoitny.UsageActions))
 	}
 	for _, u := range usage {
-		want := map[algoitny.UsageAction][2]int{algoitny.ActionExecution: {2, 2}, algoitny.ActionHint: {0, 5}}[u.Action]
+		want := map[algoitny.UsageAction][2]int{algoitny.ActionExecution: {2, 2}, algoitny.ActionHint: {0, 5},
+			algoitny.ActionCodeRun: {0, 50}, algoitny.ActionCounterexample: {0, 3}}[u.Action]
 		if u.Used != want[0] || u.Limit != want[1] || !u.ResetAt.Equal(algoitny.NextReset(time.Now())) {
 			t.Errorf("%s: used %d of %d, reset %v; want %d of %d, reset at the next 00:00 UTC", u.Action, u.Used, u.Limit, u.ResetAt, want[0], want[1])
 		}

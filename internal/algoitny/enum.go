@@ -74,10 +74,14 @@ type UsageAction string
 const (
 	ActionHint      UsageAction = "hint"
 	ActionExecution UsageAction = "execution"
+	// ActionCodeRun is one runCode: code run once on the user's own input.
+	ActionCodeRun UsageAction = "code_run"
+	// ActionCounterexample is one findCounterexample search.
+	ActionCounterexample UsageAction = "counterexample"
 )
 
 // UsageActions lists every metered action.
-var UsageActions = []UsageAction{ActionExecution, ActionHint}
+var UsageActions = []UsageAction{ActionExecution, ActionHint, ActionCodeRun, ActionCounterexample}
 
 // JobType is the kind of async work a Job tracks.
 type JobType string
@@ -91,10 +95,16 @@ const (
 	// JobPackageImport imports a problem package (ICPC or Polygon) as a
 	// problem (importProblemPackage).
 	JobPackageImport JobType = "PACKAGE_IMPORT"
+	// JobCodeRun runs code once on the user's own input (runCode).
+	JobCodeRun JobType = "CODE_RUN"
+	// JobCounterexample searches a generated input on which a failed
+	// execution's code and the reference solution disagree
+	// (findCounterexample).
+	JobCounterexample JobType = "COUNTEREXAMPLE"
 )
 
 // JobTypes lists every job type.
-var JobTypes = []JobType{JobCodeExecution, JobHintGeneration, JobScriptGeneration, JobProblemExtraction, JobPackageImport}
+var JobTypes = []JobType{JobCodeExecution, JobHintGeneration, JobScriptGeneration, JobProblemExtraction, JobPackageImport, JobCodeRun, JobCounterexample}
 
 // ParseJobType returns the job type named s or an EINVALID error.
 func ParseJobType(s string) (JobType, error) {

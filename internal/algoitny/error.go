@@ -37,6 +37,9 @@ type Error struct {
 	Message string
 	// Field names the offending input field for EINVALID errors, if any.
 	Field string
+	// Fields lists every invalid field of an EINVALID error that checked
+	// several (Invalids); Field and Message are the first's.
+	Fields []FieldError
 	// RateLimit is set for ERATELIMITED errors.
 	RateLimit *RateLimit
 	// Err is the underlying cause, kept for logs and errors.Is.
@@ -105,3 +108,61 @@ func ErrorMessage(err error) string {
 
 // IsCode reports whether err carries the given code.
 func IsCode(err error, code string) bool { return ErrorCode(err) == code }
+
+// FieldError is one invalid input field: its name and what is wrong with it.
+type FieldError struct{ Field, Message string }
+
+// Invalids joins the results of several independent checks of one input,
+// so that the caller learns every invalid field at once: nil when all are
+// nil; the first error that is not EINVALID, as it is; otherwise one
+// EINVALID error with the first's field and message and, in Fields, each
+// invalid field once (its first message).
+func Invalids(errs ...error) error {
+	var first *Error
+	var fields []FieldError
+	seen := map[string]bool{}
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		var e *Error
+		if !errors.As(err, &e) || e.Code != EINVALID {
+			return err
+		}
+		if first == nil {
+			first = e
+		}
+		for _, f := range e.fieldErrors() {
+			if !seen[f.Field] {
+				seen[f.Field] = true
+				fields = append(fields, f)
+			}
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	out := *first
+	out.Fields = fields
+	return &out
+}
+
+// fieldErrors are e's invalid fields: Fields, or Field alone.
+func (e *Error) fieldErrors() []FieldError {
+	if len(e.Fields) > 0 {
+		return e.Fields
+	}
+	if e.Field == "" {
+		return nil
+	}
+	return []FieldError{{Field: e.Field, Message: e.Message}}
+}
+
+// InvalidFields are the invalid fields of an EINVALID error (every one
+// Invalids gathered, or its one Field); nil for other errors.
+func (e *Error) InvalidFields() []FieldError {
+	if e.Code != EINVALID {
+		return nil
+	}
+	return e.fieldErrors()
+}

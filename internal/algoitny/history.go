@@ -30,6 +30,9 @@ type SearchHistory struct {
 	CompileMessage string
 	TestResults    []TestResult
 	Hints          []string
+	// Counterexample is the last findCounterexample's find, for its owner
+	// only; nil when none was found (or none searched).
+	Counterexample *Counterexample
 	JobID          string
 	MaxTimeMs      int
 	MaxMemoryKB    int

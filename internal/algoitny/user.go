@@ -45,8 +45,12 @@ type Plan struct {
 	// MinCheckDelayMs how often they may run.
 	MaxChecks       int
 	MinCheckDelayMs int
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
+	// MaxCodeRunsPerDay bounds runCode, MaxCounterexamplesPerDay
+	// findCounterexample (-1 = unlimited).
+	MaxCodeRunsPerDay        int
+	MaxCounterexamplesPerDay int
+	CreatedAt                time.Time
+	UpdatedAt                time.Time
 }
 
 // Unlimited is the value of a limit without a bound.
@@ -59,20 +63,25 @@ func (p *Plan) DailyLimit(action UsageAction) int {
 		return p.MaxHintsPerDay
 	case ActionExecution:
 		return p.MaxExecutionsPerDay
+	case ActionCodeRun:
+		return p.MaxCodeRunsPerDay
+	case ActionCounterexample:
+		return p.MaxCounterexamplesPerDay
 	}
 	return 0
 }
 
-// DefaultPlans are the plans `algoitny seed-plans` creates: Free (5 hints and
-// 10 executions a day), Pro (20/500) and Admin (unlimited).
+// DefaultPlans are the plans `algoitny seed-plans` creates: Free (5 hints,
+// 10 executions, 50 code runs and 3 counterexample searches a day), Pro
+// (20/500/1000/50) and Admin (unlimited).
 func DefaultPlans() []Plan {
 	return []Plan{
 		{Name: "Free", Description: "Free plan", MaxHintsPerDay: 5, MaxExecutionsPerDay: 10, MaxProblems: 0, CanViewAllProblems: false, CanRegisterProblems: false, IsActive: true,
-			MaxChecks: 3, MinCheckDelayMs: 60_000},
+			MaxChecks: 3, MinCheckDelayMs: 60_000, MaxCodeRunsPerDay: 50, MaxCounterexamplesPerDay: 3},
 		{Name: "Pro", Description: "Professional plan", MaxHintsPerDay: 20, MaxExecutionsPerDay: 500, MaxProblems: 50, CanViewAllProblems: true, CanRegisterProblems: true, PriceCents: 999, IsActive: true,
-			MaxChecks: 50, MinCheckDelayMs: 10_000},
+			MaxChecks: 50, MinCheckDelayMs: 10_000, MaxCodeRunsPerDay: 1000, MaxCounterexamplesPerDay: 50},
 		{Name: "Admin", Description: "Unlimited plan for staff", MaxHintsPerDay: Unlimited, MaxExecutionsPerDay: Unlimited, MaxProblems: Unlimited, CanViewAllProblems: true, CanRegisterProblems: true, IsActive: true,
-			MaxChecks: Unlimited, MinCheckDelayMs: 1_000},
+			MaxChecks: Unlimited, MinCheckDelayMs: 1_000, MaxCodeRunsPerDay: Unlimited, MaxCounterexamplesPerDay: Unlimited},
 	}
 }
 
@@ -91,4 +100,7 @@ type PlanUpdate struct {
 	IsActive            *bool
 	MaxChecks           *int
 	MinCheckDelayMs     *int
+	// MaxCodeRunsPerDay and MaxCounterexamplesPerDay: see Plan.
+	MaxCodeRunsPerDay        *int
+	MaxCounterexamplesPerDay *int
 }

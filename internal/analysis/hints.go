@@ -70,6 +70,9 @@ func Hints(req HintRequest) []string {
 			passed = append(passed, t)
 		}
 	}
+	for _, f := range counterexampleFindings(req, passed) {
+		add(f)
+	}
 	analyzed := 0
 	for i, t := range req.Tests {
 		v := t.Result.Verdict
@@ -118,6 +121,39 @@ func Hints(req HintRequest) []string {
 		}
 	}
 	return hints
+}
+
+// counterexampleFindings are the hints of the request's counterexample:
+// the counterexample itself (its data may be shown: it is no stored test),
+// and what the analysis of a failed test finds on it, which come before
+// the same findings on hidden tests since the user can reproduce them.
+func counterexampleFindings(req HintRequest, passed []HintTest) []finding {
+	c := req.Counterexample
+	if c == nil {
+		return nil
+	}
+	text := fmt.Sprintf("A counterexample found by stress-testing your code against the reference solution on generated inputs: on the input %q the expected output is %q, but your code's verdict is %s",
+		TruncateText(c.Input, 300), TruncateText(strings.TrimSpace(c.ExpectedOutput), 200), c.Verdict)
+	if c.Verdict == algoitny.VerdictWrongAnswer {
+		text += fmt.Sprintf(" (it printed %q)", TruncateText(strings.TrimSpace(c.ActualOutput), 200))
+	}
+	out := []finding{{"counterexample", prioMismatch + 1, text + ". Run your code on it by hand and trace where it goes wrong."}}
+	t := HintTest{Input: c.Input, Expected: c.ExpectedOutput,
+		Result: algoitny.TestResult{Verdict: c.Verdict, Output: c.ActualOutput, Message: c.Message}}
+	const name = "the counterexample"
+	switch c.Verdict {
+	case algoitny.VerdictWrongAnswer:
+		for _, f := range wrongAnswerFindings(req, t, name, passed) {
+			if f.prio != prioWADiff { // the counterexample hint shows the difference already
+				out = append(out, f)
+			}
+		}
+	case algoitny.VerdictTimeLimitExceeded:
+		out = append(out, timeFinding(req, t, name))
+	case algoitny.VerdictRuntimeError:
+		out = append(out, runtimeFinding(req, t, name))
+	}
+	return out
 }
 
 // genericFinding is the hint when the tests say nothing more specific.

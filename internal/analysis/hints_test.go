@@ -215,3 +215,26 @@ func TestHintsOfSeveralTests(t *testing.T) {
 		}
 	})
 }
+
+// A counterexample comes first, with its data (it is no hidden test), and
+// is analysed like a failed test: here an overflow.
+func TestHintsCounterexample(t *testing.T) {
+	t.Parallel()
+	req := failed(algoitny.LanguageCPP, cppCode, algoitny.VerdictWrongAnswer, "3\n1 2 3\n", "6\n", algoitny.TestResult{Output: "7\n"})
+	req.Counterexample = &algoitny.Counterexample{Input: "2\n2000000000 2000000000\n", ExpectedOutput: "4000000000\n",
+		ActualOutput: "-294967296\n", Verdict: algoitny.VerdictWrongAnswer}
+	hints := analysis.Hints(req)
+	if len(hints) < 2 || !strings.Contains(hints[0], "A counterexample") || !strings.Contains(hints[0], `"2\n2000000000 2000000000\n"`) ||
+		!strings.Contains(hints[0], "-294967296") {
+		t.Fatalf("hints %q", hints)
+	}
+	if !strings.Contains(strings.Join(hints, "\n"), "the counterexample") {
+		t.Fatalf("no finding on the counterexample: %q", hints)
+	}
+	req.Counterexample = nil
+	for _, h := range analysis.Hints(req) {
+		if strings.Contains(h, "counterexample") {
+			t.Fatalf("a counterexample hint without one: %q", h)
+		}
+	}
+}

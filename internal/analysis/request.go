@@ -22,6 +22,10 @@ type HintRequest struct {
 	// Tests are the failed (and some passed) tests with their data, in the
 	// order they ran.
 	Tests []HintTest
+	// Counterexample is a generated input the code fails on
+	// (findCounterexample), nil when none was found. Unlike Tests, its
+	// data may be shown to the user: it is no stored test.
+	Counterexample *algoitny.Counterexample
 }
 
 // HintTest is one test of a HintRequest with its data.

@@ -52,7 +52,8 @@ func Code(domainCode string) string {
 }
 
 // Extensions returns the `extensions` of an error whose `extensions.code`
-// is code: the code and, when e is set, e's offending field (EINVALID) and
+// is code: the code and, when e is set, e's offending field (EINVALID:
+// `field`, and `fields`, each invalid field with its message) and
 // the quota that refused the request (ERATELIMITED: limit, used,
 // remaining, and resetAt for the daily ones). It is the only function that
 // writes `extensions.code`.
@@ -63,6 +64,14 @@ func Extensions(code string, e *algoitny.Error) map[string]any {
 	}
 	if e.Field != "" {
 		ext["field"] = e.Field
+	}
+	// Every invalid field at once (the first is also `field`).
+	if fs := e.InvalidFields(); len(fs) > 0 {
+		list := make([]map[string]string, len(fs))
+		for i, f := range fs {
+			list[i] = map[string]string{"field": f.Field, "message": f.Message}
+		}
+		ext["fields"] = list
 	}
 	if rl := e.RateLimit; rl != nil {
 		ext["limit"], ext["used"] = rl.Limit, rl.Used

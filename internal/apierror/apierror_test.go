@@ -43,7 +43,9 @@ func TestExtensions(t *testing.T) {
 		want string
 	}{
 		{"OK", "SERVER_BUSY", nil, `{"code":"SERVER_BUSY"}`},
-		{"Field", "BAD_USER_INPUT", algoitny.Invalid("first", "bad"), `{"code":"BAD_USER_INPUT","field":"first"}`},
+		{"Field", "BAD_USER_INPUT", algoitny.Invalid("first", "bad"), `{"code":"BAD_USER_INPUT","field":"first","fields":[{"field":"first","message":"bad"}]}`},
+		{"Fields", "BAD_USER_INPUT", algoitny.Invalids(algoitny.Invalid("problemId", "bad id"), nil, algoitny.Invalid("title", "empty"), algoitny.Invalid("problemId", "again")).(*algoitny.Error),
+			`{"code":"BAD_USER_INPUT","field":"problemId","fields":[{"field":"problemId","message":"bad id"},{"field":"title","message":"empty"}]}`},
 		{"DailyLimit", "RATE_LIMITED", &algoitny.Error{Code: algoitny.ERATELIMITED, RateLimit: &algoitny.RateLimit{Limit: 10, Used: 12, ResetAt: reset}},
 			`{"code":"RATE_LIMITED","limit":10,"remaining":0,"resetAt":"2026-01-02T00:00:00Z","used":12}`},
 		{"LimitWithoutReset", "RATE_LIMITED", &algoitny.Error{Code: algoitny.ERATELIMITED, RateLimit: &algoitny.RateLimit{Limit: 10, Used: 3}},

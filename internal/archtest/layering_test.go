@@ -80,7 +80,7 @@ func listPackages(t *testing.T) map[string]*pkg {
 }
 
 // chain returns an import path from one package to another (relative
-// paths) for messages, e.g. "internal/dynamo → internal/cache → x".
+// paths) for messages, e.g. "internal/dynamo → internal/pubsub → x".
 func chain(pkgs map[string]*pkg, from, to string) string {
 	prev := map[string]string{from: ""}
 	queue := []string{from}
@@ -160,6 +160,17 @@ func checkLayering(pkgs map[string]*pkg) []violation {
 				}
 			}
 		}
+		// Rule 6: the job runner hosts the River jobs of URL checks and of
+		// the AtCoder sync without depending on them: their args and workers
+		// live in their features (vertical slices), which cmd/algoitny hands
+		// to it as jobs.Plugin values.
+		if under(name, "internal/jobs") {
+			for _, d := range p.Deps {
+				if r, ok := rel(d); ok && (under(r, "internal/watch") || under(r, "internal/atcoder")) {
+					out = append(out, violation{edge{name, r}, "internal/jobs depends on neither internal/watch nor internal/atcoder", chain(pkgs, name, r)})
+				}
+			}
+		}
 		for _, imp := range p.Imports {
 			r, ok := rel(imp)
 			if !ok {
@@ -219,5 +230,25 @@ func TestLayering(t *testing.T) {
 		if !seen[e] {
 			t.Errorf("known violation %s → %s (%s) no longer happens: delete its entry in knownViolations", e.from, e.to, why)
 		}
+	}
+}
+
+// TestJobsRule checks that rule 6 catches a runner that imports a feature
+// whose jobs it hosts, directly or through another package.
+func TestJobsRule(t *testing.T) {
+	t.Parallel()
+	pkgs := map[string]*pkg{
+		"internal/jobs":     {Imports: []string{module + "/internal/llm"}, Deps: []string{module + "/internal/llm", module + "/internal/watch"}},
+		"internal/llm":      {Imports: []string{module + "/internal/watch"}, Deps: []string{module + "/internal/watch"}},
+		"internal/watch":    {},
+		"internal/jobs/sub": {Imports: []string{module + "/internal/atcoder"}, Deps: []string{module + "/internal/atcoder"}},
+	}
+	var got []string
+	for _, v := range checkLayering(pkgs) {
+		got = append(got, v.why)
+	}
+	want := []string{"internal/jobs → internal/llm → internal/watch", "internal/jobs/sub → internal/atcoder"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("violations %q, want %q", got, want)
 	}
 }

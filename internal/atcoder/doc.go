@@ -15,8 +15,10 @@
 // caller, a user agent, timeouts, retries with backoff on 429/5xx honouring
 // Retry-After), the sync itself (Syncer) and the service the GraphQL layer
 // calls (Service). Storage is the
-// Store interface, implemented by internal/dynamo; River jobs (the periodic
-// sweep and on-demand syncs) live in internal/jobs and call the Syncer.
+// Store interface, implemented by internal/dynamo. The River jobs (Jobs:
+// the periodic sweep and on-demand syncs, which call the Syncer; Queue
+// inserts the latter) live here too, and the runner of internal/jobs
+// hosts them as a plugin.
 //
 // # Sync progress
 //

@@ -9,8 +9,9 @@ import (
 	"github.com/algoitny/api/internal/algoitny"
 )
 
-// SyncQueue queues an on-demand sync of one user; internal/jobs implements it
-// with a River job that is unique per user while queued or running.
+// SyncQueue queues an on-demand sync of one user; Queue implements it with
+// a River job that is unique per user while queued or running (the
+// service's tests use a stand-in).
 type SyncQueue interface {
 	// EnqueueSync queues a sync of userID, or reports the one already queued
 	// or running. It returns EINTERNAL when the queue fails.

@@ -209,7 +209,8 @@ func testCases(results []produced, runs []Run, generator string, dedupe bool) ([
 
 func compile(ctx context.Context, e *judge.Engine, what string, s Source) (*judge.Program, error) {
 	field := map[string]string{"generator": "generatorCode", "reference solution": "solutionCode", "validator": "validatorCode"}[what]
-	prog, err := e.Compile(ctx, string(s.Language), s.Code)
+	// The problem's own programs: a C++ one may include testlib.h.
+	prog, err := e.CompileAuthor(ctx, string(s.Language), "", s.Code, nil)
 	var ce *judge.CompileError
 	switch {
 	case errors.As(err, &ce):

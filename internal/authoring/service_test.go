@@ -148,6 +148,34 @@ func TestSaveProblem(t *testing.T) {
 		}
 		checkGenerated(t, b.generated(t, ref), again.Production, 2)
 	})
+	t.Run("TestlibPrograms", func(t *testing.T) {
+		t.Parallel()
+		// A C++ generator and validator written with testlib.h, as on
+		// Polygon: the project's header is beside them when they compile.
+		ref := b.createProblem(t, "testlib")
+		gen := authoring.Source{Language: algoitny.LanguageCPP, Code: `#include "testlib.h"
+int main(int argc, char* argv[]) {
+    registerGen(argc, argv, 1);
+    int s = opt<int>(1);
+    println(s, 2 * s);
+}
+`}
+		val := authoring.Source{Language: algoitny.LanguageCPP, Code: `#include "testlib.h"
+int main(int argc, char* argv[]) {
+    registerValidation(argc, argv);
+    int a = inf.readInt(1, 1000, "a");
+    inf.readSpace();
+    inf.readInt(2 * a, 2 * a, "b");
+    inf.readEoln();
+    inf.readEof();
+}
+`}
+		p := algoitnytest.Must[*algoitny.Problem](t)(b.svc.SaveProblem(author, authoring.SaveInput{Problem: ref, Generator: gen, Validator: &val, TestCount: 2}))
+		tests := b.generated(t, ref)
+		if !p.IsCompleted || len(tests) != 2 || tests[0].Input != "1 2\n" || tests[1].Input != "2 4\n" || tests[1].Output != "6\n" {
+			t.Fatalf("problem completed %v, generated tests %+v; want two, 1 2 and 2 4", p.IsCompleted, tests)
+		}
+	})
 	t.Run("FromJob", func(t *testing.T) {
 		t.Parallel()
 		// A completed script-generation job names a problem that does not

@@ -46,8 +46,8 @@ func encodeCursor(list, index string, item map[string]types.AttributeValue) stri
 }
 
 // decodeCursor checks cursor against the query q and returns its start key.
-func decodeCursor(cursor string, q *query) (map[string]types.AttributeValue, error) {
-	bad := algoitny.Invalid("after", "invalid cursor")
+func decodeCursor(cursor, field string, q *query) (map[string]types.AttributeValue, error) {
+	bad := algoitny.Invalid(field, "invalid cursor")
 	raw, err := base64.RawURLEncoding.DecodeString(cursor)
 	if err != nil {
 		return nil, bad

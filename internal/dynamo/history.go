@@ -41,9 +41,12 @@ type historyItem struct {
 	CompileMessage    string `dynamodbav:",omitempty"`
 	TestResults       []testResultItem
 	Hints             []string `dynamodbav:",omitempty"`
-	JobID             string   `dynamodbav:",omitempty"`
-	MaxTimeMs         int
-	MaxMemoryKB       int
+	// Counterexample is the last findCounterexample's find (a detail:
+	// not in summaries).
+	Counterexample *counterexampleItem `dynamodbav:",omitempty"`
+	JobID          string              `dynamodbav:",omitempty"`
+	MaxTimeMs      int
+	MaxMemoryKB    int
 	// Score, MaxScore and Subtasks are the partial score
 	// (algoitny.SearchHistory.Score); absent when the problem had no
 	// subtasks. In summaries too: a list shows scores.
@@ -66,6 +69,31 @@ type testResultItem struct {
 	Message    string `dynamodbav:"message,omitempty"`
 	// Points is a testlib checker's partial credit (quitp), absent when none.
 	Points *float64 `dynamodbav:"points,omitempty"`
+}
+
+// counterexampleItem is algoitny.Counterexample as stored.
+type counterexampleItem struct {
+	Input, ExpectedOutput, ActualOutput string
+	Verdict, Message                    string
+	Seed                                int64
+	Args                                []string
+	Shrunk, Truncated                   bool
+}
+
+func marshalCounterexample(c *algoitny.Counterexample) *counterexampleItem {
+	if c == nil {
+		return nil
+	}
+	return &counterexampleItem{Input: c.Input, ExpectedOutput: c.ExpectedOutput, ActualOutput: c.ActualOutput,
+		Verdict: string(c.Verdict), Message: c.Message, Seed: c.Seed, Args: c.Args, Shrunk: c.Shrunk, Truncated: c.Truncated}
+}
+
+func unmarshalCounterexample(it *counterexampleItem) *algoitny.Counterexample {
+	if it == nil {
+		return nil
+	}
+	return &algoitny.Counterexample{Input: it.Input, ExpectedOutput: it.ExpectedOutput, ActualOutput: it.ActualOutput,
+		Verdict: algoitny.Verdict(it.Verdict), Message: it.Message, Seed: it.Seed, Args: it.Args, Shrunk: it.Shrunk, Truncated: it.Truncated}
 }
 
 type subtaskResultItem struct {
@@ -113,7 +141,8 @@ func marshalHistory(h *algoitny.SearchHistory) (map[string]types.AttributeValue,
 		Language: string(h.Language), Code: h.Code,
 		PassedCount: h.PassedCount, FailedCount: h.FailedCount, TotalCount: h.TotalCount,
 		IsCodePublic: h.IsCodePublic, Verdict: string(h.Verdict), CompileMessage: h.CompileMessage,
-		Hints: h.Hints, JobID: h.JobID, MaxTimeMs: h.MaxTimeMs, MaxMemoryKB: h.MaxMemoryKB, CreatedAt: h.CreatedAt,
+		Hints: h.Hints, Counterexample: marshalCounterexample(h.Counterexample),
+		JobID: h.JobID, MaxTimeMs: h.MaxTimeMs, MaxMemoryKB: h.MaxMemoryKB, CreatedAt: h.CreatedAt,
 		GSI2PK: gsiHistoryPlatform(h.Platform), GSI2SK: created,
 		GSI3PK: gsiHistoryLanguage(h.Language), GSI3SK: created,
 	}
@@ -143,7 +172,8 @@ func unmarshalHistory(av map[string]types.AttributeValue) (*algoitny.SearchHisto
 		ProblemInternalID: it.ProblemInternalID, Language: algoitny.Language(it.Language), Code: it.Code,
 		PassedCount: it.PassedCount, FailedCount: it.FailedCount, TotalCount: it.TotalCount,
 		IsCodePublic: it.IsCodePublic, Verdict: algoitny.Verdict(it.Verdict), CompileMessage: it.CompileMessage,
-		Hints: it.Hints, JobID: it.JobID, MaxTimeMs: it.MaxTimeMs, MaxMemoryKB: it.MaxMemoryKB, CreatedAt: it.CreatedAt,
+		Hints: it.Hints, Counterexample: unmarshalCounterexample(it.Counterexample),
+		JobID: it.JobID, MaxTimeMs: it.MaxTimeMs, MaxMemoryKB: it.MaxMemoryKB, CreatedAt: it.CreatedAt,
 	}
 	h.TestResults = make([]algoitny.TestResult, len(it.TestResults))
 	for i, r := range it.TestResults {
@@ -615,7 +645,7 @@ func (db *DB) listHistory(ctx context.Context, q *query, page algoitny.PageReque
 // (code, compile message, test results, hints), taken from historyItem so
 // that a new attribute is in summaries unless it is named here.
 var historySummaryAttrs = func() []string {
-	details := map[string]bool{"Code": true, "CompileMessage": true, "TestResults": true, "Hints": true}
+	details := map[string]bool{"Code": true, "CompileMessage": true, "TestResults": true, "Hints": true, "Counterexample": true}
 	var names []string
 	t := reflect.TypeFor[historyItem]()
 	for i := range t.NumField() {
@@ -652,6 +682,16 @@ func (db *DB) SetHistoryVisibility(ctx context.Context, ref algoitny.HistoryRef,
 // such execution.
 func (db *DB) SetHints(ctx context.Context, ref algoitny.HistoryRef, hints []string) (*algoitny.SearchHistory, error) {
 	return db.updateHistory(ctx, ref, expression.Set(expression.Name("Hints"), expression.Value(hints)))
+}
+
+// SetCounterexample stores the counterexample found for an execution (nil:
+// none found, which removes an earlier one). ENOTFOUND if there is no such
+// execution.
+func (db *DB) SetCounterexample(ctx context.Context, ref algoitny.HistoryRef, c *algoitny.Counterexample) (*algoitny.SearchHistory, error) {
+	if c == nil {
+		return db.updateHistory(ctx, ref, expression.Remove(expression.Name("Counterexample")))
+	}
+	return db.updateHistory(ctx, ref, expression.Set(expression.Name("Counterexample"), expression.Value(marshalCounterexample(c))))
 }
 
 func (db *DB) updateHistory(ctx context.Context, ref algoitny.HistoryRef, upd expression.UpdateBuilder) (*algoitny.SearchHistory, error) {

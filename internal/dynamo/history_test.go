@@ -268,6 +268,19 @@ func TestHistory(t *testing.T) {
 		if !slices.Equal(got.Hints, []string{"check overflow", "sort first"}) {
 			t.Fatalf("hints %v", got.Hints)
 		}
+		c := &algoitny.Counterexample{Input: "1\n2 3\n", ExpectedOutput: "5\n", ActualOutput: "6\n", Verdict: algoitny.VerdictWrongAnswer,
+			Seed: 8, Args: []string{"8", "2"}, Shrunk: true}
+		algoitnytest.Must[*algoitny.SearchHistory](t)(db.SetCounterexample(ctx, h.Ref(), c))
+		got = algoitnytest.Must[*algoitny.SearchHistory](t)(db.GetHistory(ctx, h.Ref()))
+		if got.Counterexample == nil || !reflect.DeepEqual(*got.Counterexample, *c) || len(got.Hints) != 2 {
+			t.Fatalf("counterexample %+v", got.Counterexample)
+		}
+		page := algoitnytest.Must[algoitny.Page[*algoitny.SearchHistory]](t)(db.ListUserHistory(algoitny.WithHistorySummaries(ctx, true), "u1", algoitny.HistoryFilter{}, algoitny.PageRequest{First: 10}))
+		if len(page.Items) != 1 || page.Items[0].Counterexample != nil {
+			t.Fatalf("a summary with its counterexample: %+v", page.Items)
+		}
+		_, err := db.SetCounterexample(ctx, algoitny.HistoryRef{UserID: "u1", ID: "nope"}, c)
+		algoitnytest.ErrCode(t, err, algoitny.ENOTFOUND)
 		stats := algoitnytest.Must[[]algoitny.ExecutionStat](t)(db.ExecutionStats(ctx))
 		want := []algoitny.ExecutionStat{{Platform: "atcoder", Language: "go", Count: 1}, {Platform: "baekjoon", Language: "python", Count: 2}}
 		if !slices.Equal(stats, want) {

@@ -507,7 +507,7 @@ func (db *DB) ListJobs(ctx context.Context, f algoitny.JobFilter, page algoitny.
 		if err != nil {
 			return algoitny.Page[*algoitny.Job]{}, err
 		}
-		out := algoitny.Page[*algoitny.Job]{EndCursor: p.endCursor, HasNextPage: p.hasNextPage}
+		out := positioned(p, algoitny.Page[*algoitny.Job]{})
 		for i, id := range ids {
 			if j, ok := jobs[id]; ok {
 				out.Items = append(out.Items, j)

@@ -29,9 +29,14 @@ type planItem struct {
 	IsActive            bool
 	MaxChecks           int
 	MinCheckDelayMs     int
-	CreatedAt           time.Time
-	UpdatedAt           time.Time
-	GSI1PK, GSI1SK      string
+	// Absent on plans stored before code runs and counterexample searches
+	// were metered: those get their plan's executions limit (unmarshalPlan)
+	// until seed-plans fills them in.
+	MaxCodeRunsPerDay        *int
+	MaxCounterexamplesPerDay *int
+	CreatedAt                time.Time
+	UpdatedAt                time.Time
+	GSI1PK, GSI1SK           string
 }
 
 func marshalPlan(p *algoitny.Plan) (map[string]types.AttributeValue, error) {
@@ -41,6 +46,7 @@ func marshalPlan(p *algoitny.Plan) (map[string]types.AttributeValue, error) {
 		MaxHintsPerDay: p.MaxHintsPerDay, MaxExecutionsPerDay: p.MaxExecutionsPerDay, MaxProblems: p.MaxProblems,
 		CanViewAllProblems: p.CanViewAllProblems, CanRegisterProblems: p.CanRegisterProblems,
 		PriceCents: p.PriceCents, IsActive: p.IsActive, MaxChecks: p.MaxChecks, MinCheckDelayMs: p.MinCheckDelayMs,
+		MaxCodeRunsPerDay: &p.MaxCodeRunsPerDay, MaxCounterexamplesPerDay: &p.MaxCounterexamplesPerDay,
 		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
 		GSI1PK: gsiPlanActive(p.IsActive), GSI1SK: p.Name,
 	})
@@ -56,8 +62,20 @@ func unmarshalPlan(av map[string]types.AttributeValue) (*algoitny.Plan, error) {
 		MaxHintsPerDay: it.MaxHintsPerDay, MaxExecutionsPerDay: it.MaxExecutionsPerDay, MaxProblems: it.MaxProblems,
 		CanViewAllProblems: it.CanViewAllProblems, CanRegisterProblems: it.CanRegisterProblems,
 		PriceCents: it.PriceCents, IsActive: it.IsActive, MaxChecks: it.MaxChecks, MinCheckDelayMs: it.MinCheckDelayMs,
-		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
+		MaxCodeRunsPerDay:        deref(cmpOrNil(it.MaxCodeRunsPerDay, &it.MaxExecutionsPerDay)),
+		MaxCounterexamplesPerDay: deref(cmpOrNil(it.MaxCounterexamplesPerDay, &it.MaxExecutionsPerDay)),
+		CreatedAt:                it.CreatedAt, UpdatedAt: it.UpdatedAt,
 	}, nil
+}
+
+// cmpOrNil returns the first non-nil pointer.
+func cmpOrNil[T any](ps ...*T) *T {
+	for _, p := range ps {
+		if p != nil {
+			return p
+		}
+	}
+	return nil
 }
 
 // CreatePlan stores a new plan, assigning its id and timestamps. It returns
@@ -136,6 +154,8 @@ func (db *DB) UpdatePlan(ctx context.Context, name string, u algoitny.PlanUpdate
 	setIf("PriceCents", deref(u.PriceCents), u.PriceCents != nil)
 	setIf("MaxChecks", deref(u.MaxChecks), u.MaxChecks != nil)
 	setIf("MinCheckDelayMs", deref(u.MinCheckDelayMs), u.MinCheckDelayMs != nil)
+	setIf("MaxCodeRunsPerDay", deref(u.MaxCodeRunsPerDay), u.MaxCodeRunsPerDay != nil)
+	setIf("MaxCounterexamplesPerDay", deref(u.MaxCounterexamplesPerDay), u.MaxCounterexamplesPerDay != nil)
 	if u.IsActive != nil {
 		upd = upd.Set(expression.Name("IsActive"), expression.Value(*u.IsActive)).
 			Set(expression.Name(attrGSI1PK), expression.Value(gsiPlanActive(*u.IsActive)))
@@ -165,6 +185,7 @@ func (db *DB) SeedPlans(ctx context.Context, plans []algoitny.Plan, overwrite bo
 				Description: &p.Description, MaxHintsPerDay: &p.MaxHintsPerDay, MaxExecutionsPerDay: &p.MaxExecutionsPerDay,
 				MaxProblems: &p.MaxProblems, CanViewAllProblems: &p.CanViewAllProblems, CanRegisterProblems: &p.CanRegisterProblems,
 				PriceCents: &p.PriceCents, IsActive: &p.IsActive, MaxChecks: &p.MaxChecks, MinCheckDelayMs: &p.MinCheckDelayMs,
+				MaxCodeRunsPerDay: &p.MaxCodeRunsPerDay, MaxCounterexamplesPerDay: &p.MaxCounterexamplesPerDay,
 			})
 			if err != nil {
 				return changed, err
@@ -187,17 +208,33 @@ func (db *DB) SeedPlans(ctx context.Context, plans []algoitny.Plan, overwrite bo
 	return changed, nil
 }
 
-// fillPlanFields sets the URL-watch limits of a stored plan that predates
-// them. It reports whether it changed the plan.
+// fillPlanFields sets the limits of a stored plan that predates them (the
+// URL-watch limits; the code-run and counterexample quotas). It reports
+// whether it changed the plan.
 func (db *DB) fillPlanFields(ctx context.Context, p algoitny.Plan) (bool, error) {
-	missing := expression.AttributeNotExists(expression.Name("MaxChecks"))
-	_, err := db.update(ctx, db.tables.Plans, itemKey{planPK(p.Name), skMetadata}, expression.
-		Set(expression.Name("MaxChecks"), expression.Value(p.MaxChecks)).
-		Set(expression.Name("MinCheckDelayMs"), expression.Value(p.MinCheckDelayMs)), &missing)
-	if isConditionFailed(err) {
-		return false, nil
+	filled := false
+	for _, fields := range [][]struct {
+		name  string
+		value int
+	}{
+		{{"MaxChecks", p.MaxChecks}, {"MinCheckDelayMs", p.MinCheckDelayMs}},
+		{{"MaxCodeRunsPerDay", p.MaxCodeRunsPerDay}, {"MaxCounterexamplesPerDay", p.MaxCounterexamplesPerDay}},
+	} {
+		missing := expression.AttributeNotExists(expression.Name(fields[0].name))
+		upd := expression.UpdateBuilder{}
+		for _, f := range fields {
+			upd = upd.Set(expression.Name(f.name), expression.Value(f.value))
+		}
+		_, err := db.update(ctx, db.tables.Plans, itemKey{planPK(p.Name), skMetadata}, upd, &missing)
+		if isConditionFailed(err) {
+			continue
+		}
+		if err != nil {
+			return filled, translate(err, "fill plan fields")
+		}
+		filled = true
 	}
-	return err == nil, translate(err, "fill plan fields")
+	return filled, nil
 }
 
 // update applies upd to the existing item k (condition: it exists, and cond

@@ -108,6 +108,30 @@ func TestPlans(t *testing.T) {
 		}
 	})
 
+	t.Run("PracticeQuotasOfOlderPlans", func(t *testing.T) {
+		t.Parallel()
+		db := newDB(t)
+		old := algoitny.Plan{Name: "Free", MaxExecutionsPerDay: 9, MaxCodeRunsPerDay: 1, MaxCounterexamplesPerDay: 1, IsActive: true}
+		algoitnytest.OK(t, db.CreatePlan(ctx, &old))
+		algoitnytest.OK(t, db.RemovePlanAttribute(ctx, "Free", "MaxCodeRunsPerDay"))
+		algoitnytest.OK(t, db.RemovePlanAttribute(ctx, "Free", "MaxCounterexamplesPerDay"))
+		// Until seeded, the plan's executions limit.
+		got := algoitnytest.Must[*algoitny.Plan](t)(db.GetPlan(ctx, "Free"))
+		if got.DailyLimit(algoitny.ActionCodeRun) != 9 || got.DailyLimit(algoitny.ActionCounterexample) != 9 {
+			t.Fatalf("before seeding: %+v", got)
+		}
+		changed := algoitnytest.Must[[]string](t)(db.SeedPlans(ctx, algoitny.DefaultPlans(), false))
+		got = algoitnytest.Must[*algoitny.Plan](t)(db.GetPlan(ctx, "Free"))
+		if !slices.Contains(changed, "Free (new fields)") || got.MaxCodeRunsPerDay != 50 || got.MaxCounterexamplesPerDay != 3 || got.MaxExecutionsPerDay != 9 {
+			t.Fatalf("after seeding %v: %+v", changed, got)
+		}
+		ten := 10
+		got = algoitnytest.Must[*algoitny.Plan](t)(db.UpdatePlan(ctx, "Free", algoitny.PlanUpdate{MaxCodeRunsPerDay: &ten}))
+		if got.MaxCodeRunsPerDay != 10 || got.MaxCounterexamplesPerDay != 3 {
+			t.Fatalf("after an update: %+v", got)
+		}
+	})
+
 }
 
 func names(plans []*algoitny.Plan) []string {

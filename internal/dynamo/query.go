@@ -106,6 +106,9 @@ type rawPage struct {
 	cursors     []string
 	endCursor   string
 	hasNextPage bool
+
+	startCursor     string
+	hasPreviousPage bool
 }
 
 // filteredReads bounds a filtered page: it reads ahead `ahead` items per
@@ -125,14 +128,56 @@ var defaultFilteredReads = filteredReads{ahead: 100, calls: 10}
 // last item read, matching or not. Each item's cursor is built from its own
 // key, so a page that stops in the middle of a DynamoDB page still resumes
 // exactly after its last item.
+//
+// Paging backward (req.IsBackward), it reads the list the other way from
+// Before and returns the page in the list's order: what it says of the
+// items that follow then holds for those that precede, and the other way
+// round (a cursor given means items lie past it). A Scan pages forward
+// only.
 func (db *DB) page(ctx context.Context, q *query, req algoitny.PageRequest) (rawPage, error) {
 	first, err := req.Validate()
 	if err != nil {
 		return rawPage{}, err
 	}
+	if req.IsBackward() {
+		if q.scan {
+			return rawPage{}, algoitny.ErrForwardOnly()
+		}
+		reversed := *q
+		reversed.forward = !q.forward
+		p, err := db.pageFrom(ctx, &reversed, first, req)
+		return p.reversed(req.Before != ""), err
+	}
+	p, err := db.pageFrom(ctx, q, first, req)
+	if err != nil {
+		return rawPage{}, err
+	}
+	p.hasPreviousPage = req.After != ""
+	if len(p.cursors) > 0 {
+		p.startCursor = p.cursors[0]
+	}
+	return p, nil
+}
+
+// reversed is a page read backward in the list's order: its start where
+// the read ended, its end at the cursor it started from (more follow when
+// there was one).
+func (p rawPage) reversed(fromCursor bool) rawPage {
+	slices.Reverse(p.items)
+	slices.Reverse(p.cursors)
+	out := rawPage{items: p.items, cursors: p.cursors, startCursor: p.endCursor, hasPreviousPage: p.hasNextPage, hasNextPage: fromCursor}
+	if n := len(p.cursors); n > 0 {
+		out.endCursor = p.cursors[n-1]
+	}
+	return out
+}
+
+// pageFrom reads one page of q forward (in q's order) from req's cursor.
+func (db *DB) pageFrom(ctx context.Context, q *query, first int, req algoitny.PageRequest) (rawPage, error) {
 	var start map[string]types.AttributeValue
-	if req.After != "" {
-		if start, err = decodeCursor(req.After, q); err != nil {
+	var err error
+	if cursor := req.Cursor(); cursor != "" {
+		if start, err = decodeCursor(cursor, req.CursorField(), q); err != nil {
 			return rawPage{}, err
 		}
 	}
@@ -241,7 +286,7 @@ func (db *DB) all(ctx context.Context, q *query) ([]map[string]types.AttributeVa
 
 // convertPage unmarshals the items of a raw page into domain values.
 func convertPage[T any](p rawPage, conv func(map[string]types.AttributeValue) (T, error)) (algoitny.Page[T], error) {
-	out := algoitny.Page[T]{Items: make([]T, 0, len(p.items)), Cursors: p.cursors, EndCursor: p.endCursor, HasNextPage: p.hasNextPage}
+	out := positioned(p, algoitny.Page[T]{Items: make([]T, 0, len(p.items)), Cursors: p.cursors})
 	for _, it := range p.items {
 		v, err := conv(it)
 		if err != nil {
@@ -250,4 +295,13 @@ func convertPage[T any](p rawPage, conv func(map[string]types.AttributeValue) (T
 		out.Items = append(out.Items, v)
 	}
 	return out, nil
+}
+
+// positioned is out with p's position: its start and end cursors and
+// whether items precede and follow it (the items and their cursors are
+// out's own).
+func positioned[T any](p rawPage, out algoitny.Page[T]) algoitny.Page[T] {
+	out.StartCursor, out.EndCursor = p.startCursor, p.endCursor
+	out.HasPreviousPage, out.HasNextPage = p.hasPreviousPage, p.hasNextPage
+	return out
 }

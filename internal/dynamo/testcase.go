@@ -686,9 +686,17 @@ func (db *DB) ListTestCases(ctx context.Context, ref algoitny.ProblemRef, page a
 	}
 	q := testCasesQuery(db, ref)
 	var start map[string]types.AttributeValue
-	if page.After != "" {
-		if start, err = decodeCursor(page.After, q); err != nil {
+	if page.Cursor() != "" {
+		if start, err = decodeCursor(page.Cursor(), page.CursorField(), q); err != nil {
 			return algoitny.Page[*algoitny.TestCase]{}, err
+		}
+	}
+	backward := page.IsBackward()
+	if backward {
+		// The cases before the cursor, read as a forward page from the
+		// case before them.
+		if first, start, err = db.testCasesBefore(ctx, q, first, start); err != nil || first == 0 {
+			return algoitny.Page[*algoitny.TestCase]{HasNextPage: page.Before != ""}, err
 		}
 	}
 	// The attributes a preview is made of, not the data: a part's item
@@ -697,9 +705,48 @@ func (db *DB) ListTestCases(ctx context.Context, ref algoitny.ProblemRef, page a
 	projected.project = previewAttrs
 	out, err := db.testCasePage(ctx, &projected, q, first, start, nil)
 	if errors.Is(err, errNeedsData) { // cases written before sizes were stored
-		return db.testCasePage(ctx, q, q, first, start, nil)
+		out, err = db.testCasePage(ctx, q, q, first, start, nil)
 	}
-	return out, err
+	if err != nil {
+		return algoitny.Page[*algoitny.TestCase]{}, err
+	}
+	if len(out.Cursors) > 0 {
+		out.StartCursor = out.Cursors[0]
+	}
+	if out.HasPreviousPage = start != nil; backward {
+		out.HasNextPage = page.Before != ""
+	}
+	return out, nil
+}
+
+// testCasesBefore finds where the last n test cases of q before the item
+// start (nil: the end of the list) begin: it returns how many there are
+// (at most n) and the key to read them from, forward (nil: the start of
+// the list). It reads keys only, backward.
+func (db *DB) testCasesBefore(ctx context.Context, q *query, n int, start map[string]types.AttributeValue) (int, map[string]types.AttributeValue, error) {
+	keys := *q
+	keys.forward, keys.project = false, []string{attrPK}
+	var found []string // the cases' sort keys, last first
+	for len(found) <= n {
+		items, next, err := db.fetch(ctx, &keys, int32(n+1-len(found)), start)
+		if err != nil {
+			return 0, nil, err
+		}
+		for _, it := range items {
+			if sk := stringAttr(it, attrSK); !isTestCasePartSK(sk) && len(found) <= n {
+				found = append(found, sk)
+			}
+		}
+		if len(next) == 0 {
+			break
+		}
+		start = next
+	}
+	if len(found) <= n {
+		return len(found), nil, nil
+	}
+	// Past the case before the page and its parts (they sort right after it).
+	return n, itemKey{PK: q.pk, SK: testCasePartSK(found[n], 99999)}.av(), nil
 }
 
 // previewAttrs are the attributes of a test case item a preview is made of.
@@ -817,8 +864,8 @@ func (db *DB) PrefetchProblem(ctx context.Context, ref algoitny.ProblemRef, page
 	if err != nil {
 		return ctx, algoitny.Page[*algoitny.TestCase]{}, err
 	}
-	if page.After != "" {
-		return ctx, algoitny.Page[*algoitny.TestCase]{}, algoitny.Invalid("after", "a page after a cursor is not prefetched with its problem")
+	if page.After != "" || page.IsBackward() {
+		return ctx, algoitny.Page[*algoitny.TestCase]{}, algoitny.Invalid("after", "a page after a cursor, or backward, is not prefetched with its problem")
 	}
 	pk := problemPK(ref.Platform, ref.ProblemID)
 	whole := &query{list: "problemWithTests", table: db.tables.Main, pk: pk, forward: true}

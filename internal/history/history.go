@@ -114,7 +114,8 @@ func (s *Service) dropNotPublic(ctx context.Context, page algoitny.Page[*algoitn
 	if err != nil {
 		return algoitny.Page[*algoitny.SearchHistory]{}, err
 	}
-	out := algoitny.Page[*algoitny.SearchHistory]{EndCursor: page.EndCursor, HasNextPage: page.HasNextPage}
+	out := algoitny.Page[*algoitny.SearchHistory]{EndCursor: page.EndCursor, HasNextPage: page.HasNextPage,
+		StartCursor: page.StartCursor, HasPreviousPage: page.HasPreviousPage}
 	for i, h := range page.Items {
 		if c := current[h.Ref()]; c != nil {
 			out.Items = append(out.Items, c)
@@ -205,6 +206,9 @@ func decodeFeedCursor(s string) (feedCursor, error) {
 // items; a page may hold fewer than first items when one source's page ran
 // out before the other's. Anonymous actors get the public feed.
 func (s *Service) Feed(ctx context.Context, page algoitny.PageRequest) (algoitny.Page[*algoitny.SearchHistory], error) {
+	if page.IsBackward() { // a merge of two lists, each read forward
+		return algoitny.Page[*algoitny.SearchHistory]{}, algoitny.ErrForwardOnly()
+	}
 	first, err := page.Validate()
 	if err != nil {
 		return algoitny.Page[*algoitny.SearchHistory]{}, err
@@ -223,7 +227,9 @@ func (s *Service) Feed(ctx context.Context, page algoitny.PageRequest) (algoitny
 	}
 	m := feedMerge{feedSources: src, caller: a, cur: cur}
 	m.merge(first)
-	return m.end(), nil
+	out := m.end()
+	out.HasPreviousPage = page.After != ""
+	return out, nil
 }
 
 // feedSources is one read of the feed's two sources.
@@ -327,7 +333,7 @@ func (m *feedMerge) end() algoitny.Page[*algoitny.SearchHistory] {
 	end.OwnDone, end.PublicDone = !ownLeft, !publicLeft
 	if n := len(out.Cursors); n > 0 {
 		out.Cursors[n-1] = end.encode()
-		out.EndCursor = out.Cursors[n-1]
+		out.EndCursor, out.StartCursor = out.Cursors[n-1], out.Cursors[0]
 	} else if out.HasNextPage {
 		// Every item read was skipped: the next page starts after them.
 		out.EndCursor = end.encode()

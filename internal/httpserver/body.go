@@ -58,7 +58,7 @@ func (cfg Config) readBody(w http.ResponseWriter, r *http.Request, ri *requestIn
 		status, code, msg = http.StatusRequestTimeout, codeTimeout, "the request body did not arrive in time"
 		w.Header().Set("Connection", "close")
 	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	setErrorMediaType(w, r)
 	writeResponse(w, status, response{Errors: gqlerror.List{apierror.New(code, msg)}})
 	return false
 }

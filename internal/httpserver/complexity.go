@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/apierror"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -26,6 +27,8 @@ type complexityLimit struct {
 	limit int
 	es    graphql.ExecutableSchema
 	work  *DocumentWork
+	// budget is the response budget, for the operation's RequestCost.
+	budget ResponseBudget
 }
 
 var (
@@ -50,10 +53,29 @@ func (c *complexityLimit) MutateOperationContext(ctx context.Context, opCtx *gra
 	if w.stopped || ctx.Err() != nil {
 		return abortError(ctx)
 	}
+	opCtx.Stats.SetExtension(algoitny.RequestCostStat, algoitny.RequestCost{Cost: n, Limit: c.limit, ResponseBytes: c.budget.For(ctx)})
 	if n > c.limit {
 		return apierror.New(codeComplexity, fmt.Sprintf("operation has complexity %d, which exceeds the limit of %d", n, c.limit))
 	}
 	return nil
+}
+
+// withCost adds an operation's cost to the extensions of its answer
+// (`extensions.cost`: cost and limit), when it was computed; ext may be
+// nil.
+func withCost(ctx context.Context, ext map[string]any) map[string]any {
+	if !graphql.HasOperationContext(ctx) {
+		return ext
+	}
+	rc, ok := graphql.GetOperationContext(ctx).Stats.GetExtension(algoitny.RequestCostStat).(algoitny.RequestCost)
+	if !ok {
+		return ext
+	}
+	if ext == nil {
+		ext = map[string]any{}
+	}
+	ext["cost"] = map[string]int{"cost": rc.Cost, "limit": rc.Limit}
+	return ext
 }
 
 type complexityWalker struct {

@@ -82,6 +82,9 @@ type GraphQLConfig struct {
 	Introspection bool
 	// Work, if set, counts the work of the document checks (for /metrics).
 	Work *DocumentWork
+	// Trusted are the front-end's persisted documents
+	// (ALGOITNY_TRUSTED_DOCUMENTS, ALGOITNY_TRUSTED_DOCUMENTS_ONLY).
+	Trusted TrustedDocuments
 }
 
 // NewGraphQL builds the gqlgen server: our GraphQL-over-HTTP transport, the
@@ -107,6 +110,9 @@ func NewGraphQL(cfg GraphQLConfig) *handler.Server {
 	if cfg.Introspection {
 		srv.Use(extension.Introspection{})
 	}
+	// Before the automatic persisted queries: a manifest's id needs no
+	// registration, and in trusted-only mode none may register.
+	srv.Use(trustedDocuments{cfg.Trusted})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
 	// After the persisted query extension (it fills in the query), before
 	// gqlgen parses and validates.
@@ -114,7 +120,7 @@ func NewGraphQL(cfg GraphQLConfig) *handler.Server {
 		_, ok := queries.Get(ctx, q)
 		return ok
 	}})
-	srv.Use(&complexityLimit{limit: cfg.Limits.MaxComplexity, work: cfg.Work})
+	srv.Use(&complexityLimit{limit: cfg.Limits.MaxComplexity, work: cfg.Work, budget: cfg.Budget})
 	for _, c := range cfg.Checks {
 		srv.Use(c)
 	}
@@ -149,6 +155,9 @@ func NewGraphQL(cfg GraphQLConfig) *handler.Server {
 			defer cancel(nil)
 		}
 		resp := abortedResponse(ctx, next(ctx))
+		if resp != nil {
+			resp.Extensions = withCost(ctx, resp.Extensions)
+		}
 		if resp != nil && cfg.Dev {
 			if count, ok := ctx.Value(requestCountKey{}).(func() int64); ok {
 				if resp.Extensions == nil {
@@ -215,7 +224,7 @@ func prefetcher(store loader.Store) graphql.FieldMiddleware {
 
 // historyDetails are the fields of SearchHistory that a summary read leaves
 // out (algoitny.WithHistorySummaries).
-var historyDetails = map[string]bool{"code": true, "compileMessage": true, "testResults": true, "hints": true}
+var historyDetails = map[string]bool{"code": true, "compileMessage": true, "testResults": true, "hints": true, "counterexample": true}
 
 // resolveHistoryPage resolves a page of executions: read as summaries when
 // the selection asks for none of their details, then with the problems and
@@ -278,6 +287,9 @@ func prefetchTestCases(ctx context.Context, fc *graphql.FieldContext, pp problem
 			continue
 		}
 		args := f.ArgumentMap(opCtx.Variables)
+		if args["last"] != nil || args["before"] != nil {
+			continue // backward pages are not prefetched
+		}
 		// The key the testCases resolver builds: the same reading of first
 		// and after (algoitny.NewPageRequest), or the prefetch misses.
 		var first *int

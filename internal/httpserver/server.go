@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
-	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -47,6 +46,9 @@ type Config struct {
 	Metrics *Metrics
 	// CORSOrigins may call the API from a browser ("*" allows any origin).
 	CORSOrigins []string
+	// LocalOrigins allows, besides CORSOrigins, pages served from this
+	// machine (http://localhost:*, http://127.0.0.1:*; dev mode).
+	LocalOrigins bool
 	// MaxBodyBytes bounds a request body (default 10 MB: test cases are large).
 	MaxBodyBytes int64
 	// MaxUploadBytes bounds the body of a multipart request that may carry
@@ -76,6 +78,7 @@ type Config struct {
 	CountRequests CountRequests
 
 	proxyWarning *proxyWarning // set by New
+	origins      *origins      // set by New
 }
 
 // New returns the handler of every route.
@@ -93,6 +96,7 @@ func New(cfg Config) http.Handler {
 		cfg.BodyTimeout = 10 * time.Second
 	}
 	cfg.proxyWarning = &proxyWarning{logger: cfg.Logger}
+	cfg.origins = newOrigins(cfg.CORSOrigins, cfg.LocalOrigins, cfg.Logger)
 	mux := http.NewServeMux()
 	admit := newAdmission(cfg.Admission)
 	if admit != nil && cfg.Metrics != nil {
@@ -144,9 +148,8 @@ func New(cfg Config) http.Handler {
 //     bad one (a client that sends a token expects to be someone; silently
 //     serving it anonymously would hide the problem).
 func (cfg Config) query(admit *admission) func(w http.ResponseWriter, r *http.Request, ri *requestInfo) {
-	allowAny := slices.Contains(cfg.CORSOrigins, "*")
 	return func(w http.ResponseWriter, r *http.Request, ri *requestInfo) {
-		if !cfg.cors(w, r, allowAny) {
+		if !cfg.cors(w, r) {
 			return // a preflight, answered
 		}
 		if r.Header.Get("Upgrade") != "" {
@@ -211,7 +214,7 @@ func (cfg Config) admit(w http.ResponseWriter, r *http.Request, ri *requestInfo,
 func (cfg Config) refuse(w http.ResponseWriter, r *http.Request, admit *admission, err error, addr string) {
 	retryAfter := strconv.Itoa(int((admit.cfg.RetryAfter + time.Second - 1) / time.Second))
 	w.Header().Set("Retry-After", retryAfter)
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	setErrorMediaType(w, r)
 	if errors.Is(err, errTooMany) {
 		cfg.proxyWarning.check(r, "a request", addr)
 		msg := "too many requests from your address are waiting or being served; retry after " + retryAfter + " s"
@@ -244,7 +247,7 @@ func (cfg Config) authenticate(w http.ResponseWriter, r *http.Request, ctx conte
 			code, msg, status = apierror.Internal, "internal error", http.StatusInternalServerError
 		}
 		w.Header().Set("WWW-Authenticate", `Bearer realm="algoitny"`)
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		setErrorMediaType(w, r)
 		writeResponse(w, status, response{Errors: gqlerror.List{apierror.New(code, msg)}})
 		return ctx, false
 	}
@@ -269,37 +272,6 @@ func takeAuthReads(ctx context.Context) int64 {
 		return v.Swap(0)
 	}
 	return 0
-}
-
-// cors sets the CORS headers of a request from an allowed origin and
-// answers preflights (false: answered). Tokens travel in the Authorization
-// header, never in cookies, so credentials are not allowed.
-func (cfg Config) cors(w http.ResponseWriter, r *http.Request, allowAny bool) bool {
-	origin := r.Header.Get("Origin")
-	if origin == "" {
-		return true
-	}
-	allowed := allowAny || slices.Contains(cfg.CORSOrigins, origin)
-	if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-		if !allowed {
-			http.Error(w, "origin not allowed", http.StatusForbidden)
-			return false
-		}
-		h := w.Header()
-		h.Set("Access-Control-Allow-Origin", origin)
-		h.Set("Access-Control-Allow-Methods", "GET, POST")
-		h.Set("Access-Control-Allow-Headers", "Content-Type, Authorization, Accept, X-Request-Id")
-		h.Set("Access-Control-Max-Age", "600")
-		h.Add("Vary", "Origin")
-		w.WriteHeader(http.StatusNoContent)
-		return false
-	}
-	if allowed {
-		w.Header().Set("Access-Control-Allow-Origin", origin)
-		w.Header().Set("Access-Control-Expose-Headers", "X-Request-Id")
-	}
-	w.Header().Add("Vary", "Origin")
-	return true
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -100,7 +100,26 @@ func (s *socket) NextReader() (int, io.Reader, error) {
 		s.closeWith(code, reason)
 		return 0, nil, errProtocolClosed
 	}
-	return mt, bytes.NewReader(data), nil
+	return mt, bytes.NewReader(withDocumentID(data)), nil
+}
+
+// withDocumentID is a subscribe (or legacy start) message with its
+// payload's documentId lifted where TrustedDocuments reads it
+// (liftDocumentID); other messages as they are.
+func withDocumentID(data []byte) []byte {
+	if !bytes.Contains(data, []byte(`"documentId"`)) {
+		return data
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(data, &m) != nil {
+		return data
+	}
+	payload, ok := liftDocumentID(m["payload"])
+	if !ok {
+		return data
+	}
+	m["payload"] = payload
+	return mustJSON(m)
 }
 
 type wireMessage struct {
@@ -366,6 +385,7 @@ func (s *socket) Close() error {
 	if sess != nil {
 		s.t.users.remove(sess.userID, s)
 	}
+	s.t.forget(s)
 	if writing {
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"mime"
 	"net/http"
 	"strconv"
@@ -171,8 +172,9 @@ func (t httpTransport) run(ctx context.Context, method string, params *graphql.R
 		t.Observe(ctx, name)
 	}
 	if errs != nil {
-		resp := exec.DispatchError(graphql.WithOperationContext(ctx, opCtx), errs)
-		return response{Errors: resp.Errors, Extensions: resp.Extensions}, true, false
+		ctx = graphql.WithOperationContext(ctx, opCtx)
+		resp := exec.DispatchError(ctx, errs)
+		return response{Errors: resp.Errors, Extensions: withCost(ctx, resp.Extensions)}, true, false
 	}
 	if opCtx.Operation.Operation != ast.Query && method == http.MethodGet {
 		return response{Errors: gqlerror.List{requestError("GET requests may only run queries; send mutations with POST")}}, true, true
@@ -283,6 +285,22 @@ var (
 // the header set, or it would be sent chunked.
 const smallBody = 2048
 
+// setErrorMediaType sets the Content-Type of an error answered before the
+// transport runs (the admission's 429 and 503, authentication's 401, a body
+// that cannot be read): the media type the client accepts, as the
+// transport's own answers have, so that a client that asked for
+// application/graphql-response+json reads extensions.code from the body
+// (application/json when it accepts neither).
+func setErrorMediaType(w http.ResponseWriter, r *http.Request) {
+	media, ok := negotiate(r.Header.Get("Accept"))
+	if !ok {
+		media = mediaJSON
+	}
+	h := w.Header()
+	h["Content-Type"] = contentTypes[media]
+	h.Add("Vary", "Accept")
+}
+
 // negotiate picks the response media type from an Accept header.
 func negotiate(accept string) (string, bool) {
 	switch accept {
@@ -348,18 +366,22 @@ func jsonContentType(ct string) bool {
 func paramsFromQuery(r *http.Request) (*graphql.RawParams, error) {
 	q := r.URL.Query()
 	p := &graphql.RawParams{Query: q.Get("query"), OperationName: q.Get("operationName")}
+	// Numbers stay json.Number, as in a POST body (decodeParams): the
+	// schema types them, so that an Int! variable over GET (urql's default,
+	// Apollo's useGETForQueries) is an Int, not a float64 refused as one.
 	if v := q.Get("variables"); v != "" {
-		if err := json.Unmarshal([]byte(v), &p.Variables); err != nil {
+		if err := decodeNumbers(json.RawMessage(v), &p.Variables); err != nil {
 			return nil, errors.New("the variables parameter is not a JSON object")
 		}
 	}
 	if e := q.Get("extensions"); e != "" {
-		if err := json.Unmarshal([]byte(e), &p.Extensions); err != nil {
+		if err := decodeNumbers(json.RawMessage(e), &p.Extensions); err != nil {
 			return nil, errors.New("the extensions parameter is not a JSON object")
 		}
 	}
+	liftParamDocumentID(p, q.Get("documentId"))
 	if p.Query == "" && p.Extensions == nil {
-		return nil, errors.New("a GraphQL request needs a query parameter")
+		return nil, errors.New("a GraphQL request needs a query or a documentId parameter")
 	}
 	return p, nil
 }
@@ -427,6 +449,7 @@ func decodeParams(b []byte) (*graphql.RawParams, error) {
 		OperationName string          `json:"operationName"`
 		Variables     json.RawMessage `json:"variables"`
 		Extensions    json.RawMessage `json:"extensions"`
+		DocumentID    string          `json:"documentId"`
 	}
 	bad := errNotGraphQLRequest
 	if err := json.Unmarshal(b, &req); err != nil {
@@ -439,19 +462,38 @@ func decodeParams(b []byte) (*graphql.RawParams, error) {
 	if err := decodeNumbers(req.Extensions, &p.Extensions); err != nil {
 		return nil, bad
 	}
+	liftParamDocumentID(p, req.DocumentID)
 	if p.Query == "" && p.Extensions == nil {
-		return nil, errors.New("a GraphQL request needs a query")
+		return nil, errors.New("a GraphQL request needs a query or a documentId")
 	}
 	return p, nil
 }
 
+// liftParamDocumentID puts a request's documentId (the GraphQL-over-HTTP
+// persisted-documents member) where TrustedDocuments reads it.
+func liftParamDocumentID(p *graphql.RawParams, id string) {
+	if id == "" {
+		return
+	}
+	if p.Extensions == nil {
+		p.Extensions = map[string]any{}
+	}
+	p.Extensions[documentIDKey] = id
+}
+
 // decodeNumbers decodes a JSON object (or null, or nothing) into m with
-// numbers as json.Number.
+// numbers as json.Number; anything after the object is an error.
 func decodeNumbers(raw json.RawMessage, m *map[string]any) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()
-	return d.Decode(m)
+	if err := d.Decode(m); err != nil {
+		return err
+	}
+	if _, err := d.Token(); err != io.EOF { // a GET parameter may hold more
+		return errors.New("more than one JSON value")
+	}
+	return nil
 }

@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -34,6 +33,10 @@ const (
 	// closePolicyViolation closes a socket whose messages not yet sent
 	// outgrow SocketLimits.MaxUnsentBytes(PerAddress).
 	closePolicyViolation = 1008
+	// closeServiceRestart closes every socket when the server shuts down
+	// (Shutdown): graphql-ws clients reconnect and subscribe again, and
+	// each subscription starts with the current state.
+	closeServiceRestart = 1012
 )
 
 const subprotocolTransportWS = "graphql-transport-ws"
@@ -44,6 +47,9 @@ type WebsocketConfig struct {
 	// AllowedOrigins may open sockets from a browser, besides the API's own
 	// host ("*" allows any).
 	AllowedOrigins []string
+	// LocalOrigins allows pages served from this machine too
+	// (http://localhost:*, http://127.0.0.1:*; dev mode), as Config's.
+	LocalOrigins bool
 	// InitTimeout is how long a client may take to send connection_init (default 10 s).
 	InitTimeout time.Duration
 	// PingInterval is the keep-alive period (default 15 s): graphql-ws "ka"
@@ -65,7 +71,7 @@ type WebsocketConfig struct {
 	// (SocketLimits; the zero value caps nothing).
 	Limits SocketLimits
 	// Logger, if set, warns once when the per-address cap refuses sockets
-	// that came through an untrusted proxy.
+	// that came through an untrusted proxy, and once per origin refused.
 	Logger *slog.Logger
 }
 
@@ -84,10 +90,21 @@ type WebsocketConfig struct {
 //   - graphql-transport-ws's close codes where gqlgen's deviate
 //     (socket.NextReader, socket.WriteClose).
 type WebsocketTransport struct {
-	cfg   WebsocketConfig
-	ws    transport.Websocket
-	gate  *socketGate
-	users *userSockets
+	cfg     WebsocketConfig
+	ws      transport.Websocket
+	gate    *socketGate
+	users   *userSockets
+	origins *origins
+	open    openSockets
+}
+
+// openSockets are a transport's upgraded sockets, closed together by
+// Shutdown.
+type openSockets struct {
+	mu      sync.Mutex
+	set     map[*socket]bool
+	closing bool          // Shutdown ran: a socket upgraded now is closed at once
+	empty   chan struct{} // closed when set empties after Shutdown
 }
 
 var (
@@ -102,7 +119,9 @@ func NewWebsocket(cfg WebsocketConfig) *WebsocketTransport {
 	cfg.ReadLimit = cmp.Or(cfg.ReadLimit, 256<<10)
 	cfg.WriteTimeout = cmp.Or(cfg.WriteTimeout, 10*time.Second)
 	cfg.RecheckInterval = cmp.Or(cfg.RecheckInterval, time.Minute)
-	t := &WebsocketTransport{cfg: cfg, gate: newSocketGate(cfg.Limits, cfg.Logger), users: &userSockets{byUser: map[string]map[*socket]bool{}}}
+	t := &WebsocketTransport{cfg: cfg, gate: newSocketGate(cfg.Limits, cfg.Logger), users: &userSockets{byUser: map[string]map[*socket]bool{}},
+		origins: newOrigins(cfg.AllowedOrigins, cfg.LocalOrigins, cfg.Logger)}
+	t.open.set = map[*socket]bool{}
 	t.ws = transport.Websocket{
 		Implementation:        t,
 		InitFunc:              t.initFunc,
@@ -121,6 +140,17 @@ func (t *WebsocketTransport) Supports(r *http.Request) bool { return t.ws.Suppor
 // refused before the upgrade, with 429 or 503 and Retry-After; an admitted
 // one holds its place until it is closed (Do returns then).
 func (t *WebsocketTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+	// Refused here rather than by the upgrader, whose refusal gqlgen
+	// reports with the log package (a line outside the JSON log).
+	if !t.checkOrigin(r) {
+		t.origins.refused(r, "websocket")
+		http.Error(w, "origin not allowed", http.StatusForbidden)
+		return
+	}
+	if !websocket.IsWebSocketUpgrade(r) {
+		http.Error(w, "a websocket upgrade needs Connection: Upgrade and Upgrade: websocket", http.StatusBadRequest)
+		return
+	}
 	ticket, refused := t.gate.admit(r)
 	if refused != nil {
 		refused.refuse(w)
@@ -169,17 +199,69 @@ func (t *WebsocketTransport) Accept(w http.ResponseWriter, r *http.Request, opts
 	}
 	s := socketFrom(r.Context()) // set by Do
 	s.c = c
+	t.open.mu.Lock()
+	closing := t.open.closing
+	t.open.set[s] = true
+	t.open.mu.Unlock()
+	if closing {
+		s.closeWith(closeServiceRestart, "Service Restart")
+	}
 	return s, nil
 }
 
+// forget removes a closed socket from the open ones.
+func (t *WebsocketTransport) forget(s *socket) {
+	t.open.mu.Lock()
+	defer t.open.mu.Unlock()
+	if !t.open.set[s] {
+		return
+	}
+	delete(t.open.set, s)
+	if t.open.closing && len(t.open.set) == 0 {
+		close(t.open.empty)
+	}
+}
+
+// Shutdown closes every socket with 1012 Service Restart, and any upgraded
+// after, then waits for them to be closed (or ctx to end). Call it when
+// the server stops, before the live events stop: a subscription then never
+// gets a "complete" it has not earned (its job still running, to finish on
+// another server) — graphql-ws clients retry a 1012 and subscribe again,
+// and each subscription starts with the current state.
+func (t *WebsocketTransport) Shutdown(ctx context.Context) error {
+	t.open.mu.Lock()
+	if !t.open.closing {
+		t.open.closing = true
+		t.open.empty = make(chan struct{})
+		if len(t.open.set) == 0 {
+			close(t.open.empty)
+		}
+	}
+	sockets := make([]*socket, 0, len(t.open.set))
+	for s := range t.open.set {
+		sockets = append(sockets, s)
+	}
+	empty := t.open.empty
+	t.open.mu.Unlock()
+	for _, s := range sockets {
+		s.closeWith(closeServiceRestart, "Service Restart")
+	}
+	select {
+	case <-empty:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // checkOrigin allows non-browser clients (no Origin), the API's own host and
-// the configured origins.
+// the allowed origins (AllowedOrigins, LocalOrigins).
 func (t *WebsocketTransport) checkOrigin(r *http.Request) bool {
 	origin := r.Header.Get("Origin")
 	if origin == "" {
 		return true
 	}
-	if slices.Contains(t.cfg.AllowedOrigins, "*") || slices.Contains(t.cfg.AllowedOrigins, origin) {
+	if t.origins.allowed(origin) {
 		return true
 	}
 	u, err := url.Parse(origin)

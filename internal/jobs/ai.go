@@ -78,7 +78,8 @@ func hintRequest(p *algoitny.Problem, tests []*algoitny.TestCase, h *algoitny.Se
 	for _, tc := range tests {
 		byID[tc.ID] = tc
 	}
-	req := llm.HintRequest{Problem: *p, Language: h.Language, Code: h.Code, Verdict: h.Verdict, CompileMessage: h.CompileMessage}
+	req := llm.HintRequest{Problem: *p, Language: h.Language, Code: h.Code, Verdict: h.Verdict, CompileMessage: h.CompileMessage,
+		Counterexample: h.Counterexample}
 	var passed *llm.HintTest
 	for i, tr := range h.TestResults {
 		tc := byID[tr.TestCaseID]

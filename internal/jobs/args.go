@@ -92,6 +92,10 @@ func argsFor(t string, jobID string) river.JobArgs {
 		return ScriptArgs{JobID: jobID}
 	case "PACKAGE_IMPORT":
 		return PackageImportArgs{JobID: jobID}
+	case "CODE_RUN":
+		return CodeRunArgs{JobID: jobID}
+	case "COUNTEREXAMPLE":
+		return CounterexampleArgs{JobID: jobID}
 	default:
 		return ExtractArgs{JobID: jobID}
 	}

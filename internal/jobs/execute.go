@@ -19,8 +19,8 @@ import (
 // its results. A retried or rescued job resumes: the tests an earlier
 // attempt stored are not run again.
 //
-// It reads and writes through the runner's frame (runEarly, the journal,
-// complete) and, for what is its own, through store and judge: interfaces,
+// It reads and writes through the runner's frame (run, the attempt's
+// batcher, complete) and, for what is its own, through store and judge: interfaces,
 // so that a test runs it with a stand-in judge.
 type executeWorker struct {
 	river.WorkerDefaults[ExecuteArgs]
@@ -31,10 +31,8 @@ type executeWorker struct {
 
 // Work implements river.Worker.
 func (w *executeWorker) Work(ctx context.Context, job *river.Job[ExecuteArgs]) error {
-	// The judge starts while the job moves to PROCESSING (once the owner
-	// is known to be active): it is stopped if the job cannot begin.
-	return runEarly(ctx, w.runner, job, job.Args.JobID, func(ctx context.Context, rec *algoitny.Job, b *beginning, owner *algoitny.User) error {
-		return w.execute(ctx, attemptCount{job.Attempt, job.MaxAttempts}, rec, b, owner)
+	return run(ctx, w.runner, job, job.Args.JobID, func(ctx context.Context, rec *algoitny.Job, owner *algoitny.User) error {
+		return w.execute(ctx, attemptCount{job.Attempt, job.MaxAttempts}, rec, owner)
 	})
 }
 
@@ -45,7 +43,7 @@ func (a attemptCount) last() bool { return a.n >= a.max }
 
 // execute is one attempt of job rec: it judges the tests no earlier
 // attempt finished, then completes the job with the execution.
-func (w *executeWorker) execute(ctx context.Context, at attemptCount, rec *algoitny.Job, b *beginning, owner *algoitny.User) error {
+func (w *executeWorker) execute(ctx context.Context, at attemptCount, rec *algoitny.Job, owner *algoitny.User) error {
 	r := w.runner
 	p, tests, results, err := w.load(ctx, rec, at.n)
 	if err != nil {
@@ -59,27 +57,19 @@ func (w *executeWorker) execute(ctx context.Context, at attemptCount, rec *algoi
 	if len(sub.Tests) < len(tests) {
 		msg = fmt.Sprintf("running %d of %d tests (the others finished in an earlier attempt)", len(sub.Tests), len(tests))
 	}
-	// Stored and published by the attempt's journal, in order (after
-	// the job's "started"), while the judge goes on.
-	journalFrom(ctx).add(entry{op: func(ctx context.Context) {
-		if began, err := b.wait(); err == nil {
-			r.progressNow(ctx, began, "judging", msg, 0)
-		}
-	}})
-	res, err := w.judgeBeginning(ctx, b, sub, func(tr judge.TestResult) {
+	// Stored and published by the attempt's batcher, in order, while the
+	// judge goes on.
+	r.progress(ctx, rec, "judging", msg, 0)
+	res, err := w.judgeTests(ctx, sub, func(tr judge.TestResult) {
 		i, result := index[tr.Index], testResult(tr)
 		results[i] = &result
 		r.announce(ctx, algoitny.ExecutionEvent{JobID: rec.ID, Index: i, Total: len(tests), Result: result})
 	})
-	rec, berr := b.wait()
-	if berr != nil {
-		return berr // runEarly ends the attempt; the journal dropped its tests
-	}
-	// The tests the journal has not begun to write are stored with the
+	// The tests the batcher has not written yet are stored with the
 	// execution instead, in the transaction that completes the job, and
 	// announced after it, before the job's end. The others are stored
 	// and announced by now.
-	pending := journalFrom(ctx).takeTests()
+	pending := batcherFrom(ctx).takeTests()
 	if errors.Is(err, judge.ErrCompilerTimeout) && at.last() {
 		// The machine, every time: the execution says so instead of
 		// failing without one (or blaming the code).
@@ -138,24 +128,14 @@ func submission(rec *algoitny.Job, p *algoitny.Problem, tests []*algoitny.TestCa
 	return sub, index
 }
 
-// judgeBeginning judges sub while the job moves to PROCESSING (b), and
-// stops the judge if it cannot (cancelled or finished meanwhile).
-func (w *executeWorker) judgeBeginning(ctx context.Context, b *beginning, sub judge.Submission, each func(judge.TestResult)) (judge.Result, error) {
+// judgeTests judges sub, reporting each test through each; with no test
+// left to run (an earlier attempt finished them all) there is nothing to
+// judge.
+func (w *executeWorker) judgeTests(ctx context.Context, sub judge.Submission, each func(judge.TestResult)) (judge.Result, error) {
 	if len(sub.Tests) == 0 {
 		return judge.Result{}, nil
 	}
-	jctx, stop := context.WithCancel(ctx)
-	defer stop()
-	go func() {
-		select {
-		case <-b.done:
-			if b.err != nil {
-				stop()
-			}
-		case <-jctx.Done():
-		}
-	}()
-	return w.judge.Judge(jctx, sub, each)
+	return w.judge.Judge(ctx, sub, each)
 }
 
 // judgeFailure is the attempt's error for the judge's err: permanent
@@ -176,7 +156,7 @@ func judgeFailure(err error, lang algoitny.Language) error {
 }
 
 // complete stores the execution h of job rec and completes the job in one
-// write, then announces the tests taken from the journal (pending) and the
+// write, then announces the tests taken from the batcher (pending) and the
 // job's end, in that order.
 //
 // Should that write fail, the pending tests are stored and announced
@@ -187,7 +167,8 @@ func (r *Runner) complete(ctx context.Context, rec *algoitny.Job, h *algoitny.Se
 	bg := context.WithoutCancel(ctx)
 	summary, _ := json.Marshal(map[string]any{"verdict": h.Verdict, "passed": h.PassedCount, "total": h.TotalCount, "maxTimeMs": h.MaxTimeMs, "maxMemoryKb": h.MaxMemoryKB})
 	result := string(summary)
-	t := algoitny.JobTransition{Status: algoitny.JobCompleted, HistoryID: &h.ID, Result: &result}
+	none := "" // an earlier attempt's "attempt 1 failed …; retrying" is history
+	t := algoitny.JobTransition{Status: algoitny.JobCompleted, HistoryID: &h.ID, Result: &result, ErrorMessage: &none}
 	step := string(h.Verdict)
 	p := &algoitny.JobProgress{Step: step, Percent: 100}
 	done, err := r.cfg.Store.CompleteExecution(bg, h, rec, t, p)
@@ -214,7 +195,7 @@ func (r *Runner) complete(ctx context.Context, rec *algoitny.Job, h *algoitny.Se
 	return nil
 }
 
-// announceTaken stores and announces tests taken from the journal that
+// announceTaken stores and announces tests taken from the batcher that
 // will not be stored with the execution.
 func (r *Runner) announceTaken(ctx context.Context, pending []algoitny.ExecutionEvent) {
 	if len(pending) > 0 {

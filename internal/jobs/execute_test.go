@@ -86,14 +86,14 @@ type executeBundle struct {
 	problem *algoitny.Problem
 }
 
-func setupExecute(t *testing.T, j jobs.Judge) *executeBundle {
+func setupExecute(t testing.TB, j jobs.Judge) *executeBundle {
 	t.Helper()
 	return setupExecuteWith(t, j, nil)
 }
 
 // setupExecuteWith is setupExecute with the runner's configuration
 // adjusted by tweak (if not nil).
-func setupExecuteWith(t *testing.T, j jobs.Judge, tweak func(*jobs.Config)) *executeBundle {
+func setupExecuteWith(t testing.TB, j jobs.Judge, tweak func(*jobs.Config)) *executeBundle {
 	t.Helper()
 	ctx := context.Background()
 	db, id := freshStores(t, "exec")
@@ -139,7 +139,7 @@ func setupExecuteWith(t *testing.T, j jobs.Judge, tweak func(*jobs.Config)) *exe
 
 // submit stores and queues an execution of code and waits for its job's
 // final state.
-func (b *executeBundle) submit(t *testing.T, code string) *algoitny.Job {
+func (b *executeBundle) submit(t testing.TB, code string) *algoitny.Job {
 	t.Helper()
 	// Only stops a hang: a job retried twice waits on River's polling,
 	// which a loaded machine stretches.
@@ -277,20 +277,13 @@ func TestExecuteWorker(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for {
+		algoitnytest.EventuallyEvery(t, 30*time.Second, 20*time.Millisecond, "the River job to finish", func() bool {
 			rj, err := b.runner.Client().JobGet(ctx, linked.RiverJobID)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if rj.FinalizedAt != nil {
-				break
-			}
-			select {
-			case <-ctx.Done():
-				t.Fatalf("the River job did not finish: %s", rj.State)
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
+			return rj.FinalizedAt != nil
+		})
 		cur, err := b.db.GetJob(algoitny.WithFreshReads(ctx), j.ID)
 		if err != nil {
 			t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 	"github.com/algoitny/api/internal/algoitny"
 )
 
-// NewBareRunner is a Runner without River, for the journal's tests.
+// NewBareRunner is a Runner without River, for the batcher's tests.
 func NewBareRunner(cfg Config) *Runner {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -19,20 +19,20 @@ func NewBareRunner(cfg Config) *Runner {
 type Attempt struct {
 	r   *Runner
 	ctx context.Context
-	j   *journal
+	b   *batcher
 }
 
-// NewAttempt starts an attempt's journal.
+// NewAttempt starts an attempt's batcher.
 func (r *Runner) NewAttempt(ctx context.Context) *Attempt {
-	ctx, j := r.withJournal(ctx)
-	return &Attempt{r: r, ctx: ctx, j: j}
+	ctx, b := r.withBatcher(ctx)
+	return &Attempt{r: r, ctx: ctx, b: b}
 }
 
 func (a *Attempt) Progress(job *algoitny.Job, step string) { a.r.progress(a.ctx, job, step, "", 0) }
 func (a *Attempt) Announce(ev algoitny.ExecutionEvent)     { a.r.announce(a.ctx, ev) }
-func (a *Attempt) TakeTests() []algoitny.ExecutionEvent    { return a.j.takeTests() }
-func (a *Attempt) Flush()                                  { a.j.flush() }
-func (a *Attempt) Drop()                                   { a.j.drop() }
+func (a *Attempt) TakeTests() []algoitny.ExecutionEvent    { return a.b.takeTests() }
+func (a *Attempt) Flush()                                  { a.b.flush() }
+func (a *Attempt) Close()                                  { a.b.close() }
 
 // Finish is Runner.finish within the attempt.
 func (a *Attempt) Finish(rec *algoitny.Job, t algoitny.JobTransition, step string) error {

@@ -25,12 +25,14 @@ func permanent(err error, format string, args ...any) error {
 	return &permanentError{Message: fmt.Sprintf(format, args...), Err: err}
 }
 
-// run is the frame every worker runs in. It loads the Job record, skips jobs
-// that are gone (account deleted) or already final (cancelled, or completed
-// by an earlier attempt), fails those of a deactivated user, moves PENDING
-// to PROCESSING (linking the River job, so a crash between enqueue and link
-// is repaired here), and then calls body.
-// Whatever body returns is turned into the record's state:
+// run is the frame every worker runs in. It loads the Job record, skips
+// jobs that are gone (account deleted) or already final (cancelled, or
+// completed by an earlier attempt), moves PENDING to PROCESSING (linking
+// the River job, so a crash between enqueue and link is repaired here)
+// while it reads the owner, fails the jobs of a deactivated user, and then
+// calls body with the job as PROCESSING. What body reports goes through
+// the attempt's batcher (progress, announce), which run flushes before it
+// returns. Whatever body returns is turned into the record's state:
 //
 //   - nil: body has completed the job itself.
 //   - the job was cancelled (cancelJob): River is told not to retry.
@@ -38,26 +40,10 @@ func permanent(err error, format string, args ...any) error {
 //     message the user can read.
 //   - any other failure (or a panic): back to PENDING with the reason, and
 //     River retries with backoff.
-func run[T river.JobArgs](ctx context.Context, r *Runner, job *river.Job[T], jobID string, body func(ctx context.Context, rec *algoitny.Job, owner *algoitny.User) error) error {
-	return runEarly(ctx, r, job, jobID, func(ctx context.Context, _ *algoitny.Job, b *beginning, owner *algoitny.User) error {
-		rec, err := b.wait()
-		if err != nil {
-			return err
-		}
-		return body(ctx, rec, owner)
-	})
-}
-
-// runEarly is run for a body that starts its work while the job moves to
-// PROCESSING: it gets the job as read (rec) and the move under way (b),
-// and must wait for b before it writes anything of its own but through
-// the attempt's journal (which holds what it reports until b is done, and
-// drops it should b fail). The owner has been checked before body runs.
-// If b fails, body's outcome is ignored: a job cancelled or finished
-// meanwhile (ECONFLICT) ends there, any other failure is retried.
-func runEarly[T river.JobArgs](ctx context.Context, r *Runner, job *river.Job[T], jobID string, body func(ctx context.Context, rec *algoitny.Job, b *beginning, owner *algoitny.User) error) (err error) {
-	ctx, j := r.withJournal(ctx)
-	defer j.flush() // nothing of the attempt is left running when it returns
+//
+// A job cancelled or finished while it moves to PROCESSING (ECONFLICT)
+// ends there; any other failure to move it is retried.
+func run[T river.JobArgs](ctx context.Context, r *Runner, job *river.Job[T], jobID string, body func(ctx context.Context, rec *algoitny.Job, owner *algoitny.User) error) (err error) {
 	rec, err := r.cfg.Store.GetJob(ctx, jobID)
 	if algoitny.IsCode(err, algoitny.ENOTFOUND) {
 		return river.JobCancel(fmt.Errorf("job %s no longer exists", jobID))
@@ -68,25 +54,22 @@ func runEarly[T river.JobArgs](ctx context.Context, r *Runner, job *river.Job[T]
 	if rec.Status.Final() {
 		return nil
 	}
-	// The owner is read while the job moves to PROCESSING (neither waits
-	// for the other).
-	owner := readOwner(ctx, r, rec)
-	b := r.beginAsync(ctx, j, rec, job.ID, job.Attempt)
+	owner := readOwner(ctx, r, rec) // read while the job moves to PROCESSING
+	began, err := r.begin(ctx, rec, job.ID, job.Attempt)
+	if algoitny.IsCode(err, algoitny.ECONFLICT) {
+		return nil // cancelled or finished concurrently
+	}
+	if err != nil {
+		return err
+	}
+	// Nothing of the attempt is left unwritten when it returns.
+	ctx, b := r.withBatcher(ctx)
+	defer b.close()
+	if rec.Status != algoitny.JobProcessing { // a crashed attempt's job continues as it was
+		r.progress(ctx, began, "started", fmt.Sprintf("attempt %d", job.Attempt), -1)
+	}
 	defer func() {
-		p := recover()
-		began, berr := b.wait()
-		if berr != nil {
-			if algoitny.IsCode(berr, algoitny.ECONFLICT) {
-				err = nil // cancelled or finished concurrently
-			} else {
-				err = berr
-			}
-			if p != nil {
-				r.cfg.Logger.ErrorContext(ctx, "job panicked", "job", jobID, "panic", p, "stack", string(debug.Stack()))
-			}
-			return
-		}
-		if p != nil {
+		if p := recover(); p != nil {
 			r.cfg.Logger.ErrorContext(ctx, "job panicked", "job", jobID, "panic", p, "stack", string(debug.Stack()))
 			err = fmt.Errorf("panic: %v", p)
 		}
@@ -94,10 +77,10 @@ func runEarly[T river.JobArgs](ctx context.Context, r *Runner, job *river.Job[T]
 			err = r.failed(ctx, began, job.Attempt, job.MaxAttempts, err)
 		}
 	}()
-	// Read once for the body too. Queued before its user was deactivated, a
-	// job fails before it costs anything (a sandbox, a page fetch, an LLM
-	// call). Not found is retried: the user index may lag behind a
-	// brand-new account (a deleted account's jobs are gone with it).
+	// Queued before its user was deactivated, a job fails before it costs
+	// anything (a sandbox, a page fetch, an LLM call). Not found is
+	// retried: the user index may lag behind a brand-new account (a
+	// deleted account's jobs are gone with it).
 	u, err := owner()
 	if err != nil {
 		return err
@@ -105,42 +88,7 @@ func runEarly[T river.JobArgs](ctx context.Context, r *Runner, job *river.Job[T]
 	if u != nil && !u.IsActive {
 		return permanent(nil, "the account is deactivated")
 	}
-	return body(ctx, rec, b, u)
-}
-
-// beginning is a job's move to PROCESSING, under way (beginAsync).
-type beginning struct {
-	done chan struct{} // closed when rec and err are set
-	rec  *algoitny.Job
-	err  error
-}
-
-// wait returns the job as PROCESSING, or why it could not begin.
-func (b *beginning) wait() (*algoitny.Job, error) {
-	<-b.done
-	return b.rec, b.err
-}
-
-// beginAsync starts moving rec to PROCESSING (begin). The journal j's next
-// entry waits for it: it stores and publishes the "started" step, or, if
-// the job could not begin, drops everything the attempt reports.
-func (r *Runner) beginAsync(ctx context.Context, j *journal, rec *algoitny.Job, riverID int64, attempt int) *beginning {
-	b := &beginning{done: make(chan struct{})}
-	started := rec.Status != algoitny.JobProcessing // else it continues as it is
-	go func() {
-		defer close(b.done)
-		b.rec, b.err = r.begin(ctx, rec, riverID, attempt)
-	}()
-	j.add(entry{op: func(ctx context.Context) {
-		next, err := b.wait()
-		switch {
-		case err != nil:
-			j.drop()
-		case started:
-			r.progressNow(ctx, next, "started", fmt.Sprintf("attempt %d", attempt), -1)
-		}
-	}})
-	return b
+	return body(ctx, began, u)
 }
 
 // readOwner starts reading the account of a job (none without a UserID)
@@ -177,8 +125,7 @@ func readOwner(ctx context.Context, r *Runner, rec *algoitny.Job) func() (*algoi
 // begin moves a job to PROCESSING; a job still PROCESSING from an attempt
 // that crashed continues as it is. rec has just been read: the write is
 // conditional on its status (ECONFLICT if a cancellation came in between)
-// instead of reading the job again. Its "started" step is the journal's
-// (beginAsync).
+// instead of reading the job again.
 func (r *Runner) begin(ctx context.Context, rec *algoitny.Job, riverID int64, attempt int) (*algoitny.Job, error) {
 	if rec.Status == algoitny.JobProcessing {
 		return rec, nil
@@ -193,19 +140,24 @@ func (r *Runner) begin(ctx context.Context, rec *algoitny.Job, riverID int64, at
 }
 
 // progress stores a progress step and publishes it with the job: through
-// the attempt's journal when ctx has one (in order, off the worker's
+// the attempt's batcher when ctx has one (in order, off the worker's
 // path), else at once.
 func (r *Runner) progress(ctx context.Context, job *algoitny.Job, step, msg string, percent int) {
-	if j := journalFrom(ctx); j != nil {
-		j.add(entry{op: func(ctx context.Context) { r.progressNow(ctx, job, step, msg, percent) }})
+	p := &algoitny.JobProgress{JobID: job.ID, Step: step, Message: msg, Status: job.Status, Percent: percent}
+	if b := batcherFrom(ctx); b != nil {
+		b.send(report{job: job, step: p})
 		return
 	}
-	r.progressNow(ctx, job, step, msg, percent)
+	r.writeProgress(ctx, job, p)
 }
 
 // progressNow stores a progress step, then publishes it with the job.
 func (r *Runner) progressNow(ctx context.Context, job *algoitny.Job, step, msg string, percent int) {
-	p := &algoitny.JobProgress{JobID: job.ID, Step: step, Message: msg, Status: job.Status, Percent: percent}
+	r.writeProgress(ctx, job, &algoitny.JobProgress{JobID: job.ID, Step: step, Message: msg, Status: job.Status, Percent: percent})
+}
+
+// writeProgress stores p, then publishes it with job.
+func (r *Runner) writeProgress(ctx context.Context, job *algoitny.Job, p *algoitny.JobProgress) {
 	if err := r.cfg.Store.AddJobProgress(ctx, p); err != nil {
 		r.cfg.Logger.WarnContext(ctx, "store job progress", "job", job.ID, "err", err)
 	}
@@ -213,14 +165,20 @@ func (r *Runner) progressNow(ctx context.Context, job *algoitny.Job, step, msg s
 }
 
 // finish moves a job to a final status, after everything the attempt
-// reported before (its journal) is stored and published. A job cancelled
+// reported before (its batcher) is stored and published. A job cancelled
 // meanwhile stays cancelled (ECONFLICT is not an error here). rec is the
 // job as the attempt knows it: while it is PROCESSING the write is
 // conditional on that status (nothing else changes a running job's status
 // without making it final), instead of reading the job again.
 func (r *Runner) finish(ctx context.Context, rec *algoitny.Job, t algoitny.JobTransition, step string) error {
 	bg := context.WithoutCancel(ctx)
-	journalFrom(ctx).flush()
+	batcherFrom(ctx).flush()
+	if t.Status == algoitny.JobCompleted && t.ErrorMessage == nil {
+		// An earlier attempt's "attempt 1 failed …; retrying" is history
+		// once the job has completed.
+		none := ""
+		t.ErrorMessage = &none
+	}
 	var done *algoitny.Job
 	var err error
 	if rec.Status == algoitny.JobProcessing {
@@ -244,11 +202,24 @@ func (r *Runner) finish(ctx context.Context, rec *algoitny.Job, t algoitny.JobTr
 
 // failed turns a worker's error into the record's state and what River
 // should do next.
+//
+// An attempt cut short because this worker stops (its grace period over,
+// Runner.Stop) did not fail: it is handed back to the queue at once, its
+// attempt not counted (river.JobSnooze(0)), and the record is PENDING again
+// with no error message — the job runs anew on the next worker.
 func (r *Runner) failed(ctx context.Context, rec *algoitny.Job, attempt, maxAttempts int, err error) error {
 	bg := context.WithoutCancel(ctx)
-	journalFrom(ctx).flush() // what the attempt reported comes before its end
+	batcherFrom(ctx).flush() // what the attempt reported comes before its end
 	if cur, gerr := r.cfg.Store.GetJob(bg, rec.ID); gerr == nil && cur.Status == algoitny.JobCancelled {
 		return river.JobCancel(err) // cancelJob: its processes are already gone
+	}
+	if r.halting.Load() && ctx.Err() != nil {
+		none := ""
+		r.cfg.Logger.InfoContext(ctx, "job handed back: the worker stops", "job", rec.ID, "attempt", attempt)
+		if next, terr := r.cfg.Store.TransitionJob(bg, rec.ID, algoitny.JobTransition{Status: algoitny.JobPending, ErrorMessage: &none}); terr == nil {
+			r.progressNow(bg, next, "requeued", "the worker stopped; the job will run again", -1)
+		}
+		return river.JobSnooze(0)
 	}
 	var perm *permanentError
 	switch {

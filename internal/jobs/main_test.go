@@ -57,7 +57,7 @@ type bundle struct {
 // freshStores gives a test its own migrated DynamoDB tables
 // (dynamotest.NewDB, dropped at the end) and River schema, named id
 // ("name<n>").
-func freshStores(t *testing.T, name string) (db *dynamo.DB, id string) {
+func freshStores(t testing.TB, name string) (db *dynamo.DB, id string) {
 	t.Helper()
 	id = riverSchema(name)
 	if _, err := jobs.Migrate(context.Background(), pool, id); err != nil {

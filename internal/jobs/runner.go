@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
@@ -27,10 +28,11 @@ type Store interface {
 	LifecycleStore
 	ExecutionStore
 	AIStore
+	PracticeStore
 }
 
-// LifecycleStore is what every worker's frame (run, runEarly, progress,
-// finish), the journal, the queue and the reaper need: the job record, its
+// LifecycleStore is what every worker's frame (run, progress,
+// finish), the batcher, the queue and the reaper need: the job record, its
 // steps and its owner.
 type LifecycleStore interface {
 	GetJob(ctx context.Context, id string) (*algoitny.Job, error)
@@ -169,12 +171,21 @@ type Config struct {
 	// times longer, up to 10 minutes (default 1 s: 1 s, 4 s, 16 s, …).
 	RetryBase time.Duration
 	// Plugins add the workers and periodic jobs of other features (AtCoder
-	// sync, URL watches) to this runner.
+	// sync, URL watches) to this runner: it hosts them without knowing
+	// them. They queue their jobs with a client of their own
+	// (NewInsertClient).
 	Plugins []Plugin
 	// Packages imports problem packages (PACKAGE_IMPORT jobs) and
 	// PackageStore keeps their uploads; without them such jobs fail.
 	Packages     PackageImporter
 	PackageStore PackageStore
+	// Practice runs CODE_RUN and COUNTEREXAMPLE jobs (*practice.Runner);
+	// without it such jobs fail. CounterexampleBudget and
+	// CounterexampleMaxInputs bound one search (defaults:
+	// practice.DefaultBudget, practice.DefaultMaxInputs).
+	Practice                Practice
+	CounterexampleBudget    time.Duration
+	CounterexampleMaxInputs int
 }
 
 // Plugin contributes River workers and periodic jobs to the runner. A
@@ -219,6 +230,11 @@ type Runner struct {
 	stopping   bool
 	judgeWait  chan struct{} // closed when openJudgeQueue has returned; nil: not started
 	stopWait   chan struct{} // closed by Stop
+
+	// halting is set when Stop's grace is over and River cancels the
+	// running jobs: their attempts are handed back to the queue
+	// (Runner.failed), not counted as failures.
+	halting atomic.Bool
 }
 
 // errMissingJudge is New's error for workers without a judge or events.
@@ -310,6 +326,8 @@ func (r *Runner) addWorkers(rc *river.Config) error {
 		func() error { return river.AddWorkerSafely(workers, &scriptWorker{runner: r}) },
 		func() error { return river.AddWorkerSafely(workers, &extractWorker{runner: r}) },
 		func() error { return river.AddWorkerSafely(workers, &packageWorker{runner: r}) },
+		func() error { return river.AddWorkerSafely(workers, &codeRunWorker{runner: r}) },
+		func() error { return river.AddWorkerSafely(workers, &counterexampleWorker{runner: r}) },
 	} {
 		if err := add(); err != nil {
 			return err
@@ -397,9 +415,23 @@ func (r *Runner) Stop(ctx context.Context) error {
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		hard, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
+		r.halting.Store(true)
 		return r.client.StopAndCancel(hard)
 	}
 	return err
+}
+
+// NewInsertClient returns a River client of the runner's database and
+// schema that inserts, reads and wakes jobs but works none. The features
+// whose River jobs the runner hosts (URL checks, AtCoder sync) queue them
+// with it, so that they are built before the runner that works them and
+// need no reference to it.
+func NewInsertClient(pool *pgxpool.Pool, schema string, logger *slog.Logger) (*river.Client[pgx.Tx], error) {
+	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{Schema: schema, Logger: logger})
+	if err != nil {
+		return nil, fmt.Errorf("river insert client: %w", err)
+	}
+	return client, nil
 }
 
 // Client exposes the River client (for tests and the reaper).

@@ -60,7 +60,7 @@ type Checker struct {
 	// per Judge call.
 	Language, Source string
 	// Program is a CheckCustom checker compiled beforehand with
-	// Engine.CompileChecker (C++ checkers get testlib.h) or Engine.Compile
+	// Engine.CompileAuthor (C++ checkers get testlib.h) or Engine.Compile
 	// (it then takes precedence over Language/Source), so a server can compile
 	// a problem's checker once for all submissions.
 	Program *Program

@@ -136,9 +136,11 @@
 // time 2×CPU + 1 s), so one that hangs or spins costs about what the test
 // may cost, and one that does not end on its own is INTERNAL_ERROR naming
 // it ("checker exceeded its time limit: …", "interactor was killed by
-// SIGSEGV"), never the contestant's verdict. C++ checkers compiled through Judge or
-// Engine.CompileChecker find a testlib-compatible testlib.h next to their
-// source (testlib/testlib.h, embedded).
+// SIGSEGV"), never the contestant's verdict. C++ author programs — checkers
+// and interactors compiled through Judge, anything compiled with
+// Engine.CompileAuthor (validators, generators) — find a testlib-compatible
+// testlib.h next to their source (testlib/testlib.h, embedded) unless they
+// bring their own.
 // Checker.Compare is usable on its own.
 //
 // # Concurrency

@@ -241,17 +241,3 @@ func asTestlib(rr RunResult, fb feedback) RunResult {
 	rr.Stderr = msg
 	return rr
 }
-
-// compileAuthor compiles a checker's or an interactor's source with its
-// files beside it, and testlib.h for C++ unless it brings its own; one
-// that does not compile is a *CompileError, as Compile's.
-func (e *Engine) compileAuthor(ctx context.Context, language, source string, files map[string][]byte) (*Program, error) {
-	all := map[string][]byte{}
-	for name, data := range files {
-		all[name] = data
-	}
-	if _, ok := all["testlib.h"]; !ok && strings.Contains(source, "testlib.h") {
-		all["testlib.h"] = testlibHeader
-	}
-	return e.CompileFiles(ctx, language, "", source, all)
-}

@@ -83,7 +83,7 @@ func (it *Interactor) validate() error {
 // compileInteractor compiles an interactor's source; one that does not
 // compile is ErrInvalidInput.
 func (e *Engine) compileInteractor(ctx context.Context, it Interactor) (*Program, error) {
-	p, err := e.compileAuthor(ctx, it.Language, it.Source, it.Files) // a C++ interactor may include testlib.h
+	p, err := e.CompileAuthor(ctx, it.Language, "", it.Source, it.Files) // a C++ interactor may include testlib.h
 	if err != nil {
 		var ce *CompileError
 		if errors.As(err, &ce) {

@@ -236,7 +236,7 @@ func (e *Engine) compileSubmission(ctx context.Context, sub Submission, res *Res
 // compileChecker compiles a custom checker's source; a checker that does
 // not compile is ErrInvalidInput.
 func (e *Engine) compileChecker(ctx context.Context, checker Checker) (*Program, error) {
-	cp, err := e.compileAuthor(ctx, checker.Language, checker.Source, checker.Files)
+	cp, err := e.CompileAuthor(ctx, checker.Language, "", checker.Source, checker.Files)
 	if err != nil {
 		var ce *CompileError
 		if errors.As(err, &ce) {

@@ -117,17 +117,6 @@ type Language struct {
 	Reason string
 }
 
-// cppLanguage returns the built-in C++ entry (its ID names the language
-// whose checkers get testlib.h).
-func cppLanguage() Language {
-	for _, l := range DefaultLanguages() {
-		if l.ID == "cpp" {
-			return l
-		}
-	}
-	return Language{ID: "cpp"}
-}
-
 // sourceFile is the file the source is saved under for the entry point main.
 func (l Language) sourceFile(main string) string {
 	return strings.ReplaceAll(l.SourceFile, "{main}", main)

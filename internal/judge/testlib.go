@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -18,6 +19,7 @@ const (
 	exitWrongAnswer   = 1 // _wa: wrong answer
 	exitPresentation  = 2 // _pe: presentation error, judged as a wrong answer
 	exitFail          = 3 // _fail: the checker (or the test) is broken
+	exitDirt          = 4 // _dirt: extra output (testlib reports it with exit 2)
 	exitPoints        = 7 // _points: partial credit, the points in its message
 	exitUnexpectedEOF = 8 // _unexpected_eof: the output ended too soon
 )
@@ -34,9 +36,10 @@ type checkerOutcome struct {
 }
 
 // interpretChecker maps a custom checker's exit status to a verdict as
-// testlib defines it: 0 ACCEPTED, 1 WRONG_ANSWER, 2 (presentation error)
-// WRONG_ANSWER too — the verdict enum is public and does not grow for it,
-// the message says so —, 3 (FAIL) INTERNAL_ERROR, 7 points: the fraction
+// testlib defines it: 0 ACCEPTED, 1 WRONG_ANSWER, 2 and 4 (presentation
+// error, extra output) WRONG_ANSWER too — the verdict enum is public and
+// does not grow for it, the message says so —, 8 (unexpected end of the
+// output, with ENABLE_UNEXPECTED_EOF) WRONG_ANSWER, 3 (FAIL) INTERNAL_ERROR, 7 points: the fraction
 // of the test in [0, 1] the checker gave, read from its message as
 // testlib's quitp writes it ("points 0.50 message" on standard error),
 // ACCEPTED when it is 1, WRONG_ANSWER with those points otherwise. Every
@@ -58,8 +61,10 @@ func interpretChecker(rr RunResult, comment, stderr string) checkerOutcome {
 	switch rr.ExitCode {
 	case exitWrongAnswer:
 		return checkerOutcome{verdict: WrongAnswer, message: comment}
-	case exitPresentation:
+	case exitPresentation, exitDirt:
 		return checkerOutcome{verdict: WrongAnswer, message: strings.TrimSpace("presentation error: " + comment)}
+	case exitUnexpectedEOF:
+		return checkerOutcome{verdict: WrongAnswer, message: strings.TrimSpace("unexpected end of the output: " + comment)}
 	case exitFail:
 		return failed("FAIL, exit code 3")
 	case exitPoints:
@@ -116,23 +121,58 @@ func fraction(s string) (float64, bool) {
 }
 
 // testlibHeader is AlgoItny's testlib-compatible testlib.h (see its header
-// comment and README): the checker and interactor interface of testlib,
-// written for this project.
+// comment and README): testlib's interface for checkers, interactors,
+// validators and generators, written for this project.
 //
 //go:embed testlib/testlib.h
 var testlibHeader []byte
 
-// TestlibHeader returns the testlib.h that C++ checkers and interactors are
+// TestlibHeader returns the testlib.h that C++ author programs are
 // compiled with, for tools that show or check it.
 func TestlibHeader() []byte { return bytes.Clone(testlibHeader) }
 
-// CompileChecker compiles a checker (or interactor) like Compile, with
-// testlib.h next to the source when the language is C++, so that a Polygon
-// checker's `#include "testlib.h"` compiles as is. Its errors are Compile's.
+// CompileChecker compiles a checker (or interactor) like CompileAuthor
+// without extra files. Its errors are Compile's.
 func (e *Engine) CompileChecker(ctx context.Context, language, source string) (*Program, error) {
-	var files map[string][]byte
-	if language == cppLanguage().ID {
-		files = map[string][]byte{"testlib.h": testlibHeader}
+	return e.CompileAuthor(ctx, language, "", source, nil)
+}
+
+// CompileAuthor compiles a problem's own program — checker, interactor,
+// validator or generator — like CompileFiles (name is the source's file
+// name in its package, or empty), with files (headers, by plain name)
+// beside its source, and the project's testlib.h too when the language is C++ (its
+// compiler is g++ or clang++), the source includes testlib.h and files
+// bring none: a Polygon program's `#include "testlib.h"` compiles as is,
+// and a package that ships its own testlib.h keeps it. A contestant's
+// submission is compiled with Compile and gets no testlib.h. Its errors
+// are CompileFiles'.
+func (e *Engine) CompileAuthor(ctx context.Context, language, name, source string, files map[string][]byte) (*Program, error) {
+	lang, err := e.language(language)
+	if err != nil {
+		return nil, err
 	}
-	return e.compileWith(ctx, language, defaultMain, source, files)
+	all := make(map[string][]byte, len(files)+1)
+	for name, data := range files {
+		all[name] = data
+	}
+	if _, ok := all["testlib.h"]; !ok && lang.cxx() && strings.Contains(source, "testlib.h") {
+		all["testlib.h"] = testlibHeader
+	}
+	return e.CompileFiles(ctx, language, name, source, all)
+}
+
+// cxx reports whether the language compiles C++ (its compiler is g++,
+// c++ or clang++, possibly versioned as g++-12), whose author programs
+// may include testlib.h.
+func (l Language) cxx() bool {
+	if len(l.Compile) == 0 {
+		return false
+	}
+	name := filepath.Base(l.Compile[0])
+	for _, c := range []string{"g++", "c++", "clang++"} {
+		if name == c || strings.HasPrefix(name, c+"-") {
+			return true
+		}
+	}
+	return false
 }

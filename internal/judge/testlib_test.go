@@ -36,6 +36,8 @@ func TestCheckerTestlibExitCodes(t *testing.T) {
 		{"PointsBare", exit(7, "0.5"), judge.WrongAnswer, &half, "0.5"},
 		{"PointsMissing", exit(7, "no number here"), judge.InternalError, nil, "without points"},
 		{"PointsOutOfRange", exit(7, "points 50 too many"), judge.InternalError, nil, "without points"},
+		{"Dirt", exit(4, "wrong output format Extra information in the output file"), judge.WrongAnswer, nil, "presentation error: wrong output format"},
+		{"UnexpectedEOF", exit(8, "unexpected eof Unexpected end of file - int32 expected"), judge.WrongAnswer, nil, "unexpected end of the output: unexpected eof"},
 		{"OtherExitCode", exit(5, "what"), judge.InternalError, nil, "checker failed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -97,7 +99,7 @@ func TestTestlibPolygonChecker(t *testing.T) {
 		message      string
 	}{
 		{"OK", "10", judge.Accepted, nil, "ok n=3 correct"},
-		{"Points", "5", judge.WrongAnswer, ptr(0.5), "points 0.50 half of 10"},
+		{"Points", "5", judge.WrongAnswer, ptr(0.5), "points 0.5 half of 10"}, // testlib writes %.10f without trailing zeros
 		{"WA", "7", judge.WrongAnswer, nil, "wrong answer expected 10, found 7"},
 		{"PE", "x", judge.WrongAnswer, nil, "presentation error"},
 	} {

@@ -130,39 +130,18 @@ func (g *gemini) complete(ctx context.Context, c call) (string, error) {
 
 // stream implements backend.
 func (g *gemini) stream(ctx context.Context, c call, onDelta func(string)) (string, error) {
-	var b strings.Builder
-	var finish string
-	err := g.t.post(ctx, g.endpoint("streamGenerateContent", true), http.Header{"Accept": {"text/event-stream"}}, g.request(c), func(resp *http.Response) error {
-		err := readSSE(resp.Body, func(data string) (bool, error) {
-			var r geminiResponse
-			if err := json.Unmarshal([]byte(data), &r); err != nil {
-				return false, answerError{fmt.Errorf("decoding a stream event: %w", err)}
-			}
-			t, f, err := r.text()
-			if err != nil {
-				return false, err
-			}
-			if f != "" {
-				finish = f
-			}
-			if t != "" {
-				b.WriteString(t)
-				onDelta(t)
-			}
-			return false, nil
-		})
-		if err != nil && b.Len() == 0 && !isAnswerError(err) {
-			return retryable{err}
-		}
-		if err != nil {
-			return err
-		}
-		if strings.TrimSpace(b.String()) == "" {
-			return emptyAnswer(ProviderGemini, finish)
-		}
-		return nil
-	})
-	return b.String(), err
+	return g.t.streamText(ctx, ProviderGemini, g.endpoint("streamGenerateContent", true), nil, g.request(c), geminiChunk, onDelta)
+}
+
+// geminiChunk reads one event of streamGenerateContent: a response whose
+// first candidate carries the next text.
+func geminiChunk(data string) (streamChunk, error) {
+	var r geminiResponse
+	if err := json.Unmarshal([]byte(data), &r); err != nil {
+		return streamChunk{}, answerError{fmt.Errorf("decoding a stream event: %w", err)}
+	}
+	text, finish, err := r.text()
+	return streamChunk{text: text, finish: finish}, err
 }
 
 // emptyAnswer is the error for a response without text.

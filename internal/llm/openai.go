@@ -92,43 +92,30 @@ func (o *openAI) complete(ctx context.Context, c call) (string, error) {
 
 // stream implements backend.
 func (o *openAI) stream(ctx context.Context, c call, onDelta func(string)) (string, error) {
-	var b strings.Builder
-	var finish string
-	h := o.header()
-	h.Set("Accept", "text/event-stream")
-	err := o.t.post(ctx, o.base+"/chat/completions", h, o.request(c, true), func(resp *http.Response) error {
-		err := readSSE(resp.Body, func(data string) (bool, error) {
-			if strings.TrimSpace(data) == "[DONE]" {
-				return true, nil
-			}
-			var r openAIResponse
-			if err := json.Unmarshal([]byte(data), &r); err != nil {
-				return false, answerError{fmt.Errorf("decoding a stream chunk: %w", err)}
-			}
-			if r.Error != nil {
-				return false, answerError{fmt.Errorf("openai stream error: %s", r.Error.Message)}
-			}
-			for _, ch := range r.Choices {
-				if ch.FinishReason != "" {
-					finish = ch.FinishReason
-				}
-				if ch.Delta != nil && ch.Delta.Content != "" {
-					b.WriteString(ch.Delta.Content)
-					onDelta(ch.Delta.Content)
-				}
-			}
-			return false, nil
-		})
-		if err != nil && b.Len() == 0 && !isAnswerError(err) {
-			return retryable{err}
+	return o.t.streamText(ctx, ProviderOpenAI, o.base+"/chat/completions", o.header(), o.request(c, true), openAIChunk, onDelta)
+}
+
+// openAIChunk reads one event of a chat completion stream: a chunk whose
+// choices carry deltas, or "[DONE]".
+func openAIChunk(data string) (streamChunk, error) {
+	if strings.TrimSpace(data) == "[DONE]" {
+		return streamChunk{done: true}, nil
+	}
+	var r openAIResponse
+	if err := json.Unmarshal([]byte(data), &r); err != nil {
+		return streamChunk{}, answerError{fmt.Errorf("decoding a stream chunk: %w", err)}
+	}
+	if r.Error != nil {
+		return streamChunk{}, answerError{fmt.Errorf("openai stream error: %s", r.Error.Message)}
+	}
+	var c streamChunk
+	for _, ch := range r.Choices {
+		if ch.FinishReason != "" {
+			c.finish = ch.FinishReason
 		}
-		if err != nil {
-			return err
+		if ch.Delta != nil {
+			c.text += ch.Delta.Content
 		}
-		if strings.TrimSpace(b.String()) == "" {
-			return emptyAnswer(ProviderOpenAI, finish)
-		}
-		return nil
-	})
-	return b.String(), err
+	}
+	return c, nil
 }

@@ -93,8 +93,26 @@ func hintPrompt(req HintRequest) string {
 		}
 		b.WriteString("\n")
 	}
+	writeCounterexample(&b, req.Counterexample)
 	b.WriteString("Give the hints now.")
 	return b.String()
+}
+
+// writeCounterexample describes a generated input the code fails on
+// (findCounterexample). Unlike the tests above, the student may be shown
+// it: hints should lead with it when there is one.
+func writeCounterexample(b *strings.Builder, c *algoitny.Counterexample) {
+	if c == nil {
+		return
+	}
+	fmt.Fprintf(b, "A counterexample found by stress-testing the code against the reference solution on generated inputs (not a hidden test: you may quote it to the student, and should start from it): verdict %s\n", c.Verdict)
+	fmt.Fprintf(b, "Input:\n```\n%s\n```\n", truncateBlock(c.Input, promptDataBytes))
+	fmt.Fprintf(b, "Expected output:\n```\n%s\n```\n", truncateBlock(c.ExpectedOutput, promptDataBytes))
+	fmt.Fprintf(b, "Actual output (may be truncated):\n```\n%s\n```\n", truncateBlock(c.ActualOutput, promptDataBytes))
+	if m := strings.TrimSpace(c.Message); m != "" {
+		fmt.Fprintf(b, "Judge message: %s\n", analysis.TruncateText(m, promptMessageBytes))
+	}
+	b.WriteString("\n")
 }
 
 // generatorPrompt describes the problem a generator is wanted for.

@@ -290,6 +290,57 @@ func readJSON(resp *http.Response, v any) error {
 	return nil
 }
 
+// streamChunk is what one event of a provider's stream adds to the answer.
+type streamChunk struct {
+	text   string // the next piece of the answer ("" if none)
+	finish string // why the model stopped, if the event says
+	done   bool   // the stream's end marker: nothing follows
+}
+
+// streamText is the one streaming loop of every provider: it posts body to
+// endpoint asking for server-sent events, turns each event into a chunk
+// with decode (the provider's wire format), passes each piece of text to
+// onDelta as it arrives and returns the whole answer. A stream that breaks
+// off before any text is retried (post); one that breaks off later is not,
+// since onDelta has already passed text on. An answer without text is an
+// answerError naming the finish reason. Errors are post's.
+func (t *transport) streamText(ctx context.Context, provider, endpoint string, header http.Header, body any, decode func(data string) (streamChunk, error), onDelta func(string)) (string, error) {
+	h := header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	h.Set("Accept", "text/event-stream")
+	var b strings.Builder
+	var finish string
+	err := t.post(ctx, endpoint, h, body, func(resp *http.Response) error {
+		err := readSSE(resp.Body, func(data string) (bool, error) {
+			c, err := decode(data)
+			if err != nil || c.done {
+				return c.done, err
+			}
+			if c.finish != "" {
+				finish = c.finish
+			}
+			if c.text != "" {
+				b.WriteString(c.text)
+				onDelta(c.text)
+			}
+			return false, nil
+		})
+		if err != nil && b.Len() == 0 && !isAnswerError(err) {
+			return retryable{err}
+		}
+		if err != nil {
+			return err
+		}
+		if strings.TrimSpace(b.String()) == "" {
+			return emptyAnswer(provider, finish)
+		}
+		return nil
+	})
+	return b.String(), err
+}
+
 // readSSE reads a server-sent event stream and calls fn with the data of
 // each event (data lines joined by "\n"). Comment lines and fields other than
 // data are ignored. fn returns stop=true to end reading early.

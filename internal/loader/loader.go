@@ -35,6 +35,9 @@ type TestCasePage struct {
 	Ref   algoitny.ProblemRef
 	First int
 	After string
+	// Last and Before page backward (algoitny.PageRequest).
+	Last   int
+	Before string
 }
 
 // Loaders is one operation's set of loaders. A missing item loads as nil
@@ -108,7 +111,7 @@ func New(store Store) *Loaders {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					p, err := store.ListTestCases(ctx, k.Ref, algoitny.PageRequest{First: k.First, After: k.After})
+					p, err := store.ListTestCases(ctx, k.Ref, algoitny.PageRequest{First: k.First, After: k.After, Last: k.Last, Before: k.Before})
 					out[i] = &dataloader.Result[algoitny.Page[*algoitny.TestCase]]{Data: p, Error: err}
 				}()
 			}

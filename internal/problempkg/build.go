@@ -40,21 +40,15 @@ func (j *judgeWith) close() {
 	}
 }
 
-// compile compiles a package program with its files beside it (and the
-// project's testlib.h when it includes one the package does not ship).
+// compile compiles a package program with its files beside it (and, for
+// C++, the project's testlib.h when it includes one the package does not
+// ship).
 func (v *verifier) compile(ctx context.Context, p Program) (*judge.Program, error) {
 	src, err := v.source(p)
 	if err != nil {
 		return nil, err
 	}
-	files := map[string][]byte{}
-	for name, data := range p.Files {
-		files[name] = data
-	}
-	if _, ok := files["testlib.h"]; !ok && bytes.Contains(src, []byte("testlib.h")) {
-		files["testlib.h"] = judge.TestlibHeader()
-	}
-	prog, err := v.e.CompileFiles(ctx, p.Language, p.Main, string(src), files)
+	prog, err := v.e.CompileAuthor(ctx, p.Language, p.Main, string(src), p.Files)
 	if err != nil {
 		return nil, err
 	}

@@ -581,72 +581,93 @@ func validateRef(ref algoitny.ProblemRef) error {
 	return nil
 }
 
+// validateProblem checks every field of p, each independently, so that
+// the caller learns every invalid field at once (algoitny.Invalids: EINVALID
+// with the first invalid field in Field and all of them in Fields).
 func validateProblem(p *algoitny.Problem) error {
-	if err := validateRef(p.Ref()); err != nil {
-		return err
-	}
+	return algoitny.Invalids(validateRef(p.Ref()), validateTexts(p), validateLanguageAndTitle(p), validateURLAndCode(p),
+		validatePrograms(p), validateTags(p), validateLimits(p),
+		validateInteractor(p.Interactor), validateChecker(p.Checker), validateFiles(p))
+}
+
+// validateTexts checks p's texts hold no NUL byte (algoitny.CheckText).
+func validateTexts(p *algoitny.Problem) error {
+	var errs []error
 	for field, text := range map[string]string{"title": p.Title, "problemUrl": p.ProblemURL, "constraints": p.Constraints, "solutionCode": p.SolutionCode, "checker.code": p.Checker.Code,
 		"generatorCode": p.Generator.Code, "validatorCode": p.Validator.Code, "interactor.code": p.Interactor.Code} {
-		if err := algoitny.CheckText(field, text); err != nil {
-			return err
-		}
+		errs = append(errs, algoitny.CheckText(field, text))
 	}
-	if err := algoitny.CheckTexts("tags", p.Tags); err != nil {
-		return err
-	}
-	if _, err := algoitny.ParseLanguage(string(p.Language)); err != nil {
-		return err
-	}
+	return algoitny.Invalids(append(errs, algoitny.CheckTexts("tags", p.Tags))...)
+}
+
+func validateLanguageAndTitle(p *algoitny.Problem) error {
+	var title error
 	switch n := utf8.RuneCountInString(p.Title); {
 	case n == 0:
-		return algoitny.Invalid("title", "title is required")
+		title = algoitny.Invalid("title", "title is required")
 	case n > MaxTitleLen:
-		return algoitny.Invalid("title", "title must be at most %d characters", MaxTitleLen)
+		title = algoitny.Invalid("title", "title must be at most %d characters", MaxTitleLen)
 	}
+	_, lang := algoitny.ParseLanguage(string(p.Language))
+	return algoitny.Invalids(lang, title)
+}
+
+func validateURLAndCode(p *algoitny.Problem) error {
+	var errs []error
 	if p.ProblemURL != "" {
 		u, err := url.Parse(p.ProblemURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || len(p.ProblemURL) > MaxURLLen {
-			return algoitny.Invalid("problemUrl", "problemUrl must be an http(s) URL")
+			errs = append(errs, algoitny.Invalid("problemUrl", "problemUrl must be an http(s) URL"))
 		}
 	}
 	if len(p.SolutionCode) > MaxCodeBytes {
-		return algoitny.Invalid("solutionCode", "solutionCode must be at most %d KB", MaxCodeBytes>>10)
+		errs = append(errs, algoitny.Invalid("solutionCode", "solutionCode must be at most %d KB", MaxCodeBytes>>10))
 	}
+	return algoitny.Invalids(errs...)
+}
+
+// validatePrograms checks the generator and the validator, when given.
+func validatePrograms(p *algoitny.Problem) error {
+	var errs []error
 	for field, prog := range map[string]algoitny.Program{"generator": p.Generator, "validator": p.Validator} {
 		if prog.IsZero() {
 			continue
 		}
 		if len(prog.Code) > MaxCodeBytes {
-			return algoitny.Invalid(field+"Code", "%sCode must be at most %d KB", field, MaxCodeBytes>>10)
+			errs = append(errs, algoitny.Invalid(field+"Code", "%sCode must be at most %d KB", field, MaxCodeBytes>>10))
 		}
 		if _, err := algoitny.ParseLanguage(string(prog.Language)); err != nil {
-			return algoitny.Invalid(field+"Language", "unknown %s language %q", field, prog.Language)
+			errs = append(errs, algoitny.Invalid(field+"Language", "unknown %s language %q", field, prog.Language))
 		}
 	}
+	return algoitny.Invalids(errs...)
+}
+
+func validateTags(p *algoitny.Problem) error {
+	var errs []error
 	if utf8.RuneCountInString(p.Constraints) > MaxConstraintsLen {
-		return algoitny.Invalid("constraints", "constraints must be at most %d characters", MaxConstraintsLen)
+		errs = append(errs, algoitny.Invalid("constraints", "constraints must be at most %d characters", MaxConstraintsLen))
 	}
 	if len(p.Tags) > MaxTags {
-		return algoitny.Invalid("tags", "at most %d tags", MaxTags)
+		errs = append(errs, algoitny.Invalid("tags", "at most %d tags", MaxTags))
 	}
 	for _, t := range p.Tags {
 		if t == "" || utf8.RuneCountInString(t) > MaxTagLen {
-			return algoitny.Invalid("tags", "tags must be 1–%d characters", MaxTagLen)
+			errs = append(errs, algoitny.Invalid("tags", "tags must be 1–%d characters", MaxTagLen))
 		}
 	}
+	return algoitny.Invalids(errs...)
+}
+
+func validateLimits(p *algoitny.Problem) error {
+	var errs []error
 	if p.TimeLimitMs < 100 || p.TimeLimitMs > 20_000 {
-		return algoitny.Invalid("timeLimitMs", "timeLimitMs must be between 100 and 20000")
+		errs = append(errs, algoitny.Invalid("timeLimitMs", "timeLimitMs must be between 100 and 20000"))
 	}
 	if p.MemoryLimitMB < 16 || p.MemoryLimitMB > 2048 {
-		return algoitny.Invalid("memoryLimitMb", "memoryLimitMb must be between 16 and 2048")
+		errs = append(errs, algoitny.Invalid("memoryLimitMb", "memoryLimitMb must be between 16 and 2048"))
 	}
-	if err := validateInteractor(p.Interactor); err != nil {
-		return err
-	}
-	if err := validateChecker(p.Checker); err != nil {
-		return err
-	}
-	return validateFiles(p)
+	return algoitny.Invalids(errs...)
 }
 
 // validateFiles checks the programs' further files (plain names, at most

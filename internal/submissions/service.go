@@ -113,6 +113,10 @@ type Service struct {
 	Workers Workers
 	// offerCache keeps the workers' offers for offersFresh.
 	offerCache offerCache
+	// Searchable says whether a problem supports counterexample searches
+	// (practice.Supports; optional: without it every problem is taken,
+	// and the job fails on one that does not).
+	Searchable SearchCheck
 	// ExtraExtractHosts may be extracted from besides the supported judges
 	// (tests point it at local servers).
 	ExtraExtractHosts []string
@@ -150,17 +154,8 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*algoitny.Job, 
 	if err := a.RequireUser(); err != nil {
 		return nil, err
 	}
-	if _, err := algoitny.ParseLanguage(string(in.Language)); err != nil {
+	if err := validateCode(in.Language, in.Code); err != nil {
 		return nil, err
-	}
-	if strings.TrimSpace(in.Code) == "" {
-		return nil, algoitny.Invalid("code", "code is required")
-	}
-	if len(in.Code) > MaxCodeBytes {
-		return nil, algoitny.Invalid("code", "code must be at most %d KB", MaxCodeBytes>>10)
-	}
-	if !utf8.ValidString(in.Code) {
-		return nil, algoitny.Invalid("code", "code must be valid UTF-8")
 	}
 	if err := validateIdempotencyKey(in.IdempotencyKey); err != nil {
 		return nil, err

@@ -2,9 +2,9 @@
 // watches a judge, a contest page or a problem page — is it up, has a
 // keyword appeared (registration opened) — and sees the results live.
 //
-// A check (algoitny.Check) is fetched every DelayMs by the scheduler (a
-// River worker in internal/jobs that calls Executor.RunDue and sleeps until
-// the time it returns). Each run is judged by the Prober: AVAILABILITY checks are UP
+// A check (algoitny.Check) is fetched every DelayMs by the scheduler
+// (Checks: a River worker, hosted by the runner of internal/jobs, that
+// calls Executor.RunDue and sleeps until the time it returns). Each run is judged by the Prober: AVAILABILITY checks are UP
 // when the URL answers below HTTP 400; KEYWORD checks also need the keyword
 // in the page (case-insensitive), or its absence when inverted. Runs that
 // cannot fetch the page (network error, timeout, HTTP ≥ 400) fail, after a

@@ -20,7 +20,7 @@ import (
 // Notifications of state changes (issue 20): a check that goes DOWN or
 // comes back UP is announced to every notification channel of its owner.
 // The Executor stores each change with its run in the notification outbox
-// (algoitny.CheckAlert) and hands it to an Alerter (jobs.Notifications),
+// (algoitny.CheckAlert) and hands it to an Alerter (Notifications),
 // which logs one delivery per channel and queues it as a River job, then
 // empties the outbox; the job sends it with the Notifier of the channel's
 // kind and retries with backoff.

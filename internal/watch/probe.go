@@ -34,7 +34,7 @@ type Prober struct {
 	// longer failed.
 	Timeout time.Duration
 	// Retries is how many times a failed fetch is retried within the run
-	// (0: none; jobs.NewChecks sets DefaultRetries).
+	// (0: none; NewChecks sets DefaultRetries).
 	Retries int
 	// RetryBackoff is the wait before the first retry, doubled for each
 	// next one (default DefaultRetryBackoff).

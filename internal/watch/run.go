@@ -23,8 +23,8 @@ type RunStore interface {
 	ReleaseCheckLease(ctx context.Context, id, leaseID string) error
 }
 
-// Executor runs checks when they are due. The scheduler (a River worker in
-// internal/jobs) calls RunDue whenever it wakes up for a check and sleeps
+// Executor runs checks when they are due. The scheduler (Checks, a River
+// worker) calls RunDue whenever it wakes up for a check and sleeps
 // until the time RunDue returns; everything that makes runs exact lives
 // here, so it holds whatever wakes it:
 //
@@ -81,8 +81,9 @@ type Outcome struct {
 
 // Alerter dispatches a change of a check's state after the run that made
 // it was recorded together with the alert, in the notification outbox
-// (jobs.Notifications: it queues one delivery per notification channel of
-// the owner, then removes the alert). Dispatching an alert twice must be
+// (Notifications: it queues one delivery per notification channel of
+// the owner, then removes the alert; tests use stand-ins, a crashed
+// process among them). Dispatching an alert twice must be
 // harmless. An error is only logged: the alert stays in the outbox and the
 // alerter's sweep dispatches it again.
 type Alerter interface {

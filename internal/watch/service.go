@@ -34,7 +34,7 @@ type Store interface {
 }
 
 // Scheduler makes an ACTIVE check's runs happen from its NextRunAt on
-// (jobs.Checks). It must be idempotent: the service calls it after every
+// (Checks; the service's tests use a stand-in). It must be idempotent: the service calls it after every
 // change that may move NextRunAt earlier.
 type Scheduler interface {
 	Schedule(ctx context.Context, c *algoitny.Check) error

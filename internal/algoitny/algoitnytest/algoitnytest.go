@@ -76,9 +76,26 @@ func Eventually(t testing.TB, within time.Duration, what string, cond func() boo
 // that must not stop the test itself, such as a goroutine or a check that
 // a thing does not happen.
 func Poll(ctx context.Context, within time.Duration, cond func() bool) bool {
+	return PollEvery(ctx, within, PollInterval, cond)
+}
+
+// EventuallyEvery is Eventually for a condition that costs the system under
+// test a request (a GraphQL query, a process listing): it asks every
+// interval instead of every PollInterval.
+func EventuallyEvery(t testing.TB, within, every time.Duration, what string, cond func() bool) {
+	t.Helper()
+	if !PollEvery(context.Background(), within, every, cond) {
+		t.Fatalf("waited %v for %s", within, what)
+	}
+}
+
+// PollEvery is Poll asking every interval; a test that has more to say
+// than what it waited for when the wait fails (the last state it saw)
+// calls it and fails itself.
+func PollEvery(ctx context.Context, within, every time.Duration, cond func() bool) bool {
 	ctx, cancel := context.WithTimeout(ctx, within)
 	defer cancel()
-	tick := time.NewTicker(PollInterval)
+	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
 		if cond() {

@@ -25,6 +25,14 @@ func TestPoll(t *testing.T) {
 			t.Fatalf("Poll took %v for a condition true on the third ask", d)
 		}
 	})
+	t.Run("Every", func(t *testing.T) {
+		t.Parallel()
+		var n atomic.Int32
+		if !algoitnytest.PollEvery(context.Background(), 10*time.Second, time.Millisecond, func() bool { return n.Add(1) == 3 }) {
+			t.Fatal("PollEvery gave up on a condition that came true")
+		}
+		algoitnytest.EventuallyEvery(t, time.Second, time.Millisecond, "a true condition", func() bool { return true })
+	})
 	t.Run("Deadline", func(t *testing.T) {
 		t.Parallel()
 		if algoitnytest.Poll(context.Background(), 20*time.Millisecond, func() bool { return false }) {

@@ -210,8 +210,25 @@ func (sb *Sandbox) probeSandbox() error {
 			lastErr = err
 		}
 	}
-	return fmt.Errorf("%w: bubblewrap does not work here (%v); it needs unprivileged user namespaces "+
-		"(sysctl kernel.unprivileged_userns_clone=1 / user.max_user_namespaces>0)", ErrUnavailable, lastErr)
+	return fmt.Errorf("%w: bubblewrap does not work here (%v); %s", ErrUnavailable, lastErr, bwrapHint(lastErr.Error()))
+}
+
+// bwrapHint says what to change for the failure bwrap reported. In a
+// container, bwrap blames the user-namespace sysctls for what the
+// container's seccomp profile refuses, and a /proc it cannot mount comes
+// from the container's masked /proc.
+func bwrapHint(stderr string) string {
+	switch {
+	case strings.Contains(stderr, "mount proc"):
+		return "the kernel mounts a sandbox's /proc only where a fully visible procfs is mounted: " +
+			"in a container, mount one (docker-compose.yml's judge-proc volume) or unmask /proc " +
+			"(--security-opt systempaths=unconfined), as a non-root user (docs/operations.md: Containers)"
+	case strings.Contains(stderr, "namespace"), strings.Contains(stderr, "Operation not permitted"):
+		return "it needs unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1 / " +
+			"user.max_user_namespaces>0) and, in a container, a seccomp profile that allows namespaces " +
+			"and mounts (deploy/seccomp-worker.json; docs/operations.md: Containers)"
+	}
+	return "it needs unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1 / user.max_user_namespaces>0)"
 }
 
 func (sb *Sandbox) removeWorkDir() {

@@ -257,8 +257,7 @@ func (sb *Sandbox) choose() error {
 		path := cmp.Or(sb.cfg.BwrapPath, "bwrap")
 		var err error
 		if sb.bwrap, err = exec.LookPath(path); err != nil {
-			return fmt.Errorf("%w: bubblewrap (%s) not found: install it (Debian/Ubuntu: apt-get install -y bubblewrap); "+
-				"for local development only, Config{Sandbox: \"none\", AllowUnsandboxed: true} runs code without isolation",
+			return fmt.Errorf("%w: bubblewrap (%s) not found: install it (Debian/Ubuntu: apt-get install -y bubblewrap)",
 				ErrUnavailable, path)
 		}
 	case None:

@@ -15,10 +15,10 @@ import (
 	"github.com/algoitny/api/internal/pubsub"
 )
 
-// journalStore records the writes of an attempt, in the order they are
+// batchStore records the writes of an attempt, in the order they are
 // made; each write takes delay, so that a worker reporting faster than
 // storage keeps (the judge between quick tests) queues them.
-type journalStore struct {
+type batchStore struct {
 	jobs.Store // unused methods panic
 	delay      time.Duration
 	failFinal  error
@@ -27,39 +27,39 @@ type journalStore struct {
 	log []string
 }
 
-func (s *journalStore) record(entry string) {
+func (s *batchStore) record(entry string) {
 	time.Sleep(s.delay)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.log = append(s.log, entry)
 }
 
-func (s *journalStore) writes() []string {
+func (s *batchStore) writes() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.log)
 }
 
-func (s *journalStore) PutExecutionTests(_ context.Context, evs []algoitny.ExecutionEvent) error {
+func (s *batchStore) PutExecutionTests(_ context.Context, evs []algoitny.ExecutionEvent) error {
 	for _, ev := range evs {
 		s.record(fmt.Sprint("test ", ev.Index))
 	}
 	return nil
 }
 
-func (s *journalStore) AddJobProgress(_ context.Context, p *algoitny.JobProgress) error {
+func (s *batchStore) AddJobProgress(_ context.Context, p *algoitny.JobProgress) error {
 	s.record("progress " + p.Step)
 	return nil
 }
 
-func (s *journalStore) TransitionJobFrom(_ context.Context, cur *algoitny.Job, t algoitny.JobTransition) (*algoitny.Job, error) {
+func (s *batchStore) TransitionJobFrom(_ context.Context, cur *algoitny.Job, t algoitny.JobTransition) (*algoitny.Job, error) {
 	s.record("transition " + string(t.Status))
 	next := *cur
 	next.Status, next.UpdatedAt = t.Status, time.Now()
 	return &next, nil
 }
 
-func (s *journalStore) CompleteExecution(_ context.Context, h *algoitny.SearchHistory, cur *algoitny.Job, t algoitny.JobTransition, p *algoitny.JobProgress) (*algoitny.Job, error) {
+func (s *batchStore) CompleteExecution(_ context.Context, h *algoitny.SearchHistory, cur *algoitny.Job, t algoitny.JobTransition, p *algoitny.JobProgress) (*algoitny.Job, error) {
 	if s.failFinal != nil {
 		return nil, s.failFinal
 	}
@@ -69,7 +69,7 @@ func (s *journalStore) CompleteExecution(_ context.Context, h *algoitny.SearchHi
 	return &next, nil
 }
 
-func (s *journalStore) CountExecution(context.Context, *algoitny.SearchHistory) error { return nil }
+func (s *batchStore) CountExecution(context.Context, *algoitny.SearchHistory) error { return nil }
 
 // recordingBroker logs what is published, in order: "job STATUS step",
 // "test INDEX" for each test of an execution event, "end".
@@ -120,7 +120,7 @@ func (b *recordingBroker) published() []string {
 	return slices.Clone(b.log)
 }
 
-func newJournalRunner(store *journalStore, interval time.Duration) (*jobs.Runner, *recordingBroker) {
+func newBatchRunner(store *batchStore, interval time.Duration) (*jobs.Runner, *recordingBroker) {
 	broker := &recordingBroker{}
 	events := &jobs.Events{Broker: broker}
 	return jobs.NewBareRunner(jobs.Config{Store: store, Events: events, ExecutionProgressInterval: interval}), broker
@@ -166,10 +166,10 @@ func before(t *testing.T, what string, log []string, prefix, last string) {
 // Progress steps and tests reported while storage lags behind are stored
 // and published in the order reported, each test once, and the job's end
 // (its final write, then its event) comes after all of them.
-func TestJournalKeepsOrder(t *testing.T) {
+func TestBatcherKeepsOrder(t *testing.T) {
 	t.Parallel()
-	store := &journalStore{delay: 2 * time.Millisecond}
-	r, broker := newJournalRunner(store, 5*time.Millisecond)
+	store := &batchStore{delay: 2 * time.Millisecond}
+	r, broker := newBatchRunner(store, 5*time.Millisecond)
 	a := r.NewAttempt(context.Background())
 	job := runningJob()
 	a.Progress(job, "judging")
@@ -201,13 +201,13 @@ func TestJournalKeepsOrder(t *testing.T) {
 // The tests no write has begun on when the judge ends are taken by the
 // worker and stored with the execution: each test is stored once (on its
 // own or with the execution) and published once, before the job's end.
-func TestJournalHandsOverUnwrittenTests(t *testing.T) {
+func TestBatcherHandsOverUnwrittenTests(t *testing.T) {
 	t.Parallel()
 	for _, interval := range []time.Duration{-1, 5 * time.Millisecond, time.Hour} {
 		t.Run(fmt.Sprint(interval), func(t *testing.T) {
 			t.Parallel()
-			store := &journalStore{delay: time.Millisecond}
-			r, broker := newJournalRunner(store, interval)
+			store := &batchStore{delay: time.Millisecond}
+			r, broker := newBatchRunner(store, interval)
 			a := r.NewAttempt(context.Background())
 			job := runningJob()
 			for i := range 10 {
@@ -234,10 +234,10 @@ func TestJournalHandsOverUnwrittenTests(t *testing.T) {
 // Should the execution's write fail, the tests handed over are stored and
 // published on their own (a retry resumes from them), and nothing says
 // the job ended.
-func TestJournalKeepsHandedOverTestsOnFailure(t *testing.T) {
+func TestBatcherKeepsHandedOverTestsOnFailure(t *testing.T) {
 	t.Parallel()
-	store := &journalStore{failFinal: algoitny.Errorf(algoitny.EINTERNAL, "storage down")}
-	r, broker := newJournalRunner(store, time.Hour)
+	store := &batchStore{failFinal: algoitny.Errorf(algoitny.EINTERNAL, "storage down")}
+	r, broker := newBatchRunner(store, time.Hour)
 	a := r.NewAttempt(context.Background())
 	job := runningJob()
 	for i := range 5 {
@@ -255,18 +255,24 @@ func TestJournalKeepsHandedOverTestsOnFailure(t *testing.T) {
 	}
 }
 
-// A journal dropped (the job could not begin) stores and publishes
-// nothing more.
-func TestJournalDropped(t *testing.T) {
+// Reports made after the attempt ended (its batcher closed) are dropped,
+// and nothing waits for them.
+func TestBatcherClosed(t *testing.T) {
 	t.Parallel()
-	store := &journalStore{}
-	r, broker := newJournalRunner(store, 0)
+	store := &batchStore{}
+	r, broker := newBatchRunner(store, time.Hour)
 	a := r.NewAttempt(context.Background())
-	a.Drop()
-	a.Progress(runningJob(), "judging")
-	a.Announce(algoitny.ExecutionEvent{JobID: "j1", Index: 0, Total: 1})
+	job := runningJob()
+	a.Announce(algoitny.ExecutionEvent{JobID: job.ID, Index: 0, Total: 2})
+	a.Close()
+	checkTestsOnce(t, "stored at the end", store.writes(), 1)
+	a.Progress(job, "late")
+	a.Announce(algoitny.ExecutionEvent{JobID: job.ID, Index: 1, Total: 2})
 	a.Flush()
-	if w, p := store.writes(), broker.published(); len(w)+len(p) > 0 {
+	if taken := a.TakeTests(); len(taken) != 0 {
+		t.Fatalf("taken after the end: %+v", taken)
+	}
+	if w, p := store.writes(), broker.published(); len(w) != 1 || len(p) != 1 {
 		t.Fatalf("writes %v, published %v", w, p)
 	}
 }

@@ -1,4 +1,4 @@
-package jobs
+package atcoder
 
 import (
 	"context"
@@ -8,23 +8,24 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
-	"github.com/algoitny/api/internal/atcoder"
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 )
 
-// AtCoder solved-problem sync (issue 9): a periodic sweep of every linked
-// user and an on-demand sync of one user, both River jobs running an
-// atcoder.Syncer. They are system jobs: unlike the jobs of design.md §6 they
-// have no Job record in DynamoDB; their progress is the link's cursor.
+// The River jobs of the solved-problem sync (issue 9): a periodic sweep of
+// every linked user and an on-demand sync of one user, both running a
+// Syncer. They are system jobs: unlike the jobs of design.md §6 they have
+// no Job record in DynamoDB; their progress is the link's cursor. The
+// runner of internal/jobs hosts them (its Config.Plugins) without knowing
+// them.
 
-// AtCoderConfig configures the AtCoder plugin.
-type AtCoderConfig struct {
-	// Syncer does the work (required). Its atcoder.Client carries the API's
+// JobsConfig configures the sync's River jobs.
+type JobsConfig struct {
+	// Syncer does the work (required). Its Client carries the API's
 	// base URL, the rate (one call a second by default, shared by every job
 	// of this process) and the retry policy.
-	Syncer *atcoder.Syncer
+	Syncer *Syncer
 	// Interval is how often a sweep of all linked users starts (default 1 h);
 	// each sweep first reads AtCoder Problems' contest list, contest–problem
 	// pairs, problems and problem models.
@@ -45,16 +46,15 @@ type AtCoderConfig struct {
 	Manual bool
 }
 
-// AtCoderPlugin adds the AtCoder jobs to a Runner (Config.Plugins).
-type AtCoderPlugin struct{ cfg AtCoderConfig }
+// Jobs are the sync's River workers and periodic sweep, a plugin of the
+// job runner (jobs.Config.Plugins).
+type Jobs struct{ cfg JobsConfig }
 
-var _ Plugin = (*AtCoderPlugin)(nil)
-
-// NewAtCoderPlugin checks cfg and fills its defaults. It returns an error
-// when the Syncer is missing.
-func NewAtCoderPlugin(cfg AtCoderConfig) (*AtCoderPlugin, error) {
+// NewJobs checks cfg and fills its defaults. It returns an error when the
+// Syncer is missing.
+func NewJobs(cfg JobsConfig) (*Jobs, error) {
 	if cfg.Syncer == nil {
-		return nil, errors.New("jobs: the AtCoder plugin needs a Syncer")
+		return nil, errors.New("atcoder: the sync jobs need a Syncer")
 	}
 	if cfg.Interval <= 0 {
 		cfg.Interval = time.Hour
@@ -68,26 +68,25 @@ func NewAtCoderPlugin(cfg AtCoderConfig) (*AtCoderPlugin, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &AtCoderPlugin{cfg: cfg}, nil
+	return &Jobs{cfg: cfg}, nil
 }
 
-// Register implements Plugin.
-func (p *AtCoderPlugin) Register(workers *river.Workers) error {
+// Register adds the sweep's and the on-demand sync's workers.
+func (p *Jobs) Register(workers *river.Workers) error {
 	if err := river.AddWorkerSafely(workers, &atcoderSweepWorker{p: p}); err != nil {
 		return err
 	}
 	return river.AddWorkerSafely(workers, &atcoderSyncWorker{p: p})
 }
 
-// PeriodicJobs implements Plugin: the sweep, every Interval (none when
-// Manual).
-func (p *AtCoderPlugin) PeriodicJobs() []*river.PeriodicJob {
+// PeriodicJobs returns the sweep, every Interval (none when Manual).
+func (p *Jobs) PeriodicJobs() []*river.PeriodicJob {
 	if p.cfg.Manual {
 		return nil
 	}
 	return []*river.PeriodicJob{river.NewPeriodicJob(
 		river.PeriodicInterval(p.cfg.Interval),
-		func() (river.JobArgs, *river.InsertOpts) { return AtCoderSweepArgs{}, nil },
+		func() (river.JobArgs, *river.InsertOpts) { return SweepArgs{}, nil },
 		// RunOnStart: a fresh deployment discovers contests and syncs at once;
 		// the sweep is unique, so replicas starting together run it once.
 		&river.PeriodicJobOpts{ID: "atcoder_sweep", RunOnStart: true},
@@ -101,29 +100,29 @@ var uniqueWhileActive = []rivertype.JobState{
 	rivertype.JobStateRunning, rivertype.JobStateScheduled,
 }
 
-// AtCoderSweepArgs is the periodic sync of every linked user.
-type AtCoderSweepArgs struct{}
+// SweepArgs is the periodic sync of every linked user.
+type SweepArgs struct{}
 
 // Kind implements river.JobArgs.
-func (AtCoderSweepArgs) Kind() string { return "atcoder_sweep" }
+func (SweepArgs) Kind() string { return "atcoder_sweep" }
 
 // InsertOpts: one sweep at a time across all replicas (so the API sees one
 // caller), at the lowest priority so that users' jobs go first.
-func (AtCoderSweepArgs) InsertOpts() river.InsertOpts {
+func (SweepArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{MaxAttempts: 10, Priority: 4, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: uniqueWhileActive}}
 }
 
-// AtCoderSyncArgs is an on-demand sync of one user.
-type AtCoderSyncArgs struct {
+// SyncArgs is an on-demand sync of one user.
+type SyncArgs struct {
 	UserID string `json:"user_id"`
 }
 
 // Kind implements river.JobArgs.
-func (AtCoderSyncArgs) Kind() string { return "atcoder_sync_user" }
+func (SyncArgs) Kind() string { return "atcoder_sync_user" }
 
 // InsertOpts: one sync per user at a time; asking again while it waits or
 // runs returns it.
-func (AtCoderSyncArgs) InsertOpts() river.InsertOpts {
+func (SyncArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: uniqueWhileActive}}
 }
 
@@ -131,12 +130,12 @@ func (AtCoderSyncArgs) InsertOpts() river.InsertOpts {
 // first. Progress is in DynamoDB (each user's last attempt), so a snoozed,
 // retried or crashed sweep continues with the users still due.
 type atcoderSweepWorker struct {
-	river.WorkerDefaults[AtCoderSweepArgs]
-	p *AtCoderPlugin
+	river.WorkerDefaults[SweepArgs]
+	p *Jobs
 }
 
 // Timeout leaves room for the user being synced when the budget runs out.
-func (w *atcoderSweepWorker) Timeout(*river.Job[AtCoderSweepArgs]) time.Duration {
+func (w *atcoderSweepWorker) Timeout(*river.Job[SweepArgs]) time.Duration {
 	return w.p.cfg.Budget + 15*time.Minute
 }
 
@@ -144,7 +143,7 @@ func (w *atcoderSweepWorker) Timeout(*river.Job[AtCoderSweepArgs]) time.Duration
 // announced ADT contests and then brings the recorded contests' problems and
 // difficulties up to date (failures there are logged, not fatal: user syncs
 // do not depend on them).
-func (w *atcoderSweepWorker) Work(ctx context.Context, job *river.Job[AtCoderSweepArgs]) error {
+func (w *atcoderSweepWorker) Work(ctx context.Context, job *river.Job[SweepArgs]) error {
 	cfg := w.p.cfg
 	if snoozes(job.JobRow) == 0 {
 		if rep, err := cfg.Syncer.DiscoverContests(ctx); err != nil {
@@ -158,7 +157,7 @@ func (w *atcoderSweepWorker) Work(ctx context.Context, job *river.Job[AtCoderSwe
 			cfg.Logger.Info("atcoder: ADT contest problems updated", "updated", rep.Updated, "contests", rep.Recorded, "problems", rep.Problems, "withDifficulty", rep.WithDifficulty)
 		}
 	}
-	rep, err := cfg.Syncer.Sweep(ctx, atcoder.SweepOptions{
+	rep, err := cfg.Syncer.Sweep(ctx, SweepOptions{
 		DueBefore: job.CreatedAt.Add(-cfg.MinAge),
 		Deadline:  time.Now().Add(cfg.Budget),
 	})
@@ -183,12 +182,12 @@ func snoozes(row *rivertype.JobRow) int {
 
 // atcoderSyncWorker syncs one user now.
 type atcoderSyncWorker struct {
-	river.WorkerDefaults[AtCoderSyncArgs]
-	p *AtCoderPlugin
+	river.WorkerDefaults[SyncArgs]
+	p *Jobs
 }
 
 // Work implements river.Worker. A user who unlinked meanwhile is done.
-func (w *atcoderSyncWorker) Work(ctx context.Context, job *river.Job[AtCoderSyncArgs]) error {
+func (w *atcoderSyncWorker) Work(ctx context.Context, job *river.Job[SyncArgs]) error {
 	rep, err := w.p.cfg.Syncer.SyncUser(ctx, job.Args.UserID)
 	if algoitny.IsCode(err, algoitny.ENOTFOUND) {
 		return nil
@@ -200,23 +199,23 @@ func (w *atcoderSyncWorker) Work(ctx context.Context, job *river.Job[AtCoderSync
 	return nil
 }
 
-// AtCoderQueue queues on-demand syncs; it is the atcoder.Service's SyncQueue.
-type AtCoderQueue struct {
+// Queue queues on-demand syncs; it is the Service's SyncQueue.
+type Queue struct {
 	client *river.Client[pgx.Tx]
 }
 
-var _ atcoder.SyncQueue = (*AtCoderQueue)(nil)
+var _ SyncQueue = (*Queue)(nil)
 
-// NewAtCoderQueue returns a queue inserting with client (Runner.Client();
-// an insert-only client works: the job runs on any worker process).
-func NewAtCoderQueue(client *river.Client[pgx.Tx]) *AtCoderQueue {
-	return &AtCoderQueue{client: client}
+// NewQueue returns a queue inserting with client (an insert-only client
+// works: the job runs on any worker process).
+func NewQueue(client *river.Client[pgx.Tx]) *Queue {
+	return &Queue{client: client}
 }
 
-// EnqueueSync implements atcoder.SyncQueue. It returns EINTERNAL when the
+// EnqueueSync implements SyncQueue. It returns EINTERNAL when the
 // insert fails.
-func (q *AtCoderQueue) EnqueueSync(ctx context.Context, userID string) (algoitny.AtCoderSyncResult, error) {
-	res, err := q.client.Insert(ctx, AtCoderSyncArgs{UserID: userID}, nil)
+func (q *Queue) EnqueueSync(ctx context.Context, userID string) (algoitny.AtCoderSyncResult, error) {
+	res, err := q.client.Insert(ctx, SyncArgs{UserID: userID}, nil)
 	if err != nil {
 		return algoitny.AtCoderSyncResult{}, algoitny.Internal(err, "could not queue the AtCoder sync")
 	}

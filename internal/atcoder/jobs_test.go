@@ -1,4 +1,4 @@
-package jobs_test
+package atcoder_test
 
 import (
 	"context"
@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/atcoder"
 	"github.com/algoitny/api/internal/atcoder/atcodertest"
 	"github.com/algoitny/api/internal/dynamo"
-	"github.com/algoitny/api/internal/jobs"
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
@@ -20,17 +20,17 @@ import (
 )
 
 // atcoderBundle is a test's tables, River schema, fake AtCoder Problems API
-// and a River client running only the AtCoder plugin's jobs.
+// and a River client running only the sync's jobs.
 type atcoderBundle struct {
 	db     *dynamo.DB
 	srv    *atcodertest.Server
 	client *river.Client[pgx.Tx]
-	queue  *jobs.AtCoderQueue
+	queue  *atcoder.Queue
 }
 
-func setupAtCoder(t *testing.T, cfg jobs.AtCoderConfig) atcoderBundle {
+func setupAtCoder(t *testing.T, cfg atcoder.JobsConfig) atcoderBundle {
 	t.Helper()
-	db, id := freshStores(t, "atc")
+	db, id := newDB(t), riverSchema(t, "atc")
 	srv := atcodertest.NewServer(t)
 	api, err := atcoder.NewClient(atcoder.ClientConfig{BaseURL: srv.URL, MinInterval: 10 * time.Millisecond, RetryBase: time.Millisecond})
 	if err != nil {
@@ -39,7 +39,7 @@ func setupAtCoder(t *testing.T, cfg jobs.AtCoderConfig) atcoderBundle {
 	logger := slog.New(slog.DiscardHandler)
 	cfg.Syncer = &atcoder.Syncer{Store: db, API: api, Logger: logger}
 	cfg.Logger = logger
-	plugin, err := jobs.NewAtCoderPlugin(cfg)
+	plugin, err := atcoder.NewJobs(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func setupAtCoder(t *testing.T, cfg jobs.AtCoderConfig) atcoderBundle {
 		defer cancel()
 		client.Stop(ctx)
 	})
-	return atcoderBundle{db: db, srv: srv, client: client, queue: jobs.NewAtCoderQueue(client)}
+	return atcoderBundle{db: db, srv: srv, client: client, queue: atcoder.NewQueue(client)}
 }
 
 // acHistory returns n submissions of handle, two a second, every other one
@@ -81,24 +81,12 @@ func acHistory(handle string, n int, firstID int64) ([]atcoder.Submission, []str
 	return subs, slices.Compact(ac)
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 func TestAtCoderSweepJob(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	// A one-nanosecond budget: each run of the sweep syncs one user and
 	// snoozes, so the users are synced over several runs of one job.
-	b := setupAtCoder(t, jobs.AtCoderConfig{Interval: 200 * time.Millisecond, MinAge: time.Millisecond, Budget: time.Nanosecond})
+	b := setupAtCoder(t, atcoder.JobsConfig{Interval: 200 * time.Millisecond, MinAge: time.Millisecond, Budget: time.Nanosecond})
 	b.srv.SetContests(atcoder.Contest{ID: "adt_all_20250522_3", StartEpochSecond: 1747904400, DurationSecond: 4800, Title: "AtCoder Daily Training ALL 2025/05/22 18:00start", RateChange: "-"})
 	want := map[string][]string{}
 	for i := range 3 {
@@ -114,7 +102,7 @@ func TestAtCoderSweepJob(t *testing.T) {
 	if err := b.client.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "every linked user to be synced", 60*time.Second, func() bool {
+	algoitnytest.Eventually(t, 60*time.Second, "every linked user to be synced", func() bool {
 		for u := range want {
 			l, err := b.db.GetAtCoderLink(ctx, u)
 			if err != nil || l.LastSyncedAt == nil {
@@ -134,8 +122,8 @@ func TestAtCoderSweepJob(t *testing.T) {
 		t.Fatalf("contests %+v %v", cs, err)
 	}
 	// One sweep job did it, snoozing between users.
-	waitFor(t, "the sweep job to complete after snoozing", 30*time.Second, func() bool {
-		res, err := b.client.JobList(ctx, river.NewJobListParams().Kinds(jobs.AtCoderSweepArgs{}.Kind()).States(rivertype.JobStateCompleted))
+	algoitnytest.Eventually(t, 30*time.Second, "the sweep job to complete after snoozing", func() bool {
+		res, err := b.client.JobList(ctx, river.NewJobListParams().Kinds(atcoder.SweepArgs{}.Kind()).States(rivertype.JobStateCompleted))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,7 +146,7 @@ func snoozeCount(t *testing.T, j *rivertype.JobRow) int {
 func TestAtCoderSyncNow(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	b := setupAtCoder(t, jobs.AtCoderConfig{Interval: time.Hour})
+	b := setupAtCoder(t, atcoder.JobsConfig{Interval: time.Hour})
 	subs, ac := acHistory("tourist", 700, 1)
 	b.srv.AddSubmissions(subs...)
 	if _, _, err := b.db.LinkAtCoder(ctx, "u1", "tourist"); err != nil {
@@ -191,13 +179,13 @@ func TestAtCoderSyncNow(t *testing.T) {
 			return err == nil && row.State == rivertype.JobStateCompleted
 		}
 	}
-	waitFor(t, "the sync job", 30*time.Second, completed(first.JobID))
+	algoitnytest.Eventually(t, 30*time.Second, "the sync job", completed(first.JobID))
 	got, err := b.db.GetACList(ctx, "u1")
 	if err != nil || !slices.Equal(got.ProblemIDs, ac) {
 		t.Fatalf("list %d problems (%v), want %d", len(got.ProblemIDs), err, len(ac))
 	}
 	// A user who is not linked (any more) is nothing to do, not a failure.
-	waitFor(t, "the job of an unlinked user", 30*time.Second, completed(ghost.JobID))
+	algoitnytest.Eventually(t, 30*time.Second, "the job of an unlinked user", completed(ghost.JobID))
 
 	// Once done, asking again queues a new sync.
 	again, err := b.queue.EnqueueSync(ctx, "u1")
@@ -207,7 +195,7 @@ func TestAtCoderSyncNow(t *testing.T) {
 	if again.AlreadyQueued || again.JobID == first.JobID {
 		t.Fatalf("again %+v", again)
 	}
-	waitFor(t, "the second sync job", 30*time.Second, completed(again.JobID))
+	algoitnytest.Eventually(t, 30*time.Second, "the second sync job", completed(again.JobID))
 }
 
 // A manual plugin has no periodic sweep: nothing calls AtCoder Problems on
@@ -215,11 +203,11 @@ func TestAtCoderSyncNow(t *testing.T) {
 func TestAtCoderPluginManual(t *testing.T) {
 	t.Parallel()
 	syncer := &atcoder.Syncer{}
-	auto, err := jobs.NewAtCoderPlugin(jobs.AtCoderConfig{Syncer: syncer})
+	auto, err := atcoder.NewJobs(atcoder.JobsConfig{Syncer: syncer})
 	if err != nil || len(auto.PeriodicJobs()) != 1 {
 		t.Fatalf("the default plugin: %v %d periodic jobs", err, len(auto.PeriodicJobs()))
 	}
-	manual, err := jobs.NewAtCoderPlugin(jobs.AtCoderConfig{Syncer: syncer, Manual: true})
+	manual, err := atcoder.NewJobs(atcoder.JobsConfig{Syncer: syncer, Manual: true})
 	if err != nil || len(manual.PeriodicJobs()) != 0 {
 		t.Fatalf("a manual plugin: %v %d periodic jobs", err, len(manual.PeriodicJobs()))
 	}

@@ -1,4 +1,4 @@
-package jobs
+package watch
 
 import (
 	"cmp"
@@ -8,12 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync/atomic"
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/safehttp"
-	"github.com/algoitny/api/internal/watch"
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
@@ -65,13 +63,16 @@ type NotifyStore interface {
 // NotificationsConfig configures check notifications.
 type NotificationsConfig struct {
 	Store NotifyStore
+	// River queues the deliveries (any client of the runner's schema: an
+	// insert-only one works). Without it Alert returns EINTERNAL.
+	River *river.Client[pgx.Tx]
 	// Notifiers sends per channel kind (default: WEBHOOK through a
 	// safehttp.Client with a 10 s timeout; tests allow-list their servers
 	// with Poster).
-	Notifiers map[algoitny.ChannelKind]watch.Notifier
+	Notifiers map[algoitny.ChannelKind]Notifier
 	// Poster is the client of the default webhook notifier (default a new
 	// safehttp.Client).
-	Poster watch.Poster
+	Poster Poster
 	// MaxAttempts bounds the sends of one delivery (default 8).
 	MaxAttempts int
 	// RetryBackoff is the wait after the first failed send, doubled after
@@ -91,10 +92,10 @@ type NotificationsConfig struct {
 	Logger    *slog.Logger
 }
 
-// Notifications is the watch.Alerter of the check scheduler and a runner
-// Plugin: Alert logs one PENDING delivery per channel of the check's owner
-// and queues a NotifyArgs job for each; the job sends it with the
-// channel's Notifier, records every attempt (attempts, last error) and
+// Notifications is the Alerter of the check scheduler and a plugin of the
+// job runner (jobs.Config.Plugins): Alert logs one PENDING delivery per
+// channel of the check's owner and queues a NotifyArgs job for each; the
+// job sends it with the channel's Notifier, records every attempt (attempts, last error) and
 // retries with backoff until delivered or MaxAttempts (then FAILED).
 //
 // Nothing is lost on a crash. The alert is stored with the run that changed
@@ -103,18 +104,14 @@ type NotificationsConfig struct {
 // still there after SweepAge. Dispatching twice is harmless: a delivery
 // takes the alert's id, is created at most once, and its job is unique.
 type Notifications struct {
-	cfg    NotificationsConfig
-	client atomic.Pointer[river.Client[pgx.Tx]]
+	cfg NotificationsConfig
 }
 
-var (
-	_ Plugin        = (*Notifications)(nil)
-	_ watch.Alerter = (*Notifications)(nil)
-)
+var _ Alerter = (*Notifications)(nil)
 
 // NewNotifications returns the notifier of check state changes. Pass it in
-// Config.Plugins of the runner that works jobs, as ChecksConfig.Alerts, and
-// Bind it to a runner.
+// jobs.Config.Plugins of the runner that works jobs and as
+// ChecksConfig.Alerts.
 func NewNotifications(cfg NotificationsConfig) *Notifications {
 	cfg.MaxAttempts = cmp.Or(cfg.MaxAttempts, 8)
 	cfg.RetryBackoff = cmp.Or(cfg.RetryBackoff, 10*time.Second)
@@ -129,18 +126,15 @@ func NewNotifications(cfg NotificationsConfig) *Notifications {
 		cfg.Poster = safehttp.New(safehttp.Config{Timeout: 10 * time.Second, MaxBodyBytes: 64 << 10, AnyPort: true})
 	}
 	if cfg.Notifiers == nil {
-		cfg.Notifiers = map[algoitny.ChannelKind]watch.Notifier{}
+		cfg.Notifiers = map[algoitny.ChannelKind]Notifier{}
 	}
 	if cfg.Notifiers[algoitny.ChannelWebhook] == nil {
-		cfg.Notifiers[algoitny.ChannelWebhook] = &watch.WebhookNotifier{Client: cfg.Poster}
+		cfg.Notifiers[algoitny.ChannelWebhook] = &WebhookNotifier{Client: cfg.Poster}
 	}
 	return &Notifications{cfg: cfg}
 }
 
-// Bind sets the runner whose River client Alert inserts with.
-func (n *Notifications) Bind(r *Runner) { n.client.Store(r.Client()) }
-
-// Register implements Plugin.
+// Register adds the delivery worker and the outbox sweep's worker.
 func (n *Notifications) Register(workers *river.Workers) error {
 	if err := river.AddWorkerSafely(workers, &notifyWorker{n: n}); err != nil {
 		return err
@@ -148,7 +142,7 @@ func (n *Notifications) Register(workers *river.Workers) error {
 	return river.AddWorkerSafely(workers, &alertSweepWorker{n: n})
 }
 
-// PeriodicJobs implements Plugin: the outbox sweep, every SweepInterval and
+// PeriodicJobs returns the outbox sweep, every SweepInterval and
 // once at start.
 func (n *Notifications) PeriodicJobs() []*river.PeriodicJob {
 	return []*river.PeriodicJob{river.NewPeriodicJob(
@@ -158,15 +152,15 @@ func (n *Notifications) PeriodicJobs() []*river.PeriodicJob {
 	)}
 }
 
-// Alert implements watch.Alerter: one delivery per channel of a's owner,
+// Alert implements Alerter: one delivery per channel of a's owner,
 // each logged PENDING (with deliveryID's id) and queued, then a removed from the
 // outbox. It returns EINTERNAL when storage or River fails; a then stays in
 // the outbox for the sweep, and what was logged or queued before the
 // failure is not done twice.
 func (n *Notifications) Alert(ctx context.Context, a *algoitny.CheckAlert) error {
-	client := n.client.Load()
+	client := n.cfg.River
 	if client == nil {
-		return algoitny.Internal(errors.New("jobs: Notifications.Bind was not called"), "notifications are not configured")
+		return algoitny.Internal(errors.New("watch: NotificationsConfig.River is not set"), "notifications are not configured")
 	}
 	channels, err := n.cfg.Store.ListNotificationChannels(ctx, a.UserID)
 	if err != nil {

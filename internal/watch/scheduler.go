@@ -1,16 +1,14 @@
-package jobs
+package watch
 
 import (
 	"cmp"
 	"context"
 	"errors"
 	"log/slog"
-	"sync/atomic"
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/safehttp"
-	"github.com/algoitny/api/internal/watch"
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
@@ -54,7 +52,7 @@ func (CheckSweepArgs) InsertOpts() river.InsertOpts {
 // CheckStore is what the URL-check scheduler needs from storage
 // (internal/dynamo).
 type CheckStore interface {
-	watch.RunStore
+	RunStore
 	ListChecks(ctx context.Context, f algoitny.CheckFilter, page algoitny.PageRequest) (algoitny.Page[*algoitny.Check], error)
 	UpdateCheck(ctx context.Context, c *algoitny.Check) (*algoitny.Check, error)
 	ListOverdueChecks(ctx context.Context, t algoitny.CheckType, before time.Time, page algoitny.PageRequest) (algoitny.Page[*algoitny.Check], error)
@@ -63,31 +61,35 @@ type CheckStore interface {
 // ChecksConfig configures the URL-check scheduler.
 type ChecksConfig struct {
 	Store CheckStore
+	// River inserts and wakes the checks' jobs (any client of the runner's
+	// schema: an insert-only one works, and API-only replicas use one).
+	// Without it Schedule and Sweep return EINTERNAL.
+	River *river.Client[pgx.Tx]
 	// Fetch fetches the checked URLs (default: a safehttp.Client with
 	// RunTimeout, a 1 MB body cap and any port; tests allow-list their
 	// servers).
 	// Use a client of its own: a MinHostInterval would delay runs.
-	Fetch watch.Fetcher
+	Fetch Fetcher
 	// Events publishes every result to the check's subscribers.
-	Events *watch.Events
+	Events *Events
 	Logger *slog.Logger
 	// FailureThreshold is how many failed runs in a row make a check DOWN
-	// (default watch.DefaultFailureThreshold, 5).
+	// (default DefaultFailureThreshold, 5).
 	FailureThreshold int
 	// Retries is how many times a run retries a failed fetch before it
-	// counts as failed (0: watch.DefaultRetries; negative: none).
+	// counts as failed (0: DefaultRetries; negative: none).
 	Retries int
 	// RetryBackoff is the wait before a run's first retry, doubled for each
-	// next one (default watch.DefaultRetryBackoff).
+	// next one (default DefaultRetryBackoff).
 	RetryBackoff time.Duration
 	// CertWarning is how close to its expiry an https check's certificate
-	// is flagged (default watch.DefaultCertWarning, 14 days).
+	// is flagged (default DefaultCertWarning, 14 days).
 	CertWarning time.Duration
 	// Alerts is told about every change of a check's state (nil: nobody;
 	// *Notifications in production).
-	Alerts watch.Alerter
+	Alerts Alerter
 	// ResultsKept bounds the recent results kept per check (default
-	// watch.DefaultResultsKept, 1440).
+	// DefaultResultsKept, 1440).
 	ResultsKept int
 	// RunTimeout bounds one run's fetch (default 15 s).
 	RunTimeout time.Duration
@@ -105,24 +107,20 @@ type ChecksConfig struct {
 	Queue string
 }
 
-// Checks is the scheduler of URL checks, a runner Plugin: its worker runs a
-// check when due (watch.Executor.RunDue: a conditional lease on the check,
-// the fetch, the result recorded only if nothing changed) and snoozes the
-// check's job until the next planned run; its periodic sweep reschedules
-// ACTIVE checks whose job was lost. It is also the watch.Scheduler the
-// service calls after Create, Update and Resume. Paused and deleted checks
-// end their job at its next wake-up without running; DOWN ones keep it, at
-// a slower pace.
+// Checks is the scheduler of URL checks, a plugin of the job runner
+// (jobs.Config.Plugins): its worker runs a check when due
+// (Executor.RunDue: a conditional lease on the check, the fetch, the
+// result recorded only if nothing changed) and snoozes the check's job
+// until the next planned run; its periodic sweep reschedules ACTIVE checks
+// whose job was lost. It is also the Scheduler the service calls after
+// Create, Update and Resume. Paused and deleted checks end their job at
+// its next wake-up without running; DOWN ones keep it, at a slower pace.
 type Checks struct {
-	cfg    ChecksConfig
-	exec   *watch.Executor
-	client atomic.Pointer[river.Client[pgx.Tx]]
+	cfg  ChecksConfig
+	exec *Executor
 }
 
-var (
-	_ Plugin          = (*Checks)(nil)
-	_ watch.Scheduler = (*Checks)(nil)
-)
+var _ Scheduler = (*Checks)(nil)
 
 // riverSchedulerInterval is how often River moves scheduled jobs to
 // available (its default; a client option that cannot be changed). A job
@@ -131,9 +129,8 @@ var (
 // fetches on time.
 const riverSchedulerInterval = 5 * time.Second
 
-// NewChecks returns the URL-check scheduler. Pass it in Config.Plugins of
-// the runner that works jobs, and Bind it to a runner (any, insert-only
-// too) so that Schedule can insert jobs.
+// NewChecks returns the URL-check scheduler. Pass it in jobs.Config.Plugins
+// of the runner that works jobs.
 func NewChecks(cfg ChecksConfig) *Checks {
 	cfg.RunTimeout = cmp.Or(cfg.RunTimeout, 15*time.Second)
 	cfg.SweepInterval = cmp.Or(cfg.SweepInterval, time.Minute)
@@ -147,22 +144,22 @@ func NewChecks(cfg ChecksConfig) *Checks {
 	}
 	switch {
 	case cfg.Retries == 0:
-		cfg.Retries = watch.DefaultRetries
+		cfg.Retries = DefaultRetries
 	case cfg.Retries < 0:
 		cfg.Retries = 0
 	}
 	c := &Checks{cfg: cfg}
-	prober := &watch.Prober{Fetch: cfg.Fetch, Timeout: cfg.RunTimeout, Retries: cfg.Retries, RetryBackoff: cfg.RetryBackoff, CertWarning: cfg.CertWarning}
-	c.exec = &watch.Executor{
+	prober := &Prober{Fetch: cfg.Fetch, Timeout: cfg.RunTimeout, Retries: cfg.Retries, RetryBackoff: cfg.RetryBackoff, CertWarning: cfg.CertWarning}
+	c.exec = &Executor{
 		Store: cfg.Store, Prober: prober, Events: cfg.Events, Alerts: cfg.Alerts,
 		FailureThreshold: cfg.FailureThreshold, ResultsKept: cfg.ResultsKept, Logger: cfg.Logger,
 	}
 	return c
 }
 
-// Register implements Plugin: it adds the check worker and the sweep worker.
-// Queues implements QueuePlugin: checks wait on the network, so a queue of
-// their own with many workers keeps them off the executions' workers.
+// Queues returns the checks' queue when it is not the default: checks
+// wait on the network, so a queue of their own with many workers keeps
+// them off the executions' workers.
 func (c *Checks) Queues() map[string]river.QueueConfig {
 	if c.cfg.Queue == river.QueueDefault {
 		return nil
@@ -170,7 +167,7 @@ func (c *Checks) Queues() map[string]river.QueueConfig {
 	return map[string]river.QueueConfig{c.cfg.Queue: {MaxWorkers: 50}}
 }
 
-// Register implements Plugin.
+// Register adds the check worker and the sweep worker.
 func (c *Checks) Register(workers *river.Workers) error {
 	if err := river.AddWorkerSafely(workers, &checkWorker{checks: c}); err != nil {
 		return err
@@ -178,7 +175,7 @@ func (c *Checks) Register(workers *river.Workers) error {
 	return river.AddWorkerSafely(workers, &checkSweepWorker{checks: c})
 }
 
-// PeriodicJobs implements Plugin: the sweep, every SweepInterval and once at start.
+// PeriodicJobs returns the sweep, every SweepInterval and once at start.
 func (c *Checks) PeriodicJobs() []*river.PeriodicJob {
 	return []*river.PeriodicJob{river.NewPeriodicJob(
 		river.PeriodicInterval(c.cfg.SweepInterval),
@@ -187,23 +184,10 @@ func (c *Checks) PeriodicJobs() []*river.PeriodicJob {
 	)}
 }
 
-// Bind sets the runner whose River client Schedule and Sweep insert with.
-func (c *Checks) Bind(r *Runner) { c.client.Store(r.Client()) }
+// errNoRiver is returned by Schedule and Sweep without ChecksConfig.River.
+var errNoRiver = algoitny.Internal(errors.New("watch: ChecksConfig.River is not set"), "the check scheduler is not configured")
 
-// errNotBound is returned by Schedule and Sweep before Bind.
-var errNotBound = algoitny.Internal(errors.New("jobs: Checks.Bind was not called"), "the check scheduler is not configured")
-
-func (c *Checks) insertClient(ctx context.Context) (*river.Client[pgx.Tx], error) {
-	if client, err := river.ClientFromContextSafely[pgx.Tx](ctx); err == nil {
-		return client, nil
-	}
-	if client := c.client.Load(); client != nil {
-		return client, nil
-	}
-	return nil, errNotBound
-}
-
-// Schedule implements watch.Scheduler: it makes sure the ACTIVE check has a
+// Schedule implements Scheduler: it makes sure the ACTIVE check has a
 // job that wakes up no later than its NextRunAt — inserting one, or waking
 // the existing one when it sleeps past it (the delay was shortened). It is
 // idempotent and does nothing for a check that is not ACTIVE. It returns
@@ -212,11 +196,10 @@ func (c *Checks) Schedule(ctx context.Context, check *algoitny.Check) error {
 	if check.Status != algoitny.CheckActive || check.NextRunAt == nil {
 		return nil
 	}
-	client, err := c.insertClient(ctx)
-	if err != nil {
-		return err
+	if c.cfg.River == nil {
+		return errNoRiver
 	}
-	return c.ensure(ctx, client, check.ID, *check.NextRunAt)
+	return c.ensure(ctx, c.cfg.River, check.ID, *check.NextRunAt)
 }
 
 // ensure inserts the check's job to run now (it goes back to sleep if the
@@ -241,11 +224,11 @@ func (c *Checks) ensure(ctx context.Context, client *river.Client[pgx.Tx], id st
 // Type-Status index, one type at a time; a check whose job is alive is left
 // as it is (inserting is idempotent). It first revives checks that older
 // versions stopped for good (FAILED): they become ACTIVE and DOWN and run
-// now (watch.Revive), counted with the overdue ones.
+// now (Revive), counted with the overdue ones.
 func (c *Checks) Sweep(ctx context.Context) (int, error) {
-	client, err := c.insertClient(ctx)
-	if err != nil {
-		return 0, err
+	client := c.cfg.River
+	if client == nil {
+		return 0, errNoRiver
 	}
 	found := 0
 	for _, t := range algoitny.CheckTypes {
@@ -291,7 +274,7 @@ func (c *Checks) reviveFailed(ctx context.Context, client *river.Client[pgx.Tx],
 		}
 		revived := 0
 		for _, check := range page.Items {
-			if !watch.Revive(check, time.Now()) {
+			if !Revive(check, time.Now()) {
 				continue
 			}
 			updated, err := c.cfg.Store.UpdateCheck(ctx, check)

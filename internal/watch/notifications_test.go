@@ -1,4 +1,4 @@
-package jobs_test
+package watch_test
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
-	"github.com/algoitny/api/internal/jobs"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/watch"
 )
 
@@ -115,12 +115,12 @@ func TestCheckNotifications(t *testing.T) {
 	// produces DOWN then UP notifications to a webhook receiver, signed.
 	t.Run("DownThenUpToWebhook", func(t *testing.T) {
 		t.Parallel()
-		b := setupWatchTuned(t, func(c *jobs.ChecksConfig) { c.FailureThreshold, c.Retries = watch.DefaultFailureThreshold, -1 })
+		b := setupWatchTuned(t, func(c *watch.ChecksConfig) { c.FailureThreshold, c.Retries = watch.DefaultFailureThreshold, -1 })
 		rc := newReceiver(t)
 		ch := b.subscribe(t, rc)
 		target := flaky(t, 6)
 		c := b.create(t, target.URL, 100)
-		eventually(t, 60*time.Second, "DOWN and UP notifications", func() bool { return len(rc.notifications()) >= 2 })
+		algoitnytest.Eventually(t, 60*time.Second, "DOWN and UP notifications", func() bool { return len(rc.notifications()) >= 2 })
 		got := rc.notifications()
 		if len(got) != 2 || got[0].State != algoitny.CheckStateDown || got[1].State != algoitny.CheckStateUp {
 			t.Fatalf("notifications %+v", got)
@@ -155,12 +155,12 @@ func TestCheckNotifications(t *testing.T) {
 
 	t.Run("FailingWebhookRetriedAndLogged", func(t *testing.T) {
 		t.Parallel()
-		b := setupWatchTuned(t, func(c *jobs.ChecksConfig) { c.Retries = -1 })
+		b := setupWatchTuned(t, func(c *watch.ChecksConfig) { c.Retries = -1 })
 		good := newReceiver(t, http.StatusInternalServerError, http.StatusBadGateway) // fails twice, then accepts
 		bad := newReceiver(t, 500, 500, 500, 500, 500, 500, 500)                      // fails every attempt
 		goodCh, badCh := b.subscribe(t, good), b.subscribe(t, bad)
 		b.create(t, flaky(t, 3).URL, 100) // DOWN after 3, then UP: two notifications each
-		eventually(t, 60*time.Second, "both notifications after retries", func() bool { return len(good.notifications()) == 2 })
+		algoitnytest.Eventually(t, 60*time.Second, "both notifications after retries", func() bool { return len(good.notifications()) == 2 })
 		deliveries := func(ch *algoitny.NotificationChannel) []*algoitny.NotificationDelivery {
 			log, err := b.svc.Deliveries(watchUser(), ch.ID, algoitny.PageRequest{First: 10})
 			if err != nil {
@@ -168,7 +168,7 @@ func TestCheckNotifications(t *testing.T) {
 			}
 			return log.Items
 		}
-		eventually(t, 60*time.Second, "the failing channel's deliveries to settle", func() bool {
+		algoitnytest.Eventually(t, 60*time.Second, "the failing channel's deliveries to settle", func() bool {
 			ds := deliveries(badCh)
 			return len(ds) == 2 && ds[0].Status != algoitny.DeliveryPending && ds[1].Status != algoitny.DeliveryPending
 		})
@@ -215,12 +215,12 @@ func TestCheckNotifications(t *testing.T) {
 	// however many times it is dispatched.
 	t.Run("AlertLeftByACrashIsSwept", func(t *testing.T) {
 		t.Parallel()
-		b := setupWatchTuned(t, func(c *jobs.ChecksConfig) { c.Retries, c.Alerts = -1, crashedAlerter{} })
+		b := setupWatchTuned(t, func(c *watch.ChecksConfig) { c.Retries, c.Alerts = -1, crashedAlerter{} })
 		ctx := context.Background()
 		rcs := []*receiver{newReceiver(t), newReceiver(t)}
 		chs := []*algoitny.NotificationChannel{b.subscribe(t, rcs[0]), b.subscribe(t, rcs[1])}
 		c := b.create(t, flaky(t, 1_000_000).URL, 100)
-		eventually(t, 60*time.Second, "the check DOWN", func() bool { return b.get(t, c.ID).State == algoitny.CheckStateDown })
+		algoitnytest.Eventually(t, 60*time.Second, "the check DOWN", func() bool { return b.get(t, c.ID).State == algoitny.CheckStateDown })
 		alerts, err := b.db.ListCheckAlerts(ctx, "", 10)
 		if err != nil {
 			t.Fatal(err)
@@ -238,7 +238,7 @@ func TestCheckNotifications(t *testing.T) {
 		}
 		ids := map[string]bool{}
 		for i, rc := range rcs {
-			eventually(t, 60*time.Second, "the DOWN notification", func() bool { return len(rc.notifications()) == 1 })
+			algoitnytest.Eventually(t, 60*time.Second, "the DOWN notification", func() bool { return len(rc.notifications()) == 1 })
 			if got := rc.notifications()[0]; got.CheckID != algoitny.GlobalID("Check", c.ID) || got.State != algoitny.CheckStateDown {
 				t.Fatalf("notification %+v", got)
 			}
@@ -286,7 +286,7 @@ func TestCheckNotifications(t *testing.T) {
 		t.Parallel()
 		var failing atomic.Value // the check whose deliveries cannot be logged
 		failing.Store("")
-		b := setupWatchWith(t, func(c *jobs.ChecksConfig) { c.Retries, c.Alerts = -1, crashedAlerter{} }, func(c *jobs.NotificationsConfig) {
+		b := setupWatchWith(t, func(c *watch.ChecksConfig) { c.Retries, c.Alerts = -1, crashedAlerter{} }, func(c *watch.NotificationsConfig) {
 			c.SweepPage = 1
 			c.Store = failingDeliveries{NotifyStore: c.Store, check: &failing}
 		})
@@ -296,7 +296,7 @@ func TestCheckNotifications(t *testing.T) {
 		var checks []string
 		for range 3 {
 			c := b.create(t, flaky(t, 1_000_000).URL, 100)
-			eventually(t, 60*time.Second, "the check DOWN", func() bool { return b.get(t, c.ID).State == algoitny.CheckStateDown })
+			algoitnytest.Eventually(t, 60*time.Second, "the check DOWN", func() bool { return b.get(t, c.ID).State == algoitny.CheckStateDown })
 			checks = append(checks, c.ID)
 		}
 		alerts, err := b.db.ListCheckAlerts(ctx, "", 10)
@@ -308,7 +308,7 @@ func TestCheckNotifications(t *testing.T) {
 		if n != 2 || err == nil || !strings.Contains(err.Error(), alerts[0].ID) {
 			t.Fatalf("sweep: %d alerts, %v; want 2 and the first alert's failure", n, err)
 		}
-		eventually(t, 60*time.Second, "two notifications", func() bool { return len(rc.notifications()) == 2 })
+		algoitnytest.Eventually(t, 60*time.Second, "two notifications", func() bool { return len(rc.notifications()) == 2 })
 		if left, err := b.db.ListCheckAlerts(ctx, "", 10); err != nil || len(left) != 1 || left[0].ID != alerts[0].ID {
 			t.Fatalf("outbox after the sweep: %+v, %v; want the failing alert only", left, err)
 		}
@@ -316,7 +316,7 @@ func TestCheckNotifications(t *testing.T) {
 
 	t.Run("MaintenanceSilences", func(t *testing.T) {
 		t.Parallel()
-		b := setupWatchTuned(t, func(c *jobs.ChecksConfig) { c.Retries = -1 })
+		b := setupWatchTuned(t, func(c *watch.ChecksConfig) { c.Retries = -1 })
 		rc := newReceiver(t)
 		ch := b.subscribe(t, rc)
 		now := time.Now()
@@ -389,7 +389,7 @@ func TestCheckNotifications(t *testing.T) {
 // failingDeliveries is the outbox's store, with the deliveries of one
 // check (check's value) failing to be logged, as if DynamoDB refused them.
 type failingDeliveries struct {
-	jobs.NotifyStore
+	watch.NotifyStore
 	check *atomic.Value
 }
 

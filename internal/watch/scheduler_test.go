@@ -1,4 +1,4 @@
-package jobs_test
+package watch_test
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/dynamo"
 	"github.com/algoitny/api/internal/dynamo/dynamotest"
 	"github.com/algoitny/api/internal/jobs"
@@ -89,14 +90,14 @@ func (tg *watchTarget) maxConcurrent() int {
 type watchBundle struct {
 	// tune, when set, changes the scheduler's configuration before a runner
 	// starts.
-	tune func(*jobs.ChecksConfig)
+	tune func(*watch.ChecksConfig)
 	// tuneNotify adjusts the notifications of every runner started.
-	tuneNotify func(*jobs.NotificationsConfig)
-	notify     *jobs.Notifications
+	tuneNotify func(*watch.NotificationsConfig)
+	notify     *watch.Notifications
 	db         *dynamo.DB
 	schema     string
 	svc        *watch.Service
-	checks     *jobs.Checks
+	checks     *watch.Checks
 	runner     *jobs.Runner
 	events     *watch.Events
 	fetch      *safehttp.Client
@@ -108,20 +109,16 @@ func setupWatch(t *testing.T) *watchBundle { return setupWatchTuned(t, nil) }
 
 // setupWatchTuned is setupWatch with the scheduler's configuration changed
 // by tune. Notifications go out with retries 50 ms apart, at most 3 sends.
-func setupWatchTuned(t *testing.T, tune func(*jobs.ChecksConfig)) *watchBundle {
+func setupWatchTuned(t *testing.T, tune func(*watch.ChecksConfig)) *watchBundle {
 	t.Helper()
 	return setupWatchWith(t, tune, nil)
 }
 
 // setupWatchWith is setupWatchTuned with the notifications' configuration
 // changed by tuneNotify too.
-func setupWatchWith(t *testing.T, tune func(*jobs.ChecksConfig), tuneNotify func(*jobs.NotificationsConfig)) *watchBundle {
+func setupWatchWith(t *testing.T, tune func(*watch.ChecksConfig), tuneNotify func(*watch.NotificationsConfig)) *watchBundle {
 	t.Helper()
-	ctx := context.Background()
-	b := &watchBundle{schema: riverSchema("watch"), db: dynamotest.NewDB(t), tune: tune, tuneNotify: tuneNotify}
-	if _, err := jobs.Migrate(ctx, pool, b.schema); err != nil {
-		t.Fatal(err)
-	}
+	b := &watchBundle{schema: riverSchema(t, "watch"), db: dynamotest.NewDB(t), tune: tune, tuneNotify: tuneNotify}
 	broker := pubsub.NewMemory(pubsub.MemoryConfig{})
 	t.Cleanup(broker.Close)
 	b.events = &watch.Events{Broker: broker}
@@ -132,27 +129,31 @@ func setupWatchWith(t *testing.T, tune func(*jobs.ChecksConfig), tuneNotify func
 }
 
 // startRunner starts one more worker process on the bundle's schema.
-func (b *watchBundle) startRunner(t *testing.T) (*jobs.Checks, *jobs.Runner) {
+func (b *watchBundle) startRunner(t *testing.T) (*watch.Checks, *jobs.Runner) {
 	t.Helper()
 	ctx := context.Background()
+	insert, err := jobs.NewInsertClient(pool, b.schema, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
 	// The outbox sweep runs at start (it takes alerts older than the
 	// default 30 s: none of a test's), then when a test calls it.
-	ncfg := jobs.NotificationsConfig{
-		Store: b.db, Poster: b.fetch, MaxAttempts: 3, RetryBackoff: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler),
+	ncfg := watch.NotificationsConfig{
+		Store: b.db, River: insert, Poster: b.fetch, MaxAttempts: 3, RetryBackoff: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler),
 		SweepInterval: time.Hour,
 	}
 	if b.tuneNotify != nil {
 		b.tuneNotify(&ncfg)
 	}
-	notify := jobs.NewNotifications(ncfg)
-	cfg := jobs.ChecksConfig{
-		Store: b.db, Fetch: b.fetch, Events: b.events, FailureThreshold: 3, RunTimeout: time.Second, RetryBackoff: 10 * time.Millisecond,
+	notify := watch.NewNotifications(ncfg)
+	cfg := watch.ChecksConfig{
+		Store: b.db, River: insert, Fetch: b.fetch, Events: b.events, FailureThreshold: 3, RunTimeout: time.Second, RetryBackoff: 10 * time.Millisecond,
 		SweepInterval: time.Hour, OverdueAfter: 200 * time.Millisecond, Logger: slog.New(slog.DiscardHandler), Alerts: notify,
 	}
 	if b.tune != nil {
 		b.tune(&cfg)
 	}
-	checks := jobs.NewChecks(cfg)
+	checks := watch.NewChecks(cfg)
 	eng, err := judge.New(judge.Config{Sandbox: judge.SandboxNone, AllowUnsandboxed: true, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -167,8 +168,6 @@ func (b *watchBundle) startRunner(t *testing.T) (*jobs.Checks, *jobs.Runner) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checks.Bind(r)
-	notify.Bind(r)
 	b.notify = notify
 	if err := r.Start(ctx); err != nil {
 		t.Fatal(err)
@@ -202,7 +201,7 @@ func (b *watchBundle) get(t *testing.T, id string) *algoitny.Check {
 // checkJobs returns the River jobs of check id in the given states.
 func (b *watchBundle) checkJobs(t *testing.T, id string, states ...rivertype.JobState) []*rivertype.JobRow {
 	t.Helper()
-	res, err := b.runner.Client().JobList(context.Background(), river.NewJobListParams().Kinds(jobs.CheckArgs{}.Kind()).States(states...).First(1000))
+	res, err := b.runner.Client().JobList(context.Background(), river.NewJobListParams().Kinds(watch.CheckArgs{}.Kind()).States(states...).First(1000))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,18 +223,6 @@ func watchUser() context.Context {
 	})
 }
 
-// eventually waits up to timeout for cond.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // quiet asserts that the target gets no request for d.
 func quiet(t *testing.T, tg *watchTarget, d time.Duration, what string) {
 	t.Helper()
@@ -255,7 +242,7 @@ func TestCheckScheduler(t *testing.T) {
 		tg := newWatchTarget(t)
 		c := b.create(t, tg.URL, 200)
 		// Runs go on: three of them, however slow the machine.
-		eventually(t, time.Minute, "three runs", func() bool { return tg.count() >= 3 })
+		algoitnytest.Eventually(t, time.Minute, "three runs", func() bool { return tg.count() >= 3 })
 		hits := tg.times()
 		in := len(hits)
 		// About every 200 ms: never more runs than periods (no pile-up). How
@@ -268,7 +255,7 @@ func TestCheckScheduler(t *testing.T) {
 		// A run whose request the target has answered may not have stored
 		// its result yet (seen: 11 requests, 10 runs stored).
 		var cur *algoitny.Check
-		eventually(t, 30*time.Second, "every run the target saw stored", func() bool {
+		algoitnytest.Eventually(t, 30*time.Second, "every run the target saw stored", func() bool {
 			cur = b.get(t, c.ID)
 			return cur.Runs >= int64(in)
 		})
@@ -301,7 +288,7 @@ func TestCheckScheduler(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		eventually(t, 30*time.Second, "5 runs", func() bool { return tg.count() >= 5 })
+		algoitnytest.Eventually(t, 30*time.Second, "5 runs", func() bool { return tg.count() >= 5 })
 		if n := tg.maxConcurrent(); n != 1 {
 			t.Fatalf("%d runs of one check at once", n)
 		}
@@ -323,18 +310,18 @@ func TestCheckScheduler(t *testing.T) {
 		b := setupWatch(t)
 		tg := newWatchTarget(t)
 		c := b.create(t, tg.URL, 100)
-		eventually(t, 30*time.Second, "2 runs", func() bool { return tg.count() >= 2 })
+		algoitnytest.Eventually(t, 30*time.Second, "2 runs", func() bool { return tg.count() >= 2 })
 		if _, err := b.svc.Pause(watchUser(), c.ID); err != nil {
 			t.Fatal(err)
 		}
 		// The job ends at its next wake-up (a run in flight finishes first).
-		eventually(t, 30*time.Second, "the job to end", func() bool { return len(b.checkJobs(t, c.ID, liveStates...)) == 0 })
+		algoitnytest.Eventually(t, 30*time.Second, "the job to end", func() bool { return len(b.checkJobs(t, c.ID, liveStates...)) == 0 })
 		quiet(t, tg, 600*time.Millisecond, "paused")
 		if _, err := b.svc.Resume(watchUser(), c.ID); err != nil {
 			t.Fatal(err)
 		}
 		n := tg.count()
-		eventually(t, 30*time.Second, "runs after resume", func() bool { return tg.count() >= n+2 })
+		algoitnytest.Eventually(t, 30*time.Second, "runs after resume", func() bool { return tg.count() >= n+2 })
 	})
 
 	t.Run("DeletedStops", func(t *testing.T) {
@@ -342,11 +329,11 @@ func TestCheckScheduler(t *testing.T) {
 		b := setupWatch(t)
 		tg := newWatchTarget(t)
 		c := b.create(t, tg.URL, 100)
-		eventually(t, 30*time.Second, "2 runs", func() bool { return tg.count() >= 2 })
+		algoitnytest.Eventually(t, 30*time.Second, "2 runs", func() bool { return tg.count() >= 2 })
 		if err := b.svc.Delete(watchUser(), c.ID); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, 30*time.Second, "the job to end", func() bool { return len(b.checkJobs(t, c.ID, liveStates...)) == 0 })
+		algoitnytest.Eventually(t, 30*time.Second, "the job to end", func() bool { return len(b.checkJobs(t, c.ID, liveStates...)) == 0 })
 		quiet(t, tg, 600*time.Millisecond, "deleted")
 		if res, err := b.db.ListCheckResults(context.Background(), c.ID, 10); err != nil || len(res) != 0 {
 			t.Fatalf("results of a deleted check: %d %v", len(res), err)
@@ -359,7 +346,7 @@ func TestCheckScheduler(t *testing.T) {
 		tg := newWatchTarget(t)
 		tg.set(http.StatusInternalServerError, 0)
 		c := b.create(t, tg.URL, 100)
-		eventually(t, 30*time.Second, "DOWN", func() bool { return b.get(t, c.ID).State == algoitny.CheckStateDown })
+		algoitnytest.Eventually(t, 30*time.Second, "DOWN", func() bool { return b.get(t, c.ID).State == algoitny.CheckStateDown })
 		cur := b.get(t, c.ID)
 		if !strings.Contains(cur.FailureReason, "3 failed runs") || !strings.Contains(cur.FailureReason, "HTTP 500") ||
 			cur.NextRunAt == nil || cur.Status != algoitny.CheckActive || cur.LastResult.Attempts != 3 {
@@ -367,12 +354,12 @@ func TestCheckScheduler(t *testing.T) {
 		}
 		// Still running (each run: one fetch and two retries).
 		n := tg.count()
-		eventually(t, 30*time.Second, "runs while DOWN", func() bool { return tg.count() >= n+3 })
+		algoitnytest.Eventually(t, 30*time.Second, "runs while DOWN", func() bool { return tg.count() >= n+3 })
 		if jobs := b.checkJobs(t, c.ID, liveStates...); len(jobs) != 1 {
 			t.Fatalf("%d live jobs of a DOWN check", len(jobs))
 		}
 		tg.set(http.StatusOK, 0)
-		eventually(t, 30*time.Second, "UP again", func() bool {
+		algoitnytest.Eventually(t, 30*time.Second, "UP again", func() bool {
 			cur := b.get(t, c.ID)
 			return cur.State == algoitny.CheckStateUp && cur.LastResult.Status == algoitny.CheckUp && cur.FailureReason == ""
 		})
@@ -393,7 +380,7 @@ func TestCheckScheduler(t *testing.T) {
 			return c
 		}
 		c := keyword(tg.URL, "registration open")
-		eventually(t, 30*time.Second, "DOWN", func() bool { return b.get(t, c.ID).State == algoitny.CheckStateDown })
+		algoitnytest.Eventually(t, 30*time.Second, "DOWN", func() bool { return b.get(t, c.ID).State == algoitny.CheckStateDown })
 		cur := b.get(t, c.ID)
 		if cur.ConsecutiveFailures < 3 || cur.LastResult.Status != algoitny.CheckDown || !strings.Contains(cur.FailureReason, "registration open") ||
 			!strings.Contains(cur.LastResult.Error, "does not contain the keyword") {
@@ -403,10 +390,10 @@ func TestCheckScheduler(t *testing.T) {
 		down := newWatchTarget(t)
 		down.set(http.StatusServiceUnavailable, 0)
 		d := keyword(down.URL, "registration open")
-		eventually(t, 30*time.Second, "DOWN on 503", func() bool { return b.get(t, d.ID).State == algoitny.CheckStateDown })
+		algoitnytest.Eventually(t, 30*time.Second, "DOWN on 503", func() bool { return b.get(t, d.ID).State == algoitny.CheckStateDown })
 		down.set(http.StatusOK, 0) // 200, still without the keyword
 		n := b.get(t, d.ID).Runs
-		eventually(t, 30*time.Second, "two more runs", func() bool { return b.get(t, d.ID).Runs >= n+2 })
+		algoitnytest.Eventually(t, 30*time.Second, "two more runs", func() bool { return b.get(t, d.ID).Runs >= n+2 })
 		if cur := b.get(t, d.ID); cur.State != algoitny.CheckStateDown || cur.LastResult.HTTPStatus != 200 {
 			t.Fatalf("a DOWN keyword check after a 200 without the keyword: %+v", cur)
 		}
@@ -422,13 +409,13 @@ func TestCheckScheduler(t *testing.T) {
 		if err := b.db.CreateCheck(context.Background(), c, -1); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, 30*time.Second, "the sweep to revive it", func() bool {
+		algoitnytest.Eventually(t, 30*time.Second, "the sweep to revive it", func() bool {
 			if _, err := b.checks.Sweep(context.Background()); err != nil {
 				t.Fatal(err)
 			}
 			return b.get(t, c.ID).Status == algoitny.CheckActive
 		})
-		eventually(t, 30*time.Second, "UP after a good run", func() bool {
+		algoitnytest.Eventually(t, 30*time.Second, "UP after a good run", func() bool {
 			cur := b.get(t, c.ID)
 			return cur.State == algoitny.CheckStateUp && tg.count() >= 1
 		})
@@ -441,9 +428,9 @@ func TestCheckScheduler(t *testing.T) {
 		// The runner's own sweep runs once when it becomes leader; let it
 		// pass (the next one is an hour away) so that the test's Sweep is
 		// the one that finds the lost check.
-		eventually(t, 30*time.Second, "the start-up sweep", func() bool {
+		algoitnytest.Eventually(t, 30*time.Second, "the start-up sweep", func() bool {
 			res, err := b.runner.Client().JobList(context.Background(),
-				river.NewJobListParams().Kinds(jobs.CheckSweepArgs{}.Kind()).States(rivertype.JobStateCompleted))
+				river.NewJobListParams().Kinds(watch.CheckSweepArgs{}.Kind()).States(rivertype.JobStateCompleted))
 			return err == nil && len(res.Jobs) > 0
 		})
 		// Stored without a job, as after a crash between the write and the insert.
@@ -456,7 +443,7 @@ func TestCheckScheduler(t *testing.T) {
 		if err != nil || n != 1 {
 			t.Fatalf("sweep found %d (%v)", n, err)
 		}
-		eventually(t, 30*time.Second, "runs after the sweep", func() bool { return tg.count() >= 2 })
+		algoitnytest.Eventually(t, 30*time.Second, "runs after the sweep", func() bool { return tg.count() >= 2 })
 		// A check whose job is alive is not scheduled twice.
 		if _, err := b.checks.Sweep(context.Background()); err != nil {
 			t.Fatal(err)
@@ -471,7 +458,7 @@ func TestCheckScheduler(t *testing.T) {
 		b := setupWatch(t)
 		tg := newWatchTarget(t)
 		b.create(t, tg.URL, 100)
-		eventually(t, 30*time.Second, "2 runs", func() bool { return tg.count() >= 2 })
+		algoitnytest.Eventually(t, 30*time.Second, "2 runs", func() bool { return tg.count() >= 2 })
 		stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		if err := b.runner.Stop(stop); err != nil {
@@ -482,7 +469,7 @@ func TestCheckScheduler(t *testing.T) {
 		// periods missed while stopped are skipped, not made up in a burst.
 		n := tg.count()
 		b.startRunner(t)
-		eventually(t, 30*time.Second, "runs after the restart", func() bool { return tg.count() >= n+4 })
+		algoitnytest.Eventually(t, 30*time.Second, "runs after the restart", func() bool { return tg.count() >= n+4 })
 		after := tg.times()[n:]
 		burst := 0
 		for _, h := range after {
