@@ -408,7 +408,7 @@ func (s *Service) MyUsage(ctx context.Context) ([]*algoitny.Usage, error) {
 	}
 	now := s.now()
 	var counts map[algoitny.UsageAction]int
-	if u := a.Usage; u != nil && u.Day == algoitny.UsageDay(now) && now.Sub(u.ReadAt) < usageReadWithSession {
+	if u := a.Usage; u != nil && u.Day == algoitny.UsageDay(now) && now.Sub(u.ReadAt) < usageReadWithSession && !u.Spent() {
 		counts = u.Counts // read with the session
 	} else {
 		var err error
@@ -447,6 +447,9 @@ func (s *Service) Charge(ctx context.Context, log *algoitny.UsageLog) (*algoitny
 		return nil, err
 	}
 	log.UserID = a.UserID()
+	if a.Usage != nil {
+		a.Usage.Spend() // what MyUsage shows is read again
+	}
 	c := &algoitny.Charge{Log: log, Limit: dailyLimit(a, log.Action)}
 	if a.Plan != nil {
 		c.Plan = a.Plan.Name

@@ -2,6 +2,7 @@ package algoitny
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 )
 
@@ -137,9 +138,17 @@ type AuthSnapshot struct {
 }
 
 // DailyUsage is how many of each metered action a user used on Day (a
-// UsageDay string), as read at ReadAt.
+// UsageDay string), as read at ReadAt. Spend marks it out of date: a use
+// was charged since (by the same request, or a socket's later operation).
 type DailyUsage struct {
 	Day    string
 	Counts map[UsageAction]int
 	ReadAt time.Time
+	spent  atomic.Bool
 }
+
+// Spend records that a use was charged after the counts were read.
+func (u *DailyUsage) Spend() { u.spent.Store(true) }
+
+// Spent reports whether a use was charged after the counts were read.
+func (u *DailyUsage) Spent() bool { return u.spent.Load() }

@@ -28,10 +28,12 @@ func TestDisplayCache(t *testing.T) {
 	cached := newDB(t)
 	var skew atomic.Int64 // the cached process's clock, ahead of the real one
 	cached.SetClock(func() time.Time { return time.Now().Add(time.Duration(skew.Load())) })
-	cached.CacheDisplayData(dynamo.DisplayBound)
-	// pass moves the cached process's clock past the bound: whatever it
-	// keeps now has expired.
-	pass := func() { skew.Add(int64(dynamo.DisplayBound)) }
+	// A bound far longer than the test (a slow machine must not expire
+	// entries on its own); pass moves the cached process's clock past it:
+	// whatever it keeps now has expired.
+	const bound = time.Hour
+	cached.CacheDisplayData(bound)
+	pass := func() { skew.Add(int64(bound)) }
 	// Another process on the same tables: a worker that writes, no cache.
 	worker, err := dynamo.Open(ctx, dynamo.Config{Endpoint: dynamotest.Endpoint(), TablePrefix: strings.TrimSuffix(cached.Tables().Main, "Main")})
 	algoitnytest.OK(t, err)

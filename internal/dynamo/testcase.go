@@ -878,6 +878,9 @@ func (db *DB) PrefetchProblem(ctx context.Context, ref algoitny.ProblemRef, page
 	if err != nil {
 		return ctx, algoitny.Page[*algoitny.TestCase]{}, err
 	}
+	if len(out.Cursors) > 0 {
+		out.StartCursor = out.Cursors[0] // as ListTestCases gives it
+	}
 	if meta != nil {
 		ctx = context.WithValue(ctx, prefetchedKey{}, &prefetched{table: db.tables.Main, key: itemKey{pk, skMetadata}, item: meta})
 	}
