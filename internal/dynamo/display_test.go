@@ -193,7 +193,8 @@ func TestDisplayCache(t *testing.T) {
 		algoitnytest.OK(t, err)
 		_, err = worker.UpdatePlan(ctx, "Pro", algoitny.PlanUpdate{MaxHintsPerDay: ptr(7)})
 		algoitnytest.OK(t, err)
-		algoitnytest.OK(t, worker.RevokeSession(ctx, "s-1", time.Now().Add(time.Hour)))
+		// The marker outlives the cached process's moved clock.
+		algoitnytest.OK(t, worker.RevokeSession(ctx, "s-1", time.Now().Add(24*time.Hour)))
 		_, err = worker.SetHistoryVisibility(ctx, h.Ref(), true)
 		algoitnytest.OK(t, err)
 		snap, err := cached.AuthLookup(ctx, auth)
