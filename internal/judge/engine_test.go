@@ -22,7 +22,7 @@ func TestNew(t *testing.T) {
 		if !errors.Is(err, judge.ErrSandboxUnavailable) {
 			t.Fatalf("New without bwrap: %v, want ErrSandboxUnavailable", err)
 		}
-		if !strings.Contains(err.Error(), "apt-get install -y bubblewrap") || !strings.Contains(err.Error(), "AllowUnsandboxed") {
+		if !strings.Contains(err.Error(), "apt-get install -y bubblewrap") {
 			t.Fatalf("the error should say how to fix it: %v", err)
 		}
 	})
