@@ -175,7 +175,7 @@ run(async () => {
 
   const { data: u } = await apollo.query({ query: USAGE, fetchPolicy: "network-only" });
   const used = Object.fromEntries(u.myUsage.map((x) => [x.action, x.used]));
-  assert.deepEqual(used, { EXECUTION: 2, HINT: 1 });
+  assert.deepEqual(used, { EXECUTION: 2, HINT: 1, CODE_RUN: 0, COUNTEREXAMPLE: 0 });
   step("usage", { used });
   ws.dispose();
 });

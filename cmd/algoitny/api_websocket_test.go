@@ -305,6 +305,10 @@ func TestWebsocketFanOut(t *testing.T) {
 	t.Parallel()
 	s := startAPI(t, func(c *Config) {
 		c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32"), netip.MustParsePrefix("::1/128")}
+		// 200 subscriptions start at once and wait for the admission's
+		// slots: on a loaded machine longer than the default 5 s (then
+		// SERVER_BUSY, which a client retries; this test is about delivery).
+		c.Admission.QueueTimeout = 2 * time.Minute
 	})
 	admin := s.staff(t, "admin@example.com")
 	s.createProblem(t, admin, "BAEKJOON", "1000", 1, true)

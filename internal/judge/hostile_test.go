@@ -365,17 +365,33 @@ int main(void) {
 	t.Run("ChildrenShareTheMemoryLimit", func(t *testing.T) {
 		t.Parallel()
 		e, base := newEngine(t, mode(judge.Config{}), "c")
-		src := `#include <stdlib.h>
+		// A pipe makes sure both hold their 40 MB at the same time, however
+		// slowly a loaded machine schedules them.
+		src := `#include <signal.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
-int main(void) {
-	pid_t child = fork();
+static void hold(void) {
 	volatile char *p = malloc(40 << 20); /* volatile: the writes stay */
 	for (int i = 0; i < 40 << 20; i += 4096)
-		p[i] = 1; /* both processes hold 40 MB */
+		p[i] = 1;
+}
+int main(void) {
+	int ready[2];
+	if (pipe(ready) != 0)
+		return 1;
+	pid_t child = fork();
+	hold();
+	if (child == 0) {
+		write(ready[1], "x", 1);
+		pause(); /* holds its 40 MB until killed */
+		return 0;
+	}
+	char c;
+	read(ready[0], &c, 1); /* both hold 40 MB now */
 	usleep(500 * 1000);
-	if (child > 0)
-		waitpid(child, NULL, 0);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
 	return 0;
 }
 `

@@ -235,7 +235,11 @@ func (e *Engine) runInteractor(ctx context.Context, prog *Program, sub Submissio
 		return RunResult{}, err
 	}
 	solWall := solLim.effective(prog.lang).Wall
-	lim.WallTime = max(lim.effective(sub.Interactor.Program.lang).Wall, solWall+interactorGrace+time.Second)
+	// Past the solution's by a margin that a loaded machine's scheduling
+	// does not eat: an interactor that notices the solution's end (killed
+	// at its limit) must get to exit on its own, or the solution's TLE
+	// would read as the interactor's failure.
+	lim.WallTime = max(lim.effective(sub.Interactor.Program.lang).Wall, solWall+interactorGrace+5*time.Second)
 	args, mounts, vars := e.interactorArgs(sub.Interactor, tc, hostDir, fbDir)
 	return sub.Interactor.Program.run(ctx, RunOptions{
 		Args:   args,
