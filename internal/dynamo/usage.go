@@ -65,8 +65,13 @@ func (db *DB) ConsumeQuota(ctx context.Context, log *algoitny.UsageLog, limit in
 
 // planLimitAttr is the plan attribute that holds the daily limit of action.
 func planLimitAttr(action algoitny.UsageAction) string {
-	if action == algoitny.ActionHint {
+	switch action {
+	case algoitny.ActionHint:
 		return "MaxHintsPerDay"
+	case algoitny.ActionCodeRun:
+		return "MaxCodeRunsPerDay"
+	case algoitny.ActionCounterexample:
+		return "MaxCounterexamplesPerDay"
 	}
 	return "MaxExecutionsPerDay"
 }
@@ -77,7 +82,13 @@ func planLimitAttr(action algoitny.UsageAction) string {
 // judged by the new limit, or it is refused at this item and made again
 // (CreateChargedJob) with the limit read anew.
 func (db *DB) planCheck(c *algoitny.Charge) types.TransactWriteItem {
-	cond := expression.Name(planLimitAttr(c.Log.Action)).Equal(expression.Value(c.Limit))
+	attr := planLimitAttr(c.Log.Action)
+	cond := expression.Name(attr).Equal(expression.Value(c.Limit))
+	if attr != "MaxExecutionsPerDay" && attr != "MaxHintsPerDay" {
+		// A plan stored before these limits existed falls back to its
+		// executions limit (planFromItem) until seed-plans fills them in.
+		cond = cond.Or(expression.Name(attr).AttributeNotExists().And(expression.Name("MaxExecutionsPerDay").Equal(expression.Value(c.Limit))))
+	}
 	expr, _ := expression.NewBuilder().WithCondition(cond).Build() // static: always builds
 	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 		TableName: aws.String(db.tables.Plans), Key: itemKey{planPK(c.Plan), skMetadata}.av(),

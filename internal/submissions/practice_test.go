@@ -17,7 +17,8 @@ import (
 func practising(id string, n int) context.Context {
 	return algoitny.WithActor(context.Background(), &algoitny.Actor{
 		User: &algoitny.User{ID: id, Email: id + "@example.com", IsActive: true},
-		Plan: &algoitny.Plan{Name: "Test", MaxCodeRunsPerDay: n, MaxCounterexamplesPerDay: n},
+		Plan: &algoitny.Plan{ // unnamed: a named plan is checked against its stored item when charged
+			MaxCodeRunsPerDay: n, MaxCounterexamplesPerDay: n},
 	})
 }
 

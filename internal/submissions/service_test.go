@@ -106,14 +106,15 @@ func setup(t *testing.T) *bundle {
 func as(id string, executionsPerDay int) context.Context {
 	return algoitny.WithActor(context.Background(), &algoitny.Actor{
 		User: &algoitny.User{ID: id, Email: id + "@example.com", IsActive: true},
-		Plan: &algoitny.Plan{Name: "Test", MaxExecutionsPerDay: executionsPerDay, MaxHintsPerDay: executionsPerDay},
+		Plan: &algoitny.Plan{ // unnamed: a named plan is checked against its stored item when charged
+			MaxExecutionsPerDay: executionsPerDay, MaxHintsPerDay: executionsPerDay},
 	})
 }
 
 func asStaff(id string) context.Context {
 	return algoitny.WithActor(context.Background(), &algoitny.Actor{
 		User: &algoitny.User{ID: id, Email: id + "@example.com", IsActive: true, IsStaff: true},
-		Plan: &algoitny.Plan{Name: "Admin", MaxExecutionsPerDay: algoitny.Unlimited},
+		Plan: &algoitny.Plan{MaxExecutionsPerDay: algoitny.Unlimited}, // unnamed: not stored
 	})
 }
 
