@@ -323,3 +323,27 @@ func TestChargeJudgedByThePlanNow(t *testing.T) {
 	algoitnytest.ErrCode(t, err, algoitny.ERATELIMITED)
 	checkPaid(t, db, "u1", algoitny.ActionExecution, 3)
 }
+
+// TestChargeOfEveryActionByItsPlanLimit: a code run and a counterexample
+// search are checked against their own limits in the plan (a charge with
+// the current limit is admitted, not refused as if the plan had changed),
+// and a plan stored before those limits existed against the executions
+// limit it falls back to.
+func TestChargeOfEveryActionByItsPlanLimit(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := newDB(t)
+	_, err := db.SeedPlans(ctx, algoitny.DefaultPlans(), false)
+	algoitnytest.OK(t, err)
+	free := algoitnytest.Must[*algoitny.Plan](t)(db.GetPlan(ctx, "Free"))
+	for _, action := range []algoitny.UsageAction{algoitny.ActionCodeRun, algoitny.ActionCounterexample, algoitny.ActionHint, algoitny.ActionExecution} {
+		c := charge("u-"+string(action), action, free.DailyLimit(action))
+		c.Plan = "Free"
+		algoitnytest.Must[*algoitny.Job](t)(created(db.CreateChargedJob(ctx, execution("u-"+string(action)), c)))
+	}
+	// A plan without MaxCodeRunsPerDay: its executions limit applies.
+	algoitnytest.OK(t, db.RemovePlanAttribute(ctx, "Free", "MaxCodeRunsPerDay"))
+	c := charge("u-old", algoitny.ActionCodeRun, free.MaxExecutionsPerDay)
+	c.Plan = "Free"
+	algoitnytest.Must[*algoitny.Job](t)(created(db.CreateChargedJob(ctx, execution("u-old"), c)))
+}
