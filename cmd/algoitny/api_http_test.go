@@ -52,10 +52,11 @@ func TestAPIDataloaderRequestCount(t *testing.T) {
 	}
 	n50, n5, n30 := count(50), count(5), count(30)
 	// One Query for the page, one BatchGetItem each for problems and users
-	// (problems fewer when the process keeps them), and one for the users'
-	// plans.
-	if n50 > 4 || n5 > 4 || n30 > 4 || n30 < 1 {
-		t.Fatalf("DynamoDB requests: %v for 50 items, %v for 5, %v for 30; want 1 to 4 whatever the page size", n50, n5, n30)
+	// (problems fewer when the process keeps them), one for the users'
+	// plans: 4 or 5 measured (5 on a loaded machine, where the display
+	// data a process keeps for at most a second has expired between reads).
+	if n50 > 5 || n5 > 5 || n30 > 5 || n30 < 1 {
+		t.Fatalf("DynamoDB requests: %v for 50 items, %v for 5, %v for 30; want 1 to 5 whatever the page size", n50, n5, n30)
 	}
 }
 

@@ -97,7 +97,12 @@ func randomNumbers(r *rand.Rand, n int) string {
 // stopped with RESPONSE_TOO_LARGE.
 func TestAPITestCaseBytes(t *testing.T) {
 	t.Parallel()
-	s := startAPI(t, func(c *Config) { c.ResponseBudget.SignedOut = 512 << 10 })
+	s := startAPI(t, func(c *Config) {
+		c.ResponseBudget.SignedOut = 512 << 10
+		// Megabytes of test cases are read and written here: on a loaded
+		// machine longer than the default 30 s, which is not what is tested.
+		c.RequestTimeout = 3 * time.Minute
+	})
 	alice := s.login(t, "alice@example.com")
 	ctx := context.Background()
 	const big = 8 << 20

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 	"github.com/algoitny/api/internal/dynamo"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -56,16 +57,19 @@ func startReplicas(t *testing.T) *replicaSet {
 // operator's pg_terminate_backend or a failover would.
 func (rs *replicaSet) terminateB(t *testing.T) {
 	t.Helper()
-	ports := rs.proxyB.UpstreamPorts()
-	var n int
-	err := rs.pg.QueryRow(context.Background(),
-		`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE client_port = ANY($1) AND pid <> pg_backend_pid()`, ports).Scan(&n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n == 0 {
-		t.Fatalf("no backend of replica B found (ports %v)", ports)
-	}
+	// B's connections come and go (its pool opens them on demand, a
+	// loaded machine reconnects late): ended once at least one is seen.
+	var ports []int
+	algoitnytest.EventuallyEvery(t, 30*time.Second, 50*time.Millisecond, "a backend of replica B to end", func() bool {
+		ports = rs.proxyB.UpstreamPorts()
+		var n int
+		err := rs.pg.QueryRow(context.Background(),
+			`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE client_port = ANY($1) AND pid <> pg_backend_pid()`, ports).Scan(&n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n > 0
+	})
 }
 
 // seen reads q on s as token once, successfully: s has acted on the value

@@ -446,6 +446,11 @@ func classify(res sandbox.Usage, l effLimits, lang Language) RunResult {
 	case res.Killed == sandbox.KillMemory:
 		rr.MemoryBytes = max(rr.MemoryBytes, res.PolledRSS)
 		rr.Verdict, rr.Message = MemoryLimitExceeded, "memory exceeded "+memoryLimitText(l)
+	case (res.Killed == sandbox.KillCPU || res.Killed == sandbox.KillWall) && hasAny(stderr, lang.OutOfMemoryMarkers):
+		// The runtime had reported a failed allocation when a time limit
+		// stopped it (GHC's collector spins at its heap limit before it
+		// exits): memory ran out first.
+		rr.Verdict, rr.Message = MemoryLimitExceeded, "allocation failed at the memory limit "+memoryLimitText(l)
 	case res.Killed == sandbox.KillCPU || res.CPU >= l.CPU || res.Signal == syscall.SIGXCPU:
 		rr.Verdict, rr.Message = TimeLimitExceeded, "CPU time limit "+cpuLimitText(l)+" exceeded"
 		// The watchdog that stops a program at its limit reads the CPU
