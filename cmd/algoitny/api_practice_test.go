@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -189,44 +191,27 @@ func (s *apiServer) usage(t testing.TB, token string) map[string][2]int {
 	return m
 }
 
-// The counterexample problem: T lines of "a b", print each a+b. Its
-// generator runs as saveProblem runs it, `gen SEED INDEX`: T = 3·INDEX,
-// values up to 1000 below index 5 and up to 2·10⁹ from it on.
+// The counterexample problem, internal/practice/testdata/sums: T lines of
+// "a b", print each a+b. Its generator runs as saveProblem runs it, `gen
+// SEED INDEX`: T = 3·INDEX, values up to 1000 below index 5 and up to 2·10⁹
+// from it on; overflow.py adds as a 32-bit int would (wrong on large values
+// only).
+var (
+	sumsGenerator   = sumsFile("gen.py")
+	sumsValidator   = sumsFile("val.py")
+	sumsReference   = sumsFile("ref.py")
+	sumsOverflowing = sumsFile("overflow.py")
+)
+
+func sumsFile(name string) string {
+	b, err := os.ReadFile(filepath.Join("..", "..", "internal", "practice", "testdata", "sums", name))
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
 const (
-	sumsGenerator = `import random, sys
-seed, index = int(sys.argv[1]), int(sys.argv[2])
-r = random.Random(seed)
-hi = 1000 if index < 5 else 2 * 10**9
-t = 3 * index
-print(t)
-for _ in range(t):
-    print(r.randint(1, hi), r.randint(1, hi))
-`
-	sumsValidator = `import sys
-lines = sys.stdin.read().split("\n")
-assert lines[-1] == ""
-lines = lines[:-1]
-t = int(lines[0])
-assert str(t) == lines[0] and 1 <= t <= 100 and len(lines) == t + 1
-for line in lines[1:]:
-    a, b = line.split(" ")
-    for v in (a, b):
-        assert str(int(v)) == v and 1 <= int(v) <= 2 * 10**9
-`
-	sumsReference = `import sys
-d = sys.stdin.read().split()
-for i in range(int(d[0])):
-    print(int(d[1 + 2*i]) + int(d[2 + 2*i]))
-`
-	// sumsOverflowing adds as a 32-bit int would: wrong on large values only.
-	sumsOverflowing = `import sys
-d = sys.stdin.read().split()
-for i in range(int(d[0])):
-    s = int(d[1 + 2*i]) + int(d[2 + 2*i])
-    if s >= 2**31:
-        s -= 2**32
-    print(s)
-`
 	// sumsMissesAnEdge is wrong on a hand-written edge case only, which
 	// the generator never makes.
 	sumsMissesAnEdge = `import sys

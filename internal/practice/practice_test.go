@@ -3,6 +3,8 @@ package practice_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,45 +16,25 @@ import (
 	"github.com/algoitny/api/internal/practice"
 )
 
-// The test problem: T lines of "a b", print each a+b. Generated as
-// `gen SEED INDEX` (saveProblem's command line): T = 3·INDEX, values up to
-// 1000 below index 5 and up to 2·10⁹ from it on.
-const (
-	generator = `import random, sys
-seed, index = int(sys.argv[1]), int(sys.argv[2])
-r = random.Random(seed)
-hi = 1000 if index < 5 else 2 * 10**9
-t = 3 * index
-print(t)
-for _ in range(t):
-    print(r.randint(1, hi), r.randint(1, hi))
-`
-	validator = `import sys
-lines = sys.stdin.read().split("\n")
-assert lines[-1] == ""
-lines = lines[:-1]
-t = int(lines[0])
-assert str(t) == lines[0] and 1 <= t <= 100 and len(lines) == t + 1
-for line in lines[1:]:
-    a, b = line.split(" ")
-    for v in (a, b):
-        assert str(int(v)) == v and 1 <= int(v) <= 2 * 10**9
-`
-	reference = `import sys
-d = sys.stdin.read().split()
-for i in range(int(d[0])):
-    print(int(d[1 + 2*i]) + int(d[2 + 2*i]))
-`
-	// overflowing adds as a 32-bit int would: wrong only on large values.
-	overflowing = `import sys
-d = sys.stdin.read().split()
-for i in range(int(d[0])):
-    s = int(d[1 + 2*i]) + int(d[2 + 2*i])
-    if s >= 2**31:
-        s -= 2**32
-    print(s)
-`
+// The test problem (testdata/sums, shared with cmd/algoitny's end-to-end
+// tests): T lines of "a b", print each a+b. Generated as `gen SEED INDEX`
+// (saveProblem's command line): T = 3·INDEX, values up to 1000 below index
+// 5 and up to 2·10⁹ from it on. overflow.py adds as a 32-bit int would:
+// wrong only on large values.
+var (
+	generator   = sums("gen.py")
+	validator   = sums("val.py")
+	reference   = sums("ref.py")
+	overflowing = sums("overflow.py")
 )
+
+func sums(name string) string {
+	b, err := os.ReadFile(filepath.Join("testdata", "sums", name))
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
 
 func engine(t *testing.T) *judge.Engine {
 	t.Helper()
