@@ -184,14 +184,27 @@ func checkLayering(pkgs map[string]*pkg) []violation {
 			// Rule 4: only the wiring (cmd/, bench) imports storage; the
 			// rest declare the interfaces they need and get *dynamo.DB from
 			// cmd/algoitny. (dynamo's own sub-packages, such as dynamotest,
-			// may.)
-			wiring := under(name, "cmd") || under(name, "bench") || under(name, "internal/dynamo")
+			// may, and so may test helpers: a package named …test, such as
+			// internal/jobs/jobstest, is test code — rule 7.)
+			wiring := under(name, "cmd") || under(name, "bench") || under(name, "internal/dynamo") || testHelper(name)
 			if under(r, "internal/dynamo") && !wiring {
 				out = append(out, violation{edge{name, r}, "only cmd/ and bench import internal/dynamo", name + " → " + r})
+			}
+			// Rule 7: test helpers (packages named …test) are imported by
+			// tests and other test helpers only, so that what they may
+			// import (rule 4) never reaches a binary.
+			if testHelper(r) && !testHelper(name) {
+				out = append(out, violation{edge{name, r}, "only tests import test helpers (packages named …test)", name + " → " + r})
 			}
 		}
 	}
 	return out
+}
+
+// testHelper reports whether a package of the module is a test helper:
+// its name ends in "test" (dynamotest, algoitnytest, jobstest).
+func testHelper(name string) bool {
+	return strings.HasSuffix(name, "test") && !strings.HasSuffix(name, "/archtest")
 }
 
 // relOr returns path relative to the module when it is in it.
@@ -248,6 +261,24 @@ func TestJobsRule(t *testing.T) {
 		got = append(got, v.why)
 	}
 	want := []string{"internal/jobs → internal/llm → internal/watch", "internal/jobs/sub → internal/atcoder"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("violations %q, want %q", got, want)
+	}
+}
+
+// TestHelperRule checks rules 4 and 7 for test helpers: a test helper may
+// import storage, and only tests and test helpers may import one.
+func TestHelperRule(t *testing.T) {
+	t.Parallel()
+	pkgs := map[string]*pkg{
+		"internal/jobs/jobstest": {Imports: []string{module + "/internal/dynamo/dynamotest", module + "/internal/jobs"}},
+		"internal/watch":         {Imports: []string{module + "/internal/jobs/jobstest"}},
+	}
+	var got []string
+	for _, v := range checkLayering(pkgs) {
+		got = append(got, v.why)
+	}
+	want := []string{"internal/watch → internal/jobs/jobstest"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("violations %q, want %q", got, want)
 	}

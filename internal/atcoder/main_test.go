@@ -2,20 +2,17 @@ package atcoder_test
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"os"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/atcoder"
 	"github.com/algoitny/api/internal/atcoder/atcodertest"
-	"github.com/algoitny/api/internal/devstack"
 	"github.com/algoitny/api/internal/dynamo"
 	"github.com/algoitny/api/internal/dynamo/dynamotest"
 	"github.com/algoitny/api/internal/jobs"
+	"github.com/algoitny/api/internal/jobs/jobstest"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -32,41 +29,10 @@ var pool *pgxpool.Pool
 // TestMain starts DynamoDB Local (dynamotest, which gives each test its
 // own tables) and PostgreSQL (for the River jobs' tests, each with a River
 // schema of its own).
-func TestMain(m *testing.M) {
-	ctx := context.Background()
-	stopDynamo, err := dynamotest.Start(ctx)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, devstack.Describe(err))
-		os.Exit(1)
-	}
-	url, stopPG, err := devstack.PostgresForTests(ctx)
-	if err != nil {
-		stopDynamo()
-		fmt.Fprintln(os.Stderr, devstack.Describe(err))
-		os.Exit(1)
-	}
-	if pool, err = pgxpool.New(ctx, url); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	pool.Close()
-	stopPG()
-	stopDynamo()
-	os.Exit(code)
-}
-
-var seq atomic.Int64
+func TestMain(m *testing.M) { jobstest.Main(m, &pool) }
 
 // riverSchema returns a migrated River schema no other test of the run uses.
-func riverSchema(t testing.TB, name string) string {
-	t.Helper()
-	id := fmt.Sprintf("%s%d_%d", name, time.Now().UnixNano()%1e9, seq.Add(1))
-	if _, err := jobs.Migrate(context.Background(), pool, id); err != nil {
-		t.Fatal(err)
-	}
-	return id
-}
+func riverSchema(t testing.TB, name string) string { return jobstest.Schema(t, pool, name) }
 
 // newDB returns a DB on freshly migrated tables of the test's own.
 func newDB(t testing.TB) *dynamo.DB { return dynamotest.NewDB(t) }

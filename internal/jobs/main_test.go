@@ -1,18 +1,14 @@
 package jobs_test
 
 import (
-	"context"
-	"fmt"
 	"log/slog"
-	"os"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/algoitny/api/internal/devstack"
 	"github.com/algoitny/api/internal/dynamo"
 	"github.com/algoitny/api/internal/dynamo/dynamotest"
 	"github.com/algoitny/api/internal/jobs"
+	"github.com/algoitny/api/internal/jobs/jobstest"
 	"github.com/algoitny/api/internal/pubsub"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -21,31 +17,7 @@ var pool *pgxpool.Pool
 
 // TestMain starts DynamoDB Local (dynamotest, which gives each test its
 // own tables) and PostgreSQL (each test its own River schema).
-func TestMain(m *testing.M) {
-	ctx := context.Background()
-	stopDynamo, err := dynamotest.Start(ctx)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, devstack.Describe(err))
-		os.Exit(1)
-	}
-	url, stopPG, err := devstack.PostgresForTests(ctx)
-	if err != nil {
-		stopDynamo()
-		fmt.Fprintln(os.Stderr, devstack.Describe(err))
-		os.Exit(1)
-	}
-	if pool, err = pgxpool.New(ctx, url); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	pool.Close()
-	stopPG()
-	stopDynamo()
-	os.Exit(code)
-}
-
-var seq atomic.Int64
+func TestMain(m *testing.M) { jobstest.Main(m, &pool) }
 
 // bundle is a test's own tables, River schema and insert-only runner.
 type bundle struct {
@@ -59,17 +31,9 @@ type bundle struct {
 // ("name<n>").
 func freshStores(t testing.TB, name string) (db *dynamo.DB, id string) {
 	t.Helper()
-	id = riverSchema(name)
-	if _, err := jobs.Migrate(context.Background(), pool, id); err != nil {
-		t.Fatal(err)
-	}
-	return dynamotest.NewDB(t), id
+	return dynamotest.NewDB(t), jobstest.Schema(t, pool, name)
 }
 
-// riverSchema returns a River schema name no other test of the run uses.
-func riverSchema(name string) string {
-	return fmt.Sprintf("%s%d_%d", name, time.Now().UnixNano()%1e9, seq.Add(1))
-}
 func setup(t *testing.T) bundle {
 	t.Helper()
 	db, id := freshStores(t, "jobs")
