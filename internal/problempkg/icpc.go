@@ -234,14 +234,16 @@ func outputValidator(pkg *Package, defaultOnly bool) (*Program, error) {
 	var progs []Program
 	if isDir(joinRel(pkg.Root, "output_validator")) {
 		p, err := loadProgram(pkg.Root, "output_validator")
-		if err != nil {
+		if err != nil || unsupported(p) != "" {
 			// problemtools also takes the program from a directory of its
-			// own inside output_validator/.
-			sub, serr := programsIn(pkg, "output_validator")
-			if serr != nil || len(sub) != 1 {
-				return nil, err
+			// own inside output_validator/ (its guess example:
+			// output_validator/guess_validator/validate.cc).
+			if sub, serr := programsIn(pkg, "output_validator"); serr == nil && len(sub) == 1 {
+				p, err = sub[0], nil
 			}
-			p = sub[0]
+		}
+		if err != nil {
+			return nil, err
 		}
 		progs = append(progs, p)
 	} else {

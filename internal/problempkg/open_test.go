@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -97,6 +98,39 @@ func TestOpenICPC(t *testing.T) {
 			t.Fatal("the sample's .ans is there (empty)")
 		}
 	})
+	// 2023-07's output_validator/ is the program itself; problemtools also
+	// takes it from a directory of its own inside (its guess example).
+	for _, nested := range []bool{false, true} {
+		t.Run(fmt.Sprintf("Interactive2023/Nested=%v", nested), func(t *testing.T) {
+			t.Parallel()
+			dir := copyFixture(t, "guessnum")
+			yaml := "problem_format_version: 2023-07-draft\ntype: interactive\nname: Guess the Number\n"
+			if err := os.WriteFile(filepath.Join(dir, "problem.yaml"), []byte(yaml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			to := filepath.Join(dir, "output_validator")
+			if nested {
+				to = filepath.Join(to, "guess_validator")
+			}
+			if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(filepath.Join(dir, "output_validators", "interactor"), to); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Remove(filepath.Join(dir, "output_validators")); err != nil {
+				t.Fatal(err)
+			}
+			p, err := problempkg.Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			if !strings.HasPrefix(p.Version, "2023-07") || !p.Interactive || p.Interactor == nil || p.Interactor.Main != "interactor.cpp" {
+				t.Fatalf("%s interactive %v %+v", p.Version, p.Interactive, p.Interactor)
+			}
+		})
+	}
 	t.Run("ScoringWithGroups", func(t *testing.T) {
 		t.Parallel()
 		p := open(t, "sumlist")
