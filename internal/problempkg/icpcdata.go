@@ -1,6 +1,7 @@
 package problempkg
 
 import (
+	"maps"
 	"math"
 	"os"
 	"path"
@@ -154,6 +155,17 @@ func newDataGroup(name string, cfg groupConfig, own yamlMap) *DataGroup {
 		}
 	}
 	// 2025-09: only the directory's own file says these, never a parent's.
+	// Before they were flattened (2025-09's drafts, and packages still
+	// written so, such as the format's own scoring example), they sat in a
+	// scoring map as score, aggregation and require_pass.
+	if sc := own.sub("scoring"); len(sc) > 0 {
+		own = maps.Clone(own)
+		for from, to := range map[string]string{"score": "max_score", "aggregation": "score_aggregation", "require_pass": "require_pass"} {
+			if v, ok := sc[from]; ok && !own.has(to) {
+				own[to] = v
+			}
+		}
+	}
 	switch v := own.str("max_score"); {
 	case v == "unbounded":
 	case v != "":

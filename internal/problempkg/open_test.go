@@ -26,6 +26,20 @@ func open(t *testing.T, name string) *problempkg.Package {
 	return p
 }
 
+// groupScoring describes how a data group and its subgroups score.
+func groupScoring(g *problempkg.DataGroup) string {
+	if g == nil {
+		return "nil"
+	}
+	s := fmt.Sprintf("%s(max %v, %s, requires %v", g.Name, g.MaxScore, g.Aggregation, g.RequirePass)
+	for _, it := range g.Items {
+		if it.Group != nil {
+			s += " " + groupScoring(it.Group)
+		}
+	}
+	return s + ")"
+}
+
 func expectation(t *testing.T, p *problempkg.Package, path string) problempkg.Expectation {
 	t.Helper()
 	for _, s := range p.Submissions {
@@ -131,6 +145,34 @@ func TestOpenICPC(t *testing.T) {
 			}
 		})
 	}
+	// The 2025-09 drafts kept a group's scoring in a map (score,
+	// aggregation, require_pass) of testdata.yaml; packages written so,
+	// the format's own scoring example among them, score the same.
+	t.Run("ScoringMapOfTheDrafts", func(t *testing.T) {
+		t.Parallel()
+		dir := copyFixture(t, "sumlist")
+		for group, yaml := range map[string]string{
+			"group1": "scoring:\n  score: 30\n  aggregation: pass-fail\n",
+			"group2": "scoring:\n  score: 70\n  aggregation: sum\n  require_pass: secret/group1\n",
+		} {
+			gdir := filepath.Join(dir, "data", "secret", group)
+			if err := os.Remove(filepath.Join(gdir, "test_group.yaml")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(gdir, "testdata.yaml"), []byte(yaml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		drafts, err := problempkg.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer drafts.Close()
+		want := open(t, "sumlist")
+		if got, want := groupScoring(drafts.Data), groupScoring(want.Data); got != want {
+			t.Fatalf("groups %s, want %s", got, want)
+		}
+	})
 	t.Run("ScoringWithGroups", func(t *testing.T) {
 		t.Parallel()
 		p := open(t, "sumlist")
