@@ -48,7 +48,7 @@ func (v *verifier) compile(ctx context.Context, p Program) (*judge.Program, erro
 	if err != nil {
 		return nil, err
 	}
-	prog, err := v.e.CompileAuthor(ctx, p.Language, p.Main, string(src), p.Files)
+	prog, err := v.e.CompileAuthor(ctx, p.Language, p.Main, string(src), v.files(p))
 	if err != nil {
 		return nil, err
 	}
@@ -56,13 +56,34 @@ func (v *verifier) compile(ctx context.Context, p Program) (*judge.Program, erro
 	return prog, nil
 }
 
-// source reads a program's main source file.
+// source reads a program's main source file (an included driver in its
+// place), with the package's constants substituted.
 func (v *verifier) source(p Program) ([]byte, error) {
+	if p.mainSource != nil {
+		return v.pkg.substitute(p.mainSource), nil
+	}
 	rel := p.Path
 	if isDir(joinRel(v.pkg.Root, p.Path)) {
 		rel = p.Path + "/" + p.Main
 	}
-	return readInside(v.pkg.Root, rel)
+	src, err := readInside(v.pkg.Root, rel)
+	if err != nil {
+		return nil, err
+	}
+	return v.pkg.substitute(src), nil
+}
+
+// files are a program's other files with the package's constants
+// substituted.
+func (v *verifier) files(p Program) map[string][]byte {
+	if len(v.pkg.Constants) == 0 {
+		return p.Files
+	}
+	out := make(map[string][]byte, len(p.Files))
+	for name, data := range p.Files {
+		out[name] = v.pkg.substitute(data)
+	}
+	return out
 }
 
 // build compiles the checker or interactor, the input validators and the

@@ -31,6 +31,12 @@ func readICPC(root, name string) (*Package, error) {
 	if err := icpcLimits(pkg, meta, legacy); err != nil {
 		return nil, err
 	}
+	if err := readConstants(pkg, meta); err != nil {
+		return nil, err
+	}
+	if err := readIncludes(pkg); err != nil {
+		return nil, err
+	}
 	steps := []func(*Package, yamlMap, bool) error{icpcValidators, icpcTests, icpcSubmissions}
 	for _, step := range steps {
 		if err := step(pkg, meta, legacy); err != nil {
@@ -40,10 +46,11 @@ func readICPC(root, name string) (*Package, error) {
 	if len(pkg.Tests) == 0 {
 		return nil, errorf("data/secret", "the package has no test cases")
 	}
-	for _, dir := range []string{"include", "graders"} {
-		if isDir(joinRel(root, dir)) {
-			pkg.Skipped = append(pkg.Skipped, Skipped{Path: dir, Reason: "included files and custom graders are not supported"})
-		}
+	for i := range pkg.Submissions {
+		pkg.include(&pkg.Submissions[i].Program)
+	}
+	if isDir(joinRel(root, "graders")) {
+		pkg.Skipped = append(pkg.Skipped, Skipped{Path: "graders", Reason: "custom graders are not supported"})
 	}
 	return pkg, nil
 }

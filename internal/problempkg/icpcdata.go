@@ -89,7 +89,7 @@ func icpcTests(pkg *Package, meta yamlMap, legacy bool) error {
 // inherits.
 func readDataGroup(pkg *Package, name string, inherited groupConfig) (*DataGroup, error) {
 	dir := path.Join("data", name)
-	own, err := groupFile(pkg.Root, dir)
+	own, err := groupFile(pkg, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -124,10 +124,11 @@ func readDataGroup(pkg *Package, name string, inherited groupConfig) (*DataGroup
 	return g, nil
 }
 
-// groupFile reads a directory's test_group.yaml or testdata.yaml.
-func groupFile(root, dir string) (yamlMap, error) {
+// groupFile reads a directory's test_group.yaml or testdata.yaml, with
+// the package's constants substituted.
+func groupFile(pkg *Package, dir string) (yamlMap, error) {
 	for _, f := range []string{"test_group.yaml", "testdata.yaml"} {
-		m, ok, err := readYAML(root, path.Join(dir, f))
+		m, ok, err := readYAMLWith(pkg.Root, path.Join(dir, f), pkg.substitute)
 		if err != nil || ok {
 			return m, err
 		}

@@ -140,7 +140,7 @@ func domainProgram(v *verifier, p Program) (algoitny.Program, error) {
 		return algoitny.Program{}, err
 	}
 	out := algoitny.Program{Language: lang, Code: string(src)}
-	for name, data := range p.Files {
+	for name, data := range v.files(p) {
 		if name == "testlib.h" || !isSourceOrHeader(name) {
 			continue
 		}
@@ -224,6 +224,9 @@ func (v *verifier) mapReference(imp *Imported) error {
 	if p.Language == "" {
 		p.Language = algoitny.LanguageCPP
 		imp.Notes = append(imp.Notes, "no reference solution kept: the package's main solution is a multi-file program or in a language a problem cannot keep")
+	}
+	if len(v.pkg.Includes) > 0 {
+		imp.Notes = append(imp.Notes, "include/: the included files were added to the package's example submissions when it was verified; users' submissions are judged without them")
 	}
 	gens := map[string]bool{}
 	for _, t := range v.pkg.Tests {

@@ -78,6 +78,11 @@ type Package struct {
 
 	// Submissions are the example solutions with what each must get.
 	Submissions []Submission
+	// Constants are problem.yaml's constants (2025-09): name → variant
+	// ("value" and the others) → text; Includes the files of include/ by
+	// language code ("default" for the rest) — constants.go.
+	Constants map[string]map[string]string
+	Includes  map[string]map[string][]byte
 	// Skipped lists what was found but cannot be run here, with why.
 	Skipped []Skipped
 	// Warnings are things a setter should know that do not stop the
@@ -228,6 +233,9 @@ type Program struct {
 	Files map[string][]byte
 
 	why string // why the program cannot be run ("" when it can)
+	// mainSource replaces Main's content when an included file of the
+	// same name does (constants.go).
+	mainSource []byte
 }
 
 // Outcome is a test's result in the terms packages state expectations in.

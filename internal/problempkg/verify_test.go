@@ -112,6 +112,12 @@ func TestVerifyFixtures(t *testing.T) {
 			"submissions/wrong_answer/linear.cc":         "WRONG_ANSWER",
 		}},
 		{"sumlist", map[string]string{"submissions/partial/int32.cc": "WRONG_ANSWER"}},
+		{"addk", map[string]string{
+			"submissions/accepted/add.py":            "ACCEPTED", // include/python3/k.py
+			"submissions/accepted/add.cpp":           "ACCEPTED", // include/default/k.h
+			"submissions/accepted/inline.py":         "ACCEPTED", // {{k}} in the submission
+			"submissions/wrong_answer/off_by_one.py": "WRONG_ANSWER",
+		}},
 		{"pairsum", map[string]string{
 			"solutions/sol.py":    "ACCEPTED",
 			"solutions/int32.cpp": "WRONG_ANSWER",

@@ -20,12 +20,21 @@ type yamlMap map[string]any
 // file is an empty map. Anchors and aliases are refused: metadata has no
 // use for them, and expanding them is how a few bytes become gigabytes.
 func readYAML(root, rel string) (yamlMap, bool, error) {
+	return readYAMLWith(root, rel, nil)
+}
+
+// readYAMLWith is readYAML with the file's text passed through rewrite
+// (when not nil) before it is parsed.
+func readYAMLWith(root, rel string, rewrite func([]byte) []byte) (yamlMap, bool, error) {
 	if !exists(joinRel(root, rel)) {
 		return yamlMap{}, false, nil
 	}
 	data, err := readInside(root, rel)
 	if err != nil {
 		return nil, false, err
+	}
+	if rewrite != nil {
+		data = rewrite(data)
 	}
 	if len(data) > maxYAMLBytes {
 		return nil, false, errorf(rel, "larger than %d bytes", maxYAMLBytes)

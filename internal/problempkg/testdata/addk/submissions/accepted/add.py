@@ -1,0 +1,3 @@
+from k import K
+
+print(int(input()) + K)
