@@ -85,8 +85,10 @@ type Config struct {
 	// CPU time is the test's own limit (at least one second), at most
 	// CheckerLimits.CPUTime; their wall time follows from it (2×CPU + 1 s),
 	// at most CheckerLimits.WallTime when set; memory, output, files and
-	// processes are CheckerLimits'. Default: at most 10 s of CPU time, 512
-	// MiB, one process.
+	// processes are CheckerLimits' (an interactor's output, the solution's
+	// input, at least a program's default). Default: at most 10 s of CPU
+	// time, 2 GiB (the ICPC format's validation_memory default), one
+	// process with up to AuthorThreads threads.
 	CheckerLimits Limits
 	// WarmIdle is how long a worker slot's held sandbox (sandbox/holder.go: set up
 	// once, running program after program) waits for the next run before
@@ -139,12 +141,19 @@ func DefaultCompileLimits() Limits {
 func DefaultCheckerLimits() Limits {
 	return Limits{
 		CPUTime:       10 * time.Second,
-		MemoryBytes:   512 << 20,
+		MemoryBytes:   2 << 30,
 		OutputBytes:   1 << 20,
 		FileSizeBytes: 16 << 20,
 		MaxProcesses:  1,
+		MaxThreads:    AuthorThreads,
 	}
 }
+
+// AuthorThreads are the threads a problem author's program (checker,
+// interactor, validator, generator) may start: testlib-style programs have
+// none, but an interactor in Python or C++ may feed the submission from a
+// thread of its own, as the format's examples do.
+const AuthorThreads = 16
 
 // New checks the sandbox and the toolchains and returns a ready Engine.
 //

@@ -234,6 +234,11 @@ func (e *Engine) runInteractor(ctx context.Context, prog *Program, sub Submissio
 	if err != nil {
 		return RunResult{}, err
 	}
+	if sub.Interactor.Limits.OutputBytes == 0 {
+		// An interactor's standard output is the solution's input, as
+		// large as a test's input may be, not a checker's verdict.
+		lim.OutputBytes = max(lim.OutputBytes, DefaultLimits().OutputBytes)
+	}
 	solWall := solLim.effective(prog.lang).Wall
 	// Past the solution's by a margin that a loaded machine's scheduling
 	// does not eat: an interactor that notices the solution's end (killed

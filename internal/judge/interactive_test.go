@@ -140,6 +140,17 @@ func TestInteractive(t *testing.T) {
 		// drained so that both runs end (the judge once hung here for good).
 		{"BothFlood", "import sys\nwhile True:\n    sys.stdout.write('? 1\\n' * 1000)\n", judge.Interactor{Language: "python",
 			Source: "import sys\nfor line in sys.stdin:\n    sys.stdout.write('<\\n')\nsys.exit(8)\n"}, fast, judge.TimeLimitExceeded, ""},
+		// A problem author's program may start threads (never processes):
+		// an interactor that talks to the solution from a thread of its own.
+		{"InteractorThread", binarySearchPython, judge.Interactor{Language: "python", Source: strings.Replace(guessInteractorPython,
+			"print(budget, flush=True)", "import threading\nt = threading.Thread(target=print, args=(budget,), kwargs={'flush': True})\nt.start()\nt.join()", 1)},
+			fast, judge.Accepted, "ok, "},
+		// An interactor's output is the solution's input, as large as an
+		// input may be: not bounded like a checker's message.
+		{"InteractorFeedsMegabytes", "import sys\nn = int(sys.stdin.readline())\nprint(sum(int(sys.stdin.readline()) for _ in range(n)), flush=True)\n",
+			judge.Interactor{Language: "python", Source: "import sys\nn = 600000\nsys.stdout.write('%d\\n' % n + '1\\n' * n)\nsys.stdout.flush()\n" +
+				"if sys.stdin.readline().split() != [str(n)]:\n    sys.exit(1)\nsys.stderr.write('ok, the sum')\n"},
+			judge.Limits{CPUTime: 5 * time.Second}, judge.Accepted, "ok, the sum"},
 		{"InteractorCrashes", binarySearchPython, judge.Interactor{Language: "python",
 			Source: "import sys\nprint(10, flush=True)\nraise SystemExit(3)\n"}, fast, judge.InternalError, "interactor failed"},
 		{"InteractorKilled", binarySearchPython, judge.Interactor{Language: "c",

@@ -38,6 +38,13 @@ type Limits struct {
 	// for threads only, a system call filter refuses every other clone,
 	// fork and vfork (EAGAIN, as at the process limit).
 	MaxProcesses int
+	// MaxThreads is the number of threads the program may start besides
+	// those MaxProcesses allows, never processes: with MaxProcesses 1 the
+	// system call filter still refuses every clone that does not make a
+	// thread. Problem authors' programs get some (DefaultCheckerLimits: an
+	// interactor that writes from one thread and reads from another);
+	// submissions none unless their limits say so.
+	MaxThreads int
 }
 
 // DefaultLimits returns the limits used for zero fields: 2s CPU, 256 MiB memory,
@@ -56,7 +63,7 @@ func DefaultLimits() Limits {
 // withDefaults fills zero fields from def and rejects negative ones.
 func (l Limits) withDefaults(def Limits) (Limits, error) {
 	if l.CPUTime < 0 || l.WallTime < 0 || l.MemoryBytes < 0 || l.OutputBytes < 0 ||
-		l.FileSizeBytes < 0 || l.MaxProcesses < 0 {
+		l.FileSizeBytes < 0 || l.MaxProcesses < 0 || l.MaxThreads < 0 {
 		return l, fmt.Errorf("%w: negative limit in %+v", ErrInvalidInput, l)
 	}
 	if l.CPUTime == 0 {
@@ -73,6 +80,9 @@ func (l Limits) withDefaults(def Limits) (Limits, error) {
 	}
 	if l.MaxProcesses == 0 {
 		l.MaxProcesses = def.MaxProcesses
+	}
+	if l.MaxThreads == 0 {
+		l.MaxThreads = def.MaxThreads
 	}
 	if l.WallTime == 0 {
 		l.WallTime = def.WallTime
@@ -136,7 +146,7 @@ func (l Limits) effective(lang Language) effLimits {
 	e := effLimits{
 		Limits: sandbox.Limits{
 			CPU: cpu, Wall: wall, Memory: mem, Output: l.OutputBytes, FileSize: l.FileSizeBytes,
-			Processes: l.MaxProcesses + lang.ExtraProcesses, NoFork: l.MaxProcesses <= 1,
+			Processes: l.MaxProcesses + l.MaxThreads + lang.ExtraProcesses, NoFork: l.MaxProcesses <= 1,
 		},
 		userCPU:    l.CPUTime,
 		userMemory: l.MemoryBytes,

@@ -17,7 +17,7 @@ import (
 // reference solution making answers): the format's typical validation
 // limits, generous because a setter's program is trusted to end.
 var authorLimits = judge.Limits{CPUTime: 30 * time.Second, WallTime: 90 * time.Second, MemoryBytes: 2 << 30,
-	OutputBytes: 1 << 30, FileSizeBytes: 64 << 20}
+	OutputBytes: 1 << 30, FileSizeBytes: 64 << 20, MaxThreads: judge.AuthorThreads}
 
 // judgeWith is what submissions are judged with: the compiled checker or
 // interactor, validators and generators.

@@ -16,6 +16,9 @@ type TestOutcome struct {
 	// Fraction is the share of the test's points a checker gave (testlib's
 	// quitp, ICPC score_multiplier.txt); nil when it gave none.
 	Fraction *float64
+	// Message is the judge's message for the test (a checker's comment,
+	// why a program failed), shown when the test breaks a rule.
+	Message string
 }
 
 // Result is a submission's verdict and score over the whole package.

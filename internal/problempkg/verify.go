@@ -280,7 +280,7 @@ func (v *verifier) outcomesAt(tests []judge.TestResult, tl time.Duration) []Test
 		}
 		o := outcomeOf(tr)
 		if tr.CPUTime > tl && (o.Outcome == AC || o.Outcome == WA) {
-			o = TestOutcome{Outcome: TLE}
+			o = TestOutcome{Outcome: TLE, Message: fmt.Sprintf("%d ms of CPU time past the time limit %d ms", tr.CPUTime.Milliseconds(), tl.Milliseconds())}
 		}
 		out[tr.Index] = o
 	}
@@ -289,7 +289,7 @@ func (v *verifier) outcomesAt(tests []judge.TestResult, tl time.Duration) []Test
 
 // outcomeOf is a test result in package terms.
 func outcomeOf(tr judge.TestResult) TestOutcome {
-	o := TestOutcome{Fraction: tr.Points, Score: tr.Score}
+	o := TestOutcome{Fraction: tr.Points, Score: tr.Score, Message: tr.Message}
 	switch tr.Verdict {
 	case judge.Accepted:
 		o.Outcome = AC
@@ -371,7 +371,11 @@ func (p *Package) ruleHolds(r Rule, outcomes []TestOutcome) (bool, string) {
 		}
 		o := outcomes[i].Outcome
 		if len(r.Permitted) > 0 && !containsCategory(r.Permitted, o, p.Format) {
-			return false, fmt.Sprintf("test %s: %s is not permitted (%s)", t.Name, verdictName(o), joinOutcomes(r.Permitted))
+			why := fmt.Sprintf("test %s: %s is not permitted (%s)", t.Name, verdictName(o), joinOutcomes(r.Permitted))
+			if m := shortMessage(outcomes[i].Message); m != "" {
+				why += ": " + m
+			}
+			return false, why
 		}
 		if containsCategory(r.Required, o, p.Format) {
 			hit = true
@@ -415,4 +419,14 @@ func sameCategory(want, got Outcome, f Format) bool {
 		return got == PE
 	}
 	return false
+}
+
+// shortMessage is a judge message on one line, at most about 400 bytes:
+// its beginning and its end (where a traceback says what went wrong).
+func shortMessage(m string) string {
+	m = strings.Join(strings.Fields(m), " ")
+	if len(m) <= 400 {
+		return m
+	}
+	return strings.ToValidUTF8(m[:150], "") + " … " + strings.ToValidUTF8(m[len(m)-250:], "")
 }
