@@ -71,12 +71,18 @@ type Checker struct {
 	// Files are further source files a checker program compiles with
 	// (headers), by name.
 	Files map[string][]byte
+	// Points is how a CheckCustom checker's points (quitp, exit 7) are
+	// read; TestResult.Points is always the fraction of the test.
+	Points PointsScale
 }
 
 // maxToken bounds a single token for CheckFloat and CheckYesNo.
 const maxToken = 1 << 20
 
 func (c Checker) validate() error {
+	if err := c.Points.validate(); err != nil {
+		return err
+	}
 	switch c.Kind {
 	case "", CheckLines, CheckTokens, CheckExact, CheckYesNo:
 	case CheckFloat:
