@@ -39,7 +39,7 @@ const (
 	// answer) with the three paths read-only, and its exit status means what
 	// it means to testlib: 0 OK, 1 WA, 2 PE (judged WRONG_ANSWER), 3 FAIL
 	// (INTERNAL_ERROR), 7 points (TestResult.Points, read from its message as
-	// testlib's quitp writes it); any other outcome (other exit codes,
+	// testlib's quitp writes it, with Checker.Points); any other outcome (other exit codes,
 	// crashes, limits) is INTERNAL_ERROR. What it prints becomes the test's
 	// message.
 	CheckCustom CheckerKind = "custom"

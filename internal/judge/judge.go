@@ -111,7 +111,8 @@ type TestResult struct {
 	// checker's comment for a custom checker.
 	Message string
 	// Points is the partial credit a custom checker gave the test (testlib's
-	// quitp, exit code 7) as a fraction in [0, 1]; nil when it gave none (the
+	// quitp, exit code 7) as a fraction in [0, 1], whatever scale it gave
+	// it in (Checker.Points); nil when it gave none (the
 	// test then counts fully if ACCEPTED, not at all otherwise).
 	Points *float64
 	// Score is an absolute score an ICPC output validator gave the test
