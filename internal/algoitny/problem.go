@@ -33,6 +33,13 @@ type Problem struct {
 	// Checker says how outputs are compared; the zero value is the default
 	// line comparison.
 	Checker Checker
+	// CheckerPoints is how the points a testlib checker or interactor
+	// gives a test (quitp) are read: a fraction of the test (the default,
+	// and what problems stored before it was recorded read as), a
+	// percentage, or the test's own points (TestCase.Points), as the
+	// Polygon package the problem came from means them. The judge turns
+	// them into the fraction TestResult.Points holds.
+	CheckerPoints PointsScale
 	// Generator and Validator are the programs the current generated tests
 	// were produced with (saveProblem), kept with the problem so that
 	// regenerateTests can rebuild those tests from them and anyone who may
@@ -217,6 +224,11 @@ type TestCase struct {
 	Generator string
 	Seed      int64
 	Args      []string
+	// Points is what the test is worth in its problem's own points (a
+	// Polygon test's points), 0 when it has none: what a checker's points
+	// are a share of with PointsOfTest. Subtasks, not this, decide the
+	// score.
+	Points float64
 	// Production is the production run (Problem.Production) a generated
 	// test belongs to: the next run replaces the tests of earlier ones, and
 	// only generated tests (IsGenerated), never hand-written ones. 0 for
@@ -229,6 +241,22 @@ type TestCase struct {
 	InputSize, OutputSize int
 	Truncated             bool
 }
+
+// PointsScale is how a problem's testlib checker or interactor gives a
+// test partial credit (quitp's points).
+type PointsScale string
+
+// The scales (internal/judge's PointsScale).
+const (
+	// PointsFraction reads them as the fraction of the test, in [0, 1].
+	PointsFraction PointsScale = ""
+	// PointsPercent reads them as a percentage of the test (Polygon's
+	// treat-points-from-checker-as-percent).
+	PointsPercent PointsScale = "percent"
+	// PointsOfTest reads them in the test's own points (Polygon's
+	// default): 5 of a test worth 10 is half of it.
+	PointsOfTest PointsScale = "test"
+)
 
 // Program is a program kept with a problem: its language and source.
 type Program struct {

@@ -71,7 +71,10 @@ type testCaseItem struct {
 	// before they were recorded).
 	Args       []string `dynamodbav:",omitempty"`
 	Production int      `dynamodbav:",omitempty"`
-	CreatedAt  time.Time
+	// Points is algoitny.TestCase.Points, absent when the test has none
+	// (and on items written before it was recorded).
+	Points    float64 `dynamodbav:",omitempty"`
+	CreatedAt time.Time
 	// InputSize and OutputSize are the data's bytes and, when it is not
 	// stored plain, InputHead and OutputHead its first PreviewBytes: a list
 	// reads these and not the data (nor its parts). Items written before
@@ -144,7 +147,7 @@ func encodeTestCase(tc *algoitny.TestCase) (map[string]types.AttributeValue, []m
 	it := testCaseItem{
 		PK: pk, SK: testCaseSK(tc.CreatedAt, tc.ID), EntityType: "TestCase", TestCaseID: tc.ID,
 		Platform: string(tc.Platform), ProblemID: tc.ProblemID, Generator: tc.Generator, Seed: tc.Seed,
-		Args: tc.Args, Production: tc.Production, CreatedAt: tc.CreatedAt,
+		Args: tc.Args, Production: tc.Production, Points: tc.Points, CreatedAt: tc.CreatedAt,
 	}
 	inSize, outSize := len(tc.Input), len(tc.Output)
 	it.InputSize, it.OutputSize = &inSize, &outSize
@@ -192,7 +195,7 @@ func decodeTestCase(av map[string]types.AttributeValue, parts [][]byte, previews
 	}
 	tc := &algoitny.TestCase{
 		Platform: algoitny.Platform(it.Platform), ProblemID: it.ProblemID, ID: it.TestCaseID,
-		Generator: it.Generator, Seed: it.Seed, Args: it.Args, Production: it.Production, CreatedAt: it.CreatedAt,
+		Generator: it.Generator, Seed: it.Seed, Args: it.Args, Production: it.Production, Points: it.Points, CreatedAt: it.CreatedAt,
 	}
 	if previews && it.Encoding != encodingPlain && it.InputSize != nil && it.OutputSize != nil {
 		tc.Input, tc.Output, tc.InputSize, tc.OutputSize = it.InputHead, it.OutputHead, *it.InputSize, *it.OutputSize
@@ -751,7 +754,7 @@ func (db *DB) testCasesBefore(ctx context.Context, q *query, n int, start map[st
 
 // previewAttrs are the attributes of a test case item a preview is made of.
 var previewAttrs = []string{"EntityType", "TestCaseID", "Platform", "ProblemID", "Input", "Output", "Encoding", "PartCount",
-	"Generator", "Seed", "Args", "Production", "CreatedAt", "InputSize", "OutputSize", "InputHead", "OutputHead"}
+	"Generator", "Seed", "Args", "Production", "Points", "CreatedAt", "InputSize", "OutputSize", "InputHead", "OutputHead"}
 
 // errNeedsData: a test case written before sizes were stored was read
 // without its data (previewAttrs); its preview is cut from the data.

@@ -118,11 +118,17 @@ func submission(rec *algoitny.Job, p *algoitny.Problem, tests []*algoitny.TestCa
 		Limits:  judge.Limits{CPUTime: time.Duration(p.TimeLimitMs) * time.Millisecond, MemoryBytes: int64(p.MemoryLimitMB) << 20},
 		Checker: judgeChecker(p.Checker), Interactor: judgeInteractor(p.Interactor),
 	}
+	// The checker's or interactor's points are read as the problem means
+	// them; the judge reports them as the fraction of the test.
+	sub.Checker.Points = judge.PointsScale(p.CheckerPoints)
+	if sub.Interactor != nil {
+		sub.Interactor.Points = judge.PointsScale(p.CheckerPoints)
+	}
 	var index []int
 	for i, tc := range tests {
 		if results[i] == nil {
 			index = append(index, i)
-			sub.Tests = append(sub.Tests, judge.TestCase{ID: tc.ID, Input: []byte(tc.Input), Expected: []byte(tc.Output)})
+			sub.Tests = append(sub.Tests, judge.TestCase{ID: tc.ID, Input: []byte(tc.Input), Expected: []byte(tc.Output), Points: tc.Points})
 		}
 	}
 	return sub, index

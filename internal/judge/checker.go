@@ -39,7 +39,7 @@ const (
 	// answer) with the three paths read-only, and its exit status means what
 	// it means to testlib: 0 OK, 1 WA, 2 PE (judged WRONG_ANSWER), 3 FAIL
 	// (INTERNAL_ERROR), 7 points (TestResult.Points, read from its message as
-	// testlib's quitp writes it); any other outcome (other exit codes,
+	// testlib's quitp writes it, with Checker.Points); any other outcome (other exit codes,
 	// crashes, limits) is INTERNAL_ERROR. What it prints becomes the test's
 	// message.
 	CheckCustom CheckerKind = "custom"
@@ -71,12 +71,18 @@ type Checker struct {
 	// Files are further source files a checker program compiles with
 	// (headers), by name.
 	Files map[string][]byte
+	// Points is how a CheckCustom checker's points (quitp, exit 7) are
+	// read; TestResult.Points is always the fraction of the test.
+	Points PointsScale
 }
 
 // maxToken bounds a single token for CheckFloat and CheckYesNo.
 const maxToken = 1 << 20
 
 func (c Checker) validate() error {
+	if err := c.Points.validate(); err != nil {
+		return err
+	}
 	switch c.Kind {
 	case "", CheckLines, CheckTokens, CheckExact, CheckYesNo:
 	case CheckFloat:

@@ -129,7 +129,10 @@
 // its exit status read as testlib's: 0 accepted, 1 wrong answer, 2
 // (presentation error) wrong answer, 3 (FAIL) INTERNAL_ERROR, 7 points
 // (TestResult.Points, the one case its message is read: "points X" as quitp
-// writes it), anything else INTERNAL_ERROR; otherwise the status decides,
+// writes it, read with the Checker's PointsScale — a fraction, a
+// percentage or the test's own TestCase.Points — and reported as the
+// fraction of the test; points beyond what the scale allows are
+// INTERNAL_ERROR), anything else INTERNAL_ERROR; otherwise the status decides,
 // never what it printed. A checker and an interactor are a problem
 // author's programs: their limits are derived from the test's (its CPU
 // time, at least one second, at most Config.CheckerLimits.CPUTime; wall

@@ -55,6 +55,10 @@ type Interactor struct {
 	Args []string
 	// Files are further source files it compiles with (headers), by name.
 	Files map[string][]byte
+	// Points is how a testlib interactor's points (quitp, exit 7) are
+	// read, as a checker's (Checker.Points). An ICPC interactor's score
+	// multiplier is a fraction whatever it says.
+	Points PointsScale
 }
 
 // interactorGrace is how long the solution may still run once the
@@ -71,6 +75,9 @@ var (
 
 // validate checks that the interactor has a program or a source.
 func (it *Interactor) validate() error {
+	if err := it.Points.validate(); err != nil {
+		return err
+	}
 	if it.Program == nil && (it.Language == "" || it.Source == "") {
 		return fmt.Errorf("%w: an interactor needs a Program or Language and Source", ErrInvalidInput)
 	}
@@ -154,6 +161,10 @@ func (e *Engine) runInteractiveTest(ctx context.Context, prog *Program, sub Subm
 		return tr, err
 	}
 	var fb feedback
+	reading := pointsReading{sub.Interactor.Points, tc.Points}
+	if sub.Interactor.Protocol == InteractICPC {
+		reading = pointsReading{} // the score multiplier, a fraction
+	}
 	if sub.Interactor.Protocol == InteractICPC && in.itErr == nil {
 		fb = readFeedback(fbDir)
 		in.it = asTestlib(in.it, fb)
@@ -167,7 +178,7 @@ func (e *Engine) runInteractiveTest(ctx context.Context, prog *Program, sub Subm
 	case in.solErr != nil:
 		return tr.internal("%v", in.solErr)
 	}
-	tr.Verdict, tr.Message, tr.Points = in.verdict()
+	tr.Verdict, tr.Message, tr.Points = in.verdict(reading)
 	if tr.Verdict == Accepted {
 		tr.Score = fb.score
 	}
@@ -263,8 +274,8 @@ func (e *Engine) runInteractor(ctx context.Context, prog *Program, sub Submissio
 // own failures win over what the interactor says of its answers, unless
 // they came after the interactor rejected it (its input ended then); then
 // the interactor's exit status, as testlib's (exit 7 gives the points
-// quitp wrote, like a checker's: TestResult.Points).
-func (in interaction) verdict() (Verdict, string, *float64) {
+// quitp wrote, read with r like a checker's: TestResult.Points).
+func (in interaction) verdict(r pointsReading) (Verdict, string, *float64) {
 	it, sol := in.it, in.sol
 	comment := truncate(strings.TrimSpace(it.Stderr), previewMax)
 	solFailed := !in.stopped && sol.Verdict != Accepted
@@ -276,16 +287,16 @@ func (in interaction) verdict() (Verdict, string, *float64) {
 	}
 	var points struct {
 		out checkerOutcome
-		ok  bool
+		why string
 	}
 	if it.ExitCode == exitPoints {
-		points.out, points.ok = pointsOutcome(it.Stderr, comment)
+		points.out, points.why = pointsOutcome(it.Stderr, comment, r, "interactor")
 	}
 	switch {
 	case it.ExitCode == exitFail:
 		return InternalError, "interactor failed: " + comment, nil
-	case it.ExitCode == exitPoints && !points.ok:
-		return InternalError, "interactor exited with code 7 without points in [0, 1]: " + comment, nil
+	case it.ExitCode == exitPoints && points.why != "":
+		return InternalError, "interactor failed (" + points.why + "): " + comment, nil
 	case solFailed && (in.solFirst || it.ExitCode == exitOK || it.ExitCode == exitPoints):
 		return sol.Verdict, sol.Message, nil
 	case in.stopped && (it.ExitCode == exitOK || it.ExitCode == exitPoints):

@@ -202,6 +202,27 @@ func TestInteractive(t *testing.T) {
 		bad := judge.Interactor{Language: "python", Source: "import sys\nprint(10, flush=True)\nsys.stderr.write('points 2')\nsys.exit(7)\n"}
 		res = judgeSub(t, e, judge.Submission{Language: "python", Source: binarySearchPython, Tests: guessTests[:1], Limits: fast, Interactor: &bad})
 		requireVerdict(t, "points out of range", res.Verdict, judge.InternalError, res)
+		// In the test's own points: 5 of a test worth 10 is half of it,
+		// 12 more than it is worth.
+		worth := append([]judge.TestCase{}, guessTests[:1]...)
+		worth[0].Points = 10
+		for _, c := range []struct {
+			given, message string
+			verdict        judge.Verdict
+			points         *float64
+		}{
+			{"5", "5 of 10 points: points 5", judge.WrongAnswer, ptr(0.5)},
+			{"12", "the interactor gave 12 points to a test worth 10", judge.InternalError, nil},
+		} {
+			it := judge.Interactor{Language: "python", Points: judge.PointsOfTest,
+				Source: "import sys\nprint(10, flush=True)\nsys.stdin.readline()\nsys.stderr.write('points " + c.given + "')\nsys.exit(7)\n"}
+			res := judgeSub(t, e, judge.Submission{Language: "python", Source: "input()\nprint('! 1', flush=True)\n", Tests: worth, Limits: fast, Interactor: &it})
+			requireVerdict(t, c.given+" points of 10", res.Verdict, c.verdict, res)
+			tr := res.Tests[0]
+			if !strings.Contains(tr.Message, c.message) || (tr.Points == nil) != (c.points == nil) || (tr.Points != nil && *tr.Points != *c.points) {
+				t.Fatalf("%s points of 10: message %q points %v, want %q and %v", c.given, tr.Message, show(tr.Points), c.message, show(c.points))
+			}
+		}
 	})
 	t.Run("EveryTest", func(t *testing.T) {
 		t.Parallel()

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -42,6 +43,10 @@ type TestCase struct {
 	// validator or interactor (CheckICPC, InteractICPC), or the default
 	// validator's flags (CheckDefaultValidator); other checkers ignore them.
 	CheckerArgs []string
+	// Points is what the test is worth in its problem's own points (a
+	// Polygon test's points), 0 when it has none: what a testlib checker's
+	// or interactor's points are a share of with PointsOfTest.
+	Points float64
 }
 
 func (tc TestCase) open(data []byte, file string) (io.ReadCloser, error) {
@@ -106,7 +111,8 @@ type TestResult struct {
 	// checker's comment for a custom checker.
 	Message string
 	// Points is the partial credit a custom checker gave the test (testlib's
-	// quitp, exit code 7) as a fraction in [0, 1]; nil when it gave none (the
+	// quitp, exit code 7) as a fraction in [0, 1], whatever scale it gave
+	// it in (Checker.Points); nil when it gave none (the
 	// test then counts fully if ACCEPTED, not at all otherwise).
 	Points *float64
 	// Score is an absolute score an ICPC output validator gave the test
@@ -201,6 +207,11 @@ func (sub Submission) validate() error {
 	}
 	if _, err := sub.Limits.withDefaults(DefaultLimits()); err != nil {
 		return err
+	}
+	for _, tc := range sub.Tests {
+		if tc.Points < 0 || math.IsNaN(tc.Points) || math.IsInf(tc.Points, 0) {
+			return fmt.Errorf("%w: test %s is worth %v points", ErrInvalidInput, tc.ID, tc.Points)
+		}
 	}
 	if sub.Interactor != nil {
 		return sub.Interactor.validate()
@@ -470,7 +481,7 @@ func (e *Engine) checkTest(ctx context.Context, tr TestResult, checker Checker, 
 	if checker.Kind == CheckICPC {
 		co, err = e.runICPCChecker(ctx, checker, limits, tc, out.hostCheck)
 	} else {
-		co, err = e.runChecker(ctx, checker.Program, limits, tc, out.hostCheck)
+		co, err = e.runChecker(ctx, checker.Program, limits, tc, out.hostCheck, pointsReading{checker.Points, tc.Points})
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -505,9 +516,10 @@ func (e *Engine) newCheckDir() (string, error) {
 // error). The status decides, not what the checker printed: checkers echo
 // the contestant's output, and a contestant printing "MemoryError" must not
 // turn a wrong answer into a checker that ran out of memory; only exit 7
-// reads its message, for the points. A checker that did not end on its own
-// (a limit, a signal) is an internal error that says so (authorFailure).
-func (e *Engine) runChecker(ctx context.Context, checker *Program, test Limits, tc TestCase, hostDir string) (checkerOutcome, error) {
+// reads its message, for the points (read as r says). A checker that did
+// not end on its own (a limit, a signal) is an internal error that says so
+// (authorFailure).
+func (e *Engine) runChecker(ctx context.Context, checker *Program, test Limits, tc TestCase, hostDir string, r pointsReading) (checkerOutcome, error) {
 	for _, f := range []struct {
 		name string
 		data []byte
@@ -544,5 +556,5 @@ func (e *Engine) runChecker(ctx context.Context, checker *Program, test Limits, 
 	if msg, failed := authorFailure("checker", rr, comment); failed {
 		return checkerOutcome{verdict: InternalError, message: msg}, nil
 	}
-	return interpretChecker(rr, comment, rr.Stderr), nil
+	return interpretChecker(rr, comment, rr.Stderr, r), nil
 }

@@ -1,6 +1,7 @@
 package judge_test
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"testing"
@@ -118,5 +119,96 @@ func TestTestlibPolygonChecker(t *testing.T) {
 	}
 	if !strings.Contains(string(judge.TestlibHeader()), "quitp") {
 		t.Fatal("TestlibHeader has no quitp")
+	}
+}
+
+// pointsChecker gives the points the contestant printed: quitp(p).
+const pointsChecker = `#include "testlib.h"
+int main(int argc, char* argv[]) {
+    registerTestlibCmd(argc, argv);
+    double p = ouf.readDouble();
+    quitp(p, "partial");
+}
+`
+
+// TestCheckerPointsScale: a testlib checker's points are read as the
+// problem says — a fraction of the test, a percentage, or the test's own
+// points — and turned into the fraction of the test; points beyond what
+// the scale allows are the checker's fault, and the message keeps the
+// points as the checker gave them.
+func TestCheckerPointsScale(t *testing.T) {
+	t.Parallel()
+	e := sharedEngine(t)
+	requireLanguage(t, e, "cpp")
+	prog, err := e.CompileAuthor(t.Context(), "cpp", "", pointsChecker, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { prog.Close() })
+	for _, tc := range []struct {
+		name    string
+		scale   judge.PointsScale
+		worth   float64
+		output  string
+		want    judge.Verdict
+		points  *float64
+		message string
+	}{
+		{"TestHalf", judge.PointsOfTest, 10, "5", judge.WrongAnswer, ptr(0.5), "5 of 10 points: points 5.0 partial"},
+		{"TestFull", judge.PointsOfTest, 10, "10", judge.Accepted, ptr(1), "10 of 10 points"},
+		{"TestZero", judge.PointsOfTest, 10, "0", judge.WrongAnswer, ptr(0), "0 of 10 points"},
+		{"TestOverMax", judge.PointsOfTest, 10, "12", judge.InternalError, nil, "the checker gave 12 points to a test worth 10"},
+		{"TestWithoutPointsFraction", judge.PointsOfTest, 0, "0.25", judge.WrongAnswer, ptr(0.25), "points 0.25 partial"},
+		{"TestWithoutPointsOver1", judge.PointsOfTest, 0, "5", judge.InternalError, nil, "to a test without points of its own"},
+		{"PercentHalf", judge.PointsPercent, 10, "50", judge.WrongAnswer, ptr(0.5), "50% of the test: points 50.0 partial"},
+		{"PercentFull", judge.PointsPercent, 0, "100", judge.Accepted, ptr(1), "100% of the test"},
+		{"PercentOver", judge.PointsPercent, 0, "150", judge.InternalError, nil, "150% of a test, more than 100%"},
+		{"FractionHalf", judge.PointsFraction, 10, "0.5", judge.WrongAnswer, ptr(0.5), "points 0.5 partial"},
+		{"FractionOver1", judge.PointsFraction, 10, "5", judge.InternalError, nil, "without points in [0, 1]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tests := []judge.TestCase{{ID: "a", Input: []byte("1\n"), Expected: []byte("1\n"), Points: tc.worth}}
+			checker := judge.Checker{Kind: judge.CheckCustom, Program: prog, Points: tc.scale}
+			res := judgeSub(t, e, judge.Submission{Language: "python", Source: "print(" + pyQuote(tc.output) + ")\n", Tests: tests, Checker: checker})
+			requireVerdict(t, tc.name, res.Verdict, tc.want, res)
+			tr := res.Tests[0]
+			if !strings.Contains(tr.Message, tc.message) {
+				t.Fatalf("message %q, want it to contain %q", tr.Message, tc.message)
+			}
+			if (tr.Points == nil) != (tc.points == nil) || (tr.Points != nil && *tr.Points != *tc.points) {
+				t.Fatalf("points %v, want %v", show(tr.Points), show(tc.points))
+			}
+		})
+	}
+}
+
+// TestCheckerPointsNotANumber: negative or non-finite points (which
+// testlib's own quitp refuses, but a checker may write) are the checker's
+// fault, whatever the scale.
+func TestCheckerPointsNotANumber(t *testing.T) {
+	t.Parallel()
+	e := sharedEngine(t)
+	tests := []judge.TestCase{{Input: []byte("1\n"), Expected: []byte("1\n"), Points: 10}}
+	for _, tc := range []struct{ name, stderr, message string }{
+		{"Negative", "points -1 less", "negative points (-1)"},
+		{"NaN", "points nan what", "NaN points, not a finite number"},
+		{"Inf", "points inf what", "+Inf points, not a finite number"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			checker := judge.Checker{Kind: judge.CheckCustom, Language: "python", Points: judge.PointsOfTest,
+				Source: "import sys\nsys.stderr.write(" + pyQuote(tc.stderr) + ")\nsys.exit(7)\n"}
+			res := judgeSub(t, e, judge.Submission{Language: "python", Source: "print(input())\n", Tests: tests, Checker: checker})
+			requireVerdict(t, tc.name, res.Verdict, judge.InternalError, res)
+			if tr := res.Tests[0]; !strings.Contains(tr.Message, tc.message) || tr.Points != nil {
+				t.Fatalf("message %q points %v, want %q and none", tr.Message, show(tr.Points), tc.message)
+			}
+		})
+	}
+	_, err := e.Judge(t.Context(), judge.Submission{Language: "python", Source: "print(1)\n", Tests: tests,
+		Checker: judge.Checker{Kind: judge.CheckCustom, Language: "python", Source: "pass\n", Points: "permille"}}, nil)
+	if !errors.Is(err, judge.ErrInvalidInput) {
+		t.Fatalf("an unknown scale: %v, want ErrInvalidInput", err)
 	}
 }

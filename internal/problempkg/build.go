@@ -144,7 +144,7 @@ func (v *verifier) buildJudging(ctx context.Context) error {
 		if pkg.Format == FormatICPC {
 			protocol = judge.InteractICPC
 		}
-		v.interactor = &judge.Interactor{Program: prog, Protocol: protocol}
+		v.interactor = &judge.Interactor{Program: prog, Protocol: protocol, Points: pkg.CheckerPoints}
 		return nil
 	}
 	switch pkg.Checker.Kind {
@@ -160,6 +160,9 @@ func (v *verifier) buildJudging(ctx context.Context) error {
 			kind = judge.CheckICPC
 		}
 		v.checker = judge.Checker{Kind: kind, Program: prog}
+		if kind == judge.CheckCustom {
+			v.checker.Points = pkg.CheckerPoints
+		}
 	}
 	return nil
 }
@@ -416,7 +419,7 @@ func (v *verifier) judgeOne(ctx context.Context, s Submission, tl time.Duration)
 			continue
 		}
 		sub.Tests = append(sub.Tests, judge.TestCase{ID: t.Name, InputFile: v.tests.input[i],
-			ExpectedFile: v.tests.answers[i], CheckerArgs: t.OutputValidatorArgs})
+			ExpectedFile: v.tests.answers[i], CheckerArgs: t.OutputValidatorArgs, Points: t.Points})
 	}
 	if len(sub.Tests) == 0 {
 		return nil, fmt.Errorf("no test can be run")

@@ -172,6 +172,7 @@ func (v *verifier) commonArgs() ([]string, error) {
 // mapJudging maps the checker or interactor.
 func (v *verifier) mapJudging(imp *Imported) error {
 	pkg, p := v.pkg, &imp.Problem
+	p.CheckerPoints = algoitny.PointsScale(pkg.CheckerPoints)
 	args, err := v.commonArgs()
 	if err != nil {
 		return err
@@ -278,7 +279,7 @@ func (v *verifier) mapTests(imp *Imported) error {
 		if len(in)+len(ans) > maxImportedTestBytes {
 			return algoitny.Invalid("package", "test %s is larger than %d MB", t.Name, maxImportedTestBytes>>20)
 		}
-		tc := &algoitny.TestCase{Input: string(in), Output: string(ans)}
+		tc := &algoitny.TestCase{Input: string(in), Output: string(ans), Points: t.Points}
 		if t.Generation != nil && genName != "" {
 			tc.Generator, tc.Args = genName, slices.Clone(t.Generation.Args)
 		}
@@ -290,7 +291,8 @@ func (v *verifier) mapTests(imp *Imported) error {
 // mapSubtasks turns the package's groups into subtasks: all-or-nothing
 // groups (and ICPC min groups, the same for tests that pass or fail) as
 // ALL_OR_NOTHING, the others as SUM; a Polygon package with points but no
-// groups gets a subtask per test.
+// groups gets a SUM subtask per test, so that the part of it a checker
+// gives (quitp) counts, as in Polygon.
 func (v *verifier) mapSubtasks(imp *Imported) error {
 	pkg := v.pkg
 	if !pkg.Scoring {
@@ -301,7 +303,7 @@ func (v *verifier) mapSubtasks(imp *Imported) error {
 		for i, t := range pkg.Tests {
 			if t.Points > 0 {
 				imp.Subtasks = append(imp.Subtasks, algoitny.Subtask{Name: "test " + t.Name, Points: t.Points,
-					Mode: algoitny.ScoreAllOrNothing, TestIndexes: []int{i}})
+					Mode: algoitny.ScoreSum, TestIndexes: []int{i}})
 			}
 		}
 		return nil

@@ -3,6 +3,8 @@ package problempkg
 import (
 	"fmt"
 	"time"
+
+	"github.com/algoitny/api/internal/judge"
 )
 
 // Format is the layout a package was written in.
@@ -65,6 +67,12 @@ type Package struct {
 	// Checker judges a test's output (unused when Interactive: the
 	// Interactor decides).
 	Checker Checker
+	// CheckerPoints is how a testlib checker's or interactor's points
+	// (quitp) are read: Polygon's are the test's own points (Test.Points),
+	// or a percentage of the test (treat-points-from-checker-as-percent);
+	// the default, a fraction of the test, otherwise. ICPC validators'
+	// score multipliers are fractions whatever it says.
+	CheckerPoints judge.PointsScale
 	// Interactor is the interactive output validator or Polygon interactor.
 	Interactor *Program
 	// InputValidators check every test's input.

@@ -6,13 +6,18 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"github.com/algoitny/api/internal/judge"
 )
 
 // The parts of Polygon's problem.xml that judging needs.
 type polygonXML struct {
 	ShortName string `xml:"short-name,attr"`
 	Revision  string `xml:"revision,attr"`
-	Names     []struct {
+	// PointsAsPercent is read on <judging>, where Polygon writes it, and
+	// on <problem> as well.
+	PointsAsPercent string `xml:"treat-points-from-checker-as-percent,attr"`
+	Names           []struct {
 		Language string `xml:"language,attr"`
 		Value    string `xml:"value,attr"`
 	} `xml:"names>name"`
@@ -99,6 +104,12 @@ func readPolygon(root, name string) (*Package, error) {
 		pkg.Name = x.ShortName
 	}
 	pkg.Title = polygonTitle(x, pkg.Name)
+	// Polygon reads a checker's points (quitp) in the test's own points,
+	// or as a percentage of the test when the problem says so.
+	pkg.CheckerPoints = judge.PointsOfTest
+	if x.PointsAsPercent == "true" || x.Judging.PointsAsPercent == "true" {
+		pkg.CheckerPoints = judge.PointsPercent
+	}
 	if x.Judging.InputFile != "" || x.Judging.OutputFile != "" {
 		return nil, errorf("problem.xml", "problems that read or write files (%s, %s) are not supported: use standard input and output",
 			x.Judging.InputFile, x.Judging.OutputFile)

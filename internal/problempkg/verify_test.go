@@ -124,6 +124,7 @@ func TestVerifyFixtures(t *testing.T) {
 			"solutions/extra.cpp": "WRONG_ANSWER",
 			"solutions/slow.cpp":  "TIME_LIMIT_EXCEEDED",
 		}},
+		{"pairsums", map[string]string{"solutions/sol.cpp": "ACCEPTED", "solutions/int32.cpp": "WRONG_ANSWER"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -141,6 +142,14 @@ func TestVerifyFixtures(t *testing.T) {
 			for path, verdict := range c.want {
 				if s := submission(t, r, path); s.Verdict != verdict {
 					t.Errorf("%s: %s, want %s", path, s.Verdict, verdict)
+				}
+			}
+			if c.name == "pairsums" { // the checker's points are each test's own: 2 of 2, 2 of 4, 3 of 6
+				if s := submission(t, r, "solutions/int32.cpp"); s.Score != 7 {
+					t.Errorf("int32.cpp scores %v, want 7 of 12", s.Score)
+				}
+				if s := submission(t, r, "solutions/sol.cpp"); s.Score != 12 {
+					t.Errorf("sol.cpp scores %v, want 12", s.Score)
 				}
 			}
 			if c.name == "sumlist" {
