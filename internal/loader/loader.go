@@ -273,7 +273,7 @@ type HistoryFields struct {
 // the same time, then the authors' plans in one more — and primes the
 // loaders with it, so that the items' field resolvers find everything
 // loaded. A page of up to 100 items thus costs its Query plus at most
-// three requests however its
+// three requests (none for what the store's display copy holds) however its
 // resolvers are scheduled (the loaders' batching window splits batches when
 // the machine is busy). Missing items are primed as nil, as the loaders
 // would load them. On an error nothing more is primed and the resolvers
