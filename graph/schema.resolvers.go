@@ -143,7 +143,9 @@ func (r *jobProgressResolver) ID(ctx context.Context, obj *algoitny.JobProgress)
 }
 
 func (r *leaderboardEntryResolver) User(ctx context.Context, obj *algoitny.LeaderboardEntry) (*algoitny.User, error) {
-	return loader.For(ctx).User.Load(ctx, obj.UserEmail)()
+	// Shown beside other people's counts: the display copy (at most a
+	// second old), which the leaderboard's own read of its users left warm.
+	return loader.For(ctx).Author.Load(ctx, obj.UserEmail)()
 }
 
 func (r *mutationResolver) LoginWithGoogle(ctx context.Context, idToken string) (*model.AuthPayload, error) {
@@ -776,7 +778,9 @@ func (r *searchHistoryResolver) User(ctx context.Context, obj *algoitny.SearchHi
 	if obj.UserEmail == "" {
 		return nil, nil
 	}
-	return loader.For(ctx).User.Load(ctx, obj.UserEmail)()
+	// The author is display data (name and picture; the private fields
+	// are gated on the actor, read with the session): the display copy.
+	return loader.For(ctx).Author.Load(ctx, obj.UserEmail)()
 }
 
 func (r *searchHistoryResolver) Code(ctx context.Context, obj *algoitny.SearchHistory) (*string, error) {
@@ -962,11 +966,13 @@ func (r *userResolver) Plan(ctx context.Context, obj *algoitny.User) (*algoitny.
 		return nil, nil
 	}
 	// The actor's own plan was read with the session; others are read
-	// once per operation for every user of a list.
+	// once per operation for every user of a list: an author's from the
+	// display copy, any other user's (a staff list, a mutation's result)
+	// as it is (loader.PlanOf).
 	if a := algoitny.ActorFrom(ctx); a.Plan != nil && a.Plan.Name == obj.PlanName {
 		return a.Plan, nil
 	}
-	return loader.For(ctx).Plan.Load(ctx, obj.PlanName)()
+	return loader.For(ctx).PlanOf(ctx, obj)
 }
 
 func (r *userResolver) LastLogin(ctx context.Context, obj *algoitny.User) (*time.Time, error) {

@@ -12,6 +12,9 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/algoitny/api/internal/algoitny/algoitnytest"
 )
 
 func TestAPIDataloaderRequestCount(t *testing.T) {
@@ -50,14 +53,26 @@ func TestAPIDataloaderRequestCount(t *testing.T) {
 		}
 		return n
 	}
+	// Cold, a page costs its GSI1 Query, the BatchGetItem that confirms its
+	// executions on the table (their visibility is security state, read
+	// consistently, with the problems in the same request), then one
+	// BatchGetItem for the authors and one for their plans: at most 4
+	// whatever its size (fewer when the process keeps some of them from an
+	// earlier page).
 	n50, n5, n30 := count(50), count(5), count(30)
-	// One Query for the page, one BatchGetItem each for problems and users
-	// (problems fewer when the process keeps them), one for the users'
-	// plans: 4 or 5 measured (5 on a loaded machine, where the display
-	// data a process keeps for at most a second has expired between reads).
-	if n50 > 5 || n5 > 5 || n30 > 5 || n30 < 1 {
-		t.Fatalf("DynamoDB requests: %v for 50 items, %v for 5, %v for 30; want 1 to 5 whatever the page size", n50, n5, n30)
+	t.Logf("DynamoDB requests: %v for 50 items, %v for 5, %v for 30", n50, n5, n30)
+	if n50 > 4 || n5 > 4 || n30 > 4 || n30 < 2 {
+		t.Fatalf("DynamoDB requests: %v for 50 items, %v for 5, %v for 30; want 2 to 4 whatever the page size", n50, n5, n30)
 	}
+	// Warm, problems, authors and plans are display data the process keeps
+	// for at most a second: a page is its Query and the confirmation of
+	// its executions, nothing more. On a loaded machine a copy may expire
+	// between two pages (then up to 4 again), so the test waits for a warm
+	// page rather than expecting the next one to be.
+	algoitnytest.Eventually(t, 10*time.Second, "a warm publicHistory(first: 50) page to cost 2 DynamoDB requests", func() bool {
+		count(50)
+		return count(50) == 2
+	})
 }
 
 func TestAPIProtection(t *testing.T) {

@@ -67,7 +67,7 @@ func (db *DB) batchGet(ctx context.Context, table string, keys []itemKey) (map[i
 			continue
 		}
 		seen[k] = true
-		if item, ok := db.cachedItem(table, k); ok && !isFresh(ctx) {
+		if item, ok := db.cachedItem(ctx, table, k); ok {
 			if item != nil {
 				found[k] = item
 			}
@@ -85,7 +85,7 @@ func (db *DB) batchGet(ctx context.Context, table string, keys []itemKey) (map[i
 		}
 		maps.Copy(found, got[table])
 	}
-	db.keepHeads(table, unique, found, t)
+	db.keepHeads(ctx, table, unique, found, t)
 	return found, nil
 }
 
@@ -132,7 +132,7 @@ func (db *DB) getItem(ctx context.Context, table string, k itemKey) (map[string]
 	if item, ok := fromPrefetch(ctx, table, k); ok {
 		return item, nil
 	}
-	if item, ok := db.cachedItem(table, k); ok {
+	if item, ok := db.cachedItem(ctx, table, k); ok {
 		return item, nil
 	}
 	return db.getItemFromDynamoDB(ctx, table, k, db.partitions.Begin())
@@ -146,9 +146,9 @@ func (db *DB) getItemFromDynamoDB(ctx context.Context, table string, k itemKey, 
 		return nil, translate(err, "get item")
 	}
 	if len(out.Item) == 0 {
-		db.keepHeads(table, []itemKey{k}, nil, t)
+		db.keepHeads(ctx, table, []itemKey{k}, nil, t)
 		return nil, nil
 	}
-	db.keepHeads(table, []itemKey{k}, map[itemKey]map[string]types.AttributeValue{k: out.Item}, t)
+	db.keepHeads(ctx, table, []itemKey{k}, map[itemKey]map[string]types.AttributeValue{k: out.Item}, t)
 	return out.Item, nil
 }

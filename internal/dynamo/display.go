@@ -22,13 +22,21 @@ import (
 //     problems of a BatchGetItem are answered from memory;
 //   - a user's quota counter item of a day (what myUsage shows). The quota
 //     itself is never decided from it: the conditional write that charges
-//     a use (CreateChargedJob, ConsumeQuota) is.
+//     a use (CreateChargedJob, ConsumeQuota) is;
+//   - users and plans shown beside other people's items (the authors of
+//     publicHistory and historyFeed, the leaderboard), but only for the
+//     reads that ask for that copy: GetUsersForDisplay and
+//     GetPlansForDisplay. Every other read of a user or a plan —
+//     GetUserByEmail, GetUsersByEmail, GetPlan, GetPlans, AuthLookup — goes
+//     to DynamoDB, strongly consistent, and is never answered from memory:
+//     a user's flags and plan decide what a request may do.
 //
 // displayKeyOf is the one list of what is kept. This process's own writes
 // of such items forget them when they return (localWrites), so a client
 // sees its change at once on the replica it made it on, and within the
-// bound on the others. Security state — sessions, users, plans, executions
-// — is never kept: it is read from DynamoDB, strongly consistent, on use.
+// bound on the others. Security state — sessions, executions, and users
+// and plans as read for decisions — is never taken from memory: it is read
+// from DynamoDB, strongly consistent, on use.
 const (
 	// DisplayBound is how long display data may be kept (the bound the
 	// servers use).
@@ -156,19 +164,67 @@ func (db *DB) Uncached() *DB {
 // partitionKey names a partition in the cache.
 func partitionKey(table, pk string) string { return table + "|" + pk }
 
+// displayUse says which reads may take an item from memory.
+type displayUse int
+
+const (
+	notDisplay displayUse = iota
+	// displayAlways: any read not made fresh (problems, quota counters).
+	displayAlways
+	// displayAsked: only reads for display (forDisplay: users, plans); the
+	// others read DynamoDB, consistently, and keep nothing.
+	displayAsked
+)
+
 // displayKeyOf says whether the item (table, pk, sk) is display data kept
-// in memory (ok), and under which key (its partition's). It is the one list
-// of what is kept: reads consult it to decide what to keep (cachesHead,
-// cachesPartition) and localWrites to decide what to forget.
-func (db *DB) displayKeyOf(table, pk, sk string) (key string, ok bool) {
+// in memory, for which reads (use), and under which key (its partition's).
+// It is the one list of what is kept: reads consult it to decide what to
+// keep and answer (displayRead, cachesPartition) and localWrites to decide
+// what to forget.
+func (db *DB) displayKeyOf(table, pk, sk string) (key string, use displayUse) {
 	switch {
 	case table == db.tables.Main && strings.HasPrefix(pk, pkPrefixProblem):
-		return partitionKey(table, pk), true // a problem or its test cases
+		return partitionKey(table, pk), displayAlways // a problem or its test cases
 	case table == db.tables.Main && strings.HasPrefix(pk, pkPrefixUser) && isQuotaSK(sk):
-		return partitionKey(table, pk), true // a quota counter (what myUsage shows)
+		return partitionKey(table, pk), displayAlways // a quota counter (what myUsage shows)
+	case table == db.tables.Users && strings.HasPrefix(pk, pkPrefixUser) && sk == skMetadata:
+		return partitionKey(table, pk), displayAsked // a user, shown as an author
+	case table == db.tables.Plans && strings.HasPrefix(pk, pkPrefixPlan) && sk == skMetadata:
+		return partitionKey(table, pk), displayAsked // an author's plan
 	}
-	return "", false
+	return "", notDisplay
 }
+
+// displayRead reports whether a read of item k of table made with ctx may
+// be answered from memory and kept there: display data (displayKeyOf), a
+// read not made fresh, and for users and plans one asking for the display
+// copy (forDisplay).
+func (db *DB) displayRead(ctx context.Context, table string, k itemKey) bool {
+	if db.partitions == nil || isFresh(ctx) {
+		return false
+	}
+	switch _, use := db.displayKeyOf(table, k.PK, k.SK); use {
+	case displayAlways:
+		return true
+	case displayAsked:
+		return isForDisplay(ctx)
+	}
+	return false
+}
+
+// displayReadsKey marks a context whose reads of users and plans may be
+// served from memory (forDisplay).
+type displayReadsKey struct{}
+
+// forDisplay returns a context in which reads of users and plans may take
+// the display copy (at most the bound old): only for what is shown beside
+// other people's items, never for what a decision is made on. A fresh
+// context stays fresh.
+func forDisplay(ctx context.Context) context.Context {
+	return context.WithValue(ctx, displayReadsKey{}, true)
+}
+
+func isForDisplay(ctx context.Context) bool { return ctx.Value(displayReadsKey{}) != nil }
 
 // fresh returns a context in which reads go to DynamoDB itself (consistent):
 // for reads a write decides on, which must not trust a copy. Callers outside
@@ -252,11 +308,11 @@ func (p *partition) answer(q *query, limit int32, start map[string]types.Attribu
 	return items, nil
 }
 
-// cachedItem returns the item k of table if the cache knows it: known is
-// false when it does not (then ask DynamoDB); item is nil when the item does
-// not exist.
-func (db *DB) cachedItem(table string, k itemKey) (item map[string]types.AttributeValue, known bool) {
-	if _, cached := db.displayKeyOf(table, k.PK, k.SK); db.partitions == nil || !cached {
+// cachedItem returns the item k of table if the cache knows it and ctx's
+// read may take it (displayRead): known is false when it does not (then ask
+// DynamoDB); item is nil when the item does not exist.
+func (db *DB) cachedItem(ctx context.Context, table string, k itemKey) (item map[string]types.AttributeValue, known bool) {
+	if !db.displayRead(ctx, table, k) {
 		return nil, false
 	}
 	p, ok := db.partitions.Get(partitionKey(table, k.PK))
@@ -270,23 +326,22 @@ func (db *DB) cachedItem(table string, k itemKey) (item map[string]types.Attribu
 	return nil, true
 }
 
-// cachesHead reports whether k is an item the cache keeps as a head of its
-// partition when it is read alone (a problem's METADATA item or a quota
-// counter; test cases come with their whole partition).
-func (db *DB) cachesHead(table string, k itemKey) bool {
-	_, cached := db.displayKeyOf(table, k.PK, k.SK)
-	return db.partitions != nil && cached && !(strings.HasPrefix(k.PK, pkPrefixProblem) && k.SK != skMetadata)
+// cachesHead reports whether k, read alone with ctx, is kept as a head of
+// its partition (a problem's METADATA item, a quota counter, a user or a
+// plan read for display; test cases come with their whole partition).
+func (db *DB) cachesHead(ctx context.Context, table string, k itemKey) bool {
+	return db.displayRead(ctx, table, k) && !(strings.HasPrefix(k.PK, pkPrefixProblem) && k.SK != skMetadata)
 }
 
-// keepHeads caches, as heads, the items of keys that cachesHead keeps, read
-// with ticket t (found holds those that exist). A whole partition or a
+// keepHeads caches, as heads, the items of keys that cachesHead keeps for
+// ctx's read, read with ticket t (found holds those that exist). A whole partition or a
 // too-big marker already cached is not replaced by less.
-func (db *DB) keepHeads(table string, keys []itemKey, found map[itemKey]map[string]types.AttributeValue, t memoTicket) {
+func (db *DB) keepHeads(ctx context.Context, table string, keys []itemKey, found map[itemKey]map[string]types.AttributeValue, t memoTicket) {
 	if !t.on {
 		return
 	}
 	for _, k := range keys {
-		if !db.cachesHead(table, k) {
+		if !db.cachesHead(ctx, table, k) {
 			continue
 		}
 		key := partitionKey(table, k.PK)

@@ -386,3 +386,146 @@ func TestUncachedView(t *testing.T) {
 		t.Fatalf("after the view's write the caching DB reads %q", got.Title)
 	}
 }
+
+// TestDisplayCacheOfAuthors: users and plans read for display (the authors
+// beside other people's items) are kept at most the bound (the cache's
+// clock is moved, not waited for) and forgotten at once when this process
+// writes them; every other read of a user or a plan — the ones decisions
+// are made on — goes to DynamoDB each time, and sees another process's
+// change at once while the display copy may still show the old value.
+func TestDisplayCacheOfAuthors(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cached := newDB(t)
+	var skew atomic.Int64
+	cached.SetClock(func() time.Time { return time.Now().Add(time.Duration(skew.Load())) })
+	const bound = time.Hour // nothing expires on its own during the test
+	cached.CacheDisplayData(bound)
+	pass := func() { skew.Add(int64(bound)) }
+	worker, err := dynamo.Open(ctx, dynamo.Config{Endpoint: dynamotest.Endpoint(), TablePrefix: strings.TrimSuffix(cached.Tables().Main, "Main")})
+	algoitnytest.OK(t, err)
+	_, err = worker.SeedPlans(ctx, algoitny.DefaultPlans(), false)
+	algoitnytest.OK(t, err)
+	free := algoitnytest.Must[*algoitny.Plan](t)(worker.GetPlan(ctx, "Free"))
+	pro := algoitnytest.Must[*algoitny.Plan](t)(worker.GetPlan(ctx, "Pro"))
+	ada := &algoitny.User{Email: "ada@example.com", Name: "Ada", IsActive: true}
+	bob := &algoitny.User{Email: "bob@example.com", Name: "Bob", IsActive: true}
+	algoitnytest.OK(t, worker.CreateUser(ctx, ada, free))
+	algoitnytest.OK(t, worker.CreateUser(ctx, bob, free))
+	emails := []string{ada.Email, bob.Email, "gone@example.com"}
+
+	// requests runs read and returns the DynamoDB requests it made.
+	requests := func(read func(context.Context) error) int64 {
+		t.Helper()
+		rctx, counter := dynamo.WithRequestCounter(ctx)
+		algoitnytest.OK(t, read(rctx))
+		return counter.Count()
+	}
+	var users map[string]*algoitny.User
+	var plans map[string]*algoitny.Plan
+	authors := func(ctx context.Context) (err error) {
+		users, err = cached.GetUsersForDisplay(ctx, emails)
+		return err
+	}
+	authorPlans := func(ctx context.Context) (err error) {
+		plans, err = cached.GetPlansForDisplay(ctx, []string{"Free", "Pro"})
+		return err
+	}
+
+	if n, again := requests(authors), requests(authors); n != 1 || again != 0 || len(users) != 2 || users[ada.Email].Name != "Ada" {
+		t.Fatalf("authors: %d then %d requests, %d users", n, again, len(users))
+	}
+	if n, again := requests(authorPlans), requests(authorPlans); n != 1 || again != 0 || len(plans) != 2 {
+		t.Fatalf("plans: %d then %d requests, %d plans", n, again, len(plans))
+	}
+	if n := requests(func(ctx context.Context) error { return authors(algoitny.WithFreshReads(ctx)) }); n != 1 {
+		t.Fatalf("a fresh read of authors made %d requests, want 1", n)
+	}
+
+	t.Run("SecurityReadsNeverFromTheCopy", func(t *testing.T) {
+		// Another process changes ada and Free; no time passes.
+		_, err := worker.SetUserActive(ctx, ada.Email, false)
+		algoitnytest.OK(t, err)
+		_, err = worker.UpdatePlan(ctx, "Free", algoitny.PlanUpdate{MaxHintsPerDay: ptr(7)})
+		algoitnytest.OK(t, err)
+		if requests(authors); !users[ada.Email].IsActive {
+			t.Fatal("the display copy was read again within its bound: the test shows nothing")
+		}
+		var u *algoitny.User
+		var p *algoitny.Plan
+		var us map[string]*algoitny.User
+		var ps map[string]*algoitny.Plan
+		for what, read := range map[string]func(context.Context) error{
+			"GetUserByEmail": func(ctx context.Context) (err error) { u, err = cached.GetUserByEmail(ctx, ada.Email); return err },
+			"GetUserByID":    func(ctx context.Context) (err error) { u, err = cached.GetUserByID(ctx, ada.ID); return err },
+			"GetUsersByEmail": func(ctx context.Context) (err error) {
+				us, err = cached.GetUsersByEmail(ctx, emails)
+				u = us[ada.Email]
+				return err
+			},
+		} {
+			if n := requests(read); n == 0 || u.IsActive {
+				t.Errorf("%s: %d requests, active %v", what, n, u.IsActive)
+			}
+		}
+		for what, read := range map[string]func(context.Context) error{
+			"GetPlan": func(ctx context.Context) (err error) { p, err = cached.GetPlan(ctx, "Free"); return err },
+			"GetPlans": func(ctx context.Context) (err error) {
+				ps, err = cached.GetPlans(ctx, []string{"Free"})
+				p = ps["Free"]
+				return err
+			},
+		} {
+			if n := requests(read); n == 0 || p.MaxHintsPerDay != 7 {
+				t.Errorf("%s: %d requests, %d hints", what, n, p.MaxHintsPerDay)
+			}
+		}
+		snap, err := cached.AuthLookup(ctx, algoitny.AuthRequest{UserID: ada.ID, Email: ada.Email, SessionID: "s-1", PlanName: "Free"})
+		algoitnytest.OK(t, err)
+		if snap.User.IsActive || snap.Plan.MaxHintsPerDay != 7 {
+			t.Fatalf("AuthLookup: user %+v, plan %+v", snap.User, snap.Plan)
+		}
+		// Those consistent reads kept nothing for display: the copy still
+		// holds what it read, until the bound has passed.
+		if requests(authors); !users[ada.Email].IsActive {
+			t.Fatal("a security read replaced the display copy")
+		}
+		pass()
+		if n := requests(authors); n != 1 || users[ada.Email].IsActive {
+			t.Fatalf("past the bound: %d requests, ada active %v", n, users[ada.Email].IsActive)
+		}
+		if n := requests(authorPlans); n != 1 || plans["Free"].MaxHintsPerDay != 7 {
+			t.Fatalf("past the bound: %d requests, Free %+v", n, plans["Free"])
+		}
+	})
+
+	t.Run("OwnWritesAtOnce", func(t *testing.T) {
+		requests(authors)
+		requests(authorPlans)
+		_, err := cached.SetUserPlan(ctx, bob.Email, pro)
+		algoitnytest.OK(t, err)
+		if n := requests(authors); n != 1 || users[bob.Email].PlanName != "Pro" {
+			t.Fatalf("after its own setUserPlan: %d requests, plan %q", n, users[bob.Email].PlanName)
+		}
+		_, err = cached.SetUserActive(ctx, ada.Email, true)
+		algoitnytest.OK(t, err)
+		if requests(authors); !users[ada.Email].IsActive {
+			t.Fatal("after its own setUserActive the copy shows the old flag")
+		}
+		_, err = cached.UpdatePlan(ctx, "Pro", algoitny.PlanUpdate{MaxHintsPerDay: ptr(42)})
+		algoitnytest.OK(t, err)
+		if n := requests(authorPlans); n != 1 || plans["Pro"].MaxHintsPerDay != 42 || plans["Free"].MaxHintsPerDay != 7 {
+			t.Fatalf("after its own updatePlan: %d requests, %+v", n, plans["Pro"])
+		}
+		algoitnytest.OK(t, cached.DeleteUser(ctx, bob.Email))
+		if requests(authors); users[bob.Email] != nil {
+			t.Fatal("after its own DeleteUser the copy still shows the user")
+		}
+		// The jobs' view writes through the same process: it forgets too.
+		_, err = cached.Uncached().SetUserActive(ctx, ada.Email, false)
+		algoitnytest.OK(t, err)
+		if requests(authors); users[ada.Email].IsActive {
+			t.Fatal("after the uncached view's write the copy shows the old flag")
+		}
+	})
+}

@@ -102,7 +102,8 @@ func (db *DB) GetPlan(ctx context.Context, name string) (*algoitny.Plan, error) 
 	return getOne(ctx, db, db.tables.Plans, itemKey{planPK(name), skMetadata}, unmarshalPlan, "plan %q not found", name)
 }
 
-// GetPlans loads many plans in one BatchGetItem (strongly consistent);
+// GetPlans loads many plans in one BatchGetItem, strongly consistent, never
+// from memory (a plan's limits are what charges are checked against);
 // names without a plan are absent from the map, which is keyed by name.
 func (db *DB) GetPlans(ctx context.Context, names []string) (map[string]*algoitny.Plan, error) {
 	keys := make([]itemKey, len(names))
@@ -110,6 +111,14 @@ func (db *DB) GetPlans(ctx context.Context, names []string) (map[string]*algoitn
 		keys[i] = itemKey{planPK(n), skMetadata}
 	}
 	return getMany(ctx, db, db.tables.Plans, keys, unmarshalPlan, func(p *algoitny.Plan) string { return p.Name })
+}
+
+// GetPlansForDisplay is GetPlans for the plans of users shown beside other
+// people's items (GetUsersForDisplay): taken from memory when read for
+// display in the last bound, forgotten at once when this process writes
+// the plan. No limit is ever checked against what it returns.
+func (db *DB) GetPlansForDisplay(ctx context.Context, names []string) (map[string]*algoitny.Plan, error) {
+	return db.GetPlans(forDisplay(ctx), names)
 }
 
 // ListPlans returns the active plans sorted by name, followed by the inactive

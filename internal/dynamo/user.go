@@ -273,14 +273,26 @@ func (db *DB) GetUserByID(ctx context.Context, id string) (*algoitny.User, error
 	return u, err
 }
 
-// GetUsersByEmail loads many users in BatchGetItem calls of 100 keys; emails
-// without a user are absent from the map, which is keyed by lower-case email.
+// GetUsersByEmail loads many users in BatchGetItem calls of 100 keys,
+// strongly consistent, never from memory: for what is decided on a user's
+// flags or plan. Emails without a user are absent from the map, which is
+// keyed by lower-case email.
 func (db *DB) GetUsersByEmail(ctx context.Context, emails []string) (map[string]*algoitny.User, error) {
 	keys := make([]itemKey, len(emails))
 	for i, e := range emails {
 		keys[i] = itemKey{userEmailPK(e), skMetadata}
 	}
 	return getMany(ctx, db, db.tables.Users, keys, unmarshalUser, func(u *algoitny.User) string { return strings.ToLower(u.Email) })
+}
+
+// GetUsersForDisplay is GetUsersByEmail for users shown beside other
+// people's items (authors of a history page, the leaderboard): on a serve
+// process (CacheDisplayData) a user read for display in the last bound is
+// taken from memory — at most the bound old, and forgotten at once when
+// this process writes the user — so a warm page of fifty authors costs no
+// request. Nothing a request may do is decided on what it returns.
+func (db *DB) GetUsersForDisplay(ctx context.Context, emails []string) (map[string]*algoitny.User, error) {
+	return db.GetUsersByEmail(forDisplay(ctx), emails)
 }
 
 // ListUsers pages through all users (seed pattern #23). It is the one Scan the

@@ -100,7 +100,7 @@ func (w localWrites) TransactWriteItems(ctx context.Context, in *dynamodb.Transa
 // forget drops the display data of an item just written (its key, at
 // least, in item) from this process's memory.
 func (db *DB) forget(table string, item map[string]types.AttributeValue) {
-	if key, ok := db.displayKeyOf(table, stringAttr(item, attrPK), stringAttr(item, attrSK)); ok {
+	if key, use := db.displayKeyOf(table, stringAttr(item, attrPK), stringAttr(item, attrSK)); use != notDisplay {
 		db.partitions.Forget(key)
 	}
 }

@@ -34,7 +34,9 @@ type Store interface {
 	GetProblem(ctx context.Context, ref algoitny.ProblemRef) (*algoitny.Problem, error)
 	GetUserStats(ctx context.Context, userID string) (*algoitny.UserStats, error)
 	Leaderboard(ctx context.Context, n int) ([]algoitny.LeaderboardEntry, error)
-	GetUsersByEmail(ctx context.Context, emails []string) (map[string]*algoitny.User, error)
+	// GetUsersForDisplay may answer from a copy at most the store's
+	// display bound old (the leaderboard's users).
+	GetUsersForDisplay(ctx context.Context, emails []string) (map[string]*algoitny.User, error)
 }
 
 // Service applies the history rules on top of a Store.
@@ -382,7 +384,10 @@ func (s *Service) Leaderboard(ctx context.Context, first int) ([]algoitny.Leader
 	for _, e := range entries {
 		emails = append(emails, strings.ToLower(e.UserEmail))
 	}
-	users, err := s.Store.GetUsersByEmail(ctx, emails)
+	// Who is listed is display data, not a decision: a user deactivated on
+	// another replica may stay listed up to the display bound (at once
+	// gone on this one), and the read leaves the entries' authors warm.
+	users, err := s.Store.GetUsersForDisplay(ctx, emails)
 	if err != nil {
 		return nil, err
 	}

@@ -198,8 +198,9 @@ type HistoryPage interface {
 //   - a page of executions (publicHistory, myHistory, historyFeed) loads the
 //     problems and authors its selection asks for in one BatchGetItem each
 //     (loader.PrefetchHistory), so the number of DynamoDB requests does not
-//     depend on how the item resolvers are scheduled (plans come from the
-//     accounts service's cache); and when the selection asks for none of
+//     depend on how the item resolvers are scheduled (problems, authors and
+//     their plans are display data: warm, they cost no request); and when
+//     the selection asks for none of
 //     the executions' details (code, compile message, test results, hints)
 //     the page is read without them (algoitny.WithHistorySummaries).
 //

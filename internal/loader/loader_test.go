@@ -39,12 +39,12 @@ func (s *fakeStore) GetProblems(_ context.Context, refs []algoitny.ProblemRef) (
 	return out, nil
 }
 
-func (s *fakeStore) GetUsersByEmail(_ context.Context, emails []string) (map[string]*algoitny.User, error) {
-	s.count("GetUsersByEmail", len(emails))
+func (s *fakeStore) GetUsersForDisplay(_ context.Context, emails []string) (map[string]*algoitny.User, error) {
+	s.count("GetUsersForDisplay", len(emails))
 	out := map[string]*algoitny.User{}
 	for _, e := range emails {
 		if e != strings.ToLower(e) {
-			panic("GetUsersByEmail got a key that is not lower-cased: " + e)
+			panic("GetUsersForDisplay got a key that is not lower-cased: " + e)
 		}
 		if e == "a@x.dev" || e == "b@x.dev" {
 			out[e] = &algoitny.User{Email: e, PlanName: "Free"}
@@ -53,15 +53,24 @@ func (s *fakeStore) GetUsersByEmail(_ context.Context, emails []string) (map[str
 	return out, nil
 }
 
+func (s *fakeStore) GetPlansForDisplay(_ context.Context, names []string) (map[string]*algoitny.Plan, error) {
+	s.count("GetPlansForDisplay", len(names))
+	return plans(names), nil
+}
+
 func (s *fakeStore) GetPlans(_ context.Context, names []string) (map[string]*algoitny.Plan, error) {
 	s.count("GetPlans", len(names))
+	return plans(names), nil
+}
+
+func plans(names []string) map[string]*algoitny.Plan {
 	out := map[string]*algoitny.Plan{}
 	for _, n := range names {
 		if n == "Free" {
 			out[n] = &algoitny.Plan{Name: n}
 		}
 	}
-	return out, nil
+	return out
 }
 
 func (s *fakeStore) GetJobs(context.Context, []string) (map[string]*algoitny.Job, error) {
@@ -90,13 +99,13 @@ func TestPrefetchHistory(t *testing.T) {
 		store := newFakeStore()
 		l := loader.New(store)
 		l.PrefetchHistory(ctx, items, loader.HistoryFields{Problem: true, User: true})
-		want := map[string]int{"GetProblems": 1, "GetUsersByEmail": 1, "GetPlans": 1}
+		want := map[string]int{"GetProblems": 1, "GetUsersForDisplay": 1, "GetPlansForDisplay": 1, "GetPlans": 0}
 		for m, n := range want {
 			if store.calls[m] != n {
 				t.Fatalf("%s called %d times, want %d (%v)", m, store.calls[m], n, store.calls)
 			}
 		}
-		if store.keys["GetProblems"] != 4 || store.keys["GetUsersByEmail"] != 3 || store.keys["GetPlans"] != 1 {
+		if store.keys["GetProblems"] != 4 || store.keys["GetUsersForDisplay"] != 3 || store.keys["GetPlansForDisplay"] != 1 {
 			t.Fatalf("keys not deduplicated: %v", store.keys)
 		}
 		// Everything the item resolvers ask for is cached now, missing
@@ -109,17 +118,17 @@ func TestPrefetchHistory(t *testing.T) {
 			if h.UserEmail == "" {
 				continue
 			}
-			u, err := l.User.Load(ctx, h.UserEmail)()
+			u, err := l.Author.Load(ctx, h.UserEmail)()
 			if err != nil || (u == nil) != (h.UserEmail == "gone@x.dev") {
 				t.Fatalf("user %s: %v, %v", h.UserEmail, u, err)
 			}
 			if u != nil {
-				if p, err := l.Plan.Load(ctx, u.PlanName)(); err != nil || p == nil || p.Name != "Free" {
+				if p, err := l.PlanOf(ctx, u); err != nil || p == nil || p.Name != "Free" {
 					t.Fatalf("plan of %s: %v, %v", h.UserEmail, p, err)
 				}
 			}
 		}
-		if store.calls["GetProblems"] != 1 || store.calls["GetUsersByEmail"] != 1 || store.calls["GetPlans"] != 1 {
+		if store.calls["GetProblems"] != 1 || store.calls["GetUsersForDisplay"] != 1 || store.calls["GetPlansForDisplay"] != 1 || store.calls["GetPlans"] != 0 {
 			t.Fatalf("the resolvers' loads went to the store: %v", store.calls)
 		}
 	})
@@ -128,10 +137,38 @@ func TestPrefetchHistory(t *testing.T) {
 		t.Parallel()
 		store := newFakeStore()
 		loader.New(store).PrefetchHistory(ctx, items, loader.HistoryFields{User: true})
-		if store.calls["GetUsersByEmail"] != 1 || store.calls["GetProblems"] != 0 {
+		if store.calls["GetUsersForDisplay"] != 1 || store.calls["GetProblems"] != 0 {
 			t.Fatalf("calls = %v", store.calls)
 		}
 	})
+}
+
+// TestPlanOf: the plan of a user Author loaded (an author shown beside
+// other people's items) is read for display; any other user's plan (a
+// staff list, a mutation's result) is read as it is.
+func TestPlanOf(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := newFakeStore()
+	l := loader.New(store)
+	author, err := l.Author.Load(ctx, "a@x.dev")()
+	if err != nil || author == nil {
+		t.Fatalf("author: %v, %v", author, err)
+	}
+	if p, err := l.PlanOf(ctx, author); err != nil || p == nil || store.calls["GetPlansForDisplay"] != 1 || store.calls["GetPlans"] != 0 {
+		t.Fatalf("an author's plan: %v, %v, calls %v", p, err, store.calls)
+	}
+	listed := &algoitny.User{Email: "a@x.dev", PlanName: "Free"} // same user, read otherwise
+	if p, err := l.PlanOf(ctx, listed); err != nil || p == nil || store.calls["GetPlans"] != 1 {
+		t.Fatalf("another user's plan: %v, %v, calls %v", p, err, store.calls)
+	}
+	if p, err := l.PlanOf(ctx, &algoitny.User{Email: "c@x.dev"}); p != nil || err != nil {
+		t.Fatalf("no plan: %v, %v", p, err)
+	}
+	l.ClearAll()
+	if _, err := l.PlanOf(ctx, author); err != nil || store.calls["GetPlans"] != 2 {
+		t.Fatalf("after ClearAll an earlier author is not one of this event's: calls %v", store.calls)
+	}
 }
 
 // TestTestCasesShareAStartedLoad: a page loaded early (the prefetch of
