@@ -60,11 +60,11 @@ func runBaseline(ctx context.Context, kind string) error {
 		return err
 	}
 	if addr := os.Getenv("BENCH_BASELINE_PPROF_ADDR"); addr != "" { // profiling a baseline by hand
-		go http.ListenAndServe(addr, http.DefaultServeMux)
+		go func() { _ = http.ListenAndServe(addr, http.DefaultServeMux) }()
 	}
 	fmt.Fprintf(os.Stdout, "baseline %s listening on %s\n", kind, l.Addr())
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go func() { <-ctx.Done(); srv.Close() }()
+	go func() { <-ctx.Done(); _ = srv.Close() }()
 	if err := srv.Serve(l); err != http.ErrServerClosed {
 		return err
 	}
@@ -100,7 +100,7 @@ func plainJSONHandler() http.Handler {
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{"data": map[string]any{"__typename": "Query"}})
+		_ = json.NewEncoder(w).Encode(map[string]any{"data": map[string]any{"__typename": "Query"}})
 	})
 	return mux
 }
@@ -116,7 +116,7 @@ func echoHandler() http.Handler {
 		if err != nil {
 			return
 		}
-		defer c.Close()
+		defer func() { _ = c.Close() }()
 		for {
 			mt, data, err := c.ReadMessage()
 			if err != nil {
@@ -164,7 +164,7 @@ func newBroadcaster() *broadcaster {
 			b.mu.Lock()
 			delete(b.conns, c)
 			b.mu.Unlock()
-			c.Close()
+			_ = c.Close()
 		}()
 		for {
 			if _, _, err := c.ReadMessage(); err != nil {
@@ -209,7 +209,7 @@ func (b *broadcaster) broadcast() {
 	for c := range b.conns {
 		nc := c.NetConn()
 		nc.SetWriteDeadline(time.Now().Add(10 * time.Second))
-		nc.Write(b.wire)
+		_, _ = nc.Write(b.wire)
 	}
 }
 
@@ -235,7 +235,7 @@ func (b *broadcaster) listen(ctx context.Context, url, channel string) error {
 	if err != nil {
 		return err
 	}
-	defer conn.Close(context.WithoutCancel(ctx))
+	defer func() { _ = conn.Close(context.WithoutCancel(ctx)) }()
 	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{channel}.Sanitize()); err != nil {
 		return err
 	}

@@ -192,14 +192,14 @@ func dialWS(ctx context.Context, url, token string) (*wsClient, error) {
 		payload["Authorization"] = "Bearer " + token
 	}
 	if err := c.send(map[string]any{"type": "connection_init", "payload": payload}); err != nil {
-		conn.Close()
+		_ = conn.Close()
 		return nil, err
 	}
 	conn.SetReadDeadline(time.Now().Add(15 * time.Second))
 	for {
 		var m wsMessage
 		if err := conn.ReadJSON(&m); err != nil {
-			conn.Close()
+			_ = conn.Close()
 			return nil, fmt.Errorf("connection_init: %w", err)
 		}
 		if m.Type == "connection_ack" {
@@ -235,7 +235,7 @@ func (c *wsClient) readLoop() {
 		}
 		m.at, m.raw = at, data
 		if m.Type == "ping" {
-			c.send(map[string]any{"type": "pong"})
+			_ = c.send(map[string]any{"type": "pong"})
 			continue
 		}
 		c.mu.Lock()
@@ -304,4 +304,4 @@ func (c *wsClient) next(ch <-chan wsMessage, timeout time.Duration) (wsMessage, 
 	}
 }
 
-func (c *wsClient) close() { c.conn.Close() }
+func (c *wsClient) close() { _ = c.conn.Close() }

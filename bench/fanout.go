@@ -300,7 +300,7 @@ func (b *run) fanJobs(ctx context.Context, f *fanout) ([]*algoitny.Job, error) {
 func (b *run) fanPublish(ctx context.Context, events *jobs.Events, all []*algoitny.Job) []time.Time {
 	published := make([]time.Time, len(all))
 	var mu sync.Mutex
-	parallel(ctx, 8, len(all), func(u int) error {
+	_ = parallel(ctx, 8, len(all), func(u int) error { // f never fails
 		j := *all[u]
 		j.Status, j.UpdatedAt = algoitny.JobCancelled, time.Now()
 		mu.Lock()
@@ -523,7 +523,7 @@ func (f *fanBase) open(ctx context.Context, n int, frames [][]byte) error {
 			return err
 		}
 		var have int
-		fmt.Fscan(resp.Body, &have)
+		_, _ = fmt.Fscan(resp.Body, &have)
 		resp.Body.Close()
 		if have == n {
 			return nil
@@ -564,7 +564,7 @@ collect:
 		return nil, err
 	}
 	var nanos int64
-	fmt.Fscan(resp.Body, &nanos)
+	_, _ = fmt.Fscan(resp.Body, &nanos)
 	resp.Body.Close()
 	ref := time.Unix(0, nanos)
 	if ref.Before(start) {
@@ -612,8 +612,8 @@ func (b *run) echoBaseline(ctx context.Context, n int) (float64, error) {
 	echoes, _, err := dialMany(ctx, n, func() (*websocket.Conn, *wsClient, error) {
 		c, _, err := websocket.DefaultDialer.DialContext(ctx, "ws://"+eaddr+"/ws", nil)
 		if err == nil { // one round trip, as the subscribers had theirs
-			c.WriteMessage(websocket.TextMessage, []byte(`{"type":"ping"}`))
-			c.ReadMessage()
+			_ = c.WriteMessage(websocket.TextMessage, []byte(`{"type":"ping"}`))
+			_, _, _ = c.ReadMessage()
 		}
 		return c, nil, err
 	})

@@ -133,7 +133,9 @@ func parseFlags(args []string) (o options, scenarios, baseline string, err error
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 		for name, v := range quickFlags {
 			if !set[name] {
-				fs.Set(name, v)
+				if err := fs.Set(name, v); err != nil {
+					return o, "", "", err
+				}
 			}
 		}
 	}
@@ -418,7 +420,7 @@ func raiseFileLimit(want uint64) {
 	}
 	if l.Cur < want {
 		l.Cur = min(want, l.Max)
-		syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l)
+		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l)
 	}
 }
 
@@ -451,7 +453,7 @@ func memTotal() string {
 	for _, line := range strings.Split(readFirst("/proc/meminfo"), "\n") {
 		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
 			var kb int64
-			fmt.Sscan(rest, &kb)
+			_, _ = fmt.Sscan(rest, &kb)
 			return fmt.Sprintf("%.0f GB", float64(kb)/(1<<20))
 		}
 	}

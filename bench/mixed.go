@@ -248,7 +248,7 @@ func (b *run) drainJobs(ctx context.Context, jobs []acceptedJob) (final, pending
 	for len(left) > 0 && time.Now().Before(deadline) && ctx.Err() == nil {
 		var mu sync.Mutex
 		var next []acceptedJob
-		parallel(ctx, 8, len(left), func(i int) error {
+		_ = parallel(ctx, 8, len(left), func(i int) error { // f never fails
 			j := left[i]
 			var out struct{ Job *struct{ Status string } }
 			_, err := b.api.query(ctx, j.token, jobQuery, map[string]any{"id": j.id}, &out)

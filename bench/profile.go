@@ -124,7 +124,9 @@ func fetchPprof(ctx context.Context, addr, what string, timeout time.Duration, p
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	_, err = io.Copy(f, resp.Body)
-	return err
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -741,7 +741,7 @@ func (b *run) riverLatency(ctx context.Context, schema string, cooldown, poll ti
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		client.Stop(sctx)
+		_ = client.Stop(sctx)
 	}()
 	s := &samples{}
 	r := rand.New(rand.NewPCG(1, 2))
@@ -883,7 +883,9 @@ func (b *run) executeOnce(ctx context.Context, ws *wsClient, token, subID string
 				JobUpdated struct{ Job struct{ Status string } }
 			}
 		}
-		json.Unmarshal(m.Payload, &ev)
+		if err := json.Unmarshal(m.Payload, &ev); err != nil {
+			return 0, 0, fmt.Errorf("job event %s: %w", m.Payload, err)
+		}
 		switch st := ev.Data.JobUpdated.Job.Status; st {
 		case "COMPLETED":
 			return m.at.Sub(t), accepted, nil
@@ -920,7 +922,7 @@ func dialMany(ctx context.Context, n int, dial func() (*websocket.Conn, *wsClien
 func closeAll(raws []*websocket.Conn, clients []*wsClient) {
 	for _, c := range raws {
 		if c != nil {
-			c.Close()
+			_ = c.Close()
 		}
 	}
 	for _, c := range clients {

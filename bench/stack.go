@@ -96,8 +96,8 @@ func startProc(c *cleanups, name string, env []string, logPath string, argv ...s
 				}
 			}
 		}
-		io.Copy(io.Discard, out)
-		p.cmd.Wait()
+		_, _ = io.Copy(io.Discard, out)
+		_ = p.cmd.Wait()
 		close(p.done)
 	}()
 	return p, nil
@@ -185,7 +185,7 @@ func startStack(ctx context.Context, c *cleanups, runID string, logf func(string
 	if err != nil {
 		return nil, err
 	}
-	os.Chmod(dir, 0o755)
+	_ = os.Chmod(dir, 0o755)
 	c.add(func() { os.RemoveAll(dir) })
 	pg, err := devstack.EnsurePostgres(ctx, devstack.PostgresOptions{Database: "algoitny_bench", ClusterDir: filepath.Join(dir, "pg")})
 	if err != nil {
@@ -201,7 +201,7 @@ func startStack(ctx context.Context, c *cleanups, runID string, logf func(string
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		for _, schema := range []string{s.riverSchema, s.riverSchema + "_direct"} {
-			s.pool.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
+			_, _ = s.pool.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
 		}
 		s.pool.Close()
 	})
@@ -257,7 +257,7 @@ func freeAddr() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	return l.Addr().String(), nil
 }
 

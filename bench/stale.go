@@ -93,7 +93,7 @@ func (b *run) scenarioStale(ctx context.Context) {
 	// The executions the quota kind started would compete with the next
 	// scenarios for the CPUs: cancel those still running.
 	for _, j := range b.staleJobs {
-		b.api.query(ctx, j[0], `mutation($id: ID!) { cancelJob(id: $id) { status } }`, map[string]any{"id": j[1]}, nil)
+		_, _ = b.api.query(ctx, j[0], `mutation($id: ID!) { cancelJob(id: $id) { status } }`, map[string]any{"id": j[1]}, nil)
 	}
 }
 

@@ -150,8 +150,8 @@ func TestWSTextFrame(t *testing.T) {
 		if err != nil {
 			return
 		}
-		c.NetConn().Write(wire)
-		c.ReadMessage() // until the client closes
+		_, _ = c.NetConn().Write(wire)
+		_, _, _ = c.ReadMessage() // until the client closes
 		c.Close()
 	}))
 	defer srv.Close()

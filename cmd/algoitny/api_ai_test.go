@@ -56,7 +56,9 @@ func TestHints(t *testing.T) {
 		}
 	}
 	for _, e := range evs {
-		json.Unmarshal(e, &final)
+		if err := json.Unmarshal(e, &final); err != nil {
+			t.Fatalf("event %s: %v", e, err)
+		}
 		text.WriteString(final.Data.HintProgress.Delta)
 	}
 	if !final.Data.HintProgress.Done || len(final.Data.HintProgress.Hints) == 0 || len(evs) < 3 {
@@ -166,7 +168,9 @@ func TestExtractProblem(t *testing.T) {
 				Samples                    []struct{ Input, Output string }
 				ProblemCreated             bool
 			}
-			json.Unmarshal([]byte(j.Result), &ex)
+			if err := json.Unmarshal([]byte(j.Result), &ex); err != nil {
+				t.Fatalf("extraction result %q: %v", j.Result, err)
+			}
 			if j.Status != "COMPLETED" || ex.Title == "" || len(ex.Samples) == 0 || !ex.ProblemCreated {
 				t.Fatalf("extraction %+v", j)
 			}

@@ -32,7 +32,7 @@ func TestChecksWebhook(t *testing.T) {
 			http.Error(w, "down", http.StatusServiceUnavailable)
 			return
 		}
-		io.WriteString(w, "fine")
+		_, _ = io.WriteString(w, "fine")
 	}))
 	defer target.Close()
 	var secret string
@@ -48,7 +48,9 @@ func TestChecksWebhook(t *testing.T) {
 			return
 		}
 		var n map[string]any
-		json.Unmarshal(body, &n)
+		if err := json.Unmarshal(body, &n); err != nil {
+			t.Errorf("notification %s: %v", body, err)
+		}
 		got = append(got, n)
 	}))
 	defer receiver.Close()

@@ -68,7 +68,9 @@ func TestChecks(t *testing.T) {
 				}
 			}
 		}
-		json.Unmarshal(m.Payload, &ev)
+		if err := json.Unmarshal(m.Payload, &ev); err != nil {
+			t.Fatalf("event %s: %v", m.Payload, err)
+		}
 		if r := ev.Data.CheckUpdated.Result; r != nil {
 			if r.Status != "UP" || r.KeywordFound == nil || !*r.KeywordFound || r.HTTPStatus != 200 {
 				t.Fatalf("result %s", m.Payload)

@@ -127,7 +127,7 @@ func TestSlowBodyFlood(t *testing.T) {
 			case <-time.After(500 * time.Millisecond):
 			}
 			for _, c := range append(conns, crowd...) {
-				c.Write([]byte(" "))
+				_, _ = c.Write([]byte(" "))
 			}
 		}
 	})
@@ -238,7 +238,9 @@ func (s *apiServer) dialSlowReader(t *testing.T) *wsClient {
 	d := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}, HandshakeTimeout: 10 * time.Second,
 		NetDialContext: (&net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
 			var err error
-			c.Control(func(fd uintptr) { err = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 64<<10) })
+			if cerr := c.Control(func(fd uintptr) { err = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 64<<10) }); cerr != nil {
+				return cerr
+			}
 			return err
 		}}).DialContext}
 	conn, _, err := d.Dial(strings.Replace(s.URL, "http://", "ws://", 1), http.Header{"X-Forwarded-For": {"198.51.100.1"}})
@@ -297,7 +299,9 @@ func TestSocketOperationFlood(t *testing.T) {
 		m := c.read(time.Minute)
 		switch {
 		case m.Type == "ping":
-			write(map[string]any{"type": "pong"})
+			if err := write(map[string]any{"type": "pong"}); err != nil {
+				t.Fatal(err)
+			}
 		case m.Type == "complete":
 			completes++
 		case m.Type == "next" && strings.Contains(string(m.Payload), "TOO_MANY_REQUESTS"):

@@ -38,7 +38,7 @@ func newGoogleIssuer(t testing.TB) *googleIssuer {
 	g.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b64 := base64.RawURLEncoding.EncodeToString
 		w.Header().Set("Cache-Control", "public, max-age=3600")
-		json.NewEncoder(w).Encode(map[string]any{"keys": []map[string]any{{
+		_ = json.NewEncoder(w).Encode(map[string]any{"keys": []map[string]any{{
 			"kty": "RSA", "alg": "RS256", "use": "sig", "kid": "k1",
 			"n": b64(key.PublicKey.N.Bytes()), "e": b64(big.NewInt(int64(key.PublicKey.E)).Bytes()),
 		}}})

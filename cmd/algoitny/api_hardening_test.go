@@ -53,7 +53,7 @@ func startDNS(t *testing.T, known map[string]netip.Addr) *dnsServer {
 				d.mu.Lock()
 				d.asked[name] = true
 				d.mu.Unlock()
-				pc.WriteTo(resp, from)
+				_, _ = pc.WriteTo(resp, from)
 			}
 		}
 	}()

@@ -190,7 +190,7 @@ func startAPILogged(t testing.TB, tweak func(*Config), logger *slog.Logger) *api
 		t.Fatal(err)
 	}
 	done := make(chan struct{})
-	go func() { m.Run(ctx); close(done) }()
+	go func() { _ = m.Run(ctx); close(done) }()
 	t.Cleanup(func() {
 		cancel()
 		<-done

@@ -203,7 +203,9 @@ func TestAPITestCaseBytes(t *testing.T) {
 				Truncated bool
 			}
 		}
-		json.Unmarshal(r.Data, &out)
+		if err := json.Unmarshal(r.Data, &out); err != nil {
+			t.Fatalf("data %s: %v", r.Data, err)
+		}
 		whole := out.A
 		if whole == nil {
 			whole = out.B
@@ -269,7 +271,7 @@ func (s *apiServer) metricValue(t testing.TB, name string) float64 {
 	for sc.Scan() {
 		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
 			var f float64
-			fmt.Sscan(v, &f)
+			_, _ = fmt.Sscan(v, &f)
 			return f
 		}
 	}

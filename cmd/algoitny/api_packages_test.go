@@ -188,10 +188,10 @@ func (s *apiServer) upload(t *testing.T, header http.Header, file []byte, fileNa
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
 	ops, _ := json.Marshal(map[string]any{"query": importMutation, "variables": map[string]any{"f": nil, "in": input}})
-	mw.WriteField("operations", string(ops))
-	mw.WriteField("map", `{"0": ["variables.f"]}`)
+	_ = mw.WriteField("operations", string(ops))
+	_ = mw.WriteField("map", `{"0": ["variables.f"]}`)
 	fw, _ := mw.CreateFormFile("0", fileName)
-	fw.Write(file)
+	_, _ = fw.Write(file)
 	mw.Close()
 	return s.post(t, "", mw.FormDataContentType(), body.Bytes(), header)
 }
@@ -265,7 +265,7 @@ func TestImportProblemPackage(t *testing.T) {
 		zw := zip.NewWriter(&buf)
 		for name, data := range map[string]string{"bad/problem.yaml": "name: Bad\n", "bad/data/secret/1.in": "1\n"} {
 			w, _ := zw.Create(name)
-			w.Write([]byte(data))
+			_, _ = w.Write([]byte(data))
 		}
 		zw.Close()
 		var out struct{ ImportProblemPackage struct{ ID string } }

@@ -464,8 +464,8 @@ func (p *faultProxy) handle(c net.Conn) {
 	}
 	defer p.untrack(c, up)
 	if !p.http {
-		go func() { io.Copy(up, c); p.untrack(c, up) }()
-		io.Copy(c, up)
+		go func() { _, _ = io.Copy(up, c); p.untrack(c, up) }()
+		_, _ = io.Copy(c, up)
 		return
 	}
 	p.relay(c, up)

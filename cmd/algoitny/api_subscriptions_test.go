@@ -70,7 +70,9 @@ func TestSubscriptionsFullFlow(t *testing.T) {
 			done[m.ID] = true
 		case m.Type == "next" && m.ID == "job":
 			var ev jobEventPayload
-			json.Unmarshal(m.Payload, &ev)
+			if err := json.Unmarshal(m.Payload, &ev); err != nil {
+				t.Fatalf("event %s: %v", m.Payload, err)
+			}
 			if n := len(statuses); n == 0 || statuses[n-1] != ev.Data.JobUpdated.Job.Status {
 				statuses = append(statuses, ev.Data.JobUpdated.Job.Status)
 			}
@@ -87,7 +89,9 @@ func TestSubscriptionsFullFlow(t *testing.T) {
 					}
 				}
 			}
-			json.Unmarshal(m.Payload, &ev)
+			if err := json.Unmarshal(m.Payload, &ev); err != nil {
+				t.Fatalf("event %s: %v", m.Payload, err)
+			}
 			e := ev.Data.ExecutionProgress
 			if e.Total != 5 || e.Result.Verdict != "ACCEPTED" || tests[e.Index] {
 				t.Fatalf("execution event %s", m.Payload)

@@ -40,7 +40,7 @@ func TestWebsocketProtocol(t *testing.T) {
 	}{
 		{"4400InvalidMessage", 4400, func(c *wsClient) {
 			c.init(alice)
-			c.conn.WriteMessage(websocket.TextMessage, []byte("not json"))
+			_ = c.conn.WriteMessage(websocket.TextMessage, []byte("not json"))
 		}},
 		{"4400InitPayloadNotAnObject", 4400, func(c *wsClient) {
 			c.send(map[string]any{"type": "connection_init", "payload": "Bearer " + alice})

@@ -394,8 +394,12 @@ func sessionSecret(cfg Config) ([]byte, error) {
 	rand.Read(b)
 	secret := []byte(hex.EncodeToString(b))
 	if path != "" {
-		os.MkdirAll(filepath.Dir(path), 0o700)
-		os.WriteFile(path, secret, 0o600)
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(path, secret, 0o600); err != nil {
+			return nil, err
+		}
 	}
 	return secret, nil
 }
@@ -452,7 +456,7 @@ func (m *Main) Run(ctx context.Context) error {
 		// Their close frames have a few seconds to go out; the jobs
 		// keep the rest of the grace.
 		sockets, stop := context.WithTimeout(shutdown, 5*time.Second)
-		m.websocket.Shutdown(sockets)
+		_ = m.websocket.Shutdown(sockets) // sockets still open then close with the process
 		stop()
 	}
 	if jerr := m.Jobs.Stop(shutdown); jerr != nil && err == nil {
@@ -475,7 +479,7 @@ func (m *Main) Close() {
 		}
 	}()
 	if m.pprof != nil {
-		m.pprof.Close()
+		_ = m.pprof.Close()
 	}
 	if m.Broker != nil {
 		m.Broker.Close()

@@ -60,7 +60,7 @@ func startAPITunedLogged(t testing.TB, tweak func(*Config), tune func(*jobs.Conf
 		t.Fatal(err)
 	}
 	done := make(chan struct{})
-	go func() { m.Run(ctx); close(done) }()
+	go func() { _ = m.Run(ctx); close(done) }()
 	t.Cleanup(func() {
 		cancel()
 		<-done
@@ -161,7 +161,7 @@ func (s *apiServer) send(t testing.TB, req *http.Request) *gqlResult {
 		Errors     []gqlErr
 		Extensions map[string]any
 	}
-	json.Unmarshal(raw, &body)
+	_ = json.Unmarshal(raw, &body) // a body that is not JSON: callers check Status and Raw
 	r.Data, r.Errors, r.Extensions = body.Data, body.Errors, body.Extensions
 	return r
 }

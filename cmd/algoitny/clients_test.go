@@ -110,8 +110,8 @@ func (d *deployment) balance() {
 				return
 			}
 			defer b.Close()
-			go func() { io.Copy(b, c); b.Close() }()
-			io.Copy(c, b)
+			go func() { _, _ = io.Copy(b, c); b.Close() }()
+			_, _ = io.Copy(c, b)
 		}()
 	}
 }
@@ -141,7 +141,7 @@ func (d *deployment) start(ready chan struct{}) *running {
 	}
 	r := &running{m: m, cancel: cancel, done: make(chan struct{}), ready: ready}
 	t.Cleanup(r.stop)
-	go func() { defer close(r.done); m.Run(ctx) }()
+	go func() { defer close(r.done); _ = m.Run(ctx) }()
 	return r
 }
 
@@ -355,7 +355,9 @@ func TestClients(t *testing.T) {
 				v, err := chromedp.Run(b, chromedp.Evaluate[string](`window.result ? JSON.stringify(window.result) : ""`))
 				if err == nil && v != "" {
 					var res map[string]any
-					json.Unmarshal([]byte(v), &res)
+					if err := json.Unmarshal([]byte(v), &res); err != nil {
+						t.Fatalf("window.result %s: %v", v, err)
+					}
 					return res
 				}
 				if time.Now().After(deadline) {
@@ -430,7 +432,9 @@ func TestClientsDrain(t *testing.T) {
 			t.Fatalf("before the stop: %+v %s", m, m.Payload)
 		}
 		var ev jobEventPayload
-		json.Unmarshal(m.Payload, &ev)
+		if err := json.Unmarshal(m.Payload, &ev); err != nil {
+			t.Fatalf("event %s: %v", m.Payload, err)
+		}
 		if ev.Data.JobUpdated.Job.Status == "PROCESSING" {
 			break
 		}
@@ -520,7 +524,7 @@ func pageServer(t *testing.T, dir, host string) string {
 		http.ServeFile(w, r, filepath.Join(dir, "node_modules", "graphql-ws", "umd", "graphql-ws.min.js"))
 	})
 	srv := &http.Server{Handler: mux}
-	go srv.Serve(l)
+	go func() { _ = srv.Serve(l) }()
 	t.Cleanup(func() { srv.Close() })
 	return "http://" + l.Addr().String()
 }

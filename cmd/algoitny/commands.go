@@ -250,7 +250,7 @@ func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if os.Getenv("ALGOITNY_DEV") == "" {
-		os.Setenv("ALGOITNY_DEV", "true")
+		_ = os.Setenv("ALGOITNY_DEV", "true")
 	}
 	cfg, err := configFromEnv()
 	if err != nil {
@@ -359,7 +359,7 @@ func portFree(port int) bool {
 	if err != nil {
 		return false
 	}
-	l.Close()
+	_ = l.Close()
 	return true
 }
 

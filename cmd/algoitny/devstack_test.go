@@ -95,7 +95,7 @@ func startMakeRun(t *testing.T, dir string, extra ...string) *makeRun {
 				once.Do(func() { close(ready) })
 			}
 		}
-		io.Copy(io.Discard, stdout)
+		_, _ = io.Copy(io.Discard, stdout)
 	}()
 	go func() { m.cmd.Wait(); close(m.done) }()
 	t.Cleanup(func() {
@@ -188,7 +188,7 @@ func dropDatabase(name string) {
 		return
 	}
 	defer conn.Close(ctx)
-	conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
+	_, _ = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
 }
 
 // readmeSnippets returns the ```sh blocks of README.md's section heading.
@@ -381,7 +381,7 @@ func TestReadmeListsEverySetting(t *testing.T) {
 	name := regexp.MustCompile(`"((?:ALGOITNY|ATCODER|DYNAMODB|LLM|GEMINI|OPENAI|JUDGE|SESSION|GOOGLE|DATABASE|AWS)_[A-Z0-9_]+)"`)
 	seen := map[string]bool{}
 	for _, dir := range []string{"cmd", "internal"} {
-		filepath.WalkDir(filepath.Join(root, dir), func(path string, d os.DirEntry, err error) error {
+		_ = filepath.WalkDir(filepath.Join(root, dir), func(path string, d os.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 				return err
 			}

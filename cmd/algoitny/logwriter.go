@@ -47,7 +47,7 @@ func (l *logWriter) Write(p []byte) (int, error) {
 func (l *logWriter) Flush() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.buf.Flush()
+	_ = l.buf.Flush() // a log that cannot be written has nowhere to say so
 }
 
 // Close stops the flusher after a last flush.

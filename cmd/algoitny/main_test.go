@@ -132,8 +132,11 @@ func TestServeEndToEnd(t *testing.T) {
 			}
 		}
 	}
-	json.NewDecoder(resp.Body).Decode(&body)
+	err = json.NewDecoder(resp.Body).Decode(&body)
 	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(body.Data.Plans) != 3 || body.Data.Plans[1].Name != "Free" || body.Data.Plans[1].MaxExecutionsPerDay != 10 {
 		t.Fatalf("plans = %+v", body.Data.Plans)
 	}
@@ -193,7 +196,7 @@ func TestReadyzFailsWithoutDynamo(t *testing.T) {
 	if err := m.Open(ctx, true); err != nil {
 		t.Fatal(err)
 	}
-	go m.Run(ctx)
+	go func() { _ = m.Run(ctx) }()
 	resp, err := http.Get("http://" + m.Addr() + "/readyz")
 	if err != nil {
 		t.Fatal(err)

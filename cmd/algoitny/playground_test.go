@@ -97,10 +97,10 @@ func (b *browser) decide(ctx context.Context, e *fetch.EventRequestPaused) {
 	}
 	b.mu.Unlock()
 	if loopback {
-		chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: e.RequestID})
+		_, _ = chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: e.RequestID})
 		return
 	}
-	chromedp.Call(ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: e.RequestID, ErrorReason: network.ErrorReasonInternetDisconnected})
+	_, _ = chromedp.Call(ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: e.RequestID, ErrorReason: network.ErrorReasonInternetDisconnected})
 }
 
 // eval evaluates a JavaScript expression in the page.

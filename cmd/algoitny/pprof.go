@@ -22,7 +22,7 @@ func (m *Main) startPprof() error {
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	m.pprof = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go m.pprof.Serve(l)
+	go func() { _ = m.pprof.Serve(l) }()
 	m.Logger.Info("pprof listening", "addr", l.Addr().String())
 	return nil
 }

@@ -136,7 +136,7 @@ func startProcess(t testing.TB, environ []string, args ...string) *process {
 				p.addr <- strings.Fields(rest)[0]
 			}
 		}
-		io.Copy(io.Discard, out)
+		_, _ = io.Copy(io.Discard, out)
 	}()
 	t.Cleanup(func() { p.kill(syscall.SIGKILL) })
 	return p

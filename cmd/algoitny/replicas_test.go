@@ -403,7 +403,9 @@ func (rs *replicaSet) faultProbes(t *testing.T, f fault) []probe {
 	const historyQuery = `query($id: ID!) { searchHistory(id: $id) { code } }`
 	title := func(r *gqlResult) string {
 		var p struct{ Problem struct{ Title string } }
-		json.Unmarshal(r.Data, &p)
+		if err := json.Unmarshal(r.Data, &p); err != nil {
+			t.Fatalf("data %s: %v", r.Data, err)
+		}
 		return p.Problem.Title
 	}
 

@@ -370,7 +370,7 @@ func (c *Client) do(ctx context.Context, rawURL, path string) ([]byte, *APIError
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // let the connection be reused
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // let the connection be reused
 		return nil, &APIError{Status: resp.StatusCode, Path: path, RetryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())}
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBytes+1))

@@ -130,7 +130,7 @@ func (s *jwksServer) serve(w http.ResponseWriter, r *http.Request) {
 	if age != "" {
 		w.Header().Set("Age", age)
 	}
-	json.NewEncoder(w).Encode(doc)
+	_ = json.NewEncoder(w).Encode(doc)
 }
 
 // set changes what the server does next.

@@ -3,6 +3,7 @@ package authoring
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -85,7 +86,9 @@ func (s *Service) SaveProblem(ctx context.Context, in SaveInput) (*algoitny.Prob
 			return nil, algoitny.Invalid("jobId", "the job is not a completed SCRIPT_GENERATION job")
 		}
 		var res algoitny.ScriptResult
-		json.Unmarshal([]byte(job.Result), &res)
+		if err := json.Unmarshal([]byte(job.Result), &res); err != nil {
+			return nil, fmt.Errorf("script generation job %s: its result: %w", job.ID, err)
+		}
 		in.Problem = algoitny.ProblemRef{Platform: job.Platform, ProblemID: job.ProblemID}
 		in.Generator = Source{Language: res.GeneratorLanguage, Code: job.GeneratorCode}
 		if in.Generator.Language == "" {

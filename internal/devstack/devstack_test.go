@@ -55,7 +55,7 @@ func TestPrivateCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	os.Chmod(dir, 0o755) // the postgres user must reach its data dir
+	_ = os.Chmod(dir, 0o755) // the postgres user must reach its data dir
 	for run := range 2 {
 		pg, err := startPrivateCluster(ctx, PostgresOptions{Database: "algoitny_private", ClusterDir: dir + "/pg"})
 		if err != nil {

@@ -143,7 +143,7 @@ func StartDynamo(ctx context.Context, opts DynamoOptions) (*Dynamo, error) {
 	if err := d.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start DynamoDB Local: %w", err)
 	}
-	go func() { d.cmd.Wait(); close(d.exited) }()
+	go func() { _ = d.cmd.Wait(); close(d.exited) }()
 	// Java's start-up on a loaded machine has taken over a minute; a
 	// process that exits is noticed at once (d.exited).
 	if err := waitHTTP(ctx, d.Endpoint, d.exited, 3*time.Minute); err != nil {
@@ -196,7 +196,7 @@ func freePort() (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 

@@ -78,7 +78,7 @@ func ping(ctx context.Context, u string) error {
 	if err != nil {
 		return err
 	}
-	defer conn.Close(ctx)
+	defer func() { _ = conn.Close(ctx) }()
 	return conn.Ping(ctx)
 }
 
@@ -90,7 +90,7 @@ func startClusters(ctx context.Context) {
 	}
 	versions, _ := os.ReadDir("/etc/postgresql")
 	for _, v := range versions {
-		exec.CommandContext(ctx, ctl, "--skip-systemctl-redirect", v.Name(), "main", "start").Run()
+		_ = exec.CommandContext(ctx, ctl, "--skip-systemctl-redirect", v.Name(), "main", "start").Run()
 	}
 	for i := 0; i < 20 && ping(ctx, DefaultLocalURL) != nil; i++ {
 		time.Sleep(250 * time.Millisecond)
@@ -106,7 +106,7 @@ func ensureDatabase(ctx context.Context, base, db string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer conn.Close(ctx)
+	defer func() { _ = conn.Close(ctx) }()
 	var exists bool
 	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", db).Scan(&exists); err != nil {
 		return "", err
@@ -193,7 +193,7 @@ func startPrivateCluster(ctx context.Context, opts PostgresOptions) (*Postgres, 
 		return nil, err
 	}
 	base := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
-	stop := func() { run(pgctl, "-D", dir, "-m", "fast", "-w", "stop") }
+	stop := func() { _ = run(pgctl, "-D", dir, "-m", "fast", "-w", "stop") }
 	u, err := ensureDatabase(ctx, base, opts.Database)
 	if err != nil {
 		stop()
@@ -211,7 +211,7 @@ func PostgresForTests(ctx context.Context) (url string, stop func(), err error) 
 	if err != nil {
 		return "", nil, err
 	}
-	os.Chmod(dir, 0o755)
+	_ = os.Chmod(dir, 0o755)
 	pg, err := EnsurePostgres(ctx, PostgresOptions{Database: "algoitny_test", ClusterDir: filepath.Join(dir, "pg")})
 	if err != nil {
 		os.RemoveAll(dir)

@@ -281,7 +281,7 @@ func (p *lossyProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
 	w.WriteHeader(http.StatusInternalServerError)
-	io.WriteString(w, `{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"the answer was lost"}`)
+	_, _ = io.WriteString(w, `{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"the answer was lost"}`)
 }
 
 // TestChargeJudgedByThePlanNow: a charge prepared with a plan's limit

@@ -29,7 +29,7 @@ func lostReply(t *testing.T, op string) string {
 			proxy.ServeHTTP(rec, r) // DynamoDB makes the write
 			w.Header().Set("Content-Type", "application/x-amz-json-1.0")
 			w.WriteHeader(http.StatusInternalServerError)
-			io.WriteString(w, `{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"the reply was lost"}`)
+			_, _ = io.WriteString(w, `{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"the reply was lost"}`)
 			return
 		}
 		proxy.ServeHTTP(w, r)

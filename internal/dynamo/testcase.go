@@ -128,8 +128,8 @@ type testCasePartItem struct {
 func gz(data []byte) []byte {
 	var b bytes.Buffer
 	w, _ := gzip.NewWriterLevel(&b, gzip.BestSpeed)
-	w.Write(data) // writes to a bytes.Buffer cannot fail
-	w.Close()
+	_, _ = w.Write(data) // writes to a bytes.Buffer cannot fail
+	_ = w.Close()
 	return b.Bytes()
 }
 

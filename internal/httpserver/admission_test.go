@@ -84,7 +84,7 @@ func (s *admissionServer) post(t *testing.T, from, query string) answer {
 	var body struct {
 		Errors []struct{ Extensions map[string]any }
 	}
-	json.NewDecoder(resp.Body).Decode(&body)
+	_ = json.NewDecoder(resp.Body).Decode(&body) // a refusal may have no JSON body: status and Retry-After tell
 	a := answer{status: resp.StatusCode, retryAfter: resp.Header.Get("Retry-After")}
 	if len(body.Errors) > 0 {
 		a.code, _ = body.Errors[0].Extensions["code"].(string)
@@ -110,7 +110,7 @@ func (s *admissionServer) metric(t *testing.T, name string) float64 {
 	for sc.Scan() {
 		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
 			var f float64
-			fmt.Sscan(v, &f)
+			_, _ = fmt.Sscan(v, &f)
 			return f
 		}
 	}

@@ -42,7 +42,7 @@ func (cfg Config) readBody(w http.ResponseWriter, r *http.Request, ri *requestIn
 		// The connection's reads are net/http's again once the body is
 		// read: it watches for the client going away, which a deadline
 		// passed would look like.
-		defer rc.SetReadDeadline(time.Time{})
+		defer func() { _ = rc.SetReadDeadline(time.Time{}) }()
 	}
 	buf, err := readAll(body)
 	if err == nil {

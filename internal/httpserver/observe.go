@@ -273,7 +273,7 @@ func (cfg Config) observe(mux http.Handler, query func(http.ResponseWriter, *htt
 			rec.AddAttrs(slog.String("request_id", ri.id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
 				slog.Int("status", sw.status), slog.Int("bytes", sw.bytes), slog.Duration("duration", elapsed),
 				slog.String("operation", ri.operation))
-			h.Handle(r.Context(), rec)
+			_ = h.Handle(r.Context(), rec)
 		}
 	})
 }

@@ -277,7 +277,9 @@ func takeAuthReads(ctx context.Context) int64 {
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
+	// The status is sent: a failed write means the client has gone, and
+	// there is nothing left to tell it.
+	_ = json.NewEncoder(w).Encode(v)
 }
 
 // ParseOrigins splits a comma-separated CORS allow-list.

@@ -273,7 +273,7 @@ func (s *socket) writeQueue() {
 			gone := s.gone
 			s.mu.Unlock()
 			if gone {
-				s.c.Close()
+				_ = s.c.Close()
 			}
 			return
 		}
@@ -300,7 +300,7 @@ func (s *socket) writeQueue() {
 			s.dropQueue()
 			s.writing = false
 			s.mu.Unlock()
-			s.c.Close()
+			_ = s.c.Close()
 			return
 		}
 	}

@@ -105,7 +105,7 @@ func TestRaiseOpenFileLimit(t *testing.T) {
 	if orig.Max < 512 {
 		t.Skipf("hard limit %d: too low to lower safely", orig.Max)
 	}
-	t.Cleanup(func() { syscall.Setrlimit(syscall.RLIMIT_NOFILE, &orig) })
+	t.Cleanup(func() { _ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &orig) })
 	low := syscall.Rlimit{Cur: orig.Max - 256, Max: orig.Max}
 	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low); err != nil {
 		t.Fatal(err)

@@ -187,8 +187,8 @@ func TestBatcherKeepsOrder(t *testing.T) {
 	checkTestsOnce(t, "published", published, 10)
 	if !slices.IsSortedFunc(slices.DeleteFunc(slices.Clone(published), func(e string) bool { return !strings.HasPrefix(e, "test ") }), func(a, b string) int {
 		var x, y int
-		fmt.Sscan(strings.TrimPrefix(a, "test "), &x)
-		fmt.Sscan(strings.TrimPrefix(b, "test "), &y)
+		_, _ = fmt.Sscan(strings.TrimPrefix(a, "test "), &x)
+		_, _ = fmt.Sscan(strings.TrimPrefix(b, "test "), &y)
 		return x - y
 	}) {
 		t.Fatalf("tests published out of order: %v", published)

@@ -288,7 +288,7 @@ func medianF(v []float64) float64 {
 // selfCPU is getrusage's user+system time.
 func selfCPU(who int) time.Duration {
 	var r syscall.Rusage
-	syscall.Getrusage(who, &r)
+	_ = syscall.Getrusage(who, &r)
 	return time.Duration(r.Utime.Nano() + r.Stime.Nano())
 }
 
@@ -337,7 +337,7 @@ func BenchmarkFirstRun(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { os.RemoveAll(cache) })
-		os.Chmod(cache, 0o711)
+		_ = os.Chmod(cache, 0o711)
 		e, err := judge.New(judge.Config{CacheDir: cache, UIDBase: int(nextUIDBase.Add(uidsPerEngine))})
 		if err != nil {
 			b.Fatal(err)

@@ -210,7 +210,7 @@ time.sleep(60)
 		}
 		// The victim's scratch space is a tmpfs of its own: not even the host's
 		// work directory holds the secret...
-		filepath.WalkDir(work, func(path string, d os.DirEntry, err error) error {
+		_ = filepath.WalkDir(work, func(path string, d os.DirEntry, err error) error {
 			if err == nil && d.Type().IsRegular() {
 				if b, _ := os.ReadFile(path); strings.Contains(string(b), secret) {
 					t.Errorf("the secret is on the host at %s", path)

@@ -206,7 +206,7 @@ func (e *Engine) interact(ctx context.Context, prog *Program, sub Submission, tc
 		in.sol, in.solErr = prog.Run(solCtx, RunOptions{Stdin: toSol, Stdout: io.MultiWriter(preview, solOut),
 			Limits: sub.Limits, slot: solSlot})
 		close(solEnded)                        // before the interactor can read EOF
-		solOut.Close()                         // the interactor reads EOF
+		_ = solOut.Close()                     // the interactor reads EOF
 		toSol.CloseWithError(errSolutionEnded) // the interactor's writes drain
 	}()
 	in.it, in.itErr = e.runInteractor(ctx, prog, sub, tc, hostDir, fbDir, toIt, itOut, itSlot)
@@ -215,7 +215,7 @@ func (e *Engine) interact(ctx context.Context, prog *Program, sub Submission, tc
 		in.solFirst = true
 	default:
 	}
-	itOut.Close()                           // the solution reads EOF
+	_ = itOut.Close()                       // the solution reads EOF
 	toIt.CloseWithError(errInteractorEnded) // the solution's writes drain
 	select {
 	case <-solDone:

@@ -455,7 +455,7 @@ func (o *testOutput) compared() compareOutcome {
 	if o.pw == nil {
 		return compareOutcome{}
 	}
-	o.pw.Close()
+	_ = o.pw.Close()
 	return <-o.cmpDone
 }
 

@@ -18,7 +18,7 @@ var secretEnv = map[string]string{
 
 func TestMain(m *testing.M) {
 	for k, v := range secretEnv {
-		os.Setenv(k, v)
+		_ = os.Setenv(k, v)
 	}
 	code := m.Run()
 	closeSharedEngine()

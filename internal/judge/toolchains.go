@@ -78,7 +78,7 @@ func (e *Engine) loadToolchains(now time.Time) map[string]toolchainCheck {
 	known := map[string]toolchainCheck{}
 	b, err := os.ReadFile(filepath.Join(e.sb.CacheDir(), toolchainCacheFile))
 	if err == nil {
-		json.Unmarshal(b, &known)
+		_ = json.Unmarshal(b, &known) // a cache that does not parse only means checking again
 	}
 	for k, c := range known {
 		if now.Sub(c.CheckedAt) > toolchainCheckLife || c.CheckedAt.After(now) {

@@ -263,12 +263,16 @@ func (v *verifier) prepareInput(ctx context.Context, i int, t Test) error {
 
 // runToFile runs prog with args, its input from the file in ("" for none)
 // and its output into the new file out.
-func runToFile(ctx context.Context, prog *judge.Program, args []string, in, out string) error {
+func runToFile(ctx context.Context, prog *judge.Program, args []string, in, out string) (err error) {
 	f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
 	opts := judge.RunOptions{Args: args, Stdout: f, Limits: authorLimits}
 	if in != "" {
 		r, err := os.Open(in)

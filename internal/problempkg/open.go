@@ -100,7 +100,7 @@ func unzip(p string) (string, error) {
 	if err != nil {
 		return "", errorf("", "not a directory nor a zip archive: %v", err)
 	}
-	defer zr.Close()
+	defer func() { _ = zr.Close() }()
 	if len(zr.File) > MaxFiles {
 		return "", errorf("", "the archive has %d entries, more than %d", len(zr.File), MaxFiles)
 	}

@@ -91,7 +91,7 @@ func TestMemory(t *testing.T) {
 		for range 4 {
 			wg.Go(func() {
 				for ctx.Err() == nil {
-					m.Publish(context.Background(), "job:1", []byte("x"))
+					_ = m.Publish(context.Background(), "job:1", []byte("x"))
 				}
 			})
 		}

@@ -424,7 +424,9 @@ func (p *Postgres) dispatch(msg string, at time.Time) error {
 	case env.Text != nil:
 		payload = []byte(*env.Text)
 	}
-	p.local.publish(env.Topic, payload)
+	// Its only error is ErrClosed: the process is stopping and nobody here
+	// listens any more, which is no reason for a new epoch.
+	_ = p.local.publish(env.Topic, payload)
 	return nil
 }
 
@@ -473,7 +475,7 @@ func (p *Postgres) load(id int64) ([]byte, error) {
 func closeConn(conn *pgx.Conn) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	conn.Close(ctx)
+	_ = conn.Close(ctx)
 	select {
 	case <-conn.PgConn().CleanupDone():
 	case <-ctx.Done():

@@ -104,7 +104,7 @@ func TestPerHostRateLimit(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Add(1)
-		go func() { defer wg.Done(); c.Get(context.Background(), srv.URL) }()
+		go func() { defer wg.Done(); _, _ = c.Get(context.Background(), srv.URL) }()
 	}
 	wg.Wait()
 	// Four requests to one host, each slot 100 ms after the previous: the

@@ -416,7 +416,11 @@ func (s *Service) Cancel(ctx context.Context, id string) (*algoitny.Job, error) 
 	if s.Events != nil {
 		s.Events.PublishJob(ctx, cancelled, p)
 	}
-	s.Store.AddJobProgress(ctx, p)
+	if err := s.Store.AddJobProgress(ctx, p); err != nil {
+		// Not the caller's either: the record is CANCELLED; only the step's
+		// log line is missing.
+		s.logger().WarnContext(ctx, "job cancelled but its progress step not stored", "job", id, "err", err)
+	}
 	// The queue cancels a running job's context (the worker kills its
 	// processes) and makes sure a queued one never starts. Its failure is
 	// not the caller's: the record is CANCELLED, and the worker checks it

@@ -102,7 +102,7 @@ func flaky(t *testing.T, n int) *httptest.Server {
 			w.WriteHeader(http.StatusInternalServerError)
 			return
 		}
-		io.WriteString(w, "ok")
+		_, _ = io.WriteString(w, "ok")
 	}))
 	t.Cleanup(srv.Close)
 	return srv

@@ -305,9 +305,9 @@ func writeJSON(w http.ResponseWriter, r *http.Request, v any) {
 	if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
 		w.Header().Set("Content-Encoding", "gzip")
 		zw := gzip.NewWriter(w)
-		defer zw.Close()
-		json.NewEncoder(zw).Encode(v)
+		defer func() { _ = zw.Close() }()
+		_ = json.NewEncoder(zw).Encode(v)
 		return
 	}
-	json.NewEncoder(w).Encode(v)
+	_ = json.NewEncoder(w).Encode(v)
 }

@@ -67,6 +67,6 @@ func NewDB(t testing.TB) *dynamo.DB {
 	if _, err := db.Migrate(ctx); err != nil {
 		t.Fatalf("migrate: %v", err)
 	}
-	t.Cleanup(func() { db.DropTables(context.Background()) })
+	t.Cleanup(func() { _ = db.DropTables(context.Background()) })
 	return db
 }

@@ -93,7 +93,7 @@ func (sb *Sandbox) startHolder(uid int) (*holder, error) {
 	defer theirs.Close()
 	statusR, statusW, err := os.Pipe()
 	if err != nil {
-		conn.Close()
+		_ = conn.Close()
 		return nil, err
 	}
 	argv := sb.holderArgs()
@@ -105,7 +105,7 @@ func (sb *Sandbox) startHolder(uid int) (*holder, error) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid), Groups: []uint32{}}}
 	}
 	if err := cmd.Start(); err != nil {
-		conn.Close()
+		_ = conn.Close()
 		statusR.Close()
 		statusW.Close()
 		return nil, fmt.Errorf("%w: start bwrap: %v", ErrFailed, err)
@@ -204,7 +204,7 @@ func (h *holder) alive() bool {
 // stop ends the held sandbox: the supervisor reads end of file, kills
 // whatever is left and exits (bwrap with it); killed after 2 s.
 func (h *holder) stop() {
-	h.conn.Close()
+	_ = h.conn.Close()
 	select {
 	case <-h.exited:
 	case <-time.After(2 * time.Second):
@@ -213,7 +213,7 @@ func (h *holder) stop() {
 		<-h.exited
 	}
 	if h.pidfd >= 0 {
-		unix.Close(h.pidfd)
+		_ = unix.Close(h.pidfd)
 		h.pidfd = -1
 	}
 }

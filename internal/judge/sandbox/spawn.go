@@ -654,7 +654,7 @@ func (k *killer) readStatus(r io.Reader) {
 	defer func() {
 		k.mu.Lock()
 		if k.innerFD > 0 {
-			unix.Close(k.innerFD)
+			_ = unix.Close(k.innerFD)
 		}
 		k.innerFD = -1 // no more signals
 		k.mu.Unlock()
