@@ -213,15 +213,6 @@ func inside(root, rel string) (string, error) {
 	return real, nil
 }
 
-// rel is p relative to root, with forward slashes.
-func rel(root, p string) string {
-	r, err := filepath.Rel(root, p)
-	if err != nil {
-		return p
-	}
-	return filepath.ToSlash(r)
-}
-
 // listDir lists the entries of dir that are part of a package, in
 // lexicographic order (os.ReadDir sorts by name).
 func listDir(dir string) ([]os.DirEntry, error) {
