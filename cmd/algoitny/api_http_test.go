@@ -58,11 +58,13 @@ func TestAPIDataloaderRequestCount(t *testing.T) {
 	// consistently, with the problems in the same request), then one
 	// BatchGetItem for the authors and one for their plans: at most 4
 	// whatever its size (fewer when the process keeps some of them from an
-	// earlier page).
+	// earlier page). On a loaded machine the problems the confirmation
+	// read may outlive their display copy (1 s) before the page's fields
+	// ask for them: one request more, 5.
 	n50, n5, n30 := count(50), count(5), count(30)
 	t.Logf("DynamoDB requests: %v for 50 items, %v for 5, %v for 30", n50, n5, n30)
-	if n50 > 4 || n5 > 4 || n30 > 4 || n30 < 2 {
-		t.Fatalf("DynamoDB requests: %v for 50 items, %v for 5, %v for 30; want 2 to 4 whatever the page size", n50, n5, n30)
+	if n50 > 5 || n5 > 5 || n30 > 5 || n30 < 2 {
+		t.Fatalf("DynamoDB requests: %v for 50 items, %v for 5, %v for 30; want 2 to 5 whatever the page size", n50, n5, n30)
 	}
 	// Warm, problems, authors and plans are display data the process keeps
 	// for at most a second: a page is its Query and the confirmation of
