@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"time"
 
 	"github.com/algoitny/api/internal/algoitny"
 	"github.com/algoitny/api/internal/pubsub"
@@ -196,7 +197,7 @@ func stream[T any, M any](ctx context.Context, e *Events, topic string,
 			if sub, err = e.Broker.Subscribe(ctx, topic); err != nil {
 				return
 			}
-			initial, done, err := start()
+			initial, done, err := startAgain(ctx, start)
 			if err != nil {
 				sub.Close()
 				return
@@ -214,6 +215,27 @@ func stream[T any, M any](ctx context.Context, e *Events, topic string,
 		}
 	}()
 	return out, nil
+}
+
+// startAgain reads a subscription's current state again after the broker
+// dropped it for falling behind: that happens under load, when a read may
+// fail for a moment too, and a subscription that ended there would
+// complete without its final state. It tries a few times, 100 ms apart
+// and doubling, while ctx lasts.
+func startAgain[T any](ctx context.Context, start func() ([]*T, bool, error)) ([]*T, bool, error) {
+	wait := 100 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		initial, done, err := start()
+		if err == nil || attempt == 5 || ctx.Err() != nil {
+			return initial, done, err
+		}
+		select {
+		case <-time.After(wait):
+			wait *= 2
+		case <-ctx.Done():
+			return nil, false, ctx.Err()
+		}
+	}
 }
 
 // JobEvents follows job id: its current state first, then every status
