@@ -18,7 +18,9 @@ trap 'exit 130' INT TERM HUP
 # The longest packages first (go test starts them in the order given):
 # listed in the alphabetical order of ./..., the judge's (2.5 minutes)
 # started a minute and a half in and ended last.
-"$GO" test "${flags[@]}" -p 3 -parallel 6 -skip '^TestProcesses$' ./internal/judge ./cmd/algoitny ./internal/dynamo ./...
+# Two packages and four tests of a package at a time: on two cores more
+# made the timing of websocket and display-cache tests depend on the load.
+"$GO" test "${flags[@]}" -p 2 -parallel 4 -skip '^TestProcesses$' ./internal/judge ./cmd/algoitny ./internal/dynamo ./...
 rest=$?
 wait "$processes"
 procs=$?

@@ -71,7 +71,7 @@ func TestAPIDataloaderRequestCount(t *testing.T) {
 	// its executions, nothing more. On a loaded machine a copy may expire
 	// between two pages (then up to 4 again), so the test waits for a warm
 	// page rather than expecting the next one to be.
-	algoitnytest.Eventually(t, 10*time.Second, "a warm publicHistory(first: 50) page to cost 2 DynamoDB requests", func() bool {
+	algoitnytest.Eventually(t, 2*time.Minute, "a warm publicHistory(first: 50) page to cost 2 DynamoDB requests", func() bool {
 		count(50)
 		return count(50) == 2
 	})
