@@ -43,3 +43,8 @@ func (a *Attempt) Finish(rec *algoitny.Job, t algoitny.JobTransition, step strin
 func (a *Attempt) Complete(rec *algoitny.Job, h *algoitny.SearchHistory, pending []algoitny.ExecutionEvent) error {
 	return a.r.complete(a.ctx, rec, h, pending)
 }
+
+// StartAgain is startAgain, for its test.
+func StartAgain(ctx context.Context, start func() ([]*int, bool, error)) ([]*int, bool, error) {
+	return startAgain(ctx, start)
+}

@@ -81,7 +81,10 @@
 //     child_process. With Limits.MaxProcesses 1 (the default, and every
 //     checker's and interactor's) the system call filter therefore refuses
 //     any clone that does not make a thread, and fork and vfork (EAGAIN):
-//     no program starts a process of its own, in any language.
+//     no program starts a process of its own, in any language. Threads of
+//     the program's own are Limits.MaxThreads (none for a submission by
+//     default; AuthorThreads for checkers, interactors, validators and
+//     generators).
 //   - On a limit, on context cancellation or when the program exits, nothing
 //     it started survives: the supervisor is pid 1 of the pid namespace (it
 //     kills and reaps what the program left before it reports, so their CPU

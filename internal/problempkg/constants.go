@@ -5,6 +5,7 @@ import (
 	"maps"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -72,7 +73,9 @@ func scalar(v any) (string, bool) {
 	switch v := v.(type) {
 	case string:
 		return v, true
-	case int, int64, uint64, float64, bool:
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64), true // 1e6 written as 1000000.0 stays a plain number
+	case int, int64, uint64, bool:
 		return fmt.Sprint(v), true
 	}
 	return "", false
