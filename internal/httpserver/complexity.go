@@ -74,8 +74,14 @@ func withCost(ctx context.Context, ext map[string]any) map[string]any {
 	if ext == nil {
 		ext = map[string]any{}
 	}
-	ext["cost"] = map[string]int{"cost": rc.Cost, "limit": rc.Limit}
+	ext["cost"] = costExtension{Cost: rc.Cost, Limit: rc.Limit}
 	return ext
+}
+
+// costExtension is `extensions.cost`: the operation's cost and the limit.
+type costExtension struct {
+	Cost  int `json:"cost"`
+	Limit int `json:"limit"`
 }
 
 type complexityWalker struct {

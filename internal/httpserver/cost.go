@@ -24,11 +24,9 @@ const (
 	codeCancelled = "REQUEST_CANCELLED"
 )
 
-// Causes a request's context ends with (context.Cause).
-var (
-	errOverBudget     = errors.New("the response exceeded its byte budget")
-	errRequestTimeout = errors.New("the request timed out")
-)
+// errRequestTimeout is the cause (context.Cause) of a request whose time
+// is up; a request whose budget is spent is stopped with its budget over.
+var errRequestTimeout = errors.New("the request timed out")
 
 // ResponseBudget bounds the bytes a request makes the server hold for its
 // answer: the field values it resolves (strings by their length, every
@@ -64,9 +62,9 @@ func (b ResponseBudget) For(ctx context.Context) int64 {
 
 // budget is one request's running count.
 type budget struct {
-	limit  int64
-	spent  atomic.Int64
-	cancel context.CancelCauseFunc
+	limit int64
+	spent atomic.Int64
+	stop  context.CancelFunc // ends the request
 	// fullRead is set once a large test case has been read in full.
 	fullRead atomic.Bool
 }
@@ -74,22 +72,17 @@ type budget struct {
 type budgetKey struct{}
 
 // withBudget returns a context that carries a budget of limit bytes and is
-// cancelled when the budget is spent; call cancel when the request ends.
-func withBudget(ctx context.Context, limit int64) (context.Context, context.CancelCauseFunc) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	return withBudgetOn(ctx, limit, cancel), cancel
+// cancelled when the budget is spent; call stop when the request ends.
+func withBudget(ctx context.Context, limit int64) (context.Context, context.CancelFunc) {
+	ctx, stop := context.WithCancel(ctx)
+	return withBudgetIn(ctx, &budget{}, limit, stop), stop
 }
 
-// withBudgetOn is withBudget on a context that cancel cancels already (an
-// HTTP request's: see Config.query).
-func withBudgetOn(ctx context.Context, limit int64, cancel context.CancelCauseFunc) context.Context {
-	return withBudgetIn(ctx, &budget{}, limit, cancel)
-}
-
-// withBudgetIn is withBudgetOn with the budget kept in b (an HTTP request's
+// withBudgetIn is withBudget on a context that stop ends already (an HTTP
+// request's, see Config.query), with the budget kept in b (its
 // requestInfo: no allocation of its own).
-func withBudgetIn(ctx context.Context, b *budget, limit int64, cancel context.CancelCauseFunc) context.Context {
-	b.limit, b.cancel = limit, cancel
+func withBudgetIn(ctx context.Context, b *budget, limit int64, stop context.CancelFunc) context.Context {
+	b.limit, b.stop = limit, stop
 	ctx = context.WithValue(ctx, budgetKey{}, b)
 	return algoitny.WithFullReadCheck(ctx, b)
 }
@@ -102,7 +95,7 @@ func budgetFrom(ctx context.Context) *budget {
 // charge counts n bytes; the first charge past the limit stops the request.
 func (b *budget) charge(n int64) {
 	if after := b.spent.Add(n); after > b.limit && after-n <= b.limit {
-		b.cancel(errOverBudget)
+		b.stop()
 	}
 }
 
@@ -173,13 +166,9 @@ func valueBytes(fc *graphql.FieldContext, v any) int64 {
 // spent, its time up, or its client gone.
 func abortError(ctx context.Context) *gqlerror.Error {
 	cause := context.Cause(ctx)
-	switch {
-	case errors.Is(cause, errOverBudget):
-		limit := int64(0)
-		if b := budgetFrom(ctx); b != nil {
-			limit = b.limit
-		}
-		return apierror.New(codeTooLarge, fmt.Sprintf("the response would hold more than %d bytes and was stopped; select fewer or smaller fields, or page with a smaller first", limit))
+	switch b := budgetFrom(ctx); {
+	case b != nil && b.over():
+		return apierror.New(codeTooLarge, fmt.Sprintf("the response would hold more than %d bytes and was stopped; select fewer or smaller fields, or page with a smaller first", b.limit))
 	case errors.Is(cause, errRequestTimeout), errors.Is(cause, context.DeadlineExceeded):
 		return apierror.New(codeTimeout, "the request took longer than the server allows and was stopped")
 	default:

@@ -150,9 +150,9 @@ func NewGraphQL(cfg GraphQLConfig) *handler.Server {
 			l.ClearAll()
 		}
 		if budgetFrom(ctx) == nil { // websockets: a budget per operation and event
-			var cancel context.CancelCauseFunc
-			ctx, cancel = withBudget(ctx, cfg.Budget.For(ctx))
-			defer cancel(nil)
+			var stop context.CancelFunc
+			ctx, stop = withBudget(ctx, cfg.Budget.For(ctx))
+			defer stop()
 		}
 		resp := abortedResponse(ctx, next(ctx))
 		if resp != nil {

@@ -2,6 +2,7 @@ package httpserver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -319,5 +320,26 @@ func TestChecksStopWithTheRequest(t *testing.T) {
 				t.Fatalf("got %v (%v) after %d of 3000 selections; want %s after at most %d", err, extensions(err), visits, c.code, c.maxVisits)
 			}
 		})
+	}
+}
+
+// TestMarshalExtensions: the cost written by hand is what json.Marshal
+// writes, alone and beside other extensions.
+func TestMarshalExtensions(t *testing.T) {
+	t.Parallel()
+	for _, ext := range []map[string]any{
+		{"cost": costExtension{Cost: 3, Limit: 5000}},
+		{"cost": costExtension{Cost: -1, Limit: 0}},
+		{"cost": costExtension{Cost: 7, Limit: 10}, "dynamodbRequests": int64(2)},
+		{"dynamodbRequests": int64(2)},
+	} {
+		got, err := marshalExtensions(ext)
+		want, err2 := json.Marshal(ext)
+		if err != nil || err2 != nil || string(got) != string(want) {
+			t.Errorf("marshalExtensions(%v) = %s, %v; json.Marshal: %s", ext, got, err, want)
+		}
+	}
+	if multipartContentType("application/json") || !multipartContentType(" Multipart/Form-Data; boundary=x") || multipartContentType("multipart/mixed") {
+		t.Error("multipartContentType: wrong answer")
 	}
 }

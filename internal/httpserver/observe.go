@@ -164,8 +164,9 @@ type requestInfo struct {
 	// body is the request's body, read before it took a slot (readBody);
 	// nil when it was not read.
 	body *bytes.Buffer
-	// cancel stops the request (its timeout, its response budget).
-	cancel context.CancelCauseFunc
+	// stop ends the request (its timeout's context; its response budget
+	// calls it when spent).
+	stop   context.CancelFunc
 	budget budget // the response budget of an HTTP request
 }
 

@@ -165,11 +165,12 @@ func (cfg Config) query(admit *admission) func(w http.ResponseWriter, r *http.Re
 			defer admit.release(addr)
 		}
 		defer ri.freeBody()
-		ctx, cancel := context.WithCancelCause(r.Context())
-		defer cancel(nil)
-		ctx, stop := context.WithTimeoutCause(ctx, cfg.RequestTimeout, errRequestTimeout)
+		// One context ends the request: its time up (errRequestTimeout),
+		// its response budget spent (the budget calls stop), its client
+		// gone, or its answer written.
+		ctx, stop := context.WithTimeoutCause(r.Context(), cfg.RequestTimeout, errRequestTimeout)
 		defer stop()
-		ri.cancel = cancel
+		ri.stop = stop
 		ctx = context.WithValue(ctx, requestInfoKey{}, ri)
 		if r.Header.Get("Authorization") != "" {
 			var ok bool

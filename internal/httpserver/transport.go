@@ -124,12 +124,12 @@ func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 	}
 
 	ctx := r.Context()
-	if ri := requestInfoFrom(ctx); ri != nil && ri.cancel != nil {
-		ctx = withBudgetIn(ctx, &ri.budget, t.Budget.For(ctx), ri.cancel) // ended with the request
+	if ri := requestInfoFrom(ctx); ri != nil && ri.stop != nil {
+		ctx = withBudgetIn(ctx, &ri.budget, t.Budget.For(ctx), ri.stop) // ended with the request
 	} else {
-		var cancel context.CancelCauseFunc
-		ctx, cancel = withBudget(ctx, t.Budget.For(ctx))
-		defer cancel(nil)
+		var stop context.CancelFunc
+		ctx, stop = withBudget(ctx, t.Budget.For(ctx))
+		defer stop()
 	}
 	results := make([]response, len(batch))
 	status := http.StatusOK
@@ -246,7 +246,7 @@ func (r response) appendJSON(b []byte) ([]byte, error) {
 		errs, err = json.Marshal(r.Errors)
 	}
 	if err == nil && len(r.Extensions) > 0 {
-		ext, err = json.Marshal(r.Extensions)
+		ext, err = marshalExtensions(r.Extensions)
 	}
 	if err != nil {
 		return nil, err
@@ -268,6 +268,21 @@ func (r response) appendJSON(b []byte) ([]byte, error) {
 		b = append(b, m.value...)
 	}
 	return append(b, '}'), nil
+}
+
+// marshalExtensions is json.Marshal(ext), without reflection for the
+// usual answer's only extension, its cost (reflecting over the map costs
+// about as much as the rest of the transport for a small answer).
+func marshalExtensions(ext map[string]any) ([]byte, error) {
+	c, ok := ext["cost"].(costExtension)
+	if !ok || len(ext) != 1 {
+		return json.Marshal(ext)
+	}
+	b := append(make([]byte, 0, 48), `{"cost":{"cost":`...)
+	b = strconv.AppendInt(b, int64(c.Cost), 10)
+	b = append(b, `,"limit":`...)
+	b = strconv.AppendInt(b, int64(c.Limit), 10)
+	return append(b, "}}"...), nil
 }
 
 // The headers every response sets, shared (net/http only reads them; an Add

@@ -44,6 +44,10 @@ func uploadAllowed(r *http.Request) bool {
 }
 
 func multipartContentType(ct string) bool {
+	// Most requests are JSON: only a multipart type is worth parsing.
+	if t := strings.TrimSpace(ct); len(t) < len("multipart/") || !strings.EqualFold(t[:len("multipart/")], "multipart/") {
+		return false
+	}
 	mt, _, err := mime.ParseMediaType(ct)
 	return err == nil && mt == "multipart/form-data"
 }
