@@ -170,7 +170,12 @@
 // tests run one pair at a time as its other tests run one at a time. The
 // interactor is run as testlib runs one, `interactor input output
 // answer`, and its exit status is the verdict (0 OK, 1 WA, 2 PE, 3 FAIL,
-// 7 points, 8 unexpected EOF). The solution's own failures (limits,
+// 7 points, 8 unexpected EOF). Either side reads the end of its input
+// when the other closes its output, as through a plain pipe, even while the
+// other goes on running (a solution that closes its output and waits for
+// the interactor to close its own): 200 ms after that close if the closer
+// still runs, at once once it has ended (its supervisor's report says when,
+// on the machine's monotonic clock). The solution's own failures (limits,
 // crashes) win over the interactor's rejection unless they came after it;
 // the interactor failing is INTERNAL_ERROR; the solution's wall time is
 // the idleness limit of a pair waiting on each other, and a solution still

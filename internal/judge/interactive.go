@@ -201,15 +201,17 @@ func (e *Engine) interact(ctx context.Context, prog *Program, sub Submission, tc
 	solCtx, stopSol := context.WithCancel(ctx)
 	defer stopSol()
 	solEnded, solDone := make(chan struct{}), make(chan struct{})
+	itEnded := make(chan struct{})
 	go func() {
 		defer close(solDone)
 		in.sol, in.solErr = prog.Run(solCtx, RunOptions{Stdin: toSol, Stdout: io.MultiWriter(preview, solOut),
-			Limits: sub.Limits, slot: solSlot})
-		close(solEnded)                        // before the interactor can read EOF
+			Limits: sub.Limits, slot: solSlot, stdoutEnd: endOutput(solOut, solEnded)})
+		close(solEnded)                        // before the interactor reads EOF
 		_ = solOut.Close()                     // the interactor reads EOF
 		toSol.CloseWithError(errSolutionEnded) // the interactor's writes drain
 	}()
-	in.it, in.itErr = e.runInteractor(ctx, prog, sub, tc, hostDir, fbDir, toIt, itOut, itSlot)
+	in.it, in.itErr = e.runInteractor(ctx, prog, sub, tc, hostDir, fbDir, toIt, itOut, itSlot, endOutput(itOut, itEnded))
+	close(itEnded)
 	select {
 	case <-solEnded:
 		in.solFirst = true
@@ -223,6 +225,11 @@ func (e *Engine) interact(ctx context.Context, prog *Program, sub Submission, tc
 		stopSol()
 		<-solDone
 	}
+	// Which program ended first, by the supervisors' clock (endOutput's
+	// grace may have passed before a dying solution's run returned).
+	if in.sol.exitedAt != 0 && in.it.exitedAt != 0 {
+		in.solFirst = in.sol.exitedAt < in.it.exitedAt
+	}
 	if ctx.Err() != nil {
 		return in, ctx.Err()
 	}
@@ -232,11 +239,39 @@ func (e *Engine) interact(ctx context.Context, prog *Program, sub Submission, tc
 	return in, nil
 }
 
+// outputEndGrace is how long a program whose output has ended must go on
+// running before the other program of an interactive test reads the end
+// of it (endOutput).
+const outputEndGrace = 200 * time.Millisecond
+
+// endOutput is the stdoutEnd of a program of an interactive test whose
+// output w carries to the other program: the other reads the end of it
+// when the program's run has returned (ended is closed; the caller closes
+// w then) or, if the program is still running outputEndGrace after its
+// output ended, at that moment. So a program that closes its output and
+// waits for the other's (Kattis' interactive protocol) is not deadlocked
+// until its time limit, while a program's output that ends because it
+// died reaches the other only after its death is known: which program
+// ended first (solFirst) decides whose failure the verdict names.
+func endOutput(w *io.PipeWriter, ended <-chan struct{}) func() {
+	return func() {
+		go func() {
+			t := time.NewTimer(outputEndGrace)
+			defer t.Stop()
+			select {
+			case <-ended:
+			case <-t.C:
+				_ = w.Close()
+			}
+		}()
+	}
+}
+
 // runInteractor runs the interactor of sub on the test files in hostDir,
 // reading stdin and writing stdout, under limits derived from the test's
 // (Engine.authorLimits; Interactor.Limits' fields where set), its wall
 // time past the solution's.
-func (e *Engine) runInteractor(ctx context.Context, prog *Program, sub Submission, tc TestCase, hostDir, fbDir string, stdin io.Reader, stdout io.Writer, s *sandbox.Slot) (RunResult, error) {
+func (e *Engine) runInteractor(ctx context.Context, prog *Program, sub Submission, tc TestCase, hostDir, fbDir string, stdin io.Reader, stdout io.Writer, s *sandbox.Slot, stdoutEnd func()) (RunResult, error) {
 	solLim, err := sub.Limits.withDefaults(DefaultLimits())
 	if err != nil {
 		return RunResult{}, err
@@ -258,11 +293,12 @@ func (e *Engine) runInteractor(ctx context.Context, prog *Program, sub Submissio
 	lim.WallTime = max(lim.effective(sub.Interactor.Program.lang).Wall, solWall+interactorGrace+5*time.Second)
 	args, mounts, vars := e.interactorArgs(sub.Interactor, tc, hostDir, fbDir)
 	return sub.Interactor.Program.run(ctx, RunOptions{
-		Args:   args,
-		Stdin:  stdin,
-		Stdout: stdout,
-		Limits: lim,
-		slot:   s,
+		Args:      args,
+		Stdin:     stdin,
+		Stdout:    stdout,
+		Limits:    lim,
+		slot:      s,
+		stdoutEnd: stdoutEnd,
 	}, true, mounts, vars)
 }
 

@@ -155,6 +155,21 @@ func TestInteractive(t *testing.T) {
 			Source: "import sys\nprint(10, flush=True)\nraise SystemExit(3)\n"}, fast, judge.InternalError, "interactor failed"},
 		{"InteractorKilled", binarySearchPython, judge.Interactor{Language: "c",
 			Source: "int main(void) { return *(volatile int *)0; }\n"}, fast, judge.InternalError, "interactor was killed by SIGSEGV"},
+		// A solution that closes its output and then waits for the
+		// interactor to close its own: the interactor sees the end of the
+		// solution's output at once, not when the solution exits (the
+		// protocol of Kattis' interactive problems; a judge whose sandbox
+		// keeps a copy of the pipe open deadlocks here).
+		{"SolutionClosesOutput", "import os, sys\nn = input()\nprint('done', flush=True)\nos.close(1)\nsys.stdin.read()\n",
+			judge.Interactor{Language: "python", Source: "import sys\nprint(7, flush=True)\nif sys.stdin.readline().strip() != 'done':\n    sys.exit(1)\n" +
+				"if sys.stdin.read() != '':\n    sys.exit(1)\nsys.stdout.close()\nsys.stderr.write('ok, end of output seen')\n"},
+			fast, judge.Accepted, "end of output seen"},
+		// And the other way round: the solution reads its whole input,
+		// which ends when the interactor closes its output, then answers.
+		{"InteractorClosesOutput", "import sys\nprint(sum(map(int, sys.stdin.read().split())), flush=True)\n",
+			judge.Interactor{Language: "python", Source: "import os, sys\nprint('1 2 3', flush=True)\nos.close(1)\n" +
+				"if sys.stdin.readline().strip() != '6':\n    sys.exit(1)\nsys.stderr.write('ok, the sum after the end of input')\n"},
+			fast, judge.Accepted, "the sum after the end of input"},
 		{"SolutionOutlivesInteractor", "import time\ninput()\nprint('! 1', flush=True)\nwhile True: pass\n", judge.Interactor{Program: cInteractor},
 			judge.Limits{CPUTime: 10 * time.Second}, judge.TimeLimitExceeded, "did not exit"},
 	} {

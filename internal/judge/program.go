@@ -58,6 +58,10 @@ type RunOptions struct {
 	// interactive test takes two at once (acquirePair) so that two tests
 	// never each hold one and wait for the other.
 	slot *sandbox.Slot
+	// stdoutEnd, if set, is called when standard output ends, which may
+	// be before the program exits (sandbox.Request.StdoutEnd): an
+	// interactive test closes the other program's input then.
+	stdoutEnd func()
 }
 
 // RunResult is what happened in one run.
@@ -88,6 +92,9 @@ type RunResult struct {
 	// waited: stopped at the wall time limit while it slept or waited
 	// (for input, say), not while it computed.
 	waited bool
+	// exitedAt is when the program ended (sandbox.Usage.ExitedAt: the
+	// machine's monotonic clock; 0 unknown).
+	exitedAt int64
 }
 
 // Compile saves source for the language and builds it once, in the sandbox.
@@ -410,7 +417,7 @@ func (p *Program) run(ctx context.Context, opts RunOptions, checker bool, extra 
 	res, err := e.sb.Run(ctx, sandbox.Request{
 		Argv: argv, Env: expandAll(p.lang.Env, vars), Dir: sandbox.BoxDir,
 		Mounts: append([]sandbox.Mount{{Src: p.build, Dst: sandbox.ProgDir}}, extra...), Limits: eff.Limits,
-		Stdin: opts.Stdin, Stdout: opts.Stdout, StderrCap: stderrMax, BoundStderr: !checker, Slot: s,
+		Stdin: opts.Stdin, Stdout: opts.Stdout, StdoutEnd: opts.stdoutEnd, StderrCap: stderrMax, BoundStderr: !checker, Slot: s,
 	})
 	rr := classify(res, eff, p.lang)
 	if err != nil {
@@ -431,6 +438,7 @@ func classify(res sandbox.Usage, l effLimits, lang Language) RunResult {
 		Signal:      sandbox.SignalName(res.Signal),
 		OutputBytes: res.StdoutBytes,
 		Stderr:      truncate(string(res.Stderr), stderrMax),
+		exitedAt:    res.ExitedAt,
 	}
 	if res.Killed != sandbox.KillNone {
 		rr.ExitCode, rr.Signal = -1, "SIGKILL"

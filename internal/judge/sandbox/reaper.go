@@ -123,6 +123,9 @@ type report struct {
 	// (setupStep says which step of reaper.c's run_child failed).
 	setupErr  syscall.Errno
 	setupStep int
+	// exitNS is when the supervisor reaped the program (CLOCK_MONOTONIC,
+	// ns; 0: it did not).
+	exitNS int64
 }
 
 // parseReport reads the supervisor's one-line report; ok is false when there is
@@ -154,6 +157,9 @@ func parseReport(b []byte) (report, bool) {
 			continue
 		case "setupstep":
 			r.setupStep = int(n)
+			continue
+		case "exit_ns":
+			r.exitNS = n
 			continue
 		default:
 			continue

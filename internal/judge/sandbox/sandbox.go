@@ -89,6 +89,11 @@ type Request struct {
 	// standard output (nil: discarded).
 	Stdin  io.Reader
 	Stdout io.Writer
+	// StdoutEnd, if set, is called when the program's standard output
+	// ends — it closed it, or every process of the run is gone — which may
+	// be before the program exits: an interactive problem's interactor
+	// reads the end of the solution's output then, as with a plain pipe.
+	StdoutEnd func()
 	// StderrCap is how much of standard error is kept; BoundStderr stops
 	// the run (KillOutput) when standard error exceeds Limits.Output, as
 	// for standard output (programs; compilers and checkers only past 64
@@ -129,6 +134,11 @@ type Usage struct {
 	// Polls is how often the watchdog looked at the tree, RunnablePolls
 	// how often a thread of it was running or waiting for a CPU.
 	Polls, RunnablePolls int
+	// ExitedAt is when the supervisor reaped the program, on the
+	// machine's monotonic clock (CLOCK_MONOTONIC, ns): comparable between
+	// the runs of one machine, to tell which of two programs ended first.
+	// 0 when unknown (the supervisor did not report).
+	ExitedAt int64
 }
 
 // Running reports whether a run was computing rather than sleeping or
@@ -140,7 +150,8 @@ func (u Usage) Running() bool { return u.Polls >= 3 && 2*u.RunnablePolls >= u.Po
 func (res spawnRes) usage() Usage {
 	return Usage{CPU: res.cpu, Wall: res.wall, MaxRSS: res.maxRSS, PolledRSS: res.polledRSS, ExecErr: res.execErr,
 		ExitCode: res.exitCode, Signal: res.signal, Killed: res.killed, Stderr: res.stderr, StderrTruncated: res.stderrTruncated,
-		StdoutBytes: res.stdoutBytes, SetupFailed: res.setupFailed, Polls: res.polls, RunnablePolls: res.runnablePolls}
+		StdoutBytes: res.stdoutBytes, SetupFailed: res.setupFailed, Polls: res.polls, RunnablePolls: res.runnablePolls,
+		ExitedAt: res.exitNS}
 }
 
 // Config configures a Sandbox. The judge fills it (judge.Config has the
@@ -411,7 +422,7 @@ func (sb *Sandbox) Close() {
 func (sb *Sandbox) Run(ctx context.Context, r Request) (Usage, error) {
 	req := spawnReq{
 		argv: r.Argv, env: r.Env, dir: r.Dir, hostDir: r.HostDir, mounts: r.Mounts, lim: r.Limits,
-		stdin: r.Stdin, stdout: r.Stdout, stderrCap: r.StderrCap, boundStderr: r.BoundStderr,
+		stdin: r.Stdin, stdout: r.Stdout, stdoutEnd: r.StdoutEnd, stderrCap: r.StderrCap, boundStderr: r.BoundStderr,
 	}
 	if r.AsCompiler {
 		res, err := sb.runAs(ctx, req, sb.compileUID, false)

@@ -79,6 +79,7 @@ type spawnReq struct {
 	lim       Limits
 	stdin     io.Reader // nil = empty
 	stdout    io.Writer // nil = discard
+	stdoutEnd func()    // called when standard output ends (nil: nothing)
 	stderrCap int       // what is kept of standard error
 	// boundStderr stops the run (KillOutput) when standard error exceeds
 	// lim.Output: for programs. Compilers and checkers (a checker echoes
@@ -113,6 +114,7 @@ type spawnRes struct {
 	// cgroupPeak is the run's peak memory as its slot's control group
 	// counted it (the whole tree, between polls too).
 	cgroupPeak int64
+	exitNS     int64 // report.exitNS
 }
 
 // fixedEnv is the complete environment of user code: nothing of the server's
@@ -481,6 +483,9 @@ func pumpStreams(r *spawnReq, res *spawnRes, sp *streamPipes, kill func(KillReas
 	go func() {
 		defer wg.Done()
 		res.stdoutBytes = copyLimited(sp.stdoutR, r.stdout, r.lim.Output, func() { kill(KillOutput) })
+		if r.stdoutEnd != nil {
+			r.stdoutEnd()
+		}
 	}()
 	go func() {
 		defer wg.Done()
@@ -531,7 +536,7 @@ func awaitStreams(wait func(), pipes ...*os.File) {
 
 // fromReport fills res from the supervisor's report on its program.
 func (res *spawnRes) fromReport(rep report) {
-	res.cpu, res.maxRSS, res.execErr = rep.cpu, rep.maxRSS, rep.execErr
+	res.cpu, res.maxRSS, res.execErr, res.exitNS = rep.cpu, rep.maxRSS, rep.execErr, rep.exitNS
 	if rep.status.Signaled() {
 		res.signal, res.exitCode = rep.status.Signal(), -1
 	} else {

@@ -75,6 +75,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <stddef.h>
 #include <linux/audit.h>
@@ -244,11 +245,22 @@ static void limit_and_filter(const struct limit *limits, int nlimits, int errfd)
 		child_fail(errfd, 0, 125);
 }
 
-static void report(int out, int status, const struct rusage *ru, long maxrss, int execerr, int setuperr, int step)
+/* mono_ns is CLOCK_MONOTONIC in nanoseconds: one clock for every
+ * supervisor of the machine, so the engine can tell which of two programs
+ * (an interactive problem's solution and interactor) ended first. */
+static long long mono_ns(void)
 {
-	dprintf(out, "status=%d utime_us=%lld stime_us=%lld maxrss_kb=%ld execerr=%d setuperr=%d setupstep=%d\n",
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void report(int out, int status, const struct rusage *ru, long maxrss, int execerr, int setuperr, int step,
+		   long long exit_ns)
+{
+	dprintf(out, "status=%d utime_us=%lld stime_us=%lld maxrss_kb=%ld execerr=%d setuperr=%d setupstep=%d exit_ns=%lld\n",
 		status, (long long)ru->ru_utime.tv_sec * 1000000LL + ru->ru_utime.tv_usec,
-		(long long)ru->ru_stime.tv_sec * 1000000LL + ru->ru_stime.tv_usec, maxrss, execerr, setuperr, step);
+		(long long)ru->ru_stime.tv_sec * 1000000LL + ru->ru_stime.tv_usec, maxrss, execerr, setuperr, step, exit_ns);
 }
 
 static volatile pid_t child;
@@ -270,6 +282,7 @@ int main(int argc, char **argv)
 {
 	struct limit limits[16];
 	int nlimits = 0, i, out, errpipe[2], execerr = 0, status = 0;
+	long long exit_ns = 0;
 	pid_t pid;
 	struct rusage ru;
 
@@ -340,6 +353,7 @@ int main(int argc, char **argv)
 		pid_t w = waitpid(-1, &st, 0);
 		if (w == pid) {
 			status = st;
+			exit_ns = mono_ns();
 			break;
 		}
 		if (w < 0 && errno != EINTR)
@@ -372,7 +386,7 @@ int main(int argc, char **argv)
 		}
 	}
 	getrusage(RUSAGE_CHILDREN, &ru);
-	report(out, status, &ru, ru.ru_maxrss, execerr, 0, 0);
+	report(out, status, &ru, ru.ru_maxrss, execerr, 0, 0, exit_ns);
 	return 0;
 }
 
@@ -581,7 +595,8 @@ static void run_child(struct request *r, int fds[3], int errfd)
 }
 
 /* reap_all waits for every child, adding up their usage. */
-static void reap_all(struct rusage *sum, long *maxrss, pid_t main_pid, int *status, int *main_done, int block)
+static void reap_all(struct rusage *sum, long *maxrss, pid_t main_pid, int *status, int *main_done, long long *exit_ns,
+		     int block)
 {
 	for (;;) {
 		struct rusage ru;
@@ -600,6 +615,7 @@ static void reap_all(struct rusage *sum, long *maxrss, pid_t main_pid, int *stat
 		if (w == main_pid) {
 			*status = s;
 			*main_done = 1;
+			*exit_ns = mono_ns();
 		}
 	}
 }
@@ -610,6 +626,7 @@ static int serve_one(int sock, int sigfd, struct request *r, int fds[3])
 {
 	int errpipe[2], msg[2] = {0, STEP_EXEC}, status = 0, main_done = 0, killed = 0, step;
 	long maxrss = 0;
+	long long exit_ns = 0;
 	struct rusage sum;
 	pid_t pid = -1;
 	char rep[256];
@@ -659,7 +676,7 @@ static int serve_one(int sock, int sigfd, struct request *r, int fds[3])
 			struct signalfd_siginfo si;
 			while (read(sigfd, &si, sizeof si) == (ssize_t)sizeof si)
 				;
-			reap_all(&sum, &maxrss, pid, &status, &main_done, 0);
+			reap_all(&sum, &maxrss, pid, &status, &main_done, &exit_ns, 0);
 		}
 		if (pf[1].revents && !main_done) {
 			char buf[16];
@@ -678,7 +695,7 @@ static int serve_one(int sock, int sigfd, struct request *r, int fds[3])
 		/* Whatever the program left is killed and reaped: its CPU time
 		 * counts, and nothing of the run is alive when the next comes. */
 		kill(-1, SIGKILL);
-		reap_all(&sum, &maxrss, pid, &status, &main_done, 1);
+		reap_all(&sum, &maxrss, pid, &status, &main_done, &exit_ns, 1);
 		if (read(errpipe[0], msg, sizeof msg) != (ssize_t)sizeof msg) {
 			msg[0] = 0;
 			msg[1] = STEP_EXEC;
@@ -700,9 +717,9 @@ static int serve_one(int sock, int sigfd, struct request *r, int fds[3])
 			     msg[0], msg[1]);
 	} else {
 		n = snprintf(rep, sizeof rep,
-			     "status=%d utime_us=%lld stime_us=%lld maxrss_kb=%ld execerr=%d setuperr=0 setupstep=0\n", status,
-			     (long long)sum.ru_utime.tv_sec * 1000000LL + sum.ru_utime.tv_usec,
-			     (long long)sum.ru_stime.tv_sec * 1000000LL + sum.ru_stime.tv_usec, maxrss, msg[0]);
+			     "status=%d utime_us=%lld stime_us=%lld maxrss_kb=%ld execerr=%d setuperr=0 setupstep=0 exit_ns=%lld\n",
+			     status, (long long)sum.ru_utime.tv_sec * 1000000LL + sum.ru_utime.tv_usec,
+			     (long long)sum.ru_stime.tv_sec * 1000000LL + sum.ru_stime.tv_usec, maxrss, msg[0], exit_ns);
 	}
 	if (send(sock, rep, (size_t)n, MSG_NOSIGNAL) < 0)
 		return -1;
