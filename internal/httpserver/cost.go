@@ -165,12 +165,15 @@ func valueBytes(fc *graphql.FieldContext, v any) int64 {
 // abortError is the error of a request whose context has ended: its budget
 // spent, its time up, or its client gone.
 func abortError(ctx context.Context) *gqlerror.Error {
+	// The first end wins: a spent budget ends the request with
+	// context.Canceled, a timeout with its own cause (fields still running
+	// when the time is up may spend the budget after it).
 	cause := context.Cause(ctx)
 	switch b := budgetFrom(ctx); {
-	case b != nil && b.over():
-		return apierror.New(codeTooLarge, fmt.Sprintf("the response would hold more than %d bytes and was stopped; select fewer or smaller fields, or page with a smaller first", b.limit))
 	case errors.Is(cause, errRequestTimeout), errors.Is(cause, context.DeadlineExceeded):
 		return apierror.New(codeTimeout, "the request took longer than the server allows and was stopped")
+	case b != nil && b.over():
+		return apierror.New(codeTooLarge, fmt.Sprintf("the response would hold more than %d bytes and was stopped; select fewer or smaller fields, or page with a smaller first", b.limit))
 	default:
 		return apierror.New(codeCancelled, "the request was cancelled")
 	}

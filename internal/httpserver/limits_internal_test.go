@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/99designs/gqlgen/complexity"
 	"github.com/99designs/gqlgen/graphql"
@@ -341,5 +342,29 @@ func TestMarshalExtensions(t *testing.T) {
 	}
 	if multipartContentType("application/json") || !multipartContentType(" Multipart/Form-Data; boundary=x") || multipartContentType("multipart/mixed") {
 		t.Error("multipartContentType: wrong answer")
+	}
+}
+
+// TestAbortErrorFirstEndWins: a request whose time was up before fields
+// still running spent its budget is a timeout; one whose budget was spent
+// first is too large.
+func TestAbortErrorFirstEndWins(t *testing.T) {
+	t.Parallel()
+	late, stop := context.WithTimeoutCause(context.Background(), time.Nanosecond, errRequestTimeout)
+	defer stop()
+	<-late.Done()
+	var b budget
+	late = withBudgetIn(late, &b, 10, stop)
+	b.charge(100)
+	if code := abortError(late).Extensions["code"]; code != codeTimeout {
+		t.Errorf("time up, then the budget spent: %v, want %s", code, codeTimeout)
+	}
+	spent, stop2 := context.WithTimeoutCause(context.Background(), time.Hour, errRequestTimeout)
+	defer stop2()
+	var b2 budget
+	spent = withBudgetIn(spent, &b2, 10, stop2)
+	b2.charge(100)
+	if code := abortError(spent).Extensions["code"]; code != codeTooLarge || spent.Err() == nil {
+		t.Errorf("the budget spent: %v (context %v), want %s", code, spent.Err(), codeTooLarge)
 	}
 }

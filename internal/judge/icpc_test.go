@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/algoitny/api/internal/judge"
 )
@@ -130,6 +131,39 @@ func TestICPCInteractor(t *testing.T) {
 				t.Fatalf("%s (%+v), want %s", res.Verdict, res.Tests, c.verdict)
 			}
 		})
+	}
+}
+
+// icpcClosingInteractor closes its output before it reads the answer:
+// the solution reads its whole input, which ends there, then answers. An
+// ICPC interactor runs in a sandbox started for it (its feedback directory
+// is writable), where the end of its output must reach the solution as
+// soon as it closes it, not when it exits (the solution waits for it).
+const icpcClosingInteractor = `#include <stdio.h>
+#include <unistd.h>
+int main(void) {
+	int sum;
+	printf("1 2 3\n");
+	fflush(stdout);
+	close(1);
+	if (scanf("%d", &sum) != 1) return 43;
+	return sum == 6 ? 42 : 43;
+}
+`
+
+func TestICPCInteractorClosesOutput(t *testing.T) {
+	t.Parallel()
+	e := sharedEngine(t)
+	it := &judge.Interactor{Language: "c", Source: icpcClosingInteractor, Protocol: judge.InteractICPC}
+	res, err := e.Judge(context.Background(), judge.Submission{Language: "python", Interactor: it,
+		Source: "import sys\nprint(sum(map(int, sys.stdin.read().split())), flush=True)\n",
+		Limits: judge.Limits{CPUTime: time.Second, WallTime: 3 * time.Second},
+		Tests:  []judge.TestCase{{Input: []byte("0\n")}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != judge.Accepted {
+		t.Fatalf("%s (%+v), want ACCEPTED", res.Verdict, res.Tests)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/algoitny/api/internal/judge/sandbox"
@@ -202,15 +203,16 @@ func (e *Engine) interact(ctx context.Context, prog *Program, sub Submission, tc
 	defer stopSol()
 	solEnded, solDone := make(chan struct{}), make(chan struct{})
 	itEnded := make(chan struct{})
+	var solOutEarly atomic.Bool
 	go func() {
 		defer close(solDone)
 		in.sol, in.solErr = prog.Run(solCtx, RunOptions{Stdin: toSol, Stdout: io.MultiWriter(preview, solOut),
-			Limits: sub.Limits, slot: solSlot, stdoutEnd: endOutput(solOut, solEnded)})
+			Limits: sub.Limits, slot: solSlot, stdoutEnd: endOutput(solOut, solEnded, &solOutEarly)})
 		close(solEnded)                        // before the interactor reads EOF
 		_ = solOut.Close()                     // the interactor reads EOF
 		toSol.CloseWithError(errSolutionEnded) // the interactor's writes drain
 	}()
-	in.it, in.itErr = e.runInteractor(ctx, prog, sub, tc, hostDir, fbDir, toIt, itOut, itSlot, endOutput(itOut, itEnded))
+	in.it, in.itErr = e.runInteractor(ctx, prog, sub, tc, hostDir, fbDir, toIt, itOut, itSlot, endOutput(itOut, itEnded, new(atomic.Bool)))
 	close(itEnded)
 	select {
 	case <-solEnded:
@@ -226,9 +228,15 @@ func (e *Engine) interact(ctx context.Context, prog *Program, sub Submission, tc
 		<-solDone
 	}
 	// Which program ended first, by the supervisors' clock (endOutput's
-	// grace may have passed before a dying solution's run returned).
-	if in.sol.exitedAt != 0 && in.it.exitedAt != 0 {
+	// grace may have passed before a dying solution's run returned). A
+	// solution whose supervisor did not report (killed with its sandbox)
+	// and whose output's end was passed on before its run returned ended
+	// first: the interactor then only saw that end.
+	switch {
+	case in.sol.exitedAt != 0 && in.it.exitedAt != 0:
 		in.solFirst = in.sol.exitedAt < in.it.exitedAt
+	case in.sol.exitedAt == 0 && solOutEarly.Load():
+		in.solFirst = true
 	}
 	if ctx.Err() != nil {
 		return in, ctx.Err()
@@ -253,7 +261,8 @@ const outputEndGrace = 200 * time.Millisecond
 // until its time limit, while a program's output that ends because it
 // died reaches the other only after its death is known: which program
 // ended first (solFirst) decides whose failure the verdict names.
-func endOutput(w *io.PipeWriter, ended <-chan struct{}) func() {
+// early is set when the grace passed first.
+func endOutput(w *io.PipeWriter, ended <-chan struct{}, early *atomic.Bool) func() {
 	return func() {
 		go func() {
 			t := time.NewTimer(outputEndGrace)
@@ -261,6 +270,7 @@ func endOutput(w *io.PipeWriter, ended <-chan struct{}) func() {
 			select {
 			case <-ended:
 			case <-t.C:
+				early.Store(true)
 				_ = w.Close()
 			}
 		}()

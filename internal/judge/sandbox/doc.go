@@ -35,7 +35,11 @@
 //     io_uring, bpf, perf events, the keyrings, mounts and new namespaces
 //     (so no nested user namespace even with a bubblewrap older than 0.8)
 //     fail with ENOSYS, as on a kernel without them;
-//   - stdin, stdout and stderr are pipes; the sandbox never opens a file in a
+//   - stdin, stdout and stderr are pipes, and the program alone holds the
+//     writing end of its stdout (bubblewrap's and the supervisor's own fd 1
+//     is /dev/null; a held sandbox's supervisor closes its copy once the
+//     program is started), so its end is read as soon as the program
+//     closes it (Request.StdoutEnd); the sandbox never opens a file in a
 //     directory the program could write. A custom checker's input, output and
 //     answer files live in a directory of the sandbox's that the program never
 //     sees (files created O_EXCL|O_NOFOLLOW). This is what defeats the symlink

@@ -222,10 +222,27 @@ func mirrorEtc(dir string, patterns []string) error {
 	return nil
 }
 
+// The descriptors of a sandbox started for one run: the supervisor's
+// report, bwrap's status (sandboxed) and the program's standard output,
+// which the supervisor hands to the program alone. bwrap and the
+// supervisor keep their own fd 1 (/dev/null) until they exit; the
+// program's end of output must reach the reader when the program closes
+// it (an interactive test's other side waits for it).
+const (
+	fdReport     = 3
+	fdStatus     = 4
+	fdStdoutBare = 4 // unsandboxed: no status descriptor
+	fdStdout     = 5
+)
+
 // commandLine builds the argv that runs r: bwrap + supervisor + command, or
-// supervisor + command when unsandboxed. The supervisor's report goes to fd 3.
+// supervisor + command when unsandboxed (the descriptors above).
 func (sb *Sandbox) commandLine(r *spawnReq) (argv []string, dir string, env []string) {
-	sup := append(append([]string{"3"}, sb.reaperArgs(r.lim)...), "--")
+	out := fdStdout
+	if !sb.sandboxed {
+		out = fdStdoutBare
+	}
+	sup := append(append([]string{strconv.Itoa(fdReport), "stdout=" + strconv.Itoa(out)}, sb.reaperArgs(r.lim)...), "--")
 	if !sb.sandboxed {
 		argv = append(append([]string{sb.reaper}, sup...), r.argv...)
 		return argv, r.hostDir, fixedEnv(r.scratch, r.env)
@@ -252,7 +269,7 @@ func (sb *Sandbox) commandLine(r *spawnReq) (argv []string, dir string, env []st
 		k, v, _ := strings.Cut(kv, "=")
 		argv = append(argv, "--setenv", k, v)
 	}
-	argv = append(append(argv, "--json-status-fd", "4", "--", reaperPath), sup...)
+	argv = append(append(argv, "--json-status-fd", strconv.Itoa(fdStatus), "--", reaperPath), sup...)
 	return append(argv, r.argv...), "/", []string{"PATH=" + PATH}
 }
 
@@ -353,21 +370,21 @@ func (sb *Sandbox) start(r *spawnReq) (*process, error) {
 		Env:    env,
 		Dir:    dir,
 		Stdin:  p.stdinR,
-		Stdout: p.stdoutW,
-		Stderr: p.stderrW,
+		Stderr: p.stderrW, // Stdout: /dev/null; the program's goes as a descriptor of its own
 	}
 	reportR, reportW, err := p.pipe()
 	if err != nil {
 		return fail(err)
 	}
-	cmd.ExtraFiles = []*os.File{reportW} // fd 3
+	cmd.ExtraFiles = []*os.File{reportW} // fdReport
 	var statusW *os.File
 	if sb.sandboxed {
 		if p.statusR, statusW, err = p.pipe(); err != nil {
 			return fail(err)
 		}
-		cmd.ExtraFiles = append(cmd.ExtraFiles, statusW) // fd 4
+		cmd.ExtraFiles = append(cmd.ExtraFiles, statusW) // fdStatus
 	}
+	cmd.ExtraFiles = append(cmd.ExtraFiles, p.stdoutW) // fdStdout (fdStdoutBare)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: !sb.sandboxed}
 	if r.uid >= 0 {
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(r.uid), Gid: uint32(r.uid), Groups: []uint32{}}

@@ -281,7 +281,7 @@ static int serve(int sock);
 int main(int argc, char **argv)
 {
 	struct limit limits[16];
-	int nlimits = 0, i, out, errpipe[2], execerr = 0, status = 0;
+	int nlimits = 0, i, out, errpipe[2], execerr = 0, status = 0, stdout_fd = -1;
 	long long exit_ns = 0;
 	pid_t pid;
 	struct rusage ru;
@@ -305,6 +305,18 @@ int main(int argc, char **argv)
 	for (i = 2; i < argc && strcmp(argv[i], "--") != 0; i++) {
 		if (strcmp(argv[i], "nofork=1") == 0) {
 			nofork = 1;
+			continue;
+		}
+		if (strncmp(argv[i], "stdout=", 7) == 0) {
+			/* The program's standard output, which only the program
+			 * keeps: its end reaches the reader when the program
+			 * closes it, not when this process (or bubblewrap's, which
+			 * keep their own fd 1) exits. */
+			stdout_fd = atoi(argv[i] + 7);
+			if (fcntl(stdout_fd, F_SETFD, FD_CLOEXEC) < 0) {
+				perror("reaper: stdout fd");
+				return 125;
+			}
 			continue;
 		}
 		if (!parse_limit(argv[i], limits, &nlimits)) {
@@ -336,11 +348,15 @@ int main(int argc, char **argv)
 	if (pid == 0) {
 		close(errpipe[0]);
 		setpgid(0, 0);
+		if (stdout_fd >= 0 && dup2(stdout_fd, 1) < 0)
+			child_fail(errpipe[1], 0, 125);
 		limit_and_filter(limits, nlimits, errpipe[1]);
 		execvp(argv[i + 1], argv + i + 1);
 		child_fail(errpipe[1], 0, 127);
 	}
 	child = pid;
+	if (stdout_fd >= 0)
+		close(stdout_fd);
 	close(errpipe[1]);
 	{
 		int msg[2];
