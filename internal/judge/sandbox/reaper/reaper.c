@@ -48,12 +48,16 @@
  *
  * Keys: cpu (seconds; hard limit is cpu+1), as, data, fsize, stack (bytes),
  *   nproc, nofile, core; nofork=1 (threads but no process, see nofork);
+ *   one-shot only: stdout=FD (the program's standard output, handed to it
+ *   alone; the supervisor's own fd 1 stays what it was, /dev/null);
  *   serve only: box (size of /box), bind=DST:REL,
  *   cwd, env=K=V and arg=A (in order).
  * Report (one line): status=N utime_us=N stime_us=N maxrss_kb=N execerr=N
+ *   setuperr=N setupstep=N exit_ns=N
  *   status is the raw wait status of the program; execerr the errno of a failed
- *   exec (0 when the program started); serve adds setuperr=N setupstep=N when
- *   the run's sandbox could not be prepared.
+ *   exec (0 when the program started); setuperr and setupstep (serve) say
+ *   which step failed when the run's sandbox could not be prepared; exit_ns
+ *   is CLOCK_MONOTONIC when the program was reaped (0: it was not).
  *
  * Built once per machine by the judge with the system C compiler.
  */
@@ -313,6 +317,10 @@ int main(int argc, char **argv)
 			 * closes it, not when this process (or bubblewrap's, which
 			 * keep their own fd 1) exits. */
 			stdout_fd = atoi(argv[i] + 7);
+			if (stdout_fd <= 2 || stdout_fd == out) {
+				fputs("reaper: bad stdout fd\n", stderr);
+				return 125;
+			}
 			if (fcntl(stdout_fd, F_SETFD, FD_CLOEXEC) < 0) {
 				perror("reaper: stdout fd");
 				return 125;
