@@ -22,8 +22,8 @@ func fixturePackage(name string) string {
 // TestPackageCommands imports the fixture packages with `algoitny package
 // import` into a running stack and judges submissions to them through the
 // API: the ICPC default validator with its flags, an ICPC output
-// validator of several files, an ICPC interactive validator, and test
-// groups as subtasks.
+// validator of several files, an ICPC interactive validator, a
+// multi-pass problem, and test groups as subtasks.
 func TestPackageCommands(t *testing.T) {
 	t.Parallel()
 	s := startWorkers(t)
@@ -124,6 +124,18 @@ func TestPackageCommands(t *testing.T) {
 		}
 		if v, _ := judgeOn(t, "guessnum", "PYTHON", "print('! 1', flush=True)\n"); v != "WRONG_ANSWER" {
 			t.Fatalf("a guess: %s", v)
+		}
+	})
+	t.Run("MultiPass", func(t *testing.T) {
+		t.Parallel()
+		if code, out := run(t, "package", "import", "--publish", fixturePackage("halves")); code != 0 {
+			t.Fatalf("import: %d %s", code, out)
+		}
+		if v, _ := judgeOn(t, "halves", "PYTHON", "p, x = map(int, input().split())\nprint(x // 2 if p == 1 else x + 1)\n"); v != "ACCEPTED" {
+			t.Fatalf("both passes: %s", v)
+		}
+		if v, _ := judgeOn(t, "halves", "PYTHON", "p, x = map(int, input().split())\nprint(x // 2)\n"); v != "WRONG_ANSWER" {
+			t.Fatalf("the first pass only: %s", v) // ACCEPTED if the second pass never ran
 		}
 	})
 	t.Run("GroupsAsSubtasks", func(t *testing.T) {

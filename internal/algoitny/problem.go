@@ -40,6 +40,12 @@ type Problem struct {
 	// Polygon package the problem came from means them. The judge turns
 	// them into the fraction TestResult.Points holds.
 	CheckerPoints PointsScale
+	// ValidationPasses makes the problem multi-pass (an ICPC package's
+	// multi-pass type, its limits.validation_passes): while its ICPC
+	// output validator or interactor accepts a test and leaves nextpass.in
+	// in its feedback directory, the submission runs again on that input,
+	// at most this many times in all. 0: one pass.
+	ValidationPasses int
 	// Generator and Validator are the programs the current generated tests
 	// were produced with (saveProblem), kept with the problem so that
 	// regenerateTests can rebuild those tests from them and anyone who may

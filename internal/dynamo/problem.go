@@ -42,6 +42,9 @@ type problemItem struct {
 	// CheckerPoints is algoitny.Problem.CheckerPoints, absent for the
 	// default (a fraction of the test) and on items written before it.
 	CheckerPoints string `dynamodbav:",omitempty"`
+	// ValidationPasses is algoitny.Problem.ValidationPasses, absent for a
+	// problem of one pass.
+	ValidationPasses int `dynamodbav:",omitempty"`
 	// The programs of the current production run and its number
 	// (algoitny.Problem.Generator, Validator, Production). Each program is
 	// at most 64 KB like SolutionCode and CheckerCode (problems.MaxCodeBytes),
@@ -123,7 +126,8 @@ func marshalProblem(p *algoitny.Problem) (map[string]types.AttributeValue, error
 		SolutionCode: p.SolutionCode, Language: string(p.Language), Constraints: p.Constraints, Statement: p.Statement,
 		CheckerKind: string(p.Checker.Kind), CheckerEpsilon: p.Checker.Epsilon, CheckerCode: p.Checker.Code, CheckerLanguage: string(p.Checker.Language),
 		CheckerFiles: p.Checker.Files, CheckerArgs: p.Checker.Args, CheckerPoints: string(p.CheckerPoints),
-		GeneratorCode: p.Generator.Code, GeneratorLanguage: string(p.Generator.Language), GeneratorFiles: p.Generator.Files,
+		ValidationPasses: p.ValidationPasses,
+		GeneratorCode:    p.Generator.Code, GeneratorLanguage: string(p.Generator.Language), GeneratorFiles: p.Generator.Files,
 		ValidatorCode: p.Validator.Code, ValidatorLanguage: string(p.Validator.Language), ValidatorFiles: p.Validator.Files, Production: p.Production,
 		InteractorCode: p.Interactor.Code, InteractorLanguage: string(p.Interactor.Language),
 		InteractorFiles: p.Interactor.Files, InteractorArgs: p.Interactor.Args, InteractorProtocol: string(p.Interactor.Protocol),
@@ -157,10 +161,10 @@ func unmarshalProblem(av map[string]types.AttributeValue) (*algoitny.Problem, er
 		Language: algoitny.Language(it.Language), Constraints: it.Constraints, Statement: it.Statement,
 		Checker: algoitny.Checker{Kind: algoitny.CheckerKind(it.CheckerKind), Epsilon: it.CheckerEpsilon, Code: it.CheckerCode,
 			Language: algoitny.Language(it.CheckerLanguage), Files: it.CheckerFiles, Args: it.CheckerArgs},
-		CheckerPoints: algoitny.PointsScale(it.CheckerPoints),
-		Generator:     algoitny.Program{Language: algoitny.Language(it.GeneratorLanguage), Code: it.GeneratorCode, Files: it.GeneratorFiles},
-		Validator:     algoitny.Program{Language: algoitny.Language(it.ValidatorLanguage), Code: it.ValidatorCode, Files: it.ValidatorFiles},
-		Production:    it.Production,
+		CheckerPoints: algoitny.PointsScale(it.CheckerPoints), ValidationPasses: it.ValidationPasses,
+		Generator:  algoitny.Program{Language: algoitny.Language(it.GeneratorLanguage), Code: it.GeneratorCode, Files: it.GeneratorFiles},
+		Validator:  algoitny.Program{Language: algoitny.Language(it.ValidatorLanguage), Code: it.ValidatorCode, Files: it.ValidatorFiles},
+		Production: it.Production,
 		Interactor: algoitny.Program{Language: algoitny.Language(it.InteractorLanguage), Code: it.InteractorCode,
 			Files: it.InteractorFiles, Args: it.InteractorArgs, Protocol: algoitny.Protocol(it.InteractorProtocol)},
 		Subtasks:    unmarshalSubtasks(it.Subtasks),

@@ -120,9 +120,10 @@ func submission(rec *algoitny.Job, p *algoitny.Problem, tests []*algoitny.TestCa
 	}
 	// The checker's or interactor's points are read as the problem means
 	// them; the judge reports them as the fraction of the test.
-	sub.Checker.Points = judge.PointsScale(p.CheckerPoints)
+	// A multi-pass problem's passes, likewise.
+	sub.Checker.Points, sub.Checker.Passes = judge.PointsScale(p.CheckerPoints), p.ValidationPasses
 	if sub.Interactor != nil {
-		sub.Interactor.Points = judge.PointsScale(p.CheckerPoints)
+		sub.Interactor.Points, sub.Interactor.Passes = judge.PointsScale(p.CheckerPoints), p.ValidationPasses
 	}
 	var index []int
 	for i, tc := range tests {

@@ -74,6 +74,11 @@ type Checker struct {
 	// Points is how a CheckCustom checker's points (quitp, exit 7) are
 	// read; TestResult.Points is always the fraction of the test.
 	Points PointsScale
+	// Passes makes a CheckICPC problem multi-pass (the ICPC format's
+	// limits.validation_passes): while the validator accepts and leaves
+	// nextpass.in in its feedback directory, the program runs again with
+	// that file as its input, at most Passes times in all. 0 or 1: one.
+	Passes int
 }
 
 // maxToken bounds a single token for CheckFloat and CheckYesNo.
@@ -96,6 +101,9 @@ func (c Checker) validate() error {
 		}
 	default:
 		return fmt.Errorf("%w: unknown checker kind %q", ErrInvalidInput, c.Kind)
+	}
+	if c.Passes < 0 || c.Passes > maxPasses {
+		return fmt.Errorf("%w: passes %d: at most %d", ErrInvalidInput, c.Passes, maxPasses)
 	}
 	return nil
 }

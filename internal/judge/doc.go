@@ -147,6 +147,11 @@
 // Engine.CompileAuthor (validators, generators) — find a testlib-compatible
 // testlib.h next to their source (testlib/testlib.h, embedded) unless they
 // bring their own.
+// CheckICPC runs an ICPC output validator (42 accepted, 43 wrong answer,
+// its feedback directory's files read); with Checker.Passes (or
+// Interactor.Passes for an ICPC interactive validator) a test is
+// multi-pass: while the validator accepts and leaves nextpass.in, the
+// program runs again on it (runPasses), the feedback directory kept.
 // Checker.Compare is usable on its own.
 //
 // # Concurrency

@@ -119,16 +119,12 @@ func icpcArgs(args []string, tc TestCase) []string {
 }
 
 // runICPCChecker runs an ICPC output validator on the output saved in
-// hostDir (output.txt), with the test's input and answer beside it.
-func (e *Engine) runICPCChecker(ctx context.Context, c Checker, test Limits, tc TestCase, hostDir string) (checkerOutcome, error) {
+// hostDir (output.txt), with the test's input and answer beside it and
+// fbDir as its feedback directory.
+func (e *Engine) runICPCChecker(ctx context.Context, c Checker, test Limits, tc TestCase, hostDir, fbDir string) (checkerOutcome, error) {
 	if err := writeTestFiles(tc, hostDir); err != nil {
 		return checkerOutcome{verdict: InternalError}, err
 	}
-	fbDir, err := e.newFeedbackDir()
-	if err != nil {
-		return checkerOutcome{verdict: InternalError}, err
-	}
-	defer sandbox.RemoveAll(fbDir)
 	output, err := os.Open(filepath.Join(hostDir, "output.txt"))
 	if err != nil {
 		return checkerOutcome{verdict: InternalError}, err

@@ -60,6 +60,11 @@ type Interactor struct {
 	// read, as a checker's (Checker.Points). An ICPC interactor's score
 	// multiplier is a fraction whatever it says.
 	Points PointsScale
+	// Passes makes an ICPC interactive problem multi-pass, as
+	// Checker.Passes: while the validator accepts and leaves nextpass.in,
+	// the two programs talk again (the validator's arguments unchanged,
+	// its feedback directory kept), at most Passes times in all.
+	Passes int
 }
 
 // interactorGrace is how long the solution may still run once the
@@ -84,6 +89,9 @@ func (it *Interactor) validate() error {
 	}
 	if _, err := it.Limits.withDefaults(DefaultCheckerLimits()); err != nil {
 		return err
+	}
+	if it.Passes < 0 || it.Passes > maxPasses {
+		return fmt.Errorf("%w: passes %d: at most %d", ErrInvalidInput, it.Passes, maxPasses)
 	}
 	return nil
 }
@@ -143,6 +151,23 @@ func (e *Engine) runInteractiveTest(ctx context.Context, prog *Program, sub Subm
 	if tr.TestID == "" {
 		tr.TestID = strconv.Itoa(i + 1)
 	}
+	if sub.Interactor.Protocol == InteractICPC && sub.Interactor.Passes > 1 {
+		return e.runPasses(tr, sub.Interactor.Passes, tc, func(tc TestCase, fbDir string) (TestResult, error) {
+			return e.interactPass(ctx, prog, sub, tc, tr, fbDir)
+		})
+	}
+	fbDir, err := e.newFeedbackDir()
+	if err != nil {
+		return tr.internal("%v", err)
+	}
+	defer sandbox.RemoveAll(fbDir)
+	return e.interactPass(ctx, prog, sub, tc, tr, fbDir)
+}
+
+// interactPass runs the solution and the interactor on tc once, the
+// interactor's feedback directory fbDir: tr with the outcome. The error
+// is only ctx's.
+func (e *Engine) interactPass(ctx context.Context, prog *Program, sub Submission, tc TestCase, tr TestResult, fbDir string) (TestResult, error) {
 	hostDir, err := e.newCheckDir()
 	if err != nil {
 		return tr.internal("%v", err)
@@ -151,11 +176,6 @@ func (e *Engine) runInteractiveTest(ctx context.Context, prog *Program, sub Subm
 	if err := writeTestFiles(tc, hostDir); err != nil {
 		return tr.internal("%v", err)
 	}
-	fbDir, err := e.newFeedbackDir()
-	if err != nil {
-		return tr.internal("%v", err)
-	}
-	defer sandbox.RemoveAll(fbDir)
 	preview := &cappedWriter{b: &strings.Builder{}, n: previewMax}
 	in, err := e.interact(ctx, prog, sub, tc, hostDir, fbDir, preview)
 	if err != nil {

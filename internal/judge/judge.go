@@ -344,6 +344,18 @@ func (e *Engine) runTest(ctx context.Context, prog *Program, checker Checker, su
 	if tr.TestID == "" {
 		tr.TestID = strconv.Itoa(i + 1)
 	}
+	if checker.Kind == CheckICPC && checker.Passes > 1 {
+		return e.runPasses(tr, checker.Passes, tc, func(tc TestCase, fbDir string) (TestResult, error) {
+			return e.runPass(ctx, prog, checker, sub.Limits, tc, tr, fbDir)
+		})
+	}
+	return e.runPass(ctx, prog, checker, sub.Limits, tc, tr, "")
+}
+
+// runPass runs the program on tc's input and judges its output: tr with
+// the outcome. An ICPC validator's feedback goes to fbDir ("": a directory
+// of its own). The error is only for a cancelled context.
+func (e *Engine) runPass(ctx context.Context, prog *Program, checker Checker, limits Limits, tc TestCase, tr TestResult, fbDir string) (TestResult, error) {
 	in, err := tc.open(tc.Input, tc.InputFile)
 	if err != nil {
 		return tr.internal("cannot read the input: %v", err)
@@ -355,7 +367,7 @@ func (e *Engine) runTest(ctx context.Context, prog *Program, checker Checker, su
 	}
 	defer out.close()
 
-	rr, err := prog.Run(ctx, RunOptions{Stdin: in, Stdout: out.stdout, Limits: sub.Limits})
+	rr, err := prog.Run(ctx, RunOptions{Stdin: in, Stdout: out.stdout, Limits: limits})
 	cmp := out.compared()
 	tr.Verdict, tr.Message = rr.Verdict, rr.Message
 	tr.CPUTime, tr.WallTime, tr.MemoryBytes = rr.CPUTime, rr.WallTime, rr.MemoryBytes
@@ -381,7 +393,7 @@ func (e *Engine) runTest(ctx context.Context, prog *Program, checker Checker, su
 		}
 		return tr, nil
 	}
-	return e.checkTest(ctx, tr, checker, sub.Limits, tc, out)
+	return e.checkTest(ctx, tr, checker, limits, tc, out, fbDir)
 }
 
 // internal returns tr as an INTERNAL_ERROR with a message, and no error.
@@ -467,9 +479,10 @@ func (o *testOutput) close() {
 }
 
 // checkTest saves the program's output and has the custom checker judge
-// it, under limits derived from the test's (limits). The error is only for
-// a cancelled context.
-func (e *Engine) checkTest(ctx context.Context, tr TestResult, checker Checker, limits Limits, tc TestCase, out *testOutput) (TestResult, error) {
+// it, under limits derived from the test's (limits). An ICPC validator
+// writes its feedback to fbDir, or to a directory of its own when fbDir is
+// "". The error is only for a cancelled context.
+func (e *Engine) checkTest(ctx context.Context, tr TestResult, checker Checker, limits Limits, tc TestCase, out *testOutput, fbDir string) (TestResult, error) {
 	if err := out.outBuffer.Flush(); err != nil {
 		return tr.internal("saving the output: %v", err)
 	}
@@ -479,7 +492,13 @@ func (e *Engine) checkTest(ctx context.Context, tr TestResult, checker Checker, 
 	var co checkerOutcome
 	var err error
 	if checker.Kind == CheckICPC {
-		co, err = e.runICPCChecker(ctx, checker, limits, tc, out.hostCheck)
+		if fbDir == "" {
+			if fbDir, err = e.newFeedbackDir(); err != nil {
+				return tr.internal("checker: %v", err)
+			}
+			defer sandbox.RemoveAll(fbDir)
+		}
+		co, err = e.runICPCChecker(ctx, checker, limits, tc, out.hostCheck, fbDir)
 	} else {
 		co, err = e.runChecker(ctx, checker.Program, limits, tc, out.hostCheck, pointsReading{checker.Points, tc.Points})
 	}

@@ -188,7 +188,7 @@ func newSearcher(e *judge.Engine, progs programs, in Search) *searcher {
 		Search: in, e: e, progs: progs, limits: limits(p.TimeLimitMs, p.MemoryLimitMB),
 		hidden: map[[32]byte]bool{}, recorded: map[int64]bool{}, start: time.Now(),
 		checker: judge.Checker{Kind: judge.CheckerKind(p.Checker.Kind), AbsEps: p.Checker.Epsilon, RelEps: p.Checker.Epsilon,
-			Language: string(p.Checker.Language), Source: p.Checker.Code, Program: progs.checker, Args: p.Checker.Args},
+			Language: string(p.Checker.Language), Source: p.Checker.Code, Program: progs.checker, Args: p.Checker.Args, Passes: p.ValidationPasses},
 	}
 	for _, tc := range in.Tests {
 		s.hidden[sha256.Sum256([]byte(tc.Input))] = true

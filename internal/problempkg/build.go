@@ -144,7 +144,7 @@ func (v *verifier) buildJudging(ctx context.Context) error {
 		if pkg.Format == FormatICPC {
 			protocol = judge.InteractICPC
 		}
-		v.interactor = &judge.Interactor{Program: prog, Protocol: protocol, Points: pkg.CheckerPoints}
+		v.interactor = &judge.Interactor{Program: prog, Protocol: protocol, Points: pkg.CheckerPoints, Passes: pkg.Limits.ValidationPasses}
 		return nil
 	}
 	switch pkg.Checker.Kind {
@@ -160,6 +160,9 @@ func (v *verifier) buildJudging(ctx context.Context) error {
 			kind = judge.CheckICPC
 		}
 		v.checker = judge.Checker{Kind: kind, Program: prog}
+		if kind == judge.CheckICPC {
+			v.checker.Passes = pkg.Limits.ValidationPasses
+		}
 		if kind == judge.CheckCustom {
 			v.checker.Points = pkg.CheckerPoints
 		}

@@ -92,7 +92,9 @@ func icpcType(pkg *Package, meta yamlMap, legacy bool) error {
 			pkg.Scoring = true
 		case "interactive":
 			pkg.Interactive = true
-		case "multi-pass", "submit-answer":
+		case "multi-pass":
+			pkg.MultiPass = true
+		case "submit-answer":
 			return errorf("problem.yaml", "problems of type %s are not supported", t)
 		default:
 			return errorf("problem.yaml", "unknown problem type %q", t)
@@ -109,6 +111,10 @@ func icpcType(pkg *Package, meta yamlMap, legacy bool) error {
 	}
 	return nil
 }
+
+// maxValidationPasses bounds limits.validation_passes (the judge's own
+// bound on a multi-pass problem's passes).
+const maxValidationPasses = 100
 
 // Defaults of the ICPC format's problem timing.
 const (
@@ -154,6 +160,15 @@ func icpcLimits(pkg *Package, meta yamlMap, legacy bool) error {
 	}
 	if v, ok := lim.num("output"); ok {
 		l.OutputMB = int(v)
+	}
+	if pkg.MultiPass {
+		l.ValidationPasses = 2
+		if v, ok := lim.num("validation_passes"); ok {
+			if v < 2 || v > maxValidationPasses || v != math.Trunc(v) {
+				return errorf("problem.yaml", "limits.validation_passes must be an integer from 2 to %d", maxValidationPasses)
+			}
+			l.ValidationPasses = int(v)
+		}
 	}
 	if l.TimeLimit == 0 {
 		t, err := explicitTimeLimit(pkg.Root)

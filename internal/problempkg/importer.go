@@ -173,6 +173,7 @@ func (v *verifier) commonArgs() ([]string, error) {
 func (v *verifier) mapJudging(imp *Imported) error {
 	pkg, p := v.pkg, &imp.Problem
 	p.CheckerPoints = algoitny.PointsScale(pkg.CheckerPoints)
+	p.ValidationPasses = pkg.Limits.ValidationPasses
 	args, err := v.commonArgs()
 	if err != nil {
 		return err

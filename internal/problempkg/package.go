@@ -45,6 +45,10 @@ type Package struct {
 	// Scoring says submissions get a score (ICPC "scoring" type; a Polygon
 	// package whose tests or groups carry points).
 	Scoring bool
+	// MultiPass says a submission may run several times on a test (ICPC
+	// multi-pass type): again with the nextpass.in its output validator
+	// writes, at most Limits.ValidationPasses times.
+	MultiPass bool
 
 	Limits Limits
 
@@ -128,6 +132,9 @@ type Limits struct {
 	MemoryMB int
 	// OutputMB bounds a submission's output (0: the judge's default).
 	OutputMB int
+	// ValidationPasses is the most passes of a multi-pass problem (ICPC
+	// limits.validation_passes, at least 2; 2 when absent).
+	ValidationPasses int
 }
 
 // Test is one test case.

@@ -125,6 +125,11 @@ func TestVerifyFixtures(t *testing.T) {
 			"solutions/slow.cpp":  "TIME_LIMIT_EXCEEDED",
 		}},
 		{"pairsums", map[string]string{"solutions/sol.cpp": "ACCEPTED", "solutions/int32.cpp": "WRONG_ANSWER"}},
+		{"halves", map[string]string{ // multi-pass: right on the first pass only is wrong
+			"submissions/accepted/half.py":                "ACCEPTED",
+			"submissions/accepted/zero.c":                 "ACCEPTED",
+			"submissions/wrong_answer/first_pass_only.py": "WRONG_ANSWER",
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

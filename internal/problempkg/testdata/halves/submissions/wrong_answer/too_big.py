@@ -1,0 +1,2 @@
+p, x = map(int, input().split())
+print(x + 1)
