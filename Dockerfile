@@ -26,7 +26,8 @@ RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}"
 # No bubblewrap and no compilers: an API-only replica serves every operation
 # but saveProblem, which runs the judge in the API process and answers
 # UNAVAILABLE here (a warning says so at start). To serve saveProblem, run
-# `serve --no-workers` from the worker image instead.
+# `serve --no-workers` from the worker image instead, with the worker's
+# security settings (docker-compose.yml's api does).
 # debian-slim rather than distroless: the HEALTHCHECK needs curl, and the
 # binary needs CA certificates (AWS, Google's keys, LLM providers, AtCoder).
 FROM debian:bookworm-slim AS api
@@ -64,6 +65,8 @@ CMD ["serve", "--no-workers"]
 # that allows namespaces and mounts and a procfs the kernel considers fully
 # visible (docker-compose.yml's worker, docs/operations.md: Containers), not
 # `privileged`. Not as root: that procfs's /proc/sys would be writable by root.
+# curl: for the healthcheck of an API replica run from this image
+# (`serve --no-workers`, docker-compose.yml's api).
 # No HTTP listener, so no HEALTHCHECK: a worker exits at start when the
 # sandbox does not work or PostgreSQL cannot be reached, announces its
 # languages at start, and logs (JSON, on stderr) what fails
@@ -74,7 +77,7 @@ FROM debian:bookworm-slim AS worker
 RUN mkdir -p /usr/share/man/man1 \
  && apt-get update \
  && apt-get install -y --no-install-recommends \
-      ca-certificates bubblewrap \
+      ca-certificates curl bubblewrap \
       gcc g++ libc6-dev \
       python3 pypy3 \
       openjdk-17-jdk-headless kotlin \
