@@ -4267,7 +4267,7 @@ type Problem implements Node {
   validatorLanguage: Language
   "How outputs are judged."
   checker: Checker!
-  "Whether the problem is interactive: submissions talk with an interactor (over standard input and output) instead of reading a test's input and writing an output, and the interactor decides each test's verdict (` + "`" + `checker` + "`" + ` is not used)."
+  "Whether the problem is interactive: submissions talk with an interactor (over standard input and output) instead of reading a test's input and writing an output, and the interactor decides each test's verdict (` + "`" + `checker` + "`" + ` is used only when it is ` + "`" + `CUSTOM` + "`" + `: it then judges the interactor's output file when the interactor accepts, as Polygon judges interactive problems)."
   interactive: Boolean!
   "The interactor of an interactive problem (at most 64 KB): only for staff and the problem's author, null for anyone else and for batch problems."
   interactorCode: String
@@ -5292,7 +5292,8 @@ submission in the sandbox, its standard output piped to the submission's
 standard input and the submission's standard output to its standard input,
 as testlib runs one: ` + "`" + `interactor input output answer` + "`" + `, with the test's input
 and expected output (the answer, often empty) as read-only files and a file
-of its own to write. Its exit code is the test's verdict: 0 ACCEPTED, 1
+of its own to write (its output: a ` + "`" + `CUSTOM` + "`" + ` checker of the problem judges it,
+` + "`" + `checker input output answer` + "`" + `, when the interactor accepts). Its exit code is the test's verdict: 0 ACCEPTED, 1
 WRONG_ANSWER, 2 (presentation error) and 8 (unexpected end of the
 submission's output) WRONG_ANSWER, 7 partial credit as a testlib checker
 gives it (` + "`" + `quitp` + "`" + `: ` + "`" + `points 0.50 message` + "`" + ` on standard error; the fraction is

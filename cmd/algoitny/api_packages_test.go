@@ -22,8 +22,9 @@ func fixturePackage(name string) string {
 // TestPackageCommands imports the fixture packages with `algoitny package
 // import` into a running stack and judges submissions to them through the
 // API: the ICPC default validator with its flags, an ICPC output
-// validator of several files, an ICPC interactive validator, a
-// multi-pass problem, and test groups as subtasks.
+// validator of several files, an ICPC interactive validator, a Polygon
+// interactive problem with a checker, a multi-pass problem, and test
+// groups as subtasks.
 func TestPackageCommands(t *testing.T) {
 	t.Parallel()
 	s := startWorkers(t)
@@ -37,6 +38,10 @@ func TestPackageCommands(t *testing.T) {
 		return cmd.ProcessState.ExitCode(), string(out)
 	}
 	alice := s.login(t, "alice@example.com")
+	// More executions than the Free plan's daily 10.
+	admin := s.staff(t, "admin@example.com")
+	s.query(t, admin, `mutation($id: ID!) { setUserPlan(userId: $id, plan: "Pro") { id } }`,
+		map[string]any{"id": globalIDOf("User", s.user(t, "alice@example.com").ID)}).decode(t, new(any))
 	judgeOn := func(t *testing.T, id, lang, code string) (verdict string, score *float64) {
 		t.Helper()
 		var out struct{ ExecuteCode struct{ ID string } }
@@ -124,6 +129,18 @@ func TestPackageCommands(t *testing.T) {
 		}
 		if v, _ := judgeOn(t, "guessnum", "PYTHON", "print('! 1', flush=True)\n"); v != "WRONG_ANSWER" {
 			t.Fatalf("a guess: %s", v)
+		}
+	})
+	t.Run("PolygonInteractiveWithChecker", func(t *testing.T) {
+		t.Parallel()
+		if code, out := run(t, "package", "import", "--publish", fixturePackage("relaydouble")); code != 0 {
+			t.Fatalf("import: %d %s", code, out)
+		}
+		if v, _ := judgeOn(t, "relaydouble", "PYTHON", "n = int(input())\nprint(2 * n, flush=True)\n"); v != "ACCEPTED" {
+			t.Fatalf("twice: %s", v)
+		}
+		if v, _ := judgeOn(t, "relaydouble", "PYTHON", "n = int(input())\nprint(n, flush=True)\n"); v != "WRONG_ANSWER" {
+			t.Fatalf("the number itself: %s", v) // ACCEPTED if only the interactor, which relays it, judged
 		}
 	})
 	t.Run("MultiPass", func(t *testing.T) {

@@ -219,7 +219,8 @@ type ImportPackageInput struct {
 // standard input and the submission's standard output to its standard input,
 // as testlib runs one: `interactor input output answer`, with the test's input
 // and expected output (the answer, often empty) as read-only files and a file
-// of its own to write. Its exit code is the test's verdict: 0 ACCEPTED, 1
+// of its own to write (its output: a `CUSTOM` checker of the problem judges it,
+// `checker input output answer`, when the interactor accepts). Its exit code is the test's verdict: 0 ACCEPTED, 1
 // WRONG_ANSWER, 2 (presentation error) and 8 (unexpected end of the
 // submission's output) WRONG_ANSWER, 7 partial credit as a testlib checker
 // gives it (`quitp`: `points 0.50 message` on standard error; the fraction is

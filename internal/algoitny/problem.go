@@ -92,7 +92,9 @@ type Problem struct {
 	// verdict by its exit code (testlib's: 0 accepted, 1 wrong answer, 3
 	// its own failure). Tests then hold the interactor's input (the
 	// expected output is given to it as the answer file, often empty), and
-	// Checker is not used. Zero for batch problems. Like SolutionCode, only
+	// Checker is used only when it is CheckerCustom: it judges the
+	// interactor's output file when the interactor accepts (Polygon's
+	// interactive problems). Zero for batch problems. Like SolutionCode, only
 	// staff and the problem's author may see its code.
 	Interactor Program
 }

@@ -201,18 +201,29 @@ func (c Checker) runsProgram() bool { return c.Kind == CheckCustom || c.Kind == 
 
 // interactorArgs are the interactor's arguments and extra mounts for its
 // protocol.
+// A testlib interactor writes its output file (testlib's tout) to fbDir,
+// where the engine finds it for a checker (checkInteraction); with fbDir ""
+// (no checker reads it) to its working directory, so that it may run in a
+// held sandbox, which takes no writable mount.
 func (e *Engine) interactorArgs(it *Interactor, tc TestCase, hostDir, fbDir string) ([]string, []sandbox.Mount, map[string]string) {
-	if it.Protocol == InteractICPC {
+	if it.Protocol == InteractICPC || fbDir != "" {
 		mounts, vars := e.icpcMounts(hostDir, fbDir)
-		return icpcArgs(it.Args, tc), mounts, vars
+		if it.Protocol == InteractICPC {
+			return icpcArgs(it.Args, tc), mounts, vars
+		}
+		return []string{"{check}/input.txt", "{feedback}/" + interactorOutput, "{check}/answer.txt"}, mounts, vars
 	}
 	inBox := hostDir
 	if e.sb.Sandboxed() {
 		inBox = sandbox.CheckDir
 	}
-	return []string{"{check}/input.txt", "output.txt", "{check}/answer.txt"},
+	return []string{"{check}/input.txt", interactorOutput, "{check}/answer.txt"},
 		[]sandbox.Mount{{Src: hostDir, Dst: sandbox.CheckDir}}, map[string]string{"check": inBox}
 }
+
+// interactorOutput is the name of a testlib interactor's output file in
+// its feedback directory.
+const interactorOutput = "output.txt"
 
 // asTestlib restates an ICPC interactor's outcome in testlib's exit codes
 // (42 → 0, 43 → 1, anything else 3), its feedback as its message, so the

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/algoitny/api/internal/judge/sandbox"
@@ -20,8 +22,9 @@ import (
 // standard input and the interactor's standard output to the solution's
 // standard input. It is run the testlib way, as `interactor input output
 // answer`: the test's input and expected output (the answer, often empty)
-// read-only, and a file of its own to write its result to (unused by the
-// judge). Its exit status is the verdict, as testlib's: 0 accepted, 1 wrong
+// read-only, and a file of its own to write its result to, which a custom
+// Submission.Checker judges when the interactor accepts, as Polygon does
+// (unused without one). Its exit status is the verdict, as testlib's: 0 accepted, 1 wrong
 // answer, 2 presentation error and 8 unexpected end of the solution's output
 // (both WRONG_ANSWER), 7 points (TestResult.Points), 3 or any other outcome
 // the interactor failing (INTERNAL_ERROR naming the interactor, never the
@@ -145,7 +148,7 @@ type interaction struct {
 // runInteractiveTest runs test i with the interactor and judges it. The
 // error is only for a cancelled context; every other failure is an
 // INTERNAL_ERROR result.
-func (e *Engine) runInteractiveTest(ctx context.Context, prog *Program, sub Submission, i int) (TestResult, error) {
+func (e *Engine) runInteractiveTest(ctx context.Context, prog *Program, checker Checker, sub Submission, i int) (TestResult, error) {
 	tc := sub.Tests[i]
 	tr := TestResult{Index: i, TestID: tc.ID}
 	if tr.TestID == "" {
@@ -153,7 +156,7 @@ func (e *Engine) runInteractiveTest(ctx context.Context, prog *Program, sub Subm
 	}
 	if sub.Interactor.Protocol == InteractICPC && sub.Interactor.Passes > 1 {
 		return e.runPasses(tr, sub.Interactor.Passes, tc, func(tc TestCase, fbDir string) (TestResult, error) {
-			return e.interactPass(ctx, prog, sub, tc, tr, fbDir)
+			return e.interactPass(ctx, prog, checker, sub, tc, tr, fbDir)
 		})
 	}
 	fbDir, err := e.newFeedbackDir()
@@ -161,13 +164,14 @@ func (e *Engine) runInteractiveTest(ctx context.Context, prog *Program, sub Subm
 		return tr.internal("%v", err)
 	}
 	defer sandbox.RemoveAll(fbDir)
-	return e.interactPass(ctx, prog, sub, tc, tr, fbDir)
+	return e.interactPass(ctx, prog, checker, sub, tc, tr, fbDir)
 }
 
 // interactPass runs the solution and the interactor on tc once, the
-// interactor's feedback directory fbDir: tr with the outcome. The error
-// is only ctx's.
-func (e *Engine) interactPass(ctx context.Context, prog *Program, sub Submission, tc TestCase, tr TestResult, fbDir string) (TestResult, error) {
+// interactor's feedback directory fbDir: tr with the outcome. A testlib
+// interactor that accepts hands its output file to a custom checker when
+// there is one (checkInteraction). The error is only ctx's.
+func (e *Engine) interactPass(ctx context.Context, prog *Program, checker Checker, sub Submission, tc TestCase, tr TestResult, fbDir string) (TestResult, error) {
 	hostDir, err := e.newCheckDir()
 	if err != nil {
 		return tr.internal("%v", err)
@@ -177,7 +181,12 @@ func (e *Engine) interactPass(ctx context.Context, prog *Program, sub Submission
 		return tr.internal("%v", err)
 	}
 	preview := &cappedWriter{b: &strings.Builder{}, n: previewMax}
-	in, err := e.interact(ctx, prog, sub, tc, hostDir, fbDir, preview)
+	checked := checker.Kind == CheckCustom && sub.Interactor.Protocol == InteractTestlib
+	itDir := fbDir
+	if sub.Interactor.Protocol == InteractTestlib && !checked {
+		itDir = "" // its output file is not read
+	}
+	in, err := e.interact(ctx, prog, sub, tc, hostDir, itDir, preview)
 	if err != nil {
 		return tr, err
 	}
@@ -203,6 +212,42 @@ func (e *Engine) interactPass(ctx context.Context, prog *Program, sub Submission
 	if tr.Verdict == Accepted {
 		tr.Score = fb.score
 	}
+	if checked && tr.Verdict == Accepted && tr.Points == nil {
+		return e.checkInteraction(ctx, tr, checker, sub.Limits, tc, fbDir)
+	}
+	return tr, nil
+}
+
+// checkInteraction has the custom checker judge what a testlib
+// interactor that accepted wrote to its output file, as Polygon judges an
+// interactive problem: `checker input interactor_output answer`. The
+// interactor may leave the answer's checking to the checker. The error is
+// only ctx's.
+func (e *Engine) checkInteraction(ctx context.Context, tr TestResult, checker Checker, limits Limits, tc TestCase, fbDir string) (TestResult, error) {
+	hostDir, err := e.newCheckDir()
+	if err != nil {
+		return tr.internal("checker: %v", err)
+	}
+	defer sandbox.RemoveAll(hostDir)
+	out, err := os.OpenFile(filepath.Join(fbDir, interactorOutput), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return tr.internal("interactor failed: it left no output file for the checker (%v)", err)
+	}
+	defer out.Close()
+	if st, err := out.Stat(); err != nil || !st.Mode().IsRegular() {
+		return tr.internal("interactor failed: its output file is not a regular file")
+	}
+	if err := writeNew(filepath.Join(hostDir, "output.txt"), out); err != nil {
+		return tr.internal("checker: %v", err)
+	}
+	co, err := e.runChecker(ctx, checker.Program, limits, tc, hostDir, pointsReading{checker.Points, tc.Points})
+	if err != nil {
+		if ctx.Err() != nil {
+			return tr, ctx.Err()
+		}
+		return tr.internal("checker: %v", err)
+	}
+	tr.Verdict, tr.Message, tr.Points = co.verdict, co.message, co.points
 	return tr, nil
 }
 

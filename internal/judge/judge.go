@@ -75,8 +75,10 @@ type Submission struct {
 	Tests []TestCase
 	// Limits apply to every test; zero fields take DefaultLimits.
 	Limits Limits
-	// Checker judges outputs; the zero value compares lines. Unused when
-	// Interactor is set.
+	// Checker judges outputs; the zero value compares lines. With an
+	// Interactor only a CheckCustom checker is used: it judges the output
+	// file of a testlib interactor that accepted (Polygon's interactive
+	// problems).
 	Checker Checker
 	// Interactor, when set, makes the problem interactive: the interactor
 	// talks with the solution and decides each test's verdict.
@@ -214,7 +216,9 @@ func (sub Submission) validate() error {
 		}
 	}
 	if sub.Interactor != nil {
-		return sub.Interactor.validate()
+		if err := sub.Interactor.validate(); err != nil {
+			return err
+		}
 	}
 	return sub.Checker.validate()
 }
@@ -337,7 +341,7 @@ func (res *Result) summarise(results []TestResult, runErr error, total int) {
 // context; every other failure is an INTERNAL_ERROR result.
 func (e *Engine) runTest(ctx context.Context, prog *Program, checker Checker, sub Submission, i int) (TestResult, error) {
 	if sub.Interactor != nil {
-		return e.runInteractiveTest(ctx, prog, sub, i)
+		return e.runInteractiveTest(ctx, prog, checker, sub, i)
 	}
 	tc := sub.Tests[i]
 	tr := TestResult{Index: i, TestID: tc.ID}

@@ -132,6 +132,12 @@ func (v *verifier) usesGenerator(name string) bool {
 	return false
 }
 
+// interactorChecked says a Polygon package's checker judges what its
+// interactor writes to its output file, as Polygon runs them.
+func (pkg *Package) interactorChecked() bool {
+	return pkg.Interactive && pkg.Format == FormatPolygon && pkg.Checker.Kind == CheckTestlib && pkg.Checker.Program != nil
+}
+
 // buildJudging compiles what judges a test's output.
 func (v *verifier) buildJudging(ctx context.Context) error {
 	pkg := v.pkg
@@ -145,6 +151,13 @@ func (v *verifier) buildJudging(ctx context.Context) error {
 			protocol = judge.InteractICPC
 		}
 		v.interactor = &judge.Interactor{Program: prog, Protocol: protocol, Points: pkg.CheckerPoints, Passes: pkg.Limits.ValidationPasses}
+		if pkg.interactorChecked() {
+			cp, err := v.compile(ctx, *pkg.Checker.Program)
+			if err != nil {
+				return fmt.Errorf("the checker %s: %v", pkg.Checker.Program.Path, compileMessage(err))
+			}
+			v.checker = judge.Checker{Kind: judge.CheckCustom, Program: cp, Points: pkg.CheckerPoints}
+		}
 		return nil
 	}
 	switch pkg.Checker.Kind {
@@ -234,7 +247,9 @@ func (v *verifier) prepareInput(ctx context.Context, i int, t Test) error {
 		if err != nil {
 			return err
 		}
-		v.tests.input[i] = full
+		if v.tests.input[i], err = v.unixText(full, fmt.Sprintf("lf-%d.in", i)); err != nil {
+			return err
+		}
 	}
 	if t.Generation == nil {
 		return nil
@@ -262,6 +277,24 @@ func (v *verifier) prepareInput(ctx context.Context, i int, t Test) error {
 		v.errorf("test %s: %q does not regenerate %s byte for byte (they differ at byte %d)", t.Name, t.Generation.Command, t.Input, at)
 	}
 	return nil
+}
+
+// unixText is a Polygon package's test file at path, or, when it has
+// Windows line ends (CRLF), a copy named name in the verifier's directory
+// with Unix ones: Polygon's standard package is written for Windows, where
+// testlib reads CR LF as a line end; on Linux testlib's strict readers
+// (a validator's readEoln) and the generators' output have LF, as
+// Polygon's Linux package does. Other formats' files are used as they are.
+func (v *verifier) unixText(path, name string) (string, error) {
+	if v.pkg.Format != FormatPolygon {
+		return path, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || !bytes.Contains(data, []byte("\r\n")) {
+		return path, err
+	}
+	out := filepath.Join(v.tests.dir, name)
+	return out, os.WriteFile(out, bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")), 0o644)
 }
 
 // runToFile runs prog with args, its input from the file in ("" for none)
@@ -362,7 +395,9 @@ func (v *verifier) prepareAnswers(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			v.tests.answers[i] = full
+			if v.tests.answers[i], err = v.unixText(full, fmt.Sprintf("lf-%d.ans", i)); err != nil {
+				return err
+			}
 			continue
 		}
 		out := filepath.Join(v.tests.dir, fmt.Sprintf("ans-%d", i))

@@ -187,6 +187,13 @@ func (v *verifier) mapJudging(imp *Imported) error {
 			it.Protocol, it.Args = algoitny.ProtocolICPC, args
 		}
 		p.Interactor = it
+		if pkg.interactorChecked() {
+			prog, err := domainProgram(v, *pkg.Checker.Program)
+			if err != nil {
+				return err
+			}
+			p.Checker = algoitny.Checker{Kind: algoitny.CheckerCustom, Code: prog.Code, Language: prog.Language, Files: prog.Files}
+		}
 		return nil
 	}
 	switch pkg.Checker.Kind {

@@ -1,6 +1,7 @@
 package problempkg_test
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -125,6 +126,10 @@ func TestVerifyFixtures(t *testing.T) {
 			"solutions/slow.cpp":  "TIME_LIMIT_EXCEEDED",
 		}},
 		{"pairsums", map[string]string{"solutions/sol.cpp": "ACCEPTED", "solutions/int32.cpp": "WRONG_ANSWER"}},
+		{"relaydouble", map[string]string{ // Polygon interactive: its checker judges what the interactor relays
+			"solutions/double.py": "ACCEPTED",
+			"solutions/echo.py":   "WRONG_ANSWER",
+		}},
 		{"halves", map[string]string{ // multi-pass: right on the first pass only is wrong
 			"submissions/accepted/half.py":                "ACCEPTED",
 			"submissions/accepted/zero.c":                 "ACCEPTED",
@@ -163,6 +168,41 @@ func TestVerifyFixtures(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestVerifyPolygonWindowsLineEnds: Polygon's standard package is written
+// for Windows, CR LF in every test; its tests are read with LF ends, as
+// Polygon's Linux package has them, so its strict validator accepts them,
+// its generator regenerates them byte for byte and its solutions get their
+// tags' verdicts.
+func TestVerifyPolygonWindowsLineEnds(t *testing.T) {
+	t.Parallel()
+	dir := copyFixture(t, "pairsum")
+	if err := os.WriteFile(filepath.Join(dir, "files", "testlib.h"), judge.TestlibHeader(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests, err := filepath.Glob(filepath.Join(dir, "tests", "*"))
+	if err != nil || len(tests) == 0 {
+		t.Fatalf("tests: %v %v", tests, err)
+	}
+	for _, f := range tests {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := verify(t, dir)
+	if !r.OK() {
+		t.Fatalf("the package does not verify: errors %v\nsubmissions %+v", r.Errors, r.Submissions)
+	}
+	for path, verdict := range map[string]string{"solutions/sol.py": "ACCEPTED", "solutions/int32.cpp": "WRONG_ANSWER"} {
+		if s := submission(t, r, path); s.Verdict != verdict {
+			t.Errorf("%s: %s, want %s", path, s.Verdict, verdict)
+		}
 	}
 }
 

@@ -1,0 +1,2 @@
+n = int(input())
+print(2 * n, flush=True)
