@@ -108,6 +108,9 @@ func icpcType(pkg *Package, meta yamlMap, legacy bool) error {
 		if slices.Contains(validation, "score") {
 			pkg.Scoring = true
 		}
+		if slices.Contains(validation, "multi-pass") { // as DOMjudge writes it: custom multi-pass
+			pkg.MultiPass = true
+		}
 	}
 	return nil
 }
@@ -248,6 +251,11 @@ func icpcValidators(pkg *Package, meta yamlMap, legacy bool) error {
 	return nil
 }
 
+// hasScripts says the program directory dir has a build or run script.
+func hasScripts(root, dir string) bool {
+	return exists(joinRel(root, dir+"/build")) || exists(joinRel(root, dir+"/run"))
+}
+
 // outputValidator reads the custom output validator: the program in
 // output_validator/ (2023-07 and later), else the one in
 // output_validators/ (legacy). defaultOnly says the legacy metadata asks
@@ -256,10 +264,11 @@ func outputValidator(pkg *Package, defaultOnly bool) (*Program, error) {
 	var progs []Program
 	if isDir(joinRel(pkg.Root, "output_validator")) {
 		p, err := loadProgram(pkg.Root, "output_validator")
-		if err != nil || unsupported(p) != "" {
+		if (err != nil || unsupported(p) != "") && !hasScripts(pkg.Root, "output_validator") {
 			// problemtools also takes the program from a directory of its
 			// own inside output_validator/ (its guess example:
-			// output_validator/guess_validator/validate.cc).
+			// output_validator/guess_validator/validate.cc); never a file
+			// of a program its build or run script is the way to run.
 			if sub, serr := programsIn(pkg, "output_validator"); serr == nil && len(sub) == 1 {
 				p, err = sub[0], nil
 			}
@@ -282,6 +291,9 @@ func outputValidator(pkg *Package, defaultOnly bool) (*Program, error) {
 		return nil, nil
 	case len(progs) > 1:
 		pkg.Warnings = append(pkg.Warnings, "more than one output validator: only "+progs[0].Path+" is run")
+	}
+	if why := unsupported(progs[0]); why != "" {
+		return nil, errorf(progs[0].Path, "the output validator cannot be run: %s", why)
 	}
 	return &progs[0], nil
 }

@@ -137,7 +137,7 @@ func folderSubmissions(pkg *Package, folder string, exp Expectation, v2025 bool,
 
 // applySubmissionsYAML adds the rules of every submissions.yaml key whose
 // glob matches the submission (its path under submissions/, or a
-// directory above it): language, permitted, required, score.
+// directory above it): language, entrypoint, permitted, required, score.
 func applySubmissionsYAML(sub *Submission, conf yamlMap) {
 	name := strings.TrimPrefix(sub.Path, "submissions/")
 	folder, _, _ := strings.Cut(name, "/")
@@ -154,6 +154,9 @@ func applySubmissionsYAML(sub *Submission, conf yamlMap) {
 		if lang := c.str("language"); lang != "" {
 			sub.Program.Language = icpcLanguageCodes[lang]
 		}
+		if ep := c.str("entrypoint"); ep != "" {
+			setEntryPoint(&sub.Program, ep)
+		}
 		if c.has("permitted") || c.has("required") {
 			sub.Expect.Rules = append(sub.Expect.Rules, Rule{Permitted: outcomes(c.list("permitted")), Required: outcomes(c.list("required"))})
 		}
@@ -167,6 +170,19 @@ func applySubmissionsYAML(sub *Submission, conf yamlMap) {
 			}
 		}
 	}
+}
+
+// setEntryPoint makes the file ep of a directory program its main source,
+// as submissions.yaml's entrypoint says; a name that is not one of its
+// files leaves the program as it is. The file chosen before is left out:
+// the judge saves an entry point under its language's own name (main.py),
+// which may be that file's.
+func setEntryPoint(p *Program, ep string) {
+	if _, ok := p.Files[ep]; !ok || ep == p.Main {
+		return
+	}
+	delete(p.Files, ep)
+	p.Main = ep
 }
 
 // scoreRange reads submissions.yaml's score: a number or [low, high].

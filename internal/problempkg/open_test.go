@@ -267,6 +267,8 @@ func TestOpenErrors(t *testing.T) {
 		{"MissingAnswer", with("data/secret/1.ans", ""), "no .ans"},
 		{"NoTests", map[string]string{"problem.yaml": "name: x\n"}, "no test cases"},
 		{"UnsupportedType", with("problem.yaml", "problem_format_version: 2025-09\ntype: submit-answer\n"), "not supported"},
+		{"ValidatorWithScripts", map[string]string{"problem.yaml": "problem_format_version: 2025-09\nname: x\n", "data/secret/1.in": "1\n", "data/secret/1.ans": "1\n",
+			"output_validator/build": "#!/bin/sh\n", "output_validator/run": "#!/bin/sh\n", "output_validator/v.c": "int main(void) { return 42; }\n"}, "build and run scripts"},
 		{"OnePass", with("problem.yaml", "problem_format_version: 2025-09\ntype: multi-pass\nlimits:\n  validation_passes: 1\n"), "validation_passes"},
 		{"YAMLAlias", with("problem.yaml", "a: &x [1, 2]\nname: *x\n"), "aliases"},
 		{"BadFlag", with("problem.yaml", "validator_flags: float_tolerance\n"), ""},
@@ -289,6 +291,69 @@ func TestOpenErrors(t *testing.T) {
 				t.Fatalf("err = %v, want a package error with %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestOpenLegacyMultiPass: the legacy format's validation key says
+// multi-pass as DOMjudge's packages write it (custom multi-pass), with
+// limits.validation_passes or its default of 2.
+func TestOpenLegacyMultiPass(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		yaml   string
+		passes int
+	}{
+		{"validation: custom multi-pass\n", 2},
+		{"validation: custom multi-pass\nlimits:\n  validation_passes: 5\n", 5},
+		{"validation: custom\n", 0},
+	} {
+		dir := t.TempDir()
+		for name, data := range map[string]string{"problem.yaml": c.yaml, "data/secret/1.in": "1\n", "data/secret/1.ans": "1\n",
+			"output_validators/v/v.py": "import sys\nsys.exit(42)\n"} {
+			full := filepath.Join(dir, name)
+			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p, err := problempkg.Open(dir)
+		if err != nil {
+			t.Fatalf("%q: %v", c.yaml, err)
+		}
+		if p.MultiPass != (c.passes > 0) || p.Limits.ValidationPasses != c.passes {
+			t.Errorf("%q: multi-pass %v with %d passes, want %d", c.yaml, p.MultiPass, p.Limits.ValidationPasses, c.passes)
+		}
+		p.Close()
+	}
+}
+
+// TestOpenEntryPoint: submissions.yaml's entrypoint chooses the main
+// source of a directory submission, over the main.py a guess would take.
+func TestOpenEntryPoint(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for name, data := range map[string]string{
+		"problem.yaml": "problem_format_version: 2025-09\nname: x\n", "data/secret/1.in": "1\n", "data/secret/1.ans": "1\n",
+		"submissions/accepted/two/main.py": "print('wrong entry point')\n", "submissions/accepted/two/ac.py": "print(1)\n",
+		"submissions/submissions.yaml": "accepted/two:\n  language: python3\n  entrypoint: ac.py\n",
+	} {
+		full := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := problempkg.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if len(p.Submissions) != 1 || p.Submissions[0].Program.Main != "ac.py" {
+		t.Fatalf("submissions %+v, want accepted/two starting from ac.py", p.Submissions)
 	}
 }
 
