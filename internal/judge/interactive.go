@@ -65,8 +65,8 @@ type Interactor struct {
 	Points PointsScale
 	// Passes makes an ICPC interactive problem multi-pass, as
 	// Checker.Passes: while the validator accepts and leaves nextpass.in,
-	// the two programs talk again (the validator's arguments unchanged,
-	// its feedback directory kept), at most Passes times in all.
+	// the two programs talk again, that file the validator's input file
+	// now (its feedback directory kept), at most Passes times in all.
 	Passes int
 }
 

@@ -60,10 +60,13 @@ func (e *Engine) runPasses(tr TestResult, passes int, tc TestCase, pass func(tc 
 				res.Message = fmt.Sprintf("pass %d: %s", n, res.Message)
 			}
 			return res, nil
-		case res.Verdict == WrongAnswer:
+		case res.Verdict == WrongAnswer && res.Points == nil:
 			_ = os.Remove(next)
 			return res.internal("output validator failed: it rejected pass %d and left nextpass.in", n)
-		case res.Verdict != Accepted:
+		// A pass accepted with part of the score (an interactive
+		// validator's score_multiplier.txt below 1 reads as WRONG_ANSWER
+		// with points) goes on like an accepted one.
+		case res.Verdict != Accepted && res.Points == nil:
 			_ = os.Remove(next)
 			return res, nil
 		case n >= passes:
@@ -134,7 +137,7 @@ func (e *Engine) takeNextPass(fbDir string) (string, error) {
 		err = fmt.Errorf("larger than %d bytes", nextPassMax)
 	}
 	if err == nil {
-		err = os.Chmod(dst.Name(), 0o644) // the sandboxed validator reads it beside the answer
+		err = os.Chmod(dst.Name(), 0o644) // the engine's copy, as the test's own input files
 	}
 	if err != nil {
 		_ = os.Remove(dst.Name())

@@ -108,6 +108,7 @@ int main(int argc, char **argv) {
 	printf("%ld\n", x); fflush(stdout);
 	if (scanf("%ld", &got) != 1) verdict(argv[3], 43, "no number");
 	if (got != x + 1) verdict(argv[3], 43, "not the next number");
+	if (argc > 4) write(argv[3], "score_multiplier.txt", "0.5");
 	if (first) {
 		write(argv[3], "state", "1");
 		snprintf(next, sizeof next, "%ld\n", got * 10);
@@ -144,4 +145,19 @@ func TestMultiPassInteractive(t *testing.T) {
 			}
 		})
 	}
+	t.Run("PartialScoreThenAnotherPass", func(t *testing.T) {
+		t.Parallel()
+		// Accepted with half the score (WRONG_ANSWER with points) and a next
+		// pass asked for: the next pass runs, and its score counts.
+		half := *it
+		half.Args = []string{"half"}
+		res, err := e.Judge(context.Background(), judge.Submission{Language: "python", Source: "x = int(input())\nprint(x + 1, flush=True)\n",
+			Interactor: &half, Tests: []judge.TestCase{{Input: []byte("4\n")}}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr := res.Tests[0]; tr.Verdict == judge.InternalError || tr.Points == nil || *tr.Points != 0.5 {
+			t.Fatalf("%s %q points %v, want half the points", tr.Verdict, tr.Message, tr.Points)
+		}
+	})
 }

@@ -166,8 +166,8 @@ func icpcLimits(pkg *Package, meta yamlMap, legacy bool) error {
 	}
 	if pkg.MultiPass {
 		l.ValidationPasses = 2
-		if v, ok := lim.num("validation_passes"); ok {
-			if v < 2 || v > maxValidationPasses || v != math.Trunc(v) {
+		if v, ok := lim.num("validation_passes"); ok || lim.has("validation_passes") {
+			if !ok || v < 2 || v > maxValidationPasses || v != math.Trunc(v) {
 				return errorf("problem.yaml", "limits.validation_passes must be an integer from 2 to %d", maxValidationPasses)
 			}
 			l.ValidationPasses = int(v)

@@ -269,6 +269,7 @@ func TestOpenErrors(t *testing.T) {
 		{"UnsupportedType", with("problem.yaml", "problem_format_version: 2025-09\ntype: submit-answer\n"), "not supported"},
 		{"ValidatorWithScripts", map[string]string{"problem.yaml": "problem_format_version: 2025-09\nname: x\n", "data/secret/1.in": "1\n", "data/secret/1.ans": "1\n",
 			"output_validator/build": "#!/bin/sh\n", "output_validator/run": "#!/bin/sh\n", "output_validator/v.c": "int main(void) { return 42; }\n"}, "build and run scripts"},
+		{"PassesNotANumber", with("problem.yaml", "problem_format_version: 2025-09\ntype: multi-pass\nlimits:\n  validation_passes: many\n"), "validation_passes"},
 		{"OnePass", with("problem.yaml", "problem_format_version: 2025-09\ntype: multi-pass\nlimits:\n  validation_passes: 1\n"), "validation_passes"},
 		{"YAMLAlias", with("problem.yaml", "a: &x [1, 2]\nname: *x\n"), "aliases"},
 		{"BadFlag", with("problem.yaml", "validator_flags: float_tolerance\n"), ""},
