@@ -26,8 +26,14 @@ func TestDisplayCache(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	cached := newDB(t)
-	var skew atomic.Int64 // the cached process's clock, ahead of the real one
-	cached.SetClock(func() time.Time { return time.Now().Add(time.Duration(skew.Load())) })
+	var skew atomic.Int64 // the cached process's clock, ahead of the worker's
+	// Both processes' clocks start early in today's UTC day, so that the
+	// cached one, moved an hour by each pass, stays in the day whose quota
+	// counter both write (a counter's day is its writer's clock's).
+	start := time.Now()
+	base := start.UTC().Truncate(24 * time.Hour).Add(time.Minute)
+	clock := func() time.Time { return base.Add(time.Since(start)) }
+	cached.SetClock(func() time.Time { return clock().Add(time.Duration(skew.Load())) })
 	// A bound far longer than the test (a slow machine must not expire
 	// entries on its own); pass moves the cached process's clock past it:
 	// whatever it keeps now has expired.
@@ -37,6 +43,7 @@ func TestDisplayCache(t *testing.T) {
 	// Another process on the same tables: a worker that writes, no cache.
 	worker, err := dynamo.Open(ctx, dynamo.Config{Endpoint: dynamotest.Endpoint(), TablePrefix: strings.TrimSuffix(cached.Tables().Main, "Main")})
 	algoitnytest.OK(t, err)
+	worker.SetClock(clock)
 
 	p := newProblem(algoitny.PlatformBaekjoon, "1000", algoitny.LanguagePython, true)
 	algoitnytest.OK(t, worker.CreateProblem(ctx, p, algoitny.Unlimited))
@@ -208,7 +215,7 @@ func TestDisplayCache(t *testing.T) {
 	})
 
 	t.Run("QuotaCounters", func(t *testing.T) {
-		day := algoitny.UsageDay(time.Now())
+		day := algoitny.UsageDay(base)
 		hint := func(db *dynamo.DB, limit int) (*algoitny.UsageLog, error) {
 			l := &algoitny.UsageLog{UserID: "quota-user", Action: algoitny.ActionHint}
 			return l, db.ConsumeQuota(ctx, l, limit)
