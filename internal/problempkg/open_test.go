@@ -308,25 +308,11 @@ func TestOpenLegacyMultiPass(t *testing.T) {
 		{"validation: custom multi-pass\nlimits:\n  validation_passes: 5\n", 5},
 		{"validation: custom\n", 0},
 	} {
-		dir := t.TempDir()
-		for name, data := range map[string]string{"problem.yaml": c.yaml, "data/secret/1.in": "1\n", "data/secret/1.ans": "1\n",
-			"output_validators/v/v.py": "import sys\nsys.exit(42)\n"} {
-			full := filepath.Join(dir, name)
-			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		p, err := problempkg.Open(dir)
-		if err != nil {
-			t.Fatalf("%q: %v", c.yaml, err)
-		}
+		p := writePackage(t, map[string]string{"problem.yaml": c.yaml, "data/secret/1.in": "1\n", "data/secret/1.ans": "1\n",
+			"output_validators/v/v.py": "import sys\nsys.exit(42)\n"})
 		if p.MultiPass != (c.passes > 0) || p.Limits.ValidationPasses != c.passes {
 			t.Errorf("%q: multi-pass %v with %d passes, want %d", c.yaml, p.MultiPass, p.Limits.ValidationPasses, c.passes)
 		}
-		p.Close()
 	}
 }
 
@@ -334,25 +320,11 @@ func TestOpenLegacyMultiPass(t *testing.T) {
 // source of a directory submission, over the main.py a guess would take.
 func TestOpenEntryPoint(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	for name, data := range map[string]string{
+	p := writePackage(t, map[string]string{
 		"problem.yaml": "problem_format_version: 2025-09\nname: x\n", "data/secret/1.in": "1\n", "data/secret/1.ans": "1\n",
 		"submissions/accepted/two/main.py": "print('wrong entry point')\n", "submissions/accepted/two/ac.py": "print(1)\n",
 		"submissions/submissions.yaml": "accepted/two:\n  language: python3\n  entrypoint: ac.py\n",
-	} {
-		full := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	p, err := problempkg.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	})
 	if len(p.Submissions) != 1 || p.Submissions[0].Program.Main != "ac.py" {
 		t.Fatalf("submissions %+v, want accepted/two starting from ac.py", p.Submissions)
 	}
